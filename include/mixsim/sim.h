@@ -1,0 +1,63 @@
+/* A running collision-mode simulation: small particles on the OpenCL device, large
+ * particles on a CPU worker thread, stepped by a GPU manager thread and the worker. */
+#ifndef MIXSIM_SIM_H
+#define MIXSIM_SIM_H
+
+#include <stdint.h>
+
+#include "mixsim/scene.h"
+#include "mixsim/status.h"
+
+typedef struct ms_sim ms_sim;
+
+typedef struct ms_sim_options {
+  const char *device;     /* "gpu", "cpu", "P:D"; NULL: $MIXSIM_DEVICE, then first GPU, else CPU */
+  const char *kernel_dir; /* NULL: $MIXSIM_KERNEL_DIR, then the kernels built into the binary */
+} ms_sim_options;
+
+/* Counters of everything the grid had to handle; nothing is dropped silently. */
+typedef struct ms_sim_stats {
+  long iterations;
+  long grid_builds;
+  long overflow_builds;  /* builds that found a full cell and were redone */
+  long capacity_growths;
+  int grid_capacity;     /* slots per cell now */
+  int max_cell_count;    /* most particles seen in one cell */
+  long outside_events;   /* particle-iterations with a centre outside the grid */
+  int grid_nx, grid_ny;
+} ms_sim_stats;
+
+/* The state in particle order; arrays hold x,y pairs. */
+typedef struct ms_state {
+  long step;
+  int n_small, n_large;
+  float *small_pos, *small_vel;
+  float *large_pos, *large_vel;
+} ms_state;
+
+ms_status ms_sim_create(const ms_scene *scene, const ms_sim_options *opt, ms_sim **out);
+void ms_sim_destroy(ms_sim *sim);
+
+/* Runs `iterations` iterations on the two threads and returns when both are done. */
+ms_status ms_sim_advance(ms_sim *sim, long iterations);
+
+/* Switch between advances; neither changes the trajectory. */
+void ms_sim_set_pipeline(ms_sim *sim, ms_pipeline pipeline);
+ms_status ms_sim_set_buffers(ms_sim *sim, ms_buffer_mode mode);
+ms_pipeline ms_sim_pipeline(const ms_sim *sim);
+ms_buffer_mode ms_sim_buffers(const ms_sim *sim);
+
+long ms_sim_step(const ms_sim *sim);
+const ms_sim_stats *ms_sim_get_stats(const ms_sim *sim);
+const char *ms_sim_device_name(const ms_sim *sim);
+const char *ms_sim_platform_name(const ms_sim *sim);
+int ms_sim_device_is_gpu(const ms_sim *sim);
+
+ms_status ms_sim_read_state(ms_sim *sim, ms_state *state);
+void ms_state_free(ms_state *state);
+
+/* CRC-32 (zlib) over positions then velocities, small particles then large. */
+uint32_t ms_state_hash(const ms_state *state);
+ms_status ms_sim_hash(ms_sim *sim, uint32_t *hash);
+
+#endif

@@ -1,0 +1,59 @@
+/* Atomic uniform-grid construction (clear, insert) and the per-cell sort that makes
+ * every later summation order independent of the order the atomics happened in. */
+#pragma OPENCL FP_CONTRACT OFF
+#include "shared/grid.h"
+
+__kernel void ms_grid_clear(__global int *count, int n_cells, __global int *flags)
+{
+  int i = get_global_id(0);
+  if (i < n_cells)
+    count[i] = 0;
+  if (i < MS_FLAG_COUNT)
+    flags[i] = (i == MS_FLAG_FIRST_BAD || i == MS_FLAG_FIRST_OUT) ? MS_NO_PARTICLE : 0;
+}
+
+__kernel void ms_grid_insert(__global const float2 *pos, int n, __global int *count,
+                             __global int *idx, int cap, float min_x, float min_y,
+                             float inv_cell, int nx, int ny, __global int *flags)
+{
+  int i = get_global_id(0);
+  if (i >= n)
+    return;
+  float2 p = pos[i];
+  if (!isfinite(p.x) || !isfinite(p.y)) {
+    atomic_inc(&flags[MS_FLAG_NONFINITE]);
+    atomic_min(&flags[MS_FLAG_FIRST_BAD], i);
+    return;
+  }
+  if (ms_grid_axis_outside(p.x, min_x, inv_cell, nx) ||
+      ms_grid_axis_outside(p.y, min_y, inv_cell, ny)) {
+    atomic_inc(&flags[MS_FLAG_OUTSIDE]);
+    atomic_min(&flags[MS_FLAG_FIRST_OUT], i);
+  }
+  int cell = ms_grid_axis(p.y, min_y, inv_cell, ny) * nx + ms_grid_axis(p.x, min_x, inv_cell, nx);
+  int slot = atomic_inc(&count[cell]);
+  if (slot < cap)
+    idx[cell * cap + slot] = i;
+  else
+    atomic_inc(&flags[MS_FLAG_OVERFLOW]);
+  atomic_max(&flags[MS_FLAG_MAX_COUNT], slot + 1);
+}
+
+/* Insertion sort of one cell's indices: cells hold a handful of entries. */
+__kernel void ms_grid_sort(__global const int *count, __global int *idx, int cap, int n_cells)
+{
+  int c = get_global_id(0);
+  if (c >= n_cells)
+    return;
+  int n = min(count[c], cap);
+  __global int *cell = idx + c * cap;
+  for (int a = 1; a < n; a++) {
+    int v = cell[a];
+    int b = a - 1;
+    while (b >= 0 && cell[b] > v) {
+      cell[b + 1] = cell[b];
+      b--;
+    }
+    cell[b + 1] = v;
+  }
+}

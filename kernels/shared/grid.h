@@ -1,0 +1,36 @@
+/* Uniform-grid addressing shared by the grid kernels and the CPU worker's large-small
+ * search: cell size = small diameter, fixed capacity per cell, row-major cells. */
+#ifndef MS_SHARED_GRID_H
+#define MS_SHARED_GRID_H
+
+#include "compat.h"
+
+/* Slots of the flags buffer the grid kernels fill (reset by ms_grid_clear). */
+#define MS_FLAG_OVERFLOW 0   /* insertions that found their cell full */
+#define MS_FLAG_MAX_COUNT 1  /* largest count any cell reached */
+#define MS_FLAG_OUTSIDE 2    /* particles whose centre lies outside the grid */
+#define MS_FLAG_NONFINITE 3  /* particles with a NaN/Inf position */
+#define MS_FLAG_FIRST_BAD 4  /* lowest index among the non-finite ones */
+#define MS_FLAG_FIRST_OUT 5  /* lowest index among those outside */
+#define MS_FLAG_COUNT 6
+#define MS_NO_PARTICLE 0x7fffffff
+
+/* Cell coordinate along one axis, clamped into [0, n-1]: a particle outside the grid
+ * still lands in a border cell (and is counted), so no contact is lost. */
+MS_FN int ms_grid_axis(float p, float min, float inv_cell, int n)
+{
+  float f = ms_floorf((p - min) * inv_cell);
+  if (!(f >= 0.0f))
+    return 0;
+  if (f >= (float)n)
+    return n - 1;
+  return (int)f;
+}
+
+MS_FN int ms_grid_axis_outside(float p, float min, float inv_cell, int n)
+{
+  float f = ms_floorf((p - min) * inv_cell);
+  return !(f >= 0.0f) || f >= (float)n;
+}
+
+#endif

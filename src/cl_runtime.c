@@ -1,0 +1,338 @@
+/* OpenCL runtime: devices, context, queues, program build and error reporting. */
+#include "cl_runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const char ms_kernel_source[];
+extern const char *const ms_kernel_files[];
+
+static const char *const kernel_names[MS_KERNEL_COUNT] = {
+  [MS_K_GRID_CLEAR] = "ms_grid_clear",
+  [MS_K_GRID_INSERT] = "ms_grid_insert",
+  [MS_K_GRID_SORT] = "ms_grid_sort",
+  [MS_K_COLLIDE_SMALL] = "ms_collide_small",
+  [MS_K_INTEGRATE_SMALL] = "ms_integrate_small",
+};
+
+const char *ms_cl_error_string(cl_int err)
+{
+  switch (err) {
+#define E(x) case x: return #x;
+    E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE)
+    E(CL_COMPILER_NOT_AVAILABLE) E(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY) E(CL_PROFILING_INFO_NOT_AVAILABLE)
+    E(CL_MEM_COPY_OVERLAP) E(CL_IMAGE_FORMAT_MISMATCH) E(CL_IMAGE_FORMAT_NOT_SUPPORTED)
+    E(CL_BUILD_PROGRAM_FAILURE) E(CL_MAP_FAILURE) E(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+    E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST) E(CL_COMPILE_PROGRAM_FAILURE)
+    E(CL_LINKER_NOT_AVAILABLE) E(CL_LINK_PROGRAM_FAILURE) E(CL_DEVICE_PARTITION_FAILED)
+    E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE) E(CL_INVALID_VALUE) E(CL_INVALID_DEVICE_TYPE)
+    E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT)
+    E(CL_INVALID_QUEUE_PROPERTIES) E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_HOST_PTR)
+    E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR) E(CL_INVALID_IMAGE_SIZE)
+    E(CL_INVALID_SAMPLER) E(CL_INVALID_BINARY) E(CL_INVALID_BUILD_OPTIONS)
+    E(CL_INVALID_PROGRAM) E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME)
+    E(CL_INVALID_KERNEL_DEFINITION) E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX)
+    E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE) E(CL_INVALID_KERNEL_ARGS)
+    E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE) E(CL_INVALID_WORK_ITEM_SIZE)
+    E(CL_INVALID_GLOBAL_OFFSET) E(CL_INVALID_EVENT_WAIT_LIST) E(CL_INVALID_EVENT)
+    E(CL_INVALID_OPERATION) E(CL_INVALID_GL_OBJECT) E(CL_INVALID_BUFFER_SIZE)
+    E(CL_INVALID_MIP_LEVEL) E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_PROPERTY)
+    E(CL_INVALID_IMAGE_DESCRIPTOR) E(CL_INVALID_COMPILER_OPTIONS) E(CL_INVALID_LINKER_OPTIONS)
+    E(CL_INVALID_DEVICE_PARTITION_COUNT)
+#undef E
+  case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+  default: return "unknown OpenCL error";
+  }
+}
+
+ms_status ms_cl_check(cl_int err, const char *call, const char *detail)
+{
+  if (err == CL_SUCCESS)
+    return MS_OK;
+  return ms_fail(MS_ERR_RUNTIME, "%s failed: %s (%d)%s%s", call, ms_cl_error_string(err),
+                 (int)err, detail ? ": " : "", detail ? detail : "");
+}
+
+static const char *type_name(cl_device_type t)
+{
+  if (t & CL_DEVICE_TYPE_GPU)
+    return "gpu";
+  if (t & CL_DEVICE_TYPE_CPU)
+    return "cpu";
+  if (t & CL_DEVICE_TYPE_ACCELERATOR)
+    return "accelerator";
+  return "other";
+}
+
+/* Platforms, or MS_ERR_NO_PLATFORM with a hint on what to install. */
+static ms_status get_platforms(cl_platform_id **out, cl_uint *n)
+{
+  cl_int err = clGetPlatformIDs(0, NULL, n);
+  if (err == -1001 || (err == CL_SUCCESS && *n == 0))
+    return ms_fail(MS_ERR_NO_PLATFORM,
+                   "no OpenCL platform found: install an OpenCL driver, for example "
+                   "'apt-get install pocl-opencl-icd' for the CPU");
+  MS_CL_TRY(err, "clGetPlatformIDs");
+  *out = calloc(*n, sizeof **out);
+  if (!*out)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory listing platforms");
+  err = clGetPlatformIDs(*n, *out, NULL);
+  if (err != CL_SUCCESS) {
+    free(*out);
+    return ms_cl_check(err, "clGetPlatformIDs", NULL);
+  }
+  return MS_OK;
+}
+
+static cl_uint get_devices(cl_platform_id p, cl_device_id *devs, cl_uint max)
+{
+  cl_uint n = 0;
+  if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, max, devs, &n) != CL_SUCCESS)
+    return 0;
+  return n < max ? n : max;
+}
+
+ms_status ms_cl_list_devices(FILE *out)
+{
+  cl_platform_id *plats;
+  cl_uint np;
+  ms_status st = get_platforms(&plats, &np);
+  if (st)
+    return st;
+  for (cl_uint p = 0; p < np; p++) {
+    char pname[256] = "";
+    clGetPlatformInfo(plats[p], CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+    cl_device_id devs[64];
+    cl_uint nd = get_devices(plats[p], devs, 64);
+    for (cl_uint d = 0; d < nd; d++) {
+      char dname[256] = "";
+      cl_device_type t = 0;
+      cl_uint units = 0;
+      clGetDeviceInfo(devs[d], CL_DEVICE_NAME, sizeof dname, dname, NULL);
+      clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof t, &t, NULL);
+      clGetDeviceInfo(devs[d], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
+      fprintf(out, "%u:%u  %-4s %s (%u compute units)  [%s]\n", p, d, type_name(t), dname,
+              units, pname);
+    }
+  }
+  free(plats);
+  return MS_OK;
+}
+
+/* Finds the device `spec` names. want_type 0 means "by index". */
+static ms_status choose_device(const char *spec, ms_cl *cl)
+{
+  cl_platform_id *plats;
+  cl_uint np;
+  ms_status st = get_platforms(&plats, &np);
+  if (st)
+    return st;
+  unsigned want_p = 0, want_d = 0;
+  cl_device_type want = 0;
+  int by_index = 0;
+  char tail;
+  if (!spec || !*spec)
+    want = 0;
+  else if (!strcmp(spec, "gpu"))
+    want = CL_DEVICE_TYPE_GPU;
+  else if (!strcmp(spec, "cpu"))
+    want = CL_DEVICE_TYPE_CPU;
+  else if (sscanf(spec, "%u:%u%c", &want_p, &want_d, &tail) == 2)
+    by_index = 1;
+  else {
+    free(plats);
+    return ms_fail(MS_ERR_INPUT, "--device: expected gpu, cpu or P:D (see --list-devices), got '%s'",
+                   spec);
+  }
+  /* Default: first GPU, else first CPU, else anything. */
+  cl_device_type order[3] = {CL_DEVICE_TYPE_GPU, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_ALL};
+  int passes = want ? 1 : 3;
+  if (want)
+    order[0] = want;
+  for (int pass = 0; pass < (by_index ? 1 : passes); pass++) {
+    for (cl_uint p = 0; p < np; p++) {
+      cl_device_id devs[64];
+      cl_uint nd = get_devices(plats[p], devs, 64);
+      for (cl_uint d = 0; d < nd; d++) {
+        cl_device_type t = 0;
+        clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof t, &t, NULL);
+        int match = by_index ? (p == want_p && d == want_d) : ((t & order[pass]) != 0);
+        if (match) {
+          cl->platform = plats[p];
+          cl->device = devs[d];
+          cl->device_type = t;
+          snprintf(cl->spec, sizeof cl->spec, "%u:%u", p, d);
+          free(plats);
+          return MS_OK;
+        }
+      }
+    }
+  }
+  free(plats);
+  if (by_index)
+    return ms_fail(MS_ERR_INPUT, "--device %s: no such device (see --list-devices)", spec);
+  return ms_fail(MS_ERR_NO_PLATFORM, "no OpenCL %s device found (see --list-devices)",
+                 want == CL_DEVICE_TYPE_GPU ? "GPU" : want == CL_DEVICE_TYPE_CPU ? "CPU" : "");
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  if (buf) {
+    buf[n] = '\0';
+    *len = (size_t)n;
+  }
+  return buf;
+}
+
+/* Concatenates the kernel files from `dir`; their includes resolve through -I dir. */
+static ms_status load_kernel_dir(const char *dir, char **out)
+{
+  size_t total = 0;
+  char *all = calloc(1, 1);
+  for (int i = 0; all && ms_kernel_files[i]; i++) {
+    char path[1024];
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, ms_kernel_files[i]);
+    char *text = read_file(path, &len);
+    if (!text) {
+      free(all);
+      return ms_fail(MS_ERR_RUNTIME, "MIXSIM_KERNEL_DIR: cannot read '%s'", path);
+    }
+    char *grown = realloc(all, total + len + 2);
+    if (!grown) {
+      free(text);
+      break;
+    }
+    all = grown;
+    memcpy(all + total, text, len);
+    total += len;
+    all[total++] = '\n';
+    all[total] = '\0';
+    free(text);
+  }
+  if (!all)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory reading kernels");
+  *out = all;
+  return MS_OK;
+}
+
+static ms_status build_program(ms_cl *cl, const char *kernel_dir)
+{
+  char *from_disk = NULL;
+  const char *src = ms_kernel_source;
+  char options[1200] = "-cl-std=CL1.2";
+  if (kernel_dir) {
+    ms_status st = load_kernel_dir(kernel_dir, &from_disk);
+    if (st)
+      return st;
+    src = from_disk;
+    snprintf(options + strlen(options), sizeof options - strlen(options), " -I %s", kernel_dir);
+  }
+  /* Correctly rounded / and sqrt make the kernels' contacts match the host's bit for bit. */
+  cl_device_fp_config fp = 0;
+  clGetDeviceInfo(cl->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
+  if (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+    strcat(options, " -cl-fp32-correctly-rounded-divide-sqrt");
+
+  cl_int err;
+  cl->program = clCreateProgramWithSource(cl->context, 1, &src, NULL, &err);
+  free(from_disk);
+  MS_CL_TRY(err, "clCreateProgramWithSource");
+  err = clBuildProgram(cl->program, 1, &cl->device, options, NULL, NULL);
+  if (err != CL_SUCCESS) {
+    size_t len = 0;
+    clGetProgramBuildInfo(cl->program, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+    char *log = malloc(len + 1);
+    if (log) {
+      clGetProgramBuildInfo(cl->program, cl->device, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+      log[len] = '\0';
+    }
+    ms_status st = ms_fail(MS_ERR_RUNTIME, "clBuildProgram failed: %s (%d), options '%s'; build log:\n%s",
+                           ms_cl_error_string(err), (int)err, options, log ? log : "(none)");
+    free(log);
+    return st;
+  }
+  for (int k = 0; k < MS_KERNEL_COUNT; k++) {
+    cl->kernels[k] = clCreateKernel(cl->program, kernel_names[k], &err);
+    if (err != CL_SUCCESS)
+      return ms_cl_check(err, "clCreateKernel", kernel_names[k]);
+    size_t wg = 64;
+    MS_CL_TRY(clGetKernelWorkGroupInfo(cl->kernels[k], cl->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                       sizeof wg, &wg, NULL),
+              "clGetKernelWorkGroupInfo");
+    cl->local_size[k] = wg < 64 ? wg : 64;
+  }
+  return MS_OK;
+}
+
+ms_status ms_cl_open(const char *spec, const char *kernel_dir, ms_cl *cl)
+{
+  memset(cl, 0, sizeof *cl);
+  ms_status st = choose_device(spec, cl);
+  if (st)
+    return st;
+  clGetDeviceInfo(cl->device, CL_DEVICE_NAME, sizeof cl->device_name, cl->device_name, NULL);
+  clGetPlatformInfo(cl->platform, CL_PLATFORM_NAME, sizeof cl->platform_name, cl->platform_name,
+                    NULL);
+  MS_CL_TRY(clGetDeviceInfo(cl->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof cl->max_alloc,
+                            &cl->max_alloc, NULL),
+            "clGetDeviceInfo(CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+  cl_int err;
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)cl->platform, 0};
+  cl->context = clCreateContext(props, 1, &cl->device, NULL, NULL, &err);
+  MS_CL_TRY(err, "clCreateContext");
+  cl->gpu_queue = clCreateCommandQueue(cl->context, cl->device, CL_QUEUE_PROFILING_ENABLE, &err);
+  MS_CL_TRY(err, "clCreateCommandQueue(manager)");
+  cl->cpu_queue = clCreateCommandQueue(cl->context, cl->device, 0, &err);
+  MS_CL_TRY(err, "clCreateCommandQueue(worker)");
+  return build_program(cl, kernel_dir);
+}
+
+void ms_cl_close(ms_cl *cl)
+{
+  for (int k = 0; k < MS_KERNEL_COUNT; k++)
+    if (cl->kernels[k])
+      clReleaseKernel(cl->kernels[k]);
+  if (cl->program)
+    clReleaseProgram(cl->program);
+  if (cl->cpu_queue)
+    clReleaseCommandQueue(cl->cpu_queue);
+  if (cl->gpu_queue)
+    clReleaseCommandQueue(cl->gpu_queue);
+  if (cl->context)
+    clReleaseContext(cl->context);
+  memset(cl, 0, sizeof *cl);
+}
+
+double ms_cl_event_seconds(cl_event ev)
+{
+  cl_ulong t0 = 0, t1 = 0;
+  if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL) != CL_SUCCESS ||
+      clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL) != CL_SUCCESS)
+    return 0.0;
+  return t1 > t0 ? (double)(t1 - t0) * 1e-9 : 0.0;
+}
+
+ms_status ms_cl_run_1d(ms_cl *cl, int kernel, size_t n, cl_event *ev)
+{
+  size_t local = cl->local_size[kernel];
+  size_t global = (n + local - 1) / local * local;
+  if (global == 0)
+    global = local;
+  cl_int err = clEnqueueNDRangeKernel(cl->gpu_queue, cl->kernels[kernel], 1, NULL, &global, &local,
+                                      0, NULL, ev);
+  return ms_cl_check(err, "clEnqueueNDRangeKernel", kernel_names[kernel]);
+}

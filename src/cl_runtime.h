@@ -1,0 +1,63 @@
+/* OpenCL runtime: device discovery and choice, context and queues, program build,
+ * and error names. Every cl* call in mixsim goes through MS_CL_TRY or ms_cl_check. */
+#ifndef MS_CL_RUNTIME_H
+#define MS_CL_RUNTIME_H
+
+#include <CL/cl.h>
+#include <stdio.h>
+
+#include "mixsim/status.h"
+
+enum ms_kernel_id {
+  MS_K_GRID_CLEAR,
+  MS_K_GRID_INSERT,
+  MS_K_GRID_SORT,
+  MS_K_COLLIDE_SMALL,
+  MS_K_INTEGRATE_SMALL,
+  MS_KERNEL_COUNT
+};
+
+typedef struct ms_cl {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue gpu_queue; /* the GPU manager's, with profiling */
+  cl_command_queue cpu_queue; /* the CPU worker's maps and copies */
+  cl_program program;
+  cl_kernel kernels[MS_KERNEL_COUNT];
+  size_t local_size[MS_KERNEL_COUNT];
+  cl_device_type device_type;
+  cl_ulong max_alloc;
+  char device_name[256];
+  char platform_name[256];
+  char spec[32]; /* "P:D" */
+} ms_cl;
+
+const char *ms_cl_error_string(cl_int err);
+
+/* Returns MS_OK, or records "call failed: CL_ERROR_NAME (detail)" and returns MS_ERR_RUNTIME. */
+ms_status ms_cl_check(cl_int err, const char *call, const char *detail);
+
+#define MS_CL_TRY(call_expr, name)                                                   \
+  do {                                                                               \
+    cl_int ms_e_ = (call_expr);                                                      \
+    if (ms_e_ != CL_SUCCESS)                                                         \
+      return ms_cl_check(ms_e_, name, NULL);                                         \
+  } while (0)
+
+/* Prints every platform and device as "P:D  type  name  [platform]". */
+ms_status ms_cl_list_devices(FILE *out);
+
+/* Opens the device named by `spec` ("gpu", "cpu", "P:D"; NULL or "" picks the first
+ * GPU, else the first CPU device), creates the context and both queues, and builds
+ * the kernels from the embedded source, or from `kernel_dir` when not NULL. */
+ms_status ms_cl_open(const char *spec, const char *kernel_dir, ms_cl *cl);
+void ms_cl_close(ms_cl *cl);
+
+/* Kernel time (s) of a finished event, from the profiling counters. */
+double ms_cl_event_seconds(cl_event ev);
+
+/* Enqueues a 1D kernel over `n` items (rounded up to the work-group size). */
+ms_status ms_cl_run_1d(ms_cl *cl, int kernel, size_t n, cl_event *ev);
+
+#endif

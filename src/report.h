@@ -1,0 +1,25 @@
+/* What a run reports: the per-phase breakdown (text and JSON) and the state dump.
+ * Files are written whole or not at all (temporary file, then rename). */
+#ifndef MS_REPORT_H
+#define MS_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mixsim/sim.h"
+
+typedef struct ms_run_info {
+  const char *scene_path;
+  uint32_t hash;
+  double wall_s; /* wall time of the whole stepping loop */
+} ms_run_info;
+
+void ms_report_breakdown(FILE *out, const ms_sim *sim, const ms_run_info *info);
+ms_status ms_report_stats_json(const char *path, const ms_sim *sim, const ms_run_info *info);
+ms_status ms_report_dump_csv(const char *path, ms_sim *sim);
+
+/* Writes `path` through `write` into a temporary file in the same folder, then renames
+ * it over `path`; on failure nothing is left behind. */
+ms_status ms_write_atomic(const char *path, int (*write)(FILE *f, void *ctx), void *ctx);
+
+#endif

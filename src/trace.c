@@ -1,0 +1,52 @@
+/* Phase timing by wall clock and by OpenCL profiling. */
+#include "trace.h"
+
+#include <time.h>
+
+double ms_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double ms_trace_phase(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0)
+{
+  double now = ms_now();
+  t->thread[thread].total_s[phase] += now - t0;
+  t->thread[thread].count[phase]++;
+  return now;
+}
+
+void ms_trace_kernel(ms_trace *t, int kernel, cl_event ev)
+{
+  if (!ev)
+    return;
+  t->kernel_s[kernel] += ms_cl_event_seconds(ev);
+  t->kernel_count[kernel]++;
+  clReleaseEvent(ev);
+}
+
+const char *ms_phase_name(ms_phase p, int copied)
+{
+  switch (p) {
+  case MS_PHASE_GRID: return "grid build+wait";
+  case MS_PHASE_COLLIDE: return "small-small";
+  case MS_PHASE_INTEGRATE: return "integrate small";
+  case MS_PHASE_HOST_IN: return copied ? "read copies" : "map";
+  case MS_PHASE_LARGE_SMALL: return "large-small";
+  case MS_PHASE_HOST_OUT: return copied ? "write F_ls" : "unmap";
+  case MS_PHASE_LARGE_LARGE: return "large-large";
+  case MS_PHASE_LARGE_INTEGRATE: return "integrate large";
+  case MS_PHASE_WAIT_SYNC1: return "wait sync1";
+  case MS_PHASE_WAIT_SYNC2: return "wait sync2";
+  default: return "?";
+  }
+}
+
+const char *ms_kernel_name(int kernel)
+{
+  static const char *const names[MS_KERNEL_COUNT] = {"grid_clear", "grid_insert", "grid_sort",
+                                                     "collide_small", "integrate_small"};
+  return kernel >= 0 && kernel < MS_KERNEL_COUNT ? names[kernel] : "?";
+}

@@ -1,0 +1,48 @@
+/* Where the time goes: each thread records its phases by wall clock, and the GPU
+ * manager adds the kernels' own times from OpenCL profiling events. */
+#ifndef MS_TRACE_H
+#define MS_TRACE_H
+
+#include "cl_runtime.h"
+
+typedef enum ms_thread_id { MS_THREAD_GPU, MS_THREAD_CPU, MS_THREAD_COUNT } ms_thread_id;
+
+typedef enum ms_phase {
+  MS_PHASE_GRID,            /* manager: clear, insert, sort, read the counters (waits) */
+  MS_PHASE_COLLIDE,         /* manager: enqueue small-small */
+  MS_PHASE_INTEGRATE,       /* manager: enqueue small integration */
+  MS_PHASE_HOST_IN,         /* worker: map, or read copies */
+  MS_PHASE_LARGE_SMALL,     /* worker */
+  MS_PHASE_HOST_OUT,        /* worker: unmap, or write F_ls */
+  MS_PHASE_LARGE_LARGE,     /* worker: large-large and large-wall */
+  MS_PHASE_LARGE_INTEGRATE, /* worker */
+  MS_PHASE_WAIT_SYNC1,
+  MS_PHASE_WAIT_SYNC2,
+  MS_PHASE_COUNT
+} ms_phase;
+
+typedef struct ms_thread_trace {
+  double total_s[MS_PHASE_COUNT];
+  long count[MS_PHASE_COUNT];
+} ms_thread_trace;
+
+typedef struct ms_trace {
+  ms_thread_trace thread[MS_THREAD_COUNT];
+  double kernel_s[MS_KERNEL_COUNT];
+  long kernel_count[MS_KERNEL_COUNT];
+  long iterations;
+  double wall_s; /* wall time of the iterations, both threads running */
+} ms_trace;
+
+double ms_now(void);
+
+/* Adds one phase of `thread` that started at `t0`; returns the current time. */
+double ms_trace_phase(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0);
+
+/* Adds a finished kernel's profiled time and releases the event. */
+void ms_trace_kernel(ms_trace *t, int kernel, cl_event ev);
+
+const char *ms_phase_name(ms_phase p, int copied);
+const char *ms_kernel_name(int kernel);
+
+#endif

@@ -1,0 +1,268 @@
+/* Physics checks of the contact law through both paths: small-small on the device and
+ * large-small on the CPU worker, plus conservation and settling. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "harness.h"
+#include "mixsim/mixsim.h"
+#include "shared/contact.h"
+
+static const char *filter;
+
+/* Two bodies in zero gravity, far from the walls, for head-on collisions. */
+static const char *head_on_scene =
+  "[simulation]\ndt = %g\ngravity = 0, 0\nsteps = 1\n"
+  "[box]\nmin = 0, 0\nmax = 1, 1\n"
+  "[material]\nstiffness = 1e4\nrestitution = %g\n"
+  "[small]\ncount = %d\nradius = 0.01\ndensity = 1000\nregion = 0.1, 0.1, 0.2, 0.2\n"
+  "%s";
+
+static ms_sim *make_sim(const char *text, ms_scene *sc)
+{
+  if (ms_scene_load_string(text, "test", sc)) {
+    fprintf(stderr, "scene: %s\n", ms_error_message());
+    return NULL;
+  }
+  ms_sim *sim = NULL;
+  if (ms_sim_create(sc, NULL, &sim)) {
+    fprintf(stderr, "sim: %s\n", ms_error_message());
+    return NULL;
+  }
+  return sim;
+}
+
+/* Steps until the pair has separated again; returns steps spent in contact. The
+ * velocities along x before and after come back in v_before/v_after. */
+typedef struct pair_run {
+  int contact_steps;
+  double v_rel_before, v_rel_after;
+} pair_run;
+
+static int overlapping(const float *a, const float *b, double r_sum)
+{
+  double dx = b[0] - a[0], dy = b[1] - a[1];
+  return dx * dx + dy * dy < r_sum * r_sum;
+}
+
+/* `pick` selects the two bodies' position and velocity from the state. */
+typedef void (*pick_fn)(const ms_state *st, const float **xa, const float **va,
+                        const float **xb, const float **vb);
+
+static int run_pair(ms_sim *sim, double r_sum, pick_fn pick, pair_run *out)
+{
+  ms_state st;
+  const float *xa, *va, *xb, *vb;
+  int started = 0, ended = 0;
+  out->contact_steps = 0;
+  for (int step = 0; step < 5000 && !ended; step++) {
+    if (ms_sim_read_state(sim, &st))
+      return -1;
+    pick(&st, &xa, &va, &xb, &vb);
+    int touching = overlapping(xa, xb, r_sum);
+    if (!started && !touching)
+      out->v_rel_before = vb[0] - va[0];
+    if (touching) {
+      started = 1;
+      out->contact_steps++;
+    } else if (started) {
+      ended = 1;
+      out->v_rel_after = vb[0] - va[0];
+    }
+    ms_state_free(&st);
+    if (!ended && ms_sim_advance(sim, 1))
+      return -1;
+  }
+  return ended ? 0 : -1;
+}
+
+static void pick_small_pair(const ms_state *st, const float **xa, const float **va,
+                            const float **xb, const float **vb)
+{
+  *xa = &st->small_pos[0];
+  *va = &st->small_vel[0];
+  *xb = &st->small_pos[2];
+  *vb = &st->small_vel[2];
+}
+
+static void pick_large_small(const ms_state *st, const float **xa, const float **va,
+                             const float **xb, const float **vb)
+{
+  *xa = &st->large_pos[0];
+  *va = &st->large_vel[0];
+  *xb = &st->small_pos[0];
+  *vb = &st->small_vel[0];
+}
+
+/* Checks restitution and contact time of one head-on collision. */
+static int check_collision(ms_sim *sim, const ms_scene *sc, double m_eff, double r_sum,
+                           pick_fn pick, double e)
+{
+  double tc = ms_contact_time(sc->stiffness, e, m_eff);
+  pair_run run;
+  if (run_pair(sim, r_sum, pick, &run))
+    return 0;
+  double e_meas = -run.v_rel_after / run.v_rel_before;
+  double t_meas = run.contact_steps * sc->dt_s;
+  printf("    e = %.2f: measured e = %.5f, contact %.5f s vs t_c %.5f s (%+.2f%%)\n", e, e_meas,
+         t_meas, tc, 100.0 * (t_meas / tc - 1.0));
+  return fabs(e_meas - e) < 1e-3 && fabs(t_meas / tc - 1.0) < 0.02;
+}
+
+static void test_restitution_small_small(void)
+{
+  const double es[] = {0.1, 0.5, 0.9};
+  for (int i = 0; i < 3; i++) {
+    char text[2048];
+    double m = 1000 * MS_PI * 0.01 * 0.01;
+    double dt = ms_contact_time(1e4, es[i], m / 2) / 200;
+    snprintf(text, sizeof text, head_on_scene, dt, es[i], 2, "");
+    ms_scene sc;
+    ms_sim *sim = make_sim(text, &sc);
+    ENSURE(sim);
+    ms_sim_destroy(sim);
+    /* Place the pair head-on: 1 mm apart, closing at 0.2 m/s. */
+    float pos[4] = {0.48f, 0.5f, 0.501f, 0.5f}, vel[4] = {0.1f, 0.0f, -0.1f, 0.0f};
+    for (int k = 0; k < 4; k++) {
+      sc.small_pos[k] = pos[k];
+      sc.small_vel[k] = vel[k];
+    }
+    sim = NULL;
+    ENSURE(ms_sim_create(&sc, NULL, &sim) == MS_OK);
+    int ok = check_collision(sim, &sc, m / 2, 0.02, pick_small_pair, es[i]);
+    ms_sim_destroy(sim);
+    ms_scene_free(&sc);
+    ENSURE(ok);
+  }
+}
+
+static void test_restitution_large_small_mass_ratio_10(void)
+{
+  const double es[] = {0.1, 0.5, 0.9};
+  for (int i = 0; i < 3; i++) {
+    /* Large: radius 0.02 (twice the small), density 2500 -> mass ratio 10. */
+    char text[2048], large[256];
+    double m = 1000 * MS_PI * 0.01 * 0.01, M = 10 * m, m_eff = m * M / (m + M);
+    double dt = ms_contact_time(1e4, es[i], m_eff) / 200;
+    snprintf(large, sizeof large,
+             "[large.ball]\nposition = 0.45, 0.5\nradius = 0.02\ndensity = 2500\n"
+             "velocity = 0.02, 0\n");
+    snprintf(text, sizeof text, head_on_scene, dt, es[i], 1, large);
+    ms_scene sc;
+    ms_sim *sim = make_sim(text, &sc);
+    ENSURE(sim);
+    ms_sim_destroy(sim);
+    ENSURE_SMALL(sc.large[0].mass / sc.small_mass - 10.0, 1e-4);
+    sc.small_pos[0] = 0.482f; /* 2 mm gap */
+    sc.small_pos[1] = 0.5f;
+    sc.small_vel[0] = -0.2f;
+    sc.small_vel[1] = 0.0f;
+    sim = NULL;
+    ENSURE(ms_sim_create(&sc, NULL, &sim) == MS_OK);
+    int ok = check_collision(sim, &sc, m_eff, 0.03, pick_large_small, es[i]);
+    ms_sim_destroy(sim);
+    ms_scene_free(&sc);
+    ENSURE(ok);
+  }
+}
+
+static void momentum(const ms_state *st, const ms_scene *sc, double p[2], double *abs_sum,
+                     double *ke)
+{
+  p[0] = p[1] = *abs_sum = *ke = 0.0;
+  for (int i = 0; i < st->n_small; i++) {
+    double vx = st->small_vel[2 * i], vy = st->small_vel[2 * i + 1];
+    p[0] += sc->small_mass * vx;
+    p[1] += sc->small_mass * vy;
+    *abs_sum += sc->small_mass * sqrt(vx * vx + vy * vy);
+    *ke += 0.5 * sc->small_mass * (vx * vx + vy * vy);
+  }
+  for (int i = 0; i < st->n_large; i++) {
+    double vx = st->large_vel[2 * i], vy = st->large_vel[2 * i + 1], M = sc->large[i].mass;
+    p[0] += M * vx;
+    p[1] += M * vy;
+    *abs_sum += M * sqrt(vx * vx + vy * vy);
+    *ke += 0.5 * M * (vx * vx + vy * vy);
+  }
+}
+
+/* A dense cloud of small and large particles colliding in the middle of a large box,
+ * with no gravity and no wall in reach: momentum must be conserved. */
+static void test_momentum_conserved_gravity_free(void)
+{
+  const char *text =
+    "[simulation]\ndt = 5e-5\ngravity = 0, 0\nseed = 7\n"
+    "[box]\nmin = 0, 0\nmax = 1, 1\n"
+    "[material]\nstiffness = 1e4\nrestitution = 0.5\n"
+    "[small]\ncount = 600\nradius = 0.004\ndensity = 1000\nplacement = random\n"
+    "region = 0.35, 0.35, 0.65, 0.65\nvelocity_spread = 0.5\n"
+    "[large_random.rocks]\ncount = 8\nradius_min = 0.012\nradius_max = 0.02\n"
+    "region = 0.35, 0.35, 0.65, 0.65\ndensity = 1500\nvelocity_spread = 0.3\n";
+  ms_scene sc;
+  ms_sim *sim = make_sim(text, &sc);
+  ENSURE(sim);
+  ms_state st;
+  double p0[2], p1[2], a0, a1, ke0, ke1;
+  ENSURE(ms_sim_read_state(sim, &st) == MS_OK);
+  momentum(&st, &sc, p0, &a0, &ke0);
+  ms_state_free(&st);
+  ENSURE(ms_sim_advance(sim, 1000) == MS_OK);
+  ENSURE(ms_sim_read_state(sim, &st) == MS_OK);
+  momentum(&st, &sc, p1, &a1, &ke1);
+  float lo = 1.0f, hi = 0.0f;
+  for (int i = 0; i < 2 * st.n_small; i++) {
+    lo = fminf(lo, st.small_pos[i]);
+    hi = fmaxf(hi, st.small_pos[i]);
+  }
+  ms_state_free(&st);
+  ms_sim_destroy(sim);
+  ms_scene_free(&sc);
+  double dp = hypot(p1[0] - p0[0], p1[1] - p0[1]);
+  printf("    |dP| = %.3g of sum|p| = %.3g; kinetic energy %.4g -> %.4g\n", dp, a0, ke0, ke1);
+  ENSURE(lo > 0.1f && hi < 0.9f); /* no wall was touched */
+  ENSURE(ke1 < 0.9 * ke0);        /* there were many inelastic contacts */
+  ENSURE(dp < 1e-5 * a0);
+}
+
+/* Particles poured into a narrow box under gravity come to rest. */
+static void test_settled_column_comes_to_rest(void)
+{
+  const char *text =
+    "[simulation]\ndt = 1e-4\ngravity = 0, -9.81\n"
+    "[box]\nmin = 0, 0\nmax = 0.1, 0.4\n"
+    "[material]\nstiffness = 1e5\nrestitution = 0.3\n"
+    "[small]\ncount = 120\nradius = 0.005\ndensity = 1000\nregion = 0, 0.05, 0.1, 0.4\n"
+    "velocity_spread = 0.05\n"
+    "[large.cap]\nposition = 0.05, 0.37\nradius = 0.02\ndensity = 1000\n";
+  ms_scene sc;
+  ms_sim *sim = make_sim(text, &sc);
+  ENSURE(sim);
+  ENSURE(ms_sim_advance(sim, 15000) == MS_OK);
+  ms_state st;
+  ENSURE(ms_sim_read_state(sim, &st) == MS_OK);
+  double vmax = 0.0, ymax = 0.0;
+  for (int i = 0; i < st.n_small; i++) {
+    vmax = fmax(vmax, hypot(st.small_vel[2 * i], st.small_vel[2 * i + 1]));
+    ymax = fmax(ymax, st.small_pos[2 * i + 1]);
+  }
+  double vlarge = hypot(st.large_vel[0], st.large_vel[1]);
+  printf("    after 1.5 s: max small speed %.3g m/s, large speed %.3g m/s, top at %.3f m\n", vmax,
+         vlarge, ymax);
+  ms_state_free(&st);
+  ms_sim_destroy(sim);
+  ms_scene_free(&sc);
+  /* Free fall from the top would reach about 2.8 m/s. */
+  ENSURE(vmax < 2e-3);
+  ENSURE(vlarge < 2e-3);
+  ENSURE(ymax < 0.15);
+}
+
+int main(int argc, char **argv)
+{
+  filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
+  RUN_TEST(test_restitution_small_small, filter);
+  RUN_TEST(test_restitution_large_small_mass_ratio_10, filter);
+  RUN_TEST(test_momentum_conserved_gravity_free, filter);
+  RUN_TEST(test_settled_column_comes_to_rest, filter);
+  return TEST_EXIT();
+}

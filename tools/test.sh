@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the test suite on the CPU OpenCL device.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tools/deps.sh
+tools/build.sh
+meson test -C "${MIXSIM_BUILD_DIR:-build}" --print-errorlogs "$@"
