@@ -115,7 +115,7 @@ static void test_restitution_small_small(void)
   for (int i = 0; i < 3; i++) {
     char text[2048];
     double m = 1000 * MS_PI * 0.01 * 0.01;
-    double dt = ms_contact_time(1e4, es[i], m / 2) / 200;
+    double dt = ms_contact_time(1e4, es[i], m / 2) / 1000;
     snprintf(text, sizeof text, head_on_scene, dt, es[i], 2, "");
     ms_scene sc;
     ms_sim *sim = make_sim(text, &sc);
@@ -143,7 +143,7 @@ static void test_restitution_large_small_mass_ratio_10(void)
     /* Large: radius 0.02 (twice the small), density 2500 -> mass ratio 10. */
     char text[2048], large[256];
     double m = 1000 * MS_PI * 0.01 * 0.01, M = 10 * m, m_eff = m * M / (m + M);
-    double dt = ms_contact_time(1e4, es[i], m_eff) / 200;
+    double dt = ms_contact_time(1e4, es[i], m_eff) / 1000;
     snprintf(large, sizeof large,
              "[large.ball]\nposition = 0.45, 0.5\nradius = 0.02\ndensity = 2500\n"
              "velocity = 0.02, 0\n");

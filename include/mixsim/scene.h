@@ -60,9 +60,9 @@ typedef struct ms_scene {
   int dt_line;
 } ms_scene;
 
-/* Loads and validates `path`. On failure returns MS_ERR_INPUT (or MS_ERR_RUNTIME when
- * the file cannot be read) with a message "path:line: [section] key: what is wrong",
- * and leaves *scene empty. */
+/* Loads and validates `path`. On failure returns MS_ERR_INPUT (MS_ERR_RUNTIME for a
+ * read error or lack of memory) with a message "path:line: [section] key: what is
+ * wrong", and leaves *scene empty. */
 ms_status ms_scene_load(const char *path, ms_scene *scene);
 
 /* The same from a string; `name` stands for the file name in messages. */

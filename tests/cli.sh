@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# End-to-end checks of the mixsim command: the pocl thread count does not change the
+# hash, outputs are complete files, bad input and a missing OpenCL platform give the
+# documented exit codes and messages.
+# usage: cli.sh MIXSIM SOURCE_ROOT [filter]
+set -u
+exe=$1
+root=$2
+filter=${3:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+passes=0
+
+check() { # name, then a command that must succeed
+  local name=$1
+  shift
+  [ -n "$filter" ] && [[ $name != *"$filter"* ]] && return
+  if "$@"; then
+    echo "ok   $name"
+    passes=$((passes + 1))
+  else
+    echo "FAIL $name"
+    fails=$((fails + 1))
+  fi
+}
+
+hash_of() { sed -n 's/^state hash \([0-9a-f]*\).*/\1/p' "$1"; }
+
+test_hash_pocl_1_vs_2_threads() {
+  POCL_MAX_PTHREAD_COUNT=1 "$exe" -q -n 100 "$root/scenes/mixed.ini" >"$tmp/t1" || return 1
+  POCL_MAX_PTHREAD_COUNT=2 "$exe" -q -n 100 "$root/scenes/mixed.ini" >"$tmp/t2" || return 1
+  local a b
+  a=$(hash_of "$tmp/t1")
+  b=$(hash_of "$tmp/t2")
+  echo "    1 thread: $a, 2 threads: $b"
+  [ -n "$a" ] && [ "$a" = "$b" ]
+}
+
+test_stats_and_dump_written() {
+  "$exe" -q -n 20 --stats "$tmp/s.json" --dump "$tmp/d.csv" "$root/tests/scenes/tiny.ini" \
+    >"$tmp/out" || return 1
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['iterations']==20 and d['state_hash']==sys.argv[2] and 'cpu_worker' in d['threads']" \
+    "$tmp/s.json" "$(hash_of "$tmp/out")" || return 1
+  local n
+  n=$(python3 -c "import json;d=json.load(open('$tmp/s.json'));print(d['small_particles']+d['large_particles']+1)")
+  [ "$(wc -l <"$tmp/d.csv")" -eq "$n" ] && ! ls "$tmp"/*.tmp* >/dev/null 2>&1
+}
+
+test_bad_scene_exit_2_names_line() {
+  printf '[simulation]\ndt = 1e-4\n[box]\nmin = 0, 0\nmax = 1, 1\n[material]\nstiffness = 1e4\nrestitution = fast\n' \
+    >"$tmp/bad.ini"
+  "$exe" --stats "$tmp/never.json" "$tmp/bad.ini" >/dev/null 2>"$tmp/err"
+  local rc=$?
+  cat "$tmp/err"
+  [ $rc -eq 2 ] && grep -q "bad.ini:8:" "$tmp/err" && grep -q restitution "$tmp/err" &&
+    [ ! -e "$tmp/never.json" ]
+}
+
+test_bad_option_exit_2() {
+  "$exe" --steps -3 "$root/tests/scenes/tiny.ini" 2>"$tmp/err" >/dev/null
+  local rc=$?
+  [ $rc -eq 2 ] && grep -q -- "--steps" "$tmp/err" || return 1
+  "$exe" --pipeline sideways "$root/tests/scenes/tiny.ini" 2>"$tmp/err" >/dev/null
+  rc=$?
+  [ $rc -eq 2 ] && grep -q -- "--pipeline" "$tmp/err" || return 1
+  "$exe" --device 9:9 "$root/tests/scenes/tiny.ini" 2>"$tmp/err" >/dev/null
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "no such device" "$tmp/err"
+}
+
+test_no_platform_exit_3() {
+  mkdir -p "$tmp/empty"
+  OCL_ICD_VENDORS="$tmp/empty" OCL_ICD_FILENAMES="" "$exe" "$root/tests/scenes/tiny.ini" \
+    2>"$tmp/err" >/dev/null
+  local rc=$?
+  cat "$tmp/err"
+  [ $rc -eq 3 ] && grep -q "pocl-opencl-icd" "$tmp/err"
+}
+
+test_list_devices() {
+  "$exe" --list-devices >"$tmp/list" || return 1
+  cat "$tmp/list"
+  grep -q "^0:0 " "$tmp/list"
+}
+
+check test_hash_pocl_1_vs_2_threads test_hash_pocl_1_vs_2_threads
+check test_stats_and_dump_written test_stats_and_dump_written
+check test_bad_scene_exit_2_names_line test_bad_scene_exit_2_names_line
+check test_bad_option_exit_2 test_bad_option_exit_2
+check test_no_platform_exit_3 test_no_platform_exit_3
+check test_list_devices test_list_devices
+echo "$passes passed, $fails failed"
+[ $passes -gt 0 ] || exit 77
+[ $fails -eq 0 ]

@@ -1,0 +1,365 @@
+/* Scene loader tests: valid scenes load with the right values and a legal placement;
+ * every file in tests/bad/ fails at the line and with the words it announces.
+ * Usage: test_scene [FILTER|""] [BAD_DIR] (BAD_DIR also from MIXSIM_TEST_BAD_DIR). */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "mixsim/scene.h"
+#include "shared/contact.h"
+
+static const char *g_bad_dir = "tests/bad";
+
+/* A small valid scene; %s slots: [small] extra lines, extra sections. */
+#define BASE_SCENE                                                                   \
+  "[simulation]\n"                                                                   \
+  "dt = 1e-4\n"                                                                      \
+  "seed = %s\n"                                                                      \
+  "[box]\n"                                                                          \
+  "min = 0, 0\n"                                                                     \
+  "max = 0.4, 0.4\n"                                                                 \
+  "[material]\n"                                                                     \
+  "stiffness = 1e5\n"                                                                \
+  "restitution = 0.5\n"                                                              \
+  "[small]\n"                                                                        \
+  "count = %s\n"                                                                     \
+  "radius = 0.005\n"                                                                 \
+  "%s"                                                                               \
+  "%s"
+
+static ms_status load_base(ms_scene *s, const char *seed, const char *count, const char *small,
+                           const char *extra)
+{
+  char text[4096];
+  snprintf(text, sizeof text, BASE_SCENE, seed, count, small, extra);
+  ms_error_clear();
+  return ms_scene_load_string(text, "base.ini", s);
+}
+
+static int is_zeroed(const ms_scene *s)
+{
+  static const ms_scene zero;
+  return memcmp(s, &zero, sizeof zero) == 0;
+}
+
+static double dist2(double ax, double ay, double bx, double by)
+{
+  return (ax - bx) * (ax - bx) + (ay - by) * (ay - by);
+}
+
+/* No two small discs overlap, and none overlaps a large one (1e-6 slack for floats). */
+static int small_overlaps(const ms_scene *s)
+{
+  double r = s->small_radius;
+  for (int i = 0; i < s->small_count; i++) {
+    const float *p = &s->small_pos[2 * i];
+    for (int j = i + 1; j < s->small_count; j++)
+      if (dist2(p[0], p[1], s->small_pos[2 * j], s->small_pos[2 * j + 1]) <
+          (2 * r - 1e-6) * (2 * r - 1e-6))
+        return 1;
+    for (int j = 0; j < s->large_count; j++) {
+      double sum = r + s->large[j].radius - 1e-6;
+      if (dist2(p[0], p[1], s->large[j].x, s->large[j].y) < sum * sum)
+        return 1;
+    }
+  }
+  return 0;
+}
+
+static int large_overlaps(const ms_scene *s)
+{
+  for (int i = 0; i < s->large_count; i++)
+    for (int j = i + 1; j < s->large_count; j++) {
+      double sum = s->large[i].radius + s->large[j].radius - 1e-6;
+      if (dist2(s->large[i].x, s->large[i].y, s->large[j].x, s->large[j].y) < sum * sum)
+        return 1;
+    }
+  return 0;
+}
+
+static int small_inside(const ms_scene *s, double x0, double y0, double x1, double y1)
+{
+  double r = s->small_radius, eps = 1e-6;
+  for (int i = 0; i < s->small_count; i++) {
+    double x = s->small_pos[2 * i], y = s->small_pos[2 * i + 1];
+    if (x - r < x0 - eps || y - r < y0 - eps || x + r > x1 + eps || y + r > y1 + eps)
+      return 0;
+  }
+  return 1;
+}
+
+static void test_loads_valid_scene(void)
+{
+  ms_scene s;
+  ENSURE(load_base(&s, "7", "100", "density = 2000\n",
+                   "[large.a]\nposition = 0.2, 0.3\nradius = 0.05\nstatic = yes\n") == MS_OK);
+  ENSURE(s.small_count == 100 && s.large_count == 1);
+  ENSURE(strcmp(s.path, "base.ini") == 0);
+  ENSURE_SMALL(s.small_mass - 2000 * MS_PI * 0.005 * 0.005, 1e-7);
+  ENSURE_SMALL(s.large[0].mass - 1000 * MS_PI * 0.05 * 0.05, 1e-5);
+  ENSURE(s.large[0].is_static && s.large[0].vx == 0.0f);
+  /* defaults */
+  ENSURE(s.mode == MS_MODE_COLLISION && s.steps == 1000 && s.iterations_per_frame == 4);
+  ENSURE(s.seed == 7 && s.pipeline == MS_PIPELINE_REORDERED && s.buffers == MS_BUFFERS_SHARED);
+  ENSURE(s.gravity[0] == 0.0f && s.gravity[1] == -9.81f && s.grid_capacity == 8);
+  ENSURE(s.dt_s == 1e-4 && s.dt_line == 2);
+  ENSURE(s.stiffness == 1e5f && s.restitution == 0.5f);
+  ms_scene_free(&s);
+  ENSURE(is_zeroed(&s));
+}
+
+static void test_keys_in_any_order_and_options(void)
+{
+  const char *text = "[material]\nrestitution = 1\nstiffness = 2e4\n"
+                     "[simulation]\ngravity = 1.5, -2\nbuffers = copied\npipeline = naive\n"
+                     "seed = 18446744073709551615\nsteps = 5\niterations_per_frame = 1000\n"
+                     "mode = collision\ndt = 1e-5 ; inline comment\n"
+                     "[grid]\ncapacity = 4096\n"
+                     "[box]\nmax = 1, 1\nmin = -1, -1\n";
+  ms_scene s;
+  ms_error_clear();
+  ENSURE(ms_scene_load_string(text, "order.ini", &s) == MS_OK);
+  ENSURE(s.small_count == 0 && s.large_count == 0 && s.small_pos == NULL);
+  ENSURE(s.pipeline == MS_PIPELINE_NAIVE && s.buffers == MS_BUFFERS_COPIED);
+  ENSURE(s.seed == UINT64_MAX && s.steps == 5 && s.iterations_per_frame == 1000);
+  ENSURE(s.gravity[0] == 1.5f && s.gravity[1] == -2.0f && s.grid_capacity == 4096);
+  ENSURE(s.box_min[0] == -1.0f && s.box_max[1] == 1.0f && s.dt_line == 12);
+  ms_scene_free(&s);
+}
+
+static void test_lattice_placement_no_overlap(void)
+{
+  ms_scene s;
+  ENSURE(load_base(&s, "1", "600", "region = 0.05, 0.02, 0.35, 0.3\nspacing = 1\n",
+                   "[large.a]\nposition = 0.2, 0.15\nradius = 0.04\n"
+                   "[large_random.b]\ncount = 5\nradius_min = 0.01\nradius_max = 0.02\n"
+                   "region = 0.05, 0.05, 0.35, 0.3\n") == MS_OK);
+  ENSURE(s.small_count == 600 && s.large_count == 6);
+  ENSURE(small_inside(&s, 0.05, 0.02, 0.35, 0.3));
+  ENSURE(!small_overlaps(&s) && !large_overlaps(&s));
+  /* the first site is the region's bottom-left corner */
+  ENSURE_SMALL(s.small_pos[0] - 0.055, 1e-6);
+  ENSURE_SMALL(s.small_pos[1] - 0.025, 1e-6);
+  ms_scene_free(&s);
+}
+
+static void test_random_placement_deterministic(void)
+{
+  const char *small = "placement = random\nregion = 0, 0, 0.3, 0.3\nvelocity = 1, 0\n"
+                      "velocity_spread = 0.5\n";
+  const char *large = "[large_random.g]\ncount = 10\nradius_min = 0.01\nradius_max = 0.03\n"
+                      "region = 0, 0, 0.4, 0.4\nvelocity_spread = 1\n";
+  ms_scene a, b, c;
+  ENSURE(load_base(&a, "42", "300", small, large) == MS_OK);
+  ENSURE(load_base(&b, "42", "300", small, large) == MS_OK);
+  ENSURE(load_base(&c, "43", "300", small, large) == MS_OK);
+  size_t n = 2 * sizeof(float) * 300;
+  ENSURE(memcmp(a.small_pos, b.small_pos, n) == 0 && memcmp(a.small_vel, b.small_vel, n) == 0);
+  ENSURE(memcmp(a.large, b.large, 10 * sizeof *a.large) == 0);
+  ENSURE(memcmp(a.small_pos, c.small_pos, n) != 0 && memcmp(a.large, c.large, sizeof *a.large));
+  ENSURE(!small_overlaps(&a) && small_inside(&a, 0, 0, 0.3, 0.3));
+  for (int i = 0; i < 300; i++)
+    ENSURE(a.small_vel[2 * i] >= 0.5f && a.small_vel[2 * i] <= 1.5f &&
+           a.small_vel[2 * i + 1] >= -0.5f && a.small_vel[2 * i + 1] <= 0.5f);
+  ms_scene_free(&a);
+  ms_scene_free(&b);
+  ms_scene_free(&c);
+}
+
+static void test_random_placement_100k(void)
+{
+  ms_scene s;
+  const char *text = "[simulation]\ndt = 1e-6\n[box]\nmin = 0, 0\nmax = 1, 1\n"
+                     "[material]\nstiffness = 1e5\nrestitution = 0.5\n"
+                     "[small]\ncount = 100000\nradius = 0.0005\nplacement = random\n";
+  ms_error_clear();
+  ENSURE(ms_scene_load_string(text, "big.ini", &s) == MS_OK);
+  ENSURE(s.small_count == 100000 && small_inside(&s, 0, 0, 1, 1));
+  ms_scene_free(&s);
+}
+
+static void test_large_random_no_overlap(void)
+{
+  const char *text = "[simulation]\ndt = 1e-4\n[box]\nmin = 0, 0\nmax = 1, 1\n"
+                     "[material]\nstiffness = 1e5\nrestitution = 0.5\n"
+                     "[large.fixed]\nposition = 0.5, 0.5\nradius = 0.1\nstatic = true\n"
+                     "[large_random.pegs]\ncount = 60\nradius_min = 0.02\nradius_max = 0.03\n"
+                     "region = 0, 0, 1, 1\nstatic = 1\n"
+                     "[large_random.rocks]\ncount = 100\nradius_min = 0.015\nradius_max = 0.035\n"
+                     "region = 0, 0.2, 1, 1\nvelocity = 0, -1\ndensity = 500\n";
+  ms_scene s;
+  ms_error_clear();
+  ENSURE(ms_scene_load_string(text, "groups.ini", &s) == MS_OK);
+  ENSURE(s.large_count == 161 && !large_overlaps(&s));
+  for (int i = 0; i < s.large_count; i++) {
+    const ms_large *l = &s.large[i];
+    ENSURE(l->x - l->radius >= -1e-6 && l->x + l->radius <= 1 + 1e-6);
+    ENSURE(l->y - l->radius >= -1e-6 && l->y + l->radius <= 1 + 1e-6);
+    ENSURE(l->radius >= 0.015f && l->radius <= 0.1f);
+    ENSURE(l->is_static == (i <= 60));
+    ENSURE(i <= 60 ? l->vy == 0.0f : l->vy == -1.0f);
+  }
+  ENSURE(s.large[61].y - s.large[61].radius >= 0.2 - 1e-6);
+  ms_scene_free(&s);
+}
+
+static void test_min_contact_time_uses_lightest_pair(void)
+{
+  ms_scene s;
+  ENSURE(load_base(&s, "1", "10", "", "") == MS_OK);
+  ENSURE_SMALL(ms_scene_min_contact_time(&s) / ms_contact_time(1e5, 0.5, s.small_mass / 2) - 1,
+               1e-12);
+  ms_scene_free(&s);
+  /* a dynamic large lighter than a small particle sets the pace */
+  ENSURE(load_base(&s, "1", "10", "", "[large.light]\nposition = 0.2, 0.3\nradius = 0.005\n"
+                                      "density = 500\n") == MS_OK);
+  double m_eff = ms_effective_mass(s.small_mass, 0, s.large[0].mass, 0);
+  ENSURE_SMALL(ms_scene_min_contact_time(&s) / ms_contact_time(1e5, 0.5, m_eff) - 1, 1e-12);
+  ms_scene_free(&s);
+}
+
+static void test_dt_too_large_suggests_dt(void)
+{
+  const char *fmt = "[simulation]\nsteps = 10\ndt = %s\n[box]\nmin = 0, 0\nmax = 1, 1\n"
+                    "[material]\nstiffness = 1e7\nrestitution = 0.9\n"
+                    "[small]\ncount = 4\nradius = 0.001\n";
+  char text[512], dt[64];
+  ms_scene s;
+  snprintf(text, sizeof text, fmt, "1e-3");
+  ms_error_clear();
+  ENSURE(ms_scene_load_string(text, "dt.ini", &s) == MS_ERR_INPUT && is_zeroed(&s));
+  const char *msg = ms_error_message();
+  ENSURE(strstr(msg, "dt.ini:3:") && strstr(msg, "small-small"));
+  const char *use = strstr(msg, "use dt <= ");
+  ENSURE(use && sscanf(use + strlen("use dt <= "), "%63s", dt) == 1);
+  snprintf(text, sizeof text, fmt, dt); /* the suggestion must be accepted */
+  ms_error_clear();
+  ENSURE(ms_scene_load_string(text, "dt.ini", &s) == MS_OK);
+  ms_scene_free(&s);
+}
+
+static void test_missing_section_fails(void)
+{
+  ms_scene s;
+  ms_error_clear();
+  ENSURE(ms_scene_load_string("[simulation]\ndt = 1e-4\n[material]\nstiffness = 1\n"
+                              "restitution = 1\n",
+                              "nobox.ini", &s) == MS_ERR_INPUT);
+  ENSURE(strstr(ms_error_message(), "nobox.ini: [box] required section is missing"));
+  ENSURE(is_zeroed(&s));
+}
+
+static void test_missing_file_fails(void)
+{
+  ms_scene s;
+  ms_error_clear();
+  ENSURE(ms_scene_load("/nonexistent/scene.ini", &s) == MS_ERR_INPUT && is_zeroed(&s));
+  ENSURE(strstr(ms_error_message(), "cannot open scene '/nonexistent/scene.ini'"));
+}
+
+static void test_names_round_trip(void)
+{
+  ms_pipeline p;
+  ms_buffer_mode b;
+  ENSURE(ms_pipeline_parse(ms_pipeline_name(MS_PIPELINE_NAIVE), &p) && p == MS_PIPELINE_NAIVE);
+  ENSURE(ms_pipeline_parse("reordered", &p) && p == MS_PIPELINE_REORDERED);
+  ENSURE(ms_buffer_mode_parse(ms_buffer_mode_name(MS_BUFFERS_COPIED), &b) &&
+         b == MS_BUFFERS_COPIED);
+  ENSURE(strcmp(ms_buffer_mode_name(MS_BUFFERS_SHARED), "shared") == 0);
+  ENSURE(!ms_pipeline_parse("fast", &p) && !ms_buffer_mode_parse("", &b));
+}
+
+/* Loads `path`, which starts with "; expect: LINE WORDS", and checks the failure. */
+static int bad_file_fails_as_announced(const char *path, const char *file_name)
+{
+  FILE *f = fopen(path, "r");
+  int line = 0;
+  char words[256] = "";
+  if (!f)
+    return 0;
+  int n = fscanf(f, "; expect: %d %255[^\n]", &line, words);
+  fclose(f);
+  if (n != 2) {
+    fprintf(stderr, "%s: first line must be '; expect: LINE WORDS'\n", path);
+    return 0;
+  }
+  char where[512];
+  snprintf(where, sizeof where, "%s:%d:", file_name, line);
+  ms_scene s;
+  ms_error_clear();
+  ms_status st = ms_scene_load(path, &s);
+  const char *msg = ms_error_message();
+  if (st == MS_ERR_INPUT && strstr(msg, where) && strstr(msg, words) && is_zeroed(&s))
+    return 1;
+  fprintf(stderr, "%s: expected \"%s ... %s\", got status %d: %s\n", path, where, words, st, msg);
+  return 0;
+}
+
+static void test_bad_files(void)
+{
+  DIR *dir = opendir(g_bad_dir);
+  ENSURE(dir);
+  int checked = 0, passed = 0;
+  for (struct dirent *e; (e = readdir(dir));) {
+    size_t n = strlen(e->d_name);
+    if (n < 5 || strcmp(e->d_name + n - 4, ".ini") != 0)
+      continue;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", g_bad_dir, e->d_name);
+    checked++;
+    passed += bad_file_fails_as_announced(path, e->d_name);
+  }
+  closedir(dir);
+  ENSURE(checked >= 25);
+  ENSURE(passed == checked);
+}
+
+/* The scene files shipped for the demo and for other tests must load. */
+static void test_shipped_scenes_load(void)
+{
+  static const struct {
+    const char *file;
+    int small, large;
+  } scenes[] = {{"../../scenes/mixed.ini", 8200, 150},
+                {"../scenes/tiny.ini", -1, 5},
+                {"../scenes/packed.ini", -1, -1}};
+  for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
+    char path[1024];
+    ms_scene s;
+    snprintf(path, sizeof path, "%s/%s", g_bad_dir, scenes[i].file);
+    ms_error_clear();
+    ms_status st = ms_scene_load(path, &s);
+    if (st != MS_OK)
+      fprintf(stderr, "%s\n", ms_error_message());
+    ENSURE(st == MS_OK);
+    ENSURE(scenes[i].small < 0 || s.small_count == scenes[i].small);
+    ENSURE(scenes[i].large < 0 || s.large_count == scenes[i].large);
+    ENSURE(!small_overlaps(&s) && !large_overlaps(&s));
+    ms_scene_free(&s);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  const char *filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
+  if (argc > 2)
+    g_bad_dir = argv[2];
+  else if (getenv("MIXSIM_TEST_BAD_DIR"))
+    g_bad_dir = getenv("MIXSIM_TEST_BAD_DIR");
+  RUN_TEST(test_loads_valid_scene, filter);
+  RUN_TEST(test_keys_in_any_order_and_options, filter);
+  RUN_TEST(test_lattice_placement_no_overlap, filter);
+  RUN_TEST(test_random_placement_deterministic, filter);
+  RUN_TEST(test_random_placement_100k, filter);
+  RUN_TEST(test_large_random_no_overlap, filter);
+  RUN_TEST(test_min_contact_time_uses_lightest_pair, filter);
+  RUN_TEST(test_dt_too_large_suggests_dt, filter);
+  RUN_TEST(test_missing_section_fails, filter);
+  RUN_TEST(test_missing_file_fails, filter);
+  RUN_TEST(test_names_round_trip, filter);
+  RUN_TEST(test_bad_files, filter);
+  RUN_TEST(test_shipped_scenes_load, filter);
+  return TEST_EXIT();
+}
