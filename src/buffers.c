@@ -30,16 +30,39 @@ static cl_mem_flags host_flags(const ms_buffers *b)
   return CL_MEM_READ_WRITE | (b->mode == MS_BUFFERS_SHARED ? CL_MEM_ALLOC_HOST_PTR : 0);
 }
 
-static ms_status alloc_copies(ms_buffers *b)
+static ms_status staging_alloc(ms_cl *cl, size_t bytes, const char *what, ms_staging *st)
 {
-  size_t v = 2 * b->n_small + 2;
-  b->copy_pos = malloc(v * sizeof(float));
-  b->copy_vel = malloc(v * sizeof(float));
-  b->copy_f_ls = malloc(v * sizeof(float));
-  b->copy_count = malloc((b->n_cells + 1) * sizeof(int));
-  b->copy_idx = malloc((b->n_cells * b->cap + 1) * sizeof(int));
-  if (!b->copy_pos || !b->copy_vel || !b->copy_f_ls || !b->copy_count || !b->copy_idx)
-    return ms_fail(MS_ERR_RUNTIME, "out of memory for host copies of %zu particles", b->n_small);
+  ms_status rc = create(cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, what, &st->mem);
+  if (rc)
+    return rc;
+  cl_int err;
+  st->ptr = clEnqueueMapBuffer(cl->gpu_queue, st->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                               bytes ? bytes : 8, 0, NULL, NULL, &err);
+  return ms_cl_check(err, "clEnqueueMapBuffer", what);
+}
+
+static void staging_free(ms_cl *cl, ms_staging *st)
+{
+  if (st->ptr)
+    clEnqueueUnmapMemObject(cl->gpu_queue, st->mem, st->ptr, 0, NULL, NULL);
+  if (st->mem) {
+    clFinish(cl->gpu_queue);
+    clReleaseMemObject(st->mem);
+  }
+  st->mem = NULL;
+  st->ptr = NULL;
+}
+
+static ms_status alloc_copies(ms_buffers *b, ms_cl *cl)
+{
+  size_t v2 = b->n_small * 2 * sizeof(float);
+  ms_status st;
+  if ((st = staging_alloc(cl, v2, "pos copy", &b->copy_pos)) ||
+      (st = staging_alloc(cl, v2, "vel copy", &b->copy_vel)) ||
+      (st = staging_alloc(cl, v2, "f_ls copy", &b->copy_f_ls)) ||
+      (st = staging_alloc(cl, b->n_cells * sizeof(int), "grid count copy", &b->copy_count)) ||
+      (st = staging_alloc(cl, b->n_cells * b->cap * sizeof(int), "grid index copy", &b->copy_idx)))
+    return st;
   return MS_OK;
 }
 
@@ -61,7 +84,7 @@ ms_status ms_buffers_create(ms_buffers *b, ms_cl *cl, ms_buffer_mode mode, size_
       (st = create(cl, hf, n_cells * cap * sizeof(int), "grid index", &b->idx)) ||
       (st = create(cl, CL_MEM_READ_WRITE, MS_FLAG_COUNT * sizeof(int), "grid flags", &b->flags)))
     return st;
-  if (mode == MS_BUFFERS_COPIED && (st = alloc_copies(b)))
+  if (mode == MS_BUFFERS_COPIED && (st = alloc_copies(b, cl)))
     return st;
   /* F_ls starts at zero: afterwards the integrate kernel clears it each iteration. */
   float *zero = calloc(2 * n_small + 2, sizeof(float));
@@ -72,17 +95,15 @@ ms_status ms_buffers_create(ms_buffers *b, ms_cl *cl, ms_buffer_mode mode, size_
   return st;
 }
 
-void ms_buffers_release(ms_buffers *b)
+void ms_buffers_release(ms_buffers *b, ms_cl *cl)
 {
+  ms_staging *copies[] = {&b->copy_pos, &b->copy_vel, &b->copy_f_ls, &b->copy_count, &b->copy_idx};
+  for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
+    staging_free(cl, copies[i]);
   cl_mem *mems[] = {&b->pos, &b->vel, &b->f_ss, &b->f_ls, &b->count, &b->idx, &b->flags};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
     if (*mems[i])
       clReleaseMemObject(*mems[i]);
-  free(b->copy_pos);
-  free(b->copy_vel);
-  free(b->copy_f_ls);
-  free(b->copy_count);
-  free(b->copy_idx);
   memset(b, 0, sizeof *b);
 }
 
@@ -96,10 +117,8 @@ ms_status ms_buffers_set_capacity(ms_buffers *b, ms_cl *cl, size_t cap)
   b->idx = fresh;
   b->cap = cap;
   if (b->mode == MS_BUFFERS_COPIED) {
-    int *grown = realloc(b->copy_idx, (b->n_cells * cap + 1) * sizeof(int));
-    if (!grown)
-      return ms_fail(MS_ERR_RUNTIME, "out of memory growing the grid to %zu slots per cell", cap);
-    b->copy_idx = grown;
+    staging_free(cl, &b->copy_idx);
+    return staging_alloc(cl, b->n_cells * cap * sizeof(int), "grid index copy", &b->copy_idx);
   }
   return MS_OK;
 }
@@ -146,18 +165,18 @@ ms_status ms_buffers_host_begin(ms_buffers *b, ms_cl *cl)
     b->h_f_ls = f;
     return MS_OK;
   }
-  if ((st = read_into(cl, b->pos, b->copy_pos, v2, "pos", CL_FALSE)) ||
-      (st = read_into(cl, b->vel, b->copy_vel, v2, "vel", CL_FALSE)) ||
-      (st = read_into(cl, b->count, b->copy_count, cb, "grid count", CL_FALSE)) ||
-      (st = read_into(cl, b->idx, b->copy_idx, ib, "grid index", CL_TRUE)))
+  if ((st = read_into(cl, b->pos, b->copy_pos.ptr, v2, "pos", CL_FALSE)) ||
+      (st = read_into(cl, b->vel, b->copy_vel.ptr, v2, "vel", CL_FALSE)) ||
+      (st = read_into(cl, b->count, b->copy_count.ptr, cb, "grid count", CL_FALSE)) ||
+      (st = read_into(cl, b->idx, b->copy_idx.ptr, ib, "grid index", CL_TRUE)))
     return st;
   /* The device clears its F_ls after integrating; the host copy starts from zero too. */
-  memset(b->copy_f_ls, 0, v2);
-  b->h_pos = b->copy_pos;
-  b->h_vel = b->copy_vel;
-  b->h_count = b->copy_count;
-  b->h_idx = b->copy_idx;
-  b->h_f_ls = b->copy_f_ls;
+  memset(b->copy_f_ls.ptr, 0, v2);
+  b->h_pos = b->copy_pos.ptr;
+  b->h_vel = b->copy_vel.ptr;
+  b->h_count = b->copy_count.ptr;
+  b->h_idx = b->copy_idx.ptr;
+  b->h_f_ls = b->copy_f_ls.ptr;
   return MS_OK;
 }
 
@@ -174,7 +193,7 @@ ms_status ms_buffers_host_end(ms_buffers *b, ms_cl *cl)
     }
   } else if (b->n_small) {
     err = clEnqueueWriteBuffer(cl->cpu_queue, b->f_ls, CL_FALSE, 0, b->n_small * 2 * sizeof(float),
-                               b->copy_f_ls, 0, NULL, NULL);
+                               b->copy_f_ls.ptr, 0, NULL, NULL);
     if (err != CL_SUCCESS)
       return ms_cl_check(err, "clEnqueueWriteBuffer", "f_ls");
   }

@@ -131,7 +131,7 @@ void ms_sim_destroy(ms_sim *s)
 {
   if (!s)
     return;
-  ms_buffers_release(&s->buf);
+  ms_buffers_release(&s->buf, &s->cl);
   ms_cl_close(&s->cl);
   ms_sync_destroy(&s->sync);
   free(s->large);
@@ -164,7 +164,7 @@ ms_status ms_sim_set_buffers(ms_sim *s, ms_buffer_mode mode)
   if (rc)
     return rc;
   size_t cap = s->buf.cap;
-  ms_buffers_release(&s->buf);
+  ms_buffers_release(&s->buf, &s->cl);
   /* F_ls is all zero between iterations, and the grid is rebuilt from the positions. */
   rc = load_buffers(s, mode, cap, st.small_pos, st.small_vel);
   ms_state_free(&st);
