@@ -32,11 +32,14 @@ __kernel void ms_grid_insert(__global const float2 *pos, int n, __global int *co
   }
   int cell = ms_grid_axis(p.y, min_y, inv_cell, ny) * nx + ms_grid_axis(p.x, min_x, inv_cell, nx);
   int slot = atomic_inc(&count[cell]);
-  if (slot < cap)
+  if (slot < cap) {
     idx[cell * cap + slot] = i;
-  else
+  } else {
+    /* Only overflowing insertions touch the shared counters: every work-item
+     * hitting one word would serialise the kernel. */
     atomic_inc(&flags[MS_FLAG_OVERFLOW]);
-  atomic_max(&flags[MS_FLAG_MAX_COUNT], slot + 1);
+    atomic_max(&flags[MS_FLAG_MAX_COUNT], slot + 1);
+  }
 }
 
 /* Insertion sort of one cell's indices: cells hold a handful of entries. */

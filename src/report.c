@@ -65,7 +65,7 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
   fprintf(out, "  kernels (OpenCL profiling)\n");
   for (int k = 0; k < MS_KERNEL_COUNT; k++)
     fprintf(out, "    %-18s %9.4f ms/it\n", ms_kernel_name(k), per_iter_ms(t->kernel_s[k], it));
-  fprintf(out, "grid      %dx%d cells, capacity %d, max %d in a cell, %ld builds, %ld overflowed "
+  fprintf(out, "grid      %dx%d cells, capacity %d, largest overflow %d, %ld builds, %ld overflowed "
                "(%ld growths), %ld outside-box events\n",
           st->grid_nx, st->grid_ny, st->grid_capacity, st->max_cell_count, st->grid_builds,
           st->overflow_builds, st->capacity_growths, st->outside_events);
@@ -131,7 +131,7 @@ static int write_json(FILE *f, void *arg)
   for (int k = 0; k < MS_KERNEL_COUNT; k++)
     fprintf(f, "%s\n    \"%s\": {\"total_s\": %.9g, \"ms_per_iteration\": %.9g}", k ? "," : "",
             ms_kernel_name(k), t->kernel_s[k], per_iter_ms(t->kernel_s[k], it));
-  fprintf(f, "\n  },\n  \"grid\": {\"nx\": %d, \"ny\": %d, \"capacity\": %d, \"max_cell_count\": %d, "
+  fprintf(f, "\n  },\n  \"grid\": {\"nx\": %d, \"ny\": %d, \"capacity\": %d, \"max_overflow_count\": %d, "
              "\"builds\": %ld, \"overflow_builds\": %ld, \"capacity_growths\": %ld, "
              "\"outside_events\": %ld}\n}\n",
           st->grid_nx, st->grid_ny, st->grid_capacity, st->max_cell_count, st->grid_builds,

@@ -22,7 +22,7 @@ typedef struct ms_sim_stats {
   long overflow_builds;  /* builds that found a full cell and were redone */
   long capacity_growths;
   int grid_capacity;     /* slots per cell now */
-  int max_cell_count;    /* most particles seen in one cell */
+  int max_cell_count;    /* most particles an overflowing cell held (0: never overflowed) */
   long outside_events;   /* particle-iterations with a centre outside the grid */
   int grid_nx, grid_ny;
 } ms_sim_stats;

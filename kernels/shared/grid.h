@@ -7,7 +7,7 @@
 
 /* Slots of the flags buffer the grid kernels fill (reset by ms_grid_clear). */
 #define MS_FLAG_OVERFLOW 0   /* insertions that found their cell full */
-#define MS_FLAG_MAX_COUNT 1  /* largest count any cell reached */
+#define MS_FLAG_MAX_COUNT 1  /* largest count an overflowing cell reached */
 #define MS_FLAG_OUTSIDE 2    /* particles whose centre lies outside the grid */
 #define MS_FLAG_NONFINITE 3  /* particles with a NaN/Inf position */
 #define MS_FLAG_FIRST_BAD 4  /* lowest index among the non-finite ones */
