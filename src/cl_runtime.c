@@ -211,12 +211,17 @@ static ms_status load_kernel_dir(const char *dir, char **out)
       free(all);
       return ms_fail(MS_ERR_RUNTIME, "MIXSIM_KERNEL_DIR: cannot read '%s'", path);
     }
-    char *grown = realloc(all, total + len + 2);
+    /* A #line marker makes the build log name the file. */
+    char marker[1100];
+    int mlen = snprintf(marker, sizeof marker, "#line 1 \"%s\"\n", path);
+    char *grown = realloc(all, total + (size_t)mlen + len + 2);
     if (!grown) {
       free(text);
       break;
     }
     all = grown;
+    memcpy(all + total, marker, (size_t)mlen);
+    total += (size_t)mlen;
     memcpy(all + total, text, len);
     total += len;
     all[total++] = '\n';

@@ -85,7 +85,23 @@ test_list_devices() {
   grep -q "^0:0 " "$tmp/list"
 }
 
+test_kernel_dir_same_hash_and_build_log() {
+  "$exe" -q -n 30 "$root/tests/scenes/tiny.ini" >"$tmp/embedded" || return 1
+  MIXSIM_KERNEL_DIR="$root/kernels" "$exe" -q -n 30 "$root/tests/scenes/tiny.ini" >"$tmp/disk" ||
+    return 1
+  [ "$(hash_of "$tmp/embedded")" = "$(hash_of "$tmp/disk")" ] || return 1
+  # A kernel that does not compile: exit 1, the failing call and the build log.
+  cp -r "$root/kernels" "$tmp/broken"
+  echo "this is not OpenCL C;" >>"$tmp/broken/collide.cl"
+  MIXSIM_KERNEL_DIR="$tmp/broken" "$exe" -q -n 1 "$root/tests/scenes/tiny.ini" >/dev/null 2>"$tmp/err"
+  local rc=$?
+  head -3 "$tmp/err"
+  [ $rc -eq 1 ] && grep -q "clBuildProgram failed" "$tmp/err" && grep -q "build log" "$tmp/err" &&
+    grep -q "collide" "$tmp/err"
+}
+
 check test_hash_pocl_1_vs_2_threads test_hash_pocl_1_vs_2_threads
+check test_kernel_dir_same_hash_and_build_log test_kernel_dir_same_hash_and_build_log
 check test_stats_and_dump_written test_stats_and_dump_written
 check test_bad_scene_exit_2_names_line test_bad_scene_exit_2_names_line
 check test_bad_option_exit_2 test_bad_option_exit_2

@@ -17,12 +17,15 @@ def inline(path, seen, deps):
         return ""
     seen.add(path)
     deps.append(path)
-    out = []
+    # #line markers keep the build log's file names and line numbers true.
+    name = os.path.basename(path)
+    out = ['#line 1 "%s"\n' % name]
     with open(path, encoding="utf-8") as f:
-        for line in f:
+        for number, line in enumerate(f, 1):
             m = INCLUDE.match(line)
             if m:
                 out.append(inline(os.path.join(os.path.dirname(path), m.group(1)), seen, deps))
+                out.append('#line %d "%s"\n' % (number + 1, name))
             else:
                 out.append(line)
     return "".join(out)
