@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs the test suite built with AddressSanitizer + UndefinedBehaviorSanitizer, and the
+# two-thread pipeline tests built with ThreadSanitizer, repeated. Both must be clean.
+# Suppressions (tools/lsan.supp, tools/tsan.supp) cover only the OpenCL runtime's
+# own libraries.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repeat=${TSAN_REPEAT:-20}
+
+[ -f build-asan/build.ninja ] ||
+  meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dsdl=disabled \
+    -Dbuildtype=debugoptimized
+meson compile -C build-asan
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# On a cold kernel cache pocl compiles inside the process, and LeakSanitizer's exit-time
+# tracer crashes on pocl's compiler threads; a first pass without leak checking fills
+# the cache, the second pass checks for leaks.
+ASAN_OPTIONS=detect_leaks=0 meson test -C build-asan --print-errorlogs
+ASAN_OPTIONS=detect_leaks=1 \
+  LSAN_OPTIONS="suppressions=$PWD/tools/lsan.supp" meson test -C build-asan --print-errorlogs
+
+[ -f build-tsan/build.ninja ] ||
+  meson setup build-tsan -Db_sanitize=thread -Db_lundef=false -Dsdl=disabled \
+    -Dbuildtype=debugoptimized
+meson compile -C build-tsan
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tools/tsan.supp"
+meson test -C build-tsan --print-errorlogs --suite determinism --repeat "$repeat"
+echo "tools/sanitize.sh: ASan+UBSan suite and $repeat ThreadSanitizer pipeline runs clean"
