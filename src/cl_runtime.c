@@ -341,3 +341,88 @@ ms_status ms_cl_run_1d(ms_cl *cl, int kernel, size_t n, cl_event *ev)
                                       0, NULL, ev);
   return ms_cl_check(err, "clEnqueueNDRangeKernel", kernel_names[kernel]);
 }
+
+static void describe_device(ms_cl_device *d)
+{
+  clGetDeviceInfo(d->device, CL_DEVICE_NAME, sizeof d->name, d->name, NULL);
+  clGetDeviceInfo(d->device, CL_DEVICE_TYPE, sizeof d->type, &d->type, NULL);
+  clGetPlatformInfo(d->platform, CL_PLATFORM_NAME, sizeof d->platform_name, d->platform_name,
+                    NULL);
+}
+
+ms_status ms_cl_find_device(const char *spec, ms_cl_device *out)
+{
+  ms_cl cl;
+  memset(&cl, 0, sizeof cl);
+  memset(out, 0, sizeof *out);
+  ms_status st = choose_device(spec, &cl);
+  if (st)
+    return st;
+  out->platform = cl.platform;
+  out->device = cl.device;
+  snprintf(out->spec, sizeof out->spec, "%s", cl.spec);
+  describe_device(out);
+  return MS_OK;
+}
+
+ms_status ms_cl_all_devices(ms_cl_device **out, int *count)
+{
+  cl_platform_id *plats;
+  cl_uint np;
+  ms_status st = get_platforms(&plats, &np);
+  if (st)
+    return st;
+  ms_cl_device *all = NULL;
+  int n = 0;
+  for (cl_uint p = 0; p < np; p++) {
+    cl_device_id devs[64];
+    cl_uint nd = get_devices(plats[p], devs, 64);
+    ms_cl_device *grown = nd ? realloc(all, (size_t)(n + (int)nd) * sizeof *all) : all;
+    if (!grown) {
+      free(all);
+      free(plats);
+      return ms_fail(MS_ERR_RUNTIME, "out of memory listing devices");
+    }
+    all = grown;
+    for (cl_uint d = 0; d < nd; d++, n++) {
+      memset(&all[n], 0, sizeof all[n]);
+      all[n].platform = plats[p];
+      all[n].device = devs[d];
+      snprintf(all[n].spec, sizeof all[n].spec, "%u:%u", p, d);
+      describe_device(&all[n]);
+    }
+  }
+  free(plats);
+  if (n == 0) {
+    free(all);
+    return ms_fail(MS_ERR_NO_PLATFORM, "no OpenCL device found (see --list-devices)");
+  }
+  *out = all;
+  *count = n;
+  return MS_OK;
+}
+
+const char *ms_cl_type_name(cl_device_type type) { return type_name(type); }
+
+ms_status ms_cl_build(cl_context context, cl_device_id device, const char *source,
+                      const char *options, cl_program *out)
+{
+  cl_int err;
+  *out = clCreateProgramWithSource(context, 1, &source, NULL, &err);
+  MS_CL_TRY(err, "clCreateProgramWithSource");
+  err = clBuildProgram(*out, 1, &device, options, NULL, NULL);
+  if (err == CL_SUCCESS)
+    return MS_OK;
+  size_t len = 0;
+  clGetProgramBuildInfo(*out, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
+  char *log = malloc(len + 1);
+  if (log) {
+    if (clGetProgramBuildInfo(*out, device, CL_PROGRAM_BUILD_LOG, len, log, NULL) != CL_SUCCESS)
+      len = 0;
+    log[len] = '\0';
+  }
+  ms_status st = ms_fail(MS_ERR_RUNTIME, "clBuildProgram failed: %s (%d), options '%s'; build log:\n%s",
+                         ms_cl_error_string(err), (int)err, options, log ? log : "(none)");
+  free(log);
+  return st;
+}

@@ -60,4 +60,29 @@ double ms_cl_event_seconds(cl_event ev);
 /* Enqueues a 1D kernel over `n` items (rounded up to the work-group size). */
 ms_status ms_cl_run_1d(ms_cl *cl, int kernel, size_t n, cl_event *ev);
 
+/* A device found by spec, before anything is opened on it (gravity mode opens its own
+ * contexts, one per device, and builds its own program). */
+typedef struct ms_cl_device {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_device_type type;
+  char name[256];
+  char platform_name[256];
+  char spec[32]; /* "P:D" */
+} ms_cl_device;
+
+/* Finds the device `spec` names, with the rules and messages of ms_cl_open. */
+ms_status ms_cl_find_device(const char *spec, ms_cl_device *out);
+
+/* Every device of every platform, in P:D order; free(*out) when done. */
+ms_status ms_cl_all_devices(ms_cl_device **out, int *count);
+
+/* "gpu", "cpu", "accelerator" or "other". */
+const char *ms_cl_type_name(cl_device_type type);
+
+/* Builds `source` for one device. On failure the message carries the options and the
+ * build log; *out is set either way (release it). */
+ms_status ms_cl_build(cl_context context, cl_device_id device, const char *source,
+                      const char *options, cl_program *out);
+
 #endif

@@ -1,12 +1,16 @@
-/* The mixsim command line: load a scene, run it headless, report where the time went. */
+/* The mixsim command line: load a scene, run it in the preview window or headless (or
+ * draw offscreen frames), report where the time went. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cl_runtime.h"
+#include "gravity_cli.h"
 #include "mixsim/mixsim.h"
+#include "preview.h"
 #include "report.h"
 #include "trace.h"
 
@@ -16,6 +20,11 @@ typedef struct cli {
   const char *pipeline, *buffers, *device;
   const char *stats_path, *dump_path;
   int list_devices, quiet;
+  const char *gravity_kernel, *devices; /* gravity mode */
+  long burst;
+  int headless;
+  const char *frames_dir, *screenshot, *script;
+  long every; /* 0: not given */
 } cli;
 
 static void usage(FILE *out)
@@ -23,6 +32,8 @@ static void usage(FILE *out)
   fputs("usage: mixsim [options] SCENE.ini\n"
         "Runs a mixed-particle scene: small particles on the OpenCL device, large ones on a\n"
         "CPU worker thread. Prints a per-phase time breakdown and the final state hash.\n"
+        "A scene with mode = gravity runs an all-pairs N-body simulation instead, headless\n"
+        "(docs/gravity.md).\n"
         "\n"
         "  -n, --steps N            iterations to run (default: the scene's 'steps')\n"
         "  -p, --pipeline MODE      naive | reordered (default: the scene's)\n"
@@ -32,12 +43,27 @@ static void usage(FILE *out)
         "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
         "  -s, --stats FILE         write the figures as JSON\n"
         "  -o, --dump FILE          write the final particle state as CSV\n"
+        "      --gravity-kernel K   gravity: force kernel, one of simple, tiled, tiled2, tiled4,\n"
+        "                           jsplit4, soa8, soa16 (default: by device type)\n"
+        "      --devices LIST       gravity: all, or comma-separated gpu | cpu | P:D | P:D/K\n"
+        "                           (K equal sub-devices); the bodies are split among them\n"
+        "      --burst N            gravity: steps on the device between read-backs\n"
         "  -q, --quiet              no progress line, no warnings\n"
+        "      --headless           no window even where a display is available\n"
+        "      --frames DIR         draw frames offscreen to DIR/frame_000000.png ...\n"
+        "      --every K            ... every K-th frame (default 1; a frame is the\n"
+        "                           scene's iterations_per_frame iterations)\n"
+        "      --screenshot FILE    draw the final state offscreen to FILE (PNG)\n"
+        "      --script KEYS        (testing) key presses for the window, FRAME:KEY,...\n"
         "  -h, --help               this text\n"
         "  -V, --version            print the version\n"
         "\n"
+        "With a display (and SDL2 at build time) the scene runs in a window: H there lists\n"
+        "the keys. Without one, or with --headless, it runs headless.\n"
+        "\n"
         "Environment: MIXSIM_DEVICE (as --device), MIXSIM_KERNEL_DIR (load kernels/*.cl\n"
-        "from there instead of the copy built into the program).\n"
+        "from there instead of the copy built into the program), MIXSIM_FONT (the\n"
+        "preview's .ttf font; default DejaVuSans.ttf).\n"
         "Exit codes: 0 ok, 1 runtime error, 2 bad input, 3 no OpenCL platform/device,\n"
         "4 numerical failure (NaN/Inf).\n",
         out);
@@ -49,6 +75,51 @@ static int bad_option(const char *opt, const char *want, const char *got)
   return MS_ERR_INPUT;
 }
 
+/* `dir` must be a folder we can create files in. */
+static int check_dir(const char *opt, const char *dir)
+{
+  struct stat st;
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "mixsim: %s: '%s' is not a folder\n", opt, dir);
+    return MS_ERR_INPUT;
+  }
+  if (access(dir, W_OK | X_OK) != 0) {
+    fprintf(stderr, "mixsim: %s: cannot write in '%s'\n", opt, dir);
+    return MS_ERR_INPUT;
+  }
+  return -1;
+}
+
+/* Offscreen options are checked before anything runs. Returns -1 to go on, or an exit code. */
+static int check_offscreen(cli *c)
+{
+  if (c->every && !c->frames_dir) {
+    fprintf(stderr, "mixsim: --every needs --frames\n");
+    return MS_ERR_INPUT;
+  }
+  if (!c->every)
+    c->every = 1;
+  if ((c->frames_dir || c->screenshot) && !ms_preview_built()) {
+    fprintf(stderr, "mixsim: --frames/--screenshot: mixsim was built without SDL2 (install "
+                    "libsdl2-dev, libsdl2-ttf-dev and libpng-dev, then meson setup -Dsdl=enabled)\n");
+    return MS_ERR_INPUT;
+  }
+  int rc = c->frames_dir ? check_dir("--frames", c->frames_dir) : -1;
+  if (rc < 0 && c->screenshot) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", c->screenshot);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir)
+      dir[1] = '\0';
+    else if (slash)
+      *slash = '\0';
+    else
+      snprintf(dir, sizeof dir, ".");
+    rc = check_dir("--screenshot", dir);
+  }
+  return rc;
+}
+
 /* Returns -1 to go on, or an exit code. */
 static int parse_args(int argc, char **argv, cli *c)
 {
@@ -58,7 +129,11 @@ static int parse_args(int argc, char **argv, cli *c)
     {"list-devices", no_argument, 0, 'l'},  {"stats", required_argument, 0, 's'},
     {"dump", required_argument, 0, 'o'},    {"quiet", no_argument, 0, 'q'},
     {"help", no_argument, 0, 'h'},          {"version", no_argument, 0, 'V'},
-    {0, 0, 0, 0}};
+    {"headless", no_argument, 0, 'H'},      {"frames", required_argument, 0, 'F'},
+    {"every", required_argument, 0, 'E'},   {"screenshot", required_argument, 0, 'S'},
+    {"script", required_argument, 0, 'K'},
+    {"gravity-kernel", required_argument, 0, 1001}, {"devices", required_argument, 0, 1002},
+    {"burst", required_argument, 0, 1003},  {0, 0, 0, 0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "n:p:b:d:ls:o:qhV", opts, NULL)) != -1) {
     char *end;
@@ -75,6 +150,22 @@ static int parse_args(int argc, char **argv, cli *c)
     case 's': c->stats_path = optarg; break;
     case 'o': c->dump_path = optarg; break;
     case 'q': c->quiet = 1; break;
+    case 'H': c->headless = 1; break;
+    case 'F': c->frames_dir = optarg; break;
+    case 'E':
+      c->every = strtol(optarg, &end, 10);
+      if (*optarg == '\0' || *end != '\0' || c->every < 1)
+        return bad_option("--every", "a positive integer", optarg);
+      break;
+    case 'S': c->screenshot = optarg; break;
+    case 'K': c->script = optarg; break;
+    case 1001: c->gravity_kernel = optarg; break;
+    case 1002: c->devices = optarg; break;
+    case 1003:
+      c->burst = strtol(optarg, &end, 10);
+      if (*optarg == '\0' || *end != '\0' || c->burst <= 0)
+        return bad_option("--burst", "a positive integer", optarg);
+      break;
     case 'h': usage(stdout); return 0;
     case 'V': printf("mixsim %s\n", MIXSIM_VERSION); return 0;
     default: usage(stderr); return MS_ERR_INPUT;
@@ -87,7 +178,7 @@ static int parse_args(int argc, char **argv, cli *c)
     return MS_ERR_INPUT;
   }
   c->scene = argv[optind];
-  return -1;
+  return check_offscreen(c);
 }
 
 static int apply_overrides(const cli *c, ms_scene *sc)
@@ -134,10 +225,69 @@ static ms_status run(ms_sim *sim, long total, int show, double *wall)
   return MS_OK;
 }
 
+static void say_headless(const cli *c, const char *why)
+{
+  if (!c->quiet && c->headless)
+    fprintf(stderr, "mixsim: running headless (--headless)\n");
+  else if (!c->quiet)
+    fprintf(stderr, "mixsim: %s; running headless\n", why);
+}
+
+/* The window where a display is available, offscreen frames when asked for, else the
+ * headless run. The window runs until the user quits and may replace *sim (reset). */
+static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
+                            const ms_sim_options *opt, long steps, double *wall)
+{
+  ms_preview_options po = {scene->iterations_per_frame, c->frames_dir, c->every,
+                           c->screenshot, c->script, c->quiet};
+  if (c->frames_dir || c->screenshot)
+    return ms_preview_offscreen(*sim, steps, &po, wall);
+  char why[256];
+  if (!c->headless && ms_preview_open_display(why, sizeof why)) {
+    double t0 = ms_now();
+    ms_status st = ms_preview_window(sim, scene, opt, &po);
+    *wall = ms_now() - t0;
+    return st;
+  }
+  say_headless(c, why);
+  return run(*sim, steps, !c->quiet && isatty(fileno(stderr)), wall);
+}
+
 static int fail(ms_status st)
 {
   fprintf(stderr, "mixsim: %s\n", ms_error_message());
   return (int)st;
+}
+
+/* Gravity scenes: the 3D window where a display is available, else the headless run.
+ * Offscreen frames are drawn for collision scenes only. */
+static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_scene *scene)
+{
+  if (c->frames_dir || c->screenshot) {
+    fprintf(stderr, "mixsim: --frames/--screenshot: offscreen frames are drawn for collision "
+                    "scenes only\n");
+    return MS_ERR_INPUT;
+  }
+  char why[256];
+  if (c->headless || !ms_preview_open_display(why, sizeof why)) {
+    say_headless(c, why);
+    return ms_gravity_cli_run(g, scene);
+  }
+  if (c->stats_path || c->dump_path)
+    ms_warn("--stats/--dump: the gravity window writes neither; use --headless");
+  ms_gravity_options opt = {g->devices, g->kernel, g->burst, NULL};
+  ms_gravity *grav = NULL;
+  ms_status st = ms_gravity_create(scene, &opt, &grav);
+  ms_preview_options po = {scene->iterations_per_frame, NULL, 1, NULL, c->script, c->quiet};
+  if (!st)
+    st = ms_preview_gravity_window(grav, scene, &po);
+  uint32_t hash = 0;
+  if (!st)
+    st = ms_gravity_hash(grav, &hash);
+  if (!st)
+    printf("state hash %08x (step %ld)\n", hash, ms_gravity_step(grav));
+  ms_gravity_destroy(grav);
+  return st ? fail(st) : 0;
 }
 
 int main(int argc, char **argv)
@@ -160,17 +310,30 @@ int main(int argc, char **argv)
     ms_scene_free(&scene);
     return rc;
   }
+  if (scene.mode == MS_MODE_GRAVITY) {
+    ms_gravity_cli g = {c.scene, c.devices ? c.devices : c.device, c.gravity_kernel, c.burst,
+                        c.stats_path, c.dump_path, c.quiet};
+    rc = run_gravity_chosen(&c, &g, &scene);
+    ms_scene_free(&scene);
+    return rc;
+  }
+  if (c.gravity_kernel || c.devices || c.burst) {
+    ms_scene_free(&scene);
+    return bad_option(c.gravity_kernel ? "--gravity-kernel" : c.devices ? "--devices" : "--burst",
+                      "a scene with mode = gravity", c.scene);
+  }
   ms_sim_options opt = {c.device, NULL};
   ms_sim *sim = NULL;
   st = ms_sim_create(&scene, &opt, &sim);
   long steps = scene.steps;
-  ms_scene_free(&scene);
-  if (st)
+  if (st) {
+    ms_scene_free(&scene);
     return fail(st);
+  }
 
   ms_run_info info = {c.scene, 0, 0.0};
-  int show = !c.quiet && isatty(fileno(stderr));
-  st = run(sim, steps, show, &info.wall_s);
+  st = run_chosen(&c, &sim, &scene, &opt, steps, &info.wall_s);
+  ms_scene_free(&scene); /* the window's reset needed it until now */
   if (!st)
     st = ms_sim_hash(sim, &info.hash);
   if (!st) {

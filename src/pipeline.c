@@ -118,6 +118,7 @@ ms_status ms_pipeline_run(ms_sim *s, long iterations)
   thread_job gpu = {s, iterations, MS_OK}, cpu = {s, iterations, MS_OK};
   pthread_t gpu_thread, cpu_thread;
   s->sync.aborted = 0;
+  ms_trace_begin_advance(&s->trace);
   double t0 = ms_now();
   if (pthread_create(&gpu_thread, NULL, gpu_manager_main, &gpu))
     return ms_fail(MS_ERR_RUNTIME, "cannot start the GPU manager thread");

@@ -7,7 +7,7 @@
  * twice, an unknown key or section, and an indented line are errors. Defaults in ().
  *
  *   [simulation]
- *   mode = collision          ; collision | gravity (not available yet)   (collision)
+ *   mode = collision          ; collision | gravity                       (collision)
  *   dt = 1e-4                 ; s, > 0, required; must be <= t_c / 10
  *   steps = 2000              ; >= 1                                      (1000)
  *   iterations_per_frame = 4  ; 1..1000                                   (4)
@@ -35,6 +35,28 @@
  *   count (>= 1), radius_min (> 0), radius_max (>= radius_min), region: required
  *   density (1000); velocity (0, 0); velocity_spread (0); static (false)
  *
+ * mode = gravity uses [simulation] dt, steps and seed, and one more section (the
+ * collision sections and keys are then errors):
+ *   [gravity]
+ *   bodies = plummer          ; plummer | uniform | kepler | disk | file, required
+ *   softening = 0.01          ; eps, length, 1e-12 .. 1e18, required
+ *   G = 1                     ; > 0                                       (1)
+ *   integrator = leapfrog     ; leapfrog | taylor                         (leapfrog)
+ *   burst = 10                ; steps on the device between read-backs    (10)
+ *   energy = auto             ; auto | exact | sampled | off              (auto)
+ *   diagnostics_every = 100   ; steps, >= 0 (0: start and end only)       (100)
+ *   count = 16384             ; bodies: plummer, uniform, disk (required there)
+ *   mass = 1                  ; total (disk: of the disk), > 0: all but file (1)
+ *   radius = 1                ; > 0: plummer virial radius, uniform sphere, disk (1)
+ *   eccentricity = 0.5        ; kepler, 0 <= e < 1                        (0)
+ *   semi_major_axis = 1       ; kepler, > 0                               (1)
+ *   mass_ratio = 1            ; kepler, m2 / m1 > 0                       (1)
+ *   central_mass = 0          ; disk, >= 0; > 0 adds body 0 at the centre (0)
+ *   thickness = 0             ; disk, >= 0                                (0)
+ *   file = bodies.csv         ; file, required there; relative to the scene's folder
+ * A key that does not apply to the chosen bodies is an error. Generated bodies come
+ * from one splitmix64 stream seeded with `seed` (src/gravity_init.c).
+ *
  * Placement, all from one splitmix64 stream seeded with `seed`: [large.*] in file
  * order, then [large_random.*] groups in file order (radius drawn once, then up to
  * 10000 centres), then small particles (lattice: row by row from the region's
@@ -54,6 +76,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gravity_init.h"
 #include "rng.h"
 #include "shared/contact.h"
 
@@ -63,7 +86,7 @@
 #define LARGE_ATTEMPTS 10000
 #define SMALL_ATTEMPTS 1000
 #define NAME_MAX_LEN 64
-#define MAX_KEYS 8
+#define MAX_KEYS 20
 
 typedef enum section_kind {
   SEC_SIMULATION,
@@ -71,13 +94,14 @@ typedef enum section_kind {
   SEC_MATERIAL,
   SEC_GRID,
   SEC_SMALL,
+  SEC_GRAVITY,
   SEC_LARGE,
   SEC_LARGE_RANDOM,
   SEC_KIND_COUNT
 } section_kind;
 
 static const char *const g_kind_names[SEC_KIND_COUNT] = {
-    "simulation", "box", "material", "grid", "small", "large.", "large_random.",
+    "simulation", "box", "material", "grid", "small", "gravity", "large.", "large_random.",
 };
 
 /* Known keys of each section kind. */
@@ -89,6 +113,9 @@ static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_GRID] = {"capacity"},
     [SEC_SMALL] = {"count", "radius", "density", "placement", "region", "spacing", "velocity",
                    "velocity_spread"},
+    [SEC_GRAVITY] = {"bodies", "count", "G", "softening", "integrator", "burst", "energy",
+                     "diagnostics_every", "mass", "radius", "eccentricity", "semi_major_axis",
+                     "mass_ratio", "central_mass", "thickness", "file"},
     [SEC_LARGE] = {"position", "radius", "density", "velocity", "static"},
     [SEC_LARGE_RANDOM] = {"count", "radius_min", "radius_max", "region", "density", "velocity",
                           "velocity_spread", "static"},
@@ -100,6 +127,7 @@ static const char *const g_required[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_BOX] = {"min", "max"},
     [SEC_MATERIAL] = {"stiffness", "restitution"},
     [SEC_SMALL] = {"count"},
+    [SEC_GRAVITY] = {"bodies", "softening"},
     [SEC_LARGE] = {"position", "radius"},
     [SEC_LARGE_RANDOM] = {"count", "radius_min", "radius_max", "region"},
 };
@@ -160,6 +188,7 @@ typedef struct loader {
   int large_count, large_cap;
   group_spec *groups;
   int group_count, group_cap;
+  char body_file[512]; /* [gravity] file as written */
   ms_status status; /* MS_OK until the first error */
   int error_line;
   char message[1024];
@@ -435,8 +464,10 @@ static int set_simulation(loader *ld, const char *key, const char *v)
     s->mode = MS_MODE_COLLISION;
     if (is(v, "collision"))
       return 1;
-    if (is(v, "gravity"))
-      return bad_value(ld, "gravity mode is not available yet");
+    if (is(v, "gravity")) {
+      s->mode = MS_MODE_GRAVITY;
+      return 1;
+    }
     return bad_value(ld, "expected collision or gravity, got '%s'", v);
   }
   if (is(key, "dt")) {
@@ -544,6 +575,83 @@ static int set_group(loader *ld, group_spec *g, const char *key, const char *v)
   return read_bool(ld, v, &g->is_static); /* static */
 }
 
+static int read_choice(loader *ld, const char *v, const char *const *names, int n, int *out)
+{
+  char list[200] = "";
+  for (int i = 0; i < n; i++) {
+    if (is(v, names[i])) {
+      *out = i;
+      return 1;
+    }
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? " | " : "", names[i]);
+  }
+  return bad_value(ld, "expected %s, got '%s'", list, v);
+}
+
+static int set_gravity(loader *ld, const char *key, const char *v)
+{
+  static const char *const bodies[] = {"plummer", "uniform", "kepler", "disk", "file"};
+  static const char *const integrators[] = {"leapfrog", "taylor"};
+  static const char *const energies[] = {"auto", "exact", "sampled", "off"};
+  ms_gravity_scene *g = &ld->scene->grav;
+  int choice = 0;
+  if (is(key, "bodies")) {
+    if (!read_choice(ld, v, bodies, 5, &choice))
+      return 0;
+    g->bodies = (ms_bodies)choice;
+    return 1;
+  }
+  if (is(key, "integrator")) {
+    if (!read_choice(ld, v, integrators, 2, &choice))
+      return 0;
+    g->integrator = (ms_integrator)choice;
+    return 1;
+  }
+  if (is(key, "energy")) {
+    if (!read_choice(ld, v, energies, 4, &choice))
+      return 0;
+    g->energy = (ms_energy_mode)choice;
+    return 1;
+  }
+  if (is(key, "count"))
+    return read_int(ld, v, 1, MS_GRAVITY_MAX_BODIES, &g->count);
+  if (is(key, "burst"))
+    return read_long(ld, v, 1, 1000000, &g->burst);
+  if (is(key, "diagnostics_every"))
+    return read_long(ld, v, 0, LONG_MAX, &g->diagnostics_every);
+  if (is(key, "softening")) {
+    if (!parse_number(ld, v, &g->softening))
+      return 0;
+    if (!(g->softening >= 1e-12 && g->softening <= 1e18))
+      return bad_value(ld, "must be between 1e-12 and 1e18 (got %g): eps^2 and 1/eps^3 must "
+                           "fit in a float, and eps > 0 keeps the self term finite",
+                       g->softening);
+    return 1;
+  }
+  if (is(key, "eccentricity")) {
+    if (!parse_number(ld, v, &g->eccentricity))
+      return 0;
+    return (g->eccentricity >= 0.0 && g->eccentricity < 1.0) ||
+           bad_value(ld, "must be in [0, 1) (got %g)", g->eccentricity);
+  }
+  if (is(key, "central_mass") || is(key, "thickness")) {
+    double *out = is(key, "thickness") ? &g->thickness : &g->central_mass;
+    return parse_number(ld, v, out) && at_least(ld, *out, 0.0);
+  }
+  if (is(key, "file")) {
+    if (strlen(v) >= sizeof ld->body_file)
+      return bad_value(ld, "path too long");
+    strcpy(ld->body_file, v);
+    return 1;
+  }
+  double *positive_key = is(key, "G")                 ? &g->g
+                         : is(key, "mass")            ? &g->mass
+                         : is(key, "radius")          ? &g->radius
+                         : is(key, "semi_major_axis") ? &g->semi_major_axis
+                                                      : &g->mass_ratio;
+  return read_positive(ld, v, positive_key);
+}
+
 static int set_key(loader *ld, const section *sec, const char *key, const char *v)
 {
   switch (sec->kind) {
@@ -552,6 +660,7 @@ static int set_key(loader *ld, const section *sec, const char *key, const char *
   case SEC_MATERIAL: return set_material(ld, key, v);
   case SEC_GRID: return set_grid(ld, key, v);
   case SEC_SMALL: return set_small(ld, key, v);
+  case SEC_GRAVITY: return set_gravity(ld, key, v);
   case SEC_LARGE: return set_large(ld, &ld->large[sec->item], key, v);
   case SEC_LARGE_RANDOM: return set_group(ld, &ld->groups[sec->item], key, v);
   case SEC_KIND_COUNT: break;
@@ -649,7 +758,7 @@ static int begin_section(loader *ld, const char *name)
   if (!kind_of(name, &kind))
     return fail_at(ld, ld->line, name, NULL,
                    "unknown section (expected simulation, box, material, grid, small, "
-                   "large.NAME or large_random.NAME)");
+                   "gravity, large.NAME or large_random.NAME)");
   if (kind >= SEC_LARGE && !valid_item_name(strchr(name, '.') + 1))
     return fail_at(ld, ld->line, name, NULL,
                    "NAME must be non-empty and use only letters, digits, '_' and '-'");
@@ -784,8 +893,12 @@ static int check_required(loader *ld)
       return fail_at(ld, sec->line, sec->name, "radius",
                      "required key is missing (count is %ld)", ld->small.count);
   }
-  static const section_kind needed[] = {SEC_SIMULATION, SEC_BOX, SEC_MATERIAL};
-  for (size_t i = 0; i < sizeof needed / sizeof needed[0]; i++)
+  static const section_kind collision_needs[] = {SEC_SIMULATION, SEC_BOX, SEC_MATERIAL};
+  static const section_kind gravity_needs[] = {SEC_SIMULATION, SEC_GRAVITY};
+  int gravity = ld->scene->mode == MS_MODE_GRAVITY;
+  const section_kind *needed = gravity ? gravity_needs : collision_needs;
+  size_t n_needed = gravity ? 2 : 3;
+  for (size_t i = 0; i < n_needed; i++)
     if (!find_kind(ld, needed[i]))
       return fail_at(ld, 0, g_kind_names[needed[i]], NULL, "required section is missing");
   return 1;
@@ -1200,6 +1313,131 @@ static int check_dt(loader *ld)
                  s->dt_s, kind, t_c, round_down_3(t_c / 10.0));
 }
 
+/* ---- gravity mode ---------------------------------------------------------------- */
+
+/* Sections and [simulation] keys of one mode are errors in the other. */
+static int check_mode(loader *ld)
+{
+  const section *sim = find_kind(ld, SEC_SIMULATION);
+  int mode_line = sim ? line_of(sim, "mode") : 0;
+  if (ld->scene->mode != MS_MODE_GRAVITY) {
+    const section *grav = find_kind(ld, SEC_GRAVITY);
+    return !grav || fail_at(ld, grav->line, "gravity", NULL,
+                            "needs mode = gravity in [simulation]");
+  }
+  for (int i = 0; i < ld->section_count; i++) {
+    const section *sec = &ld->sections[i];
+    if (sec->kind != SEC_SIMULATION && sec->kind != SEC_GRAVITY)
+      return fail_at(ld, sec->line, sec->name, NULL,
+                     "only used in collision mode (mode = gravity at line %d)", mode_line);
+  }
+  static const char *const collision_keys[] = {"iterations_per_frame", "pipeline", "buffers",
+                                               "gravity"};
+  for (int k = 0; sim && k < 4; k++)
+    if (line_of(sim, collision_keys[k]))
+      return fail_key(ld, sim, collision_keys[k],
+                      "only used in collision mode (mode = gravity at line %d)", mode_line);
+  return 1;
+}
+
+#define B_(b) (1u << (b))
+/* Generator keys and the bodies they apply to. */
+static const struct {
+  const char *key;
+  unsigned bodies;
+} g_generator_keys[] = {
+    {"count", B_(MS_BODIES_PLUMMER) | B_(MS_BODIES_UNIFORM) | B_(MS_BODIES_DISK)},
+    {"mass", ~B_(MS_BODIES_FILE)},
+    {"radius", B_(MS_BODIES_PLUMMER) | B_(MS_BODIES_UNIFORM) | B_(MS_BODIES_DISK)},
+    {"eccentricity", B_(MS_BODIES_KEPLER)},
+    {"semi_major_axis", B_(MS_BODIES_KEPLER)},
+    {"mass_ratio", B_(MS_BODIES_KEPLER)},
+    {"central_mass", B_(MS_BODIES_DISK)},
+    {"thickness", B_(MS_BODIES_DISK)},
+    {"file", B_(MS_BODIES_FILE)},
+};
+#undef B_
+
+static int check_gravity_keys(loader *ld, const section *sec)
+{
+  const ms_gravity_scene *g = &ld->scene->grav;
+  for (size_t i = 0; i < sizeof g_generator_keys / sizeof g_generator_keys[0]; i++)
+    if (line_of(sec, g_generator_keys[i].key) && !(g_generator_keys[i].bodies & (1u << g->bodies)))
+      return fail_key(ld, sec, g_generator_keys[i].key, "does not apply to bodies = %s",
+                      ms_bodies_name(g->bodies));
+  int needs_count = g->bodies != MS_BODIES_KEPLER && g->bodies != MS_BODIES_FILE;
+  if (needs_count && !line_of(sec, "count"))
+    return fail_at(ld, sec->line, sec->name, "count", "required key is missing (bodies = %s)",
+                   ms_bodies_name(g->bodies));
+  if (g->bodies == MS_BODIES_FILE && !line_of(sec, "file"))
+    return fail_at(ld, sec->line, sec->name, "file", "required key is missing (bodies = file)");
+  if (g->bodies == MS_BODIES_DISK && g->central_mass > 0.0 && g->count < 2)
+    return fail_key(ld, sec, "count", "must be >= 2 with a central mass (got %d)", g->count);
+  return 1;
+}
+
+/* [gravity] file, relative to the scene's folder unless absolute. */
+static int resolve_body_file(loader *ld, const section *sec)
+{
+  ms_gravity_scene *g = &ld->scene->grav;
+  const char *slash = strrchr(ld->path, '/');
+  int dir_len = ld->body_file[0] != '/' && slash ? (int)(slash - ld->path) + 1 : 0;
+  int n = snprintf(g->file, sizeof g->file, "%.*s%s", dir_len, ld->path, ld->body_file);
+  if (n < 0 || (size_t)n >= sizeof g->file)
+    return fail_key(ld, sec, "file", "path too long");
+  return 1;
+}
+
+static int read_body_file(loader *ld, const section *sec)
+{
+  ms_gravity_scene *g = &ld->scene->grav;
+  if (!resolve_body_file(ld, sec))
+    return 0;
+  FILE *f = fopen(g->file, "r");
+  if (!f)
+    return fail_key(ld, sec, "file", "cannot open '%s': %s", g->file, strerror(errno));
+  ms_status st = ms_bodies_read_csv(f, g, ld->message, sizeof ld->message);
+  fclose(f);
+  if (st == MS_OK)
+    return 1;
+  ld->status = st;
+  ld->error_line = 0;
+  return 0;
+}
+
+/* The kernels compute in float: dt must survive the rounding, and the self term
+ * m_i / eps^3 (multiplied by r = 0) must stay finite, or it would add 0 x inf = NaN. */
+static int check_gravity_floats(loader *ld, const section *sec)
+{
+  const ms_scene *s = ld->scene;
+  const ms_gravity_scene *g = &s->grav;
+  float dt = (float)s->dt_s;
+  if (!(dt >= FLT_MIN && dt <= FLT_MAX))
+    return fail_at(ld, s->dt_line, "simulation", "dt", "%g does not fit in a float", s->dt_s);
+  double heaviest = 0.0, eps3 = g->softening * g->softening * g->softening;
+  for (int i = 0; i < g->count; i++)
+    heaviest = fmax(heaviest, g->pos[4 * i + 3]);
+  if (heaviest / eps3 > 0.5 * FLT_MAX)
+    return fail_key(ld, sec, "softening",
+                    "%g is too small for a body of mass %g: m / softening^3 overflows a float",
+                    g->softening, heaviest);
+  return 1;
+}
+
+/* Everything after parsing in gravity mode: checks, then the bodies. */
+static int build_gravity(loader *ld)
+{
+  if (!check_required(ld))
+    return 0;
+  const section *sec = find_kind(ld, SEC_GRAVITY);
+  if (!check_gravity_keys(ld, sec))
+    return 0;
+  int ok = ld->scene->grav.bodies == MS_BODIES_FILE
+             ? read_body_file(ld, sec)
+             : ms_bodies_generate(&ld->scene->grav, ld->scene->seed) == MS_OK || fail_memory(ld);
+  return ok && check_gravity_floats(ld, sec);
+}
+
 /* ---- loading --------------------------------------------------------------------- */
 
 static void loader_init(loader *ld, const char *path, ms_scene *scene)
@@ -1216,6 +1454,8 @@ static void loader_init(loader *ld, const char *path, ms_scene *scene)
       .gravity = {0.0f, -9.81f},
       .grid_capacity = 8,
       .small_density = 1000.0f,
+      .grav = {.g = 1.0, .burst = 10, .diagnostics_every = 100, .mass = 1.0, .radius = 1.0,
+               .semi_major_axis = 1.0, .mass_ratio = 1.0},
   };
   snprintf(scene->path, sizeof scene->path, "%s", path);
 }
@@ -1224,6 +1464,10 @@ static void loader_init(loader *ld, const char *path, ms_scene *scene)
 static int build(loader *ld)
 {
   ms_scene *s = ld->scene;
+  if (!check_mode(ld))
+    return 0;
+  if (s->mode == MS_MODE_GRAVITY)
+    return build_gravity(ld);
   if (!check_required(ld) || !check_sections(ld))
     return 0;
   small_spec *sm = &ld->small;
@@ -1290,6 +1534,8 @@ void ms_scene_free(ms_scene *scene)
   free(scene->small_pos);
   free(scene->small_vel);
   free(scene->large);
+  free(scene->grav.pos);
+  free(scene->grav.vel);
   *scene = (ms_scene){0};
 }
 
@@ -1328,6 +1574,45 @@ int ms_buffer_mode_parse(const char *s, ms_buffer_mode *out)
     *out = MS_BUFFERS_SHARED;
   else if (strcmp(s, "copied") == 0)
     *out = MS_BUFFERS_COPIED;
+  else
+    return 0;
+  return 1;
+}
+
+const char *ms_bodies_name(ms_bodies b)
+{
+  switch (b) {
+  case MS_BODIES_PLUMMER: return "plummer";
+  case MS_BODIES_UNIFORM: return "uniform";
+  case MS_BODIES_KEPLER: return "kepler";
+  case MS_BODIES_DISK: return "disk";
+  case MS_BODIES_FILE: return "file";
+  }
+  return "unknown";
+}
+
+const char *ms_integrator_name(ms_integrator i)
+{
+  return i == MS_INTEGRATOR_TAYLOR ? "taylor" : "leapfrog";
+}
+
+const char *ms_energy_mode_name(ms_energy_mode e)
+{
+  switch (e) {
+  case MS_ENERGY_AUTO: return "auto";
+  case MS_ENERGY_EXACT: return "exact";
+  case MS_ENERGY_SAMPLED: return "sampled";
+  case MS_ENERGY_OFF: return "off";
+  }
+  return "unknown";
+}
+
+int ms_integrator_parse(const char *s, ms_integrator *out)
+{
+  if (strcmp(s, "leapfrog") == 0)
+    *out = MS_INTEGRATOR_LEAPFROG;
+  else if (strcmp(s, "taylor") == 0)
+    *out = MS_INTEGRATOR_TAYLOR;
   else
     return 0;
   return 1;

@@ -23,7 +23,8 @@ COMBOS = [(p, b) for p in ("naive", "reordered") for b in ("shared", "copied")]
 def run_once(exe, scene, pipeline, buffers, steps, device, env):
     with tempfile.TemporaryDirectory() as tmp:
         stats = os.path.join(tmp, "stats.json")
-        cmd = [exe, "-q", "-n", str(steps), "-p", pipeline, "-b", buffers, "--stats", stats, scene]
+        cmd = [exe, "-q", "--headless", "-n", str(steps), "-p", pipeline, "-b", buffers,
+               "--stats", stats, scene]
         if device:
             cmd += ["--device", device]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)

@@ -8,6 +8,7 @@ import argparse
 import os
 import re
 
+DEFAULT_SYMBOL = "ms_kernel_source"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
 
 
@@ -43,6 +44,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--output", required=True)
     ap.add_argument("--depfile", required=True)
+    ap.add_argument("--symbol", default=DEFAULT_SYMBOL,
+                    help="name of the string (the file list is NAME_files; default %s and "
+                         "ms_kernel_files)" % DEFAULT_SYMBOL)
     ap.add_argument("sources", nargs="+")
     args = ap.parse_args()
 
@@ -53,8 +57,9 @@ def main():
 
     with open(args.output, "w", encoding="utf-8") as out:
         out.write("/* Generated from kernels/ by tools/embed_kernels.py; do not edit. */\n")
-        out.write("const char ms_kernel_source[] =\n%s;\n" % c_string("".join(parts)))
-        out.write("const char *const ms_kernel_files[] = {%s, 0};\n" % names)
+        files = "ms_kernel_files" if args.symbol == DEFAULT_SYMBOL else args.symbol + "_files"
+        out.write("const char %s[] =\n%s;\n" % (args.symbol, c_string("".join(parts))))
+        out.write("const char *const %s[] = {%s, 0};\n" % (files, names))
     with open(args.depfile, "w", encoding="utf-8") as dep:
         dep.write("%s: %s\n" % (args.output, " ".join(d.replace(" ", "\\ ") for d in deps)))
 

@@ -2,6 +2,7 @@
 #ifndef MIXSIM_H
 #define MIXSIM_H
 
+#include "mixsim/gravity.h"
 #include "mixsim/scene.h"
 #include "mixsim/sim.h"
 #include "mixsim/status.h"

@@ -21,6 +21,46 @@ typedef struct ms_large {
   int is_static;
 } ms_large;
 
+/* mode = gravity: where the bodies come from, how they are integrated. */
+typedef enum ms_bodies {
+  MS_BODIES_PLUMMER, /* virialised Plummer sphere (Aarseth, Henon & Wielen 1974) */
+  MS_BODIES_UNIFORM, /* uniform sphere at rest (cold collapse) */
+  MS_BODIES_KEPLER,  /* two bodies on a Kepler orbit, starting at pericentre */
+  MS_BODIES_DISK,    /* disk on circular orbits, optionally around a central mass */
+  MS_BODIES_FILE     /* CSV: x,y,z,vx,vy,vz,m */
+} ms_bodies;
+typedef enum ms_integrator {
+  MS_INTEGRATOR_LEAPFROG, /* kick-drift-kick, symplectic, second order */
+  MS_INTEGRATOR_TAYLOR    /* the tutorial's x += v dt + a dt^2/2, v += a dt */
+} ms_integrator;
+typedef enum ms_energy_mode {
+  MS_ENERGY_AUTO,    /* exact up to MS_ENERGY_EXACT_MAX bodies, sampled above */
+  MS_ENERGY_EXACT,   /* all pairs, double precision, O(N^2) on the host */
+  MS_ENERGY_SAMPLED, /* a fixed subset of bodies against all: an estimate */
+  MS_ENERGY_OFF
+} ms_energy_mode;
+#define MS_ENERGY_EXACT_MAX 20000
+
+/* [gravity]: parameters as given (defaults filled in), and the bodies they produced. */
+typedef struct ms_gravity_scene {
+  ms_bodies bodies;
+  int count;                /* number of bodies */
+  double g;                 /* gravitational constant G, in the scene's units */
+  double softening;         /* eps, length */
+  long burst;               /* steps run on the device between read-backs */
+  ms_integrator integrator;
+  ms_energy_mode energy;
+  long diagnostics_every;   /* steps; 0: only at the start and the end */
+  /* generator parameters (those that apply to `bodies`) */
+  double mass;              /* total mass (disk: of the disk) */
+  double radius;            /* plummer: virial radius; uniform: sphere; disk: outer radius */
+  double eccentricity, semi_major_axis, mass_ratio; /* kepler; mass_ratio = m2/m1 */
+  double central_mass, thickness;                   /* disk */
+  char file[512];           /* bodies = file: the path as resolved (scene folder) */
+  float *pos;               /* 4 per body: x, y, z, m */
+  float *vel;               /* 3 per body: vx, vy, vz */
+} ms_gravity_scene;
+
 typedef struct ms_scene {
   char path[512]; /* file name used in messages */
   ms_mode mode;
@@ -58,6 +98,9 @@ typedef struct ms_scene {
 
   /* Line of the dt key (0 when defaulted), for messages about dt found later. */
   int dt_line;
+
+  /* [gravity], mode = gravity only */
+  ms_gravity_scene grav;
 } ms_scene;
 
 /* Loads and validates `path`. On failure returns MS_ERR_INPUT (MS_ERR_RUNTIME for a
@@ -77,5 +120,10 @@ const char *ms_pipeline_name(ms_pipeline p);
 const char *ms_buffer_mode_name(ms_buffer_mode b);
 int ms_pipeline_parse(const char *s, ms_pipeline *out);
 int ms_buffer_mode_parse(const char *s, ms_buffer_mode *out);
+
+const char *ms_bodies_name(ms_bodies b);
+const char *ms_integrator_name(ms_integrator i);
+const char *ms_energy_mode_name(ms_energy_mode e);
+int ms_integrator_parse(const char *s, ms_integrator *out);
 
 #endif

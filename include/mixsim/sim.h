@@ -53,6 +53,10 @@ const char *ms_sim_device_name(const ms_sim *sim);
 const char *ms_sim_platform_name(const ms_sim *sim);
 int ms_sim_device_is_gpu(const ms_sim *sim);
 
+/* Puts large particle `index` (scene order) at (x, y) m with zero velocity, between
+ * advances: the preview's mouse drag. MS_ERR_INPUT for a bad index or position. */
+ms_status ms_sim_move_large(ms_sim *sim, int index, float x, float y);
+
 ms_status ms_sim_read_state(ms_sim *sim, ms_state *state);
 void ms_state_free(ms_state *state);
 

@@ -1,0 +1,20 @@
+/* The mixsim command for mode = gravity: runs a loaded scene headless with progress
+ * lines, then prints the breakdown and the state hash, like the collision mode. */
+#ifndef MS_GRAVITY_CLI_H
+#define MS_GRAVITY_CLI_H
+
+#include "mixsim/scene.h"
+
+typedef struct ms_gravity_cli {
+  const char *scene_path;
+  const char *devices; /* --devices, else --device; NULL: $MIXSIM_DEVICE or the default */
+  const char *kernel;  /* --gravity-kernel */
+  long burst;          /* --burst; 0: the scene's */
+  const char *stats_path, *dump_path;
+  int quiet;
+} ms_gravity_cli;
+
+/* Returns the process exit code (0, or the ms_status of the failure, reported). */
+int ms_gravity_cli_run(const ms_gravity_cli *cli, const ms_scene *scene);
+
+#endif

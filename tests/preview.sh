@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The command line around the preview, with no display: a run without one (or with
+# --headless) runs headless, says so in one line, and gives the usual hash; offscreen
+# options are checked before anything runs; a build without SDL2 refuses them.
+# usage: preview.sh MIXSIM SOURCE_ROOT HAVE_PREVIEW(0|1)
+set -u
+exe=$1
+root=$2
+have_preview=$3
+scene=$root/tests/scenes/tiny.ini
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+passes=0
+
+check() {
+  if "$@"; then
+    echo "ok   $1"
+    passes=$((passes + 1))
+  else
+    echo "FAIL $1"
+    fails=$((fails + 1))
+  fi
+}
+
+hash_of() { sed -n 's/^state hash \([0-9a-f]*\).*/\1/p' "$1"; }
+
+test_no_display_runs_headless_and_says_so() {
+  env -u DISPLAY -u WAYLAND_DISPLAY "$exe" -n 30 "$scene" >"$tmp/a" 2>"$tmp/a.err" || return 1
+  "$exe" -q -n 30 "$scene" --headless >"$tmp/b" || return 1
+  cat "$tmp/a.err"
+  [ "$(grep -c "running headless" "$tmp/a.err")" -eq 1 ] && [ -n "$(hash_of "$tmp/a")" ] &&
+    [ "$(hash_of "$tmp/a")" = "$(hash_of "$tmp/b")" ]
+}
+
+test_headless_flag_says_so() {
+  DISPLAY=:0 "$exe" --headless -n 5 "$scene" >/dev/null 2>"$tmp/err" || return 1
+  cat "$tmp/err"
+  grep -q "running headless (--headless)" "$tmp/err"
+}
+
+exits_2() { # expected message, then arguments
+  local want=$1
+  shift
+  "$exe" "$@" "$scene" >/dev/null 2>"$tmp/err"
+  local rc=$?
+  cat "$tmp/err"
+  [ $rc -eq 2 ] && grep -q -- "$want" "$tmp/err"
+}
+
+test_offscreen_options_checked() {
+  exits_2 "--every" --frames "$tmp" --every 0 &&
+    exits_2 "--every" --frames "$tmp" --every 1.5 &&
+    exits_2 "--every needs --frames" --every 3 &&
+    if [ "$have_preview" = 1 ]; then
+      exits_2 "not a folder" --frames "$tmp/missing" &&
+        exits_2 "not a folder" --screenshot "$tmp/missing/shot.png" &&
+        chmod 500 "$tmp" && { [ "$(id -u)" -eq 0 ] || exits_2 "cannot write" --frames "$tmp"; }
+    fi
+  local ok=$?
+  chmod 700 "$tmp"
+  return $ok
+}
+
+test_without_sdl_offscreen_refused() {
+  exits_2 "built without SDL2" --frames "$tmp" &&
+    exits_2 "built without SDL2" --screenshot "$tmp/shot.png" && [ ! -e "$tmp/shot.png" ]
+}
+
+check test_no_display_runs_headless_and_says_so
+check test_headless_flag_says_so
+check test_offscreen_options_checked
+[ "$have_preview" = 1 ] || check test_without_sdl_offscreen_refused
+echo "$passes passed, $fails failed"
+[ $fails -eq 0 ]

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# The preview window, under Xvfb: scripted key presses switch the buffers and the
+# pipeline, reset, pause, step twice, resume, change the iterations per frame, take a
+# screenshot and quit. The run exits 0, each command shows in its log, and the final
+# hash equals a headless run of the same number of iterations. The same for a gravity
+# scene's 3D window.
+# usage: window.sh MIXSIM SOURCE_ROOT
+# Skipped (77) only where xvfb-run is missing and $CI is not set.
+set -u
+exe=$(realpath "$1")
+root=$2
+if ! command -v xvfb-run >/dev/null 2>&1; then
+  if [ -n "${CI:-}" ]; then
+    echo "FAIL xvfb-run is missing (apt-get install xvfb xauth); CI must run this test"
+    exit 1
+  fi
+  echo "skipped: xvfb-run is missing (apt-get install xvfb xauth)"
+  exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fails=0
+fail() {
+  echo "FAIL $*"
+  fails=$((fails + 1))
+}
+
+script="3:B,6:P,9:R,12:Space,16:N,20:N,24:Space,27:-,30:+,33:F12,36:H,42:Q"
+timeout 300 xvfb-run -a -s "-screen 0 1280x1024x24" \
+  "$exe" --script "$script" "$root/tests/scenes/tiny.ini" >out 2>err
+rc=$?
+cat err
+cat out
+[ $rc -eq 0 ] || fail "the window run exited $rc"
+
+step_of() { sed -n "s/^mixsim: preview: step \([0-9]*\): $1\$/\1/p" err | head -1; }
+grep -q "running headless" err && fail "no window opened"
+for what in "buffers copied" "pipeline naive" "reset" "paused" "running" \
+  "3 iterations per frame" "4 iterations per frame"; do
+  [ -n "$(step_of "$what")" ] || fail "no '$what' in the log"
+done
+paused=$(step_of paused)
+resumed=$(step_of running)
+echo "paused at step $paused, resumed at step $resumed"
+[ -n "$paused" ] && [ "$resumed" = "$((paused + 2))" ] || fail "N N while paused is not 2 steps"
+grep -q "pipeline naive, buffers copied" out || fail "the switches did not last to the end"
+ls mixsim-*.png >/dev/null 2>&1 || fail "F12 wrote no screenshot"
+
+hash=$(sed -n 's/^state hash \([0-9a-f]*\) (step \([0-9]*\))$/\1/p' out)
+steps=$(sed -n 's/^state hash \([0-9a-f]*\) (step \([0-9]*\))$/\2/p' out)
+if [ -z "$hash" ] || [ -z "$steps" ] || [ "$steps" -eq 0 ]; then
+  fail "no final hash and step in the window run's output"
+else
+  "$exe" -q --headless -n "$steps" "$root/tests/scenes/tiny.ini" >head || fail "headless run"
+  want=$(sed -n 's/^state hash \([0-9a-f]*\).*/\1/p' head)
+  echo "window: $hash after $steps steps; headless: $want"
+  [ "$hash" = "$want" ] || fail "the window's hash differs from the headless run's"
+fi
+
+# A gravity scene gets the 3D view: pause, one step, run, turn the view, quit.
+script="3:Space,6:N,9:Space,12:R,15:Q"
+timeout 300 xvfb-run -a -s "-screen 0 1280x1024x24" \
+  "$exe" --script "$script" "$root/scenes/kepler.ini" >gout 2>err
+rc=$?
+cat err gout
+[ $rc -eq 0 ] || fail "the gravity window run exited $rc"
+paused=$(step_of paused)
+resumed=$(step_of running)
+[ -n "$paused" ] && [ "$resumed" = "$((paused + 1))" ] || fail "gravity: N while paused is not 1 step"
+hash=$(sed -n 's/^state hash \([0-9a-f]*\) (step \([0-9]*\))$/\1/p' gout)
+steps=$(sed -n 's/^state hash \([0-9a-f]*\) (step \([0-9]*\))$/\2/p' gout)
+if [ -z "$hash" ] || [ -z "$steps" ]; then
+  fail "no final hash and step in the gravity window's output"
+else
+  "$exe" -q --headless -n "$steps" "$root/scenes/kepler.ini" >ghead || fail "headless gravity run"
+  want=$(sed -n 's/^state hash \([0-9a-f]*\).*/\1/p' ghead)
+  echo "gravity window: $hash after $steps steps; headless: $want"
+  [ "$hash" = "$want" ] || fail "the gravity window's hash differs from the headless run's"
+fi
+[ $fails -eq 0 ] && echo "ok   window" || exit 1

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# On the GPU machine, gravity mode: build, run the gravity tests on the GPU, benchmark
+# every kernel variant for several N, and try the multi-device split (the GPU opened
+# twice, and GPU + CPU where a CPU OpenCL device exists). Results go to $OUT (or
+# ./device-results). Stages can be picked: STAGES="build test bench multi" (default all);
+# GRAVITY_N (default 16384,65536,262144,1048576), GRAVITY_KERNELS (default
+# simple,tiled,tiled2,tiled4,jsplit4), SECONDS_PER_RUN (2), REPEAT (3).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-device-results}
+mkdir -p "$out"
+stages=${STAGES:-build test bench multi}
+build=build-gravity-device
+exe=$build/mixsim
+has() { [[ " $stages " == *" $1 "* ]]; }
+
+if has build; then
+  eval "$(tools/device-setup.sh)"
+  {
+    nvidia-smi -L; clinfo -l; gcc --version | head -1; meson --version
+    rm -rf "$build"
+    meson setup "$build" -Dsdl=disabled --buildtype=release && meson compile -C "$build"
+  } >"$out/gravity-build.log" 2>&1 || { tail -50 "$out/gravity-build.log"; exit 1; }
+  tail -3 "$out/gravity-build.log"
+else
+  eval "$(tools/device-setup.sh)" >/dev/null 2>&1 || true
+fi
+$exe --list-devices | tee "$out/gravity-devices.txt"
+cpu=$(awk '$2 == "cpu" {print $1; exit}' "$out/gravity-devices.txt")
+
+if has test; then
+  echo "== gravity tests on the GPU"
+  for t in kepler reference hash bodies options; do
+    MIXSIM_DEVICE=gpu $build/tests/test_gravity $t . 2>&1
+  done | tee "$out/gravity-tests-gpu.txt"
+  MIXSIM_DEVICE=gpu bash tests/gravity_cli.sh "$exe" . 2>&1 | tee -a "$out/gravity-tests-gpu.txt"
+fi
+
+if has bench; then
+  echo "== gravity benchmark on the GPU"
+  python3 tools/gravity_bench.py "$exe" --device gpu --n "${GRAVITY_N:-16384,65536,262144,1048576}" \
+    --kernels "${GRAVITY_KERNELS:-simple,tiled,tiled2,tiled4,jsplit4},default" \
+    --seconds "${SECONDS_PER_RUN:-2}" --repeat "${REPEAT:-3}" --json "$out/gravity-bench-gpu.json" \
+    | tee "$out/gravity-bench-gpu.md"
+fi
+
+if has multi; then
+  echo "== multi-device: the GPU twice (two contexts), then GPU + CPU"
+  n=${MULTI_N:-262144}
+  printf '[simulation]\nmode = gravity\ndt = 0.0001\nsteps = 20\nseed = 1\n[gravity]\nbodies = plummer\ncount = %s\nsoftening = 0.01\nenergy = off\ndiagnostics_every = 0\n' \
+    "$n" >"$out/gravity-multi.ini"
+  for devs in gpu gpu,gpu ${cpu:+gpu,$cpu}; do
+    echo "-- --devices $devs"
+    $exe -q --devices "$devs" --stats "$out/gravity-multi-${devs//[,:]/_}.json" \
+      "$out/gravity-multi.ini" | grep -E "^device|^speed|exchange|state hash"
+  done 2>&1 | tee "$out/gravity-multi.txt"
+fi
