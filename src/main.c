@@ -1,6 +1,7 @@
 /* The mixsim command line: load a scene, run it in the preview window or headless (or
  * draw offscreen frames), report where the time went. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "cl_runtime.h"
 #include "gravity_cli.h"
+#include "mixsim/checkpoint.h"
 #include "mixsim/mixsim.h"
 #include "preview.h"
 #include "report.h"
@@ -25,7 +27,31 @@ typedef struct cli {
   int headless;
   const char *frames_dir, *screenshot, *script;
   long every; /* 0: not given */
+  const char *checkpoint, *resume;
+  long checkpoint_every; /* 0: only at the end or on a signal */
 } cli;
+
+/* SIGINT/SIGTERM: the running simulation stops after its current iteration. */
+static volatile sig_atomic_t g_signal;
+static ms_sim *volatile g_running;
+
+static void on_signal(int sig)
+{
+  g_signal = sig;
+  ms_sim *s = g_running;
+  if (s)
+    ms_sim_request_stop(s);
+}
+
+static void catch_signals(void)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
 
 static void usage(FILE *out)
 {
@@ -64,8 +90,15 @@ static void usage(FILE *out)
         "Environment: MIXSIM_DEVICE (as --device), MIXSIM_KERNEL_DIR (load kernels/*.cl\n"
         "from there instead of the copy built into the program), MIXSIM_FONT (the\n"
         "preview's .ttf font; default DejaVuSans.ttf).\n"
+        "Checkpoints (headless collision runs):\n"
+        "      --checkpoint FILE      write the complete state to FILE at the end, on\n"
+        "                             SIGINT/SIGTERM, and every K steps if asked\n"
+        "      --checkpoint-every K   ... every K steps\n"
+        "      --resume FILE          continue from a checkpoint of the same scene; the run\n"
+        "                             ends at step --steps (or the scene's steps) as before\n"
+        "\n"
         "Exit codes: 0 ok, 1 runtime error, 2 bad input, 3 no OpenCL platform/device,\n"
-        "4 numerical failure (NaN/Inf).\n",
+        "4 numerical failure (NaN/Inf), 130/143 stopped by SIGINT/SIGTERM.\n",
         out);
 }
 
@@ -133,7 +166,9 @@ static int parse_args(int argc, char **argv, cli *c)
     {"every", required_argument, 0, 'E'},   {"screenshot", required_argument, 0, 'S'},
     {"script", required_argument, 0, 'K'},
     {"gravity-kernel", required_argument, 0, 1001}, {"devices", required_argument, 0, 1002},
-    {"burst", required_argument, 0, 1003},  {0, 0, 0, 0}};
+    {"burst", required_argument, 0, 1003},  {"checkpoint", required_argument, 0, 1004},
+    {"checkpoint-every", required_argument, 0, 1005}, {"resume", required_argument, 0, 1006},
+    {0, 0, 0, 0}};
   int ch;
   while ((ch = getopt_long(argc, argv, "n:p:b:d:ls:o:qhV", opts, NULL)) != -1) {
     char *end;
@@ -166,6 +201,13 @@ static int parse_args(int argc, char **argv, cli *c)
       if (*optarg == '\0' || *end != '\0' || c->burst <= 0)
         return bad_option("--burst", "a positive integer", optarg);
       break;
+    case 1004: c->checkpoint = optarg; break;
+    case 1005:
+      c->checkpoint_every = strtol(optarg, &end, 10);
+      if (*optarg == '\0' || *end != '\0' || c->checkpoint_every <= 0)
+        return bad_option("--checkpoint-every", "a positive integer", optarg);
+      break;
+    case 1006: c->resume = optarg; break;
     case 'h': usage(stdout); return 0;
     case 'V': printf("mixsim %s\n", MIXSIM_VERSION); return 0;
     default: usage(stderr); return MS_ERR_INPUT;
@@ -178,6 +220,13 @@ static int parse_args(int argc, char **argv, cli *c)
     return MS_ERR_INPUT;
   }
   c->scene = argv[optind];
+  if (c->checkpoint_every && !c->checkpoint) {
+    fprintf(stderr, "mixsim: --checkpoint-every needs --checkpoint FILE\n");
+    return MS_ERR_INPUT;
+  }
+  /* Checkpointed runs are headless runs. */
+  if (c->checkpoint || c->resume)
+    c->headless = 1;
   return check_offscreen(c);
 }
 
@@ -199,30 +248,43 @@ static void progress(long done, long total, double elapsed)
   fprintf(stderr, "\rmixsim: step %ld/%ld  %.0f it/s  ETA %.1f s   ", done, total, rate, eta);
 }
 
-/* Advances in chunks of about a quarter second, to show progress. */
-static ms_status run(ms_sim *sim, long total, int show, double *wall)
+typedef struct run_ckpt {
+  const char *path; /* NULL: no checkpoints */
+  long every;
+  uint32_t scene_id;
+} run_ckpt;
+
+/* Advances in chunks of about a quarter second, to show progress, up to step `total`,
+ * stopping at checkpoint boundaries and, after a signal, at the next iteration. */
+static ms_status run(ms_sim *sim, long total, int show, double *wall, const run_ckpt *ck)
 {
-  long done = 0, chunk = 1;
+  long chunk = 1, start = ms_sim_step(sim);
   double t0 = ms_now();
-  while (done < total) {
-    long n = chunk < total - done ? chunk : total - done;
+  g_running = sim;
+  if (g_signal)
+    ms_sim_request_stop(sim);
+  ms_status st = MS_OK;
+  while (!st && ms_sim_step(sim) < total && !ms_sim_stop_requested(sim)) {
+    long step = ms_sim_step(sim), n = chunk < total - step ? chunk : total - step;
+    if (ck && ck->path && ck->every)
+      n = n < ck->every - step % ck->every ? n : ck->every - step % ck->every;
     double c0 = ms_now();
-    ms_status st = ms_sim_advance(sim, n);
-    if (st)
-      return st;
-    done += n;
+    st = ms_sim_advance(sim, n);
     double dt = ms_now() - c0;
+    if (!st && ck && ck->path && ck->every && ms_sim_step(sim) % ck->every == 0)
+      st = ms_checkpoint_save(ck->path, sim, ck->scene_id);
     if (dt < 0.125 && chunk < (1L << 20))
       chunk *= 2;
     else if (dt > 0.5 && chunk > 1)
       chunk /= 2;
     if (show)
-      progress(done, total, ms_now() - t0);
+      progress(ms_sim_step(sim) - start, total - start, ms_now() - t0);
   }
+  g_running = NULL;
   *wall = ms_now() - t0;
   if (show)
     fputc('\n', stderr);
-  return MS_OK;
+  return st;
 }
 
 static void say_headless(const cli *c, const char *why)
@@ -250,7 +312,19 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
     return st;
   }
   say_headless(c, why);
-  return run(*sim, steps, !c->quiet && isatty(fileno(stderr)), wall);
+  run_ckpt ck = {c->checkpoint, c->checkpoint_every, 0};
+  if (c->checkpoint || c->resume) {
+    ms_status st = ms_scene_identity(c->scene, &ck.scene_id);
+    if (!st && c->resume)
+      st = ms_checkpoint_load(c->resume, *sim, ck.scene_id);
+    if (st)
+      return st;
+  }
+  ms_status st = run(*sim, steps, !c->quiet && isatty(fileno(stderr)), wall, &ck);
+  /* The state at the end or where a signal stopped the run. */
+  if (!st && c->checkpoint)
+    st = ms_checkpoint_save(c->checkpoint, *sim, ck.scene_id);
+  return st;
 }
 
 static int fail(ms_status st)
@@ -297,6 +371,7 @@ int main(int argc, char **argv)
   if (rc >= 0)
     return rc;
   ms_set_quiet(c.quiet);
+  catch_signals();
   if (c.list_devices) {
     ms_status st = ms_cl_list_devices(stdout);
     return st ? fail(st) : 0;
@@ -309,6 +384,11 @@ int main(int argc, char **argv)
   if ((rc = apply_overrides(&c, &scene)) >= 0) {
     ms_scene_free(&scene);
     return rc;
+  }
+  if (scene.mode == MS_MODE_GRAVITY && (c.checkpoint || c.resume)) {
+    ms_scene_free(&scene);
+    return bad_option(c.checkpoint ? "--checkpoint" : "--resume", "a collision scene (gravity "
+                      "runs have no checkpoints yet)", c.scene);
   }
   if (scene.mode == MS_MODE_GRAVITY) {
     ms_gravity_cli g = {c.scene, c.devices ? c.devices : c.device, c.gravity_kernel, c.burst,
@@ -344,6 +424,12 @@ int main(int argc, char **argv)
   if (!st && c.dump_path)
     st = ms_report_dump_csv(c.dump_path, sim);
   rc = st ? fail(st) : 0;
+  long stopped_at = ms_sim_step(sim);
   ms_sim_destroy(sim);
+  if (!rc && g_signal) {
+    fprintf(stderr, "mixsim: stopped by signal %d at step %ld%s\n", (int)g_signal, stopped_at,
+            c.checkpoint ? "; checkpoint written" : "");
+    rc = 128 + (int)g_signal;
+  }
   return rc;
 }

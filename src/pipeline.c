@@ -32,6 +32,7 @@ typedef struct thread_job {
   ms_sim *s;
   long iterations;
   ms_status status;
+  long done; /* iterations completed */
 } thread_job;
 
 static ms_status meet(ms_sim *s, ms_thread_id thread, ms_phase wait_phase)
@@ -92,12 +93,19 @@ static void *gpu_manager_main(void *arg)
 {
   thread_job *job = arg;
   ms_sim *s = job->s;
-  for (long i = 0; i < job->iterations && !job->status; i++)
-    job->status = gpu_iteration(s, s->pipeline, s->step + i);
+  /* A requested stop is taken only here, between iterations: the worker, waiting at
+   * sync 1, has finished the previous iteration too, so both stop at the same step. */
+  for (job->done = 0; job->done < job->iterations && !job->status; job->done++) {
+    if (atomic_load(&s->stop_requested)) {
+      s->halted = 1;
+      break;
+    }
+    job->status = gpu_iteration(s, s->pipeline, s->step + job->done);
+  }
   ms_status fin = ms_gpu_finish(s);
   if (!job->status)
     job->status = fin;
-  if (job->status)
+  if (job->status || s->halted)
     ms_sync_abort(&s->sync);
   return NULL;
 }
@@ -106,8 +114,12 @@ static void *cpu_worker_main(void *arg)
 {
   thread_job *job = arg;
   ms_sim *s = job->s;
-  for (long i = 0; i < job->iterations && !job->status; i++)
-    job->status = cpu_iteration(s, s->pipeline, s->step + i);
+  for (job->done = 0; job->done < job->iterations && !job->status; job->done++)
+    job->status = cpu_iteration(s, s->pipeline, s->step + job->done);
+  /* The abort that released us may be the manager's clean stop (see above); the
+   * sync's lock makes its `halted` visible here. */
+  if (job->status == MS_ERR_ABORTED && s->halted)
+    job->status = MS_OK;
   if (job->status)
     ms_sync_abort(&s->sync);
   return NULL;
@@ -115,9 +127,10 @@ static void *cpu_worker_main(void *arg)
 
 ms_status ms_pipeline_run(ms_sim *s, long iterations)
 {
-  thread_job gpu = {s, iterations, MS_OK}, cpu = {s, iterations, MS_OK};
+  thread_job gpu = {s, iterations, MS_OK, 0}, cpu = {s, iterations, MS_OK, 0};
   pthread_t gpu_thread, cpu_thread;
   s->sync.aborted = 0;
+  s->halted = 0;
   ms_trace_begin_advance(&s->trace);
   double t0 = ms_now();
   if (pthread_create(&gpu_thread, NULL, gpu_manager_main, &gpu))
@@ -135,9 +148,10 @@ ms_status ms_pipeline_run(ms_sim *s, long iterations)
   if (!st)
     st = gpu.status;
   if (!st) {
-    s->step += iterations;
-    s->trace.iterations += iterations;
-    s->stats.iterations += iterations;
+    long done = s->halted ? gpu.done : iterations;
+    s->step += done;
+    s->trace.iterations += done;
+    s->stats.iterations += done;
   }
   return st;
 }

@@ -147,6 +147,8 @@ ms_status ms_sim_advance(ms_sim *s, long iterations)
 }
 
 void ms_sim_set_pipeline(ms_sim *s, ms_pipeline p) { s->pipeline = p; }
+void ms_sim_request_stop(ms_sim *s) { atomic_store(&s->stop_requested, 1); }
+int ms_sim_stop_requested(const ms_sim *s) { return atomic_load(&s->stop_requested); }
 ms_pipeline ms_sim_pipeline(const ms_sim *s) { return s->pipeline; }
 ms_buffer_mode ms_sim_buffers(const ms_sim *s) { return s->buf.mode; }
 long ms_sim_step(const ms_sim *s) { return s->step; }
@@ -249,5 +251,34 @@ ms_status ms_sim_hash(ms_sim *s, uint32_t *hash)
     return rc;
   *hash = ms_state_hash(&st);
   ms_state_free(&st);
+  return MS_OK;
+}
+
+ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const float *small_pos,
+                         const float *small_vel, const float *large_state)
+{
+  size_t bytes = (size_t)s->n_small * 2 * sizeof(float);
+  ms_status st = MS_OK;
+  if (capacity != s->buf.cap) {
+    st = ms_buffers_set_capacity(&s->buf, &s->cl, capacity);
+    if (!st)
+      st = ms_gpu_bind(s);
+    s->stats.grid_capacity = (int)s->buf.cap;
+  }
+  if (!st)
+    st = ms_buffers_upload(&s->cl, s->buf.pos, small_pos, bytes);
+  if (!st)
+    st = ms_buffers_upload(&s->cl, s->buf.vel, small_vel, bytes);
+  if (st)
+    return st;
+  for (int i = 0; i < s->n_large; i++) {
+    ms_body *L = &s->large[i];
+    L->x = large_state[4 * i];
+    L->y = large_state[4 * i + 1];
+    L->vx = L->is_static ? 0.0f : large_state[4 * i + 2];
+    L->vy = L->is_static ? 0.0f : large_state[4 * i + 3];
+  }
+  s->step = step;
+  s->grid_current = 0;
   return MS_OK;
 }

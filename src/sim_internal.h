@@ -2,6 +2,8 @@
 #ifndef MS_SIM_INTERNAL_H
 #define MS_SIM_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "buffers.h"
 #include "cl_runtime.h"
 #include "mixsim/sim.h"
@@ -49,10 +51,17 @@ struct ms_sim {
   int n_pending;
 
   long step;
+  atomic_int stop_requested; /* set from a signal handler: stop at the next iteration */
+  int halted;                /* the manager stopped early; published by ms_sync_abort */
   ms_sync sync;
   ms_trace trace;
   ms_sim_stats stats;
   int outside_warned;
 };
+
+/* Puts the sim into a saved state (checkpoint.c): small particles uploaded, large ones
+ * set (x y vx vy each), grid capacity as saved, grid rebuilt before next use. */
+ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const float *small_pos,
+                         const float *small_vel, const float *large_state);
 
 #endif

@@ -38,8 +38,15 @@ typedef struct ms_state {
 ms_status ms_sim_create(const ms_scene *scene, const ms_sim_options *opt, ms_sim **out);
 void ms_sim_destroy(ms_sim *sim);
 
-/* Runs `iterations` iterations on the two threads and returns when both are done. */
+/* Runs `iterations` iterations on the two threads and returns when both are done, or
+ * earlier, at an iteration boundary, once ms_sim_request_stop was called (the step
+ * count says how far it got). */
 ms_status ms_sim_advance(ms_sim *sim, long iterations);
+
+/* Asks a running or future advance to stop after the current iteration. Safe to call
+ * from a signal handler. */
+void ms_sim_request_stop(ms_sim *sim);
+int ms_sim_stop_requested(const ms_sim *sim);
 
 /* Switch between advances; neither changes the trajectory. */
 void ms_sim_set_pipeline(ms_sim *sim, ms_pipeline pipeline);

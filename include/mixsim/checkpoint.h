@@ -1,0 +1,25 @@
+/* Checkpoints: the complete state of a run in one file, written atomically (temporary
+ * file, fsync, rename) with a versioned header and a CRC-32 (zlib), so a run can be
+ * resumed and end with the same state hash as an uninterrupted one. */
+#ifndef MIXSIM_CHECKPOINT_H
+#define MIXSIM_CHECKPOINT_H
+
+#include <stdint.h>
+
+#include "mixsim/sim.h"
+#include "mixsim/status.h"
+
+#define MS_CHECKPOINT_VERSION 1
+
+/* Identity of a scene: CRC-32 of its file's bytes. A checkpoint only resumes the scene
+ * it was written from. Returns MS_ERR_INPUT when the file cannot be read. */
+ms_status ms_scene_identity(const char *path, uint32_t *id);
+
+ms_status ms_checkpoint_save(const char *path, ms_sim *sim, uint32_t scene_id);
+
+/* Restores `sim`, created from the same scene, to the saved state. A truncated,
+ * corrupted, wrong-version or wrong-scene file is refused with MS_ERR_INPUT and a
+ * message saying which; `sim` is then unchanged. */
+ms_status ms_checkpoint_load(const char *path, ms_sim *sim, uint32_t scene_id);
+
+#endif
