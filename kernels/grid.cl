@@ -9,17 +9,27 @@ __kernel void ms_grid_clear(__global int *count, int n_cells, __global int *flag
   if (i < n_cells)
     count[i] = 0;
   if (i < MS_FLAG_COUNT)
-    flags[i] = (i == MS_FLAG_FIRST_BAD || i == MS_FLAG_FIRST_OUT) ? MS_NO_PARTICLE : 0;
+    flags[i] = (i == MS_FLAG_FIRST_BAD || i == MS_FLAG_FIRST_OUT || i == MS_FLAG_FIRST_FAST)
+                   ? MS_NO_PARTICLE
+                   : 0;
 }
 
 __kernel void ms_grid_insert(__global const float2 *pos, int n, __global int *count,
                              __global int *idx, int cap, float min_x, float min_y,
-                             float inv_cell, int nx, int ny, __global int *flags)
+                             float inv_cell, int nx, int ny, __global int *flags,
+                             __global const float2 *vel, float max_speed2)
 {
   int i = get_global_id(0);
   if (i >= n)
     return;
   float2 p = pos[i];
+  if (max_speed2 > 0.0f) { /* an exploding system shows first as runaway speed */
+    float2 v = vel[i];
+    if (!(v.x * v.x + v.y * v.y <= max_speed2)) {
+      atomic_inc(&flags[MS_FLAG_FAST]);
+      atomic_min(&flags[MS_FLAG_FIRST_FAST], i);
+    }
+  }
   if (!isfinite(p.x) || !isfinite(p.y)) {
     atomic_inc(&flags[MS_FLAG_NONFINITE]);
     atomic_min(&flags[MS_FLAG_FIRST_BAD], i);

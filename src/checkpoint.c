@@ -8,6 +8,7 @@
 #include "mixsim/checkpoint.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,9 +135,13 @@ static ms_status capture(ms_sim *s, image *im)
   return MS_OK;
 }
 
+struct ms_snapshot {
+  image im;
+};
+
 typedef struct save_ctx {
   header h;
-  image *im;
+  const image *im;
 } save_ctx;
 
 static int write_checkpoint(FILE *f, void *arg)
@@ -146,18 +151,15 @@ static int write_checkpoint(FILE *f, void *arg)
     return -1;
   for (int i = 0; i < N_FIELDS; i++) {
     size_t n = fields[i].size(c->im);
-    if (n && fwrite(fields[i].at(c->im), 1, n, f) != n)
+    if (n && fwrite(fields[i].at((image *)c->im), 1, n, f) != n)
       return -1;
   }
   return 0;
 }
 
-ms_status ms_checkpoint_save(const char *path, ms_sim *s, uint32_t scene_id)
+static ms_status save_image(const char *path, const image *im_in, uint32_t scene_id)
 {
-  image im;
-  ms_status st = capture(s, &im);
-  if (st)
-    return st;
+  image im = *im_in; /* the field table takes a mutable image; nothing is changed */
   save_ctx c = {{{0}, 0, 0, 0, 0, 0, 0, 0}, &im};
   memcpy(c.h.magic, MAGIC, 8);
   c.h.version = MS_CHECKPOINT_VERSION;
@@ -170,9 +172,65 @@ ms_status ms_checkpoint_save(const char *path, ms_sim *s, uint32_t scene_id)
     crc = crc32(crc, (const Bytef *)fields[i].at(&im), (uInt)fields[i].size(&im));
   c.h.payload_crc = (uint32_t)crc;
   c.h.header_crc = header_crc(&c.h);
-  st = ms_write_atomic(path, write_checkpoint, &c);
+  return ms_write_atomic(path, write_checkpoint, &c);
+}
+
+ms_status ms_checkpoint_save(const char *path, ms_sim *s, uint32_t scene_id)
+{
+  image im;
+  ms_status st = capture(s, &im);
+  if (st)
+    return st;
+  st = save_image(path, &im, scene_id);
   image_free(&im);
   return st;
+}
+
+ms_status ms_snapshot_take(ms_sim *s, ms_snapshot **out)
+{
+  *out = calloc(1, sizeof **out);
+  if (!*out)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for a snapshot");
+  ms_status st = capture(s, &(*out)->im);
+  if (st) {
+    free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+static ms_status restore_image(ms_sim *s, const image *im)
+{
+  ms_status st = ms_sim_restore(s, im->step, (size_t)im->capacity, im->small_pos, im->small_vel,
+                                im->large_state);
+  if (!st) {
+    s->stats.grid_builds = im->grid_builds;
+    s->stats.overflow_builds = im->overflow_builds;
+    s->stats.capacity_growths = im->capacity_growths;
+    s->stats.outside_events = im->outside_events;
+    s->stats.max_cell_count = im->max_overflow;
+  }
+  return st;
+}
+
+ms_status ms_snapshot_restore(ms_sim *s, const ms_snapshot *snap)
+{
+  return restore_image(s, &snap->im);
+}
+
+ms_status ms_snapshot_save(const char *path, const ms_snapshot *snap, uint32_t scene_id)
+{
+  return save_image(path, &snap->im, scene_id);
+}
+
+long ms_snapshot_step(const ms_snapshot *snap) { return (long)snap->im.step; }
+
+void ms_snapshot_free(ms_snapshot *snap)
+{
+  if (!snap)
+    return;
+  image_free(&snap->im);
+  free(snap);
 }
 
 static ms_status refuse(const char *path, const char *why)
@@ -197,6 +255,21 @@ static ms_status check_header(const char *path, const header *h, uint32_t scene_
     return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: written from another scene (scene id "
                    "%08x, this scene %08x)", path, h->scene_id, scene_id);
   return MS_OK;
+}
+
+static int finite_array(const float *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(v[i]))
+      return 0;
+  return 1;
+}
+
+static int all_finite(const image *im)
+{
+  size_t ns = (size_t)im->n_small * 2, nl = (size_t)im->n_large * 4;
+  return finite_array(im->small_pos, ns) && finite_array(im->small_vel, ns) &&
+         finite_array(im->large_state, nl);
 }
 
 /* Reads and checks the whole file into `im`; the sizes must match `s`. */
@@ -239,6 +312,8 @@ static ms_status read_image(const char *path, ms_sim *s, uint32_t scene_id, imag
     st = refuse(path, "payload checksum mismatch (corrupted)");
   if (!st && (im->capacity < 1 || im->step < 0))
     st = refuse(path, "impossible values");
+  if (!st && !all_finite(im))
+    st = refuse(path, "non-finite positions or velocities");
   fclose(f);
   if (st)
     image_free(im);
@@ -251,15 +326,7 @@ ms_status ms_checkpoint_load(const char *path, ms_sim *s, uint32_t scene_id)
   ms_status st = read_image(path, s, scene_id, &im);
   if (st)
     return st;
-  st = ms_sim_restore(s, im.step, (size_t)im.capacity, im.small_pos, im.small_vel,
-                      im.large_state);
-  if (!st) {
-    s->stats.grid_builds = im.grid_builds;
-    s->stats.overflow_builds = im.overflow_builds;
-    s->stats.capacity_growths = im.capacity_growths;
-    s->stats.outside_events = im.outside_events;
-    s->stats.max_cell_count = im.max_overflow;
-  }
+  st = restore_image(s, &im);
   image_free(&im);
   return st;
 }

@@ -119,6 +119,10 @@ ms_status ms_cpu_integrate(ms_sim *s, long step)
     if (!isfinite(L->x) || !isfinite(L->y) || !isfinite(L->vx) || !isfinite(L->vy))
       return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle #%d has a non-finite state; "
                                      "dt may be too large", step, i);
+    if (s->max_speed2 > 0.0f && !(L->vx * L->vx + L->vy * L->vy <= s->max_speed2))
+      return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle #%d moves faster than max_speed = "
+                                     "%g m/s: the system is exploding; dt may be too large",
+                     step, i, sqrt(s->max_speed2));
   }
   return MS_OK;
 }

@@ -28,6 +28,8 @@ ms_status ms_gpu_bind(ms_sim *s)
   ARG(MS_K_GRID_INSERT, 8, g->nx);
   ARG(MS_K_GRID_INSERT, 9, g->ny);
   ARG(MS_K_GRID_INSERT, 10, b->flags);
+  ARG(MS_K_GRID_INSERT, 11, b->vel);
+  ARG(MS_K_GRID_INSERT, 12, s->max_speed2);
 
   ARG(MS_K_GRID_SORT, 0, b->count);
   ARG(MS_K_GRID_SORT, 1, b->idx);

@@ -1,5 +1,8 @@
 /* Building the uniform grid on the device and handling what the build reports. */
 #include "gpu_manager.h"
+
+#include <math.h>
+
 #include "shared/grid.h"
 
 /* Enqueues clear, insert and sort, then reads the flags back: the one blocking call
@@ -68,6 +71,11 @@ ms_status ms_gpu_build_grid(ms_sim *s, long step)
       return ms_fail(MS_ERR_NUMERIC, "step %ld: small particle #%d has a non-finite position "
                                      "(%d particle(s) affected); dt may be too large",
                      step, flags[MS_FLAG_FIRST_BAD], flags[MS_FLAG_NONFINITE]);
+    if (flags[MS_FLAG_FAST])
+      return ms_fail(MS_ERR_NUMERIC, "step %ld: small particle #%d moves faster than max_speed = "
+                                     "%g m/s (%d particle(s)): the system is exploding; dt may "
+                                     "be too large",
+                     step, flags[MS_FLAG_FIRST_FAST], sqrt(s->max_speed2), flags[MS_FLAG_FAST]);
     if (flags[MS_FLAG_OUTSIDE])
       note_outside(s, flags, step);
     if (!flags[MS_FLAG_OVERFLOW])

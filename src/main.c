@@ -252,7 +252,31 @@ typedef struct run_ckpt {
   const char *path; /* NULL: no checkpoints */
   long every;
   uint32_t scene_id;
+  const char *last_good; /* where a numerical failure leaves the last good state */
 } run_ckpt;
+
+/* After a numerical failure: replays from the snapshot taken before the failing chunk,
+ * one iteration at a time (runs are deterministic, so it fails at the same step), and
+ * writes the state just before the failure as a checkpoint. */
+static void write_last_good(ms_sim *sim, ms_snapshot *snap, const run_ckpt *ck)
+{
+  ms_snapshot *good = NULL;
+  if (!snap || ms_snapshot_restore(sim, snap))
+    return;
+  for (;;) {
+    ms_snapshot *next = NULL;
+    if (ms_snapshot_take(sim, &next))
+      break;
+    ms_snapshot_free(good);
+    good = next;
+    if (ms_sim_advance(sim, 1))
+      break;
+  }
+  if (good && ms_snapshot_save(ck->last_good, good, ck->scene_id) == MS_OK)
+    fprintf(stderr, "mixsim: the last good state (step %ld) is in '%s' (--resume it)\n",
+            ms_snapshot_step(good), ck->last_good);
+  ms_snapshot_free(good);
+}
 
 /* Advances in chunks of about a quarter second, to show progress, up to step `total`,
  * stopping at checkpoint boundaries and, after a signal, at the next iteration. */
@@ -264,13 +288,21 @@ static ms_status run(ms_sim *sim, long total, int show, double *wall, const run_
   if (g_signal)
     ms_sim_request_stop(sim);
   ms_status st = MS_OK;
+  ms_snapshot *snap = NULL;
   while (!st && ms_sim_step(sim) < total && !ms_sim_stop_requested(sim)) {
     long step = ms_sim_step(sim), n = chunk < total - step ? chunk : total - step;
     if (ck && ck->path && ck->every)
       n = n < ck->every - step % ck->every ? n : ck->every - step % ck->every;
+    if (ck && ck->last_good) {
+      ms_snapshot_free(snap);
+      if ((st = ms_snapshot_take(sim, &snap)))
+        break;
+    }
     double c0 = ms_now();
     st = ms_sim_advance(sim, n);
     double dt = ms_now() - c0;
+    if (st == MS_ERR_NUMERIC && ck && ck->last_good)
+      write_last_good(sim, snap, ck);
     if (!st && ck && ck->path && ck->every && ms_sim_step(sim) % ck->every == 0)
       st = ms_checkpoint_save(ck->path, sim, ck->scene_id);
     if (dt < 0.125 && chunk < (1L << 20))
@@ -280,6 +312,7 @@ static ms_status run(ms_sim *sim, long total, int show, double *wall, const run_
     if (show)
       progress(ms_sim_step(sim) - start, total - start, ms_now() - t0);
   }
+  ms_snapshot_free(snap);
   g_running = NULL;
   *wall = ms_now() - t0;
   if (show)
@@ -312,15 +345,14 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
     return st;
   }
   say_headless(c, why);
-  run_ckpt ck = {c->checkpoint, c->checkpoint_every, 0};
-  if (c->checkpoint || c->resume) {
-    ms_status st = ms_scene_identity(c->scene, &ck.scene_id);
-    if (!st && c->resume)
-      st = ms_checkpoint_load(c->resume, *sim, ck.scene_id);
-    if (st)
-      return st;
-  }
-  ms_status st = run(*sim, steps, !c->quiet && isatty(fileno(stderr)), wall, &ck);
+  run_ckpt ck = {c->checkpoint, c->checkpoint_every, 0,
+                 c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt"};
+  ms_status st = ms_scene_identity(c->scene, &ck.scene_id);
+  if (!st && c->resume)
+    st = ms_checkpoint_load(c->resume, *sim, ck.scene_id);
+  if (st)
+    return st;
+  st = run(*sim, steps, !c->quiet && isatty(fileno(stderr)), wall, &ck);
   /* The state at the end or where a signal stopped the run. */
   if (!st && c->checkpoint)
     st = ms_checkpoint_save(c->checkpoint, *sim, ck.scene_id);

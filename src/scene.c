@@ -15,6 +15,7 @@
  *   pipeline = reordered      ; naive | reordered                         (reordered)
  *   buffers = shared          ; shared | copied                           (shared)
  *   gravity = 0, -9.81        ; m/s^2                                     (0, -9.81)
+ *   max_speed = 50            ; m/s, > 0: faster particles stop the run    (no limit)
  *   [box]        min = x, y; max = x, y          ; both required, max > min
  *   [material]   stiffness = 1e5 (N/m, > 0); restitution = 0.5 (0 < e <= 1); required
  *   [grid]       capacity = 8                    ; 1..4096                (8)
@@ -107,7 +108,7 @@ static const char *const g_kind_names[SEC_KIND_COUNT] = {
 /* Known keys of each section kind. */
 static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_SIMULATION] = {"mode", "dt", "steps", "iterations_per_frame", "seed", "pipeline",
-                        "buffers", "gravity"},
+                        "buffers", "gravity", "max_speed"},
     [SEC_BOX] = {"min", "max"},
     [SEC_MATERIAL] = {"stiffness", "restitution"},
     [SEC_GRID] = {"capacity"},
@@ -486,6 +487,8 @@ static int set_simulation(loader *ld, const char *key, const char *v)
   if (is(key, "buffers"))
     return ms_buffer_mode_parse(v, &s->buffers) ||
            bad_value(ld, "expected shared or copied, got '%s'", v);
+  if (is(key, "max_speed"))
+    return read_positive_float(ld, v, &s->max_speed);
   return read_vec2f(ld, v, s->gravity); /* gravity */
 }
 

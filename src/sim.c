@@ -78,6 +78,7 @@ static void setup_params(ms_sim *s, const ms_scene *sc)
   s->c_ss = (float)ms_damping_coeff(sc->stiffness, sc->restitution, 0.5 * s->m_small);
   s->c_sw = (float)ms_damping_coeff(sc->stiffness, sc->restitution, s->m_small);
   s->pipeline = sc->pipeline;
+  s->max_speed2 = sc->max_speed > 0.0f ? sc->max_speed * sc->max_speed : 0.0f;
 }
 
 /* Creates the device buffers in `mode` and fills them with the given state. */

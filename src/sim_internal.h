@@ -35,6 +35,7 @@ struct ms_sim {
   float c_ss, c_sw; /* damping: small-small, small-wall */
   int n_small, n_large;
   double e;         /* restitution, for pair damping of large-large */
+  float max_speed2; /* squared speed limit, 0: none */
 
   ms_grid grid;
   ms_body *large;

@@ -17,6 +17,14 @@ ms_status ms_scene_identity(const char *path, uint32_t *id);
 
 ms_status ms_checkpoint_save(const char *path, ms_sim *sim, uint32_t scene_id);
 
+/* A checkpoint held in memory: taken cheaply between advances, put back, or written. */
+typedef struct ms_snapshot ms_snapshot;
+ms_status ms_snapshot_take(ms_sim *sim, ms_snapshot **out);
+ms_status ms_snapshot_restore(ms_sim *sim, const ms_snapshot *snap);
+ms_status ms_snapshot_save(const char *path, const ms_snapshot *snap, uint32_t scene_id);
+long ms_snapshot_step(const ms_snapshot *snap);
+void ms_snapshot_free(ms_snapshot *snap);
+
 /* Restores `sim`, created from the same scene, to the saved state. A truncated,
  * corrupted, wrong-version or wrong-scene file is refused with MS_ERR_INPUT and a
  * message saying which; `sim` is then unchanged. */

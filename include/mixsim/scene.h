@@ -101,6 +101,10 @@ typedef struct ms_scene {
 
   /* [gravity], mode = gravity only */
   ms_gravity_scene grav;
+
+  /* [simulation] max_speed: a particle faster than this (m/s) stops the run as
+   * exploding; 0 means no limit (NaN/Inf always stop it). */
+  float max_speed;
 } ms_scene;
 
 /* Loads and validates `path`. On failure returns MS_ERR_INPUT (MS_ERR_RUNTIME for a

@@ -12,7 +12,9 @@
 #define MS_FLAG_NONFINITE 3  /* particles with a NaN/Inf position */
 #define MS_FLAG_FIRST_BAD 4  /* lowest index among the non-finite ones */
 #define MS_FLAG_FIRST_OUT 5  /* lowest index among those outside */
-#define MS_FLAG_COUNT 6
+#define MS_FLAG_FAST 6       /* particles faster than the scene's max_speed */
+#define MS_FLAG_FIRST_FAST 7 /* lowest index among the fast ones */
+#define MS_FLAG_COUNT 8
 #define MS_NO_PARTICLE 0x7fffffff
 
 /* Cell coordinate along one axis, clamped into [0, n-1]: a particle outside the grid
