@@ -78,9 +78,12 @@ test_signal_leaves_loadable_checkpoint() {
   local sig code
   for sig in INT TERM; do
     rm -f "$tmp/s.ck"
-    "$exe" -q -n 100000000 --checkpoint "$tmp/s.ck" "$scene" >"$tmp/out" 2>"$tmp/err" &
+    "$exe" -q -n 100000000 --checkpoint "$tmp/s.ck" --checkpoint-every 40 "$scene" \
+      >"$tmp/out" 2>"$tmp/err" &
     local pid=$!
-    sleep 1.5
+    # Signal once the run is under way (its first periodic checkpoint exists).
+    for _ in $(seq 600); do [ -e "$tmp/s.ck" ] && break; sleep 0.1; done
+    sleep 0.3
     kill -$sig $pid
     wait $pid
     code=$?
