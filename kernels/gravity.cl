@@ -184,10 +184,11 @@ __kernel __attribute__((reqd_work_group_size(MS_WG, 1, 1))) void ms_grav_jsplit(
 #endif
 
 #ifdef MS_VW
-/* The CPU kernel. pocl runs the work-items of a group in a loop and leaves the
- * vectorising to LLVM, which (POCL_VECTORIZER_REMARKS=1) does not vectorise the
- * kernels above: their inner loop is a floating-point sum, which it may not reorder,
- * and their barriers split the work-item loop. So this kernel spells the vectors out:
+/* The CPU kernel. pocl runs the work-items of a group in a loop around each barrier
+ * region and leaves vectorising to LLVM, which (POCL_VECTORIZER_REMARKS=1) does not
+ * vectorise the interaction loop of the kernels above: it is a floating-point sum it
+ * may not reorder, inside the work-item loop (tiled4 gets 4-wide SLP vectors across
+ * its four bodies, no more). So this kernel spells the vectors out:
  * body j's coordinates come from structure-of-arrays copies MS_VW at a time (float16
  * is one AVX-512 register), MS_BPI bodies i stay in registers, each with MS_VW
  * partial sums that are added up at the end, in a fixed order. No local memory, no

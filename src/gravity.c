@@ -62,22 +62,21 @@ static ms_status read_back(ms_gravity *g)
   return MS_OK;
 }
 
-static void measure(ms_gravity *g, ms_gravity_diag *d)
+static ms_status measure(ms_gravity *g, ms_gravity_diag *d)
 {
   double t0 = ms_now();
   float *vel3 = malloc((size_t)g->n * 3 * sizeof *vel3);
-  int sample = energy_sample(g);
-  memset(d, 0, sizeof *d);
-  if (vel3) {
-    for (int i = 0; i < g->n; i++)
-      memcpy(&vel3[3 * i], &g->vel[4 * i], 3 * sizeof *vel3);
-    ms_gravity_measure(g->pos, vel3, g->n, g->g, g->softening, sample, d);
-    free(vel3);
-  }
+  if (!vel3)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  for (int i = 0; i < g->n; i++)
+    memcpy(&vel3[3 * i], &g->vel[4 * i], 3 * sizeof *vel3);
+  ms_gravity_measure(g->pos, vel3, g->n, g->g, g->softening, energy_sample(g), d);
+  free(vel3);
   d->step = g->step;
   d->time = g->step * g->dt;
   d->energy_error = d->has_energy && g->e0 != 0.0 ? (d->energy - g->e0) / fabs(g->e0) : 0.0;
   g->stats.diagnostics_s += ms_now() - t0;
+  return MS_OK;
 }
 
 static void update_stats(ms_gravity *g)
@@ -154,8 +153,8 @@ ms_status ms_gravity_create(const ms_scene *scene, const ms_gravity_options *opt
     st = read_back(g);
   if (!st && g->energy != MS_ENERGY_OFF) {
     ms_gravity_diag d;
-    measure(g, &d);
-    g->e0 = d.energy;
+    st = measure(g, &d);
+    g->e0 = st ? 0.0 : d.energy;
   }
   if (st) {
     ms_gravity_destroy(g);
@@ -207,10 +206,7 @@ ms_status ms_gravity_advance(ms_gravity *g, long steps)
 ms_status ms_gravity_diagnose(ms_gravity *g, ms_gravity_diag *out)
 {
   ms_status st = read_back(g);
-  if (st)
-    return st;
-  measure(g, out);
-  return MS_OK;
+  return st ? st : measure(g, out);
 }
 
 ms_status ms_gravity_read_state(ms_gravity *g, ms_gravity_state *state)

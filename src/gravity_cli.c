@@ -101,7 +101,9 @@ static void print_report(FILE *out, const ms_scene *scene, const ms_gravity_stat
     fprintf(out, "device    %s [%s] %s, kernel %s", d->name, d->platform, d->spec, d->kernel);
     if (d->work_group > 1)
       fprintf(out, " (work-group %d)", d->work_group);
-    if (s->device_count > 1)
+    if (s->device_count > 1 && d->count == 0)
+      fprintf(out, ", no bodies");
+    else if (s->device_count > 1)
       fprintf(out, ", bodies %d..%d (%.1f%%), %.3g bodies/s", d->first, d->first + d->count - 1,
               100.0 * d->count / s->bodies, d->bodies_per_s);
     fputc('\n', out);

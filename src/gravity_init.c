@@ -32,18 +32,19 @@ static void on_sphere(ms_rng *rng, double r, double out[3])
 
 /* Aarseth, Henon & Wielen (1974): radii from the inverted cumulative mass, speeds by
  * von Neumann rejection on g(q) = q^2 (1 - q^2)^(7/2), q = v / v_escape. Drawn in
- * Plummer units (G = M = a = 1, truncated at r = 10 a), then scaled to Henon units
- * (virial radius 1, E = -1/4) and to the scene's mass, radius and G. */
+ * Plummer units (G = M = a = 1) within the radius holding 99.9% of the mass (38.7 a;
+ * a cut at 10 a would leave the sphere 1.5% too bound for its velocities), then scaled
+ * to Henon units (virial radius 1, E = -1/4) and to the scene's mass, radius and G. */
 static void plummer(body *b, int n, const ms_gravity_scene *g, ms_rng *rng)
 {
   const double to_henon = 3.0 * MS_PI / 16.0;
   double rs = to_henon * g->radius, vs = sqrt(g->g * g->mass / g->radius / to_henon);
   for (int i = 0; i < n; i++) {
-    double r;
-    do {
-      double x1 = ms_rng_uniform(rng);
-      r = x1 > 0.0 ? 1.0 / sqrt(pow(x1, -2.0 / 3.0) - 1.0) : 0.0;
-    } while (!(r <= 10.0));
+    double x1;
+    do
+      x1 = ms_rng_uniform(rng);
+    while (x1 > 0.999);
+    double r = x1 > 0.0 ? 1.0 / sqrt(pow(x1, -2.0 / 3.0) - 1.0) : 0.0;
     double q, y;
     do {
       q = ms_rng_uniform(rng);

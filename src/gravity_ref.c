@@ -145,6 +145,7 @@ static double potential(const soa *s, int n, double g, double eps2, int sample)
 void ms_gravity_measure(const float *pos, const float *vel, int n, double g, double softening,
                         int sample, ms_gravity_diag *out)
 {
+  memset(out, 0, sizeof *out);
   double kinetic = 0.0, p[3] = {0, 0, 0}, l[3] = {0, 0, 0};
   soa s = {malloc((size_t)n * sizeof(double)), malloc((size_t)n * sizeof(double)),
            malloc((size_t)n * sizeof(double)), malloc((size_t)n * sizeof(double))};

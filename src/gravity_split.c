@@ -4,8 +4,8 @@
 #include "gravity_split.h"
 
 #include <ctype.h>
-#include <pthread.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,15 +117,15 @@ static ms_status parse_devices(ms_gset *set, const char *list)
 {
   if (!list || !*list)
     list = getenv("MIXSIM_DEVICE");
-  if (!list || !*list || !strcmp(list, "all")) {
-    int all_devices = list && !strcmp(list, "all");
+  if (!list || !*list) { /* the first GPU, else a CPU */
+    ms_cl_device d;
+    ms_status st = ms_cl_find_device(NULL, &d);
+    return st ? st : add_device(set, &d, d.spec);
+  }
+  if (!strcmp(list, "all")) {
     ms_cl_device *all = NULL;
-    int n = 1;
-    ms_status st = all_devices ? ms_cl_all_devices(&all, &n) : MS_OK;
-    if (!all_devices) {
-      all = malloc(sizeof *all);
-      st = all ? ms_cl_find_device(NULL, all) : ms_fail(MS_ERR_RUNTIME, "out of memory");
-    }
+    int n = 0;
+    ms_status st = ms_cl_all_devices(&all, &n);
     for (int i = 0; !st && i < n; i++)
       st = add_device(set, &all[i], all[i].spec);
     free(all);
@@ -135,7 +135,8 @@ static ms_status parse_devices(ms_gset *set, const char *list)
   if (strlen(list) >= sizeof buf)
     return ms_fail(MS_ERR_INPUT, "--devices: list too long");
   strcpy(buf, list);
-  for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
+  char *rest = NULL;
+  for (char *item = strtok_r(buf, ",", &rest); item; item = strtok_r(NULL, ",", &rest)) {
     if (!valid_item(item))
       return ms_fail(MS_ERR_INPUT,
                      "--devices: expected all, or a comma-separated list of gpu, cpu, P:D or "
@@ -238,8 +239,14 @@ static ms_status open_device(ms_gdev *d, const char *kernel, int n_body, const c
 {
   d->variant = kernel ? ms_gravity_variant_find(kernel)
                       : ms_gravity_variant_default(d->cl.device, n_body);
-  if (!d->variant)
-    return ms_fail(MS_ERR_INPUT, "--gravity-kernel: unknown kernel '%s'", kernel);
+  if (!d->variant) {
+    char known[200] = "";
+    for (int i = 0; i < ms_gravity_variant_count(); i++)
+      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+               ms_gravity_variant_at(i)->name);
+    return ms_fail(MS_ERR_INPUT, "--gravity-kernel: unknown kernel '%s' (expected one of %s)",
+                   kernel, known);
+  }
   cl_int err;
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->cl.platform, 0};
   d->context = clCreateContext(props, 1, &d->cl.device, NULL, NULL, &err);
@@ -359,8 +366,43 @@ void ms_gset_close(ms_gset *set)
 
 /* ---- kernels ----------------------------------------------------------------------- */
 
+#define MAX_PENDING_EVENTS 1024
+
+/* Adds the profiled times of the first k kernel events (waiting for them) and releases
+ * them. */
+static ms_status settle(ms_gdev *d, int k)
+{
+  if (k <= 0)
+    return MS_OK;
+  MS_CL_TRY(clWaitForEvents((cl_uint)k, d->events), "clWaitForEvents");
+  for (int e = 0; e < k; e++) {
+    double s = ms_cl_event_seconds(d->events[e]);
+    if (d->event_is_force[e]) {
+      d->force_s += s;
+      d->last_force_s = s;
+    } else {
+      d->other_s += s;
+    }
+    clReleaseEvent(d->events[e]);
+  }
+  d->n_events -= k;
+  memmove(d->events, d->events + k, (size_t)d->n_events * sizeof *d->events);
+  memmove(d->event_is_force, d->event_is_force + k, (size_t)d->n_events * sizeof(int));
+  return MS_OK;
+}
+
+/* Keeps a kernel's event for its profiled time; a long burst settles the older half
+ * now and then, so that events do not pile up. */
 static ms_status keep_event(ms_gdev *d, cl_event ev, int is_force)
 {
+  if (d->n_events == MAX_PENDING_EVENTS) {
+    ms_status st = settle(d, MAX_PENDING_EVENTS / 2);
+    if (st) {
+      clWaitForEvents(1, &ev);
+      clReleaseEvent(ev);
+      return st;
+    }
+  }
   if (d->n_events == d->cap_events) {
     int cap = d->cap_events ? 2 * d->cap_events : 64;
     cl_event *events = realloc(d->events, (size_t)cap * sizeof *events);
@@ -533,17 +575,9 @@ ms_status ms_gset_finish(ms_gset *set)
   for (int i = 0; i < set->n_dev; i++) {
     ms_gdev *d = &set->dev[i];
     MS_CL_TRY(clFinish(d->queue), "clFinish");
-    for (int e = 0; e < d->n_events; e++) {
-      double s = ms_cl_event_seconds(d->events[e]);
-      if (d->event_is_force[e]) {
-        d->force_s += s;
-        d->last_force_s = s;
-      } else {
-        d->other_s += s;
-      }
-      clReleaseEvent(d->events[e]);
-    }
-    d->n_events = 0;
+    ms_status st = settle(d, d->n_events);
+    if (st)
+      return st;
     if (d->count > 0 && d->last_force_s > 0.0)
       d->bodies_per_s = d->count / d->last_force_s;
   }

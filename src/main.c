@@ -58,7 +58,7 @@ static void usage(FILE *out)
   fputs("usage: mixsim [options] SCENE.ini\n"
         "Runs a mixed-particle scene: small particles on the OpenCL device, large ones on a\n"
         "CPU worker thread. Prints a per-phase time breakdown and the final state hash.\n"
-        "A scene with mode = gravity runs an all-pairs N-body simulation instead, headless\n"
+        "A scene with mode = gravity runs an all-pairs N-body simulation instead\n"
         "(docs/gravity.md).\n"
         "\n"
         "  -n, --steps N            iterations to run (default: the scene's 'steps')\n"

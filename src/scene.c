@@ -1335,8 +1335,8 @@ static int check_mode(loader *ld)
                      "only used in collision mode (mode = gravity at line %d)", mode_line);
   }
   static const char *const collision_keys[] = {"iterations_per_frame", "pipeline", "buffers",
-                                               "gravity"};
-  for (int k = 0; sim && k < 4; k++)
+                                               "gravity", "max_speed"};
+  for (size_t k = 0; sim && k < sizeof collision_keys / sizeof collision_keys[0]; k++)
     if (line_of(sim, collision_keys[k]))
       return fail_key(ld, sim, collision_keys[k],
                       "only used in collision mode (mode = gravity at line %d)", mode_line);

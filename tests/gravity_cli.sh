@@ -109,12 +109,22 @@ test_runaway_exit_4() {
   [ $rc -eq 4 ] && grep -q "no longer finite" "$tmp/err"
 }
 
+test_broken_kernel_exit_1_with_log() {
+  cp -r "$root/kernels" "$tmp/kernels"
+  printf '\n__kernel void broken(void) { undeclared_name = 1; }\n' >>"$tmp/kernels/gravity.cl"
+  MIXSIM_KERNEL_DIR="$tmp/kernels" "$exe" -q -n 1 "$root/scenes/kepler.ini" >/dev/null 2>"$tmp/err"
+  local rc=$?
+  head -c 600 "$tmp/err"
+  [ $rc -eq 1 ] && grep -q "clBuildProgram failed" "$tmp/err" && grep -q "undeclared_name" "$tmp/err"
+}
+
 check test_kepler_report
 check test_stats_json_and_dump_round_trip
 check test_same_hash_devices_and_bursts
 check test_bad_options_exit_2
 check test_bad_csv_exit_2_names_csv_line
 check test_runaway_exit_4
+check test_broken_kernel_exit_1_with_log
 echo "$passes passed, $fails failed"
 [ $passes -gt 0 ] || exit 77
 [ $fails -eq 0 ]
