@@ -404,6 +404,24 @@ ms_status ms_cl_all_devices(ms_cl_device **out, int *count)
 
 const char *ms_cl_type_name(cl_device_type type) { return type_name(type); }
 
+/* MIXSIM_DUMP_BINARY=FILE saves the built program (PTX on NVIDIA), to read what the
+ * compiler made of a kernel. Best effort: a tuning aid, not part of a run. */
+static void dump_binary(cl_program program, const char *path)
+{
+  size_t size = 0;
+  if (!path || !*path ||
+      clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+      size == 0)
+    return;
+  unsigned char *bin = malloc(size);
+  FILE *f = bin ? fopen(path, "wb") : NULL;
+  if (f && clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
+    fwrite(bin, 1, size, f);
+  if (f)
+    fclose(f);
+  free(bin);
+}
+
 ms_status ms_cl_build(cl_context context, cl_device_id device, const char *source,
                       const char *options, cl_program *out)
 {
@@ -411,8 +429,10 @@ ms_status ms_cl_build(cl_context context, cl_device_id device, const char *sourc
   *out = clCreateProgramWithSource(context, 1, &source, NULL, &err);
   MS_CL_TRY(err, "clCreateProgramWithSource");
   err = clBuildProgram(*out, 1, &device, options, NULL, NULL);
-  if (err == CL_SUCCESS)
+  if (err == CL_SUCCESS) {
+    dump_binary(*out, getenv("MIXSIM_DUMP_BINARY"));
     return MS_OK;
+  }
   size_t len = 0;
   clGetProgramBuildInfo(*out, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
   char *log = malloc(len + 1);

@@ -205,7 +205,10 @@ static ms_status build(ms_gdev *d, const char *kernel_dir)
     st = ms_gravity_launch_for(d->variant, d->cl.device, wg, &d->launch);
     if (st)
       break;
-    snprintf(options, sizeof options, "%s%s", d->launch.options, include);
+    /* MIXSIM_GRAVITY_OPTIONS appends build options, for tuning a device by hand. */
+    const char *extra = getenv("MIXSIM_GRAVITY_OPTIONS");
+    snprintf(options, sizeof options, "%s%s%s%s", d->launch.options, include,
+             extra && *extra ? " " : "", extra ? extra : "");
     st = ms_cl_build(d->context, d->cl.device, source, options, &d->program);
     if (!st)
       st = create_kernel(d, d->variant->kernel, &d->force);

@@ -9,7 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-device-results}
 mkdir -p "$out"
-stages=${STAGES:-build test bench multi}
+stages=${STAGES:-build test bench cpubench multi}
 build=build-gravity-device
 exe=$build/mixsim
 has() { [[ " $stages " == *" $1 "* ]]; }
@@ -42,6 +42,14 @@ if has bench; then
     --kernels "${GRAVITY_KERNELS:-simple,tiled,tiled2,tiled4,jsplit4},default" \
     --seconds "${SECONDS_PER_RUN:-2}" --repeat "${REPEAT:-3}" --json "$out/gravity-bench-gpu.json" \
     | tee "$out/gravity-bench-gpu.md"
+fi
+
+if has cpubench && [ -n "$cpu" ]; then
+  echo "== gravity benchmark on the host CPU through pocl ($cpu)"
+  python3 tools/gravity_bench.py "$exe" --device "$cpu" --n "${CPU_GRAVITY_N:-65536,262144}" \
+    --kernels "${CPU_GRAVITY_KERNELS:-simple,soa16},default" \
+    --seconds "${SECONDS_PER_RUN:-2}" --repeat "${REPEAT:-3}" --json "$out/gravity-bench-cpu.json" \
+    | tee "$out/gravity-bench-cpu.md"
 fi
 
 if has multi; then

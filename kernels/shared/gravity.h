@@ -16,7 +16,11 @@
 #ifdef __OPENCL_C_VERSION__
 #define ms_grav_fma(a, b, c) fma(a, b, c)
 #define ms_grav_sqrt(x) sqrt(x)
+#ifdef MS_NATIVE_RSQRT /* -D MS_NATIVE_RSQRT: the device's fastest form, for tuning */
+#define ms_grav_rsqrt(x) native_rsqrt(x)
+#else
 #define ms_grav_rsqrt(x) rsqrt(x)
+#endif
 #else
 #define ms_grav_fma(a, b, c) fma(a, b, c)
 #define ms_grav_sqrt(x) sqrt(x)
