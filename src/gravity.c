@@ -23,6 +23,7 @@ struct ms_gravity {
   float *pos, *vel, *acc; /* host copies, float4 x n_pad */
   long host_step;         /* step the host copy of pos and vel holds; -1: none */
   double e0;              /* energy at step 0 */
+  const volatile sig_atomic_t *stop; /* set: stop after the current step */
   ms_gravity_stats stats;
 };
 
@@ -182,7 +183,13 @@ ms_status ms_gravity_advance(ms_gravity *g, long steps)
   ms_status st = MS_OK;
   for (long done = 0; !st && done < steps;) {
     long chunk = steps - done < g->burst ? steps - done : g->burst;
+    if (g->stop && *g->stop)
+      break;
     for (long k = 0; !st && k < chunk; k++) {
+      if (g->stop && *g->stop) {
+        chunk = k;
+        break;
+      }
       st = ms_gset_step(&g->set, g->integrator, &g->params);
       g->step++;
       if (!st && g->set.n_dev > 1 && is_rebalance_step(g->step)) {
@@ -274,4 +281,28 @@ ms_status ms_gravity_accelerations(ms_gravity *g, float *acc)
 const ms_gravity_stats *ms_gravity_get_stats(const ms_gravity *g) { return &g->stats; }
 
 long ms_gravity_step(const ms_gravity *g) { return g->step; }
+double ms_gravity_initial_energy(const ms_gravity *g) { return g->e0; }
+int ms_gravity_body_count(const ms_gravity *g) { return g->n; }
+void ms_gravity_set_stop_flag(ms_gravity *g, const volatile sig_atomic_t *flag) { g->stop = flag; }
+
+ms_status ms_gravity_restore(ms_gravity *g, long step, const float *pos, const float *vel,
+                             double e0)
+{
+  memcpy(g->pos, pos, (size_t)g->n * 4 * sizeof(float));
+  for (int i = 0; i < g->n; i++)
+    memcpy(&g->vel[4 * i], &vel[3 * i], 3 * sizeof(float));
+  ms_status st = ms_gset_upload(&g->set, g->pos, g->vel, g->acc);
+  /* a(x): what the last step's force kernel left for the next opening kick. */
+  if (!st)
+    st = ms_gset_force(&g->set, MS_GRAV_MODE_ACCEL, &g->params);
+  if (!st)
+    st = ms_gset_finish(&g->set);
+  g->step = step;
+  g->host_step = -1;
+  g->e0 = e0;
+  if (!st)
+    st = read_back(g);
+  update_stats(g);
+  return st;
+}
 long ms_gravity_burst(const ms_gravity *g) { return g->burst; }

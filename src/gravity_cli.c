@@ -3,6 +3,8 @@
  * dump (x,y,z,vx,vy,vz,m, which bodies = file reads back). */
 #include "gravity_cli.h"
 
+#include "mixsim/checkpoint.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,19 +75,31 @@ static ms_status diagnose(ms_gravity *g, run_log *log, const ms_gravity_cli *c, 
   return MS_OK;
 }
 
-static ms_status run(ms_gravity *g, long total, long every, run_log *log, const ms_gravity_cli *c)
+/* Runs up to step `total` (a resumed run starts past 0), in chunks that end at
+ * diagnostics and checkpoint boundaries, and stops early on a signal. */
+static ms_status run(ms_gravity *g, long total, long every, run_log *log, const ms_gravity_cli *c,
+                     uint32_t scene_id)
 {
   ms_status st = diagnose(g, log, c, 0.0);
-  long done = 0;
-  while (!st && done < total) {
-    long chunk = every > 0 && every < total - done ? every : total - done;
+  long ck = c->checkpoint ? c->checkpoint_every : 0;
+  while (!st && ms_gravity_step(g) < total && !(c->stop && *c->stop)) {
+    long step = ms_gravity_step(g), chunk = total - step;
+    if (every > 0 && every - step % every < chunk)
+      chunk = every - step % every;
+    if (ck > 0 && ck - step % ck < chunk)
+      chunk = ck - step % ck;
     double t0 = ms_now();
     st = ms_gravity_advance(g, chunk);
     double wall = ms_now() - t0;
-    done += chunk;
-    if (!st)
-      st = diagnose(g, log, c, wall > 0 ? interactions(ms_gravity_get_stats(g), chunk) / wall : 0);
+    long done = ms_gravity_step(g) - step;
+    if (!st && ck > 0 && ms_gravity_step(g) % ck == 0)
+      st = ms_checkpoint_save_gravity(c->checkpoint, g, scene_id);
+    if (!st && done > 0)
+      st = diagnose(g, log, c, wall > 0 ? interactions(ms_gravity_get_stats(g), done) / wall : 0);
   }
+  /* The state at the end, or where a signal stopped the run. */
+  if (!st && c->checkpoint)
+    st = ms_checkpoint_save_gravity(c->checkpoint, g, scene_id);
   return st;
 }
 
@@ -258,8 +272,18 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
   ms_status st = ms_gravity_create(scene, &opt, &g);
   if (st)
     return fail(st);
+  ms_gravity_set_stop_flag(g, c->stop);
+  uint32_t scene_id = 0;
+  if (c->checkpoint || c->resume)
+    st = ms_scene_identity(c->scene_path, &scene_id);
+  if (!st && c->resume)
+    st = ms_checkpoint_load_gravity(c->resume, g, scene_id);
+  if (st) {
+    ms_gravity_destroy(g);
+    return fail(st);
+  }
   run_log log = {0};
-  st = run(g, scene->steps, scene->grav.diagnostics_every, &log, c);
+  st = run(g, scene->steps, scene->grav.diagnostics_every, &log, c, scene_id);
   ms_gravity_state state = {0};
   if (!st)
     st = ms_gravity_read_state(g, &state);

@@ -3,6 +3,8 @@
 #ifndef MS_GRAVITY_CLI_H
 #define MS_GRAVITY_CLI_H
 
+#include <signal.h>
+
 #include "mixsim/scene.h"
 
 typedef struct ms_gravity_cli {
@@ -12,6 +14,9 @@ typedef struct ms_gravity_cli {
   long burst;          /* --burst; 0: the scene's */
   const char *stats_path, *dump_path;
   int quiet;
+  const char *checkpoint, *resume; /* --checkpoint FILE, --resume FILE */
+  long checkpoint_every;
+  const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop after this step */
 } ms_gravity_cli;
 
 /* Returns the process exit code (0, or the ms_status of the failure, reported). */

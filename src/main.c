@@ -90,7 +90,7 @@ static void usage(FILE *out)
         "Environment: MIXSIM_DEVICE (as --device), MIXSIM_KERNEL_DIR (load kernels/*.cl\n"
         "from there instead of the copy built into the program), MIXSIM_FONT (the\n"
         "preview's .ttf font; default DejaVuSans.ttf).\n"
-        "Checkpoints (headless collision runs):\n"
+        "Checkpoints (headless runs, both modes):\n"
         "      --checkpoint FILE      write the complete state to FILE at the end, on\n"
         "                             SIGINT/SIGTERM, and every K steps if asked\n"
         "      --checkpoint-every K   ... every K steps\n"
@@ -417,16 +417,20 @@ int main(int argc, char **argv)
     ms_scene_free(&scene);
     return rc;
   }
-  if (scene.mode == MS_MODE_GRAVITY && (c.checkpoint || c.resume)) {
-    ms_scene_free(&scene);
-    return bad_option(c.checkpoint ? "--checkpoint" : "--resume", "a collision scene (gravity "
-                      "runs have no checkpoints yet)", c.scene);
-  }
   if (scene.mode == MS_MODE_GRAVITY) {
-    ms_gravity_cli g = {c.scene, c.devices ? c.devices : c.device, c.gravity_kernel, c.burst,
-                        c.stats_path, c.dump_path, c.quiet};
+    ms_gravity_cli g = {c.scene,      c.devices ? c.devices : c.device,
+                        c.gravity_kernel, c.burst,
+                        c.stats_path, c.dump_path,
+                        c.quiet,      c.checkpoint,
+                        c.resume,     c.checkpoint_every,
+                        &g_signal};
     rc = run_gravity_chosen(&c, &g, &scene);
     ms_scene_free(&scene);
+    if (!rc && g_signal) {
+      fprintf(stderr, "mixsim: stopped by signal %d%s\n", (int)g_signal,
+              c.checkpoint ? "; checkpoint written" : "");
+      rc = 128 + (int)g_signal;
+    }
     return rc;
   }
   if (c.gravity_kernel || c.devices || c.burst) {

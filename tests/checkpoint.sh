@@ -116,7 +116,53 @@ test_kill_during_writes_keeps_checkpoint_loadable() {
   done
 }
 
+test_gravity_resume_equals_uninterrupted() {
+  printf '[simulation]\nmode = gravity\ndt = 0.001\nsteps = 300\nseed = 3\n[gravity]\nbodies = plummer\ncount = 512\nsoftening = 0.01\nburst = 7\n' \
+    >"$tmp/p.ini"
+  sed 's/^burst = 7/burst = 7\nintegrator = taylor/' "$tmp/p.ini" >"$tmp/t.ini"
+  local want got scene devs
+  for scene in "$tmp/p.ini" "$tmp/t.ini" "$root/scenes/kepler.ini"; do
+    "$exe" -q -n 300 "$scene" >"$tmp/full" || return 1
+    "$exe" -q -n 110 --checkpoint "$tmp/gk.ck" "$scene" >/dev/null || return 1
+    want=$(hash_of "$tmp/full")
+    for devs in cpu 0:0,0:0; do
+      "$exe" -q -n 300 --devices $devs --resume "$tmp/gk.ck" "$scene" >"$tmp/r" || return 1
+      got=$(hash_of "$tmp/r")
+      echo "    $(basename "$scene") on $devs: $got (uninterrupted $want)"
+      [ -n "$want" ] && [ "$got" = "$want" ] || return 1
+    done
+  done
+  # A collision checkpoint does not resume a gravity scene.
+  "$exe" -q -n 10 --checkpoint "$tmp/c.ck" "$scene" >/dev/null 2>&1
+  "$exe" -q -n 1 --resume "$tmp/gk.ck" "$root/scenes/mixed.ini" >/dev/null 2>"$tmp/err"
+  [ $? -eq 2 ] && grep -q "other simulation mode" "$tmp/err"
+}
+
+test_gravity_signal_leaves_loadable_checkpoint() {
+  printf '[simulation]\nmode = gravity\ndt = 0.001\nsteps = 100000000\nseed = 3\n[gravity]\nbodies = plummer\ncount = 2048\nsoftening = 0.01\nburst = 5\nenergy = off\ndiagnostics_every = 0\n' \
+    >"$tmp/long.ini"
+  rm -f "$tmp/gs.ck"
+  "$exe" -q --checkpoint "$tmp/gs.ck" --checkpoint-every 20 "$tmp/long.ini" >"$tmp/out" 2>"$tmp/err" &
+  local pid=$!
+  for _ in $(seq 600); do [ -e "$tmp/gs.ck" ] && break; sleep 0.1; done
+  sleep 0.3
+  kill -INT $pid
+  wait $pid
+  local code=$?
+  cat "$tmp/err"
+  [ $code -eq 130 ] || return 1
+  local at
+  at=$(sed -n 's/^state hash [0-9a-f]* (step \([0-9]*\)).*/\1/p' "$tmp/out")
+  [ -n "$at" ] && [ "$at" -gt 0 ] || return 1
+  "$exe" -q -n "$at" --resume "$tmp/gs.ck" "$tmp/long.ini" >"$tmp/r" || return 1
+  [ "$(hash_of "$tmp/out")" = "$(hash_of "$tmp/r")" ] || return 1
+  "$exe" -q -n "$at" "$tmp/long.ini" >"$tmp/full" || return 1
+  [ "$(hash_of "$tmp/full")" = "$(hash_of "$tmp/out")" ]
+}
+
 check test_resume_equals_uninterrupted
+check test_gravity_resume_equals_uninterrupted
+check test_gravity_signal_leaves_loadable_checkpoint
 check test_checkpoint_every_k
 check test_damaged_checkpoints_refused
 check test_signal_leaves_loadable_checkpoint

@@ -17,6 +17,11 @@ ms_status ms_scene_identity(const char *path, uint32_t *id);
 
 ms_status ms_checkpoint_save(const char *path, ms_sim *sim, uint32_t scene_id);
 
+/* The same for gravity-mode runs. */
+struct ms_gravity;
+ms_status ms_checkpoint_save_gravity(const char *path, struct ms_gravity *g, uint32_t scene_id);
+ms_status ms_checkpoint_load_gravity(const char *path, struct ms_gravity *g, uint32_t scene_id);
+
 /* A checkpoint held in memory: taken cheaply between advances, put back, or written. */
 typedef struct ms_snapshot ms_snapshot;
 ms_status ms_snapshot_take(ms_sim *sim, ms_snapshot **out);

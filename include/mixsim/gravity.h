@@ -16,6 +16,7 @@
 #ifndef MIXSIM_GRAVITY_H
 #define MIXSIM_GRAVITY_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "mixsim/scene.h"
@@ -103,6 +104,19 @@ ms_status ms_gravity_hash(ms_gravity *g, uint32_t *hash);
 ms_status ms_gravity_accelerations(ms_gravity *g, float *acc);
 
 const ms_gravity_stats *ms_gravity_get_stats(const ms_gravity *g);
+
+/* Checkpoints: the state is the step, positions (x y z m, 4 per body), velocities
+ * (3 per body) and the initial energy the drift is measured against. Accelerations are
+ * recomputed from the positions by the same kernel, so a restored run continues bit
+ * for bit as the uninterrupted one. */
+ms_status ms_gravity_restore(ms_gravity *g, long step, const float *pos, const float *vel,
+                             double e0);
+double ms_gravity_initial_energy(const ms_gravity *g);
+int ms_gravity_body_count(const ms_gravity *g);
+
+/* A flag (set by a signal handler) that makes ms_gravity_advance stop after the
+ * current step; the step count says how far it got. NULL: none. */
+void ms_gravity_set_stop_flag(ms_gravity *g, const volatile sig_atomic_t *flag);
 long ms_gravity_step(const ms_gravity *g);
 long ms_gravity_burst(const ms_gravity *g);
 
