@@ -75,6 +75,31 @@ static ms_status diagnose(ms_gravity *g, run_log *log, const ms_gravity_cli *c, 
   return MS_OK;
 }
 
+/* After a numerical failure: replays from `good` (the state before the failing chunk)
+ * one step at a time, which fails at the same step since runs are deterministic, and
+ * writes the last state before it as a checkpoint. */
+static void write_last_good(ms_gravity *g, ms_gravity_state *good, const ms_gravity_cli *c,
+                            uint32_t scene_id)
+{
+  const char *path = c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt";
+  double e0 = ms_gravity_initial_energy(g);
+  if (ms_gravity_restore(g, good->step, good->pos, good->vel, e0))
+    return;
+  for (;;) {
+    ms_gravity_state next;
+    if (ms_gravity_read_state(g, &next))
+      return;
+    ms_gravity_state_free(good);
+    *good = next;
+    if (ms_gravity_advance(g, 1))
+      break;
+  }
+  if (ms_gravity_restore(g, good->step, good->pos, good->vel, e0) == MS_OK &&
+      ms_checkpoint_save_gravity(path, g, scene_id) == MS_OK)
+    fprintf(stderr, "mixsim: the last good state (step %ld) is in '%s' (--resume it)\n",
+            good->step, path);
+}
+
 /* Runs up to step `total` (a resumed run starts past 0), in chunks that end at
  * diagnostics and checkpoint boundaries, and stops early on a signal. */
 static ms_status run(ms_gravity *g, long total, long every, run_log *log, const ms_gravity_cli *c,
@@ -88,9 +113,17 @@ static ms_status run(ms_gravity *g, long total, long every, run_log *log, const 
       chunk = every - step % every;
     if (ck > 0 && ck - step % ck < chunk)
       chunk = ck - step % ck;
+    ms_gravity_state good = {0};
+    if ((st = ms_gravity_read_state(g, &good)))
+      break;
     double t0 = ms_now();
     st = ms_gravity_advance(g, chunk);
     double wall = ms_now() - t0;
+    if (st == MS_ERR_NUMERIC)
+      write_last_good(g, &good, c, scene_id);
+    ms_gravity_state_free(&good);
+    if (st)
+      break;
     long done = ms_gravity_step(g) - step;
     if (!st && ck > 0 && ms_gravity_step(g) % ck == 0)
       st = ms_checkpoint_save_gravity(c->checkpoint, g, scene_id);
@@ -274,8 +307,7 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
     return fail(st);
   ms_gravity_set_stop_flag(g, c->stop);
   uint32_t scene_id = 0;
-  if (c->checkpoint || c->resume)
-    st = ms_scene_identity(c->scene_path, &scene_id);
+  st = ms_scene_identity(c->scene_path, &scene_id);
   if (!st && c->resume)
     st = ms_checkpoint_load_gravity(c->resume, g, scene_id);
   if (st) {

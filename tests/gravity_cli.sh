@@ -103,10 +103,19 @@ test_runaway_exit_4() {
   # two heavy bodies 1e-9 apart and a huge step: the first kick overflows a float
   printf '0,0,0,0,0,0,1e20\n1e-9,0,0,0,0,0,1e20\n' >"$tmp/close.csv"
   printf '[simulation]\nmode = gravity\ndt = 1e20\nsteps = 5\n[gravity]\nbodies = file\nfile = close.csv\nsoftening = 1e-6\n' >"$tmp/close.ini"
-  "$exe" -q "$tmp/close.ini" >/dev/null 2>"$tmp/err"
+  "$exe" -q --checkpoint "$tmp/lg.ck" "$tmp/close.ini" >/dev/null 2>"$tmp/err"
   local rc=$?
   cat "$tmp/err"
-  [ $rc -eq 4 ] && grep -q "no longer finite" "$tmp/err"
+  [ $rc -eq 4 ] && grep -q "no longer finite" "$tmp/err" &&
+    grep -q "last good state (step" "$tmp/err" || return 1
+  # The last good state is finite (a non-finite one would be refused): it loads, and
+  # the next step fails again, the same way.
+  local at
+  at=$(sed -n "s/.*last good state (step \([0-9]*\)).*/\1/p" "$tmp/err")
+  "$exe" -q -n $((at + 1)) --resume "$tmp/lg.ck" "$tmp/close.ini" >/dev/null 2>"$tmp/err2"
+  rc=$?
+  cat "$tmp/err2"
+  [ $rc -eq 4 ] && grep -q "no longer finite" "$tmp/err2" && ! grep -q refused "$tmp/err2"
 }
 
 test_broken_kernel_exit_1_with_log() {
