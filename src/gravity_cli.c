@@ -195,20 +195,6 @@ typedef struct json_ctx {
   uint32_t hash;
 } json_ctx;
 
-static void json_string(FILE *f, const char *text)
-{
-  fputc('"', f);
-  for (const char *p = text; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      fprintf(f, "\\%c", *p);
-    else if ((unsigned char)*p < 0x20)
-      fprintf(f, "\\u%04x", (unsigned char)*p);
-    else
-      fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
 static void json_vec(FILE *f, const double v[3])
 {
   fprintf(f, "[%.9g, %.9g, %.9g]", v[0], v[1], v[2]);
@@ -237,7 +223,7 @@ static int write_json(FILE *f, void *arg)
   long steps = s->steps;
   double rate = s->advance_s > 0 ? interactions(s, steps) / s->advance_s : 0.0;
   fputs("{\n  \"mode\": \"gravity\",\n  \"scene\": ", f);
-  json_string(f, c->cli->scene_path);
+  ms_json_string(f, c->cli->scene_path);
   fprintf(f, ",\n  \"bodies\": %d,\n  \"padded_bodies\": %d,\n  \"generator\": \"%s\"", s->bodies,
           s->padded, ms_bodies_name(gs->bodies));
   fprintf(f, ",\n  \"integrator\": \"%s\",\n  \"dt\": %.17g,\n  \"softening\": %.17g,\n  \"G\": %.17g",
@@ -254,9 +240,9 @@ static int write_json(FILE *f, void *arg)
     const ms_gravity_device_stats *d = &s->device[i];
     slowest_force = d->force_s > slowest_force ? d->force_s : slowest_force;
     fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-    json_string(f, d->name);
+    ms_json_string(f, d->name);
     fputs(", \"platform\": ", f);
-    json_string(f, d->platform);
+    ms_json_string(f, d->platform);
     fprintf(f, ", \"spec\": \"%s\", \"is_gpu\": %s, \"kernel\": \"%s\", \"work_group\": %d, "
                "\"first\": %d, \"count\": %d, \"force_s\": %.9g, \"drift_pack_s\": %.9g, "
                "\"bodies_per_s\": %.9g}",

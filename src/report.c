@@ -77,7 +77,7 @@ typedef struct json_ctx {
   const ms_run_info *info;
 } json_ctx;
 
-static void json_string(FILE *f, const char *text)
+void ms_json_string(FILE *f, const char *text)
 {
   fputc('"', f);
   for (const char *p = text; *p; p++) {
@@ -110,11 +110,11 @@ static int write_json(FILE *f, void *arg)
   const ms_sim_stats *st = &s->stats;
   long it = t->iterations;
   fputs("{\n  \"scene\": ", f);
-  json_string(f, c->info->scene_path);
+  ms_json_string(f, c->info->scene_path);
   fputs(",\n  \"device\": ", f);
-  json_string(f, s->cl.device_name);
+  ms_json_string(f, s->cl.device_name);
   fputs(",\n  \"platform\": ", f);
-  json_string(f, s->cl.platform_name);
+  ms_json_string(f, s->cl.platform_name);
   fprintf(f, ",\n  \"device_is_gpu\": %s", (s->cl.device_type & CL_DEVICE_TYPE_GPU) ? "true" : "false");
   fprintf(f, ",\n  \"pipeline\": \"%s\",\n  \"buffers\": \"%s\"", ms_pipeline_name(s->pipeline),
           ms_buffer_mode_name(s->buf.mode));

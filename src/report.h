@@ -18,6 +18,9 @@ void ms_report_breakdown(FILE *out, const ms_sim *sim, const ms_run_info *info);
 ms_status ms_report_stats_json(const char *path, const ms_sim *sim, const ms_run_info *info);
 ms_status ms_report_dump_csv(const char *path, ms_sim *sim);
 
+/* Writes `text` as a JSON string literal, escaped. */
+void ms_json_string(FILE *f, const char *text);
+
 /* Writes `path` through `write` into a temporary file in the same folder, then renames
  * it over `path`; on failure nothing is left behind. */
 ms_status ms_write_atomic(const char *path, int (*write)(FILE *f, void *ctx), void *ctx);
