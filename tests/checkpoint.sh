@@ -8,14 +8,7 @@ set -u
 exe=$1
 root=$2
 scene=$root/scenes/mixed.ini
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
-check() {
-  if "$@"; then echo "ok   $1"; passes=$((passes + 1)); else echo "FAIL $1"; fails=$((fails + 1)); fi
-}
-hash_of() { sed -n 's/^state hash \([0-9a-f]*\).*/\1/p' "$1"; }
+. "$(dirname "$0")/lib.sh"
 
 test_resume_equals_uninterrupted() {
   "$exe" -q -n 240 "$scene" >"$tmp/full" || return 1
@@ -167,5 +160,4 @@ check test_checkpoint_every_k
 check test_damaged_checkpoints_refused
 check test_signal_leaves_loadable_checkpoint
 check test_kill_during_writes_keeps_checkpoint_loadable
-echo "$passes passed, $fails failed"
-[ $fails -eq 0 ]
+finish

@@ -7,25 +7,7 @@ set -u
 exe=$1
 root=$2
 filter=${3:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
-
-check() { # name, then a command that must succeed
-  local name=$1
-  shift
-  [ -n "$filter" ] && [[ $name != *"$filter"* ]] && return
-  if "$@"; then
-    echo "ok   $name"
-    passes=$((passes + 1))
-  else
-    echo "FAIL $name"
-    fails=$((fails + 1))
-  fi
-}
-
-hash_of() { sed -n 's/^state hash \([0-9a-f]*\).*/\1/p' "$1"; }
+. "$(dirname "$0")/lib.sh"
 
 test_hash_pocl_1_vs_2_threads() {
   POCL_MAX_PTHREAD_COUNT=1 "$exe" -q -n 100 "$root/scenes/mixed.ini" >"$tmp/t1" || return 1
@@ -100,13 +82,11 @@ test_kernel_dir_same_hash_and_build_log() {
     grep -q "collide" "$tmp/err"
 }
 
-check test_hash_pocl_1_vs_2_threads test_hash_pocl_1_vs_2_threads
-check test_kernel_dir_same_hash_and_build_log test_kernel_dir_same_hash_and_build_log
-check test_stats_and_dump_written test_stats_and_dump_written
-check test_bad_scene_exit_2_names_line test_bad_scene_exit_2_names_line
-check test_bad_option_exit_2 test_bad_option_exit_2
-check test_no_platform_exit_3 test_no_platform_exit_3
-check test_list_devices test_list_devices
-echo "$passes passed, $fails failed"
-[ $passes -gt 0 ] || exit 77
-[ $fails -eq 0 ]
+check test_hash_pocl_1_vs_2_threads
+check test_kernel_dir_same_hash_and_build_log
+check test_stats_and_dump_written
+check test_bad_scene_exit_2_names_line
+check test_bad_option_exit_2
+check test_no_platform_exit_3
+check test_list_devices
+finish

@@ -6,14 +6,8 @@
 set -u
 exe=$(realpath "$1")
 root=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
 cd "$tmp" || exit 1
-fails=0
-passes=0
-check() {
-  if "$@"; then echo "ok   $1"; passes=$((passes + 1)); else echo "FAIL $1"; fails=$((fails + 1)); fi
-}
 
 test_exploding_scene_exit_4_and_last_good_state() {
   "$exe" -q --checkpoint "$tmp/x.ck" "$root/tests/scenes/exploding.ini" >/dev/null 2>err
@@ -88,5 +82,4 @@ check test_exploding_scene_exit_4_and_last_good_state
 check test_overflow_to_nan_exit_4_names_particle
 check test_nan_planted_in_checkpoint_refused
 check test_grid_beyond_device_limit_exit_1_names_sizes
-echo "$passes passed, $fails failed"
-[ $fails -eq 0 ]
+finish

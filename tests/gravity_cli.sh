@@ -7,24 +7,7 @@ set -u
 exe=$1
 root=$2
 filter=${3:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
-
-check() { # name: runs the function of that name, which must succeed
-  local name=$1
-  [ -n "$filter" ] && [[ $name != *"$filter"* ]] && return
-  if "$name"; then
-    echo "ok   $name"
-    passes=$((passes + 1))
-  else
-    echo "FAIL $name"
-    fails=$((fails + 1))
-  fi
-}
-
-hash_of() { sed -n 's/^state hash \([0-9a-f]*\).*/\1/p' "$1"; }
+. "$(dirname "$0")/lib.sh"
 
 small_scene() { # file, extra [gravity] lines
   printf '[simulation]\nmode = gravity\ndt = 0.001\nsteps = 20\nseed = 9\n[gravity]\nbodies = plummer\ncount = 700\nsoftening = 0.01\ndiagnostics_every = 10\n%s' "${2:-}" >"$1"
@@ -134,6 +117,4 @@ check test_bad_options_exit_2
 check test_bad_csv_exit_2_names_csv_line
 check test_runaway_exit_4
 check test_broken_kernel_exit_1_with_log
-echo "$passes passed, $fails failed"
-[ $passes -gt 0 ] || exit 77
-[ $fails -eq 0 ]
+finish

@@ -8,22 +8,8 @@ exe=$1
 root=$2
 have_preview=$3
 scene=$root/tests/scenes/tiny.ini
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-passes=0
+. "$(dirname "$0")/lib.sh"
 
-check() {
-  if "$@"; then
-    echo "ok   $1"
-    passes=$((passes + 1))
-  else
-    echo "FAIL $1"
-    fails=$((fails + 1))
-  fi
-}
-
-hash_of() { sed -n 's/^state hash \([0-9a-f]*\).*/\1/p' "$1"; }
 
 test_no_display_runs_headless_and_says_so() {
   env -u DISPLAY -u WAYLAND_DISPLAY "$exe" -n 30 "$scene" >"$tmp/a" 2>"$tmp/a.err" || return 1
@@ -71,5 +57,4 @@ check test_no_display_runs_headless_and_says_so
 check test_headless_flag_says_so
 check test_offscreen_options_checked
 [ "$have_preview" = 1 ] || check test_without_sdl_offscreen_refused
-echo "$passes passed, $fails failed"
-[ $fails -eq 0 ]
+finish
