@@ -2,6 +2,7 @@
  * in double precision, move the centre of mass to rest at the origin, then round to
  * the float state the devices integrate. */
 #include "gravity_init.h"
+#include "strtrim.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -190,16 +191,6 @@ __attribute__((format(printf, 2, 3))) static ms_status csv_fail(csv *c, const ch
   return MS_ERR_INPUT;
 }
 
-static char *trim(char *s)
-{
-  while (isspace((unsigned char)*s))
-    s++;
-  size_t n = strlen(s);
-  while (n > 0 && isspace((unsigned char)s[n - 1]))
-    s[--n] = '\0';
-  return s;
-}
-
 /* Splits `line` at commas into at most 8 trimmed fields; returns how many there were. */
 static int split(char *line, char *field[8])
 {
@@ -209,7 +200,7 @@ static int split(char *line, char *field[8])
     if (comma)
       *comma = '\0';
     if (n < 8)
-      field[n] = trim(p);
+      field[n] = ms_trim(p);
     if (!comma)
       return n + 1;
     p = comma + 1;
@@ -271,7 +262,7 @@ static ms_status read_rows(csv *c, FILE *f, ms_gravity_scene *g)
     c->line++;
     if (!strchr(buf, '\n') && !feof(f))
       return csv_fail(c, "line too long (at most %d characters)", (int)sizeof buf - 2);
-    char *line = trim(buf);
+    char *line = ms_trim(buf);
     if (!*line || *line == '#')
       continue;
     char *field[8];

@@ -79,6 +79,7 @@
 
 #include "gravity_init.h"
 #include "rng.h"
+#include "strtrim.h"
 #include "shared/contact.h"
 
 #define MAX_SMALL 50000000L
@@ -385,16 +386,6 @@ static int read_seed(loader *ld, const char *text, uint64_t *out)
   return 1;
 }
 
-static char *trim(char *s)
-{
-  while (isspace((unsigned char)*s))
-    s++;
-  size_t n = strlen(s);
-  while (n > 0 && isspace((unsigned char)s[n - 1]))
-    s[--n] = '\0';
-  return s;
-}
-
 /* Exactly n comma-separated numbers, each rounded to float (positions and radii
  * are floats in the scene, and comparisons must agree with them). */
 static int read_vector(loader *ld, const char *text, int n, double *out)
@@ -414,7 +405,7 @@ static int read_vector(loader *ld, const char *text, int n, double *out)
     if (comma)
       *comma = '\0';
     float f = 0.0f;
-    if (!parse_number(ld, trim(p), &out[i]) || !to_float(ld, out[i], &f))
+    if (!parse_number(ld, ms_trim(p), &out[i]) || !to_float(ld, out[i], &f))
       return 0;
     out[i] = f;
     if (comma)
@@ -799,7 +790,7 @@ static int take_header(loader *ld, const char *p)
                    NAME_MAX_LEN - 1);
   memcpy(name, p, n);
   name[n] = '\0';
-  return begin_section(ld, trim(name));
+  return begin_section(ld, ms_trim(name));
 }
 
 /* A key line needs '=' before any ':' or inline comment (inih would split at ':'). */
