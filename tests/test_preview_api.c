@@ -7,7 +7,7 @@
 
 #include "harness.h"
 #include "mixsim/mixsim.h"
-#include "sim_internal.h"
+#include "collision/sim_internal.h"
 
 static const char *filter;
 static char tiny[1200];

@@ -13,7 +13,7 @@
 
 #include "harness.h"
 #include "mixsim/mixsim.h"
-#include "render.h"
+#include "preview/render.h"
 
 static const char *filter;
 static const char *mixsim;

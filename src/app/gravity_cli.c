@@ -1,0 +1,322 @@
+/* Gravity mode on the command line: progress and diagnostics every
+ * `diagnostics_every` steps, then the per-phase breakdown, the stats JSON and the CSV
+ * dump (x,y,z,vx,vy,vz,m, which bodies = file reads back). */
+#include "app/gravity_cli.h"
+
+#include "mixsim/checkpoint.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mixsim/gravity.h"
+#include "io/report.h"
+#include "core/clock.h"
+
+typedef struct run_log {
+  ms_gravity_diag *diag; /* one per report line */
+  int count, cap;
+  double max_error;      /* largest |dE/E| seen */
+} run_log;
+
+static int fail(ms_status st)
+{
+  fprintf(stderr, "mixsim: %s\n", ms_error_message());
+  return (int)st;
+}
+
+static double interactions(const ms_gravity_stats *s, long steps)
+{
+  return (double)s->bodies * (double)s->bodies * (double)steps;
+}
+
+static void print_diag(FILE *out, const ms_gravity_diag *d, double rate)
+{
+  fprintf(out, "step %8ld  t %-10.4g", d->step, d->time);
+  if (d->has_energy)
+    fprintf(out, "  E %-13.7g dE/E %+.2e  2K/|W| %.4f%s", d->energy, d->energy_error,
+            d->virial_ratio, d->sampled ? " (sampled)" : "");
+  fprintf(out, "  |P| %.3g", sqrt(d->momentum[0] * d->momentum[0] +
+                                   d->momentum[1] * d->momentum[1] +
+                                   d->momentum[2] * d->momentum[2]));
+  if (rate > 0.0)
+    fprintf(out, "  %.3g interactions/s", rate);
+  fputc('\n', out);
+  fflush(out);
+}
+
+static int log_diag(run_log *log, const ms_gravity_diag *d)
+{
+  if (log->count == log->cap) {
+    int cap = log->cap ? 2 * log->cap : 64;
+    ms_gravity_diag *grown = realloc(log->diag, (size_t)cap * sizeof *grown);
+    if (!grown)
+      return 0;
+    log->diag = grown;
+    log->cap = cap;
+  }
+  log->diag[log->count++] = *d;
+  if (d->has_energy && fabs(d->energy_error) > log->max_error)
+    log->max_error = fabs(d->energy_error);
+  return 1;
+}
+
+static ms_status diagnose(ms_gravity *g, run_log *log, const ms_gravity_cli *c, double rate)
+{
+  ms_gravity_diag d;
+  ms_status st = ms_gravity_diagnose(g, &d);
+  if (st)
+    return st;
+  if (!log_diag(log, &d))
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  if (!c->quiet)
+    print_diag(stdout, &d, rate);
+  return MS_OK;
+}
+
+/* After a numerical failure: replays from `good` (the state before the failing chunk)
+ * one step at a time, which fails at the same step since runs are deterministic, and
+ * writes the last state before it as a checkpoint. */
+static void write_last_good(ms_gravity *g, ms_gravity_state *good, const ms_gravity_cli *c,
+                            uint32_t scene_id)
+{
+  const char *path = c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt";
+  double e0 = ms_gravity_initial_energy(g);
+  if (ms_gravity_restore(g, good->step, good->pos, good->vel, e0))
+    return;
+  for (;;) {
+    ms_gravity_state next;
+    if (ms_gravity_read_state(g, &next))
+      return;
+    ms_gravity_state_free(good);
+    *good = next;
+    if (ms_gravity_advance(g, 1))
+      break;
+  }
+  if (ms_gravity_restore(g, good->step, good->pos, good->vel, e0) == MS_OK &&
+      ms_checkpoint_save_gravity(path, g, scene_id) == MS_OK)
+    fprintf(stderr, "mixsim: the last good state (step %ld) is in '%s' (--resume it)\n",
+            good->step, path);
+}
+
+/* Runs up to step `total` (a resumed run starts past 0), in chunks that end at
+ * diagnostics and checkpoint boundaries, and stops early on a signal. */
+static ms_status run(ms_gravity *g, long total, long every, run_log *log, const ms_gravity_cli *c,
+                     uint32_t scene_id)
+{
+  ms_status st = diagnose(g, log, c, 0.0);
+  long ck = c->checkpoint ? c->checkpoint_every : 0;
+  while (!st && ms_gravity_step(g) < total && !(c->stop && *c->stop)) {
+    long step = ms_gravity_step(g), chunk = total - step;
+    if (every > 0 && every - step % every < chunk)
+      chunk = every - step % every;
+    if (ck > 0 && ck - step % ck < chunk)
+      chunk = ck - step % ck;
+    ms_gravity_state good = {0};
+    if ((st = ms_gravity_read_state(g, &good)))
+      break;
+    double t0 = ms_now();
+    st = ms_gravity_advance(g, chunk);
+    double wall = ms_now() - t0;
+    if (st == MS_ERR_NUMERIC)
+      write_last_good(g, &good, c, scene_id);
+    ms_gravity_state_free(&good);
+    if (st)
+      break;
+    long done = ms_gravity_step(g) - step;
+    if (!st && ck > 0 && ms_gravity_step(g) % ck == 0)
+      st = ms_checkpoint_save_gravity(c->checkpoint, g, scene_id);
+    if (!st && done > 0)
+      st = diagnose(g, log, c, wall > 0 ? interactions(ms_gravity_get_stats(g), done) / wall : 0);
+  }
+  /* The state at the end, or where a signal stopped the run. */
+  if (!st && c->checkpoint)
+    st = ms_checkpoint_save_gravity(c->checkpoint, g, scene_id);
+  return st;
+}
+
+static double per_step_ms(double s, long steps) { return steps > 0 ? 1e3 * s / steps : 0.0; }
+
+static void print_report(FILE *out, const ms_scene *scene, const ms_gravity_stats *s,
+                         const run_log *log, long burst, uint32_t hash)
+{
+  const ms_gravity_scene *gs = &scene->grav;
+  long steps = s->steps;
+  for (int i = 0; i < s->device_count; i++) {
+    const ms_gravity_device_stats *d = &s->device[i];
+    fprintf(out, "device    %s [%s] %s, kernel %s", d->name, d->platform, d->spec, d->kernel);
+    if (d->work_group > 1)
+      fprintf(out, " (work-group %d)", d->work_group);
+    if (s->device_count > 1 && d->count == 0)
+      fprintf(out, ", no bodies");
+    else if (s->device_count > 1)
+      fprintf(out, ", bodies %d..%d (%.1f%%), %.3g bodies/s", d->first, d->first + d->count - 1,
+              100.0 * d->count / s->bodies, d->bodies_per_s);
+    fputc('\n', out);
+  }
+  fprintf(out, "run       %ld steps of dt %g (t = %g), %d bodies (%s), %s, burst %ld, softening "
+               "%g, G %g\n",
+          steps, scene->dt_s, steps * scene->dt_s, s->bodies, ms_bodies_name(gs->bodies),
+          ms_integrator_name(gs->integrator), burst, gs->softening, gs->g);
+  double rate = s->advance_s > 0 ? interactions(s, steps) / s->advance_s : 0.0;
+  fprintf(out, "speed     %.2f steps/s, %.3g interactions/s, %.1f GFLOP/s (%d flop per "
+               "interaction)\n",
+          s->advance_s > 0 ? steps / s->advance_s : 0.0, rate,
+          rate * MS_GRAVITY_FLOPS_PER_INTERACTION * 1e-9, MS_GRAVITY_FLOPS_PER_INTERACTION);
+  const ms_gravity_diag *first = &log->diag[0], *last = &log->diag[log->count - 1];
+  if (last->has_energy)
+    fprintf(out, "energy    E0 %.9g, E %.9g: dE/E %+.3e, max |dE/E| %.3e (%s); 2K/|W| %.4f\n",
+            first->energy, last->energy, last->energy_error, log->max_error,
+            last->sampled ? "sampled estimate" : "exact", last->virial_ratio);
+  fprintf(out, "momentum  P %.3g, %.3g, %.3g; L %.6g, %.6g, %.6g\n", last->momentum[0],
+          last->momentum[1], last->momentum[2], last->angular_momentum[0],
+          last->angular_momentum[1], last->angular_momentum[2]);
+  fprintf(out, "time per phase (ms/step; kernels from OpenCL profiling, the rest wall clock)\n");
+  for (int i = 0; i < s->device_count; i++)
+    fprintf(out, "    force kernel %-6s %9.4f   drift/pack %9.4f\n", s->device[i].spec,
+            per_step_ms(s->device[i].force_s, steps), per_step_ms(s->device[i].other_s, steps));
+  fprintf(out, "    exchange            %9.4f   (%d rebalances)\n", per_step_ms(s->exchange_s, steps),
+          s->rebalances);
+  fprintf(out, "    read-back           %9.4f\n", per_step_ms(s->readback_s, steps));
+  fprintf(out, "    stepping, wall      %9.4f\n", per_step_ms(s->advance_s, steps));
+  fprintf(out, "    diagnostics         %9.1f ms in all\n", 1e3 * s->diagnostics_s);
+  fprintf(out, "state hash %08x (step %ld)\n", hash, steps);
+}
+
+/* ---- files ------------------------------------------------------------------------- */
+
+typedef struct json_ctx {
+  const ms_gravity_cli *cli;
+  const ms_scene *scene;
+  const ms_gravity_stats *s;
+  const run_log *log;
+  long burst;
+  uint32_t hash;
+} json_ctx;
+
+static void json_vec(FILE *f, const double v[3])
+{
+  fprintf(f, "[%.9g, %.9g, %.9g]", v[0], v[1], v[2]);
+}
+
+static void json_diag(FILE *f, const ms_gravity_diag *d)
+{
+  fprintf(f, "{\"step\": %ld, \"time\": %.9g", d->step, d->time);
+  if (d->has_energy)
+    fprintf(f, ", \"energy\": %.17g, \"kinetic\": %.17g, \"potential\": %.17g, "
+               "\"relative_error\": %.9g, \"virial_ratio\": %.9g, \"sampled\": %s",
+            d->energy, d->kinetic, d->potential, d->energy_error, d->virial_ratio,
+            d->sampled ? "true" : "false");
+  fputs(", \"momentum\": ", f);
+  json_vec(f, d->momentum);
+  fputs(", \"angular_momentum\": ", f);
+  json_vec(f, d->angular_momentum);
+  fputc('}', f);
+}
+
+static int write_json(FILE *f, void *arg)
+{
+  const json_ctx *c = arg;
+  const ms_gravity_stats *s = c->s;
+  const ms_gravity_scene *gs = &c->scene->grav;
+  long steps = s->steps;
+  double rate = s->advance_s > 0 ? interactions(s, steps) / s->advance_s : 0.0;
+  fputs("{\n  \"mode\": \"gravity\",\n  \"scene\": ", f);
+  ms_json_string(f, c->cli->scene_path);
+  fprintf(f, ",\n  \"bodies\": %d,\n  \"padded_bodies\": %d,\n  \"generator\": \"%s\"", s->bodies,
+          s->padded, ms_bodies_name(gs->bodies));
+  fprintf(f, ",\n  \"integrator\": \"%s\",\n  \"dt\": %.17g,\n  \"softening\": %.17g,\n  \"G\": %.17g",
+          ms_integrator_name(gs->integrator), c->scene->dt_s, gs->softening, gs->g);
+  fprintf(f, ",\n  \"steps\": %ld,\n  \"step\": %ld,\n  \"time\": %.17g,\n  \"burst\": %ld", steps,
+          steps, steps * c->scene->dt_s, c->burst);
+  fprintf(f, ",\n  \"wall_s\": %.9g,\n  \"steps_per_s\": %.9g,\n  \"interactions_per_s\": %.9g,"
+             "\n  \"gflops\": %.9g,\n  \"flops_per_interaction\": %d",
+          s->advance_s, s->advance_s > 0 ? steps / s->advance_s : 0.0, rate,
+          rate * MS_GRAVITY_FLOPS_PER_INTERACTION * 1e-9, MS_GRAVITY_FLOPS_PER_INTERACTION);
+  fputs(",\n  \"devices\": [", f);
+  double slowest_force = 0.0;
+  for (int i = 0; i < s->device_count; i++) {
+    const ms_gravity_device_stats *d = &s->device[i];
+    slowest_force = d->force_s > slowest_force ? d->force_s : slowest_force;
+    fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+    ms_json_string(f, d->name);
+    fputs(", \"platform\": ", f);
+    ms_json_string(f, d->platform);
+    fprintf(f, ", \"spec\": \"%s\", \"is_gpu\": %s, \"kernel\": \"%s\", \"work_group\": %d, "
+               "\"first\": %d, \"count\": %d, \"force_s\": %.9g, \"drift_pack_s\": %.9g, "
+               "\"bodies_per_s\": %.9g}",
+            d->spec, d->is_gpu ? "true" : "false", d->kernel, d->work_group, d->first, d->count,
+            d->force_s, d->other_s, d->bodies_per_s);
+  }
+  fprintf(f, "\n  ],\n  \"kernel_interactions_per_s\": %.9g",
+          slowest_force > 0 ? interactions(s, steps) / slowest_force : 0.0);
+  fprintf(f, ",\n  \"phases\": {\"exchange_s\": %.9g, \"readback_s\": %.9g, \"diagnostics_s\": "
+             "%.9g, \"rebalances\": %d}",
+          s->exchange_s, s->readback_s, s->diagnostics_s, s->rebalances);
+  const ms_gravity_diag *last = &c->log->diag[c->log->count - 1];
+  fprintf(f, ",\n  \"energy\": {\"mode\": \"%s\"", ms_energy_mode_name(gs->energy));
+  if (last->has_energy)
+    fprintf(f, ", \"initial\": %.17g, \"final\": %.17g, \"relative_error\": %.9g, "
+               "\"max_abs_relative_error\": %.9g, \"sampled\": %s",
+            c->log->diag[0].energy, last->energy, last->energy_error, c->log->max_error,
+            last->sampled ? "true" : "false");
+  fputs("},\n  \"momentum\": ", f);
+  json_vec(f, last->momentum);
+  fprintf(f, ",\n  \"virial_ratio\": %.9g", last->has_energy ? last->virial_ratio : 0.0);
+  fputs(",\n  \"diagnostics\": [", f);
+  for (int i = 0; i < c->log->count; i++) {
+    fputs(i ? ",\n    " : "\n    ", f);
+    json_diag(f, &c->log->diag[i]);
+  }
+  fprintf(f, "\n  ],\n  \"state_hash\": \"%08x\"\n}\n", c->hash);
+  return 0;
+}
+
+static int write_csv(FILE *f, void *arg)
+{
+  const ms_gravity_state *st = arg;
+  fputs("x,y,z,vx,vy,vz,m\n", f);
+  for (int i = 0; i < st->n; i++) {
+    const float *p = &st->pos[4 * i], *v = &st->vel[3 * i];
+    fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", p[0], p[1], p[2], v[0], v[1], v[2], p[3]);
+  }
+  return 0;
+}
+
+int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
+{
+  ms_gravity_options opt = {c->devices, c->kernel, c->burst, NULL};
+  ms_gravity *g = NULL;
+  ms_status st = ms_gravity_create(scene, &opt, &g);
+  if (st)
+    return fail(st);
+  ms_gravity_set_stop_flag(g, c->stop);
+  uint32_t scene_id = 0;
+  st = ms_scene_identity(c->scene_path, &scene_id);
+  if (!st && c->resume)
+    st = ms_checkpoint_load_gravity(c->resume, g, scene_id);
+  if (st) {
+    ms_gravity_destroy(g);
+    return fail(st);
+  }
+  run_log log = {0};
+  st = run(g, scene->steps, scene->grav.diagnostics_every, &log, c, scene_id);
+  ms_gravity_state state = {0};
+  if (!st)
+    st = ms_gravity_read_state(g, &state);
+  if (!st) {
+    json_ctx ctx = {c, scene, ms_gravity_get_stats(g), &log, ms_gravity_burst(g),
+                    ms_gravity_state_hash(&state)};
+    print_report(stdout, scene, ctx.s, &log, ctx.burst, ctx.hash);
+    if (c->stats_path)
+      st = ms_write_atomic(c->stats_path, write_json, &ctx);
+  }
+  if (!st && c->dump_path)
+    st = ms_write_atomic(c->dump_path, write_csv, &state);
+  int rc = st ? fail(st) : 0;
+  ms_gravity_state_free(&state);
+  free(log.diag);
+  ms_gravity_destroy(g);
+  return rc;
+}

@@ -1,0 +1,222 @@
+/* Shared (mapped) versus copied buffers for the data the CPU worker touches. */
+#include "collision/buffers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "shared/grid.h"
+
+static ms_status create(ms_cl *cl, cl_mem_flags flags, size_t bytes, const char *what, cl_mem *out)
+{
+  if (bytes == 0)
+    bytes = 8; /* zero-sized buffers are invalid; an empty set still needs a handle */
+  if (bytes > cl->max_alloc)
+    return ms_fail(MS_ERR_RUNTIME,
+                   "buffer '%s' needs %zu bytes, more than the device's largest allocation "
+                   "(CL_DEVICE_MAX_MEM_ALLOC_SIZE = %llu bytes)",
+                   what, bytes, (unsigned long long)cl->max_alloc);
+  cl_int err;
+  *out = clCreateBuffer(cl->context, flags, bytes, NULL, &err);
+  if (err != CL_SUCCESS) {
+    char detail[128];
+    snprintf(detail, sizeof detail, "buffer '%s' of %zu bytes", what, bytes);
+    return ms_cl_check(err, "clCreateBuffer", detail);
+  }
+  return MS_OK;
+}
+
+static cl_mem_flags host_flags(const ms_buffers *b)
+{
+  return CL_MEM_READ_WRITE | (b->mode == MS_BUFFERS_SHARED ? CL_MEM_ALLOC_HOST_PTR : 0);
+}
+
+static ms_status staging_alloc(ms_cl *cl, size_t bytes, const char *what, ms_staging *st)
+{
+  ms_status rc = create(cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, what, &st->mem);
+  if (rc)
+    return rc;
+  cl_int err;
+  st->ptr = clEnqueueMapBuffer(cl->gpu_queue, st->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                               bytes ? bytes : 8, 0, NULL, NULL, &err);
+  return ms_cl_check(err, "clEnqueueMapBuffer", what);
+}
+
+static void staging_free(ms_cl *cl, ms_staging *st)
+{
+  if (st->ptr)
+    clEnqueueUnmapMemObject(cl->gpu_queue, st->mem, st->ptr, 0, NULL, NULL);
+  if (st->mem) {
+    clFinish(cl->gpu_queue);
+    clReleaseMemObject(st->mem);
+  }
+  st->mem = NULL;
+  st->ptr = NULL;
+}
+
+static ms_status alloc_copies(ms_buffers *b, ms_cl *cl)
+{
+  size_t v2 = b->n_small * 2 * sizeof(float);
+  ms_status st;
+  if ((st = staging_alloc(cl, v2, "pos copy", &b->copy_pos)) ||
+      (st = staging_alloc(cl, v2, "vel copy", &b->copy_vel)) ||
+      (st = staging_alloc(cl, v2, "f_ls copy", &b->copy_f_ls)) ||
+      (st = staging_alloc(cl, b->n_cells * sizeof(int), "grid count copy", &b->copy_count)) ||
+      (st = staging_alloc(cl, b->n_cells * b->cap * sizeof(int), "grid index copy", &b->copy_idx)))
+    return st;
+  return MS_OK;
+}
+
+ms_status ms_buffers_create(ms_buffers *b, ms_cl *cl, ms_buffer_mode mode, size_t n_small,
+                            size_t n_cells, size_t cap)
+{
+  memset(b, 0, sizeof *b);
+  b->mode = mode;
+  b->n_small = n_small;
+  b->n_cells = n_cells;
+  b->cap = cap;
+  size_t v2 = n_small * 2 * sizeof(float);
+  cl_mem_flags hf = host_flags(b);
+  ms_status st;
+  if ((st = create(cl, hf, v2, "pos", &b->pos)) || (st = create(cl, hf, v2, "vel", &b->vel)) ||
+      (st = create(cl, CL_MEM_READ_WRITE, v2, "f_ss", &b->f_ss)) ||
+      (st = create(cl, hf, v2, "f_ls", &b->f_ls)) ||
+      (st = create(cl, hf, n_cells * sizeof(int), "grid count", &b->count)) ||
+      (st = create(cl, hf, n_cells * cap * sizeof(int), "grid index", &b->idx)) ||
+      (st = create(cl, CL_MEM_READ_WRITE, MS_FLAG_COUNT * sizeof(int), "grid flags", &b->flags)))
+    return st;
+  if (mode == MS_BUFFERS_COPIED && (st = alloc_copies(b, cl)))
+    return st;
+  /* F_ls starts at zero: afterwards the integrate kernel clears it each iteration. */
+  float *zero = calloc(2 * n_small + 2, sizeof(float));
+  if (!zero)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  st = ms_buffers_upload(cl, b->f_ls, zero, v2);
+  free(zero);
+  return st;
+}
+
+void ms_buffers_release(ms_buffers *b, ms_cl *cl)
+{
+  ms_staging *copies[] = {&b->copy_pos, &b->copy_vel, &b->copy_f_ls, &b->copy_count, &b->copy_idx};
+  for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
+    staging_free(cl, copies[i]);
+  cl_mem *mems[] = {&b->pos, &b->vel, &b->f_ss, &b->f_ls, &b->count, &b->idx, &b->flags};
+  for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+    if (*mems[i])
+      clReleaseMemObject(*mems[i]);
+  memset(b, 0, sizeof *b);
+}
+
+ms_status ms_buffers_set_capacity(ms_buffers *b, ms_cl *cl, size_t cap)
+{
+  cl_mem fresh = NULL;
+  ms_status st = create(cl, host_flags(b), b->n_cells * cap * sizeof(int), "grid index", &fresh);
+  if (st)
+    return st;
+  clReleaseMemObject(b->idx);
+  b->idx = fresh;
+  b->cap = cap;
+  if (b->mode == MS_BUFFERS_COPIED) {
+    staging_free(cl, &b->copy_idx);
+    return staging_alloc(cl, b->n_cells * cap * sizeof(int), "grid index copy", &b->copy_idx);
+  }
+  return MS_OK;
+}
+
+/* Maps and reads are enqueued without blocking, the last one blocking: the worker's
+ * queue is in order, so one wait covers them all (each wait costs a round trip). */
+static ms_status map(ms_cl *cl, cl_mem m, cl_map_flags flags, size_t bytes, const char *what,
+                     cl_bool block, void **out)
+{
+  cl_int err;
+  *out = clEnqueueMapBuffer(cl->cpu_queue, m, block, flags, 0, bytes ? bytes : 8, 0, NULL, NULL,
+                            &err);
+  return ms_cl_check(err, "clEnqueueMapBuffer", what);
+}
+
+static ms_status read_into(ms_cl *cl, cl_mem m, void *dst, size_t bytes, const char *what,
+                           cl_bool block)
+{
+  cl_int err = CL_SUCCESS;
+  if (bytes)
+    err = clEnqueueReadBuffer(cl->cpu_queue, m, CL_FALSE, 0, bytes, dst, 0, NULL, NULL);
+  if (err == CL_SUCCESS && block)
+    err = clFinish(cl->cpu_queue);
+  return ms_cl_check(err, "clEnqueueReadBuffer", what);
+}
+
+ms_status ms_buffers_host_begin(ms_buffers *b, ms_cl *cl)
+{
+  size_t v2 = b->n_small * 2 * sizeof(float);
+  size_t cb = b->n_cells * sizeof(int), ib = b->n_cells * b->cap * sizeof(int);
+  ms_status st;
+  if (b->mode == MS_BUFFERS_SHARED) {
+    void *p, *v, *c, *i, *f;
+    if ((st = map(cl, b->pos, CL_MAP_READ, v2, "pos", CL_FALSE, &p)) ||
+        (st = map(cl, b->vel, CL_MAP_READ, v2, "vel", CL_FALSE, &v)) ||
+        (st = map(cl, b->count, CL_MAP_READ, cb, "grid count", CL_FALSE, &c)) ||
+        (st = map(cl, b->idx, CL_MAP_READ, ib, "grid index", CL_FALSE, &i)) ||
+        (st = map(cl, b->f_ls, CL_MAP_READ | CL_MAP_WRITE, v2, "f_ls", CL_TRUE, &f)))
+      return st;
+    b->h_pos = p;
+    b->h_vel = v;
+    b->h_count = c;
+    b->h_idx = i;
+    b->h_f_ls = f;
+    return MS_OK;
+  }
+  if ((st = read_into(cl, b->pos, b->copy_pos.ptr, v2, "pos", CL_FALSE)) ||
+      (st = read_into(cl, b->vel, b->copy_vel.ptr, v2, "vel", CL_FALSE)) ||
+      (st = read_into(cl, b->count, b->copy_count.ptr, cb, "grid count", CL_FALSE)) ||
+      (st = read_into(cl, b->idx, b->copy_idx.ptr, ib, "grid index", CL_TRUE)))
+    return st;
+  /* The device clears its F_ls after integrating; the host copy starts from zero too. */
+  memset(b->copy_f_ls.ptr, 0, v2);
+  b->h_pos = b->copy_pos.ptr;
+  b->h_vel = b->copy_vel.ptr;
+  b->h_count = b->copy_count.ptr;
+  b->h_idx = b->copy_idx.ptr;
+  b->h_f_ls = b->copy_f_ls.ptr;
+  return MS_OK;
+}
+
+ms_status ms_buffers_host_end(ms_buffers *b, ms_cl *cl)
+{
+  cl_int err;
+  if (b->mode == MS_BUFFERS_SHARED) {
+    const void *views[] = {b->h_pos, b->h_vel, b->h_count, b->h_idx, b->h_f_ls};
+    cl_mem mems[] = {b->pos, b->vel, b->count, b->idx, b->f_ls};
+    for (int k = 0; k < 5; k++) {
+      err = clEnqueueUnmapMemObject(cl->cpu_queue, mems[k], (void *)views[k], 0, NULL, NULL);
+      if (err != CL_SUCCESS)
+        return ms_cl_check(err, "clEnqueueUnmapMemObject", NULL);
+    }
+  } else if (b->n_small) {
+    err = clEnqueueWriteBuffer(cl->cpu_queue, b->f_ls, CL_FALSE, 0, b->n_small * 2 * sizeof(float),
+                               b->copy_f_ls.ptr, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+      return ms_cl_check(err, "clEnqueueWriteBuffer", "f_ls");
+  }
+  b->h_pos = b->h_vel = NULL;
+  b->h_count = b->h_idx = NULL;
+  b->h_f_ls = NULL;
+  /* The manager's next kernels read F_ls from its own queue: finish ours first. */
+  MS_CL_TRY(clFinish(cl->cpu_queue), "clFinish(worker queue)");
+  return MS_OK;
+}
+
+ms_status ms_buffers_upload(ms_cl *cl, cl_mem m, const void *src, size_t bytes)
+{
+  if (bytes == 0)
+    return MS_OK;
+  cl_int err = clEnqueueWriteBuffer(cl->gpu_queue, m, CL_TRUE, 0, bytes, src, 0, NULL, NULL);
+  return ms_cl_check(err, "clEnqueueWriteBuffer", "upload");
+}
+
+ms_status ms_buffers_download(ms_cl *cl, cl_mem m, void *dst, size_t bytes)
+{
+  if (bytes == 0)
+    return MS_OK;
+  cl_int err = clEnqueueReadBuffer(cl->gpu_queue, m, CL_TRUE, 0, bytes, dst, 0, NULL, NULL);
+  return ms_cl_check(err, "clEnqueueReadBuffer", "download");
+}

@@ -1,0 +1,121 @@
+/* The GPU manager's kernels: argument binding, small-small collisions, integration. */
+#include "collision/gpu_manager.h"
+
+#define ARG(id, i, value)                                                            \
+  MS_CL_TRY(clSetKernelArg(s->kern.kernel[id], (i), sizeof(value), &(value)),         \
+            "clSetKernelArg(" #id ", " #value ")")
+
+ms_status ms_gpu_bind(ms_sim *s)
+{
+  ms_buffers *b = &s->buf;
+  const ms_grid *g = &s->grid;
+  int n_cells = (int)g->n_cells, cap = (int)b->cap;
+  cl_float4 box = {{s->box[0], s->box[1], s->box[2], s->box[3]}};
+
+  ARG(MS_K_GRID_CLEAR, 0, b->count);
+  ARG(MS_K_GRID_CLEAR, 1, n_cells);
+  ARG(MS_K_GRID_CLEAR, 2, b->flags);
+
+  ARG(MS_K_GRID_INSERT, 0, b->pos);
+  ARG(MS_K_GRID_INSERT, 1, s->n_small);
+  ARG(MS_K_GRID_INSERT, 2, b->count);
+  ARG(MS_K_GRID_INSERT, 3, b->idx);
+  ARG(MS_K_GRID_INSERT, 4, cap);
+  ARG(MS_K_GRID_INSERT, 5, g->min_x);
+  ARG(MS_K_GRID_INSERT, 6, g->min_y);
+  ARG(MS_K_GRID_INSERT, 7, g->inv_cell);
+  ARG(MS_K_GRID_INSERT, 8, g->nx);
+  ARG(MS_K_GRID_INSERT, 9, g->ny);
+  ARG(MS_K_GRID_INSERT, 10, b->flags);
+  ARG(MS_K_GRID_INSERT, 11, b->vel);
+  ARG(MS_K_GRID_INSERT, 12, s->max_speed2);
+
+  ARG(MS_K_GRID_SORT, 0, b->count);
+  ARG(MS_K_GRID_SORT, 1, b->idx);
+  ARG(MS_K_GRID_SORT, 2, cap);
+  ARG(MS_K_GRID_SORT, 3, n_cells);
+
+  ARG(MS_K_COLLIDE_SMALL, 0, b->pos);
+  ARG(MS_K_COLLIDE_SMALL, 1, b->vel);
+  ARG(MS_K_COLLIDE_SMALL, 2, b->count);
+  ARG(MS_K_COLLIDE_SMALL, 3, b->idx);
+  ARG(MS_K_COLLIDE_SMALL, 4, cap);
+  ARG(MS_K_COLLIDE_SMALL, 5, s->n_small);
+  ARG(MS_K_COLLIDE_SMALL, 6, g->min_x);
+  ARG(MS_K_COLLIDE_SMALL, 7, g->min_y);
+  ARG(MS_K_COLLIDE_SMALL, 8, g->inv_cell);
+  ARG(MS_K_COLLIDE_SMALL, 9, g->nx);
+  ARG(MS_K_COLLIDE_SMALL, 10, g->ny);
+  ARG(MS_K_COLLIDE_SMALL, 11, s->r_small);
+  ARG(MS_K_COLLIDE_SMALL, 12, s->k);
+  ARG(MS_K_COLLIDE_SMALL, 13, s->c_ss);
+  ARG(MS_K_COLLIDE_SMALL, 14, s->c_sw);
+  ARG(MS_K_COLLIDE_SMALL, 15, box);
+  ARG(MS_K_COLLIDE_SMALL, 16, b->f_ss);
+
+  ARG(MS_K_INTEGRATE_SMALL, 0, b->pos);
+  ARG(MS_K_INTEGRATE_SMALL, 1, b->vel);
+  ARG(MS_K_INTEGRATE_SMALL, 2, b->f_ss);
+  ARG(MS_K_INTEGRATE_SMALL, 3, b->f_ls);
+  ARG(MS_K_INTEGRATE_SMALL, 4, s->n_small);
+  ARG(MS_K_INTEGRATE_SMALL, 5, s->m_small);
+  ARG(MS_K_INTEGRATE_SMALL, 6, s->gx);
+  ARG(MS_K_INTEGRATE_SMALL, 7, s->gy);
+  ARG(MS_K_INTEGRATE_SMALL, 8, s->dt);
+  return MS_OK;
+}
+
+ms_status ms_gpu_keep_event(ms_sim *s, int kernel, cl_event ev)
+{
+  if (!ev)
+    return MS_OK;
+  if (s->n_pending == (int)(sizeof s->pending_event / sizeof s->pending_event[0])) {
+    ms_status st = ms_gpu_finish(s);
+    if (st) {
+      clReleaseEvent(ev);
+      return st;
+    }
+  }
+  s->pending_event[s->n_pending] = ev;
+  s->pending_kernel[s->n_pending++] = kernel;
+  return MS_OK;
+}
+
+void ms_gpu_settle(ms_sim *s)
+{
+  for (int i = 0; i < s->n_pending; i++)
+    ms_trace_kernel(&s->trace, s->pending_kernel[i], s->pending_event[i]);
+  s->n_pending = 0;
+}
+
+ms_status ms_gpu_finish(ms_sim *s)
+{
+  ms_status st = ms_cl_check(clFinish(s->cl.gpu_queue), "clFinish", "manager queue");
+  ms_gpu_settle(s);
+  return st;
+}
+
+/* Enqueues one kernel over the small particles and books the enqueue as `phase`. */
+static ms_status run_phase(ms_sim *s, int kernel, ms_phase phase)
+{
+  cl_event ev = 0;
+  double t0 = ms_now();
+  ms_status st = ms_kernels_run_1d(&s->kern, &s->cl, kernel, (size_t)s->n_small, &ev);
+  if (!st)
+    st = ms_cl_check(clFlush(s->cl.gpu_queue), "clFlush", ms_kernel_name(kernel));
+  ms_status kept = ms_gpu_keep_event(s, kernel, ev);
+  ms_trace_phase(&s->trace, MS_THREAD_GPU, phase, t0);
+  return st ? st : kept;
+}
+
+ms_status ms_gpu_collide(ms_sim *s)
+{
+  return run_phase(s, MS_K_COLLIDE_SMALL, MS_PHASE_COLLIDE);
+}
+
+ms_status ms_gpu_integrate(ms_sim *s)
+{
+  ms_status st = run_phase(s, MS_K_INTEGRATE_SMALL, MS_PHASE_INTEGRATE);
+  s->grid_current = 0;
+  return st;
+}

@@ -1,0 +1,32 @@
+/* The GPU manager's work: each function enqueues its kernels on the manager's queue,
+ * waits for them and books their wall and profiled times. */
+#ifndef MS_GPU_MANAGER_H
+#define MS_GPU_MANAGER_H
+
+#include "collision/sim_internal.h"
+
+/* Sets every kernel argument; again after buffers are replaced. */
+ms_status ms_gpu_bind(ms_sim *s);
+
+/* Builds the grid from the current small positions: clear, atomic insert, per-cell
+ * sort, then reads the counters back, which waits for all work queued so far. A full
+ * cell grows the capacity and the build is redone, so no contact is ever missed; a
+ * NaN/Inf position stops the run. */
+ms_status ms_gpu_build_grid(ms_sim *s, long step);
+
+/* Enqueue without waiting: the queue is in order, and the pipeline needs the device
+ * to be done only where the grid is read back (before sync 1). Waiting after every
+ * kernel would cost a host round trip each. */
+ms_status ms_gpu_collide(ms_sim *s);
+ms_status ms_gpu_integrate(ms_sim *s);
+
+/* Keeps a kernel's event until the device is known to be past it. */
+ms_status ms_gpu_keep_event(ms_sim *s, int kernel, cl_event ev);
+
+/* Books the kept events' profiled times; call only after a blocking call. */
+void ms_gpu_settle(ms_sim *s);
+
+/* Waits for the device to finish everything queued, then settles. */
+ms_status ms_gpu_finish(ms_sim *s);
+
+#endif

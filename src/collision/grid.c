@@ -1,0 +1,89 @@
+/* Building the uniform grid on the device and handling what the build reports. */
+#include "collision/gpu_manager.h"
+
+#include <math.h>
+
+#include "shared/grid.h"
+
+/* Enqueues clear, insert and sort, then reads the flags back: the one blocking call
+ * of the manager's iteration, which also waits for the kernels queued before it. */
+static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
+{
+  ms_cl *cl = &s->cl;
+  static const int kernels[3] = {MS_K_GRID_CLEAR, MS_K_GRID_INSERT, MS_K_GRID_SORT};
+  size_t sizes[3] = {s->grid.n_cells > MS_FLAG_COUNT ? s->grid.n_cells : MS_FLAG_COUNT,
+                     (size_t)s->n_small, s->grid.n_cells};
+  double t0 = ms_now();
+  ms_status st = MS_OK;
+  for (int k = 0; k < 3 && !st; k++) {
+    cl_event ev = 0;
+    st = ms_kernels_run_1d(&s->kern, cl, kernels[k], sizes[k], &ev);
+    ms_status kept = ms_gpu_keep_event(s, kernels[k], ev);
+    if (!st)
+      st = kept;
+  }
+  if (!st)
+    st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, s->buf.flags, CL_TRUE, 0,
+                                         MS_FLAG_COUNT * sizeof(int), flags, 0, NULL, NULL),
+                     "clEnqueueReadBuffer", "grid flags");
+  if (!st)
+    ms_gpu_settle(s);
+  ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
+  return st;
+}
+
+static ms_status grow_capacity(ms_sim *s, int needed, long step)
+{
+  size_t old = s->buf.cap;
+  size_t cap = ((size_t)needed + 3) / 4 * 4; /* a little headroom saves regrowing */
+  ms_status st = ms_buffers_set_capacity(&s->buf, &s->cl, cap);
+  if (st)
+    return ms_fail(st, "grid cells overflowed at step %ld (up to %d particles in one cell, "
+                       "capacity %zu) and the grid cannot grow: %s",
+                   step, needed, old, ms_error_message());
+  s->stats.capacity_growths++;
+  s->stats.grid_capacity = (int)cap;
+  return ms_gpu_bind(s);
+}
+
+static void note_outside(ms_sim *s, const int flags[MS_FLAG_COUNT], long step)
+{
+  s->stats.outside_events += flags[MS_FLAG_OUTSIDE];
+  if (!s->outside_warned) {
+    s->outside_warned = 1;
+    ms_warn("step %ld: %d small particle(s) outside the box (first: #%d); they stay in the "
+            "border cells and the walls push them back; counted in the stats",
+            step, flags[MS_FLAG_OUTSIDE], flags[MS_FLAG_FIRST_OUT]);
+  }
+}
+
+ms_status ms_gpu_build_grid(ms_sim *s, long step)
+{
+  int flags[MS_FLAG_COUNT];
+  for (;;) {
+    ms_status st = build_once(s, flags);
+    if (st)
+      return st;
+    s->stats.grid_builds++;
+    if (flags[MS_FLAG_MAX_COUNT] > s->stats.max_cell_count)
+      s->stats.max_cell_count = flags[MS_FLAG_MAX_COUNT];
+    if (flags[MS_FLAG_NONFINITE])
+      return ms_fail(MS_ERR_NUMERIC, "step %ld: small particle #%d has a non-finite position "
+                                     "(%d particle(s) affected); dt may be too large",
+                     step, flags[MS_FLAG_FIRST_BAD], flags[MS_FLAG_NONFINITE]);
+    if (flags[MS_FLAG_FAST])
+      return ms_fail(MS_ERR_NUMERIC, "step %ld: small particle #%d moves faster than max_speed = "
+                                     "%g m/s (%d particle(s)): the system is exploding; dt may "
+                                     "be too large",
+                     step, flags[MS_FLAG_FIRST_FAST], sqrt(s->max_speed2), flags[MS_FLAG_FAST]);
+    if (flags[MS_FLAG_OUTSIDE])
+      note_outside(s, flags, step);
+    if (!flags[MS_FLAG_OVERFLOW])
+      break;
+    s->stats.overflow_builds++;
+    if ((st = grow_capacity(s, flags[MS_FLAG_MAX_COUNT], step)))
+      return st;
+  }
+  s->grid_current = 1;
+  return MS_OK;
+}

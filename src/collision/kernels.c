@@ -1,0 +1,119 @@
+/* Building the collision program and enqueueing its kernels. */
+#include "collision/kernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/file.h"
+
+/* Generated at build time by tools/embed_kernels.py. */
+extern const char ms_kernel_source[];
+extern const char *const ms_kernel_files[];
+
+static const char *const kernel_functions[MS_KERNEL_COUNT] = {
+    [MS_K_GRID_CLEAR] = "ms_grid_clear",
+    [MS_K_GRID_INSERT] = "ms_grid_insert",
+    [MS_K_GRID_SORT] = "ms_grid_sort",
+    [MS_K_COLLIDE_SMALL] = "ms_collide_small",
+    [MS_K_INTEGRATE_SMALL] = "ms_integrate_small",
+};
+
+/* Concatenates the kernel files from `dir`; their includes resolve through -I dir. */
+static ms_status load_kernel_dir(const char *dir, char **out)
+{
+  size_t total = 0;
+  char *all = calloc(1, 1);
+  for (int i = 0; all && ms_kernel_files[i]; i++) {
+    char path[1024];
+    size_t len = 0;
+    snprintf(path, sizeof path, "%s/%s", dir, ms_kernel_files[i]);
+    char *text = ms_read_file(path, &len);
+    if (!text) {
+      free(all);
+      return ms_fail(MS_ERR_RUNTIME, "MIXSIM_KERNEL_DIR: cannot read '%s'", path);
+    }
+    /* A #line marker makes the build log name the file. */
+    char marker[1100];
+    int mlen = snprintf(marker, sizeof marker, "#line 1 \"%s\"\n", path);
+    char *grown = realloc(all, total + (size_t)mlen + len + 2);
+    if (!grown) {
+      free(text);
+      break;
+    }
+    all = grown;
+    memcpy(all + total, marker, (size_t)mlen);
+    total += (size_t)mlen;
+    memcpy(all + total, text, len);
+    total += len;
+    all[total++] = '\n';
+    all[total] = '\0';
+    free(text);
+  }
+  if (!all)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory reading kernels");
+  *out = all;
+  return MS_OK;
+}
+
+ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_dir)
+{
+  memset(k, 0, sizeof *k);
+  char *from_disk = NULL;
+  const char *src = ms_kernel_source;
+  char options[1200] = "-cl-std=CL1.2";
+  if (kernel_dir) {
+    ms_status st = load_kernel_dir(kernel_dir, &from_disk);
+    if (st)
+      return st;
+    src = from_disk;
+    snprintf(options + strlen(options), sizeof options - strlen(options), " -I %s", kernel_dir);
+  }
+  /* Correctly rounded / and sqrt make the kernels' contacts match the host's bit for bit. */
+  cl_device_fp_config fp = 0;
+  clGetDeviceInfo(cl->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
+  if (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+    strcat(options, " -cl-fp32-correctly-rounded-divide-sqrt");
+  ms_status st = ms_cl_build(cl->context, cl->device, src, options, &k->program);
+  free(from_disk);
+  for (int i = 0; !st && i < MS_KERNEL_COUNT; i++) {
+    cl_int err;
+    k->kernel[i] = clCreateKernel(k->program, kernel_functions[i], &err);
+    if (err != CL_SUCCESS)
+      return ms_cl_check(err, "clCreateKernel", kernel_functions[i]);
+    size_t wg = 64;
+    MS_CL_TRY(clGetKernelWorkGroupInfo(k->kernel[i], cl->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                       sizeof wg, &wg, NULL),
+              "clGetKernelWorkGroupInfo");
+    k->local_size[i] = wg < 64 ? wg : 64;
+  }
+  return st;
+}
+
+void ms_kernels_release(ms_kernels *k)
+{
+  for (int i = 0; i < MS_KERNEL_COUNT; i++)
+    if (k->kernel[i])
+      clReleaseKernel(k->kernel[i]);
+  if (k->program)
+    clReleaseProgram(k->program);
+  memset(k, 0, sizeof *k);
+}
+
+ms_status ms_kernels_run_1d(const ms_kernels *k, const ms_cl *cl, int kernel, size_t n,
+                            cl_event *ev)
+{
+  size_t local = k->local_size[kernel];
+  size_t global = (n + local - 1) / local * local;
+  if (global == 0)
+    global = local;
+  cl_int err = clEnqueueNDRangeKernel(cl->gpu_queue, k->kernel[kernel], 1, NULL, &global,
+                                      &local, 0, NULL, ev);
+  return ms_cl_check(err, "clEnqueueNDRangeKernel", kernel_functions[kernel]);
+}
+
+const char *ms_kernel_name(int kernel)
+{
+  static const char *const names[MS_KERNEL_COUNT] = {"grid_clear", "grid_insert", "grid_sort",
+                                                     "collide_small", "integrate_small"};
+  return kernel >= 0 && kernel < MS_KERNEL_COUNT ? names[kernel] : "?";
+}

@@ -1,0 +1,37 @@
+/* The collision mode's OpenCL program: kernels/grid.cl, collide.cl and integrate.cl,
+ * built from the copy embedded at build time or from MIXSIM_KERNEL_DIR, and the
+ * kernels the GPU manager enqueues. */
+#ifndef MS_KERNELS_H
+#define MS_KERNELS_H
+
+#include "cl/runtime.h"
+
+enum ms_kernel_id {
+  MS_K_GRID_CLEAR,
+  MS_K_GRID_INSERT,
+  MS_K_GRID_SORT,
+  MS_K_COLLIDE_SMALL,
+  MS_K_INTEGRATE_SMALL,
+  MS_KERNEL_COUNT
+};
+
+typedef struct ms_kernels {
+  cl_program program;
+  cl_kernel kernel[MS_KERNEL_COUNT];
+  size_t local_size[MS_KERNEL_COUNT];
+} ms_kernels;
+
+/* Builds the program for cl's device (from `kernel_dir` when not NULL) and creates
+ * every kernel. On failure the message carries the build log; release either way. */
+ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_dir);
+void ms_kernels_release(ms_kernels *k);
+
+/* Enqueues `kernel` on the manager's queue over `n` items (rounded up to the
+ * work-group size). */
+ms_status ms_kernels_run_1d(const ms_kernels *k, const ms_cl *cl, int kernel, size_t n,
+                            cl_event *ev);
+
+/* Short name for reports ("grid_insert"). */
+const char *ms_kernel_name(int kernel);
+
+#endif

@@ -1,0 +1,157 @@
+/* One iteration, as the GPU manager thread and the CPU worker thread run it.
+ *
+ *  naive (one iteration)                      reordered (one iteration)
+ *  GPU manager         CPU worker             GPU manager          CPU worker
+ *  -----------         ----------             -----------          ----------
+ *  build grid          (waits)                (grid built at the end of the last
+ *                                              iteration; a prologue builds the first)
+ *  ======================== sync 1 ==========================================
+ *  collide small-small map/read               collide small-small  map/read
+ *                      large-small                                 large-small
+ *                      unmap/write F_ls                            unmap/write F_ls
+ *                      large-large
+ *  ======================== sync 2 ==========================================
+ *  integrate small     integrate large        integrate small      large-large
+ *                                             build grid (next)    integrate large
+ *
+ * Why the reordering is legal: sync 2 exists only so that F_ls, written by the CPU,
+ * is complete before the small integration reads it. Large-large touches large
+ * particles alone, so it can run after sync 2. The grid depends only on the small
+ * positions, which do not change between the end of one iteration and the start of
+ * the next (unless the user moves a particle, which clears grid_current). Both orders
+ * do the same arithmetic in the same order, so they give the same state bit for bit.
+ */
+#include "collision/pipeline.h"
+
+#include "collision/cpu_worker.h"
+#include "collision/gpu_manager.h"
+
+#include <pthread.h>
+
+typedef struct thread_job {
+  ms_sim *s;
+  long iterations;
+  ms_status status;
+  long done; /* iterations completed */
+} thread_job;
+
+static ms_status meet(ms_sim *s, ms_thread_id thread, ms_phase wait_phase)
+{
+  double t0 = ms_now();
+  int rc = ms_sync_meet(&s->sync);
+  ms_trace_phase(&s->trace, thread, wait_phase, t0);
+  return rc ? MS_ERR_ABORTED : MS_OK;
+}
+
+#define TRY(expr)                                                                    \
+  do {                                                                               \
+    ms_status st_ = (expr);                                                          \
+    if (st_)                                                                         \
+      return st_;                                                                    \
+  } while (0)
+
+static ms_status gpu_iteration(ms_sim *s, ms_pipeline p, long step)
+{
+  if (p == MS_PIPELINE_NAIVE || !s->grid_current)
+    TRY(ms_gpu_build_grid(s, step));
+  TRY(meet(s, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC1));
+  TRY(ms_gpu_collide(s));
+  TRY(meet(s, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC2));
+  TRY(ms_gpu_integrate(s));
+  if (p == MS_PIPELINE_REORDERED)
+    TRY(ms_gpu_build_grid(s, step + 1));
+  return MS_OK;
+}
+
+static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
+{
+  ms_trace *t = &s->trace;
+  TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
+  double t0 = ms_now();
+  TRY(ms_buffers_host_begin(&s->buf, &s->cl));
+  t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
+  ms_cpu_large_small(s);
+  t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL, t0);
+  TRY(ms_buffers_host_end(&s->buf, &s->cl));
+  t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_OUT, t0);
+  if (p == MS_PIPELINE_NAIVE) {
+    ms_cpu_large_large(s);
+    ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
+  }
+  TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC2));
+  t0 = ms_now();
+  if (p == MS_PIPELINE_REORDERED) {
+    ms_cpu_large_large(s);
+    t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
+  }
+  TRY(ms_cpu_integrate(s, step));
+  ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_INTEGRATE, t0);
+  return MS_OK;
+}
+
+static void *gpu_manager_main(void *arg)
+{
+  thread_job *job = arg;
+  ms_sim *s = job->s;
+  /* A requested stop is taken only here, between iterations: the worker, waiting at
+   * sync 1, has finished the previous iteration too, so both stop at the same step. */
+  for (job->done = 0; job->done < job->iterations && !job->status; job->done++) {
+    if (atomic_load(&s->stop_requested)) {
+      s->halted = 1;
+      break;
+    }
+    job->status = gpu_iteration(s, s->pipeline, s->step + job->done);
+  }
+  ms_status fin = ms_gpu_finish(s);
+  if (!job->status)
+    job->status = fin;
+  if (job->status || s->halted)
+    ms_sync_abort(&s->sync);
+  return NULL;
+}
+
+static void *cpu_worker_main(void *arg)
+{
+  thread_job *job = arg;
+  ms_sim *s = job->s;
+  for (job->done = 0; job->done < job->iterations && !job->status; job->done++)
+    job->status = cpu_iteration(s, s->pipeline, s->step + job->done);
+  /* The abort that released us may be the manager's clean stop (see above); the
+   * sync's lock makes its `halted` visible here. */
+  if (job->status == MS_ERR_ABORTED && s->halted)
+    job->status = MS_OK;
+  if (job->status)
+    ms_sync_abort(&s->sync);
+  return NULL;
+}
+
+ms_status ms_pipeline_run(ms_sim *s, long iterations)
+{
+  thread_job gpu = {s, iterations, MS_OK, 0}, cpu = {s, iterations, MS_OK, 0};
+  pthread_t gpu_thread, cpu_thread;
+  s->sync.aborted = 0;
+  s->halted = 0;
+  ms_trace_begin_advance(&s->trace);
+  double t0 = ms_now();
+  if (pthread_create(&gpu_thread, NULL, gpu_manager_main, &gpu))
+    return ms_fail(MS_ERR_RUNTIME, "cannot start the GPU manager thread");
+  if (pthread_create(&cpu_thread, NULL, cpu_worker_main, &cpu)) {
+    ms_sync_abort(&s->sync);
+    pthread_join(gpu_thread, NULL);
+    return ms_fail(MS_ERR_RUNTIME, "cannot start the CPU worker thread");
+  }
+  pthread_join(gpu_thread, NULL);
+  pthread_join(cpu_thread, NULL);
+  s->trace.wall_s += ms_now() - t0;
+  /* The thread that failed first holds the real reason; the other only saw the abort. */
+  ms_status st = gpu.status && gpu.status != MS_ERR_ABORTED ? gpu.status : cpu.status;
+  if (!st)
+    st = gpu.status;
+  if (!st) {
+    long done = s->halted ? gpu.done : iterations;
+    s->step += done;
+    s->trace.iterations += done;
+    s->stats.iterations += done;
+  }
+  return st;
+}

@@ -1,0 +1,713 @@
+/* Gravity mode on one or several OpenCL devices: opening them (sub-devices included),
+ * building the variant each runs, the per-step kernels, the exchange of positions
+ * through the host, and the split of the bodies by measured speed. */
+#include "gravity/split.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/file.h"
+
+extern const char ms_gravity_kernel_source[];
+
+#define F4 (4 * sizeof(float))
+
+/* ---- devices ------------------------------------------------------------------------ */
+
+static ms_status add_device(ms_gset *set, const ms_cl_device *d, const char *spec)
+{
+  if (set->n_dev == MS_GRAVITY_MAX_DEVICES)
+    return ms_fail(MS_ERR_INPUT, "--devices: at most %d devices", MS_GRAVITY_MAX_DEVICES);
+  ms_gdev *g = &set->dev[set->n_dev++];
+  g->cl = *d;
+  snprintf(g->spec, sizeof g->spec, "%s", spec);
+  return MS_OK;
+}
+
+/* Sub-devices are made once per parent and count, and kept until the process ends:
+ * pocl 3.1 frees a released sub-device while its worker thread may still be releasing
+ * the last event of a finished queue, which crashed about one run in seven here. */
+typedef struct sub_devices {
+  cl_device_id parent;
+  int k;
+  cl_uint made;
+  cl_device_id dev[MS_GRAVITY_MAX_DEVICES];
+} sub_devices;
+
+static pthread_mutex_t g_subs_lock = PTHREAD_MUTEX_INITIALIZER;
+static sub_devices g_subs[8];
+static int g_subs_count;
+
+static ms_status partition(cl_device_id parent, int k, cl_uint units, const sub_devices **out)
+{
+  pthread_mutex_lock(&g_subs_lock);
+  ms_status st = MS_OK;
+  sub_devices *found = NULL;
+  for (int i = 0; i < g_subs_count && !found; i++)
+    if (g_subs[i].parent == parent && g_subs[i].k == k)
+      found = &g_subs[i];
+  if (!found && g_subs_count == (int)(sizeof g_subs / sizeof g_subs[0]))
+    st = ms_fail(MS_ERR_INPUT, "--devices: too many different sub-device splits");
+  if (!found && !st) {
+    sub_devices *s = &g_subs[g_subs_count];
+    cl_device_partition_property props[] = {
+        CL_DEVICE_PARTITION_EQUALLY, (cl_device_partition_property)(units / (cl_uint)k), 0};
+    cl_int err = clCreateSubDevices(parent, props, 0, NULL, &s->made);
+    if (err == CL_SUCCESS && s->made > MS_GRAVITY_MAX_DEVICES)
+      err = CL_DEVICE_PARTITION_FAILED;
+    if (err == CL_SUCCESS)
+      err = clCreateSubDevices(parent, props, s->made, s->dev, NULL);
+    st = ms_cl_check(err, "clCreateSubDevices", NULL);
+    if (!st) {
+      s->parent = parent;
+      s->k = k;
+      found = &g_subs[g_subs_count++];
+    }
+  }
+  pthread_mutex_unlock(&g_subs_lock);
+  *out = found;
+  return st;
+}
+
+/* "P:D/K": K sub-devices of equal size, each then used like a device of its own. */
+static ms_status add_sub_devices(ms_gset *set, const char *base, int k)
+{
+  ms_cl_device parent;
+  ms_status st = ms_cl_find_device(base, &parent);
+  if (st)
+    return st;
+  cl_uint units = 0;
+  MS_CL_TRY(clGetDeviceInfo(parent.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units,
+                            NULL),
+            "clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)");
+  if (k < 1 || units / (cl_uint)k == 0)
+    return ms_fail(MS_ERR_INPUT, "--devices %s/%d: the device has %u compute units", base, k,
+                   units);
+  const sub_devices *subs;
+  st = partition(parent.device, k, units, &subs);
+  for (int s = 0; !st && s < k && s < (int)subs->made; s++) {
+    char spec[64];
+    ms_cl_device sub = parent;
+    sub.device = subs->dev[s];
+    snprintf(sub.name, sizeof sub.name, "%.200s (sub-device %d/%d)", parent.name, s + 1, k);
+    snprintf(spec, sizeof spec, "%.20s/%d#%d", parent.spec, k, s);
+    st = add_device(set, &sub, spec);
+  }
+  return st;
+}
+
+static int valid_item(const char *s)
+{
+  if (!strcmp(s, "gpu") || !strcmp(s, "cpu"))
+    return 1;
+  unsigned p, d;
+  int k, used = 0;
+  if (!isdigit((unsigned char)s[0]))
+    return 0;
+  if (sscanf(s, "%u:%u%n", &p, &d, &used) == 2 && s[used] == '\0')
+    return 1;
+  return sscanf(s, "%u:%u/%d%n", &p, &d, &k, &used) == 3 && s[used] == '\0' && k >= 1;
+}
+
+static ms_status parse_devices(ms_gset *set, const char *list)
+{
+  if (!list || !*list)
+    list = getenv("MIXSIM_DEVICE");
+  if (!list || !*list) { /* the first GPU, else a CPU */
+    ms_cl_device d;
+    ms_status st = ms_cl_find_device(NULL, &d);
+    return st ? st : add_device(set, &d, d.spec);
+  }
+  if (!strcmp(list, "all")) {
+    ms_cl_device *all = NULL;
+    int n = 0;
+    ms_status st = ms_cl_all_devices(&all, &n);
+    for (int i = 0; !st && i < n; i++)
+      st = add_device(set, &all[i], all[i].spec);
+    free(all);
+    return st;
+  }
+  char buf[512];
+  if (strlen(list) >= sizeof buf)
+    return ms_fail(MS_ERR_INPUT, "--devices: list too long");
+  strcpy(buf, list);
+  char *rest = NULL;
+  for (char *item = strtok_r(buf, ",", &rest); item; item = strtok_r(NULL, ",", &rest)) {
+    if (!valid_item(item))
+      return ms_fail(MS_ERR_INPUT,
+                     "--devices: expected all, or a comma-separated list of gpu, cpu, P:D or "
+                     "P:D/K (see --list-devices), got '%s'",
+                     item);
+    char *slash = strchr(item, '/');
+    ms_status st;
+    if (slash) {
+      *slash = '\0';
+      st = add_sub_devices(set, item, atoi(slash + 1));
+    } else {
+      ms_cl_device d;
+      st = ms_cl_find_device(item, &d);
+      if (!st)
+        st = add_device(set, &d, d.spec);
+    }
+    if (st)
+      return st;
+  }
+  return set->n_dev ? MS_OK : ms_fail(MS_ERR_INPUT, "--devices: empty list");
+}
+
+/* MIXSIM_DUMP_BINARY=FILE saves the built program (PTX on NVIDIA), to read what the
+ * compiler made of a kernel. Best effort: a tuning aid, not part of a run. */
+static void dump_binary(cl_program program, const char *path)
+{
+  size_t size = 0;
+  if (!path || !*path ||
+      clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
+      size == 0)
+    return;
+  unsigned char *bin = malloc(size);
+  FILE *f = bin ? fopen(path, "wb") : NULL;
+  if (f && clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
+    fwrite(bin, 1, size, f);
+  if (f)
+    fclose(f);
+  free(bin);
+}
+
+static ms_status create_kernel(ms_gdev *d, const char *name, cl_kernel *out)
+{
+  cl_int err;
+  *out = clCreateKernel(d->program, name, &err);
+  return ms_cl_check(err, "clCreateKernel", name);
+}
+
+/* Builds the variant for this device; a work-group size the compiled kernel cannot
+ * take is halved until it can. */
+static ms_status build(ms_gdev *d, const char *kernel_dir)
+{
+  char *from_disk = NULL;
+  const char *source = ms_gravity_kernel_source;
+  char include[600] = "";
+  if (kernel_dir) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/gravity.cl", kernel_dir);
+    if (!(from_disk = ms_read_file(path, NULL)))
+      return ms_fail(MS_ERR_RUNTIME, "MIXSIM_KERNEL_DIR: cannot read '%s'", path);
+    source = from_disk;
+    snprintf(include, sizeof include, " -I %.500s", kernel_dir);
+  }
+  ms_status st = MS_OK;
+  for (int wg = 0;;) {
+    char options[900];
+    st = ms_gravity_launch_for(d->variant, d->cl.device, wg, &d->launch);
+    if (st)
+      break;
+    /* MIXSIM_GRAVITY_OPTIONS appends build options, for tuning a device by hand. */
+    const char *extra = getenv("MIXSIM_GRAVITY_OPTIONS");
+    snprintf(options, sizeof options, "%s%s%s%s", d->launch.options, include,
+             extra && *extra ? " " : "", extra ? extra : "");
+    st = ms_cl_build(d->context, d->cl.device, source, options, &d->program);
+    if (!st)
+      dump_binary(d->program, getenv("MIXSIM_DUMP_BINARY"));
+    if (!st)
+      st = create_kernel(d, d->variant->kernel, &d->force);
+    size_t fits = 0;
+    if (!st)
+      st = ms_cl_check(clGetKernelWorkGroupInfo(d->force, d->cl.device, CL_KERNEL_WORK_GROUP_SIZE,
+                                                sizeof fits, &fits, NULL),
+                       "clGetKernelWorkGroupInfo", d->variant->kernel);
+    if (st || fits >= (size_t)d->launch.wg)
+      break;
+    if (d->launch.wg <= 2 * (d->variant->slices > 0 ? d->variant->slices : 1)) {
+      st = ms_fail(MS_ERR_RUNTIME, "%s: kernel %s fits no work-group size (device allows %zu)",
+                   d->cl.name, d->variant->name, fits);
+      break;
+    }
+    wg = d->launch.wg / 2;
+    clReleaseKernel(d->force);
+    clReleaseProgram(d->program);
+    d->force = NULL;
+    d->program = NULL;
+  }
+  free(from_disk);
+  if (!st)
+    st = create_kernel(d, "ms_grav_drift", &d->drift);
+  if (!st)
+    st = create_kernel(d, "ms_grav_pack", &d->pack);
+  return st;
+}
+
+static ms_status open_device(ms_gdev *d, const char *kernel, int n_body, const char *kernel_dir)
+{
+  d->variant = kernel ? ms_gravity_variant_find(kernel)
+                      : ms_gravity_variant_default(d->cl.device, n_body);
+  if (!d->variant) {
+    char known[200] = "";
+    for (int i = 0; i < ms_gravity_variant_count(); i++)
+      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+               ms_gravity_variant_at(i)->name);
+    return ms_fail(MS_ERR_INPUT, "--gravity-kernel: unknown kernel '%s' (expected one of %s)",
+                   kernel, known);
+  }
+  cl_int err;
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->cl.platform, 0};
+  d->context = clCreateContext(props, 1, &d->cl.device, NULL, NULL, &err);
+  MS_CL_TRY(err, "clCreateContext");
+  d->queue = clCreateCommandQueue(d->context, d->cl.device, CL_QUEUE_PROFILING_ENABLE, &err);
+  MS_CL_TRY(err, "clCreateCommandQueue");
+  return build(d, kernel_dir);
+}
+
+static ms_status create_buffers(ms_gdev *d, int n_pad)
+{
+  cl_ulong max_alloc = 0;
+  MS_CL_TRY(clGetDeviceInfo(d->cl.device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc,
+                            &max_alloc, NULL),
+            "clGetDeviceInfo(CL_DEVICE_MAX_MEM_ALLOC_SIZE)");
+  size_t bytes = (size_t)n_pad * F4;
+  if (bytes > max_alloc)
+    return ms_fail(MS_ERR_RUNTIME, "%s: %d bodies need buffers of %zu bytes, the device allows %llu",
+                   d->cl.name, n_pad, bytes, (unsigned long long)max_alloc);
+  cl_mem *bufs[] = {&d->pos[0], &d->pos[1], &d->vel, &d->acc, &d->soa};
+  int n = d->variant->soa ? 5 : 4;
+  for (int i = 0; i < n; i++) {
+    cl_int err;
+    *bufs[i] = clCreateBuffer(d->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    MS_CL_TRY(err, "clCreateBuffer");
+  }
+  return MS_OK;
+}
+
+static long lcm(long a, long b)
+{
+  long x = a, y = b;
+  while (y) {
+    long t = x % y;
+    x = y;
+    y = t;
+  }
+  return a / x * b;
+}
+
+/* Equal shares, in whole granules (the last device takes what is left). */
+static void split_evenly(ms_gset *set)
+{
+  int units = set->n_pad / set->granule, first = 0;
+  for (int i = 0; i < set->n_dev; i++) {
+    int share = units * (i + 1) / set->n_dev - units * i / set->n_dev;
+    set->dev[i].first = first;
+    set->dev[i].count = share * set->granule;
+    first += set->dev[i].count;
+  }
+}
+
+ms_status ms_gset_open(ms_gset *set, const char *devices, const char *kernel, int n_body,
+                       const char *kernel_dir)
+{
+  memset(set, 0, sizeof *set);
+  if (!kernel_dir || !*kernel_dir)
+    kernel_dir = getenv("MIXSIM_KERNEL_DIR");
+  if (kernel_dir && !*kernel_dir)
+    kernel_dir = NULL;
+  ms_status st = parse_devices(set, devices);
+  long granule = 1, pad = 1;
+  for (int i = 0; !st && i < set->n_dev; i++) {
+    st = open_device(&set->dev[i], kernel, n_body, kernel_dir);
+    if (!st) {
+      granule = lcm(granule, set->dev[i].launch.granule);
+      pad = lcm(pad, set->dev[i].launch.pad);
+    }
+  }
+  if (st)
+    return st;
+  long unit = lcm(granule, pad);
+  long n_pad = (n_body + unit - 1) / unit * unit;
+  if (n_pad > INT_MAX / 4)
+    return ms_fail(MS_ERR_INPUT, "%d bodies: too many", n_body);
+  set->n_body = n_body;
+  set->n_pad = (int)n_pad;
+  set->granule = (int)granule;
+  for (int i = 0; !st && i < set->n_dev; i++)
+    st = create_buffers(&set->dev[i], set->n_pad);
+  for (int i = 0; !st && i < 2 && set->n_dev > 1; i++)
+    if (!(set->stage[i] = malloc((size_t)set->n_pad * F4)))
+      st = ms_fail(MS_ERR_RUNTIME, "out of memory");
+  split_evenly(set);
+  return st;
+}
+
+void ms_gset_close(ms_gset *set)
+{
+  for (int i = 0; i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    if (d->queue)
+      clFinish(d->queue);
+    for (int e = 0; e < d->n_events; e++)
+      clReleaseEvent(d->events[e]);
+    free(d->events);
+    free(d->event_is_force);
+    cl_mem bufs[] = {d->pos[0], d->pos[1], d->vel, d->acc, d->soa};
+    for (int b = 0; b < 5; b++)
+      if (bufs[b])
+        clReleaseMemObject(bufs[b]);
+    cl_kernel kernels[] = {d->force, d->drift, d->pack};
+    for (int k = 0; k < 3; k++)
+      if (kernels[k])
+        clReleaseKernel(kernels[k]);
+    if (d->program)
+      clReleaseProgram(d->program);
+    if (d->queue)
+      clReleaseCommandQueue(d->queue);
+    if (d->context)
+      clReleaseContext(d->context);
+  }
+  free(set->stage[0]);
+  free(set->stage[1]);
+  memset(set, 0, sizeof *set);
+}
+
+/* ---- kernels ----------------------------------------------------------------------- */
+
+#define MAX_PENDING_EVENTS 1024
+
+/* Adds the profiled times of the first k kernel events (waiting for them) and releases
+ * them. */
+static ms_status settle(ms_gdev *d, int k)
+{
+  if (k <= 0)
+    return MS_OK;
+  MS_CL_TRY(clWaitForEvents((cl_uint)k, d->events), "clWaitForEvents");
+  for (int e = 0; e < k; e++) {
+    double s = ms_cl_event_seconds(d->events[e]);
+    if (d->event_is_force[e]) {
+      d->force_s += s;
+      d->last_force_s = s;
+    } else {
+      d->other_s += s;
+    }
+    clReleaseEvent(d->events[e]);
+  }
+  d->n_events -= k;
+  memmove(d->events, d->events + k, (size_t)d->n_events * sizeof *d->events);
+  memmove(d->event_is_force, d->event_is_force + k, (size_t)d->n_events * sizeof(int));
+  return MS_OK;
+}
+
+/* Keeps a kernel's event for its profiled time; a long burst settles the older half
+ * now and then, so that events do not pile up. */
+static ms_status keep_event(ms_gdev *d, cl_event ev, int is_force)
+{
+  if (d->n_events == MAX_PENDING_EVENTS) {
+    ms_status st = settle(d, MAX_PENDING_EVENTS / 2);
+    if (st) {
+      clWaitForEvents(1, &ev);
+      clReleaseEvent(ev);
+      return st;
+    }
+  }
+  if (d->n_events == d->cap_events) {
+    int cap = d->cap_events ? 2 * d->cap_events : 64;
+    cl_event *events = realloc(d->events, (size_t)cap * sizeof *events);
+    if (events)
+      d->events = events;
+    int *kinds = events ? realloc(d->event_is_force, (size_t)cap * sizeof *kinds) : NULL;
+    if (!kinds) {
+      clWaitForEvents(1, &ev);
+      clReleaseEvent(ev);
+      return ms_fail(MS_ERR_RUNTIME, "out of memory");
+    }
+    d->event_is_force = kinds;
+    d->cap_events = cap;
+  }
+  d->events[d->n_events] = ev;
+  d->event_is_force[d->n_events++] = is_force;
+  return MS_OK;
+}
+
+static ms_status run(ms_gdev *d, cl_kernel k, const char *name, size_t global, size_t local,
+                     int is_force)
+{
+  cl_event ev;
+  cl_int err = clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, &local, 0, NULL, &ev);
+  if (err != CL_SUCCESS)
+    return ms_cl_check(err, "clEnqueueNDRangeKernel", name);
+  return keep_event(d, ev, is_force);
+}
+
+#define SET_ARG(k, i, v) MS_CL_TRY(clSetKernelArg(k, i, sizeof(v), &(v)), "clSetKernelArg")
+
+static size_t round_up(size_t n, size_t unit) { return (n + unit - 1) / unit * unit; }
+
+static ms_status enqueue_pack(ms_gset *set, ms_gdev *d, int buffer)
+{
+  SET_ARG(d->pack, 0, d->pos[buffer]);
+  SET_ARG(d->pack, 1, d->soa);
+  SET_ARG(d->pack, 2, set->n_pad);
+  return run(d, d->pack, "ms_grav_pack", round_up((size_t)set->n_pad, 64), 64, 0);
+}
+
+/* The force kernel on pos[in] for the device's range; Taylor writes pos[1 - in]. */
+static ms_status enqueue_force(ms_gset *set, ms_gdev *d, int in, int mode, const ms_gparams *p)
+{
+  if (d->count == 0)
+    return MS_OK;
+  if (d->variant->soa) {
+    ms_status st = enqueue_pack(set, d, in);
+    if (st)
+      return st;
+  }
+  cl_kernel k = d->force;
+  int end = d->first + d->count < set->n_body ? d->first + d->count : set->n_body;
+  cl_mem none = NULL;
+  SET_ARG(k, 0, d->pos[in]);
+  SET_ARG(k, 1, d->pos[1 - in]);
+  SET_ARG(k, 2, d->vel);
+  SET_ARG(k, 3, d->acc);
+  if (d->variant->soa)
+    SET_ARG(k, 4, d->soa);
+  else
+    SET_ARG(k, 4, none);
+  SET_ARG(k, 5, d->first);
+  SET_ARG(k, 6, end);
+  SET_ARG(k, 7, set->n_pad);
+  SET_ARG(k, 8, p->eps2);
+  SET_ARG(k, 9, p->g);
+  SET_ARG(k, 10, p->dt);
+  SET_ARG(k, 11, mode);
+  size_t items = (size_t)d->count;
+  if (d->variant->slices > 0)
+    items *= (size_t)d->variant->slices;
+  else
+    items /= (size_t)d->variant->per_item;
+  return run(d, k, d->variant->kernel, items, (size_t)d->launch.wg, 1);
+}
+
+static ms_status enqueue_drift(ms_gset *set, ms_gdev *d, int in, const ms_gparams *p)
+{
+  if (d->count == 0)
+    return MS_OK;
+  int end = d->first + d->count < set->n_body ? d->first + d->count : set->n_body;
+  SET_ARG(d->drift, 0, d->pos[in]);
+  SET_ARG(d->drift, 1, d->pos[1 - in]);
+  SET_ARG(d->drift, 2, d->vel);
+  SET_ARG(d->drift, 3, d->acc);
+  SET_ARG(d->drift, 4, d->first);
+  SET_ARG(d->drift, 5, end);
+  SET_ARG(d->drift, 6, p->dt);
+  return run(d, d->drift, "ms_grav_drift", round_up((size_t)d->count, 64), 64, 0);
+}
+
+/* Every device reads its range of pos[buffer] into the host copy, then receives the
+ * other ranges from it (the tutorial's pos2a/pos2b crossing, for any number of
+ * devices). Timed from when the kernels before it are done to when every device has
+ * all positions, so that the figure is the exchange's own cost. */
+static ms_status exchange(ms_gset *set, int buffer)
+{
+  for (int i = 0; i < set->n_dev; i++)
+    MS_CL_TRY(clFinish(set->dev[i].queue), "clFinish");
+  double t0 = ms_now();
+  float *stage = set->stage[set->exchanges++ & 1];
+  for (int i = 0; i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    if (d->count == 0)
+      continue;
+    MS_CL_TRY(clEnqueueReadBuffer(d->queue, d->pos[buffer], CL_FALSE, (size_t)d->first * F4,
+                                  (size_t)d->count * F4, stage + 4 * (size_t)d->first, 0, NULL,
+                                  NULL),
+              "clEnqueueReadBuffer(exchange)");
+    MS_CL_TRY(clFlush(d->queue), "clFlush");
+  }
+  for (int i = 0; i < set->n_dev; i++)
+    MS_CL_TRY(clFinish(set->dev[i].queue), "clFinish");
+  for (int i = 0; i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    size_t head = (size_t)d->first, tail = (size_t)(d->first + d->count);
+    if (head > 0)
+      MS_CL_TRY(clEnqueueWriteBuffer(d->queue, d->pos[buffer], CL_FALSE, 0, head * F4, stage, 0,
+                                     NULL, NULL),
+                "clEnqueueWriteBuffer(exchange)");
+    if (tail < (size_t)set->n_pad)
+      MS_CL_TRY(clEnqueueWriteBuffer(d->queue, d->pos[buffer], CL_FALSE, tail * F4,
+                                     ((size_t)set->n_pad - tail) * F4, stage + 4 * tail, 0,
+                                     NULL, NULL),
+                "clEnqueueWriteBuffer(exchange)");
+    MS_CL_TRY(clFlush(d->queue), "clFlush");
+  }
+  for (int i = 0; i < set->n_dev; i++)
+    MS_CL_TRY(clFinish(set->dev[i].queue), "clFinish");
+  set->exchange_s += ms_now() - t0;
+  return MS_OK;
+}
+
+ms_status ms_gset_force(ms_gset *set, int mode, const ms_gparams *p)
+{
+  for (int i = 0; i < set->n_dev; i++) {
+    ms_status st = enqueue_force(set, &set->dev[i], set->cur, mode, p);
+    if (st)
+      return st;
+  }
+  return MS_OK;
+}
+
+ms_status ms_gset_step(ms_gset *set, ms_integrator integrator, const ms_gparams *p)
+{
+  int in = set->cur, out = 1 - set->cur;
+  ms_status st = MS_OK;
+  if (integrator == MS_INTEGRATOR_LEAPFROG) {
+    for (int i = 0; !st && i < set->n_dev; i++)
+      st = enqueue_drift(set, &set->dev[i], in, p);
+    if (!st && set->n_dev > 1)
+      st = exchange(set, out);
+    for (int i = 0; !st && i < set->n_dev; i++)
+      st = enqueue_force(set, &set->dev[i], out, MS_GRAV_MODE_KICK, p);
+  } else {
+    for (int i = 0; !st && i < set->n_dev; i++)
+      st = enqueue_force(set, &set->dev[i], in, MS_GRAV_MODE_TAYLOR, p);
+    if (!st && set->n_dev > 1)
+      st = exchange(set, out);
+  }
+  for (int i = 0; !st && i < set->n_dev; i++)
+    st = ms_cl_check(clFlush(set->dev[i].queue), "clFlush", NULL);
+  set->cur = out;
+  return st;
+}
+
+ms_status ms_gset_finish(ms_gset *set)
+{
+  for (int i = 0; i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    MS_CL_TRY(clFinish(d->queue), "clFinish");
+    ms_status st = settle(d, d->n_events);
+    if (st)
+      return st;
+    if (d->count > 0 && d->last_force_s > 0.0)
+      d->bodies_per_s = d->count / d->last_force_s;
+  }
+  return MS_OK;
+}
+
+static ms_status read_range(ms_gdev *d, cl_mem buf, float *host)
+{
+  if (d->count == 0)
+    return MS_OK;
+  return ms_cl_check(clEnqueueReadBuffer(d->queue, buf, CL_FALSE, (size_t)d->first * F4,
+                                         (size_t)d->count * F4, host + 4 * (size_t)d->first, 0,
+                                         NULL, NULL),
+                     "clEnqueueReadBuffer", NULL);
+}
+
+ms_status ms_gset_read(ms_gset *set, float *pos, float *vel, float *acc)
+{
+  for (int i = 0; i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    ms_status st = read_range(d, d->pos[set->cur], pos);
+    if (!st && vel)
+      st = read_range(d, d->vel, vel);
+    if (!st && acc)
+      st = read_range(d, d->acc, acc);
+    if (st)
+      return st;
+  }
+  for (int i = 0; i < set->n_dev; i++)
+    MS_CL_TRY(clFinish(set->dev[i].queue), "clFinish");
+  return MS_OK;
+}
+
+ms_status ms_gset_upload(ms_gset *set, const float *pos, const float *vel, const float *acc)
+{
+  size_t bytes = (size_t)set->n_pad * F4;
+  for (int i = 0; i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    cl_mem dst[] = {d->pos[0], d->pos[1], d->vel, d->acc};
+    const float *src[] = {pos, pos, vel, acc};
+    for (int b = 0; b < 4; b++)
+      MS_CL_TRY(clEnqueueWriteBuffer(d->queue, dst[b], CL_TRUE, 0, bytes, src[b], 0, NULL, NULL),
+                "clEnqueueWriteBuffer");
+  }
+  return MS_OK;
+}
+
+/* ---- the split ----------------------------------------------------------------------- */
+
+/* Shares in granules proportional to speed, largest remainders first, at least one
+ * granule each while there are enough. Returns 1 when the split changed. */
+static int plan_split(const ms_gset *set, int *count)
+{
+  int units = set->n_pad / set->granule, given = 0;
+  double total = 0.0, frac[MS_GRAVITY_MAX_DEVICES];
+  for (int i = 0; i < set->n_dev; i++)
+    total += set->dev[i].bodies_per_s;
+  int changed = 0;
+  for (int i = 0; i < set->n_dev; i++) {
+    double ideal = units * set->dev[i].bodies_per_s / total;
+    int u = (int)ideal;
+    if (u < 1 && units >= set->n_dev)
+      u = 1;
+    frac[i] = ideal - u;
+    count[i] = u;
+    given += u;
+  }
+  while (given > units) { /* the minimum of one granule overshot: take from the largest */
+    int big = 0;
+    for (int i = 1; i < set->n_dev; i++)
+      big = count[i] > count[big] ? i : big;
+    count[big]--;
+    given--;
+  }
+  while (given < units) {
+    int best = 0;
+    for (int i = 1; i < set->n_dev; i++)
+      best = frac[i] > frac[best] ? i : best;
+    count[best]++;
+    frac[best] -= 1.0;
+    given++;
+  }
+  for (int i = 0; i < set->n_dev; i++) {
+    count[i] *= set->granule;
+    changed |= count[i] != set->dev[i].count;
+  }
+  return changed;
+}
+
+ms_status ms_gset_rebalance(ms_gset *set, float *vel, float *acc)
+{
+  if (set->n_dev < 2)
+    return MS_OK;
+  for (int i = 0; i < set->n_dev; i++)
+    if (set->dev[i].count > 0 && !(set->dev[i].bodies_per_s > 0.0))
+      return MS_OK; /* not measured yet */
+  int count[MS_GRAVITY_MAX_DEVICES];
+  if (!plan_split(set, count))
+    return MS_OK;
+  /* Velocities and accelerations move with their bodies; every device has all the
+   * positions already. */
+  ms_status st = MS_OK;
+  for (int i = 0; !st && i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    st = read_range(d, d->vel, vel);
+    if (!st)
+      st = read_range(d, d->acc, acc);
+  }
+  for (int i = 0; !st && i < set->n_dev; i++)
+    st = ms_cl_check(clFinish(set->dev[i].queue), "clFinish", NULL);
+  int first = 0;
+  for (int i = 0; !st && i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    d->first = first;
+    d->count = count[i];
+    first += count[i];
+    size_t bytes = (size_t)set->n_pad * F4;
+    st = ms_cl_check(clEnqueueWriteBuffer(d->queue, d->vel, CL_TRUE, 0, bytes, vel, 0, NULL, NULL),
+                     "clEnqueueWriteBuffer", NULL);
+    if (!st)
+      st = ms_cl_check(clEnqueueWriteBuffer(d->queue, d->acc, CL_TRUE, 0, bytes, acc, 0, NULL,
+                                            NULL),
+                       "clEnqueueWriteBuffer", NULL);
+  }
+  set->rebalances++;
+  return st;
+}

@@ -1,0 +1,213 @@
+/* Per-phase breakdown, stats JSON and CSV dump. */
+#include "io/report.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collision/sim_internal.h"
+
+static const ms_phase gpu_phases[] = {MS_PHASE_GRID, MS_PHASE_WAIT_SYNC1,
+                                      MS_PHASE_COLLIDE, MS_PHASE_WAIT_SYNC2,
+                                      MS_PHASE_INTEGRATE};
+static const ms_phase cpu_phases[] = {MS_PHASE_WAIT_SYNC1, MS_PHASE_HOST_IN,
+                                      MS_PHASE_LARGE_SMALL, MS_PHASE_HOST_OUT,
+                                      MS_PHASE_LARGE_LARGE, MS_PHASE_WAIT_SYNC2,
+                                      MS_PHASE_LARGE_INTEGRATE};
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const char *phase_key(ms_phase p)
+{
+  static const char *const keys[MS_PHASE_COUNT] = {
+    "grid_build", "small_small", "integrate_small", "host_in",
+    "large_small", "host_out", "large_large", "integrate_large", "wait_sync1", "wait_sync2"};
+  return keys[p];
+}
+
+static double per_iter_ms(double total_s, long iterations)
+{
+  return iterations > 0 ? 1e3 * total_s / (double)iterations : 0.0;
+}
+
+static void print_thread(FILE *out, const ms_sim *s, ms_thread_id th, const char *title,
+                         const ms_phase *phases, int n)
+{
+  const ms_thread_trace *t = &s->trace.thread[th];
+  long it = s->trace.iterations;
+  int copied = s->buf.mode == MS_BUFFERS_COPIED;
+  double sum = 0.0;
+  fprintf(out, "  %s\n", title);
+  for (int i = 0; i < n; i++) {
+    double tot = t->total_s[phases[i]];
+    sum += tot;
+    fprintf(out, "    %-18s %9.4f ms/it  %6.1f%%\n", ms_phase_name(phases[i], copied),
+            per_iter_ms(tot, it), s->trace.wall_s > 0 ? 100.0 * tot / s->trace.wall_s : 0.0);
+  }
+  fprintf(out, "    %-18s %9.4f ms/it\n", "(sum)", per_iter_ms(sum, it));
+}
+
+void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
+{
+  const ms_trace *t = &s->trace;
+  const ms_sim_stats *st = &s->stats;
+  long it = t->iterations;
+  fprintf(out, "device    %s [%s]\n", s->cl.device_name, s->cl.platform_name);
+  fprintf(out, "run       %ld iterations, %d small + %d large, pipeline %s, buffers %s\n", it,
+          s->n_small, s->n_large, ms_pipeline_name(s->pipeline),
+          ms_buffer_mode_name(s->buf.mode));
+  fprintf(out, "speed     %.1f iterations/s, %.4f ms/iteration\n",
+          t->wall_s > 0 ? (double)it / t->wall_s : 0.0, per_iter_ms(t->wall_s, it));
+  fprintf(out, "time per phase (wall clock, %% of run time)\n");
+  print_thread(out, s, MS_THREAD_GPU, "GPU manager thread", gpu_phases, COUNT(gpu_phases));
+  print_thread(out, s, MS_THREAD_CPU, "CPU worker thread", cpu_phases, COUNT(cpu_phases));
+  fprintf(out, "  kernels (OpenCL profiling)\n");
+  for (int k = 0; k < MS_KERNEL_COUNT; k++)
+    fprintf(out, "    %-18s %9.4f ms/it\n", ms_kernel_name(k), per_iter_ms(t->kernel_s[k], it));
+  fprintf(out, "grid      %dx%d cells, capacity %d, largest overflow %d, %ld builds, %ld overflowed "
+               "(%ld growths), %ld outside-box events\n",
+          st->grid_nx, st->grid_ny, st->grid_capacity, st->max_cell_count, st->grid_builds,
+          st->overflow_builds, st->capacity_growths, st->outside_events);
+  fprintf(out, "state hash %08x (step %ld)\n", info->hash, s->step);
+}
+
+typedef struct json_ctx {
+  const ms_sim *s;
+  const ms_run_info *info;
+} json_ctx;
+
+void ms_json_string(FILE *f, const char *text)
+{
+  fputc('"', f);
+  for (const char *p = text; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fprintf(f, "\\%c", *p);
+    else if ((unsigned char)*p < 0x20)
+      fprintf(f, "\\u%04x", (unsigned char)*p);
+    else
+      fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+static void json_phases(FILE *f, const ms_sim *s, ms_thread_id th, const ms_phase *phases, int n)
+{
+  const ms_thread_trace *t = &s->trace.thread[th];
+  fputs("{", f);
+  for (int i = 0; i < n; i++)
+    fprintf(f, "%s\n      \"%s\": {\"total_s\": %.9g, \"ms_per_iteration\": %.9g}",
+            i ? "," : "", phase_key(phases[i]), t->total_s[phases[i]],
+            per_iter_ms(t->total_s[phases[i]], s->trace.iterations));
+  fputs("\n    }", f);
+}
+
+static int write_json(FILE *f, void *arg)
+{
+  const json_ctx *c = arg;
+  const ms_sim *s = c->s;
+  const ms_trace *t = &s->trace;
+  const ms_sim_stats *st = &s->stats;
+  long it = t->iterations;
+  fputs("{\n  \"scene\": ", f);
+  ms_json_string(f, c->info->scene_path);
+  fputs(",\n  \"device\": ", f);
+  ms_json_string(f, s->cl.device_name);
+  fputs(",\n  \"platform\": ", f);
+  ms_json_string(f, s->cl.platform_name);
+  fprintf(f, ",\n  \"device_is_gpu\": %s", (s->cl.device_type & CL_DEVICE_TYPE_GPU) ? "true" : "false");
+  fprintf(f, ",\n  \"pipeline\": \"%s\",\n  \"buffers\": \"%s\"", ms_pipeline_name(s->pipeline),
+          ms_buffer_mode_name(s->buf.mode));
+  fprintf(f, ",\n  \"small_particles\": %d,\n  \"large_particles\": %d", s->n_small, s->n_large);
+  fprintf(f, ",\n  \"iterations\": %ld,\n  \"step\": %ld", it, s->step);
+  fprintf(f, ",\n  \"wall_s\": %.9g,\n  \"iterations_per_s\": %.9g,\n  \"ms_per_iteration\": %.9g",
+          t->wall_s, t->wall_s > 0 ? (double)it / t->wall_s : 0.0, per_iter_ms(t->wall_s, it));
+  fprintf(f, ",\n  \"state_hash\": \"%08x\"", c->info->hash);
+  fputs(",\n  \"threads\": {\n    \"gpu_manager\": ", f);
+  json_phases(f, s, MS_THREAD_GPU, gpu_phases, COUNT(gpu_phases));
+  fputs(",\n    \"cpu_worker\": ", f);
+  json_phases(f, s, MS_THREAD_CPU, cpu_phases, COUNT(cpu_phases));
+  fputs("\n  },\n  \"kernels\": {", f);
+  for (int k = 0; k < MS_KERNEL_COUNT; k++)
+    fprintf(f, "%s\n    \"%s\": {\"total_s\": %.9g, \"ms_per_iteration\": %.9g}", k ? "," : "",
+            ms_kernel_name(k), t->kernel_s[k], per_iter_ms(t->kernel_s[k], it));
+  fprintf(f, "\n  },\n  \"grid\": {\"nx\": %d, \"ny\": %d, \"capacity\": %d, \"max_overflow_count\": %d, "
+             "\"builds\": %ld, \"overflow_builds\": %ld, \"capacity_growths\": %ld, "
+             "\"outside_events\": %ld}\n}\n",
+          st->grid_nx, st->grid_ny, st->grid_capacity, st->max_cell_count, st->grid_builds,
+          st->overflow_builds, st->capacity_growths, st->outside_events);
+  return 0;
+}
+
+ms_status ms_report_stats_json(const char *path, const ms_sim *s, const ms_run_info *info)
+{
+  json_ctx c = {s, info};
+  return ms_write_atomic(path, write_json, &c);
+}
+
+typedef struct csv_ctx {
+  const ms_sim *s;
+  const ms_state *st;
+} csv_ctx;
+
+static int write_csv(FILE *f, void *arg)
+{
+  const csv_ctx *c = arg;
+  const ms_state *st = c->st;
+  fputs("kind,index,x,y,vx,vy,radius,mass,static\n", f);
+  for (int i = 0; i < st->n_small; i++)
+    fprintf(f, "small,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,0\n", i, st->small_pos[2 * i],
+            st->small_pos[2 * i + 1], st->small_vel[2 * i], st->small_vel[2 * i + 1],
+            c->s->r_small, c->s->m_small);
+  for (int i = 0; i < st->n_large; i++) {
+    const ms_body *L = &c->s->large[i];
+    fprintf(f, "large,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n", i, st->large_pos[2 * i],
+            st->large_pos[2 * i + 1], st->large_vel[2 * i], st->large_vel[2 * i + 1], L->r, L->m,
+            L->is_static);
+  }
+  return 0;
+}
+
+ms_status ms_report_dump_csv(const char *path, ms_sim *s)
+{
+  ms_state st;
+  ms_status rc = ms_sim_read_state(s, &st);
+  if (rc)
+    return rc;
+  csv_ctx c = {s, &st};
+  rc = ms_write_atomic(path, write_csv, &c);
+  ms_state_free(&st);
+  return rc;
+}
+
+ms_status ms_write_atomic(const char *path, int (*write)(FILE *f, void *ctx), void *ctx)
+{
+  size_t n = strlen(path) + 16;
+  char *tmp = malloc(n);
+  if (!tmp)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  snprintf(tmp, n, "%s.tmpXXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    ms_status st = ms_fail(MS_ERR_RUNTIME, "cannot create '%s': %s", tmp, strerror(errno));
+    free(tmp);
+    return st;
+  }
+  fchmod(fd, 0644); /* mkstemp's 0600 is for secrets; these are results */
+  FILE *f = fdopen(fd, "w");
+  int bad = !f || write(f, ctx) != 0 || fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
+  int err = errno;
+  if (f ? fclose(f) != 0 : close(fd) != 0)
+    bad = 1;
+  if (!bad && rename(tmp, path) != 0) {
+    bad = 1;
+    err = errno;
+  }
+  if (bad) {
+    unlink(tmp);
+    free(tmp);
+    return ms_fail(MS_ERR_RUNTIME, "cannot write '%s': %s", path, strerror(err));
+  }
+  free(tmp);
+  return MS_OK;
+}

@@ -1,0 +1,136 @@
+/* Capturing a frame from the simulation, and finding a large particle under a point. */
+#include "preview/frame.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/sim_internal.h"
+
+static int grow(void **p, size_t elem, int n)
+{
+  void *q = realloc(*p, elem * (size_t)(n + 1));
+  if (!q)
+    return -1;
+  *p = q;
+  return 0;
+}
+
+static ms_status reserve(ms_frame *f, int n_small, int n_large)
+{
+  if (n_small > f->cap_small) {
+    if (grow((void **)&f->small_pos, 2 * sizeof(float), n_small))
+      return ms_fail(MS_ERR_RUNTIME, "out of memory for a frame");
+    f->cap_small = n_small;
+  }
+  if (n_large > f->cap_large) {
+    if (grow((void **)&f->large_pos, 2 * sizeof(float), n_large) ||
+        grow((void **)&f->large_radius, sizeof(float), n_large) ||
+        grow((void **)&f->large_static, 1, n_large))
+      return ms_fail(MS_ERR_RUNTIME, "out of memory for a frame");
+    f->cap_large = n_large;
+  }
+  return MS_OK;
+}
+
+ms_status ms_frame_capture(ms_frame *f, ms_sim *s)
+{
+  ms_state st;
+  ms_status rc = ms_sim_read_state(s, &st);
+  if (!rc)
+    rc = reserve(f, st.n_small, st.n_large);
+  if (rc) {
+    if (st.small_pos)
+      ms_state_free(&st);
+    return rc;
+  }
+  f->mode = MS_MODE_COLLISION;
+  memcpy(f->box, s->box, sizeof f->box);
+  f->small_radius = s->r_small;
+  f->n_small = st.n_small;
+  f->n_large = st.n_large;
+  f->n_static = 0;
+  memcpy(f->small_pos, st.small_pos, (size_t)st.n_small * 2 * sizeof(float));
+  memcpy(f->large_pos, st.large_pos, (size_t)st.n_large * 2 * sizeof(float));
+  for (int i = 0; i < st.n_large; i++) {
+    f->large_radius[i] = s->large[i].r;
+    f->large_static[i] = (unsigned char)(s->large[i].is_static != 0);
+    f->n_static += f->large_static[i];
+  }
+  f->step = st.step;
+  ms_state_free(&st);
+
+  const ms_trace *t = &s->trace;
+  f->advance_t0 = t->advance_t0;
+  f->n_events = ms_trace_last_advance(t, f->events, 2 * MS_TRACE_RING);
+  f->iterations = (int)(t->iterations - t->advance_first_iteration);
+  f->sim_rate = t->wall_s > 0 ? (double)t->iterations / t->wall_s : 0.0;
+  snprintf(f->device, sizeof f->device, "%s", s->cl.device_name);
+  f->pipeline = s->pipeline;
+  f->buffers = s->buf.mode;
+  return MS_OK;
+}
+
+ms_status ms_frame_capture_gravity(ms_frame *f, ms_gravity *g)
+{
+  ms_gravity_state st = {0};
+  ms_status rc = ms_gravity_read_state(g, &st);
+  if (rc)
+    return rc;
+  if (st.n > f->cap_bodies) {
+    if (grow((void **)&f->bodies, 4 * sizeof(float), st.n)) {
+      ms_gravity_state_free(&st);
+      return ms_fail(MS_ERR_RUNTIME, "out of memory for a frame");
+    }
+    f->cap_bodies = st.n;
+  }
+  f->mode = MS_MODE_GRAVITY;
+  f->n_bodies = st.n;
+  memcpy(f->bodies, st.pos, (size_t)st.n * 4 * sizeof(float));
+  double c[3] = {0, 0, 0}, m = 0;
+  for (int i = 0; i < st.n; i++) {
+    const float *b = &st.pos[4 * i];
+    for (int k = 0; k < 3; k++)
+      c[k] += (double)b[3] * b[k];
+    m += b[3];
+  }
+  for (int k = 0; k < 3; k++)
+    f->centre[k] = m > 0 ? (float)(c[k] / m) : 0.0f;
+  f->step = st.step;
+  f->sim_time = st.time;
+  ms_gravity_state_free(&st);
+  const ms_gravity_stats *gs = ms_gravity_get_stats(g);
+  f->n_devices = gs->device_count;
+  snprintf(f->device, sizeof f->device, "%s", gs->device_count > 0 ? gs->device[0].name : "?");
+  snprintf(f->kernel, sizeof f->kernel, "%s",
+           gs->device_count > 0 && gs->device[0].kernel ? gs->device[0].kernel : "?");
+  f->sim_rate = gs->advance_s > 0 ? (double)gs->steps / gs->advance_s : 0.0;
+  f->n_events = 0;
+  f->iterations = 0;
+  return MS_OK;
+}
+
+void ms_frame_free(ms_frame *f)
+{
+  free(f->bodies);
+  f->bodies = NULL;
+  f->cap_bodies = 0;
+  free(f->small_pos);
+  free(f->large_pos);
+  free(f->large_radius);
+  free(f->large_static);
+  f->small_pos = f->large_pos = f->large_radius = NULL;
+  f->large_static = NULL;
+  f->cap_small = f->cap_large = 0;
+}
+
+int ms_frame_large_at(const ms_frame *f, float x, float y)
+{
+  int best = -1;
+  for (int i = 0; i < f->n_large; i++) {
+    float dx = x - f->large_pos[2 * i], dy = y - f->large_pos[2 * i + 1], r = f->large_radius[i];
+    if (dx * dx + dy * dy <= r * r && (best < 0 || r < f->large_radius[best]))
+      best = i;
+  }
+  return best;
+}

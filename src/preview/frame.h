@@ -1,0 +1,54 @@
+/* A frame: what one picture of the preview shows, captured from the simulation between
+ * advances (positions, the last advance's phase events, modes). The renderer draws
+ * frames and never touches the simulation, so drawing can overlap the next advance. */
+#ifndef MS_FRAME_H
+#define MS_FRAME_H
+
+#include "mixsim/mixsim.h"
+#include "collision/trace.h"
+
+typedef struct ms_frame {
+  ms_mode mode; /* which scene view draws it */
+  float box[4]; /* min_x, min_y, max_x, max_y (m): the walls */
+  float small_radius;
+  int n_small, n_large, n_static;
+  float *small_pos;           /* x,y pairs (m) */
+  float *large_pos;           /* x,y pairs (m) */
+  float *large_radius;        /* m */
+  unsigned char *large_static;
+  int cap_small, cap_large;   /* allocated */
+
+  long step;
+  int iterations;                       /* in the last advance */
+  double advance_t0;                    /* when it began (ms_now seconds) */
+  double sim_rate;                      /* iterations/s of the simulation alone, whole run */
+  ms_trace_event events[2 * MS_TRACE_RING]; /* the last advance's phases */
+  int n_events;
+
+  char device[256];
+  ms_pipeline pipeline;
+  ms_buffer_mode buffers;
+
+  /* mode = gravity: bodies in 3D; no phase events (the device runs whole bursts) */
+  int n_bodies, cap_bodies;
+  float *bodies;      /* x, y, z, m per body */
+  float centre[3];    /* centre of mass */
+  double sim_time;    /* in the scene's units */
+  int n_devices;
+  char kernel[32];
+
+  /* Set by the loop that owns the simulation. */
+  int iterations_per_frame;
+  double shown_rate; /* iterations/s as displayed (0: not paced, offscreen) */
+  int paused;
+} ms_frame;
+
+/* Fills `f` from `sim`, reusing its arrays. Call between advances. */
+ms_status ms_frame_capture(ms_frame *f, ms_sim *sim);
+ms_status ms_frame_capture_gravity(ms_frame *f, ms_gravity *g);
+void ms_frame_free(ms_frame *f);
+
+/* The large particle whose disc contains (x, y) m, the smallest if several; -1: none. */
+int ms_frame_large_at(const ms_frame *f, float x, float y);
+
+#endif

@@ -1,0 +1,400 @@
+/* The preview window. Two loops run side by side:
+ *
+ *   main thread (window)                 driver thread (owns the simulation)
+ *   --------------------                 -----------------------------------
+ *   events -> commands, tick  ------->   wait for a tick; apply the commands
+ *   draw the latest frame                advance one frame: ms_sim_advance runs the
+ *   present, pace to 60 Hz               GPU manager and CPU worker threads and joins
+ *                             <-------   capture a frame (read the positions), swap
+ *
+ * The hand-over is a pointer swap under a mutex, so drawing never holds up the
+ * simulation: while the window draws frame N, the threads already compute frame N+1.
+ * Every command (buffer and pipeline switches, reset, moving a large particle) is
+ * applied by the driver between advances, where the API allows it and where the
+ * switches leave the trajectory unchanged. The simulation is only ever touched by one
+ * thread at a time: main before the driver starts and after it is joined. */
+#include <SDL.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "preview/frame.h"
+#include "preview/preview.h"
+#include "preview/render.h"
+#include "preview/window.h"
+
+/* What the window asks of the driver. Counters are consumed by the driver. */
+typedef struct commands {
+  int paused, ipf;
+  int toggle_buffers, toggle_pipeline, reset, steps;
+  int drag; /* large particle held by the mouse, -1: none */
+  float drag_x, drag_y;
+} commands;
+
+typedef struct handoff {
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  long ticks; /* frames the window has asked for */
+  int quit;
+  commands cmd;
+  ms_frame *ready; /* the latest captured frame ... */
+  int fresh;       /* ... not yet taken by the window */
+  int stopped;     /* the driver has ended, with `status` */
+  ms_status status;
+} handoff;
+
+typedef struct driver {
+  handoff *k;
+  ms_sim *sim;
+  const ms_scene *scene;
+  ms_sim_options opt;
+  ms_frame *work;
+  int paused, ipf, log;
+  double rate, rate_t0; /* displayed iterations/s, measured over half a second */
+  long rate_step0;
+} driver;
+
+static void note(const driver *d, const char *what)
+{
+  if (d->log)
+    fprintf(stderr, "mixsim: preview: step %ld: %s\n", ms_sim_step(d->sim), what);
+}
+
+static ms_status publish(driver *d, const commands *c)
+{
+  ms_status st = ms_frame_capture(d->work, d->sim);
+  if (st)
+    return st;
+  d->work->iterations_per_frame = c->ipf;
+  d->work->paused = c->paused;
+  d->work->shown_rate = d->rate;
+  pthread_mutex_lock(&d->k->lock);
+  ms_frame *t = d->k->ready;
+  d->k->ready = d->work;
+  d->work = t;
+  d->k->fresh = 1;
+  pthread_mutex_unlock(&d->k->lock);
+  return MS_OK;
+}
+
+/* Recreates the simulation from the scene, keeping the live buffer and pipeline modes. */
+static ms_status reset(driver *d)
+{
+  ms_scene sc = *d->scene; /* shallow: ms_sim_create only reads it */
+  sc.pipeline = ms_sim_pipeline(d->sim);
+  sc.buffers = ms_sim_buffers(d->sim);
+  ms_sim_destroy(d->sim);
+  d->sim = NULL;
+  ms_status st = ms_sim_create(&sc, &d->opt, &d->sim);
+  d->rate_t0 = ms_now();
+  d->rate_step0 = 0;
+  return st;
+}
+
+static ms_status apply(driver *d, const commands *c)
+{
+  ms_status st = MS_OK;
+  int changed = 0;
+  if (c->reset) {
+    st = reset(d);
+    if (st)
+      return st;
+    note(d, "reset");
+    changed = 1;
+  }
+  for (int i = 0; i < c->toggle_buffers % 2 && !st; i++) {
+    ms_buffer_mode b = ms_sim_buffers(d->sim) == MS_BUFFERS_SHARED ? MS_BUFFERS_COPIED
+                                                                  : MS_BUFFERS_SHARED;
+    st = ms_sim_set_buffers(d->sim, b);
+    note(d, b == MS_BUFFERS_SHARED ? "buffers shared" : "buffers copied");
+  }
+  for (int i = 0; i < c->toggle_pipeline % 2; i++) {
+    ms_pipeline p = ms_sim_pipeline(d->sim) == MS_PIPELINE_NAIVE ? MS_PIPELINE_REORDERED
+                                                                 : MS_PIPELINE_NAIVE;
+    ms_sim_set_pipeline(d->sim, p);
+    note(d, p == MS_PIPELINE_NAIVE ? "pipeline naive" : "pipeline reordered");
+  }
+  changed |= c->toggle_buffers % 2 || c->toggle_pipeline % 2;
+  if (!st && c->drag >= 0) {
+    st = ms_sim_move_large(d->sim, c->drag, c->drag_x, c->drag_y);
+    changed = 1;
+  }
+  /* Pause, the single steps, resume: in this order, should one tick carry them all. */
+  if (c->paused && !d->paused) {
+    d->paused = 1;
+    note(d, "paused");
+    changed = 1;
+  }
+  if (!st && c->steps > 0) {
+    st = ms_sim_advance(d->sim, c->steps);
+    note(d, "stepped");
+    changed = 1;
+  }
+  if (!c->paused && d->paused) {
+    d->paused = 0;
+    note(d, "running");
+    changed = 1;
+  }
+  if (!st && !c->paused && c->ipf > 0) {
+    st = ms_sim_advance(d->sim, c->ipf);
+    changed = 1;
+  }
+  changed |= c->ipf != d->ipf;
+  d->ipf = c->ipf;
+  double now = ms_now();
+  if (now - d->rate_t0 >= 0.5) {
+    d->rate = (double)(ms_sim_step(d->sim) - d->rate_step0) / (now - d->rate_t0);
+    d->rate_t0 = now;
+    d->rate_step0 = ms_sim_step(d->sim);
+  }
+  if (!st && changed)
+    st = publish(d, c);
+  return st;
+}
+
+static void *driver_main(void *arg)
+{
+  driver *d = arg;
+  handoff *k = d->k;
+  long served = 0;
+  ms_status st = MS_OK;
+  for (;;) {
+    pthread_mutex_lock(&k->lock);
+    while (!k->quit && k->ticks == served)
+      pthread_cond_wait(&k->wake, &k->lock);
+    if (k->quit) {
+      pthread_mutex_unlock(&k->lock);
+      break;
+    }
+    served = k->ticks; /* a slow frame absorbs the ticks that came meanwhile */
+    commands c = k->cmd;
+    k->cmd.toggle_buffers = k->cmd.toggle_pipeline = k->cmd.reset = k->cmd.steps = 0;
+    pthread_mutex_unlock(&k->lock);
+    st = apply(d, &c);
+    if (st)
+      break;
+  }
+  pthread_mutex_lock(&k->lock);
+  k->stopped = 1;
+  k->status = st;
+  pthread_mutex_unlock(&k->lock);
+  return NULL;
+}
+
+/* ---- the window --------------------------------------------------------------------- */
+
+typedef struct window {
+  ms_window w;
+  ms_frame *shown;
+  commands cmd; /* the window's copy; sent with each tick */
+  int help, quit, shot, log;
+  float grab_dx, grab_dy; /* from the mouse to the held particle's centre (m) */
+} window;
+
+static void mouse_to_world(const window *w, int mx, int my, float *x, float *y)
+{
+  int ow = 0, oh = 0;
+  float px, py;
+  SDL_GetRendererOutputSize(w->w.r, &ow, &oh);
+  ms_window_to_output(&w->w, mx, my, &px, &py);
+  ms_layout l;
+  ms_layout_compute(&l, ow, oh, w->shown->box);
+  ms_layout_to_world(&l, px, py, x, y);
+}
+
+/* Keeps a held particle inside the walls. */
+static void drag_to(window *w, int mx, int my)
+{
+  const ms_frame *f = w->shown;
+  int i = w->cmd.drag;
+  float x, y, r = f->large_radius[i];
+  mouse_to_world(w, mx, my, &x, &y);
+  x += w->grab_dx;
+  y += w->grab_dy;
+  float lo_x = f->box[0] + r, hi_x = f->box[2] - r, lo_y = f->box[1] + r, hi_y = f->box[3] - r;
+  w->cmd.drag_x = x < lo_x ? lo_x : x > hi_x ? hi_x : x;
+  w->cmd.drag_y = y < lo_y ? lo_y : y > hi_y ? hi_y : y;
+}
+
+static void change_ipf(window *w, int up)
+{
+  int ipf = w->cmd.ipf;
+  ipf = up ? ipf + (ipf / 4 > 1 ? ipf / 4 : 1) : ipf - (ipf / 5 > 1 ? ipf / 5 : 1);
+  ipf = ipf < 1 ? 1 : ipf > 1000 ? 1000 : ipf;
+  if (w->log && ipf != w->cmd.ipf)
+    fprintf(stderr, "mixsim: preview: step %ld: %d iterations per frame\n", w->shown->step, ipf);
+  w->cmd.ipf = ipf;
+}
+
+static void on_key(window *w, const SDL_KeyboardEvent *k)
+{
+  SDL_Keycode key = k->keysym.sym;
+  if (k->repeat && key != SDLK_PLUS && key != SDLK_EQUALS && key != SDLK_KP_PLUS &&
+      key != SDLK_MINUS && key != SDLK_KP_MINUS)
+    return;
+  switch (key) {
+  case SDLK_b: w->cmd.toggle_buffers++; break;
+  case SDLK_p: w->cmd.toggle_pipeline++; break;
+  case SDLK_SPACE: w->cmd.paused = !w->cmd.paused; break;
+  case SDLK_n: /* pauses first when running */
+    if (w->cmd.paused)
+      w->cmd.steps++;
+    w->cmd.paused = 1;
+    break;
+  case SDLK_r: w->cmd.reset = 1; break;
+  case SDLK_PLUS:
+  case SDLK_EQUALS:
+  case SDLK_KP_PLUS: change_ipf(w, 1); break;
+  case SDLK_MINUS:
+  case SDLK_KP_MINUS: change_ipf(w, 0); break;
+  case SDLK_F12: w->shot = 1; break;
+  case SDLK_h: w->help = !w->help; break;
+  case SDLK_ESCAPE:
+  case SDLK_q: w->quit = 1; break;
+  default: break;
+  }
+}
+
+static void on_event(window *w, const SDL_Event *e)
+{
+  switch (e->type) {
+  case SDL_QUIT: w->quit = 1; break;
+  case SDL_KEYDOWN: on_key(w, &e->key); break;
+  case SDL_MOUSEBUTTONDOWN:
+    if (e->button.button == SDL_BUTTON_LEFT) {
+      float x, y;
+      mouse_to_world(w, e->button.x, e->button.y, &x, &y);
+      int i = ms_frame_large_at(w->shown, x, y);
+      if (i >= 0) {
+        w->cmd.drag = i;
+        w->grab_dx = w->shown->large_pos[2 * i] - x;
+        w->grab_dy = w->shown->large_pos[2 * i + 1] - y;
+        drag_to(w, e->button.x, e->button.y);
+      }
+    }
+    break;
+  case SDL_MOUSEMOTION:
+    if (w->cmd.drag >= 0)
+      drag_to(w, e->motion.x, e->motion.y);
+    break;
+  case SDL_MOUSEBUTTONUP:
+    if (e->button.button == SDL_BUTTON_LEFT)
+      w->cmd.drag = -1;
+    break;
+  default: break;
+  }
+}
+
+/* Takes the driver's latest frame, if there is a new one. Call with k->lock held. */
+static void take_fresh(window *w, handoff *k)
+{
+  if (!k->fresh)
+    return;
+  ms_frame *t = w->shown;
+  w->shown = k->ready;
+  k->ready = t;
+  k->fresh = 0;
+}
+
+/* One window frame: events, a tick for the driver, the latest picture. Returns 0 to go
+ * on, 1 when the user quit or the driver stopped. */
+static int window_frame(window *w, handoff *k, ms_status *status)
+{
+  SDL_Event e;
+  while (SDL_PollEvent(&e))
+    on_event(w, &e);
+  pthread_mutex_lock(&k->lock);
+  commands *c = &k->cmd;
+  c->toggle_buffers += w->cmd.toggle_buffers;
+  c->toggle_pipeline += w->cmd.toggle_pipeline;
+  c->reset |= w->cmd.reset;
+  c->steps += w->cmd.steps;
+  c->paused = w->cmd.paused;
+  c->ipf = w->cmd.ipf;
+  c->drag = w->cmd.drag;
+  c->drag_x = w->cmd.drag_x;
+  c->drag_y = w->cmd.drag_y;
+  k->ticks++;
+  pthread_cond_signal(&k->wake);
+  take_fresh(w, k);
+  int stopped = k->stopped;
+  *status = k->status;
+  pthread_mutex_unlock(&k->lock);
+  w->cmd.toggle_buffers = w->cmd.toggle_pipeline = w->cmd.reset = w->cmd.steps = 0;
+  if (stopped || w->quit)
+    return 1;
+  /* A particle index from an older frame stays valid: reset keeps the particle count. */
+  ms_render_ui ui = {.help = w->help, .grabbed = w->cmd.drag,
+                     .note = ms_now() < w->w.note_until ? w->w.note : NULL};
+  ms_render_frame(w->w.rc, w->shown, &ui);
+  if (w->shot) {
+    w->shot = 0;
+    ms_window_screenshot(&w->w, w->shown->step);
+  }
+  SDL_RenderPresent(w->w.r);
+  return 0;
+}
+
+ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_options *opt,
+                            const ms_preview_options *po)
+{
+  ms_script script;
+  window w = {0};
+  handoff k = {0};
+  driver d = {0};
+  ms_frame *frames = calloc(3, sizeof *frames);
+  char title[600];
+  snprintf(title, sizeof title, "mixsim: %s", scene->path);
+  ms_status st = ms_script_parse(po->script, &script);
+  if (!st && !frames)
+    st = ms_fail(MS_ERR_RUNTIME, "out of memory");
+  if (!st)
+    st = ms_window_open(&w.w, title);
+  pthread_mutex_init(&k.lock, NULL);
+  pthread_cond_init(&k.wake, NULL);
+  w.log = po->script != NULL;
+  w.cmd = (commands){.ipf = po->iterations_per_frame > 0 ? po->iterations_per_frame : 1,
+                     .drag = -1};
+  d = (driver){.k = &k, .sim = *sim, .scene = scene, .opt = *opt, .ipf = w.cmd.ipf,
+               .log = po->script != NULL, .rate_t0 = ms_now(), .rate_step0 = ms_sim_step(*sim)};
+  int running = 0;
+  pthread_t thread;
+  if (!st) {
+    w.shown = &frames[0];
+    k.ready = &frames[1];
+    d.work = &frames[2];
+    st = publish(&d, &w.cmd); /* the first frame, before the driver starts */
+    take_fresh(&w, &k);
+  }
+  if (!st) {
+    if (pthread_create(&thread, NULL, driver_main, &d))
+      st = ms_fail(MS_ERR_RUNTIME, "cannot start the preview's driver thread");
+    else
+      running = 1;
+  }
+  for (long frame = 0; running; frame++) {
+    double t0 = ms_now();
+    ms_script_inject(&script, frame);
+    if (window_frame(&w, &k, &st))
+      break;
+    ms_window_pace(t0); /* without vsync, keep to 60 Hz */
+  }
+  if (running) {
+    pthread_mutex_lock(&k.lock);
+    k.quit = 1;
+    pthread_cond_signal(&k.wake);
+    pthread_mutex_unlock(&k.lock);
+    pthread_join(thread, NULL);
+    if (!st)
+      st = k.status;
+    *sim = d.sim;
+  }
+  ms_window_close(&w.w);
+  pthread_cond_destroy(&k.wake);
+  pthread_mutex_destroy(&k.lock);
+  for (int i = 0; frames && i < 3; i++)
+    ms_frame_free(&frames[i]);
+  free(frames);
+  ms_script_free(&script);
+  return st;
+}

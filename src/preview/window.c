@@ -1,0 +1,157 @@
+/* The preview windows' shared parts; see window.h. */
+#include "preview/window.h"
+
+#include <SDL_ttf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "io/png_out.h"
+#include "preview/preview.h"
+#include "collision/trace.h"
+
+int ms_preview_built(void) { return 1; }
+
+int ms_preview_open_display(char *why, size_t size)
+{
+  const char *x11 = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+  if ((!x11 || !*x11) && (!wl || !*wl)) {
+    snprintf(why, size, "no display (DISPLAY and WAYLAND_DISPLAY are not set)");
+    return 0;
+  }
+  if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+    snprintf(why, size, "cannot open the display (SDL: %s)", SDL_GetError());
+    SDL_Quit();
+    return 0;
+  }
+  const char *driver = SDL_GetCurrentVideoDriver();
+  if (!driver || !strcasecmp(driver, "dummy") || !strcasecmp(driver, "offscreen")) {
+    snprintf(why, size, "no display (SDL video driver '%s')", driver ? driver : "none");
+    SDL_Quit();
+    return 0;
+  }
+  return 1;
+}
+
+ms_status ms_window_open(ms_window *w, const char *title)
+{
+  memset(w, 0, sizeof *w);
+  if (TTF_Init() != 0)
+    return ms_fail(MS_ERR_RUNTIME, "SDL2_ttf: %s", TTF_GetError());
+  w->win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
+                            MS_RENDER_WIDTH, MS_RENDER_HEIGHT, SDL_WINDOW_RESIZABLE);
+  if (!w->win)
+    return ms_fail(MS_ERR_RUNTIME, "cannot open a window: %s", SDL_GetError());
+  w->r = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
+  if (!w->r)
+    w->r = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_SOFTWARE);
+  if (!w->r)
+    return ms_fail(MS_ERR_RUNTIME, "cannot draw in the window: %s", SDL_GetError());
+  return ms_render_create(w->r, &w->rc);
+}
+
+void ms_window_close(ms_window *w)
+{
+  ms_render_destroy(w->rc);
+  if (w->r)
+    SDL_DestroyRenderer(w->r);
+  if (w->win)
+    SDL_DestroyWindow(w->win);
+  memset(w, 0, sizeof *w);
+  TTF_Quit();
+  SDL_Quit();
+}
+
+void ms_window_screenshot(ms_window *w, long step)
+{
+  int ow = 0, oh = 0;
+  SDL_GetRendererOutputSize(w->r, &ow, &oh);
+  Uint8 *px = malloc((size_t)ow * (size_t)oh * 4);
+  char path[64];
+  snprintf(path, sizeof path, "mixsim-%06ld.png", step);
+  ms_status st = MS_ERR_RUNTIME;
+  if (px && SDL_RenderReadPixels(w->r, NULL, SDL_PIXELFORMAT_RGBA32, px, ow * 4) == 0)
+    st = ms_png_write(path, ow, oh, px, ow * 4);
+  else
+    ms_fail(MS_ERR_RUNTIME, "cannot read the window's pixels: %s", SDL_GetError());
+  free(px);
+  if (st)
+    snprintf(w->note, sizeof w->note, "screenshot failed: %s", ms_error_message());
+  else
+    snprintf(w->note, sizeof w->note, "saved %s", path);
+  fprintf(stderr, "mixsim: %s\n", w->note);
+  ms_error_clear();
+  w->note_until = ms_now() + 2.5;
+}
+
+void ms_window_to_output(const ms_window *w, int x, int y, float *ox, float *oy)
+{
+  int ww = 1, wh = 1, rw = 1, rh = 1;
+  SDL_GetWindowSize(w->win, &ww, &wh);
+  SDL_GetRendererOutputSize(w->r, &rw, &rh);
+  *ox = (float)x * (float)rw / (float)(ww > 0 ? ww : 1);
+  *oy = (float)y * (float)rh / (float)(wh > 0 ? wh : 1);
+}
+
+void ms_window_pace(double t0)
+{
+  double left = 1.0 / 60.0 - (ms_now() - t0);
+  if (left > 0.001)
+    SDL_Delay((Uint32)(left * 1e3));
+}
+
+ms_status ms_script_parse(const char *text, ms_script *s)
+{
+  memset(s, 0, sizeof *s);
+  if (!text)
+    return MS_OK;
+  int cap = 1;
+  for (const char *p = text; *p; p++)
+    cap += *p == ',';
+  s->frame = calloc((size_t)cap, sizeof *s->frame);
+  s->key = calloc((size_t)cap, sizeof *s->key);
+  char *copy = strdup(text);
+  ms_status st = MS_OK;
+  if (!s->frame || !s->key || !copy)
+    st = ms_fail(MS_ERR_RUNTIME, "out of memory");
+  char *save = NULL;
+  for (char *item = copy ? strtok_r(copy, ",", &save) : NULL; item && !st;
+       item = strtok_r(NULL, ",", &save)) {
+    char *colon = strchr(item, ':'), *end = NULL;
+    long frame = colon ? strtol(item, &end, 10) : -1;
+    SDL_Keycode key = colon ? SDL_GetKeyFromName(colon + 1) : SDLK_UNKNOWN;
+    if (!colon || end != colon || frame < 0 || key == SDLK_UNKNOWN)
+      st = ms_fail(MS_ERR_INPUT, "--script: expected FRAME:KEY (an SDL key name), got '%s'",
+                   item);
+    else {
+      s->frame[s->n] = frame;
+      s->key[s->n++] = key;
+    }
+  }
+  free(copy);
+  if (st)
+    ms_script_free(s);
+  return st;
+}
+
+void ms_script_inject(const ms_script *s, long frame)
+{
+  for (int i = 0; i < s->n; i++) {
+    if (s->frame[i] != frame)
+      continue;
+    SDL_Event e = {0};
+    e.type = SDL_KEYDOWN;
+    e.key.state = SDL_PRESSED;
+    e.key.keysym.sym = s->key[i];
+    e.key.keysym.scancode = SDL_GetScancodeFromKey(s->key[i]);
+    SDL_PushEvent(&e);
+  }
+}
+
+void ms_script_free(ms_script *s)
+{
+  free(s->frame);
+  free(s->key);
+  memset(s, 0, sizeof *s);
+}
