@@ -1,0 +1,80 @@
+/* Scene loader, time step: dt must resolve the shortest contact the scene can
+ * produce (t_c / 10); the error suggests a dt that passes. */
+#include "scene/loader.h"
+
+#include <math.h>
+
+#include "shared/contact.h"
+
+static void consider(double k, double e, double m_eff, const char *kind, double *best,
+                     const char **best_kind)
+{
+  double t = ms_contact_time(k, e, m_eff);
+  if (t < *best) {
+    *best = t;
+    *best_kind = kind;
+  }
+}
+
+static double min_contact_time(const ms_scene *s, const char **kind)
+{
+  double k = s->stiffness, e = s->restitution, best = INFINITY;
+  double m_s = s->small_mass;
+  *kind = "none";
+  if (s->small_count >= 2)
+    consider(k, e, m_s / 2.0, "small-small", &best, kind);
+  if (s->small_count >= 1)
+    consider(k, e, m_s, "small-wall", &best, kind);
+  double light1 = INFINITY, light2 = INFINITY; /* the two lightest dynamic large */
+  int dynamic = 0, statics = 0;
+  for (int i = 0; i < s->large_count; i++) {
+    const ms_large *l = &s->large[i];
+    if (s->small_count >= 1)
+      consider(k, e, ms_effective_mass(m_s, 0, l->mass, l->is_static), "small-large", &best,
+               kind);
+    if (l->is_static) {
+      statics++;
+      continue;
+    }
+    dynamic++;
+    if (l->mass < light1) {
+      light2 = light1;
+      light1 = l->mass;
+    } else if (l->mass < light2) {
+      light2 = l->mass;
+    }
+  }
+  if (dynamic >= 2)
+    consider(k, e, ms_effective_mass(light1, 0, light2, 0), "large-large", &best, kind);
+  if (dynamic >= 1 && statics >= 1)
+    consider(k, e, light1, "large-large", &best, kind);
+  if (dynamic >= 1)
+    consider(k, e, light1, "large-wall", &best, kind);
+  return best;
+}
+
+double ms_scene_min_contact_time(const ms_scene *scene)
+{
+  const char *kind;
+  return min_contact_time(scene, &kind);
+}
+
+/* Rounds down to 3 significant digits, so the suggested dt passes when pasted back. */
+static double round_down_3(double v)
+{
+  double unit = pow(10.0, floor(log10(v)) - 2.0);
+  return floor(v / unit) * unit;
+}
+
+int ms_ld_check_dt(loader *ld)
+{
+  const ms_scene *s = ld->scene;
+  const char *kind;
+  double t_c = min_contact_time(s, &kind);
+  if (!isfinite(t_c) || s->dt_s <= t_c / 10.0)
+    return 1;
+  return ms_ld_fail_at(ld, s->dt_line, "simulation", "dt",
+                 "dt = %g s is too large: the stiffest contact (%s) lasts t_c = %.3g s; "
+                 "use dt <= %.3g",
+                 s->dt_s, kind, t_c, round_down_3(t_c / 10.0));
+}

@@ -1,0 +1,140 @@
+/* The scene loader's private state, shared by its parts (src/scene/): reading lines
+ * (ini_reader.c), values (values.c), the schema of sections and keys (schema.c), the
+ * gravity keys (gravity_keys.c), placement (placement.c), the dt check
+ * (contact_time.c), and the entry points (load.c). Every ms_ld_* function that can
+ * fail records the first error in the loader and returns 0, so checks chain with &&. */
+#ifndef MS_SCENE_LOADER_H
+#define MS_SCENE_LOADER_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mixsim/scene.h"
+
+#define NAME_MAX_LEN 64
+#define MAX_KEYS 20
+
+typedef enum section_kind {
+  SEC_SIMULATION,
+  SEC_BOX,
+  SEC_MATERIAL,
+  SEC_GRID,
+  SEC_SMALL,
+  SEC_GRAVITY,
+  SEC_LARGE,
+  SEC_LARGE_RANDOM,
+  SEC_KIND_COUNT
+} section_kind;
+
+typedef struct section {
+  char name[NAME_MAX_LEN];
+  int line;
+  section_kind kind;
+  int item;               /* index into the loader's large or group specs */
+  int key_line[MAX_KEYS]; /* line of each key of g_keys[kind]; 0 = not given */
+} section;
+
+/* Region, spacing and radii hold float-rounded values, so placement tests exactly
+ * what the simulation will see. */
+typedef struct small_spec {
+  int section; /* -1 when there is no [small] */
+  long count;
+  int random;
+  double region[4];
+  double spacing;
+  float velocity[2];
+  double spread;
+} small_spec;
+
+typedef struct large_spec {
+  int section;
+  float position[2];
+  float radius;
+  double density;
+  float velocity[2];
+  int is_static;
+} large_spec;
+
+typedef struct group_spec {
+  int section;
+  long count;
+  float radius_min, radius_max;
+  double region[4];
+  double density;
+  float velocity[2];
+  double spread;
+  int is_static;
+} group_spec;
+
+typedef struct loader {
+  const char *path;
+  ms_scene *scene;
+  FILE *file;       /* input: a file ... */
+  const char *text; /* ... or the rest of a string */
+  int line;         /* line inih is working on */
+  int line_limit;   /* longest line inih accepts */
+  section *sections;
+  int section_count, section_cap;
+  int current;     /* section of the current line, -1 before the first header */
+  const char *key; /* key being read, for messages */
+  small_spec small;
+  large_spec *large;
+  int large_count, large_cap;
+  group_spec *groups;
+  int group_count, group_cap;
+  char body_file[512]; /* [gravity] file as written */
+  ms_status status; /* MS_OK until the first error */
+  int error_line;
+  char message[1024];
+} loader;
+
+static inline int ms_ld_is(const char *key, const char *name) { return strcmp(key, name) == 0; }
+
+/* Errors (ini_reader.c). Each returns 0. */
+__attribute__((format(printf, 5, 6))) int
+ms_ld_fail_at(loader *ld, int line, const char *section, const char *key, const char *fmt, ...);
+/* An error about the value being read, at its line and key. */
+__attribute__((format(printf, 2, 3))) int ms_ld_bad_value(loader *ld, const char *fmt, ...);
+/* An error found after parsing, at the line of `key` (or the section header). */
+__attribute__((format(printf, 4, 5))) int
+ms_ld_fail_key(loader *ld, const section *sec, const char *key, const char *fmt, ...);
+int ms_ld_fail_memory(loader *ld);
+
+/* Line readers for inih's ini_parse_stream (ini_reader.c): `stream` is the loader. */
+char *ms_ld_read_file_line(char *buf, int size, void *stream);
+char *ms_ld_read_text_line(char *buf, int size, void *stream);
+
+/* Values (values.c): each parses `text` for the key being read. */
+int ms_ld_parse_number(loader *ld, const char *text, double *out);
+int ms_ld_at_least(loader *ld, double v, double lo);
+int ms_ld_read_positive(loader *ld, const char *text, double *out);
+int ms_ld_read_positive_float(loader *ld, const char *text, float *out);
+int ms_ld_read_long(loader *ld, const char *text, long lo, long hi, long *out);
+int ms_ld_read_int(loader *ld, const char *text, int lo, int hi, int *out);
+int ms_ld_read_seed(loader *ld, const char *text, uint64_t *out);
+int ms_ld_read_vec2f(loader *ld, const char *text, float out[2]);
+int ms_ld_read_region(loader *ld, const char *text, double out[4]);
+int ms_ld_read_bool(loader *ld, const char *text, int *out);
+int ms_ld_read_spread(loader *ld, const char *v, double *out);
+int ms_ld_read_choice(loader *ld, const char *v, const char *const *names, int n, int *out);
+
+/* Schema (schema.c). */
+int ms_ld_kind_of(const char *name, section_kind *kind);
+int ms_ld_line_of(const section *sec, const char *key); /* 0: not given */
+const section *ms_ld_find_kind(const loader *ld, section_kind kind);
+int ms_ld_on_key(void *user, const char *inih_section, const char *key, const char *value);
+int ms_ld_check_mode(loader *ld);
+int ms_ld_check_required(loader *ld);
+int ms_ld_check_sections(loader *ld);
+
+/* mode = gravity (gravity_keys.c). */
+int ms_ld_set_gravity(loader *ld, const char *key, const char *v);
+int ms_ld_build_gravity(loader *ld);
+
+/* Placement (placement.c) and the dt check (contact_time.c). */
+double ms_ld_disc_mass(double density, double r);
+int ms_ld_place_all(loader *ld);
+int ms_ld_check_dt(loader *ld);
+
+#endif

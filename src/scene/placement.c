@@ -1,0 +1,276 @@
+/* Scene loader, placement: explicit large particles, generated groups and small
+ * particles, deterministic from the seed; discs may touch but never overlap. */
+#include "scene/loader.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/rng.h"
+#include "shared/contact.h"
+
+#define MAX_LARGE_TOTAL 10000000L
+#define LARGE_ATTEMPTS 10000
+#define SMALL_ATTEMPTS 1000
+
+/* Discs hashed by cell; a query looks at the 3 x 3 cells around a point, so the
+ * cell size must be at least the largest sum of radii that can overlap. */
+typedef struct disc_hash {
+  double inv_cell;
+  uint32_t mask;
+  int *head; /* bucket -> first disc, -1 = none */
+  int *next; /* disc -> next disc in its bucket */
+  float *x, *y, *r;
+  float r_all; /* radius of every disc when r is NULL */
+  int count;
+} disc_hash;
+
+static int hash_init(disc_hash *h, double cell, int capacity, int own_radii)
+{
+  *h = (disc_hash){.inv_cell = 1.0 / cell};
+  uint32_t buckets = 64;
+  while (buckets < 2u * (uint32_t)capacity)
+    buckets <<= 1;
+  h->mask = buckets - 1;
+  size_t n = capacity > 0 ? (size_t)capacity : 1;
+  h->head = malloc(buckets * sizeof *h->head);
+  h->next = malloc(n * sizeof *h->next);
+  h->x = malloc(n * sizeof *h->x);
+  h->y = malloc(n * sizeof *h->y);
+  h->r = own_radii ? malloc(n * sizeof *h->r) : NULL;
+  if (!h->head || !h->next || !h->x || !h->y || (own_radii && !h->r))
+    return 0;
+  memset(h->head, 0xff, buckets * sizeof *h->head);
+  return 1;
+}
+
+static void hash_free(disc_hash *h)
+{
+  free(h->head);
+  free(h->next);
+  free(h->x);
+  free(h->y);
+  free(h->r);
+}
+
+static uint32_t hash_bucket(const disc_hash *h, int64_t cx, int64_t cy)
+{
+  uint64_t k = (uint64_t)cx * 0x9e3779b97f4a7c15ull ^ (uint64_t)cy * 0xc2b2ae3d27d4eb4full;
+  return (uint32_t)(k ^ (k >> 29)) & h->mask;
+}
+
+static void hash_insert(disc_hash *h, float x, float y, float r)
+{
+  int i = h->count++;
+  h->x[i] = x;
+  h->y[i] = y;
+  if (h->r)
+    h->r[i] = r;
+  uint32_t b = hash_bucket(h, (int64_t)floor(x * h->inv_cell), (int64_t)floor(y * h->inv_cell));
+  h->next[i] = h->head[b];
+  h->head[b] = i;
+}
+
+/* Index of a disc that a disc of radius r at (x, y) would overlap, or -1. */
+static int hash_overlap(const disc_hash *h, double x, double y, double r)
+{
+  int64_t cx = (int64_t)floor(x * h->inv_cell), cy = (int64_t)floor(y * h->inv_cell);
+  for (int64_t j = cy - 1; j <= cy + 1; j++)
+    for (int64_t i = cx - 1; i <= cx + 1; i++)
+      for (int d = h->head[hash_bucket(h, i, j)]; d >= 0; d = h->next[d]) {
+        double dx = x - h->x[d], dy = y - h->y[d];
+        double sum = r + (h->r ? h->r[d] : h->r_all);
+        if (dx * dx + dy * dy < sum * sum)
+          return d;
+      }
+  return -1;
+}
+
+double ms_ld_disc_mass(double density, double r) { return density * MS_PI * r * r; }
+
+static void add_large(ms_scene *s, disc_hash *h, float x, float y, float r, double density,
+                      float vx, float vy, int is_static)
+{
+  s->large[s->large_count++] = (ms_large){
+      .x = x, .y = y, .vx = vx, .vy = vy, .radius = r,
+      .mass = (float)ms_ld_disc_mass(density, r), .is_static = is_static};
+  hash_insert(h, x, y, r);
+}
+
+static int place_explicit(loader *ld, disc_hash *h)
+{
+  ms_scene *s = ld->scene;
+  for (int i = 0; i < ld->large_count; i++) {
+    const large_spec *l = &ld->large[i];
+    const section *sec = &ld->sections[l->section];
+    double x = l->position[0], y = l->position[1], r = l->radius;
+    if (x - r < s->box_min[0] || y - r < s->box_min[1] || x + r > s->box_max[0] ||
+        y + r > s->box_max[1])
+      return ms_ld_fail_key(ld, sec, "position", "disc of radius %g at (%g, %g) sticks out of the box",
+                      r, x, y);
+    int other = hash_overlap(h, x, y, r);
+    if (other >= 0)
+      return ms_ld_fail_key(ld, sec, "position", "overlaps [%s]",
+                      ld->sections[ld->large[other].section].name);
+    add_large(s, h, l->position[0], l->position[1], l->radius, l->density, l->velocity[0],
+              l->velocity[1], l->is_static);
+  }
+  return 1;
+}
+
+/* v + uniform(-spread, spread); always draws, so positions never depend on spread. */
+static float jitter(ms_rng *rng, float v, double spread)
+{
+  return (float)(v + ms_rng_range(rng, -spread, spread));
+}
+
+static int place_group(loader *ld, const group_spec *g, disc_hash *h, ms_rng *rng)
+{
+  ms_scene *s = ld->scene;
+  for (long n = 0; n < g->count; n++) {
+    float r = (float)ms_rng_range(rng, g->radius_min, g->radius_max);
+    float x = 0.0f, y = 0.0f;
+    int attempt = 0;
+    for (; attempt < LARGE_ATTEMPTS; attempt++) {
+      x = (float)ms_rng_range(rng, g->region[0] + r, g->region[2] - r);
+      y = (float)ms_rng_range(rng, g->region[1] + r, g->region[3] - r);
+      if (hash_overlap(h, x, y, r) < 0)
+        break;
+    }
+    if (attempt == LARGE_ATTEMPTS)
+      return ms_ld_fail_key(ld, &ld->sections[g->section], "count",
+                      "could only place %ld of %ld particles without overlap", n, g->count);
+    float vx = jitter(rng, g->velocity[0], g->spread);
+    float vy = jitter(rng, g->velocity[1], g->spread);
+    if (g->is_static)
+      vx = vy = 0.0f;
+    add_large(s, h, x, y, r, g->density, vx, vy, g->is_static);
+  }
+  return 1;
+}
+
+static int place_lattice(loader *ld, const disc_hash *large)
+{
+  ms_scene *s = ld->scene;
+  const small_spec *sm = &ld->small;
+  const double *reg = sm->region;
+  double r = s->small_radius, pitch = sm->spacing * 2.0 * r;
+  long placed = 0;
+  for (long j = 0; placed < sm->count; j++) {
+    float y = (float)(reg[1] + r + (double)j * pitch);
+    if (y + r > reg[3])
+      break;
+    for (long i = 0; placed < sm->count; i++) {
+      float x = (float)(reg[0] + r + (double)i * pitch);
+      if (x + r > reg[2])
+        break;
+      if (hash_overlap(large, x, y, r) >= 0)
+        continue;
+      s->small_pos[2 * placed] = x;
+      s->small_pos[2 * placed + 1] = y;
+      placed++;
+    }
+  }
+  if (placed < sm->count)
+    return ms_ld_fail_key(ld, &ld->sections[sm->section], "count",
+                    "only %ld of %ld small particles fit on the lattice in the region", placed,
+                    sm->count);
+  return 1;
+}
+
+static int place_random(loader *ld, const disc_hash *large, ms_rng *rng)
+{
+  ms_scene *s = ld->scene;
+  const small_spec *sm = &ld->small;
+  const double *reg = sm->region;
+  double r = s->small_radius;
+  const section *sec = &ld->sections[sm->section];
+  if (reg[2] - reg[0] < 2.0 * r || reg[3] - reg[1] < 2.0 * r)
+    return ms_ld_fail_key(ld, sec, "count", "could only place 0 of %ld small particles: the region "
+                    "is narrower than one particle", sm->count);
+  disc_hash own;
+  if (!hash_init(&own, 2.0 * r, s->small_count, 0)) {
+    hash_free(&own);
+    return ms_ld_fail_memory(ld);
+  }
+  own.r_all = s->small_radius;
+  for (int n = 0; n < s->small_count; n++) {
+    int attempt = 0;
+    float x = 0.0f, y = 0.0f;
+    for (; attempt < SMALL_ATTEMPTS; attempt++) {
+      x = (float)ms_rng_range(rng, reg[0] + r, reg[2] - r);
+      y = (float)ms_rng_range(rng, reg[1] + r, reg[3] - r);
+      if (hash_overlap(large, x, y, r) < 0 && hash_overlap(&own, x, y, r) < 0)
+        break;
+    }
+    if (attempt == SMALL_ATTEMPTS) {
+      hash_free(&own);
+      return ms_ld_fail_key(ld, sec, "count",
+                      "could only place %d of %ld small particles without overlap", n,
+                      sm->count);
+    }
+    s->small_pos[2 * n] = x;
+    s->small_pos[2 * n + 1] = y;
+    hash_insert(&own, x, y, s->small_radius);
+  }
+  hash_free(&own);
+  return 1;
+}
+
+static int place_small(loader *ld, const disc_hash *large, ms_rng *rng)
+{
+  ms_scene *s = ld->scene;
+  const small_spec *sm = &ld->small;
+  if (s->small_count == 0)
+    return 1;
+  size_t n = 2 * (size_t)s->small_count;
+  s->small_pos = malloc(n * sizeof *s->small_pos);
+  s->small_vel = malloc(n * sizeof *s->small_vel);
+  if (!s->small_pos || !s->small_vel)
+    return ms_ld_fail_memory(ld);
+  if (!(sm->random ? place_random(ld, large, rng) : place_lattice(ld, large)))
+    return 0;
+  for (int i = 0; i < s->small_count; i++) {
+    s->small_vel[2 * i] = jitter(rng, sm->velocity[0], sm->spread);
+    s->small_vel[2 * i + 1] = jitter(rng, sm->velocity[1], sm->spread);
+  }
+  return 1;
+}
+
+/* Sizes the large array and the hash that all placement queries use. */
+static int prepare_large(loader *ld, disc_hash *h)
+{
+  ms_scene *s = ld->scene;
+  long total = ld->large_count;
+  double r_max = 0.0;
+  for (int i = 0; i < ld->large_count; i++)
+    r_max = fmax(r_max, ld->large[i].radius);
+  for (int i = 0; i < ld->group_count; i++) {
+    const group_spec *g = &ld->groups[i];
+    total += g->count;
+    r_max = fmax(r_max, g->radius_max);
+    if (total > MAX_LARGE_TOTAL)
+      return ms_ld_fail_key(ld, &ld->sections[g->section], "count",
+                      "too many large particles in total (at most %ld)", MAX_LARGE_TOTAL);
+  }
+  /* A query disc is a large one (r <= r_max) or a small one. */
+  double cell = r_max + fmax(r_max, s->small_radius);
+  if (!hash_init(h, cell > 0.0 ? cell : 1.0, (int)total, 1))
+    return ms_ld_fail_memory(ld);
+  s->large = malloc((total > 0 ? (size_t)total : 1) * sizeof *s->large);
+  return s->large ? 1 : ms_ld_fail_memory(ld);
+}
+
+int ms_ld_place_all(loader *ld)
+{
+  ms_scene *s = ld->scene;
+  ms_rng rng = {s->seed};
+  disc_hash large = {0}; /* freed below even when prepare_large fails early */
+  int ok = prepare_large(ld, &large) && place_explicit(ld, &large);
+  for (int i = 0; ok && i < ld->group_count; i++)
+    ok = place_group(ld, &ld->groups[i], &large, &rng);
+  ok = ok && place_small(ld, &large, &rng);
+  hash_free(&large);
+  return ok;
+}

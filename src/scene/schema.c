@@ -1,0 +1,362 @@
+/* Scene loader, schema: the sections and keys of the format, which are required,
+ * what each key sets, and the checks that need several keys at once. */
+#include "scene/loader.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_SMALL 50000000L
+#define MAX_GROUP 1000000L
+
+static const char *const g_kind_names[SEC_KIND_COUNT] = {
+    "simulation", "box", "material", "grid", "small", "gravity", "large.", "large_random.",
+};
+
+/* Known keys of each section kind. */
+static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
+    [SEC_SIMULATION] = {"mode", "dt", "steps", "iterations_per_frame", "seed", "pipeline",
+                        "buffers", "gravity", "max_speed"},
+    [SEC_BOX] = {"min", "max"},
+    [SEC_MATERIAL] = {"stiffness", "restitution"},
+    [SEC_GRID] = {"capacity"},
+    [SEC_SMALL] = {"count", "radius", "density", "placement", "region", "spacing", "velocity",
+                   "velocity_spread"},
+    [SEC_GRAVITY] = {"bodies", "count", "G", "softening", "integrator", "burst", "energy",
+                     "diagnostics_every", "mass", "radius", "eccentricity", "semi_major_axis",
+                     "mass_ratio", "central_mass", "thickness", "file"},
+    [SEC_LARGE] = {"position", "radius", "density", "velocity", "static"},
+    [SEC_LARGE_RANDOM] = {"count", "radius_min", "radius_max", "region", "density", "velocity",
+                          "velocity_spread", "static"},
+};
+
+/* Keys that must be given, in the order missing ones are reported. */
+static const char *const g_required[SEC_KIND_COUNT][MAX_KEYS + 1] = {
+    [SEC_SIMULATION] = {"dt"},
+    [SEC_BOX] = {"min", "max"},
+    [SEC_MATERIAL] = {"stiffness", "restitution"},
+    [SEC_SMALL] = {"count"},
+    [SEC_GRAVITY] = {"bodies", "softening"},
+    [SEC_LARGE] = {"position", "radius"},
+    [SEC_LARGE_RANDOM] = {"count", "radius_min", "radius_max", "region"},
+};
+
+static int key_index(section_kind kind, const char *key)
+{
+  for (int i = 0; g_keys[kind][i]; i++)
+    if (strcmp(g_keys[kind][i], key) == 0)
+      return i;
+  return -1;
+}
+
+int ms_ld_line_of(const section *sec, const char *key)
+{
+  int i = key_index(sec->kind, key);
+  return i >= 0 ? sec->key_line[i] : 0;
+}
+
+int ms_ld_kind_of(const char *name, section_kind *kind)
+{
+  for (int k = 0; k < SEC_KIND_COUNT; k++) {
+    const char *want = g_kind_names[k];
+    size_t n = strlen(want);
+    int prefix = want[n - 1] == '.';
+    if (prefix ? strncmp(name, want, n) == 0 : strcmp(name, want) == 0) {
+      *kind = (section_kind)k;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int set_simulation(loader *ld, const char *key, const char *v)
+{
+  ms_scene *s = ld->scene;
+  if (ms_ld_is(key, "mode")) {
+    s->mode = MS_MODE_COLLISION;
+    if (ms_ld_is(v, "collision"))
+      return 1;
+    if (ms_ld_is(v, "gravity")) {
+      s->mode = MS_MODE_GRAVITY;
+      return 1;
+    }
+    return ms_ld_bad_value(ld, "expected collision or gravity, got '%s'", v);
+  }
+  if (ms_ld_is(key, "dt")) {
+    s->dt_line = ld->line;
+    return ms_ld_read_positive(ld, v, &s->dt_s);
+  }
+  if (ms_ld_is(key, "steps"))
+    return ms_ld_read_long(ld, v, 1, LONG_MAX, &s->steps);
+  if (ms_ld_is(key, "iterations_per_frame"))
+    return ms_ld_read_int(ld, v, 1, 1000, &s->iterations_per_frame);
+  if (ms_ld_is(key, "seed"))
+    return ms_ld_read_seed(ld, v, &s->seed);
+  if (ms_ld_is(key, "pipeline"))
+    return ms_pipeline_parse(v, &s->pipeline) ||
+           ms_ld_bad_value(ld, "expected naive or reordered, got '%s'", v);
+  if (ms_ld_is(key, "buffers"))
+    return ms_buffer_mode_parse(v, &s->buffers) ||
+           ms_ld_bad_value(ld, "expected shared or copied, got '%s'", v);
+  if (ms_ld_is(key, "max_speed"))
+    return ms_ld_read_positive_float(ld, v, &s->max_speed);
+  return ms_ld_read_vec2f(ld, v, s->gravity); /* gravity */
+}
+
+static int set_box(loader *ld, const char *key, const char *v)
+{
+  return ms_ld_read_vec2f(ld, v, ms_ld_is(key, "min") ? ld->scene->box_min : ld->scene->box_max);
+}
+
+static int set_material(loader *ld, const char *key, const char *v)
+{
+  if (ms_ld_is(key, "stiffness"))
+    return ms_ld_read_positive_float(ld, v, &ld->scene->stiffness);
+  double e = 0.0;
+  if (!ms_ld_parse_number(ld, v, &e))
+    return 0;
+  if (!(e > 0.0 && e <= 1.0))
+    return ms_ld_bad_value(ld, "must be in (0, 1] (got %g)", e);
+  ld->scene->restitution = (float)e;
+  return 1;
+}
+
+static int set_grid(loader *ld, const char *key, const char *v)
+{
+  (void)key; /* capacity */
+  return ms_ld_read_int(ld, v, 1, 4096, &ld->scene->grid_capacity);
+}
+
+static int set_small(loader *ld, const char *key, const char *v)
+{
+  small_spec *sm = &ld->small;
+  ms_scene *s = ld->scene;
+  if (ms_ld_is(key, "count"))
+    return ms_ld_read_long(ld, v, 0, MAX_SMALL, &sm->count);
+  if (ms_ld_is(key, "radius"))
+    return ms_ld_read_positive_float(ld, v, &s->small_radius);
+  if (ms_ld_is(key, "density"))
+    return ms_ld_read_positive_float(ld, v, &s->small_density);
+  if (ms_ld_is(key, "placement")) {
+    sm->random = ms_ld_is(v, "random");
+    if (!sm->random && !ms_ld_is(v, "lattice"))
+      return ms_ld_bad_value(ld, "expected lattice or random, got '%s'", v);
+    return 1;
+  }
+  if (ms_ld_is(key, "region"))
+    return ms_ld_read_region(ld, v, sm->region);
+  if (ms_ld_is(key, "spacing"))
+    return ms_ld_parse_number(ld, v, &sm->spacing) && ms_ld_at_least(ld, sm->spacing, 1.0);
+  if (ms_ld_is(key, "velocity"))
+    return ms_ld_read_vec2f(ld, v, sm->velocity);
+  return ms_ld_read_spread(ld, v, &sm->spread); /* velocity_spread */
+}
+
+static int set_large(loader *ld, large_spec *l, const char *key, const char *v)
+{
+  if (ms_ld_is(key, "position"))
+    return ms_ld_read_vec2f(ld, v, l->position);
+  if (ms_ld_is(key, "radius"))
+    return ms_ld_read_positive_float(ld, v, &l->radius);
+  if (ms_ld_is(key, "density"))
+    return ms_ld_read_positive(ld, v, &l->density);
+  if (ms_ld_is(key, "velocity"))
+    return ms_ld_read_vec2f(ld, v, l->velocity);
+  return ms_ld_read_bool(ld, v, &l->is_static); /* static */
+}
+
+static int set_group(loader *ld, group_spec *g, const char *key, const char *v)
+{
+  if (ms_ld_is(key, "count"))
+    return ms_ld_read_long(ld, v, 1, MAX_GROUP, &g->count);
+  if (ms_ld_is(key, "radius_min"))
+    return ms_ld_read_positive_float(ld, v, &g->radius_min);
+  if (ms_ld_is(key, "radius_max"))
+    return ms_ld_read_positive_float(ld, v, &g->radius_max);
+  if (ms_ld_is(key, "region"))
+    return ms_ld_read_region(ld, v, g->region);
+  if (ms_ld_is(key, "density"))
+    return ms_ld_read_positive(ld, v, &g->density);
+  if (ms_ld_is(key, "velocity"))
+    return ms_ld_read_vec2f(ld, v, g->velocity);
+  if (ms_ld_is(key, "velocity_spread"))
+    return ms_ld_read_spread(ld, v, &g->spread);
+  return ms_ld_read_bool(ld, v, &g->is_static); /* static */
+}
+
+static int set_key(loader *ld, const section *sec, const char *key, const char *v)
+{
+  switch (sec->kind) {
+  case SEC_SIMULATION: return set_simulation(ld, key, v);
+  case SEC_BOX: return set_box(ld, key, v);
+  case SEC_MATERIAL: return set_material(ld, key, v);
+  case SEC_GRID: return set_grid(ld, key, v);
+  case SEC_SMALL: return set_small(ld, key, v);
+  case SEC_GRAVITY: return ms_ld_set_gravity(ld, key, v);
+  case SEC_LARGE: return set_large(ld, &ld->large[sec->item], key, v);
+  case SEC_LARGE_RANDOM: return set_group(ld, &ld->groups[sec->item], key, v);
+  case SEC_KIND_COUNT: break;
+  }
+  return 0;
+}
+
+static int unknown_key(loader *ld, const section *sec, const char *key)
+{
+  char known[256] = "";
+  for (int i = 0; g_keys[sec->kind][i]; i++) {
+    strcat(known, i ? ", " : "");
+    strcat(known, g_keys[sec->kind][i]);
+  }
+  return ms_ld_fail_at(ld, ld->line, sec->name, key, "unknown key (expected one of: %s)", known);
+}
+
+/* inih calls this for every key; the section comes from our own reader, which also
+ * sees headers of empty sections. */
+int ms_ld_on_key(void *user, const char *inih_section, const char *key, const char *value)
+{
+  loader *ld = user;
+  (void)inih_section;
+  if (ld->status != MS_OK)
+    return 0;
+  if (ld->current < 0)
+    return ms_ld_fail_at(ld, ld->line, NULL, key, "key outside any section");
+  section *sec = &ld->sections[ld->current];
+  int k = key_index(sec->kind, key);
+  if (k < 0)
+    return unknown_key(ld, sec, key);
+  if (sec->key_line[k])
+    return ms_ld_fail_at(ld, ld->line, sec->name, key, "key given twice (first at line %d)",
+                   sec->key_line[k]);
+  sec->key_line[k] = ld->line;
+  ld->key = key;
+  int ok = set_key(ld, sec, key, value);
+  ld->key = NULL;
+  return ok;
+}
+
+const section *ms_ld_find_kind(const loader *ld, section_kind kind)
+{
+  for (int i = 0; i < ld->section_count; i++)
+    if (ld->sections[i].kind == kind)
+      return &ld->sections[i];
+  return NULL;
+}
+
+int ms_ld_check_required(loader *ld)
+{
+  for (int i = 0; i < ld->section_count; i++) {
+    const section *sec = &ld->sections[i];
+    for (int k = 0; g_required[sec->kind][k]; k++)
+      if (!ms_ld_line_of(sec, g_required[sec->kind][k]))
+        return ms_ld_fail_at(ld, sec->line, sec->name, g_required[sec->kind][k],
+                       "required key is missing");
+    if (sec->kind == SEC_SMALL && ld->small.count > 0 && !ms_ld_line_of(sec, "radius"))
+      return ms_ld_fail_at(ld, sec->line, sec->name, "radius",
+                     "required key is missing (count is %ld)", ld->small.count);
+  }
+  static const section_kind collision_needs[] = {SEC_SIMULATION, SEC_BOX, SEC_MATERIAL};
+  static const section_kind gravity_needs[] = {SEC_SIMULATION, SEC_GRAVITY};
+  int gravity = ld->scene->mode == MS_MODE_GRAVITY;
+  const section_kind *needed = gravity ? gravity_needs : collision_needs;
+  size_t n_needed = gravity ? 2 : 3;
+  for (size_t i = 0; i < n_needed; i++)
+    if (!ms_ld_find_kind(ld, needed[i]))
+      return ms_ld_fail_at(ld, 0, g_kind_names[needed[i]], NULL, "required section is missing");
+  return 1;
+}
+
+static int region_in_box(const ms_scene *s, const double r[4])
+{
+  return r[0] >= s->box_min[0] && r[1] >= s->box_min[1] && r[2] <= s->box_max[0] &&
+         r[3] <= s->box_max[1];
+}
+
+static int check_region(loader *ld, const section *sec, const double r[4])
+{
+  const ms_scene *s = ld->scene;
+  if (region_in_box(s, r))
+    return 1;
+  return ms_ld_fail_key(ld, sec, "region", "must lie inside the box (%g, %g .. %g, %g)",
+                  s->box_min[0], s->box_min[1], s->box_max[0], s->box_max[1]);
+}
+
+static int check_small(loader *ld, const section *sec)
+{
+  small_spec *sm = &ld->small;
+  if (ms_ld_line_of(sec, "region") && !check_region(ld, sec, sm->region))
+    return 0;
+  if (sm->random && ms_ld_line_of(sec, "spacing"))
+    return ms_ld_fail_key(ld, sec, "spacing", "only applies to placement = lattice");
+  return 1;
+}
+
+static int check_large(loader *ld, const section *sec)
+{
+  const large_spec *l = &ld->large[sec->item];
+  if (l->is_static && (l->velocity[0] != 0.0f || l->velocity[1] != 0.0f))
+    return ms_ld_fail_key(ld, sec, "velocity", "a static particle must have velocity 0, 0");
+  return 1;
+}
+
+static int check_group(loader *ld, const section *sec)
+{
+  const group_spec *g = &ld->groups[sec->item];
+  if (g->radius_max < g->radius_min)
+    return ms_ld_fail_key(ld, sec, "radius_max", "must be >= radius_min (%g > %g)",
+                    (double)g->radius_min, (double)g->radius_max);
+  if (!check_region(ld, sec, g->region))
+    return 0;
+  double d = 2.0 * g->radius_max;
+  if (g->region[2] - g->region[0] < d || g->region[3] - g->region[1] < d)
+    return ms_ld_fail_key(ld, sec, "region", "too small for a disc of radius_max %g",
+                    (double)g->radius_max);
+  if (g->is_static && (g->velocity[0] != 0.0f || g->velocity[1] != 0.0f))
+    return ms_ld_fail_key(ld, sec, "velocity", "static particles must have velocity 0, 0");
+  if (g->is_static && g->spread != 0.0)
+    return ms_ld_fail_key(ld, sec, "velocity_spread", "static particles must have velocity_spread 0");
+  return 1;
+}
+
+int ms_ld_check_sections(loader *ld)
+{
+  const ms_scene *s = ld->scene;
+  const section *box = ms_ld_find_kind(ld, SEC_BOX);
+  if (!(s->box_max[0] > s->box_min[0] && s->box_max[1] > s->box_min[1]))
+    return ms_ld_fail_key(ld, box, "max", "must be greater than min in x and y (min = %g, %g)",
+                    s->box_min[0], s->box_min[1]);
+  for (int i = 0; i < ld->section_count; i++) {
+    const section *sec = &ld->sections[i];
+    int ok = sec->kind == SEC_SMALL        ? check_small(ld, sec)
+             : sec->kind == SEC_LARGE      ? check_large(ld, sec)
+             : sec->kind == SEC_LARGE_RANDOM ? check_group(ld, sec)
+                                           : 1;
+    if (!ok)
+      return 0;
+  }
+  return 1;
+}
+
+/* Sections and [simulation] keys of one mode are errors in the other. */
+int ms_ld_check_mode(loader *ld)
+{
+  const section *sim = ms_ld_find_kind(ld, SEC_SIMULATION);
+  int mode_line = sim ? ms_ld_line_of(sim, "mode") : 0;
+  if (ld->scene->mode != MS_MODE_GRAVITY) {
+    const section *grav = ms_ld_find_kind(ld, SEC_GRAVITY);
+    return !grav || ms_ld_fail_at(ld, grav->line, "gravity", NULL,
+                            "needs mode = gravity in [simulation]");
+  }
+  for (int i = 0; i < ld->section_count; i++) {
+    const section *sec = &ld->sections[i];
+    if (sec->kind != SEC_SIMULATION && sec->kind != SEC_GRAVITY)
+      return ms_ld_fail_at(ld, sec->line, sec->name, NULL,
+                     "only used in collision mode (mode = gravity at line %d)", mode_line);
+  }
+  static const char *const collision_keys[] = {"iterations_per_frame", "pipeline", "buffers",
+                                               "gravity", "max_speed"};
+  for (size_t k = 0; sim && k < sizeof collision_keys / sizeof collision_keys[0]; k++)
+    if (ms_ld_line_of(sim, collision_keys[k]))
+      return ms_ld_fail_key(ld, sim, collision_keys[k],
+                      "only used in collision mode (mode = gravity at line %d)", mode_line);
+  return 1;
+}

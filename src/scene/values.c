@@ -1,0 +1,180 @@
+/* Scene loader, values: numbers, integers, vectors, regions, booleans and choices,
+ * each refused with the key's line when it is not what the key needs. */
+#include "scene/loader.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/strtrim.h"
+
+/* One whole number: no trailing text, no NaN/Inf. */
+int ms_ld_parse_number(loader *ld, const char *text, double *out)
+{
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (end == text)
+    return ms_ld_bad_value(ld, "expected a number, got '%s'", text);
+  if (*end)
+    return ms_ld_bad_value(ld, "expected a number, got '%s' (trailing '%s')", text, end);
+  if (isinf(v) && errno == ERANGE)
+    return ms_ld_bad_value(ld, "number out of range: '%s'", text);
+  if (!isfinite(v))
+    return ms_ld_bad_value(ld, "NaN/Inf not allowed (got '%s')", text);
+  *out = v;
+  return 1;
+}
+
+static int to_float(loader *ld, double v, float *out)
+{
+  if (fabs(v) > FLT_MAX)
+    return ms_ld_bad_value(ld, "%g does not fit in a float", v);
+  *out = (float)v;
+  return 1;
+}
+
+static int positive(loader *ld, double v)
+{
+  return v > 0.0 ? 1 : ms_ld_bad_value(ld, "must be > 0 (got %g)", v);
+}
+
+int ms_ld_at_least(loader *ld, double v, double lo)
+{
+  return v >= lo ? 1 : ms_ld_bad_value(ld, "must be >= %g (got %g)", lo, v);
+}
+
+int ms_ld_read_positive(loader *ld, const char *text, double *out)
+{
+  return ms_ld_parse_number(ld, text, out) && positive(ld, *out);
+}
+
+int ms_ld_read_positive_float(loader *ld, const char *text, float *out)
+{
+  double v = 0.0;
+  return ms_ld_read_positive(ld, text, &v) && to_float(ld, v, out);
+}
+
+int ms_ld_read_long(loader *ld, const char *text, long lo, long hi, long *out)
+{
+  char *end;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (end == text || *end)
+    return ms_ld_bad_value(ld, "expected an integer, got '%s'", text);
+  if (errno == ERANGE || v < lo || v > hi) {
+    if (hi == LONG_MAX)
+      return ms_ld_bad_value(ld, "must be >= %ld (got %s)", lo, text);
+    return ms_ld_bad_value(ld, "must be between %ld and %ld (got %s)", lo, hi, text);
+  }
+  *out = v;
+  return 1;
+}
+
+int ms_ld_read_int(loader *ld, const char *text, int lo, int hi, int *out)
+{
+  long v = 0;
+  if (!ms_ld_read_long(ld, text, lo, hi, &v))
+    return 0;
+  *out = (int)v;
+  return 1;
+}
+
+int ms_ld_read_seed(loader *ld, const char *text, uint64_t *out)
+{
+  /* strtoull would quietly wrap "-1" around, hence the digit check. */
+  if (!isdigit((unsigned char)text[0]))
+    return ms_ld_bad_value(ld, "expected an unsigned 64-bit integer, got '%s'", text);
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (*end)
+    return ms_ld_bad_value(ld, "expected an unsigned 64-bit integer, got '%s'", text);
+  if (errno == ERANGE)
+    return ms_ld_bad_value(ld, "does not fit in an unsigned 64-bit integer (got %s)", text);
+  *out = (uint64_t)v;
+  return 1;
+}
+
+/* Exactly n comma-separated numbers, each rounded to float (positions and radii
+ * are floats in the scene, and comparisons must agree with them). */
+static int read_vector(loader *ld, const char *text, int n, double *out)
+{
+  char buf[512];
+  if (strlen(text) >= sizeof buf)
+    return ms_ld_bad_value(ld, "value too long");
+  strcpy(buf, text);
+  int parts = 1;
+  for (const char *p = buf; *p; p++)
+    parts += *p == ',';
+  if (parts != n)
+    return ms_ld_bad_value(ld, "expected %d comma-separated numbers, got %d ('%s')", n, parts, text);
+  char *p = buf;
+  for (int i = 0; i < n; i++) {
+    char *comma = strchr(p, ',');
+    if (comma)
+      *comma = '\0';
+    float f = 0.0f;
+    if (!ms_ld_parse_number(ld, ms_trim(p), &out[i]) || !to_float(ld, out[i], &f))
+      return 0;
+    out[i] = f;
+    if (comma)
+      p = comma + 1;
+  }
+  return 1;
+}
+
+int ms_ld_read_vec2f(loader *ld, const char *text, float out[2])
+{
+  double v[2] = {0.0, 0.0};
+  if (!read_vector(ld, text, 2, v))
+    return 0;
+  out[0] = (float)v[0];
+  out[1] = (float)v[1];
+  return 1;
+}
+
+int ms_ld_read_region(loader *ld, const char *text, double out[4])
+{
+  if (!read_vector(ld, text, 4, out))
+    return 0;
+  if (!(out[2] > out[0] && out[3] > out[1]))
+    return ms_ld_bad_value(ld, "needs x1 > x0 and y1 > y0 (got '%s')", text);
+  return 1;
+}
+
+int ms_ld_read_bool(loader *ld, const char *text, int *out)
+{
+  static const char *const yes[] = {"true", "yes", "1"}, *const no[] = {"false", "no", "0"};
+  for (int i = 0; i < 3; i++) {
+    if (strcasecmp(text, yes[i]) == 0 || strcasecmp(text, no[i]) == 0) {
+      *out = strcasecmp(text, yes[i]) == 0;
+      return 1;
+    }
+  }
+  return ms_ld_bad_value(ld, "expected true/false/yes/no/1/0, got '%s'", text);
+}
+
+int ms_ld_read_spread(loader *ld, const char *v, double *out)
+{
+  return ms_ld_parse_number(ld, v, out) && ms_ld_at_least(ld, *out, 0.0);
+}
+
+int ms_ld_read_choice(loader *ld, const char *v, const char *const *names, int n, int *out)
+{
+  char list[200] = "";
+  for (int i = 0; i < n; i++) {
+    if (ms_ld_is(v, names[i])) {
+      *out = i;
+      return 1;
+    }
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? " | " : "", names[i]);
+  }
+  return ms_ld_bad_value(ld, "expected %s, got '%s'", list, v);
+}
