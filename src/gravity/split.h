@@ -54,6 +54,9 @@ ms_status ms_gset_open(ms_gset *set, const char *devices, const char *kernel, in
                        const char *kernel_dir);
 void ms_gset_close(ms_gset *set);
 
+/* Adds the devices `list` names to `set` (devices.c); nothing is opened yet. */
+ms_status ms_gset_parse_devices(ms_gset *set, const char *list);
+
 /* Writes all n_pad bodies (float4 each) to every device, both position buffers. */
 ms_status ms_gset_upload(ms_gset *set, const float *pos, const float *vel, const float *acc);
 

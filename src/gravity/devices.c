@@ -1,0 +1,151 @@
+/* Gravity mode's device list (--devices): "all", "P:D", "gpu"/"cpu", a device named
+ * twice (two contexts), and "P:D/K" for K sub-devices of equal compute units. */
+#include "gravity/split.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static ms_status add_device(ms_gset *set, const ms_cl_device *d, const char *spec)
+{
+  if (set->n_dev == MS_GRAVITY_MAX_DEVICES)
+    return ms_fail(MS_ERR_INPUT, "--devices: at most %d devices", MS_GRAVITY_MAX_DEVICES);
+  ms_gdev *g = &set->dev[set->n_dev++];
+  g->cl = *d;
+  snprintf(g->spec, sizeof g->spec, "%s", spec);
+  return MS_OK;
+}
+
+/* Sub-devices are made once per parent and count, and kept until the process ends:
+ * pocl 3.1 frees a released sub-device while its worker thread may still be releasing
+ * the last event of a finished queue, which crashed about one run in seven here. */
+typedef struct sub_devices {
+  cl_device_id parent;
+  int k;
+  cl_uint made;
+  cl_device_id dev[MS_GRAVITY_MAX_DEVICES];
+} sub_devices;
+
+static pthread_mutex_t g_subs_lock = PTHREAD_MUTEX_INITIALIZER;
+static sub_devices g_subs[8];
+static int g_subs_count;
+
+static ms_status partition(cl_device_id parent, int k, cl_uint units, const sub_devices **out)
+{
+  pthread_mutex_lock(&g_subs_lock);
+  ms_status st = MS_OK;
+  sub_devices *found = NULL;
+  for (int i = 0; i < g_subs_count && !found; i++)
+    if (g_subs[i].parent == parent && g_subs[i].k == k)
+      found = &g_subs[i];
+  if (!found && g_subs_count == (int)(sizeof g_subs / sizeof g_subs[0]))
+    st = ms_fail(MS_ERR_INPUT, "--devices: too many different sub-device splits");
+  if (!found && !st) {
+    sub_devices *s = &g_subs[g_subs_count];
+    cl_device_partition_property props[] = {
+        CL_DEVICE_PARTITION_EQUALLY, (cl_device_partition_property)(units / (cl_uint)k), 0};
+    cl_int err = clCreateSubDevices(parent, props, 0, NULL, &s->made);
+    if (err == CL_SUCCESS && s->made > MS_GRAVITY_MAX_DEVICES)
+      err = CL_DEVICE_PARTITION_FAILED;
+    if (err == CL_SUCCESS)
+      err = clCreateSubDevices(parent, props, s->made, s->dev, NULL);
+    st = ms_cl_check(err, "clCreateSubDevices", NULL);
+    if (!st) {
+      s->parent = parent;
+      s->k = k;
+      found = &g_subs[g_subs_count++];
+    }
+  }
+  pthread_mutex_unlock(&g_subs_lock);
+  *out = found;
+  return st;
+}
+
+/* "P:D/K": K sub-devices of equal size, each then used like a device of its own. */
+static ms_status add_sub_devices(ms_gset *set, const char *base, int k)
+{
+  ms_cl_device parent;
+  ms_status st = ms_cl_find_device(base, &parent);
+  if (st)
+    return st;
+  cl_uint units = 0;
+  MS_CL_TRY(clGetDeviceInfo(parent.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units,
+                            NULL),
+            "clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)");
+  if (k < 1 || units / (cl_uint)k == 0)
+    return ms_fail(MS_ERR_INPUT, "--devices %s/%d: the device has %u compute units", base, k,
+                   units);
+  const sub_devices *subs;
+  st = partition(parent.device, k, units, &subs);
+  for (int s = 0; !st && s < k && s < (int)subs->made; s++) {
+    char spec[64];
+    ms_cl_device sub = parent;
+    sub.device = subs->dev[s];
+    snprintf(sub.name, sizeof sub.name, "%.200s (sub-device %d/%d)", parent.name, s + 1, k);
+    snprintf(spec, sizeof spec, "%.20s/%d#%d", parent.spec, k, s);
+    st = add_device(set, &sub, spec);
+  }
+  return st;
+}
+
+static int valid_item(const char *s)
+{
+  if (!strcmp(s, "gpu") || !strcmp(s, "cpu"))
+    return 1;
+  unsigned p, d;
+  int k, used = 0;
+  if (!isdigit((unsigned char)s[0]))
+    return 0;
+  if (sscanf(s, "%u:%u%n", &p, &d, &used) == 2 && s[used] == '\0')
+    return 1;
+  return sscanf(s, "%u:%u/%d%n", &p, &d, &k, &used) == 3 && s[used] == '\0' && k >= 1;
+}
+
+ms_status ms_gset_parse_devices(ms_gset *set, const char *list)
+{
+  if (!list || !*list)
+    list = getenv("MIXSIM_DEVICE");
+  if (!list || !*list) { /* the first GPU, else a CPU */
+    ms_cl_device d;
+    ms_status st = ms_cl_find_device(NULL, &d);
+    return st ? st : add_device(set, &d, d.spec);
+  }
+  if (!strcmp(list, "all")) {
+    ms_cl_device *all = NULL;
+    int n = 0;
+    ms_status st = ms_cl_all_devices(&all, &n);
+    for (int i = 0; !st && i < n; i++)
+      st = add_device(set, &all[i], all[i].spec);
+    free(all);
+    return st;
+  }
+  char buf[512];
+  if (strlen(list) >= sizeof buf)
+    return ms_fail(MS_ERR_INPUT, "--devices: list too long");
+  strcpy(buf, list);
+  char *rest = NULL;
+  for (char *item = strtok_r(buf, ",", &rest); item; item = strtok_r(NULL, ",", &rest)) {
+    if (!valid_item(item))
+      return ms_fail(MS_ERR_INPUT,
+                     "--devices: expected all, or a comma-separated list of gpu, cpu, P:D or "
+                     "P:D/K (see --list-devices), got '%s'",
+                     item);
+    char *slash = strchr(item, '/');
+    ms_status st;
+    if (slash) {
+      *slash = '\0';
+      st = add_sub_devices(set, item, atoi(slash + 1));
+    } else {
+      ms_cl_device d;
+      st = ms_cl_find_device(item, &d);
+      if (!st)
+        st = add_device(set, &d, d.spec);
+    }
+    if (st)
+      return st;
+  }
+  return set->n_dev ? MS_OK : ms_fail(MS_ERR_INPUT, "--devices: empty list");
+}

@@ -1,0 +1,155 @@
+/* The collision scene view: small particles as one texture blitted per disc, large ones
+ * as triangle fans with an outline, and the walls. */
+#include "preview/render_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* A white disc `px` pixels across with a one-pixel soft edge; colour comes from the
+ * texture's colour modulation. */
+static SDL_Texture *disc_texture(SDL_Renderer *r, int px)
+{
+  Uint32 *pixels = malloc(sizeof(Uint32) * (size_t)px * (size_t)px);
+  if (!pixels)
+    return NULL;
+  SDL_PixelFormat *fmt = SDL_AllocFormat(SDL_PIXELFORMAT_RGBA32);
+  float c = 0.5f * (float)px;
+  for (int j = 0; j < px; j++)
+    for (int i = 0; i < px; i++) {
+      float dx = (float)i + 0.5f - c, dy = (float)j + 0.5f - c;
+      float a = c + 0.5f - sqrtf(dx * dx + dy * dy);
+      a = a < 0.0f ? 0.0f : a > 1.0f ? 1.0f : a;
+      pixels[j * px + i] = SDL_MapRGBA(fmt, 255, 255, 255, (Uint8)lroundf(255.0f * a));
+    }
+  SDL_FreeFormat(fmt);
+  SDL_Texture *t = SDL_CreateTexture(r, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STATIC, px, px);
+  if (t) {
+    SDL_UpdateTexture(t, NULL, pixels, px * (int)sizeof(Uint32));
+    SDL_SetTextureBlendMode(t, SDL_BLENDMODE_BLEND);
+  }
+  free(pixels);
+  return t;
+}
+
+static void draw_small(ms_render *rc, const ms_frame *f, const ms_layout *l)
+{
+  int px = (int)lroundf(2.0f * f->small_radius * l->scale);
+  if (px < 2)
+    px = 2;
+  if (px != rc->disc_px || !rc->disc) {
+    if (rc->disc)
+      SDL_DestroyTexture(rc->disc);
+    rc->disc = disc_texture(rc->r, px);
+    rc->disc_px = px;
+  }
+  if (!rc->disc)
+    return;
+  SDL_Color c = MS_COLOR_SMALL;
+  SDL_SetTextureColorMod(rc->disc, c.r, c.g, c.b);
+  float half = 0.5f * (float)px;
+  for (int i = 0; i < f->n_small; i++) {
+    float x, y;
+    ms_layout_to_pixel(l, f->small_pos[2 * i], f->small_pos[2 * i + 1], &x, &y);
+    SDL_Rect dst = {(int)lroundf(x - half), (int)lroundf(y - half), px, px};
+    SDL_RenderCopy(rc->r, rc->disc, NULL, &dst);
+  }
+}
+
+static int fan_segments(float r_px)
+{
+  int n = (int)(r_px * 0.8f);
+  return n < 12 ? 12 : n > 64 ? 64 : n;
+}
+
+static int reserve_fans(ms_render *rc, int n_vert, int n_index)
+{
+  if (n_vert > rc->cap_vert) {
+    SDL_Vertex *v = realloc(rc->vert, sizeof *v * (size_t)n_vert);
+    if (!v)
+      return -1;
+    rc->vert = v;
+    rc->cap_vert = n_vert;
+  }
+  if (n_index > rc->cap_index) {
+    int *ix = realloc(rc->index, sizeof *ix * (size_t)n_index);
+    if (!ix)
+      return -1;
+    rc->index = ix;
+    rc->cap_index = n_index;
+  }
+  return 0;
+}
+
+static void quad_strip(int *index, int *k, int inner, int outer, int n)
+{
+  for (int s = 0; s < n; s++) {
+    int t = (s + 1) % n;
+    int q[6] = {inner + s, outer + s, outer + t, inner + s, outer + t, inner + t};
+    for (int i = 0; i < 6; i++)
+      index[(*k)++] = q[i];
+  }
+}
+
+/* All large discs in one call: each a fan of its colour, a band shading to a darker rim
+ * and a one-pixel band fading out, which keeps the edge smooth without multisampling. */
+static void draw_large(ms_render *rc, const ms_frame *f, const ms_layout *l, int grabbed)
+{
+  int n_vert = 0, n_index = 0;
+  for (int i = 0; i < f->n_large; i++) {
+    int n = fan_segments(f->large_radius[i] * l->scale);
+    n_vert += 3 * n + 1;
+    n_index += 15 * n;
+  }
+  if (f->n_large == 0 || reserve_fans(rc, n_vert, n_index))
+    return;
+  int v = 0, k = 0;
+  for (int i = 0; i < f->n_large; i++) {
+    float cx, cy, r = f->large_radius[i] * l->scale;
+    ms_layout_to_pixel(l, f->large_pos[2 * i], f->large_pos[2 * i + 1], &cx, &cy);
+    SDL_Color c = f->large_static[i] ? MS_COLOR_STATIC : MS_COLOR_DYNAMIC;
+    SDL_Color rim = i == grabbed ? (SDL_Color){255, 255, 255, 255} : darker(c);
+    SDL_Color out = rim;
+    out.a = 0;
+    float ring_r[3] = {r - 1.5f, r - 0.5f, r + 0.7f};
+    SDL_Color ring_c[3] = {c, rim, out};
+    if (i == grabbed)
+      ring_r[0] = r - 2.5f;
+    int n = fan_segments(r), centre = v;
+    rc->vert[v++] = (SDL_Vertex){{cx, cy}, c, {0, 0}};
+    for (int ring = 0; ring < 3; ring++)
+      for (int s = 0; s < n; s++) {
+        float a = 6.2831853f * (float)s / (float)n, rr = ring_r[ring] > 0 ? ring_r[ring] : 0;
+        rc->vert[v++] = (SDL_Vertex){{cx + rr * cosf(a), cy + rr * sinf(a)}, ring_c[ring], {0, 0}};
+      }
+    for (int s = 0; s < n; s++) {
+      rc->index[k++] = centre;
+      rc->index[k++] = centre + 1 + s;
+      rc->index[k++] = centre + 1 + (s + 1) % n;
+    }
+    quad_strip(rc->index, &k, centre + 1, centre + 1 + n, n);
+    quad_strip(rc->index, &k, centre + 1 + n, centre + 1 + 2 * n, n);
+  }
+  SDL_RenderGeometry(rc->r, NULL, rc->vert, v, rc->index, k);
+}
+
+static void draw_walls(SDL_Renderer *r, const ms_frame *f, const ms_layout *l)
+{
+  float x0, y0, x1, y1;
+  ms_layout_to_pixel(l, f->box[0], f->box[3], &x0, &y0);
+  ms_layout_to_pixel(l, f->box[2], f->box[1], &x1, &y1);
+  int t = 3, ix0 = (int)lroundf(x0), iy0 = (int)lroundf(y0);
+  int ix1 = (int)lroundf(x1), iy1 = (int)lroundf(y1);
+  fill(r, wall_color, ix0 - t, iy0 - t, ix1 - ix0 + 2 * t, t); /* top */
+  fill(r, wall_color, ix0 - t, iy1, ix1 - ix0 + 2 * t, t);     /* bottom */
+  fill(r, wall_color, ix0 - t, iy0, t, iy1 - iy0);             /* left */
+  fill(r, wall_color, ix1, iy0, t, iy1 - iy0);                 /* right */
+}
+
+void ms_draw_collision_view(ms_render *rc, const ms_frame *f, const ms_layout *l,
+                                const ms_render_ui *ui)
+{
+  SDL_RenderSetClipRect(rc->r, NULL);
+  draw_walls(rc->r, f, l);
+  draw_small(rc, f, l);
+  draw_large(rc, f, l, ui ? ui->grabbed : -1);
+}
