@@ -1,5 +1,5 @@
 /* All-pairs gravity: the force kernels (one per variant, chosen per device by
- * src/gravity_kernels.c), the leapfrog drift, and the copy of positions into
+ * src/gravity/variants.c), the leapfrog drift, and the copy of positions into
  * structure-of-arrays form that the CPU variants stream.
  *
  * Bodies are float4 {x, y, z, m}, as in the OpenCL N-body tutorial; positions are

@@ -2,7 +2,7 @@
  *     a_i += m_j r_ij / (|r_ij|^2 + eps^2)^(3/2),   r_ij = x_j - x_i,
  * with G applied once to the finished sum. The self term has r_ij = 0 and adds
  * nothing, which is why eps must be > 0. The kernels instantiate it for float and
- * float8/float16, the CPU reference (src/gravity_ref.c) for double. */
+ * float8/float16, the CPU reference (src/gravity/reference.c) for double. */
 #ifndef MS_SHARED_GRAVITY_H
 #define MS_SHARED_GRAVITY_H
 

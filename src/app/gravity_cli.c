@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "mixsim/gravity.h"
-#include "io/report.h"
+#include "io/output_file.h"
 #include "core/clock.h"
 
 typedef struct run_log {

@@ -17,7 +17,7 @@
 #include <zlib.h>
 
 #include "mixsim/gravity.h"
-#include "io/report.h"
+#include "io/output_file.h"
 #include "collision/sim_internal.h"
 
 #define MAGIC "MIXSIMCK"

@@ -4,7 +4,7 @@
 #include <png.h>
 #include <stdio.h>
 
-#include "io/report.h"
+#include "io/output_file.h"
 
 typedef struct png_job {
   png_image image;

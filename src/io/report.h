@@ -1,5 +1,5 @@
 /* What a run reports: the per-phase breakdown (text and JSON) and the state dump.
- * Files are written whole or not at all (temporary file, then rename). */
+ * Files are written whole or not at all (io/output_file.h). */
 #ifndef MS_REPORT_H
 #define MS_REPORT_H
 
@@ -17,12 +17,5 @@ typedef struct ms_run_info {
 void ms_report_breakdown(FILE *out, const ms_sim *sim, const ms_run_info *info);
 ms_status ms_report_stats_json(const char *path, const ms_sim *sim, const ms_run_info *info);
 ms_status ms_report_dump_csv(const char *path, ms_sim *sim);
-
-/* Writes `text` as a JSON string literal, escaped. */
-void ms_json_string(FILE *f, const char *text);
-
-/* Writes `path` through `write` into a temporary file in the same folder, then renames
- * it over `path`; on failure nothing is left behind. */
-ms_status ms_write_atomic(const char *path, int (*write)(FILE *f, void *ctx), void *ctx);
 
 #endif

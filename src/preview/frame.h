@@ -4,7 +4,8 @@
 #ifndef MS_FRAME_H
 #define MS_FRAME_H
 
-#include "mixsim/mixsim.h"
+#include "mixsim/gravity.h"
+#include "mixsim/sim.h"
 #include "collision/trace.h"
 
 typedef struct ms_frame {

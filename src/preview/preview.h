@@ -6,7 +6,8 @@
 
 #include <stddef.h>
 
-#include "mixsim/mixsim.h"
+#include "mixsim/gravity.h"
+#include "mixsim/sim.h"
 
 typedef struct ms_preview_options {
   int iterations_per_frame;
