@@ -77,11 +77,22 @@ test_frames_folder_is_made() {
     [ -s "$tmp/new/frame_000002.png" ] && [ ! -e "$tmp/new/frame_000003.png" ]
 }
 
+test_stale_frame_temp_files_removed() {
+  mkdir -p "$tmp/fr"
+  touch -d '1 hour ago' "$tmp/fr/frame_000007.png.tmpAbCdE1" "$tmp/fr/frame_7.png.tmpAbCdE1" \
+    "$tmp/fr/frame_000007.png.tmpAbCdE12" "$tmp/fr/notes.png.tmpAbCdE1"
+  "$exe" -q -n 4 --frames "$tmp/fr" "$scene" >/dev/null || return 1
+  [ ! -e "$tmp/fr/frame_000007.png.tmpAbCdE1" ] && [ -e "$tmp/fr/frame_7.png.tmpAbCdE1" ] &&
+    [ -e "$tmp/fr/frame_000007.png.tmpAbCdE12" ] && [ -e "$tmp/fr/notes.png.tmpAbCdE1" ] &&
+    [ -s "$tmp/fr/frame_000001.png" ]
+}
+
 check test_no_display_runs_headless_and_says_so
 check test_checkpointed_run_says_why_headless
 check test_screenshot_must_be_png
 check test_headless_flag_says_so
 check test_offscreen_options_checked
 [ "$have_preview" = 1 ] && check test_frames_folder_is_made
+[ "$have_preview" = 1 ] && check test_stale_frame_temp_files_removed
 [ "$have_preview" = 1 ] || check test_without_sdl_offscreen_refused
 finish
