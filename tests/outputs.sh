@@ -122,6 +122,16 @@ test_outputs_checked_before_the_run() {
   [ ! -e "$tmp/missing" ] && no_temp_files "$tmp" "$tmp/dir"
 }
 
+test_one_file_for_two_outputs_refused() {
+  ln -s same.json "$tmp/alias.json"
+  "$exe" -q -n 20 --stats "$tmp/same.json" --dump "$tmp/same.json" "$scene" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 2 ] && grep -q -- "--dump: '$tmp/same.json' is also the --stats file" "$tmp/err" &&
+    [ ! -s "$tmp/out" ] || return 1
+  "$exe" -q -n 20 --stats "$tmp/same.json" --checkpoint "$tmp/alias.json" "$scene" >"$tmp/out" \
+    2>"$tmp/err"
+  [ $? -eq 2 ] && grep -q -- "--checkpoint" "$tmp/err" && [ ! -e "$tmp/same.json" ]
+}
+
 # The checkpoint's folder is replaced by a file while the run is under way (then the run
 # is stopped by SIGINT, so it cannot have ended before): the report, the hash, the stats
 # and the dump are still there, the exit code is 1 and the message names --checkpoint.
@@ -195,6 +205,7 @@ check test_fifo_gets_the_data
 check test_symlink_stays_a_link_and_its_target_is_written
 check test_dash_is_stdout
 check test_outputs_checked_before_the_run
+check test_one_file_for_two_outputs_refused
 check test_lost_checkpoint_keeps_report_stats_and_dump
 check test_stale_temp_files_removed_nothing_else
 check test_json_escapes_invalid_utf8

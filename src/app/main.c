@@ -258,19 +258,25 @@ static int check_outputs(const cli *c)
     fprintf(stderr, "mixsim: --dump: standard output ('-') already has --stats\n");
     return MS_ERR_INPUT;
   }
-  const char *opts[] = {"--stats", "--dump", "--checkpoint"};
-  const char *paths[] = {c->stats_path, c->dump_path, c->checkpoint};
+  /* (check_offscreen checked the screenshot's path) */
+  const char *opts[] = {"--stats", "--dump", "--checkpoint", "--screenshot"};
+  const char *paths[] = {c->stats_path, c->dump_path, c->checkpoint, c->screenshot};
   for (int i = 0; i < 3; i++) {
     ms_status st = paths[i] ? ms_output_check(opts[i], paths[i], i < 2) : MS_OK;
     if (st)
       return fail(st);
   }
+  for (int i = 0; i < 4; i++)
+    for (int j = i + 1; j < 4; j++)
+      if (paths[i] && paths[j] && ms_output_same_file(paths[i], paths[j])) {
+        fprintf(stderr, "mixsim: %s: '%s' is also the %s file; give each output its own\n",
+                opts[j], paths[j], opts[i]);
+        return MS_ERR_INPUT;
+      }
   time_t now = time(NULL);
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 4; i++)
     if (paths[i])
       ms_output_clean_stale(paths[i], now);
-  if (c->screenshot)
-    ms_output_clean_stale(c->screenshot, now);
   if (c->frames_dir)
     ms_output_clean_stale_frames(c->frames_dir, now);
   if (!c->checkpoint) /* where a numerical failure leaves the last good state */

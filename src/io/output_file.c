@@ -294,6 +294,28 @@ ms_status ms_output_check_dir(const char *opt, const char *dir)
   return rc;
 }
 
+/* A regular file or a new path: an output that replaces what is there. */
+static int replaced(const char *path, struct stat *st, int *exists)
+{
+  *exists = stat(path, st) == 0;
+  return strcmp(path, "-") != 0 && (!*exists || S_ISREG(st->st_mode));
+}
+
+int ms_output_same_file(const char *a, const char *b)
+{
+  struct stat sa, sb;
+  int ea, eb;
+  if (!replaced(a, &sa, &ea) || !replaced(b, &sb, &eb))
+    return 0;
+  if (ea && eb)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  char *ta = final_target(a), *tb = final_target(b);
+  int same = ta && tb && strcmp(ta, tb) == 0;
+  free(ta);
+  free(tb);
+  return same;
+}
+
 ms_status ms_output_make_dir(const char *dir)
 {
   if (mkdir(dir, 0755) == 0)

@@ -31,6 +31,11 @@ ms_status ms_output_check(const char *opt, const char *path, int allow_stdout);
  * (its parent exists and is writable). MS_ERR_INPUT naming `opt` otherwise. */
 ms_status ms_output_check_dir(const char *opt, const char *dir);
 
+/* Would outputs `a` and `b` replace the same file (the same name after symlinks, or the
+ * same existing file)? Devices, FIFOs and "-" are never the same file: writes to them
+ * simply follow each other. */
+int ms_output_same_file(const char *a, const char *b);
+
 /* Makes the folder `dir` (one level, mode 0755) unless it exists. */
 ms_status ms_output_make_dir(const char *dir);
 
