@@ -138,12 +138,12 @@ test_one_file_for_two_outputs_refused() {
 stop_with_lost_checkpoint() { # scene, extra options...
   local sc=$1
   shift
-  rm -rf "$tmp/ck" "$tmp/s.json" "$tmp/d.csv"
+  rm -rf "$tmp/ck" "$tmp/s.json" "$tmp/d.csv" "$tmp/err" # no message of an earlier run
   mkdir "$tmp/ck"
   "$exe" "$@" --checkpoint "$tmp/ck/run.ck" --stats "$tmp/s.json" --dump "$tmp/d.csv" "$sc" \
     >"$tmp/out" 2>"$tmp/err" &
   local pid=$!
-  for _ in $(seq 600); do grep -q "running headless" "$tmp/err" && break; sleep 0.1; done
+  for _ in $(seq 600); do grep -qs "running headless" "$tmp/err" && break; sleep 0.1; done
   rm -rf "$tmp/ck" && echo "not a folder" >"$tmp/ck"
   kill -INT $pid
   wait $pid
