@@ -95,6 +95,14 @@ test_signal_leaves_loadable_checkpoint() {
   [ "$(hash_of "$tmp/full")" = "$(hash_of "$tmp/out")" ]
 }
 
+loads() { # checkpoint: resumes to its own step (which a run to step 1 names when past it)
+  local at
+  "$exe" -q -n 1 --resume "$1" "$scene" >/dev/null 2>"$tmp/err" && return 0
+  at=$(sed -n "s/.* is at step \([0-9]*\), past this run's end.*/\1/p" "$tmp/err")
+  [ -n "$at" ] && "$exe" -q -n "$at" --resume "$1" "$scene" >/dev/null 2>"$tmp/err" ||
+    { cat "$tmp/err"; return 1; }
+}
+
 test_kill_during_writes_keeps_checkpoint_loadable() {
   rm -f "$tmp/w.ck"
   "$exe" -q -n 3 --checkpoint "$tmp/w.ck" "$scene" >/dev/null || return 1
@@ -104,8 +112,7 @@ test_kill_during_writes_keeps_checkpoint_loadable() {
     sleep $delay
     kill -KILL $pid
     wait $pid 2>/dev/null
-    "$exe" -q -n 1 --resume "$tmp/w.ck" "$scene" >/dev/null 2>"$tmp/err" ||
-      { cat "$tmp/err"; return 1; }
+    loads "$tmp/w.ck" || return 1
   done
 }
 
@@ -153,7 +160,25 @@ test_gravity_signal_leaves_loadable_checkpoint() {
   [ "$(hash_of "$tmp/full")" = "$(hash_of "$tmp/out")" ]
 }
 
+test_resume_past_the_end_refused() {
+  "$exe" -q -n 30 --checkpoint "$tmp/p30.ck" "$root/tests/scenes/tiny.ini" >/dev/null || return 1
+  "$exe" -q -n 20 --resume "$tmp/p30.ck" "$root/tests/scenes/tiny.ini" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  cat "$tmp/err"
+  [ $rc -eq 2 ] && grep -q -- "--resume" "$tmp/err" && grep -q "at step 30" "$tmp/err" &&
+    grep -q "step 20" "$tmp/err" && [ ! -s "$tmp/out" ] || return 1
+  printf '[simulation]\nmode = gravity\ndt = 0.001\nsteps = 30\n[gravity]\nbodies = plummer\ncount = 128\nsoftening = 0.01\n' \
+    >"$tmp/pg.ini"
+  "$exe" -q --checkpoint "$tmp/pg.ck" "$tmp/pg.ini" >/dev/null || return 1
+  "$exe" -q -n 20 --resume "$tmp/pg.ck" "$tmp/pg.ini" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+  cat "$tmp/err"
+  [ $rc -eq 2 ] && grep -q "at step 30" "$tmp/err" && grep -q "step 20" "$tmp/err" &&
+    [ ! -s "$tmp/out" ]
+}
+
 check test_resume_equals_uninterrupted
+check test_resume_past_the_end_refused
 check test_gravity_resume_equals_uninterrupted
 check test_gravity_signal_leaves_loadable_checkpoint
 check test_checkpoint_every_k

@@ -20,6 +20,14 @@ typedef struct run_log {
   double max_error;      /* largest |dE/E| seen */
 } run_log;
 
+/* The report and the progress lines go to stdout, unless an output file does ('-'). */
+static FILE *report_stream(const ms_gravity_cli *c)
+{
+  int taken = (c->stats_path && strcmp(c->stats_path, "-") == 0) ||
+              (c->dump_path && strcmp(c->dump_path, "-") == 0);
+  return taken ? stderr : stdout;
+}
+
 static int fail(ms_status st)
 {
   fprintf(stderr, "mixsim: %s\n", ms_error_message());
@@ -71,7 +79,7 @@ static ms_status diagnose(ms_gravity *g, run_log *log, const ms_gravity_cli *c, 
   if (!log_diag(log, &d))
     return ms_fail(MS_ERR_RUNTIME, "out of memory");
   if (!c->quiet)
-    print_diag(stdout, &d, rate);
+    print_diag(report_stream(c), &d, rate);
   return MS_OK;
 }
 
@@ -130,9 +138,6 @@ static ms_status run(ms_gravity *g, long total, long every, run_log *log, const 
     if (!st && done > 0)
       st = diagnose(g, log, c, wall > 0 ? interactions(ms_gravity_get_stats(g), done) / wall : 0);
   }
-  /* The state at the end, or where a signal stopped the run. */
-  if (!st && c->checkpoint)
-    st = ms_checkpoint_save_gravity(c->checkpoint, g, scene_id);
   return st;
 }
 
@@ -284,6 +289,34 @@ static int write_csv(FILE *f, void *arg)
   return 0;
 }
 
+/* The end of a run: the checkpoint (the state at the end, or where a signal stopped the
+ * run), the report with the state hash, the stats and the dump, each on its own so that
+ * one that cannot be written costs nothing else. Returns how many were not written. */
+static int write_outputs(const ms_gravity_cli *c, ms_gravity *g, const ms_scene *scene,
+                         const run_log *log, ms_gravity_state *state, uint32_t scene_id)
+{
+  const char *lost[3];
+  int n = 0;
+  if (c->checkpoint &&
+      ms_output_failed(ms_checkpoint_save_gravity(c->checkpoint, g, scene_id), "--checkpoint"))
+    lost[n++] = "--checkpoint";
+  json_ctx ctx = {c, scene, ms_gravity_get_stats(g), log, ms_gravity_burst(g),
+                  ms_gravity_state_hash(state)};
+  print_report(report_stream(c), scene, ctx.s, log, ctx.burst, ctx.hash);
+  if (c->stats_path &&
+      ms_output_failed(ms_write_atomic(c->stats_path, write_json, &ctx), "--stats"))
+    lost[n++] = "--stats";
+  if (c->dump_path && ms_output_failed(ms_write_atomic(c->dump_path, write_csv, state), "--dump"))
+    lost[n++] = "--dump";
+  if (n) {
+    fprintf(stderr, "mixsim: the run ended and its report is complete, but");
+    for (int i = 0; i < n; i++)
+      fprintf(stderr, "%s %s", i ? "," : "", lost[i]);
+    fprintf(stderr, " %s not written\n", n > 1 ? "were" : "was");
+  }
+  return n;
+}
+
 int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
 {
   ms_gravity_options opt = {c->devices, c->kernel, c->burst, NULL};
@@ -296,6 +329,10 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
   st = ms_scene_identity(c->scene_path, &scene_id);
   if (!st && c->resume)
     st = ms_checkpoint_load_gravity(c->resume, g, scene_id);
+  if (!st && c->resume && ms_gravity_step(g) > scene->steps)
+    st = ms_fail(MS_ERR_INPUT, "--resume: checkpoint '%s' is at step %ld, past this run's end "
+                 "at step %ld (--steps or the scene's steps): nothing to run",
+                 c->resume, ms_gravity_step(g), scene->steps);
   if (st) {
     ms_gravity_destroy(g);
     return fail(st);
@@ -305,16 +342,8 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
   ms_gravity_state state = {0};
   if (!st)
     st = ms_gravity_read_state(g, &state);
-  if (!st) {
-    json_ctx ctx = {c, scene, ms_gravity_get_stats(g), &log, ms_gravity_burst(g),
-                    ms_gravity_state_hash(&state)};
-    print_report(stdout, scene, ctx.s, &log, ctx.burst, ctx.hash);
-    if (c->stats_path)
-      st = ms_write_atomic(c->stats_path, write_json, &ctx);
-  }
-  if (!st && c->dump_path)
-    st = ms_write_atomic(c->dump_path, write_csv, &state);
-  int rc = st ? fail(st) : 0;
+  int unwritten = st ? 0 : write_outputs(c, g, scene, &log, &state, scene_id);
+  int rc = st ? fail(st) : unwritten ? MS_ERR_RUNTIME : 0;
   ms_gravity_state_free(&state);
   free(log.diag);
   ms_gravity_destroy(g);

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cl/runtime.h"
@@ -13,6 +14,7 @@
 #include "mixsim/checkpoint.h"
 #include "mixsim/mixsim.h"
 #include "preview/preview.h"
+#include "io/output_file.h"
 #include "io/report.h"
 #include "collision/trace.h"
 
@@ -67,8 +69,8 @@ static void usage(FILE *out)
         "  -d, --device DEV         gpu | cpu | P:D (default: $MIXSIM_DEVICE, else first GPU,\n"
         "                           else first CPU device)\n"
         "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
-        "  -s, --stats FILE         write the figures as JSON\n"
-        "  -o, --dump FILE          write the final particle state as CSV\n"
+        "  -s, --stats FILE         write the figures as JSON ('-': standard output)\n"
+        "  -o, --dump FILE          write the final particle state as CSV ('-': standard output)\n"
         "      --gravity-kernel K   gravity: force kernel, one of simple, tiled, tiled2, tiled4,\n"
         "                           jsplit4, soa8, soa16 (default: by device type)\n"
         "      --devices LIST       gravity: all, or comma-separated gpu | cpu | P:D | P:D/K\n"
@@ -76,10 +78,11 @@ static void usage(FILE *out)
         "      --burst N            gravity: steps on the device between read-backs\n"
         "  -q, --quiet              no progress line, no warnings\n"
         "      --headless           no window even where a display is available\n"
-        "      --frames DIR         draw frames offscreen to DIR/frame_000000.png ...\n"
+        "      --frames DIR         draw frames offscreen to DIR/frame_000000.png ... (DIR is\n"
+        "                           made if missing; its parent must exist)\n"
         "      --every K            ... every K-th frame (default 1; a frame is the\n"
         "                           scene's iterations_per_frame iterations)\n"
-        "      --screenshot FILE    draw the final state offscreen to FILE (PNG)\n"
+        "      --screenshot FILE    draw the final state offscreen to FILE (PNG, named *.png)\n"
         "      --script KEYS        (testing) key presses for the window, FRAME:KEY,...\n"
         "  -h, --help               this text\n"
         "  -V, --version            print the version\n"
@@ -98,6 +101,10 @@ static void usage(FILE *out)
         "      --resume FILE          continue from a checkpoint of the same scene; the run\n"
         "                             ends at step --steps (or the scene's steps) as before\n"
         "\n"
+        "Outputs are checked before the run; a file is replaced whole (temporary file and\n"
+        "rename), a device or FIFO written through. An output that cannot be written at the\n"
+        "end is named, the rest still written, and the exit code is 1.\n"
+        "\n"
         "Exit codes: 0 ok, 1 runtime error, 2 bad input, 3 no OpenCL platform/device,\n"
         "4 numerical failure (NaN/Inf), 130/143 stopped by SIGINT/SIGTERM.\n",
         out);
@@ -109,19 +116,13 @@ static int bad_option(const char *opt, const char *want, const char *got)
   return MS_ERR_INPUT;
 }
 
-/* `dir` must be a folder we can create files in. */
-static int check_dir(const char *opt, const char *dir)
+static int fail(ms_status st);
+
+/* A screenshot is PNG data, so its name says so (a .jpg would hold PNG bytes). */
+static int png_name(const char *path)
 {
-  struct stat st;
-  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-    fprintf(stderr, "mixsim: %s: '%s' is not a folder\n", opt, dir);
-    return MS_ERR_INPUT;
-  }
-  if (access(dir, W_OK | X_OK) != 0) {
-    fprintf(stderr, "mixsim: %s: cannot write in '%s'\n", opt, dir);
-    return MS_ERR_INPUT;
-  }
-  return -1;
+  size_t n = strlen(path);
+  return n > 4 && strcasecmp(path + n - 4, ".png") == 0;
 }
 
 /* Offscreen options are checked before anything runs. Returns -1 to go on, or an exit code. */
@@ -133,25 +134,21 @@ static int check_offscreen(cli *c)
   }
   if (!c->every)
     c->every = 1;
+  if (c->screenshot && !png_name(c->screenshot)) {
+    fprintf(stderr, "mixsim: --screenshot: '%s': screenshots are PNG files; name it *.png\n",
+            c->screenshot);
+    return MS_ERR_INPUT;
+  }
   if ((c->frames_dir || c->screenshot) && !ms_preview_built()) {
     fprintf(stderr, "mixsim: --frames/--screenshot: mixsim was built without SDL2 (install "
                     "libsdl2-dev, libsdl2-ttf-dev and libpng-dev, then meson setup -Dsdl=enabled)\n");
     return MS_ERR_INPUT;
   }
-  int rc = c->frames_dir ? check_dir("--frames", c->frames_dir) : -1;
-  if (rc < 0 && c->screenshot) {
-    char dir[1024];
-    snprintf(dir, sizeof dir, "%s", c->screenshot);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-      dir[1] = '\0';
-    else if (slash)
-      *slash = '\0';
-    else
-      snprintf(dir, sizeof dir, ".");
-    rc = check_dir("--screenshot", dir);
-  }
-  return rc;
+  /* The frames folder may be new: the run makes it (one level). */
+  ms_status st = c->frames_dir ? ms_output_check_dir("--frames", c->frames_dir) : MS_OK;
+  if (!st && c->screenshot)
+    st = ms_output_check("--screenshot", c->screenshot, 0);
+  return st ? fail(st) : -1;
 }
 
 /* Returns -1 to go on, or an exit code. */
@@ -229,6 +226,108 @@ static int parse_args(int argc, char **argv, cli *c)
   if (c->checkpoint || c->resume)
     c->headless = 1;
   return check_offscreen(c);
+}
+
+/* ---- outputs: checked before the run, each written on its own at the end ---------- */
+
+/* The output options that could not be written at the end of the run. */
+static const char *g_unwritten[4];
+static int g_n_unwritten;
+
+static void note_output(ms_status st, const char *opt)
+{
+  if (ms_output_failed(st, opt) && g_n_unwritten < 4)
+    g_unwritten[g_n_unwritten++] = opt;
+}
+
+static int unwritten(const char *opt)
+{
+  for (int i = 0; i < g_n_unwritten; i++)
+    if (strcmp(g_unwritten[i], opt) == 0)
+      return 1;
+  return 0;
+}
+
+/* Every output path is checked before anything runs, so that a typo costs no run, and
+ * the temporary files that killed runs left beside them are removed. Returns -1 to go
+ * on, or an exit code. */
+static int check_outputs(const cli *c)
+{
+  if (c->stats_path && c->dump_path && strcmp(c->stats_path, "-") == 0 &&
+      strcmp(c->dump_path, "-") == 0) {
+    fprintf(stderr, "mixsim: --dump: standard output ('-') already has --stats\n");
+    return MS_ERR_INPUT;
+  }
+  /* (check_offscreen checked the screenshot's path) */
+  const char *opts[] = {"--stats", "--dump", "--checkpoint", "--screenshot"};
+  const char *paths[] = {c->stats_path, c->dump_path, c->checkpoint, c->screenshot};
+  for (int i = 0; i < 3; i++) {
+    ms_status st = paths[i] ? ms_output_check(opts[i], paths[i], i < 2) : MS_OK;
+    if (st)
+      return fail(st);
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = i + 1; j < 4; j++)
+      if (paths[i] && paths[j] && ms_output_same_file(paths[i], paths[j])) {
+        fprintf(stderr, "mixsim: %s: '%s' is also the %s file; give each output its own\n",
+                opts[j], paths[j], opts[i]);
+        return MS_ERR_INPUT;
+      }
+  time_t now = time(NULL);
+  for (int i = 0; i < 4; i++)
+    if (paths[i])
+      ms_output_clean_stale(paths[i], now);
+  if (c->frames_dir)
+    ms_output_clean_stale_frames(c->frames_dir, now);
+  if (!c->checkpoint) /* where a numerical failure leaves the last good state */
+    ms_output_clean_stale("mixsim-lastgood.ckpt", now);
+  return -1;
+}
+
+/* The report goes to stdout, unless an output file does ('-'). */
+static FILE *report_stream(const cli *c)
+{
+  int taken = (c->stats_path && strcmp(c->stats_path, "-") == 0) ||
+              (c->dump_path && strcmp(c->dump_path, "-") == 0);
+  return taken ? stderr : stdout;
+}
+
+/* The end of a run: the report with the state hash, then each output file on its own,
+ * so that one that cannot be written costs nothing else. */
+static ms_status write_outputs(const cli *c, ms_sim *sim, ms_run_info *info)
+{
+  ms_status st = ms_sim_hash(sim, &info->hash);
+  if (st)
+    return st;
+  ms_report_breakdown(report_stream(c), sim, info);
+  if (c->stats_path)
+    note_output(ms_report_stats_json(c->stats_path, sim, info), "--stats");
+  if (c->dump_path)
+    note_output(ms_report_dump_csv(c->dump_path, sim), "--dump");
+  return MS_OK;
+}
+
+/* An output that was not written makes the run fail (1), whatever stopped it. */
+static int outputs_exit_code(int rc)
+{
+  if (!g_n_unwritten || (rc != 0 && rc < 128))
+    return rc;
+  fprintf(stderr, "mixsim: the run ended and its report is complete, but");
+  for (int i = 0; i < g_n_unwritten; i++)
+    fprintf(stderr, "%s %s", i ? "," : "", g_unwritten[i]);
+  fprintf(stderr, " %s not written\n", g_n_unwritten > 1 ? "were" : "was");
+  return MS_ERR_RUNTIME;
+}
+
+/* A checkpoint from past the run's end would run nothing: say so rather than report. */
+static ms_status resume_from(const char *path, ms_sim *sim, uint32_t scene_id, long steps)
+{
+  ms_status st = ms_checkpoint_load(path, sim, scene_id);
+  if (!st && ms_sim_step(sim) > steps)
+    st = ms_fail(MS_ERR_INPUT, "--resume: checkpoint '%s' is at step %ld, past this run's end "
+                 "at step %ld (--steps or the scene's steps): nothing to run",
+                 path, ms_sim_step(sim), steps);
+  return st;
 }
 
 static int apply_overrides(const cli *c, ms_scene *sc)
@@ -323,9 +422,14 @@ static ms_status run(ms_sim *sim, long total, int show, double *wall, const run_
 
 static void say_headless(const cli *c, const char *why)
 {
-  if (!c->quiet && c->headless)
+  if (c->quiet)
+    return;
+  if (c->checkpoint || c->resume) /* parse_args made these headless */
+    fprintf(stderr, "mixsim: running headless (%s: checkpointed runs are headless)\n",
+            c->checkpoint ? "--checkpoint" : "--resume");
+  else if (c->headless)
     fprintf(stderr, "mixsim: running headless (--headless)\n");
-  else if (!c->quiet)
+  else
     fprintf(stderr, "mixsim: %s; running headless\n", why);
 }
 
@@ -350,13 +454,13 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
                  c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt"};
   ms_status st = ms_scene_identity(c->scene, &ck.scene_id);
   if (!st && c->resume)
-    st = ms_checkpoint_load(c->resume, *sim, ck.scene_id);
+    st = resume_from(c->resume, *sim, ck.scene_id, steps);
   if (st)
     return st;
   st = run(*sim, steps, !c->quiet && isatty(fileno(stderr)), wall, &ck);
   /* The state at the end or where a signal stopped the run. */
   if (!st && c->checkpoint)
-    st = ms_checkpoint_save(c->checkpoint, *sim, ck.scene_id);
+    note_output(ms_checkpoint_save(c->checkpoint, *sim, ck.scene_id), "--checkpoint");
   return st;
 }
 
@@ -409,6 +513,8 @@ int main(int argc, char **argv)
     ms_status st = ms_cl_list_devices(stdout);
     return st ? fail(st) : 0;
   }
+  if ((rc = check_outputs(&c)) >= 0)
+    return rc;
 
   ms_scene scene;
   ms_status st = ms_scene_load(c.scene, &scene);
@@ -452,21 +558,14 @@ int main(int argc, char **argv)
   st = run_chosen(&c, &sim, &scene, &opt, steps, &info.wall_s);
   ms_scene_free(&scene); /* the window's reset needed it until now */
   if (!st)
-    st = ms_sim_hash(sim, &info.hash);
-  if (!st) {
-    ms_report_breakdown(stdout, sim, &info);
-    if (c.stats_path)
-      st = ms_report_stats_json(c.stats_path, sim, &info);
-  }
-  if (!st && c.dump_path)
-    st = ms_report_dump_csv(c.dump_path, sim);
+    st = write_outputs(&c, sim, &info);
   rc = st ? fail(st) : 0;
   long stopped_at = ms_sim_step(sim);
   ms_sim_destroy(sim);
   if (!rc && g_signal) {
     fprintf(stderr, "mixsim: stopped by signal %d at step %ld%s\n", (int)g_signal, stopped_at,
-            c.checkpoint ? "; checkpoint written" : "");
+            c.checkpoint && !unwritten("--checkpoint") ? "; checkpoint written" : "");
     rc = 128 + (int)g_signal;
   }
-  return rc;
+  return outputs_exit_code(rc);
 }

@@ -1,17 +1,55 @@
-/* Output files are written whole or not at all, whatever the output: stats, dumps,
- * checkpoints, PNG frames. */
+/* Output files (stats, dumps, checkpoints, PNG frames): checked before a run, written
+ * whole or not at all where the path is a file, written through where it is something
+ * else (a device, a FIFO), never replaced; "-" is standard output. */
 #ifndef MS_OUTPUT_FILE_H
 #define MS_OUTPUT_FILE_H
 
 #include <stdio.h>
+#include <time.h>
 
 #include "mixsim/status.h"
 
-/* Writes `path` through `write` into a temporary file in the same folder, then renames
- * it over `path`; on failure nothing is left behind. */
+/* Writes `path` through `write`. "-" is standard output. A regular file or a new path
+ * is written into a temporary file beside it (beside the target of a symlink, which
+ * stays a link), fsynced and renamed over it: on failure nothing is left behind and an
+ * old file stays as it was. Anything else that exists (a device node, a FIFO) is opened
+ * and written straight through. */
 ms_status ms_write_atomic(const char *path, int (*write)(FILE *f, void *ctx), void *ctx);
 
-/* Writes `text` as a JSON string literal, escaped. */
+/* After a failed write (st != MS_OK) of the output of option `opt`: says so on stderr,
+ * naming the option, even when quiet, and clears the message so that the next failure
+ * is heard too. Returns 1 for a failure, 0 for MS_OK. */
+int ms_output_failed(ms_status st, const char *opt);
+
+/* Before a run: can `path` be written as the output of option `opt`? It must not be a
+ * folder, and its folder must exist and be writable (a device or FIFO must be
+ * writable). "-" passes when `allow_stdout`. MS_ERR_INPUT with a message naming `opt`
+ * and the path otherwise. */
+ms_status ms_output_check(const char *opt, const char *path, int allow_stdout);
+
+/* Before a run: `dir` is a writable folder, or one that ms_output_make_dir can make
+ * (its parent exists and is writable). MS_ERR_INPUT naming `opt` otherwise. */
+ms_status ms_output_check_dir(const char *opt, const char *dir);
+
+/* Would outputs `a` and `b` replace the same file (the same name after symlinks, or the
+ * same existing file)? Devices, FIFOs and "-" are never the same file: writes to them
+ * simply follow each other. */
+int ms_output_same_file(const char *a, const char *b);
+
+/* Makes the folder `dir` (one level, mode 0755) unless it exists. */
+ms_status ms_output_make_dir(const char *dir);
+
+/* Removes the temporary files that killed runs left beside `path`: regular files of
+ * ours named exactly "<name>.tmpXXXXXX" (6 letters or digits, as mkstemp makes them)
+ * and last modified before `before`. Returns how many were removed. */
+int ms_output_clean_stale(const char *path, time_t before);
+
+/* The same for the frames in folder `dir`: "frame_NNNNNN.png.tmpXXXXXX". */
+int ms_output_clean_stale_frames(const char *dir, time_t before);
+
+/* Writes `text` as a JSON string literal, escaped. Bytes that are not part of valid
+ * UTF-8 (a file name in another encoding) are written as \u00XX, the byte read as
+ * Latin-1, so the JSON stays valid. */
 void ms_json_string(FILE *f, const char *text);
 
 #endif

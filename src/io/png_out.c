@@ -1,4 +1,5 @@
-/* PNG output through libpng's simplified API, into ms_write_atomic's temporary file. */
+/* PNG output through libpng's simplified API, written by ms_write_atomic (a temporary
+ * file renamed over a regular file; a device or FIFO written through). */
 #include "io/png_out.h"
 
 #include <png.h>

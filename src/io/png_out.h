@@ -7,7 +7,7 @@
 #include "mixsim/status.h"
 
 /* Writes `rgba` (w x h pixels, 4 bytes each in R G B A order, `stride` bytes a row) to
- * `path` through a temporary file and a rename. */
+ * `path` through ms_write_atomic (io/output_file.h). */
 ms_status ms_png_write(const char *path, int w, int h, const uint8_t *rgba, int stride);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "preview/frame.h"
+#include "io/output_file.h"
 #include "io/png_out.h"
 #include "preview/preview.h"
 #include "preview/render.h"
@@ -67,6 +68,8 @@ ms_status ms_preview_offscreen(ms_sim *sim, long steps, const ms_preview_options
   ms_status st = canvas_open(&c);
   long ipf = po->iterations_per_frame > 0 ? po->iterations_per_frame : 1;
   long done = 0, written = 0;
+  if (!st && po->frames_dir)
+    st = ms_output_make_dir(po->frames_dir); /* checked before the run: one level */
   if (!st && po->frames_dir) {
     size_t n = strlen(po->frames_dir) + 32;
     char *path = malloc(n);

@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# Output paths (--stats, --dump, --checkpoint, PNGs): a device node, a FIFO or a symlink
+# is written, never replaced; '-' is standard output; every path is checked before the
+# run; a write that still fails at the end costs only that output; stale temporary
+# files of killed runs are removed, nothing else; the JSON stays valid UTF-8.
+# usage: outputs.sh MIXSIM SOURCE_ROOT HAVE_PREVIEW(0|1) [filter]
+set -u
+exe=$1
+root=$2
+have_preview=$3
+filter=${4:-}
+scene=$root/tests/scenes/tiny.ini
+. "$(dirname "$0")/lib.sh"
+
+gravity_scene() { # file, steps
+  printf '[simulation]\nmode = gravity\ndt = 0.001\nsteps = %s\nseed = 9\n[gravity]\nbodies = plummer\ncount = 256\nsoftening = 0.01\ndiagnostics_every = 0\nenergy = off\n' \
+    "$2" >"$1"
+}
+
+is_json() { python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$1"; }
+
+no_temp_files() { # folders
+  local d
+  for d in "$@"; do
+    if ls "$d" | grep -q '\.tmp'; then
+      echo "    temporary files left in $d: $(ls "$d" | grep '\.tmp')"
+      return 1
+    fi
+  done
+}
+
+# A character device of our own where we may make one (as root a broken writer would
+# otherwise replace the machine's /dev/null); else /dev/null itself.
+null_device() {
+  if [ "$(id -u)" -eq 0 ] && mknod "$tmp/null" c 1 3 2>/dev/null; then
+    echo "$tmp/null"
+  else
+    echo /dev/null
+  fi
+}
+
+test_device_node_is_written_not_replaced() {
+  local dev
+  dev=$(null_device)
+  echo "    device: $dev"
+  "$exe" -q -n 20 --stats "$dev" --dump "$dev" --checkpoint "$dev" "$scene" >"$tmp/out" ||
+    return 1
+  [ -c "$dev" ] && [ -c /dev/null ] && [ -n "$(hash_of "$tmp/out")" ] || return 1
+  gravity_scene "$tmp/g.ini" 10
+  "$exe" -q --stats "$dev" --dump "$dev" --checkpoint "$dev" "$tmp/g.ini" >"$tmp/out" || return 1
+  [ -c "$dev" ] || return 1
+  if [ "$have_preview" = 1 ]; then
+    ln -s "$dev" "$tmp/shot.png"
+    "$exe" -q -n 8 --screenshot "$tmp/shot.png" "$scene" >/dev/null || return 1
+    [ -L "$tmp/shot.png" ] && [ -c "$dev" ] || return 1
+  fi
+  no_temp_files "$tmp" "$(dirname "$dev")"
+}
+
+test_fifo_gets_the_data() {
+  mkfifo "$tmp/fifo"
+  timeout 120 cat "$tmp/fifo" >"$tmp/fifo.out" &
+  local reader=$!
+  "$exe" -q -n 20 --stats "$tmp/fifo" "$scene" >"$tmp/out" || return 1
+  wait $reader || { echo "    the reader got nothing"; return 1; }
+  [ -p "$tmp/fifo" ] && is_json "$tmp/fifo.out" &&
+    grep -q "\"state_hash\": \"$(hash_of "$tmp/out")\"" "$tmp/fifo.out"
+}
+
+test_symlink_stays_a_link_and_its_target_is_written() {
+  mkdir -p "$tmp/real"
+  echo old >"$tmp/real/s.json"
+  ln -s real/s.json "$tmp/s-link.json"
+  ln -s real/d.csv "$tmp/d-link.csv" # dangling until the run writes it
+  ln -s s-link.json "$tmp/s-link2.json"
+  "$exe" -q -n 20 --stats "$tmp/s-link2.json" --dump "$tmp/d-link.csv" "$scene" >/dev/null ||
+    return 1
+  [ -L "$tmp/s-link.json" ] && [ -L "$tmp/s-link2.json" ] && [ -L "$tmp/d-link.csv" ] &&
+    [ "$(readlink "$tmp/s-link.json")" = real/s.json ] && [ -f "$tmp/real/s.json" ] &&
+    is_json "$tmp/real/s.json" && head -1 "$tmp/real/d.csv" | grep -q '^kind,index' &&
+    no_temp_files "$tmp" "$tmp/real"
+}
+
+test_dash_is_stdout() {
+  "$exe" -q -n 20 --stats - "$scene" >"$tmp/s.json" 2>"$tmp/err" || return 1
+  python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["state_hash"]==sys.argv[1], d' \
+    "$(hash_of "$tmp/err")" <"$tmp/s.json" || return 1
+  "$exe" -q -n 20 --dump - "$scene" >"$tmp/d.csv" 2>"$tmp/err" || return 1
+  [ "$(head -1 "$tmp/d.csv")" = "kind,index,x,y,vx,vy,radius,mass,static" ] &&
+    [ "$(wc -l <"$tmp/d.csv")" -eq 206 ] && [ -n "$(hash_of "$tmp/err")" ] || return 1
+  gravity_scene "$tmp/g.ini" 10
+  "$exe" --stats - "$tmp/g.ini" 2>"$tmp/err" |
+    python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["mode"]=="gravity"' || return 1
+  # Only one output can have standard output; a checkpoint is never written there.
+  "$exe" -q -n 20 --stats - --dump - "$scene" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 2 ] && grep -q -- "--dump" "$tmp/err" && [ ! -s "$tmp/out" ] || return 1
+  "$exe" -q -n 20 --checkpoint - "$scene" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 2 ] && grep -q -- "--checkpoint" "$tmp/err" && [ ! -s "$tmp/out" ]
+}
+
+refused_at_once() { # option, path, expected words, scene
+  "$exe" -n 20 "$1" "$2" "$4" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  echo "    $1 $2: rc $rc: $(cat "$tmp/err")"
+  [ $rc -eq 2 ] && grep -q -- "$1" "$tmp/err" && grep -qF -- "$2" "$tmp/err" &&
+    grep -q -- "$3" "$tmp/err" && [ ! -s "$tmp/out" ]
+}
+
+test_outputs_checked_before_the_run() {
+  touch "$tmp/plain"
+  mkdir -p "$tmp/dir"
+  gravity_scene "$tmp/g.ini" 10
+  local sc
+  for sc in "$scene" "$tmp/g.ini"; do
+    refused_at_once --stats "$tmp/missing/s.json" "does not exist" "$sc" &&
+      refused_at_once --dump "$tmp/missing/d.csv" "does not exist" "$sc" &&
+      refused_at_once --checkpoint "$tmp/missing/x.ck" "does not exist" "$sc" &&
+      refused_at_once --checkpoint "$tmp/plain/x.ck" "not a folder" "$sc" &&
+      refused_at_once --stats "$tmp/dir" "is a folder" "$sc" &&
+      refused_at_once --dump "$tmp/dir/" "folder" "$sc" || return 1
+  done
+  [ ! -e "$tmp/missing" ] && no_temp_files "$tmp" "$tmp/dir"
+}
+
+test_one_file_for_two_outputs_refused() {
+  ln -s same.json "$tmp/alias.json"
+  "$exe" -q -n 20 --stats "$tmp/same.json" --dump "$tmp/same.json" "$scene" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 2 ] && grep -q -- "--dump: '$tmp/same.json' is also the --stats file" "$tmp/err" &&
+    [ ! -s "$tmp/out" ] || return 1
+  "$exe" -q -n 20 --stats "$tmp/same.json" --checkpoint "$tmp/alias.json" "$scene" >"$tmp/out" \
+    2>"$tmp/err"
+  [ $? -eq 2 ] && grep -q -- "--checkpoint" "$tmp/err" && [ ! -e "$tmp/same.json" ]
+}
+
+# The checkpoint's folder is replaced by a file while the run is under way (then the run
+# is stopped by SIGINT, so it cannot have ended before): the report, the hash, the stats
+# and the dump are still there, the exit code is 1 and the message names --checkpoint.
+stop_with_lost_checkpoint() { # scene, extra options...
+  local sc=$1
+  shift
+  rm -rf "$tmp/ck" "$tmp/s.json" "$tmp/d.csv" "$tmp/err" # no message of an earlier run
+  mkdir "$tmp/ck"
+  "$exe" "$@" --checkpoint "$tmp/ck/run.ck" --stats "$tmp/s.json" --dump "$tmp/d.csv" "$sc" \
+    >"$tmp/out" 2>"$tmp/err" &
+  local pid=$!
+  for _ in $(seq 600); do grep -qs "running headless" "$tmp/err" && break; sleep 0.1; done
+  rm -rf "$tmp/ck" && echo "not a folder" >"$tmp/ck"
+  kill -INT $pid
+  wait $pid
+  local rc=$?
+  cat "$tmp/err"
+  [ $rc -eq 1 ] && grep -q -- "--checkpoint" "$tmp/err" && grep -q "$tmp/ck/run.ck" "$tmp/err" &&
+    ! grep -q "checkpoint written" "$tmp/err" && [ -n "$(hash_of "$tmp/out")" ] &&
+    is_json "$tmp/s.json" && grep -q "\"state_hash\": \"$(hash_of "$tmp/out")\"" "$tmp/s.json" &&
+    [ -s "$tmp/d.csv" ] && no_temp_files "$tmp"
+}
+
+test_lost_checkpoint_keeps_report_stats_and_dump() {
+  stop_with_lost_checkpoint "$scene" -n 100000000 || return 1
+  gravity_scene "$tmp/g.ini" 100000000
+  stop_with_lost_checkpoint "$tmp/g.ini"
+}
+
+test_stale_temp_files_removed_nothing_else() {
+  mkdir -p "$tmp/st"
+  local old="$tmp/st/s.json.tmpAb9XyZ" keep
+  touch -d '1 hour ago' "$old" "$tmp/st/run.ck.tmp0a1B2c"
+  # Not ours, or not stale: another name, 5 or 7 characters, not alphanumeric, newer than
+  # the run, a folder.
+  keep="$tmp/st/other.json.tmpAb9XyZ $tmp/st/s.json.tmpAb9Xy $tmp/st/s.json.tmpAb9XyZ1
+        $tmp/st/s.json.tmpAb-XyZ $tmp/st/s.jsonXtmpAb9XyZ $tmp/st/s.json.tmpNewNew"
+  touch -d '1 hour ago' $keep
+  touch -d '1 hour' "$tmp/st/s.json.tmpNewNew"
+  mkdir "$tmp/st/s.json.tmpDirDir"
+  touch -d '1 hour ago' "$tmp/st/s.json.tmpDirDir"
+  "$exe" -q -n 5 --stats "$tmp/st/s.json" --checkpoint "$tmp/st/run.ck" "$scene" >/dev/null ||
+    return 1
+  local f
+  for f in $keep "$tmp/st/s.json.tmpDirDir"; do
+    [ -e "$f" ] || { echo "    removed $f"; return 1; }
+  done
+  [ ! -e "$old" ] && [ ! -e "$tmp/st/run.ck.tmp0a1B2c" ] && is_json "$tmp/st/s.json"
+}
+
+test_json_escapes_invalid_utf8() {
+  # A valid UTF-8 u-umlaut, then the bytes e9 and ff, which are not UTF-8: each such
+  # byte is written as \u00XX, so the file is valid JSON (and UTF-8).
+  local name=$'s\xc3\xbc-\xe9\xff.ini'
+  cp "$scene" "$tmp/$name"
+  "$exe" -q -n 5 --stats "$tmp/s.json" "$tmp/$name" >/dev/null || return 1
+  gravity_scene "$tmp/g$name" 5
+  "$exe" -q --stats "$tmp/g.json" "$tmp/g$name" >/dev/null || return 1
+  python3 - "$tmp/s.json" "$tmp/g.json" <<'EOF'
+import json, sys
+for path, want in zip(sys.argv[1:], ["s\u00fc-\u00e9\u00ff.ini", "gs\u00fc-\u00e9\u00ff.ini"]):
+    raw = open(path, "rb").read()
+    raw.decode("utf-8")  # strict
+    d = json.loads(raw)
+    assert d["scene"].endswith("/" + want), (d["scene"], want)
+EOF
+}
+
+check test_device_node_is_written_not_replaced
+check test_fifo_gets_the_data
+check test_symlink_stays_a_link_and_its_target_is_written
+check test_dash_is_stdout
+check test_outputs_checked_before_the_run
+check test_one_file_for_two_outputs_refused
+check test_lost_checkpoint_keeps_report_stats_and_dump
+check test_stale_temp_files_removed_nothing_else
+check test_json_escapes_invalid_utf8
+finish
