@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The preview window, under Xvfb: scripted key presses switch the buffers and the
 # pipeline, reset, pause, step twice, resume, change the iterations per frame, take a
-# screenshot and quit. The run exits 0, each command shows in its log, and the final
-# hash equals a headless run of the same number of iterations. The same for a gravity
-# scene's 3D window.
+# screenshot and quit. The run exits 0, each command shows in its log, the report
+# covers the whole session broken down by mode, and the final hash equals a headless
+# run of the same number of iterations. The same for a gravity
+# scene's 3D window, which also prints the headless run's report.
 # usage: window.sh MIXSIM SOURCE_ROOT
 # Skipped (77) only where xvfb-run is missing and $CI is not set.
 set -u
@@ -49,6 +50,29 @@ ls mixsim-*.png >/dev/null 2>&1 || fail "F12 wrote no screenshot"
 
 hash=$(sed -n 's/^state hash \([0-9a-f]*\) (step \([0-9]*\))$/\1/p' out)
 steps=$(sed -n 's/^state hash \([0-9a-f]*\) (step \([0-9]*\))$/\2/p' out)
+
+# The report covers the whole session, by mode: one row per pipeline/buffers combination
+# run (B and P were pressed on different frames, so three ran), with counts that add up
+# to the total, and the total includes the iterations before the reset.
+rows() { sed -n 's/^  \(naive\|reordered\) *\(shared\|copied\) *\([0-9]*\) .*/\1 \2 \3/p' out; }
+rows
+count_of() { rows | awk -v m="$1 $2" '$1 " " $2 == m { print $3 }'; }
+for mode in "reordered shared" "naive copied"; do
+  [ -n "$(count_of $mode)" ] || fail "the report has no row for $mode"
+done
+copied_at=$(step_of "buffers copied")
+if [ -n "$copied_at" ] && [ "$copied_at" != "$(step_of "pipeline naive")" ]; then
+  [ -n "$(count_of reordered copied)" ] || fail "the report has no row for reordered copied"
+fi
+sum=$(rows | awk '{ s += $3 } END { print s + 0 }')
+all=$(sed -n 's/^  all *\([0-9]*\) .*/\1/p' out)
+run=$(sed -n 's/^run *\([0-9]*\) iterations.*/\1/p' out)
+echo "by mode: $sum iterations; all: $all; run: $run; final step: $steps"
+[ -n "$all" ] && [ "$sum" = "$all" ] && [ "$run" = "$all" ] ||
+  fail "the modes' iterations do not add up to the run's"
+[ -n "$copied_at" ] && [ -n "$all" ] && [ -n "$steps" ] && [ "$all" -ge "$((steps + copied_at))" ] ||
+  fail "the report leaves out the iterations before the reset"
+
 if [ -z "$hash" ] || [ -z "$steps" ] || [ "$steps" -eq 0 ]; then
   fail "no final hash and step in the window run's output"
 else
@@ -78,4 +102,10 @@ else
   echo "gravity window: $hash after $steps steps; headless: $want"
   [ "$hash" = "$want" ] || fail "the gravity window's hash differs from the headless run's"
 fi
+# The gravity window prints the report a headless gravity run prints, line for line.
+for line in device run speed energy momentum "time per phase" "    force kernel" \
+  "    stepping, wall"; do
+  grep -q "^$line" gout || fail "the gravity window's report has no '$line' line"
+  grep -q "^$line" ghead || fail "the headless gravity report has no '$line' line"
+done
 [ $fails -eq 0 ] && echo "ok   window" || exit 1

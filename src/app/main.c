@@ -403,11 +403,6 @@ static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_sc
   ms_preview_options po = {scene->iterations_per_frame, NULL, 1, NULL, c->script, c->quiet};
   if (!st)
     st = ms_preview_gravity_window(grav, scene, &po);
-  uint32_t hash = 0;
-  if (!st)
-    st = ms_gravity_hash(grav, &hash);
-  if (!st)
-    printf("state hash %08x (step %ld)\n", hash, ms_gravity_step(grav));
   ms_gravity_destroy(grav);
   return st ? fail(st) : 0;
 }
