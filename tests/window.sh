@@ -3,8 +3,8 @@
 # pipeline, reset, pause, step twice, resume, change the iterations per frame, take a
 # screenshot and quit. The run exits 0, each command shows in its log, the report
 # covers the whole session broken down by mode, and the final hash equals a headless
-# run of the same number of iterations. The same for a gravity
-# scene's 3D window, which also prints the headless run's report.
+# run of the same number of iterations. The same for a gravity scene's 3D window, which
+# also prints the headless run's report. On a 1366x768 screen the window fits.
 # usage: window.sh MIXSIM SOURCE_ROOT
 # Skipped (77) only where xvfb-run is missing and $CI is not set.
 set -u
@@ -108,4 +108,37 @@ for line in device run speed energy momentum "time per phase" "    force kernel"
   grep -q "^$line" gout || fail "the gravity window's report has no '$line' line"
   grep -q "^$line" ghead || fail "the headless gravity report has no '$line' line"
 done
+# On a 1366x768 screen the window fits: SDL's report of where it is (the scripted log),
+# and the X server's own (xwininfo, where installed), lie inside the screen, and the
+# window keeps the picture's aspect at no less than the minimum size.
+cat >fits.sh <<'EOS'
+"$1" --script "150:Q" "$2" >/dev/null 2>fits.err &
+pid=$!
+if command -v xwininfo >/dev/null 2>&1; then
+  for _ in $(seq 1 100); do # a bounded wait for the window to be mapped
+    id=$(xwininfo -root -tree 2>/dev/null | awk '/"mixsim: / { print $1; exit }')
+    [ -n "$id" ] && xwininfo -id "$id" >fits.x 2>/dev/null && break
+    sleep 0.1
+  done
+fi
+wait $pid
+EOS
+timeout 300 xvfb-run -a -s "-screen 0 1366x768x24" bash fits.sh "$exe" "$root/tests/scenes/tiny.ini"
+grep -v "^mixsim: preview: step" fits.err
+fits() { # width height x y: inside 1366x768, aspect 1.4, at least 700x500
+  [ -n "$4" ] && [ "$3" -ge 0 ] && [ "$4" -ge 0 ] && [ $(($3 + $1)) -le 1366 ] &&
+    [ $(($4 + $2)) -le 768 ] && [ "$1" -ge 700 ] && [ "$2" -ge 500 ] &&
+    [ $((($1 * 10 + $2 / 2) / $2)) -eq 14 ]
+}
+read -r gw gh gx gy <<<"$(sed -n 's/.*SDL reports window \([0-9]*\)x\([0-9]*\) at (\(-*[0-9]*\), \(-*[0-9]*\)).*/\1 \2 \3 \4/p' fits.err)"
+fits "${gw:-0}" "${gh:-0}" "${gx:-}" "${gy:-}" || fail "the window does not fit a 1366x768 screen (SDL)"
+if [ -s fits.x ]; then
+  xw=$(sed -n 's/^ *Width: *//p' fits.x)
+  xh=$(sed -n 's/^ *Height: *//p' fits.x)
+  xx=$(sed -n 's/^ *Absolute upper-left X: *//p' fits.x)
+  xy=$(sed -n 's/^ *Absolute upper-left Y: *//p' fits.x)
+  echo "X server: window ${xw}x${xh} at ($xx, $xy)"
+  fits "${xw:-0}" "${xh:-0}" "${xx:-}" "${xy:-}" ||
+    fail "the window does not fit a 1366x768 screen (xwininfo)"
+fi
 [ $fails -eq 0 ] && echo "ok   window" || exit 1

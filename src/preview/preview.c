@@ -364,6 +364,8 @@ ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_op
     st = ms_fail(MS_ERR_RUNTIME, "out of memory");
   if (!st)
     st = ms_window_open(&w.w, title);
+  if (!st && po->script)
+    ms_window_log_geometry(&w.w);
   pthread_mutex_init(&k.lock, NULL);
   pthread_cond_init(&k.wake, NULL);
   w.log = po->script != NULL;

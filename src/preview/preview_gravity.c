@@ -131,6 +131,8 @@ ms_status ms_preview_gravity_window(ms_gravity *g, const ms_scene *scene,
     st = ms_fail(MS_ERR_RUNTIME, "out of memory");
   if (!st)
     st = ms_window_open(&gw.w, title);
+  if (!st && po->script)
+    ms_window_log_geometry(&gw.w);
   if (!st)
     st = ms_gravity_diagnose(g, &first);
   if (!st)
