@@ -404,7 +404,7 @@ ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_op
     if (!st)
       st = k.status;
     *sim = d.sim;
-    if (d.sim) /* before the usual report, which main prints for the final simulation */
+    if (d.sim && !st) /* before the report main prints for the final simulation */
       ms_session_report(stdout, &d.session);
   }
   ms_window_close(&w.w);
