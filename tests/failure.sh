@@ -13,7 +13,7 @@ test_exploding_scene_exit_4_and_last_good_state() {
   "$exe" -q --checkpoint "$tmp/x.ck" "$root/tests/scenes/exploding.ini" >/dev/null 2>err
   local rc=$?
   cat err
-  [ $rc -eq 4 ] && grep -q "step [0-9]*: large particle #0 moves faster than max_speed" err &&
+  [ $rc -eq 4 ] && grep -q "step [0-9]*: large particle \[large\.rock\] moves faster than max_speed" err &&
     grep -q "last good state (step" err || return 1
   local at
   at=$(sed -n "s/.*last good state (step \([0-9]*\)).*/\1/p" err)

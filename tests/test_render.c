@@ -1,6 +1,9 @@
 /* Offscreen frames: `mixsim --screenshot` and `--frames` write PNG files in which the
  * particles of tests/scenes/render.ini (which do not move) are drawn where they are, in
- * their colours, beside a timing bar that shows the last frame's phases.
+ * their colours, beside a timing bar that shows the last frame's phases. The panel's
+ * layout, at every size from the window's full size down to its minimum: no text over
+ * other text or the bar, everything inside the picture, the figures that matter shown
+ * whole (the device name included).
  * usage: test_render MIXSIM SOURCE_ROOT [filter] */
 #include <dirent.h>
 #include <png.h>
@@ -10,6 +13,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <SDL_ttf.h>
 
 #include "harness.h"
 #include "mixsim/mixsim.h"
@@ -169,6 +174,167 @@ static void test_frames_numbered_every_k(void)
   ENSURE(bar1 > 0);
 }
 
+/* ---- the panel's layout ---------------------------------------------------------------- */
+
+static const char long_device[] =
+  "pthread-skylake-avx512-AMD EPYC 7B13 64-Core Processor [Portable Computing Language]";
+
+/* A frame with everything the panel can show: a long device name, the keys row (window),
+ * and a frame slower than 1/60 s (the warning row). */
+static ms_frame *busy_frame(ms_mode mode)
+{
+  ms_frame *f = calloc(1, sizeof *f);
+  if (!f)
+    return NULL;
+  f->mode = mode;
+  f->box[2] = 1.2f;
+  f->box[3] = 1.5f;
+  f->small_radius = 0.005f;
+  f->n_small = 8200;
+  f->n_large = 150;
+  f->n_static = 30;
+  f->small_pos = calloc(2 * 8200, sizeof(float));
+  f->large_pos = calloc(2 * 150, sizeof(float));
+  f->large_radius = calloc(150, sizeof(float));
+  f->large_static = calloc(150, 1);
+  f->bodies = calloc(4 * 4096, sizeof(float));
+  if (!f->bodies || !f->small_pos || !f->large_pos || !f->large_radius || !f->large_static) {
+    ms_frame_free(f);
+    free(f);
+    return NULL;
+  }
+  f->step = 1234567;
+  f->iterations = 40;
+  f->advance_t0 = 100.0;
+  f->sim_rate = 2345.0;
+  f->shown_rate = 1234.0;
+  f->iterations_per_frame = 40;
+  f->buffers = MS_BUFFERS_COPIED;
+  f->pipeline = MS_PIPELINE_REORDERED;
+  snprintf(f->device, sizeof f->device, "%s", long_device);
+  snprintf(f->kernel, sizeof f->kernel, "soa16");
+  f->n_bodies = 4096;
+  f->n_devices = 2;
+  /* 40 iterations of 7 phases on the worker and 5 on the manager, over 25 ms */
+  for (int it = 0; it < 40; it++)
+    for (int k = 0; k < 12; k++) {
+      ms_trace_event *e = &f->events[f->n_events++];
+      double t0 = 100.0 + 25e-3 * (it + k / 12.0) / 40.0;
+      *e = (ms_trace_event){t0, t0 + 25e-3 / 480.0, k < 5 ? MS_THREAD_GPU : MS_THREAD_CPU,
+                            (ms_phase)(k % MS_PHASE_COUNT)};
+    }
+  return f;
+}
+
+static int inside(const SDL_Rect *r, const SDL_Rect *in)
+{
+  return r->x >= in->x && r->y >= in->y && r->x + r->w <= in->x + in->w &&
+         r->y + r->h <= in->y + in->h;
+}
+
+static int has_box(const ms_render_box *b, int n, const char *what)
+{
+  for (int i = 0; i < n; i++)
+    if (strcmp(b[i].what, what) == 0)
+      return 1;
+  return 0;
+}
+
+/* Draws `f` on a w x h picture and checks the panel's boxes; returns the problems found. */
+static int check_layout(ms_frame *f, int w, int h)
+{
+  SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGBA32);
+  SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
+  ms_render *rc = NULL;
+  if (!r || ms_render_create(r, &rc)) {
+    fprintf(stderr, "cannot draw offscreen: %s %s\n", SDL_GetError(), ms_error_message());
+    return 1;
+  }
+  ms_render_ui ui = {.grabbed = -1};
+  ms_render_frame(rc, f, &ui);
+  const ms_render_box *b;
+  int n = ms_render_boxes(rc, &b), bad = 0;
+  ms_layout l;
+  static const float unit_box[4] = {0, 0, 1, 1};
+  ms_layout_compute(&l, w, h, f->mode == MS_MODE_GRAVITY ? unit_box : f->box);
+  SDL_Rect picture = {0, 0, w, h};
+  for (int i = 0; i < n; i++) {
+    if (!inside(&b[i].r, &picture) || !inside(&b[i].r, &l.panel)) {
+      printf("    %dx%d: '%s' at %d,%d %dx%d is outside the panel\n", w, h, b[i].what,
+             b[i].r.x, b[i].r.y, b[i].r.w, b[i].r.h);
+      bad++;
+    }
+    if (strstr(b[i].what, "...")) {
+      printf("    %dx%d: '%s' is cut\n", w, h, b[i].what);
+      bad++;
+    }
+    for (int j = i + 1; j < n; j++) {
+      int over_bar = (b[i].bar && b[j].in_bar) || (b[j].bar && b[i].in_bar);
+      if (!over_bar && SDL_HasIntersection(&b[i].r, &b[j].r)) {
+        printf("    %dx%d: '%s' (%d,%d %dx%d) overlaps '%s' (%d,%d %dx%d)\n", w, h, b[i].what,
+               b[i].r.x, b[i].r.y, b[i].r.w, b[i].r.h, b[j].what, b[j].r.x, b[j].r.y, b[j].r.w,
+               b[j].r.h);
+        bad++;
+      }
+    }
+  }
+  /* What the panel must always show; the device name whole, on as many lines as needed. */
+  const char *must[] = {"step", "device", f->mode == MS_MODE_GRAVITY ? "bodies" : "pipeline [P]",
+                        f->mode == MS_MODE_GRAVITY ? "force kernel" : "buffers  [B]"};
+  for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
+    if (!has_box(b, n, must[i])) {
+      printf("    %dx%d: no '%s' row\n", w, h, must[i]);
+      bad++;
+    }
+  char joined[512] = "";
+  int after_device = 0;
+  for (int i = 0; i < n; i++) {
+    if (after_device && strstr(long_device, b[i].what) && strlen(b[i].what) > 2) {
+      if (joined[0])
+        strncat(joined, " ", sizeof joined - strlen(joined) - 1);
+      strncat(joined, b[i].what, sizeof joined - strlen(joined) - 1);
+    }
+    after_device |= strcmp(b[i].what, "device") == 0;
+  }
+  if (strcmp(joined, long_device) != 0) {
+    printf("    %dx%d: the device name reads '%s'\n", w, h, joined);
+    bad++;
+  }
+  printf("    %dx%d %s: %d boxes, %d problems\n", w, h,
+         f->mode == MS_MODE_GRAVITY ? "gravity" : "collision", n, bad);
+  ms_render_destroy(rc);
+  SDL_DestroyRenderer(r);
+  SDL_FreeSurface(surf);
+  return bad;
+}
+
+static void test_panel_layout_no_overlaps_down_to_minimum_size(void)
+{
+  /* The full size; 1366x768 less its usable area's nothing and less a title bar (the
+   * window keeps the aspect); the minimum; and sizes between. */
+  static const int sizes[][2] = {{MS_RENDER_WIDTH, MS_RENDER_HEIGHT}, {1075, 768}, {1036, 740},
+                                 {900, 643}, {800, 571}, {MS_RENDER_MIN_WIDTH, MS_RENDER_MIN_HEIGHT},
+                                 {MS_RENDER_MIN_WIDTH, 620}, {950, MS_RENDER_MIN_HEIGHT}};
+  ENSURE(TTF_Init() == 0);
+  int bad = 0;
+  for (int mode = 0; mode < 2; mode++) {
+    ms_frame *f = busy_frame(mode ? MS_MODE_GRAVITY : MS_MODE_COLLISION);
+    for (size_t i = 0; f && i < sizeof sizes / sizeof sizes[0]; i++)
+      bad += check_layout(f, sizes[i][0], sizes[i][1]);
+    /* the initial frame: no iterations yet */
+    if (f && !mode) {
+      f->n_events = 0;
+      f->iterations = 0;
+      bad += check_layout(f, MS_RENDER_MIN_WIDTH, MS_RENDER_MIN_HEIGHT);
+    }
+    ENSURE(f);
+    ms_frame_free(f);
+    free(f);
+  }
+  TTF_Quit();
+  ENSURE(bad == 0);
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 3) {
@@ -184,6 +350,7 @@ int main(int argc, char **argv)
   }
   RUN_TEST(test_screenshot_particles_in_their_colours, filter);
   RUN_TEST(test_frames_numbered_every_k, filter);
+  RUN_TEST(test_panel_layout_no_overlaps_down_to_minimum_size, filter);
   char cmd[1200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
   if (system(cmd) != 0)

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The preview window, under Xvfb: scripted key presses switch the buffers and the
 # pipeline, reset, pause, step twice, resume, change the iterations per frame, take a
-# screenshot and quit. The run exits 0, each command shows in its log, and the final
-# hash equals a headless run of the same number of iterations. The same for a gravity
-# scene's 3D window.
+# screenshot and quit. The run exits 0, each command shows in its log, the report
+# covers the whole session broken down by mode, and the final hash equals a headless
+# run of the same number of iterations. The same for a gravity scene's 3D window, which
+# also prints the headless run's report. On a 1366x768 screen the window fits.
 # usage: window.sh MIXSIM SOURCE_ROOT
 # Skipped (77) only where xvfb-run is missing and $CI is not set.
 set -u
@@ -49,6 +50,29 @@ ls mixsim-*.png >/dev/null 2>&1 || fail "F12 wrote no screenshot"
 
 hash=$(sed -n 's/^state hash \([0-9a-f]*\) (step \([0-9]*\))$/\1/p' out)
 steps=$(sed -n 's/^state hash \([0-9a-f]*\) (step \([0-9]*\))$/\2/p' out)
+
+# The report covers the whole session, by mode: one row per pipeline/buffers combination
+# run (B and P were pressed on different frames, so three ran), with counts that add up
+# to the total, and the total includes the iterations before the reset.
+rows() { sed -n 's/^  \(naive\|reordered\) *\(shared\|copied\) *\([0-9]*\) .*/\1 \2 \3/p' out; }
+rows
+count_of() { rows | awk -v m="$1 $2" '$1 " " $2 == m { print $3 }'; }
+for mode in "reordered shared" "naive copied"; do
+  [ -n "$(count_of $mode)" ] || fail "the report has no row for $mode"
+done
+copied_at=$(step_of "buffers copied")
+if [ -n "$copied_at" ] && [ "$copied_at" != "$(step_of "pipeline naive")" ]; then
+  [ -n "$(count_of reordered copied)" ] || fail "the report has no row for reordered copied"
+fi
+sum=$(rows | awk '{ s += $3 } END { print s + 0 }')
+all=$(sed -n 's/^  all *\([0-9]*\) .*/\1/p' out)
+run=$(sed -n 's/^run *\([0-9]*\) iterations.*/\1/p' out)
+echo "by mode: $sum iterations; all: $all; run: $run; final step: $steps"
+[ -n "$all" ] && [ "$sum" = "$all" ] && [ "$run" = "$all" ] ||
+  fail "the modes' iterations do not add up to the run's"
+[ -n "$copied_at" ] && [ -n "$all" ] && [ -n "$steps" ] && [ "$all" -ge "$((steps + copied_at))" ] ||
+  fail "the report leaves out the iterations before the reset"
+
 if [ -z "$hash" ] || [ -z "$steps" ] || [ "$steps" -eq 0 ]; then
   fail "no final hash and step in the window run's output"
 else
@@ -77,5 +101,44 @@ else
   want=$(sed -n 's/^state hash \([0-9a-f]*\).*/\1/p' ghead)
   echo "gravity window: $hash after $steps steps; headless: $want"
   [ "$hash" = "$want" ] || fail "the gravity window's hash differs from the headless run's"
+fi
+# The gravity window prints the report a headless gravity run prints, line for line.
+for line in device run speed energy momentum "time per phase" "    force kernel" \
+  "    stepping, wall"; do
+  grep -q "^$line" gout || fail "the gravity window's report has no '$line' line"
+  grep -q "^$line" ghead || fail "the headless gravity report has no '$line' line"
+done
+# On a 1366x768 screen the window fits: SDL's report of where it is (the scripted log),
+# and the X server's own (xwininfo, where installed), lie inside the screen, and the
+# window keeps the picture's aspect at no less than the minimum size.
+cat >fits.sh <<'EOS'
+"$1" --script "150:Q" "$2" >/dev/null 2>fits.err &
+pid=$!
+if command -v xwininfo >/dev/null 2>&1; then
+  for _ in $(seq 1 100); do # a bounded wait for the window to be mapped
+    id=$(xwininfo -root -tree 2>/dev/null | awk '/"mixsim: / { print $1; exit }')
+    [ -n "$id" ] && xwininfo -id "$id" >fits.x 2>/dev/null && break
+    sleep 0.1
+  done
+fi
+wait $pid
+EOS
+timeout 300 xvfb-run -a -s "-screen 0 1366x768x24" bash fits.sh "$exe" "$root/tests/scenes/tiny.ini"
+grep -v "^mixsim: preview: step" fits.err
+fits() { # width height x y: inside 1366x768, aspect 1.4, at least 700x500
+  [ -n "$4" ] && [ "$3" -ge 0 ] && [ "$4" -ge 0 ] && [ $(($3 + $1)) -le 1366 ] &&
+    [ $(($4 + $2)) -le 768 ] && [ "$1" -ge 700 ] && [ "$2" -ge 500 ] &&
+    [ $((($1 * 10 + $2 / 2) / $2)) -eq 14 ]
+}
+read -r gw gh gx gy <<<"$(sed -n 's/.*SDL reports window \([0-9]*\)x\([0-9]*\) at (\(-*[0-9]*\), \(-*[0-9]*\)).*/\1 \2 \3 \4/p' fits.err)"
+fits "${gw:-0}" "${gh:-0}" "${gx:-}" "${gy:-}" || fail "the window does not fit a 1366x768 screen (SDL)"
+if [ -s fits.x ]; then
+  xw=$(sed -n 's/^ *Width: *//p' fits.x)
+  xh=$(sed -n 's/^ *Height: *//p' fits.x)
+  xx=$(sed -n 's/^ *Absolute upper-left X: *//p' fits.x)
+  xy=$(sed -n 's/^ *Absolute upper-left Y: *//p' fits.x)
+  echo "X server: window ${xw}x${xh} at ($xx, $xy)"
+  fits "${xw:-0}" "${xh:-0}" "${xx:-}" "${xy:-}" ||
+    fail "the window does not fit a 1366x768 screen (xwininfo)"
 fi
 [ $fails -eq 0 ] && echo "ok   window" || exit 1

@@ -4,6 +4,7 @@
 #ifndef MIXSIM_SCENE_H
 #define MIXSIM_SCENE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mixsim/status.h"
@@ -20,6 +21,14 @@ typedef struct ms_large {
   float mass;   /* kg (density * pi r^2) */
   int is_static;
 } ms_large;
+
+/* The section that placed a run of large particles, for messages that name a particle
+ * as the scene does: [large.NAME] places one, [large_random.NAME] `count` in a row. */
+typedef struct ms_large_origin {
+  char section[64]; /* "large.rock", "large_random.rocks" */
+  int first, count; /* particles [first, first + count) in scene order */
+  int generated;    /* from [large_random.NAME]: a particle is named by its number in it */
+} ms_large_origin;
 
 /* mode = gravity: where the bodies come from, how they are integrated. */
 typedef enum ms_bodies {
@@ -95,6 +104,8 @@ typedef struct ms_scene {
   /* [large.NAME] and [large_random.NAME] */
   int large_count;
   ms_large *large;
+  ms_large_origin *large_origin; /* in placement order; NULL for a scene built by hand */
+  int large_origin_count;
 
   /* Line of the dt key (0 when defaulted), for messages about dt found later. */
   int dt_line;
@@ -116,6 +127,12 @@ ms_status ms_scene_load(const char *path, ms_scene *scene);
 ms_status ms_scene_load_string(const char *text, const char *name, ms_scene *scene);
 
 void ms_scene_free(ms_scene *scene);
+
+/* Names large particle `index` as the scene does: "[large.rock]" or
+ * "[large_random.rocks] #17" (17: its number in the group, from 0); "#index" when
+ * `origin` does not cover it. */
+void ms_large_label(const ms_large_origin *origin, int n_origin, int index, char *out,
+                    size_t size);
 
 /* Shortest contact duration over every pair kind the scene can produce (s). */
 double ms_scene_min_contact_time(const ms_scene *scene);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "mixsim/gravity.h"
+#include "io/gravity_report.h"
 #include "io/output_file.h"
 #include "core/clock.h"
 
@@ -141,54 +142,6 @@ static ms_status run(ms_gravity *g, long total, long every, run_log *log, const 
   return st;
 }
 
-static double per_step_ms(double s, long steps) { return steps > 0 ? 1e3 * s / steps : 0.0; }
-
-static void print_report(FILE *out, const ms_scene *scene, const ms_gravity_stats *s,
-                         const run_log *log, long burst, uint32_t hash)
-{
-  const ms_gravity_scene *gs = &scene->grav;
-  long steps = s->steps;
-  for (int i = 0; i < s->device_count; i++) {
-    const ms_gravity_device_stats *d = &s->device[i];
-    fprintf(out, "device    %s [%s] %s, kernel %s", d->name, d->platform, d->spec, d->kernel);
-    if (d->work_group > 1)
-      fprintf(out, " (work-group %d)", d->work_group);
-    if (s->device_count > 1 && d->count == 0)
-      fprintf(out, ", no bodies");
-    else if (s->device_count > 1)
-      fprintf(out, ", bodies %d..%d (%.1f%%), %.3g bodies/s", d->first, d->first + d->count - 1,
-              100.0 * d->count / s->bodies, d->bodies_per_s);
-    fputc('\n', out);
-  }
-  fprintf(out, "run       %ld steps of dt %g (t = %g), %d bodies (%s), %s, burst %ld, softening "
-               "%g, G %g\n",
-          steps, scene->dt_s, steps * scene->dt_s, s->bodies, ms_bodies_name(gs->bodies),
-          ms_integrator_name(gs->integrator), burst, gs->softening, gs->g);
-  double rate = s->advance_s > 0 ? interactions(s, steps) / s->advance_s : 0.0;
-  fprintf(out, "speed     %.2f steps/s, %.3g interactions/s, %.1f GFLOP/s (%d flop per "
-               "interaction)\n",
-          s->advance_s > 0 ? steps / s->advance_s : 0.0, rate,
-          rate * MS_GRAVITY_FLOPS_PER_INTERACTION * 1e-9, MS_GRAVITY_FLOPS_PER_INTERACTION);
-  const ms_gravity_diag *first = &log->diag[0], *last = &log->diag[log->count - 1];
-  if (last->has_energy)
-    fprintf(out, "energy    E0 %.9g, E %.9g: dE/E %+.3e, max |dE/E| %.3e (%s); 2K/|W| %.4f\n",
-            first->energy, last->energy, last->energy_error, log->max_error,
-            last->sampled ? "sampled estimate" : "exact", last->virial_ratio);
-  fprintf(out, "momentum  P %.3g, %.3g, %.3g; L %.6g, %.6g, %.6g\n", last->momentum[0],
-          last->momentum[1], last->momentum[2], last->angular_momentum[0],
-          last->angular_momentum[1], last->angular_momentum[2]);
-  fprintf(out, "time per phase (ms/step; kernels from OpenCL profiling, the rest wall clock)\n");
-  for (int i = 0; i < s->device_count; i++)
-    fprintf(out, "    force kernel %-6s %9.4f   drift/pack %9.4f\n", s->device[i].spec,
-            per_step_ms(s->device[i].force_s, steps), per_step_ms(s->device[i].other_s, steps));
-  fprintf(out, "    exchange            %9.4f   (%d rebalances)\n", per_step_ms(s->exchange_s, steps),
-          s->rebalances);
-  fprintf(out, "    read-back           %9.4f\n", per_step_ms(s->readback_s, steps));
-  fprintf(out, "    stepping, wall      %9.4f\n", per_step_ms(s->advance_s, steps));
-  fprintf(out, "    diagnostics         %9.1f ms in all\n", 1e3 * s->diagnostics_s);
-  fprintf(out, "state hash %08x (step %ld)\n", hash, steps);
-}
-
 /* ---- files ------------------------------------------------------------------------- */
 
 typedef struct json_ctx {
@@ -302,7 +255,9 @@ static int write_outputs(const ms_gravity_cli *c, ms_gravity *g, const ms_scene 
     lost[n++] = "--checkpoint";
   json_ctx ctx = {c, scene, ms_gravity_get_stats(g), log, ms_gravity_burst(g),
                   ms_gravity_state_hash(state)};
-  print_report(report_stream(c), scene, ctx.s, log, ctx.burst, ctx.hash);
+  ms_gravity_summary sum = {scene, ctx.s, &log->diag[0], &log->diag[log->count - 1],
+                            log->max_error, ctx.burst, ctx.hash};
+  ms_report_gravity(report_stream(c), &sum);
   if (c->stats_path &&
       ms_output_failed(ms_write_atomic(c->stats_path, write_json, &ctx), "--stats"))
     lost[n++] = "--stats";

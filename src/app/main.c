@@ -341,6 +341,21 @@ static int apply_overrides(const cli *c, ms_scene *sc)
   return -1;
 }
 
+/* Options that only one mode reads are refused in the other, rather than ignored; so is
+ * naming the device twice. Returns -1 to go on, or an exit code. */
+static int check_mode_options(const cli *c, const ms_scene *sc)
+{
+  if (c->device && c->devices) {
+    fprintf(stderr, "mixsim: --device and --devices: give one (gravity scenes take either; "
+                    "--devices also takes a list)\n");
+    return MS_ERR_INPUT;
+  }
+  if (sc->mode == MS_MODE_GRAVITY && (c->pipeline || c->buffers))
+    return bad_option(c->pipeline ? "--pipeline" : "--buffers", "a scene with mode = collision",
+                      c->scene);
+  return -1;
+}
+
 static void progress(long done, long total, double elapsed)
 {
   double rate = elapsed > 0 ? (double)done / elapsed : 0.0;
@@ -492,11 +507,6 @@ static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_sc
   ms_preview_options po = {scene->iterations_per_frame, NULL, 1, NULL, c->script, c->quiet};
   if (!st)
     st = ms_preview_gravity_window(grav, scene, &po);
-  uint32_t hash = 0;
-  if (!st)
-    st = ms_gravity_hash(grav, &hash);
-  if (!st)
-    printf("state hash %08x (step %ld)\n", hash, ms_gravity_step(grav));
   ms_gravity_destroy(grav);
   return st ? fail(st) : 0;
 }
@@ -520,7 +530,7 @@ int main(int argc, char **argv)
   ms_status st = ms_scene_load(c.scene, &scene);
   if (st)
     return fail(st);
-  if ((rc = apply_overrides(&c, &scene)) >= 0) {
+  if ((rc = apply_overrides(&c, &scene)) >= 0 || (rc = check_mode_options(&c, &scene)) >= 0) {
     ms_scene_free(&scene);
     return rc;
   }

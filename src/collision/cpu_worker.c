@@ -116,13 +116,18 @@ ms_status ms_cpu_integrate(ms_sim *s, long step)
     if (L->is_static)
       continue;
     ms_integrate(&L->x, &L->y, &L->vx, &L->vy, L->fx, L->fy, L->m, s->gx, s->gy, s->dt);
-    if (!isfinite(L->x) || !isfinite(L->y) || !isfinite(L->vx) || !isfinite(L->vy))
-      return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle #%d has a non-finite state; "
-                                     "dt may be too large", step, i);
-    if (s->max_speed2 > 0.0f && !(L->vx * L->vx + L->vy * L->vy <= s->max_speed2))
-      return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle #%d moves faster than max_speed = "
-                                     "%g m/s: the system is exploding; dt may be too large",
-                     step, i, sqrt(s->max_speed2));
+    int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy);
+    if (finite && !(s->max_speed2 > 0.0f && !(L->vx * L->vx + L->vy * L->vy <= s->max_speed2)))
+      continue;
+    /* Named as the scene names it, so the user finds the section to look at. */
+    char name[96];
+    ms_large_label(s->large_origin, s->n_large_origin, i, name, sizeof name);
+    if (!finite)
+      return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle %s has a non-finite state; "
+                                     "dt may be too large", step, name);
+    return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle %s moves faster than max_speed = "
+                                   "%g m/s: the system is exploding; dt may be too large",
+                   step, name, sqrt(s->max_speed2));
   }
   return MS_OK;
 }

@@ -40,8 +40,12 @@ static ms_status setup_large(ms_sim *s, const ms_scene *sc)
   s->n_large = sc->large_count;
   s->large = calloc((size_t)s->n_large + 1, sizeof *s->large);
   s->sweep_order = calloc((size_t)s->n_large + 1, sizeof *s->sweep_order);
-  if (!s->large || !s->sweep_order)
+  s->n_large_origin = sc->large_origin ? sc->large_origin_count : 0;
+  s->large_origin = calloc((size_t)s->n_large_origin + 1, sizeof *s->large_origin);
+  if (!s->large || !s->sweep_order || !s->large_origin)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for %d large particles", s->n_large);
+  if (s->n_large_origin)
+    memcpy(s->large_origin, sc->large_origin, (size_t)s->n_large_origin * sizeof *s->large_origin);
   for (int i = 0; i < s->n_large; i++) {
     const ms_large *in = &sc->large[i];
     ms_body *L = &s->large[i];
@@ -139,6 +143,7 @@ void ms_sim_destroy(ms_sim *s)
   ms_cl_close(&s->cl);
   ms_sync_destroy(&s->sync);
   free(s->large);
+  free(s->large_origin);
   free(s->sweep_order);
   free(s);
 }

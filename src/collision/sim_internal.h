@@ -40,6 +40,8 @@ struct ms_sim {
 
   ms_grid grid;
   ms_body *large;
+  ms_large_origin *large_origin; /* the scene's sections, to name a particle in messages */
+  int n_large_origin;
   int *sweep_order; /* large particles sorted by left edge, for large-large */
 
   ms_cl cl;

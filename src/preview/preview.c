@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "io/session.h"
 #include "preview/frame.h"
 #include "preview/preview.h"
 #include "preview/render.h"
@@ -52,6 +53,7 @@ typedef struct driver {
   int paused, ipf, log;
   double rate, rate_t0; /* displayed iterations/s, measured over half a second */
   long rate_step0;
+  ms_session session; /* by pipeline and buffers, across switches and resets */
 } driver;
 
 static void note(const driver *d, const char *what)
@@ -83,11 +85,23 @@ static ms_status reset(driver *d)
   ms_scene sc = *d->scene; /* shallow: ms_sim_create only reads it */
   sc.pipeline = ms_sim_pipeline(d->sim);
   sc.buffers = ms_sim_buffers(d->sim);
+  ms_session_leave(&d->session, d->sim);
   ms_sim_destroy(d->sim);
   d->sim = NULL;
   ms_status st = ms_sim_create(&sc, &d->opt, &d->sim);
+  if (!st)
+    ms_session_enter(&d->session, d->sim);
   d->rate_t0 = ms_now();
   d->rate_step0 = 0;
+  return st;
+}
+
+/* Every advance is booked to the pipeline and buffers it ran in. */
+static ms_status advance(driver *d, long iterations)
+{
+  ms_session_begin(&d->session, d->sim);
+  ms_status st = ms_sim_advance(d->sim, iterations);
+  ms_session_end(&d->session, d->sim);
   return st;
 }
 
@@ -126,7 +140,7 @@ static ms_status apply(driver *d, const commands *c)
     changed = 1;
   }
   if (!st && c->steps > 0) {
-    st = ms_sim_advance(d->sim, c->steps);
+    st = advance(d, c->steps);
     note(d, "stepped");
     changed = 1;
   }
@@ -136,7 +150,7 @@ static ms_status apply(driver *d, const commands *c)
     changed = 1;
   }
   if (!st && !c->paused && c->ipf > 0) {
-    st = ms_sim_advance(d->sim, c->ipf);
+    st = advance(d, c->ipf);
     changed = 1;
   }
   changed |= c->ipf != d->ipf;
@@ -350,6 +364,8 @@ ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_op
     st = ms_fail(MS_ERR_RUNTIME, "out of memory");
   if (!st)
     st = ms_window_open(&w.w, title);
+  if (!st && po->script)
+    ms_window_log_geometry(&w.w);
   pthread_mutex_init(&k.lock, NULL);
   pthread_cond_init(&k.wake, NULL);
   w.log = po->script != NULL;
@@ -388,6 +404,8 @@ ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_op
     if (!st)
       st = k.status;
     *sim = d.sim;
+    if (d.sim && !st) /* before the report main prints for the final simulation */
+      ms_session_report(stdout, &d.session);
   }
   ms_window_close(&w.w);
   pthread_cond_destroy(&k.wake);

@@ -27,12 +27,15 @@ int ms_preview_built(void);
 int ms_preview_open_display(char *why, size_t size);
 
 /* Runs the window until the user quits. `*sim` may be replaced (R recreates it from
- * `scene`); on return it is the simulation the window ended with, joined and idle. */
+ * `scene`); on return it is the simulation the window ended with, joined and idle, and
+ * its trace and counters cover the whole session (io/session.h), whose breakdown by
+ * pipeline and buffers is printed on stdout. */
 ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_options *opt,
                             const ms_preview_options *po);
 
 /* The same for a gravity scene: its bodies in 3D (drag turns, the wheel zooms). On
- * return `g` holds the state the window ended with. */
+ * return `g` holds the state the window ended with, and the report a headless run
+ * prints (io/gravity_report.h) is on stdout. */
 ms_status ms_preview_gravity_window(ms_gravity *g, const ms_scene *scene,
                                     const ms_preview_options *po);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "io/gravity_report.h"
 #include "preview/frame.h"
 #include "preview/preview.h"
 #include "preview/render.h"
@@ -98,9 +99,28 @@ static void on_event(gravity_window *gw, const SDL_Event *e, long step)
   }
 }
 
+/* The report of a headless run, for the state the window ends with: energy and momentum
+ * are measured at the start and at the end (the window takes no diagnostics between). */
+static ms_status report(ms_gravity *g, const ms_scene *scene, const ms_gravity_diag *first)
+{
+  ms_gravity_diag last;
+  uint32_t hash = 0;
+  ms_status st = ms_gravity_diagnose(g, &last);
+  if (!st)
+    st = ms_gravity_hash(g, &hash);
+  if (st)
+    return st;
+  double err = last.has_energy ? fabs(last.energy_error) : 0.0;
+  ms_gravity_summary sum = {scene, ms_gravity_get_stats(g), first, &last, err,
+                            ms_gravity_burst(g), hash};
+  ms_report_gravity(stdout, &sum);
+  return MS_OK;
+}
+
 ms_status ms_preview_gravity_window(ms_gravity *g, const ms_scene *scene,
                                     const ms_preview_options *po)
 {
+  ms_gravity_diag first;
   ms_script script;
   gravity_window gw = {0};
   ms_frame *f = calloc(1, sizeof *f);
@@ -111,6 +131,10 @@ ms_status ms_preview_gravity_window(ms_gravity *g, const ms_scene *scene,
     st = ms_fail(MS_ERR_RUNTIME, "out of memory");
   if (!st)
     st = ms_window_open(&gw.w, title);
+  if (!st && po->script)
+    ms_window_log_geometry(&gw.w);
+  if (!st)
+    st = ms_gravity_diagnose(g, &first);
   if (!st)
     st = ms_frame_capture_gravity(f, g);
   default_view(&gw.ui);
@@ -158,6 +182,8 @@ ms_status ms_preview_gravity_window(ms_gravity *g, const ms_scene *scene,
     }
   }
   ms_window_close(&gw.w);
+  if (!st)
+    st = report(g, scene, &first);
   if (f)
     ms_frame_free(f);
   free(f);

@@ -7,6 +7,8 @@
 void ms_layout_compute(ms_layout *l, int w, int h, const float box[4])
 {
   int panel_w = w >= 3 * PANEL_WIDTH ? PANEL_WIDTH : w / 3;
+  if (panel_w < PANEL_MIN_WIDTH) /* but never more than half */
+    panel_w = PANEL_MIN_WIDTH < w / 2 ? PANEL_MIN_WIDTH : w / 2;
   l->panel = (SDL_Rect){w - panel_w, 0, panel_w, h};
   l->scene = (SDL_Rect){MARGIN, MARGIN, w - panel_w - 2 * MARGIN, h - 2 * MARGIN};
   if (l->scene.w < 1)
@@ -71,6 +73,12 @@ void ms_render_destroy(ms_render *rc)
   free(rc);
 }
 
+int ms_render_boxes(const ms_render *rc, const ms_render_box **boxes)
+{
+  *boxes = rc->box;
+  return rc->n_box;
+}
+
 static void draw_help(ms_render *rc, const ms_layout *l, ms_mode mode)
 {
   static const char *const gravity_lines[][2] = {
@@ -127,6 +135,7 @@ void ms_render_frame(ms_render *rc, const ms_frame *f, const ms_render_ui *ui)
   ms_layout_compute(&l, w, h, gravity ? unit_box : f->box);
   set_color(rc->r, MS_COLOR_BACKGROUND);
   SDL_RenderClear(rc->r);
+  rc->n_box = 0;
   /* One scene view per simulation mode, with its panel. */
   if (gravity) {
     ms_draw_gravity_view(rc, f, &l, ui);

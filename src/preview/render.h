@@ -11,9 +11,13 @@
 
 #include "preview/frame.h"
 
-/* Window and offscreen frame size, pixels. */
+/* Window and offscreen frame size, pixels; the window shrinks to the screen, keeping
+ * the aspect, down to the minimum size, where the panel still has room for everything
+ * it must show. */
 #define MS_RENDER_WIDTH 1120
 #define MS_RENDER_HEIGHT 800
+#define MS_RENDER_MIN_WIDTH 700
+#define MS_RENDER_MIN_HEIGHT 500
 
 /* Colours of the particles, which the render test looks for. */
 #define MS_COLOR_SMALL ((SDL_Color){70, 130, 240, 255})
@@ -54,5 +58,17 @@ void ms_render_destroy(ms_render *rc);
 
 /* Clears the renderer's output and draws `f` on all of it. */
 void ms_render_frame(ms_render *rc, const ms_frame *f, const ms_render_ui *ui);
+
+/* What the panel put where in the last frame drawn, for the layout test: each text (a
+ * legend entry with its swatch) and the timing bar. Boxes are lines of text, so two
+ * that intersect overlap on screen. */
+typedef struct ms_render_box {
+  SDL_Rect r;
+  int bar;     /* 1: the timing bar itself */
+  int in_bar;  /* text drawn over the bar on purpose ("no iterations yet") */
+  char what[64];
+} ms_render_box;
+#define MS_RENDER_MAX_BOXES 96
+int ms_render_boxes(const ms_render *rc, const ms_render_box **boxes);
 
 #endif

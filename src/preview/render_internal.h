@@ -7,6 +7,7 @@
 #include "preview/text.h"
 
 #define PANEL_WIDTH 370
+#define PANEL_MIN_WIDTH 300 /* in narrow windows: the legend still fits beside the bar */
 #define MARGIN 12
 #define FONT_PX 13
 #define FRAME_S (1.0 / 60.0) /* the bar's full height, as in the case study */
@@ -23,6 +24,8 @@ struct ms_render {
   SDL_Vertex *vert; /* the large particles' triangle fans */
   int *index;
   int cap_vert, cap_index;
+  ms_render_box box[MS_RENDER_MAX_BOXES]; /* the panel's layout in the last frame */
+  int n_box;
 };
 
 static const SDL_Color text_fg = {228, 230, 236, 255};

@@ -34,15 +34,74 @@ int ms_preview_open_display(char *why, size_t size)
   return 1;
 }
 
+/* The largest size with the picture's aspect that fits the usable area `u` of a display
+ * (less task bars and docks) less the window's decorations, but not below the minimum
+ * size; centred in that area. */
+static SDL_Rect fit_in(const SDL_Rect *u, int top, int left, int bottom, int right)
+{
+  int aw = u->w - left - right, ah = u->h - top - bottom;
+  double sx = (double)aw / MS_RENDER_WIDTH, sy = (double)ah / MS_RENDER_HEIGHT;
+  double scale = sx < sy ? sx : sy;
+  scale = scale > 1.0 ? 1.0 : scale;
+  int ww = (int)(MS_RENDER_WIDTH * scale), wh = (int)(MS_RENDER_HEIGHT * scale);
+  ww = ww < MS_RENDER_MIN_WIDTH ? MS_RENDER_MIN_WIDTH : ww;
+  wh = wh < MS_RENDER_MIN_HEIGHT ? MS_RENDER_MIN_HEIGHT : wh;
+  int x = u->x + left + (aw - ww) / 2, y = u->y + top + (ah - wh) / 2;
+  return (SDL_Rect){x > u->x + left ? x : u->x + left, y > u->y + top ? y : u->y + top, ww, wh};
+}
+
+/* Opens the window at the size and place that fit the first display. Decorations are
+ * known only once the window is shown (and only where the window manager says): should
+ * they leave it too big, it is made smaller and moved. */
+static ms_status open_fitted(ms_window *w, const char *title)
+{
+  SDL_Rect u, g = {SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, MS_RENDER_WIDTH,
+                   MS_RENDER_HEIGHT};
+  int have = SDL_GetDisplayUsableBounds(0, &u) == 0;
+  if (have)
+    g = fit_in(&u, 0, 0, 0, 0);
+  w->win = SDL_CreateWindow(title, g.x, g.y, g.w, g.h, SDL_WINDOW_RESIZABLE);
+  if (!w->win)
+    return ms_fail(MS_ERR_RUNTIME, "cannot open a window: %s", SDL_GetError());
+  SDL_SetWindowMinimumSize(w->win, MS_RENDER_MIN_WIDTH, MS_RENDER_MIN_HEIGHT);
+  int top = 0, left = 0, bottom = 0, right = 0;
+  if (have && SDL_GetWindowBordersSize(w->win, &top, &left, &bottom, &right) == 0 &&
+      top + left + bottom + right > 0) {
+    SDL_Rect f = fit_in(&u, top, left, bottom, right);
+    if (f.w != g.w || f.h != g.h) {
+      SDL_SetWindowSize(w->win, f.w, f.h);
+      SDL_SetWindowPosition(w->win, f.x, f.y);
+      g = f;
+    }
+  }
+  if (have)
+    snprintf(w->geometry, sizeof w->geometry,
+             "window %dx%d at (%d, %d) in the display's usable %dx%d at (%d, %d), decorations "
+             "%d %d %d %d", g.w, g.h, g.x, g.y, u.w, u.h, u.x, u.y, top, left, bottom, right);
+  else
+    snprintf(w->geometry, sizeof w->geometry, "window %dx%d (usable area unknown: %s)", g.w,
+             g.h, SDL_GetError());
+  return MS_OK;
+}
+
+void ms_window_log_geometry(const ms_window *w)
+{
+  int x = 0, y = 0, ww = 0, wh = 0;
+  SDL_PumpEvents(); /* the window manager's answer to the move and resize */
+  SDL_GetWindowPosition(w->win, &x, &y);
+  SDL_GetWindowSize(w->win, &ww, &wh);
+  fprintf(stderr, "mixsim: preview: asked for %s; SDL reports window %dx%d at (%d, %d)\n",
+          w->geometry, ww, wh, x, y);
+}
+
 ms_status ms_window_open(ms_window *w, const char *title)
 {
   memset(w, 0, sizeof *w);
   if (TTF_Init() != 0)
     return ms_fail(MS_ERR_RUNTIME, "SDL2_ttf: %s", TTF_GetError());
-  w->win = SDL_CreateWindow(title, SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED,
-                            MS_RENDER_WIDTH, MS_RENDER_HEIGHT, SDL_WINDOW_RESIZABLE);
-  if (!w->win)
-    return ms_fail(MS_ERR_RUNTIME, "cannot open a window: %s", SDL_GetError());
+  ms_status st = open_fitted(w, title);
+  if (st)
+    return st;
   w->r = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_PRESENTVSYNC);
   if (!w->r)
     w->r = SDL_CreateRenderer(w->win, -1, SDL_RENDERER_SOFTWARE);

@@ -15,10 +15,17 @@ typedef struct ms_window {
   ms_render *rc;
   char note[160]; /* shown at the bottom of the scene until note_until */
   double note_until;
+  char geometry[200]; /* what ms_window_open asked for, for the log */
 } ms_window;
 
-/* Needs ms_preview_open_display to have succeeded; ms_window_close ends SDL. */
+/* Needs ms_preview_open_display to have succeeded; ms_window_close ends SDL. The window
+ * fits the display's usable area (MS_RENDER_WIDTH x HEIGHT at most, the picture's
+ * aspect, MS_RENDER_MIN_WIDTH x HEIGHT at least), centred in it. */
 ms_status ms_window_open(ms_window *w, const char *title);
+
+/* Says on stderr where the window was asked to go and where SDL reports it (the
+ * scripted windows' log, which the window test reads). */
+void ms_window_log_geometry(const ms_window *w);
 void ms_window_close(ms_window *w);
 
 /* Saves what the renderer has drawn (before present) to mixsim-STEP.png in the current

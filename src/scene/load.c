@@ -167,6 +167,7 @@ void ms_scene_free(ms_scene *scene)
   free(scene->small_pos);
   free(scene->small_vel);
   free(scene->large);
+  free(scene->large_origin);
   free(scene->grav.pos);
   free(scene->grav.vel);
   *scene = (ms_scene){0};

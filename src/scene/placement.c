@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,32 @@ static void add_large(ms_scene *s, disc_hash *h, float x, float y, float r, doub
   hash_insert(h, x, y, r);
 }
 
+/* Records that `sec` placed the next `count` large particles. */
+static void add_origin(ms_scene *s, const section *sec, long count, int generated)
+{
+  ms_large_origin *o = &s->large_origin[s->large_origin_count++];
+  snprintf(o->section, sizeof o->section, "%s", sec->name);
+  o->first = s->large_count;
+  o->count = (int)count;
+  o->generated = generated;
+}
+
+void ms_large_label(const ms_large_origin *origin, int n_origin, int index, char *out,
+                    size_t size)
+{
+  for (int i = 0; origin && i < n_origin; i++) {
+    const ms_large_origin *o = &origin[i];
+    if (index < o->first || index - o->first >= o->count)
+      continue;
+    if (o->generated)
+      snprintf(out, size, "[%s] #%d", o->section, index - o->first);
+    else
+      snprintf(out, size, "[%s]", o->section);
+    return;
+  }
+  snprintf(out, size, "#%d", index);
+}
+
 static int place_explicit(loader *ld, disc_hash *h)
 {
   ms_scene *s = ld->scene;
@@ -113,6 +140,7 @@ static int place_explicit(loader *ld, disc_hash *h)
     if (other >= 0)
       return ms_ld_fail_key(ld, sec, "position", "overlaps [%s]",
                       ld->sections[ld->large[other].section].name);
+    add_origin(s, sec, 1, 0);
     add_large(s, h, l->position[0], l->position[1], l->radius, l->density, l->velocity[0],
               l->velocity[1], l->is_static);
   }
@@ -128,6 +156,7 @@ static float jitter(ms_rng *rng, float v, double spread)
 static int place_group(loader *ld, const group_spec *g, disc_hash *h, ms_rng *rng)
 {
   ms_scene *s = ld->scene;
+  add_origin(s, &ld->sections[g->section], g->count, 1);
   for (long n = 0; n < g->count; n++) {
     float r = (float)ms_rng_range(rng, g->radius_min, g->radius_max);
     float x = 0.0f, y = 0.0f;
@@ -259,7 +288,9 @@ static int prepare_large(loader *ld, disc_hash *h)
   if (!hash_init(h, cell > 0.0 ? cell : 1.0, (int)total, 1))
     return ms_ld_fail_memory(ld);
   s->large = malloc((total > 0 ? (size_t)total : 1) * sizeof *s->large);
-  return s->large ? 1 : ms_ld_fail_memory(ld);
+  s->large_origin = calloc((size_t)(ld->large_count + ld->group_count + 1),
+                           sizeof *s->large_origin);
+  return s->large && s->large_origin ? 1 : ms_ld_fail_memory(ld);
 }
 
 int ms_ld_place_all(loader *ld)
