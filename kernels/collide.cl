@@ -24,7 +24,7 @@ __kernel void ms_collide_small(__global const float2 *pos, __global const float2
       int cell = y * nx + x;
       int m = min(count[cell], cap);
       for (int s = 0; s < m; s++) {
-        int j = idx[cell * cap + s];
+        int j = idx[ms_grid_slot(cell, cap, s)];
         if (j == i)
           continue;
         float2 xj = pos[j];

@@ -43,7 +43,7 @@ __kernel void ms_grid_insert(__global const float2 *pos, int n, __global int *co
   int cell = ms_grid_axis(p.y, min_y, inv_cell, ny) * nx + ms_grid_axis(p.x, min_x, inv_cell, nx);
   int slot = atomic_inc(&count[cell]);
   if (slot < cap) {
-    idx[cell * cap + slot] = i;
+    idx[ms_grid_slot(cell, cap, slot)] = i;
   } else {
     /* Only overflowing insertions touch the shared counters: every work-item
      * hitting one word would serialise the kernel. */
@@ -59,7 +59,7 @@ __kernel void ms_grid_sort(__global const int *count, __global int *idx, int cap
   if (c >= n_cells)
     return;
   int n = min(count[c], cap);
-  __global int *cell = idx + c * cap;
+  __global int *cell = idx + ms_grid_slot(c, cap, 0);
   for (int a = 1; a < n; a++) {
     int v = cell[a];
     int b = a - 1;

@@ -5,6 +5,13 @@
 
 #include "compat.h"
 
+#ifdef __OPENCL_C_VERSION__
+typedef ulong ms_slot_index;
+#else
+#include <stdint.h>
+typedef uint64_t ms_slot_index;
+#endif
+
 /* Slots of the flags buffer the grid kernels fill (reset by ms_grid_clear). */
 #define MS_FLAG_OVERFLOW 0   /* insertions that found their cell full */
 #define MS_FLAG_MAX_COUNT 1  /* largest count an overflowing cell reached */
@@ -33,6 +40,14 @@ MS_FN int ms_grid_axis_outside(float p, float min, float inv_cell, int n)
 {
   float f = ms_floorf((p - min) * inv_cell);
   return !(f >= 0.0f) || f >= (float)n;
+}
+
+/* Position of slot `slot` of cell `cell` in the index buffer (cap slots per cell,
+ * row-major cells). In 64 bits: cells x capacity passes 2^31 on a large device (2^28
+ * cells of 8 slots do), where an int product would wrap. */
+MS_FN ms_slot_index ms_grid_slot(int cell, int cap, int slot)
+{
+  return (ms_slot_index)cell * (ms_slot_index)cap + (ms_slot_index)slot;
 }
 
 #endif

@@ -1,10 +1,86 @@
 /* Shared (mapped) versus copied buffers for the data the CPU worker touches. */
 #include "collision/buffers.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shared/grid.h"
+
+ms_status ms_buffers_limits(const ms_cl *cl, ms_device_limits *out)
+{
+  cl_ulong global = 0;
+  MS_CL_TRY(clGetDeviceInfo(cl->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, NULL),
+            "clGetDeviceInfo(CL_DEVICE_GLOBAL_MEM_SIZE)");
+  out->max_alloc = cl->max_alloc;
+  out->global_mem = global;
+  return MS_OK;
+}
+
+/* One buffer of a configuration, by name and size. */
+typedef struct planned {
+  const char *what;
+  uint64_t bytes;
+} planned;
+
+int ms_buffers_fit(const ms_device_limits *lim, ms_buffer_mode mode, uint64_t n_small,
+                   uint64_t n_cells, uint64_t cap, char *why, size_t why_len)
+{
+  (void)mode; /* the copied mode's staging copies are host memory, each no larger than
+                 its device buffer: the same checks cover them */
+  if (n_small > INT_MAX / 2 || n_cells > INT_MAX || cap > INT_MAX) {
+    snprintf(why, why_len, "%llu small particles and a grid of %llu cells x %llu slots: the "
+             "kernels take these as int (at most %d particles, %d cells, %d slots per cell)",
+             (unsigned long long)n_small, (unsigned long long)n_cells, (unsigned long long)cap,
+             INT_MAX / 2, INT_MAX, INT_MAX);
+    return 0;
+  }
+  uint64_t v2 = n_small * 2 * sizeof(float);
+  const planned bufs[] = {{"pos", v2}, {"vel", v2}, {"f_ss", v2}, {"f_ls", v2},
+                          {"grid count", n_cells * sizeof(int)},
+                          {"grid index", n_cells * cap * sizeof(int)},
+                          {"grid flags", MS_FLAG_COUNT * sizeof(int)}};
+  uint64_t total = 0;
+  const planned *largest = &bufs[0];
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
+    const planned *b = &bufs[i];
+    if (b->bytes > lim->max_alloc) {
+      char detail[96] = "";
+      if (b == &bufs[5])
+        snprintf(detail, sizeof detail, " (%llu cells x %llu slots x 4)",
+                 (unsigned long long)n_cells, (unsigned long long)cap);
+      snprintf(why, why_len, "buffer '%s' needs %llu bytes%s, more than the device's largest "
+               "allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE = %llu bytes)", b->what,
+               (unsigned long long)b->bytes, detail, (unsigned long long)lim->max_alloc);
+      return 0;
+    }
+    total += b->bytes;
+    if (b->bytes > largest->bytes)
+      largest = b;
+  }
+  if (total > lim->global_mem) {
+    snprintf(why, why_len, "the device buffers need %llu bytes in all (the largest, '%s', "
+             "%llu bytes), more than the device's memory (CL_DEVICE_GLOBAL_MEM_SIZE = %llu "
+             "bytes)", (unsigned long long)total, largest->what,
+             (unsigned long long)largest->bytes, (unsigned long long)lim->global_mem);
+    return 0;
+  }
+  return 1;
+}
+
+/* Refuses, before allocating anything, a configuration the device cannot hold. */
+static ms_status check_fit(const ms_cl *cl, ms_buffer_mode mode, size_t n_small, size_t n_cells,
+                           size_t cap)
+{
+  ms_device_limits lim;
+  ms_status st = ms_buffers_limits(cl, &lim);
+  if (st)
+    return st;
+  char why[512];
+  if (!ms_buffers_fit(&lim, mode, n_small, n_cells, cap, why, sizeof why))
+    return ms_fail(MS_ERR_RUNTIME, "%s", why);
+  return MS_OK;
+}
 
 static ms_status create(ms_cl *cl, cl_mem_flags flags, size_t bytes, const char *what, cl_mem *out)
 {
@@ -70,13 +146,15 @@ ms_status ms_buffers_create(ms_buffers *b, ms_cl *cl, ms_buffer_mode mode, size_
                             size_t n_cells, size_t cap)
 {
   memset(b, 0, sizeof *b);
+  ms_status st = check_fit(cl, mode, n_small, n_cells, cap);
+  if (st)
+    return st;
   b->mode = mode;
   b->n_small = n_small;
   b->n_cells = n_cells;
   b->cap = cap;
   size_t v2 = n_small * 2 * sizeof(float);
   cl_mem_flags hf = host_flags(b);
-  ms_status st;
   if ((st = create(cl, hf, v2, "pos", &b->pos)) || (st = create(cl, hf, v2, "vel", &b->vel)) ||
       (st = create(cl, CL_MEM_READ_WRITE, v2, "f_ss", &b->f_ss)) ||
       (st = create(cl, hf, v2, "f_ls", &b->f_ls)) ||
@@ -110,7 +188,10 @@ void ms_buffers_release(ms_buffers *b, ms_cl *cl)
 ms_status ms_buffers_set_capacity(ms_buffers *b, ms_cl *cl, size_t cap)
 {
   cl_mem fresh = NULL;
-  ms_status st = create(cl, host_flags(b), b->n_cells * cap * sizeof(int), "grid index", &fresh);
+  ms_status st = check_fit(cl, b->mode, b->n_small, b->n_cells, cap);
+  if (st)
+    return st;
+  st = create(cl, host_flags(b), b->n_cells * cap * sizeof(int), "grid index", &fresh);
   if (st)
     return st;
   clReleaseMemObject(b->idx);

@@ -8,8 +8,19 @@
 #ifndef MS_BUFFERS_H
 #define MS_BUFFERS_H
 
+#include <stdint.h>
+
 #include "cl/runtime.h"
 #include "mixsim/scene.h"
+
+/* The most grid cells a scene may ask for (the loader refuses more). */
+#ifndef MS_GRID_MAX_CELLS
+#define MS_GRID_MAX_CELLS (1 << 28)
+#endif
+/* The largest initial capacity the scene's [grid] capacity key accepts. */
+#ifndef MS_GRID_MAX_CAPACITY
+#define MS_GRID_MAX_CAPACITY 4096
+#endif
 
 typedef struct ms_staging {
   cl_mem mem;
@@ -35,6 +46,22 @@ typedef struct ms_buffers {
    * explicit copies run at full DMA speed instead of through a driver bounce. */
   ms_staging copy_pos, copy_vel, copy_f_ls, copy_count, copy_idx;
 } ms_buffers;
+
+/* The device's limits the buffers must respect. */
+typedef struct ms_device_limits {
+  uint64_t max_alloc;  /* CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest single buffer */
+  uint64_t global_mem; /* CL_DEVICE_GLOBAL_MEM_SIZE: all buffers together */
+} ms_device_limits;
+
+ms_status ms_buffers_limits(const ms_cl *cl, ms_device_limits *out);
+
+/* Whether the buffers of `n_small` particles and a grid of `n_cells` x `cap` slots fit
+ * the device: each buffer under max_alloc, the device buffers together under
+ * global_mem, and the grid's counts in the int range of the kernels' arguments.
+ * Returns 1, or 0 with `why` naming the buffer, its size and the limit. Sizes are
+ * computed in 64 bits, so no product wraps. */
+int ms_buffers_fit(const ms_device_limits *lim, ms_buffer_mode mode, uint64_t n_small,
+                   uint64_t n_cells, uint64_t cap, char *why, size_t why_len);
 
 ms_status ms_buffers_create(ms_buffers *b, ms_cl *cl, ms_buffer_mode mode, size_t n_small,
                             size_t n_cells, size_t cap);

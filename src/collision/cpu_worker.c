@@ -1,6 +1,11 @@
 /* Large particles on the CPU worker thread. */
 #include "collision/cpu_worker.h"
 
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "shared/contact.h"
 #include "shared/grid.h"
 
@@ -20,7 +25,7 @@ static void large_small_one(ms_sim *s, ms_body *L)
       int cell = cy * g->nx + cx;
       int n = b->h_count[cell] < cap ? b->h_count[cell] : cap;
       for (int k = 0; k < n; k++) {
-        int j = b->h_idx[cell * cap + k];
+        int j = b->h_idx[ms_grid_slot(cell, cap, k)];
         const float *xj = &b->h_pos[2 * j], *vj = &b->h_vel[2 * j];
         ms_v2 f = ms_contact_force(L->x - xj[0], L->y - xj[1], vj[0] - L->vx, vj[1] - L->vy,
                                    L->r + s->r_small, s->k, L->c_small);
@@ -47,25 +52,104 @@ void ms_cpu_large_small(ms_sim *s)
     large_small_one(s, &s->large[i]);
 }
 
-/* Insertion sort by (left edge, index): nearly sorted from the last iteration, and a
- * pure function of the positions, so the contact order is reproducible. */
-static void sort_sweep_order(ms_sim *s)
+/* The sweep order: large particles by (left edge, index). Left edges are never NaN
+ * (positions are finite, radii positive: a non-finite state stops the run before the
+ * next sort), so this is a strict total order and every correct sort yields the same
+ * permutation; the large-large sums follow it, so the state hash does not depend on
+ * which sort ran. */
+static float left_edge(const ms_body *B, int i) { return B[i].x - B[i].r; }
+
+/* Insertion sort, cheap when the order is nearly right (the usual case: particles move
+ * a little per iteration). Gives up once it has moved entries `budget` places in all,
+ * leaving a permutation that a full sort then orders. Returns 0 when it gave up. */
+static int insertion_sort(int *o, const ms_body *B, int n, long budget)
 {
-  int *o = s->sweep_order;
-  const ms_body *B = s->large;
-  for (int a = 1; a < s->n_large; a++) {
+  for (int a = 1; a < n; a++) {
     int v = o[a];
-    float key = B[v].x - B[v].r;
+    float key = left_edge(B, v);
     int b = a - 1;
     while (b >= 0) {
-      float kb = B[o[b]].x - B[o[b]].r;
+      float kb = left_edge(B, o[b]);
       if (kb < key || (kb == key && o[b] < v))
         break;
       o[b + 1] = o[b];
       b--;
     }
     o[b + 1] = v;
+    budget -= a - 1 - b;
+    if (budget < 0)
+      return 0;
   }
+  return 1;
+}
+
+/* (left edge, index) as one unsigned integer that orders the same way: the edge's
+ * bits mapped to an order-preserving unsigned form (both zeros alike, as == sees
+ * them), above the index. */
+static uint64_t sweep_key(const ms_body *B, int i)
+{
+  float edge = left_edge(B, i);
+  if (edge == 0.0f)
+    edge = 0.0f; /* -0 compares equal to +0: the index decides */
+  uint32_t u;
+  memcpy(&u, &edge, sizeof u);
+  u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+  return (uint64_t)u << 32 | (uint32_t)i;
+}
+
+/* LSD radix sort of the keys, one byte per pass, skipping the bytes all keys share.
+ * Linear in n: the first iteration (from the scene's order) and any badly outdated
+ * order cost what nearly sorted ones do. Returns 0 when out of memory. */
+static int radix_sort(int *o, const ms_body *B, int n)
+{
+  uint64_t *key = malloc((size_t)n * sizeof *key), *tmp = malloc((size_t)n * sizeof *tmp);
+  size_t(*count)[256] = calloc(8, sizeof *count);
+  if (!key || !tmp || !count) {
+    free(key);
+    free(tmp);
+    free(count);
+    return 0;
+  }
+  for (int i = 0; i < n; i++) {
+    key[i] = sweep_key(B, i);
+    for (int d = 0; d < 8; d++)
+      count[d][(key[i] >> (8 * d)) & 0xff]++;
+  }
+  for (int d = 0; d < 8; d++) {
+    if (count[d][(key[0] >> (8 * d)) & 0xff] == (size_t)n)
+      continue; /* one value in this byte: the pass would not move anything */
+    size_t at = 0;
+    for (int v = 0; v < 256; v++) {
+      size_t c = count[d][v];
+      count[d][v] = at;
+      at += c;
+    }
+    for (int i = 0; i < n; i++)
+      tmp[count[d][(key[i] >> (8 * d)) & 0xff]++] = key[i];
+    uint64_t *t = key;
+    key = tmp;
+    tmp = t;
+  }
+  for (int i = 0; i < n; i++)
+    o[i] = (int)(uint32_t)key[i];
+  free(key);
+  free(tmp);
+  free(count);
+  return 1;
+}
+
+/* Insertion sort while the order is nearly right; a full sort when it is far off
+ * (more than a few places per particle on average), as from the scene's order. */
+void ms_cpu_sort_sweep(ms_sim *s)
+{
+  int n = s->n_large;
+  if (n < 2)
+    return;
+  long budget = 8L * n + 64;
+  if (insertion_sort(s->sweep_order, s->large, n, budget))
+    return;
+  if (!radix_sort(s->sweep_order, s->large, n))
+    insertion_sort(s->sweep_order, s->large, n, LONG_MAX); /* no memory: slow but right */
 }
 
 static void pair_contact(ms_sim *s, ms_body *A, ms_body *B)
@@ -86,7 +170,7 @@ static void pair_contact(ms_sim *s, ms_body *A, ms_body *B)
 
 void ms_cpu_large_large(ms_sim *s)
 {
-  sort_sweep_order(s);
+  ms_cpu_sort_sweep(s);
   const int *o = s->sweep_order;
   for (int a = 0; a < s->n_large; a++) {
     ms_body *A = &s->large[o[a]];

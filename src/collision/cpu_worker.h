@@ -10,6 +10,10 @@
  * Starts the large particles' force accumulation for this iteration. */
 void ms_cpu_large_small(ms_sim *s);
 
+/* Puts s->sweep_order into (left edge, index) order: insertion sort when nearly
+ * sorted, a linear-time radix sort when far off. Called by ms_cpu_large_large. */
+void ms_cpu_sort_sweep(ms_sim *s);
+
 /* Large-large (sweep and prune along x) and large-wall contacts. */
 void ms_cpu_large_large(ms_sim *s);
 

@@ -37,10 +37,15 @@ static ms_status grow_capacity(ms_sim *s, int needed, long step)
   size_t old = s->buf.cap;
   size_t cap = ((size_t)needed + 3) / 4 * 4; /* a little headroom saves regrowing */
   ms_status st = ms_buffers_set_capacity(&s->buf, &s->cl, cap);
-  if (st)
+  if (st) {
+    /* The first message recorded wins: put the context in front of the buffer's. */
+    char why[1024];
+    snprintf(why, sizeof why, "%s", ms_error_message());
+    ms_error_clear();
     return ms_fail(st, "grid cells overflowed at step %ld (up to %d particles in one cell, "
-                       "capacity %zu) and the grid cannot grow: %s",
-                   step, needed, old, ms_error_message());
+                       "capacity %zu) and the grid cannot grow to %zu: %s",
+                   step, needed, old, cap, why);
+  }
   s->stats.capacity_growths++;
   s->stats.grid_capacity = (int)cap;
   return ms_gpu_bind(s);

@@ -20,7 +20,7 @@ static ms_status setup_grid(ms_sim *s, const ms_scene *sc)
     nx = 1;
   if (ny < 1)
     ny = 1;
-  if (nx * ny > 1 << 28)
+  if (nx * ny > MS_GRID_MAX_CELLS)
     return ms_fail(MS_ERR_INPUT, "%s: the grid would need %.0f x %.0f cells (cell = small "
                                  "diameter); use larger small particles or a smaller box",
                    sc->path, nx, ny);
@@ -240,15 +240,28 @@ void ms_state_free(ms_state *st)
   memset(st, 0, sizeof *st);
 }
 
+/* crc32 takes a 32-bit length: large arrays go in pieces (the CRC is the same). */
+static uLong crc_update(uLong crc, const void *p, size_t n)
+{
+  const Bytef *b = p;
+  while (n > 0) {
+    uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
+    crc = crc32(crc, b, chunk);
+    b += chunk;
+    n -= chunk;
+  }
+  return crc;
+}
+
 uint32_t ms_state_hash(const ms_state *st)
 {
   uLong h = crc32(0L, Z_NULL, 0);
-  uInt ns = (uInt)((size_t)st->n_small * 2 * sizeof(float));
-  uInt nl = (uInt)((size_t)st->n_large * 2 * sizeof(float));
-  h = crc32(h, (const Bytef *)st->small_pos, ns);
-  h = crc32(h, (const Bytef *)st->small_vel, ns);
-  h = crc32(h, (const Bytef *)st->large_pos, nl);
-  h = crc32(h, (const Bytef *)st->large_vel, nl);
+  size_t ns = (size_t)st->n_small * 2 * sizeof(float);
+  size_t nl = (size_t)st->n_large * 2 * sizeof(float);
+  h = crc_update(h, st->small_pos, ns);
+  h = crc_update(h, st->small_vel, ns);
+  h = crc_update(h, st->large_pos, nl);
+  h = crc_update(h, st->large_vel, nl);
   return (uint32_t)h;
 }
 

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,10 +68,10 @@ typedef struct field {
 SCALAR(cimage, n_small) SCALAR(cimage, n_large) SCALAR(cimage, step)
 SCALAR(cimage, capacity) SCALAR(cimage, max_overflow) SCALAR(cimage, grid_builds)
 SCALAR(cimage, overflow_builds) SCALAR(cimage, capacity_growths) SCALAR(cimage, outside_events)
-ARRAY(cimage, small_pos, im->n_small * 2) ARRAY(cimage, small_vel, im->n_small * 2)
-ARRAY(cimage, large_state, im->n_large * 4)
+ARRAY(cimage, small_pos, (size_t)im->n_small * 2) ARRAY(cimage, small_vel, (size_t)im->n_small * 2)
+ARRAY(cimage, large_state, (size_t)im->n_large * 4)
 SCALAR(gimage, n) SCALAR(gimage, step) SCALAR(gimage, e0)
-ARRAY(gimage, pos, im->n * 4) ARRAY(gimage, vel, im->n * 3)
+ARRAY(gimage, pos, (size_t)im->n * 4) ARRAY(gimage, vel, (size_t)im->n * 3)
 
 static const field collision_fields[] = {
   F(cimage, n_small, "n_small"), F(cimage, n_large, "n_large"), F(cimage, step, "step"),
@@ -87,23 +88,14 @@ static const field gravity_fields[] = {
 };
 
 /* A mode's payload: its table, how many leading fields are counts, and how to make
- * room for, check and free the arrays. */
+ * room for and free the arrays. */
 typedef struct layout {
   uint32_t mode;
   const field *fields;
   int n_fields, n_counts;
   int (*alloc)(void *im);
   void (*release)(void *im);
-  int (*finite)(const void *im);
 } layout;
-
-static int finite_array(const float *v, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (!isfinite(v[i]))
-      return 0;
-  return 1;
-}
 
 static int c_alloc(void *v)
 {
@@ -123,15 +115,6 @@ static void c_release(void *v)
   im->small_pos = im->small_vel = im->large_state = NULL;
 }
 
-static int c_finite(const void *v)
-{
-  const cimage *im = v;
-  return finite_array(im->small_pos, (size_t)im->n_small * 2) &&
-         finite_array(im->small_vel, (size_t)im->n_small * 2) &&
-         finite_array(im->large_state, (size_t)im->n_large * 4) && im->capacity >= 1 &&
-         im->step >= 0;
-}
-
 static int g_alloc(void *v)
 {
   gimage *im = v;
@@ -148,19 +131,12 @@ static void g_release(void *v)
   im->pos = im->vel = NULL;
 }
 
-static int g_finite(const void *v)
-{
-  const gimage *im = v;
-  return finite_array(im->pos, (size_t)im->n * 4) && finite_array(im->vel, (size_t)im->n * 3) &&
-         isfinite(im->e0) && im->step >= 0;
-}
-
 static const layout collision_layout = {0, collision_fields,
                                         (int)(sizeof collision_fields / sizeof(field)), 2,
-                                        c_alloc, c_release, c_finite};
+                                        c_alloc, c_release};
 static const layout gravity_layout = {1, gravity_fields,
                                       (int)(sizeof gravity_fields / sizeof(field)), 1, g_alloc,
-                                      g_release, g_finite};
+                                      g_release};
 
 /* ---- writing ----------------------------------------------------------------------- */
 
@@ -237,10 +213,30 @@ static ms_status check_header(const char *path, const header *h, const layout *l
   return MS_OK;
 }
 
-/* Reads and checks the whole file into `im`; `counts_ok` checks the counts against the
- * running simulation before any array is allocated. */
+/* What a mode checks of a file's fields against the running simulation (ctx): the
+ * counts before any array is allocated, every field once the checksums hold. Each
+ * returns MS_OK or a refusal naming the file and the field. */
+typedef struct checks {
+  ms_status (*counts)(const char *path, const void *im, const void *ctx);
+  ms_status (*fields)(const char *path, const void *im, const void *ctx);
+} checks;
+
+/* crc32 takes a 32-bit length: feed large arrays in pieces. */
+static uLong crc_update(uLong crc, const void *p, size_t n)
+{
+  const Bytef *b = p;
+  while (n > 0) {
+    uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
+    crc = crc32(crc, b, chunk);
+    b += chunk;
+    n -= chunk;
+  }
+  return crc;
+}
+
+/* Reads and checks the whole file into `im`. */
 static ms_status read_image(const char *path, const layout *l, void *im, uint32_t scene_id,
-                            int (*counts_ok)(const void *im, const void *ctx), const void *ctx)
+                            const checks *chk, const void *ctx)
 {
   FILE *f = fopen(path, "rb");
   if (!f)
@@ -256,10 +252,8 @@ static ms_status read_image(const char *path, const layout *l, void *im, uint32_
   uLong crc = crc32(0L, Z_NULL, 0);
   for (int i = 0; !st && i < l->n_fields; i++) {
     if (i == l->n_counts) {
-      if (!counts_ok(im, ctx)) {
-        st = refuse(path, "particle counts differ from the scene");
+      if ((st = chk->counts(path, im, ctx)))
         break;
-      }
       allocated = 1;
       if (!l->alloc(im)) {
         st = ms_fail(MS_ERR_RUNTIME, "out of memory reading checkpoint '%s'", path);
@@ -274,7 +268,7 @@ static ms_status read_image(const char *path, const layout *l, void *im, uint32_
       break;
     }
     total += n;
-    crc = crc32(crc, (const Bytef *)l->fields[i].at(im), (uInt)n);
+    crc = crc_update(crc, l->fields[i].at(im), n);
   }
   if (!st && fgetc(f) != EOF)
     st = refuse(path, "trailing bytes after the payload");
@@ -282,13 +276,110 @@ static ms_status read_image(const char *path, const layout *l, void *im, uint32_
     st = refuse(path, "payload size mismatch");
   if (!st && (uint32_t)crc != h.payload_crc)
     st = refuse(path, "payload checksum mismatch (corrupted)");
-  if (!st && !l->finite(im))
-    st = refuse(path, "non-finite or impossible values");
+  if (!st)
+    st = chk->fields(path, im, ctx);
   fclose(f);
   if (st && allocated)
     l->release(im);
   return st;
 }
+
+/* ---- validating what was read ------------------------------------------------------ */
+
+/* "checkpoint 'PATH' refused: field 'NAME' ...": the file and the field, exit code 2. */
+static ms_status refuse_field(const char *path, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static ms_status refuse_field(const char *path, const char *field, const char *fmt, ...)
+{
+  char why[640];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: field '%s' %s", path, field, why);
+}
+
+static ms_status finite_field(const char *path, const char *field, const float *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(v[i]))
+      return refuse_field(path, field, "has a non-finite value (entry %zu)", i);
+  return MS_OK;
+}
+
+/* A counter of the run: at least 0, at most `max` (another counter it cannot exceed). */
+static ms_status counter_field(const char *path, const char *field, int64_t v, int64_t max,
+                               const char *max_name)
+{
+  if (v < 0)
+    return refuse_field(path, field, "= %lld is negative", (long long)v);
+  if (max_name && v > max)
+    return refuse_field(path, field, "= %lld is more than %s (%lld)", (long long)v, max_name,
+                        (long long)max);
+  return MS_OK;
+}
+
+/* The grid's capacity starts at the scene's [grid] capacity (at most
+ * MS_GRID_MAX_CAPACITY) and grows to the fullest cell's count rounded up to 4, which
+ * is at most every small particle: beyond both, no run wrote it. It must also fit
+ * the device this run has. */
+static ms_status capacity_field(const char *path, const cimage *im, const ms_sim *s)
+{
+  int64_t grown = ((int64_t)s->n_small + 3) / 4 * 4;
+  int64_t max = grown > MS_GRID_MAX_CAPACITY ? grown : MS_GRID_MAX_CAPACITY;
+  if (im->capacity < 1 || im->capacity > max)
+    return refuse_field(path, "grid capacity",
+                        "= %ld is outside [1, %lld] (the [grid] capacity limit %d, or the %d "
+                        "small particles rounded up to 4, which the grid can grow to)",
+                        (long)im->capacity, (long long)max, MS_GRID_MAX_CAPACITY, s->n_small);
+  ms_device_limits lim;
+  ms_status st = ms_buffers_limits(&s->cl, &lim);
+  if (st)
+    return st;
+  char why[512];
+  if (!ms_buffers_fit(&lim, s->buf.mode, (uint64_t)s->n_small, s->grid.n_cells,
+                      (uint64_t)im->capacity, why, sizeof why))
+    return refuse_field(path, "grid capacity", "= %ld does not fit the device: %s",
+                        (long)im->capacity, why);
+  return MS_OK;
+}
+
+static ms_status sim_counts(const char *path, const void *v, const void *ctx)
+{
+  const cimage *im = v;
+  const ms_sim *s = ctx;
+  if (im->n_small != s->n_small)
+    return refuse_field(path, "n_small", "= %ld: particle counts differ from the scene (%d)",
+                        (long)im->n_small, s->n_small);
+  if (im->n_large != s->n_large)
+    return refuse_field(path, "n_large", "= %ld: particle counts differ from the scene (%d)",
+                        (long)im->n_large, s->n_large);
+  return MS_OK;
+}
+
+static ms_status sim_fields(const char *path, const void *v, const void *ctx)
+{
+  const cimage *im = v;
+  const ms_sim *s = ctx;
+  ms_status st;
+  if ((st = counter_field(path, "step", im->step, 0, NULL)) ||
+      (st = capacity_field(path, im, s)) ||
+      (st = counter_field(path, "largest overflow", im->max_overflow, s->n_small,
+                          "the number of small particles")) ||
+      (st = counter_field(path, "grid builds", im->grid_builds, 0, NULL)) ||
+      (st = counter_field(path, "overflowed builds", im->overflow_builds, im->grid_builds,
+                          "the grid builds")) ||
+      (st = counter_field(path, "capacity growths", im->capacity_growths, im->overflow_builds,
+                          "the overflowed builds")) ||
+      (st = counter_field(path, "outside-box events", im->outside_events, 0, NULL)) ||
+      (st = finite_field(path, "small positions", im->small_pos, (size_t)im->n_small * 2)) ||
+      (st = finite_field(path, "small velocities", im->small_vel, (size_t)im->n_small * 2)) ||
+      (st = finite_field(path, "large state", im->large_state, (size_t)im->n_large * 4)))
+    return st;
+  return MS_OK;
+}
+
+static const checks sim_checks = {sim_counts, sim_fields};
 
 /* ---- collision mode ---------------------------------------------------------------- */
 
@@ -339,13 +430,6 @@ static ms_status restore(ms_sim *s, const cimage *im)
   return st;
 }
 
-static int sim_counts_ok(const void *v, const void *ctx)
-{
-  const cimage *im = v;
-  const ms_sim *s = ctx;
-  return im->n_small == s->n_small && im->n_large == s->n_large;
-}
-
 ms_status ms_checkpoint_save(const char *path, ms_sim *s, uint32_t scene_id)
 {
   cimage im;
@@ -361,7 +445,7 @@ ms_status ms_checkpoint_load(const char *path, ms_sim *s, uint32_t scene_id)
 {
   cimage im;
   memset(&im, 0, sizeof im);
-  ms_status st = read_image(path, &collision_layout, &im, scene_id, sim_counts_ok, s);
+  ms_status st = read_image(path, &collision_layout, &im, scene_id, &sim_checks, s);
   if (st)
     return st;
   st = restore(s, &im);
@@ -409,10 +493,35 @@ void ms_snapshot_free(ms_snapshot *snap)
 
 /* ---- gravity mode ------------------------------------------------------------------ */
 
-static int gravity_counts_ok(const void *v, const void *ctx)
+static ms_status gravity_counts(const char *path, const void *v, const void *ctx)
 {
-  return ((const gimage *)v)->n == ms_gravity_body_count(ctx);
+  const gimage *im = v;
+  int n = ms_gravity_body_count(ctx);
+  if (im->n != n)
+    return refuse_field(path, "bodies", "= %ld: the body count differs from the scene (%d)",
+                        (long)im->n, n);
+  return MS_OK;
 }
+
+static ms_status gravity_fields_ok(const char *path, const void *v, const void *ctx)
+{
+  const gimage *im = v;
+  (void)ctx;
+  ms_status st;
+  if ((st = counter_field(path, "step", im->step, 0, NULL)))
+    return st;
+  if (!isfinite(im->e0))
+    return refuse_field(path, "initial energy", "is not finite");
+  if ((st = finite_field(path, "positions", im->pos, (size_t)im->n * 4)) ||
+      (st = finite_field(path, "velocities", im->vel, (size_t)im->n * 3)))
+    return st;
+  for (int i = 0; i < im->n; i++)
+    if (im->pos[4 * i + 3] < 0.0f)
+      return refuse_field(path, "positions", "has a negative mass (body %d)", i);
+  return MS_OK;
+}
+
+static const checks gravity_checks = {gravity_counts, gravity_fields_ok};
 
 ms_status ms_checkpoint_save_gravity(const char *path, ms_gravity *g, uint32_t scene_id)
 {
@@ -430,7 +539,7 @@ ms_status ms_checkpoint_load_gravity(const char *path, ms_gravity *g, uint32_t s
 {
   gimage im;
   memset(&im, 0, sizeof im);
-  ms_status st = read_image(path, &gravity_layout, &im, scene_id, gravity_counts_ok, g);
+  ms_status st = read_image(path, &gravity_layout, &im, scene_id, &gravity_checks, g);
   if (st)
     return st;
   st = ms_gravity_restore(g, (long)im.step, im.pos, im.vel, im.e0);
