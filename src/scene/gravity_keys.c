@@ -2,13 +2,13 @@
  * bodies, and the bodies themselves (generated, or read from the CSV file). */
 #include "scene/loader.h"
 
-#include <errno.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "scene/bodies.h"
 
 int ms_ld_set_gravity(loader *ld, const char *key, const char *v)
@@ -39,7 +39,7 @@ int ms_ld_set_gravity(loader *ld, const char *key, const char *v)
   if (ms_ld_is(key, "count"))
     return ms_ld_read_int(ld, v, 1, MS_GRAVITY_MAX_BODIES, &g->count);
   if (ms_ld_is(key, "burst"))
-    return ms_ld_read_long(ld, v, 1, 1000000, &g->burst);
+    return ms_ld_read_long(ld, v, 1, MS_BURST_MAX, &g->burst);
   if (ms_ld_is(key, "diagnostics_every"))
     return ms_ld_read_long(ld, v, 0, LONG_MAX, &g->diagnostics_every);
   if (ms_ld_is(key, "softening")) {
@@ -128,9 +128,10 @@ static int read_body_file(loader *ld, const section *sec)
   ms_gravity_scene *g = &ld->scene->grav;
   if (!resolve_body_file(ld, sec))
     return 0;
-  FILE *f = fopen(g->file, "r");
+  char why[256];
+  FILE *f = ms_open_regular(g->file, MS_BODIES_MAX_BYTES, why, sizeof why);
   if (!f)
-    return ms_ld_fail_key(ld, sec, "file", "cannot open '%s': %s", g->file, strerror(errno));
+    return ms_ld_fail_key(ld, sec, "file", "cannot open '%s': %s", g->file, why);
   ms_status st = ms_bodies_read_csv(f, g, ld->message, sizeof ld->message);
   fclose(f);
   if (st == MS_OK)

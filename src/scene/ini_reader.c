@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/strtrim.h"
 
 __attribute__((format(printf, 5, 0))) static int
@@ -193,7 +194,9 @@ static int take_key_line(loader *ld, const char *p)
  * in two, and follows section headers. Returns 0 to stop the parse. */
 static int take_line(loader *ld, const char *line, int complete)
 {
-  ld->line++;
+  if (++ld->line > MS_SCENE_MAX_LINES)
+    return ms_ld_fail_at(ld, ld->line, NULL, NULL, "too many lines (at most %ld)",
+                         MS_SCENE_MAX_LINES);
   if (!complete)
     return ms_ld_fail_at(ld, ld->line, NULL, NULL, "line too long (at most %d characters)",
                    ld->line_limit);
@@ -216,18 +219,16 @@ static int take_line(loader *ld, const char *line, int complete)
 char *ms_ld_read_file_line(char *buf, int size, void *stream)
 {
   loader *ld = stream;
-  if (ld->status != MS_OK || !fgets(buf, size, ld->file))
+  ms_line line;
+  if (ld->status != MS_OK || !ms_read_line(ld->file, buf, (size_t)size, &line))
     return NULL;
-  size_t n = strlen(buf);
-  int complete = 1;
-  if (n == (size_t)size - 1 && buf[n - 1] != '\n') {
-    int c = fgetc(ld->file);
-    complete = c == EOF;
-    if (c != EOF)
-      ungetc(c, ld->file);
-  }
   ld->line_limit = size - 3; /* room for "\r\n" */
-  return take_line(ld, buf, complete) ? buf : NULL;
+  ld->bytes += (long)line.len;
+  if (line.has_nul)
+    ms_ld_fail_at(ld, ld->line + 1, NULL, NULL, "NUL byte in the line (text after it would be lost)");
+  else if (ld->bytes > MS_SCENE_MAX_BYTES) /* the file grew after it was opened */
+    ms_ld_fail_at(ld, ld->line + 1, NULL, NULL, "scene longer than %ld bytes", MS_SCENE_MAX_BYTES);
+  return ld->status == MS_OK && take_line(ld, buf, line.complete) ? buf : NULL;
 }
 
 char *ms_ld_read_text_line(char *buf, int size, void *stream)

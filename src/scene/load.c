@@ -69,8 +69,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 
+#include "core/file.h"
 #include "scene/loader.h"
 
 static void loader_init(loader *ld, const char *path, ms_scene *scene)
@@ -136,9 +136,10 @@ static ms_status finish(loader *ld, int inih_result)
 ms_status ms_scene_load(const char *path, ms_scene *scene)
 {
   *scene = (ms_scene){0};
-  FILE *f = fopen(path, "r");
+  char why[256];
+  FILE *f = ms_open_regular(path, MS_SCENE_MAX_BYTES, why, sizeof why);
   if (!f)
-    return ms_fail(MS_ERR_INPUT, "cannot open scene '%s': %s", path, strerror(errno));
+    return ms_fail(MS_ERR_INPUT, "cannot open scene '%s': %s", path, why);
   loader ld;
   loader_init(&ld, path, scene);
   ld.file = f;
