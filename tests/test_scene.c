@@ -208,6 +208,38 @@ static void test_large_random_no_overlap(void)
   ms_scene_free(&s);
 }
 
+/* Discs written as exactly touching a wall or each other load, although rounding
+ * their positions to float makes them overlap by a unit in the last place; an overlap
+ * of 1e-4 m is still refused. */
+static void test_touching_discs_and_walls_allowed(void)
+{
+  static const char *const fmt = "[simulation]\ndt = 1e-4\n[box]\nmin = 0, 0\nmax = 1, 0.4\n"
+                                 "[material]\nstiffness = 1e5\nrestitution = 0.5\n"
+                                 "[large.a]\nposition = %s, 0.2\nradius = 0.1\n"
+                                 "[large.b]\nposition = %s, 0.2\nradius = 0.1\n"
+                                 "[large.c]\nposition = 0.8, 0.3\nradius = 0.1\n";
+  static const struct {
+    const char *a, *b, *error;
+  } cases[] = {{"0.1", "0.3", NULL}, /* a touches the left wall and b */
+               {"0.3", "0.5", NULL}, /* 0.5f - 0.3f < 0.2f: b touches a, c the top wall */
+               {"0.3", "0.4999", "t.ini:13: [large.b] position: overlaps [large.a]"},
+               {"0.0999", "0.5", "t.ini:10: [large.a] position: disc of radius 0.1 at"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[1024];
+    snprintf(text, sizeof text, fmt, cases[i].a, cases[i].b);
+    ms_scene s;
+    ms_error_clear();
+    ms_status st = ms_scene_load_string(text, "t.ini", &s);
+    if (cases[i].error ? st != MS_ERR_INPUT || !strstr(ms_error_message(), cases[i].error)
+                       : st != MS_OK)
+      fprintf(stderr, "a at %s, b at %s: status %d: %s\n", cases[i].a, cases[i].b, st,
+              ms_error_message());
+    ENSURE(cases[i].error ? st == MS_ERR_INPUT && strstr(ms_error_message(), cases[i].error)
+                          : st == MS_OK && s.large_count == 3);
+    ms_scene_free(&s);
+  }
+}
+
 static void test_min_contact_time_uses_lightest_pair(void)
 {
   ms_scene s;
@@ -450,6 +482,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_random_placement_deterministic, filter);
   RUN_TEST(test_random_placement_100k, filter);
   RUN_TEST(test_large_random_no_overlap, filter);
+  RUN_TEST(test_touching_discs_and_walls_allowed, filter);
   RUN_TEST(test_min_contact_time_uses_lightest_pair, filter);
   RUN_TEST(test_dt_too_large_suggests_dt, filter);
   RUN_TEST(test_missing_section_fails, filter);

@@ -4,6 +4,7 @@
 
 #include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -365,6 +366,25 @@ static int check_group(loader *ld, const section *sec)
   return 1;
 }
 
+/* The collision grid has cells of one small diameter over the box; the simulation
+ * refuses more than MS_GRID_MAX_CELLS of them, so say so here, at the box's line. The
+ * arithmetic is the simulation's (src/collision/sim.c). */
+static int check_grid(loader *ld, const section *box)
+{
+  const ms_scene *s = ld->scene;
+  if (ld->small.count <= 0)
+    return 1; /* no small particles: one cell */
+  double w = s->box_max[0] - s->box_min[0], h = s->box_max[1] - s->box_min[1];
+  double cell = 2.0 * s->small_radius;
+  double nx = fmax(ceil(w / cell), 1.0), ny = fmax(ceil(h / cell), 1.0);
+  if (nx * ny <= (double)MS_GRID_MAX_CELLS)
+    return 1;
+  return ms_ld_fail_key(ld, box, "max",
+                        "the grid would need %.0f x %.0f cells of one small diameter (%g m), "
+                        "more than %ld; use a smaller box or larger small particles",
+                        nx, ny, cell, MS_GRID_MAX_CELLS);
+}
+
 int ms_ld_check_sections(loader *ld)
 {
   const ms_scene *s = ld->scene;
@@ -372,6 +392,8 @@ int ms_ld_check_sections(loader *ld)
   if (!(s->box_max[0] > s->box_min[0] && s->box_max[1] > s->box_min[1]))
     return ms_ld_fail_key(ld, box, "max", "must be greater than min in x and y (min = %g, %g)",
                     s->box_min[0], s->box_min[1]);
+  if (!check_grid(ld, box))
+    return 0;
   for (int i = 0; i < ld->section_count; i++) {
     const section *sec = &ld->sections[i];
     int ok = sec->kind == SEC_SMALL        ? check_small(ld, sec)
