@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,45 @@ static int add_item(loader *ld, section *sec)
   return 1;
 }
 
+/* Section names are looked up in an open-addressed table of section indices, so a
+ * scene of many [large.NAME] sections loads in linear time. */
+static uint32_t name_hash(const char *s)
+{
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+/* The slot of `name`: holding its index, or -1 where it would go. */
+static int *name_slot(const loader *ld, const char *name)
+{
+  uint32_t mask = (uint32_t)ld->name_cap - 1;
+  for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+    int *slot = &ld->name_slots[i];
+    if (*slot < 0 || strcmp(ld->sections[*slot].name, name) == 0)
+      return slot;
+  }
+}
+
+/* Keeps the table at most half full. */
+static int grow_names(loader *ld)
+{
+  if (2 * (ld->section_count + 1) <= ld->name_cap)
+    return 1;
+  int cap = ld->name_cap ? 2 * ld->name_cap : 64;
+  int *slots = malloc((size_t)cap * sizeof *slots);
+  if (!slots)
+    return 0;
+  free(ld->name_slots);
+  ld->name_slots = slots;
+  ld->name_cap = cap;
+  memset(slots, 0xff, (size_t)cap * sizeof *slots);
+  for (int i = 0; i < ld->section_count; i++)
+    *name_slot(ld, ld->sections[i].name) = i;
+  return 1;
+}
+
 static int begin_section(loader *ld, const char *name)
 {
   section_kind kind;
@@ -140,14 +180,17 @@ static int begin_section(loader *ld, const char *name)
   if (kind >= SEC_LARGE && !valid_item_name(strchr(name, '.') + 1))
     return ms_ld_fail_at(ld, ld->line, name, NULL,
                    "NAME must be non-empty and use only letters, digits, '_' and '-'");
-  for (int i = 0; i < ld->section_count; i++)
-    if (strcmp(ld->sections[i].name, name) == 0)
-      return ms_ld_fail_at(ld, ld->line, name, NULL, "section given twice (first at line %d)",
-                     ld->sections[i].line);
+  if (!grow_names(ld))
+    return ms_ld_fail_memory(ld);
+  int *slot = name_slot(ld, name);
+  if (*slot >= 0)
+    return ms_ld_fail_at(ld, ld->line, name, NULL, "section given twice (first at line %d)",
+                         ld->sections[*slot].line);
   section *grown = grow(ld->sections, &ld->section_cap, ld->section_count + 1, sizeof *grown);
   if (!grown)
     return ms_ld_fail_memory(ld);
   ld->sections = grown;
+  *slot = ld->section_count;
   section *sec = &ld->sections[ld->section_count++];
   *sec = (section){.line = ld->line, .kind = kind};
   strcpy(sec->name, name);

@@ -125,6 +125,7 @@ static ms_status finish(loader *ld, int inih_result)
   if (ld->status == MS_OK)
     build(ld);
   free(ld->sections);
+  free(ld->name_slots);
   free(ld->large);
   free(ld->groups);
   if (ld->status == MS_OK)

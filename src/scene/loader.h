@@ -77,6 +77,8 @@ typedef struct loader {
   long bytes;       /* read so far from `file` */
   section *sections;
   int section_count, section_cap;
+  int *name_slots; /* section index by name hash, -1 = free (ini_reader.c) */
+  int name_cap;
   int current;     /* section of the current line, -1 before the first header */
   const char *key; /* key being read, for messages */
   small_spec small;
