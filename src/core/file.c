@@ -92,7 +92,7 @@ int ms_read_line(FILE *f, char *buf, size_t size, ms_line *line)
   *line = (ms_line){0, 1, 0};
   size_t n = 0;
   int c = EOF;
-  while (n + 1 < size && (c = getc(f)) != EOF) {
+  while (n + 1 < size && (c = getc_unlocked(f)) != EOF) { /* one reader per file */
     buf[n++] = (char)c;
     line->has_nul |= c == '\0';
     if (c == '\n')
