@@ -2,8 +2,6 @@
  * twice (two contexts), and "P:D/K" for K sub-devices of equal compute units. */
 #include "gravity/split.h"
 
-#include <ctype.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
