@@ -2,9 +2,12 @@
  * every file in tests/bad/ fails at the line and with the words it announces.
  * Usage: test_scene [FILTER|""] [BAD_DIR] (BAD_DIR also from MIXSIM_TEST_BAD_DIR). */
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "mixsim/scene.h"
@@ -205,6 +208,38 @@ static void test_large_random_no_overlap(void)
   ms_scene_free(&s);
 }
 
+/* Discs written as exactly touching a wall or each other load, although rounding
+ * their positions to float makes them overlap by a unit in the last place; an overlap
+ * of 1e-4 m is still refused. */
+static void test_touching_discs_and_walls_allowed(void)
+{
+  static const char *const fmt = "[simulation]\ndt = 1e-4\n[box]\nmin = 0, 0\nmax = 1, 0.4\n"
+                                 "[material]\nstiffness = 1e5\nrestitution = 0.5\n"
+                                 "[large.a]\nposition = %s, 0.2\nradius = 0.1\n"
+                                 "[large.b]\nposition = %s, 0.2\nradius = 0.1\n"
+                                 "[large.c]\nposition = 0.8, 0.3\nradius = 0.1\n";
+  static const struct {
+    const char *a, *b, *error;
+  } cases[] = {{"0.1", "0.3", NULL}, /* a touches the left wall and b */
+               {"0.3", "0.5", NULL}, /* 0.5f - 0.3f < 0.2f: b touches a, c the top wall */
+               {"0.3", "0.4999", "t.ini:13: [large.b] position: overlaps [large.a]"},
+               {"0.0999", "0.5", "t.ini:10: [large.a] position: disc of radius 0.1 at"}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char text[1024];
+    snprintf(text, sizeof text, fmt, cases[i].a, cases[i].b);
+    ms_scene s;
+    ms_error_clear();
+    ms_status st = ms_scene_load_string(text, "t.ini", &s);
+    if (cases[i].error ? st != MS_ERR_INPUT || !strstr(ms_error_message(), cases[i].error)
+                       : st != MS_OK)
+      fprintf(stderr, "a at %s, b at %s: status %d: %s\n", cases[i].a, cases[i].b, st,
+              ms_error_message());
+    ENSURE(cases[i].error ? st == MS_ERR_INPUT && strstr(ms_error_message(), cases[i].error)
+                          : st == MS_OK && s.large_count == 3);
+    ms_scene_free(&s);
+  }
+}
+
 static void test_min_contact_time_uses_lightest_pair(void)
 {
   ms_scene s;
@@ -257,6 +292,99 @@ static void test_missing_file_fails(void)
   ms_error_clear();
   ENSURE(ms_scene_load("/nonexistent/scene.ini", &s) == MS_ERR_INPUT && is_zeroed(&s));
   ENSURE(strstr(ms_error_message(), "cannot open scene '/nonexistent/scene.ini'"));
+}
+
+/* Loads `path` and expects a refusal whose message holds `words`. */
+static int refused(const char *path, const char *words)
+{
+  ms_scene s;
+  ms_error_clear();
+  ms_status st = ms_scene_load(path, &s);
+  if (st == MS_ERR_INPUT && strstr(ms_error_message(), words) && is_zeroed(&s))
+    return 1;
+  fprintf(stderr, "%s: expected \"%s\", got status %d: %s\n", path, words, st, ms_error_message());
+  return 0;
+}
+
+/* Only regular files of bounded size are read: a folder, a FIFO nobody writes to, a
+ * device that never ends and an over-long file are refused at once, naming the path
+ * (alarm() turns a regression that blocks or spins into a failure). */
+static void test_scene_must_be_a_bounded_regular_file(void)
+{
+  char dir[] = "/tmp/mixsim_scene_XXXXXX", fifo[64], big[64], lines[64];
+  ENSURE(mkdtemp(dir));
+  snprintf(fifo, sizeof fifo, "%s/scene.ini", dir);
+  snprintf(big, sizeof big, "%s/big.ini", dir);
+  snprintf(lines, sizeof lines, "%s/lines.ini", dir);
+  ENSURE(mkfifo(fifo, 0600) == 0);
+  FILE *f = fopen(big, "w");
+  ENSURE(f);
+  const char *comment = "; a comment line, repeated until the file is too long\n";
+  for (long n = 0; n <= MS_SCENE_MAX_BYTES; n += (long)strlen(comment))
+    fputs(comment, f);
+  fclose(f);
+  ENSURE((f = fopen(lines, "w")));
+  for (long i = 0; i < MS_SCENE_MAX_LINES + 1; i++)
+    fputc('\n', f);
+  fclose(f);
+  alarm(60);
+  int ok = refused(dir, "a folder, not a regular file") && refused(dir, dir) &&
+           refused(fifo, "a FIFO, not a regular file") &&
+           refused("/dev/zero", "cannot open scene '/dev/zero': a character device") &&
+           refused(big, "bytes, more than the 16777216 allowed") &&
+           refused(lines, "lines.ini:1000001: too many lines (at most 1000000)");
+  alarm(0);
+  remove(fifo);
+  remove(big);
+  remove(lines);
+  rmdir(dir);
+  ENSURE(ok);
+}
+
+/* A gravity body file must be a regular file too; the error names the key's line. */
+static void test_body_file_must_be_a_regular_file(void)
+{
+  static const char *const files[][2] = {{"/tmp", "a folder, not a regular file"},
+                                         {"/dev/zero", "a character device"}};
+  for (int i = 0; i < 2; i++) {
+    char text[512];
+    snprintf(text, sizeof text, "[simulation]\nmode = gravity\ndt = 0.01\n[gravity]\n"
+                                "bodies = file\nsoftening = 0.01\nfile = %s\n", files[i][0]);
+    ms_scene s;
+    ms_error_clear();
+    alarm(60);
+    ms_status st = ms_scene_load_string(text, "bodies.ini", &s);
+    alarm(0);
+    const char *msg = ms_error_message();
+    if (!(st == MS_ERR_INPUT && strstr(msg, "bodies.ini:7: [gravity] file: cannot open") &&
+          strstr(msg, files[i][1])))
+      fprintf(stderr, "%s\n", msg);
+    ENSURE(st == MS_ERR_INPUT && strstr(msg, "bodies.ini:7: [gravity] file: cannot open") &&
+           strstr(msg, files[i][1]));
+  }
+}
+
+/* A CSV saved with a UTF-8 byte order mark: the mark is skipped, the header known. */
+static void test_body_file_with_byte_order_mark(void)
+{
+  char path[] = "/tmp/mixsim_bom_XXXXXX";
+  int fd = mkstemp(path);
+  ENSURE(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs("\xEF\xBB\xBFx,y,z,vx,vy,vz,m\n1,2,3,0,0,0,1\n-1,0,0,0,0,0,2\n", f);
+  fclose(f);
+  char text[512];
+  snprintf(text, sizeof text, "[simulation]\nmode = gravity\ndt = 0.01\n[gravity]\n"
+                              "bodies = file\nsoftening = 0.01\nfile = %s\n", path);
+  ms_scene s;
+  ms_error_clear();
+  ms_status st = ms_scene_load_string(text, "bom.ini", &s);
+  remove(path);
+  if (st != MS_OK)
+    fprintf(stderr, "%s\n", ms_error_message());
+  ENSURE(st == MS_OK && s.grav.count == 2);
+  ENSURE(s.grav.pos[0] == 1.0f && s.grav.pos[3] == 1.0f && s.grav.pos[7] == 2.0f);
+  ms_scene_free(&s);
 }
 
 static void test_names_round_trip(void)
@@ -354,10 +482,14 @@ int main(int argc, char **argv)
   RUN_TEST(test_random_placement_deterministic, filter);
   RUN_TEST(test_random_placement_100k, filter);
   RUN_TEST(test_large_random_no_overlap, filter);
+  RUN_TEST(test_touching_discs_and_walls_allowed, filter);
   RUN_TEST(test_min_contact_time_uses_lightest_pair, filter);
   RUN_TEST(test_dt_too_large_suggests_dt, filter);
   RUN_TEST(test_missing_section_fails, filter);
   RUN_TEST(test_missing_file_fails, filter);
+  RUN_TEST(test_scene_must_be_a_bounded_regular_file, filter);
+  RUN_TEST(test_body_file_must_be_a_regular_file, filter);
+  RUN_TEST(test_body_file_with_byte_order_mark, filter);
   RUN_TEST(test_names_round_trip, filter);
   RUN_TEST(test_bad_files, filter);
   RUN_TEST(test_shipped_scenes_load, filter);

@@ -9,6 +9,13 @@
 
 #include "mixsim/status.h"
 
+/* Limits shared by the scene loader, the command line and the simulation. */
+#define MS_STEPS_MAX 1000000000000000L /* 10^15: step counts stay exact in a double (JSON, t) */
+#define MS_BURST_MAX 1000000L          /* gravity steps between read-backs */
+#define MS_GRID_MAX_CELLS (1L << 28)   /* collision grid cells (box / small diameter) */
+#define MS_SCENE_MAX_BYTES (16L << 20) /* a scene file, 16 MiB */
+#define MS_SCENE_MAX_LINES 1000000L
+
 typedef enum ms_mode { MS_MODE_COLLISION, MS_MODE_GRAVITY } ms_mode;
 typedef enum ms_pipeline { MS_PIPELINE_NAIVE, MS_PIPELINE_REORDERED } ms_pipeline;
 typedef enum ms_buffer_mode { MS_BUFFERS_SHARED, MS_BUFFERS_COPIED } ms_buffer_mode;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cl/runtime.h"
+#include "core/number.h"
 #include "app/gravity_cli.h"
 #include "mixsim/checkpoint.h"
 #include "mixsim/mixsim.h"
@@ -118,6 +119,18 @@ static int bad_option(const char *opt, const char *want, const char *got)
 
 static int fail(ms_status st);
 
+/* A whole number in [lo, hi] for `opt`, by the scene loader's own parser and limits.
+ * Returns -1 to go on, or an exit code. */
+static int option_long(const char *opt, const char *text, long lo, long hi, long *out)
+{
+  char why[256];
+  ms_number_error err = ms_number_long(text, lo, hi, out);
+  if (err == MS_NUMBER_OK)
+    return -1;
+  fprintf(stderr, "mixsim: %s: %s\n", opt, ms_number_explain(err, text, lo, hi, why, sizeof why));
+  return MS_ERR_INPUT;
+}
+
 /* A screenshot is PNG data, so its name says so (a .jpg would hold PNG bytes). */
 static int png_name(const char *path)
 {
@@ -167,15 +180,10 @@ static int parse_args(int argc, char **argv, cli *c)
     {"burst", required_argument, 0, 1003},  {"checkpoint", required_argument, 0, 1004},
     {"checkpoint-every", required_argument, 0, 1005}, {"resume", required_argument, 0, 1006},
     {0, 0, 0, 0}};
-  int ch;
-  while ((ch = getopt_long(argc, argv, "n:p:b:d:ls:o:qhV", opts, NULL)) != -1) {
-    char *end;
+  int ch, rc = -1;
+  while (rc < 0 && (ch = getopt_long(argc, argv, "n:p:b:d:ls:o:qhV", opts, NULL)) != -1) {
     switch (ch) {
-    case 'n':
-      c->steps = strtol(optarg, &end, 10);
-      if (*optarg == '\0' || *end != '\0' || c->steps <= 0)
-        return bad_option("--steps", "a positive integer", optarg);
-      break;
+    case 'n': rc = option_long("--steps", optarg, 1, MS_STEPS_MAX, &c->steps); break;
     case 'p': c->pipeline = optarg; break;
     case 'b': c->buffers = optarg; break;
     case 'd': c->device = optarg; break;
@@ -185,25 +193,15 @@ static int parse_args(int argc, char **argv, cli *c)
     case 'q': c->quiet = 1; break;
     case 'H': c->headless = 1; break;
     case 'F': c->frames_dir = optarg; break;
-    case 'E':
-      c->every = strtol(optarg, &end, 10);
-      if (*optarg == '\0' || *end != '\0' || c->every < 1)
-        return bad_option("--every", "a positive integer", optarg);
-      break;
+    case 'E': rc = option_long("--every", optarg, 1, MS_STEPS_MAX, &c->every); break;
     case 'S': c->screenshot = optarg; break;
     case 'K': c->script = optarg; break;
     case 1001: c->gravity_kernel = optarg; break;
     case 1002: c->devices = optarg; break;
-    case 1003:
-      c->burst = strtol(optarg, &end, 10);
-      if (*optarg == '\0' || *end != '\0' || c->burst <= 0)
-        return bad_option("--burst", "a positive integer", optarg);
-      break;
+    case 1003: rc = option_long("--burst", optarg, 1, MS_BURST_MAX, &c->burst); break;
     case 1004: c->checkpoint = optarg; break;
     case 1005:
-      c->checkpoint_every = strtol(optarg, &end, 10);
-      if (*optarg == '\0' || *end != '\0' || c->checkpoint_every <= 0)
-        return bad_option("--checkpoint-every", "a positive integer", optarg);
+      rc = option_long("--checkpoint-every", optarg, 1, MS_STEPS_MAX, &c->checkpoint_every);
       break;
     case 1006: c->resume = optarg; break;
     case 'h': usage(stdout); return 0;
@@ -211,6 +209,8 @@ static int parse_args(int argc, char **argv, cli *c)
     default: usage(stderr); return MS_ERR_INPUT;
     }
   }
+  if (rc >= 0)
+    return rc;
   if (c->list_devices)
     return -1;
   if (optind != argc - 1) {

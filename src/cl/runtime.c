@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/number.h"
+
 const char *ms_cl_error_string(cl_int err)
 {
   switch (err) {
@@ -109,6 +111,22 @@ ms_status ms_cl_list_devices(FILE *out)
   return MS_OK;
 }
 
+int ms_cl_parse_pd(const char *text, unsigned *p, unsigned *d, int *in_range, const char **end)
+{
+  long lp = 0, ld = 0;
+  const char *q;
+  ms_number_error ep = ms_number_digits(text, 0, MS_CL_MAX_INDEX, &lp, &q);
+  if (ep == MS_NUMBER_SYNTAX || *q != ':')
+    return 0;
+  ms_number_error ed = ms_number_digits(q + 1, 0, MS_CL_MAX_INDEX, &ld, end);
+  if (ed == MS_NUMBER_SYNTAX)
+    return 0;
+  *in_range = ep == MS_NUMBER_OK && ed == MS_NUMBER_OK;
+  *p = (unsigned)lp;
+  *d = (unsigned)ld;
+  return 1;
+}
+
 /* Finds the device `spec` names. want_type 0 means "by index". */
 static ms_status choose_device(const char *spec, ms_cl *cl)
 {
@@ -119,17 +137,22 @@ static ms_status choose_device(const char *spec, ms_cl *cl)
     return st;
   unsigned want_p = 0, want_d = 0;
   cl_device_type want = 0;
-  int by_index = 0;
-  char tail;
+  int by_index = 0, in_range = 0;
+  const char *tail;
   if (!spec || !*spec)
     want = 0;
   else if (!strcmp(spec, "gpu"))
     want = CL_DEVICE_TYPE_GPU;
   else if (!strcmp(spec, "cpu"))
     want = CL_DEVICE_TYPE_CPU;
-  else if (sscanf(spec, "%u:%u%c", &want_p, &want_d, &tail) == 2)
+  else if (ms_cl_parse_pd(spec, &want_p, &want_d, &in_range, &tail) && !*tail) {
     by_index = 1;
-  else {
+    if (!in_range) {
+      free(plats);
+      return ms_fail(MS_ERR_INPUT, "--device %s: P and D must be between 0 and %d (see "
+                                   "--list-devices)", spec, MS_CL_MAX_INDEX);
+    }
+  } else {
     free(plats);
     return ms_fail(MS_ERR_INPUT, "--device: expected gpu, cpu or P:D (see --list-devices), got '%s'",
                    spec);

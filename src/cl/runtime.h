@@ -33,6 +33,12 @@ ms_status ms_cl_check(cl_int err, const char *call, const char *detail);
       return ms_cl_check(ms_e_, name, NULL);                                         \
   } while (0)
 
+/* "P:D" at the start of `text`: platform and device indices, each 0..MS_CL_MAX_INDEX,
+ * digits only (no sign, no wrap-around); *end points after D. Returns 1 when the
+ * syntax is right, then *in_range says whether both indices are. */
+#define MS_CL_MAX_INDEX 63 /* devices are listed up to 64 per platform */
+int ms_cl_parse_pd(const char *text, unsigned *p, unsigned *d, int *in_range, const char **end);
+
 /* Prints every platform and device as "P:D  type  name  [platform]". */
 ms_status ms_cl_list_devices(FILE *out);
 

@@ -1,8 +1,13 @@
-/* Reading a whole file into memory. */
+/* Reading files: whole files, and bounded line-by-line input (see file.h). */
 #include "core/file.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 char *ms_read_file(const char *path, size_t *len)
 {
@@ -22,4 +27,84 @@ char *ms_read_file(const char *path, size_t *len)
   }
   fclose(f);
   return buf;
+}
+
+static const char *kind_of(mode_t mode)
+{
+  if (S_ISDIR(mode))
+    return "a folder";
+  if (S_ISFIFO(mode))
+    return "a FIFO";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "not a plain file";
+}
+
+/* Regular and small enough; otherwise the reason in `why`. */
+static int acceptable(const struct stat *st, long max_bytes, char *why, size_t size)
+{
+  if (!S_ISREG(st->st_mode)) {
+    snprintf(why, size, "%s, not a regular file", kind_of(st->st_mode));
+    return 0;
+  }
+  if (st->st_size > (off_t)max_bytes) {
+    snprintf(why, size, "%lld bytes, more than the %ld allowed", (long long)st->st_size,
+             max_bytes);
+    return 0;
+  }
+  return 1;
+}
+
+FILE *ms_open_regular(const char *path, long max_bytes, char *why, size_t size)
+{
+  /* stat first, so a device is not even opened; then fstat what was opened, in case
+   * the path changed in between. O_NONBLOCK keeps a FIFO from waiting for a writer. */
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    snprintf(why, size, "%s", strerror(errno));
+    return NULL;
+  }
+  if (!acceptable(&st, max_bytes, why, size))
+    return NULL;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    snprintf(why, size, "%s", strerror(errno));
+    return NULL;
+  }
+  int flags = fcntl(fd, F_GETFL);
+  FILE *f = NULL;
+  if (fstat(fd, &st) != 0)
+    snprintf(why, size, "%s", strerror(errno));
+  else if (acceptable(&st, max_bytes, why, size) &&
+           (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "r"))))
+    snprintf(why, size, "%s", strerror(errno));
+  if (!f)
+    close(fd);
+  return f;
+}
+
+int ms_read_line(FILE *f, char *buf, size_t size, ms_line *line)
+{
+  *line = (ms_line){0, 1, 0};
+  size_t n = 0;
+  int c = EOF;
+  while (n + 1 < size && (c = getc_unlocked(f)) != EOF) { /* one reader per file */
+    buf[n++] = (char)c;
+    line->has_nul |= c == '\0';
+    if (c == '\n')
+      break;
+  }
+  buf[n] = '\0';
+  line->len = n;
+  if (n + 1 == size && c != '\n') { /* full: complete only if the file ends here */
+    int next = getc(f);
+    line->complete = next == EOF;
+    if (next != EOF)
+      ungetc(next, f);
+  }
+  return n > 0;
 }

@@ -2,12 +2,12 @@
  * twice (two contexts), and "P:D/K" for K sub-devices of equal compute units. */
 #include "gravity/split.h"
 
-#include <ctype.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/number.h"
 
 static ms_status add_device(ms_gset *set, const ms_cl_device *d, const char *spec)
 {
@@ -91,17 +91,27 @@ static ms_status add_sub_devices(ms_gset *set, const char *base, int k)
   return st;
 }
 
-static int valid_item(const char *s)
+/* One item of the list: gpu, cpu, P:D or P:D/K. Returns 1 with *k (0: no /K), 0 for
+ * bad syntax, -1 for an index or K out of range. */
+static int parse_item(const char *s, long *k)
 {
+  *k = 0;
   if (!strcmp(s, "gpu") || !strcmp(s, "cpu"))
     return 1;
   unsigned p, d;
-  int k, used = 0;
-  if (!isdigit((unsigned char)s[0]))
+  int in_range = 0;
+  const char *end;
+  if (!ms_cl_parse_pd(s, &p, &d, &in_range, &end))
     return 0;
-  if (sscanf(s, "%u:%u%n", &p, &d, &used) == 2 && s[used] == '\0')
-    return 1;
-  return sscanf(s, "%u:%u/%d%n", &p, &d, &k, &used) == 3 && s[used] == '\0' && k >= 1;
+  if (*end == '/') {
+    ms_number_error err = ms_number_digits(end + 1, 1, MS_GRAVITY_MAX_DEVICES, k, &end);
+    if (err == MS_NUMBER_SYNTAX)
+      return 0;
+    in_range = in_range && err == MS_NUMBER_OK;
+  }
+  if (*end)
+    return 0;
+  return in_range ? 1 : -1;
 }
 
 ms_status ms_gset_parse_devices(ms_gset *set, const char *list)
@@ -128,7 +138,13 @@ ms_status ms_gset_parse_devices(ms_gset *set, const char *list)
   strcpy(buf, list);
   char *rest = NULL;
   for (char *item = strtok_r(buf, ",", &rest); item; item = strtok_r(NULL, ",", &rest)) {
-    if (!valid_item(item))
+    long k = 0;
+    int ok = parse_item(item, &k);
+    if (ok < 0)
+      return ms_fail(MS_ERR_INPUT, "--devices: in '%s', P and D must be between 0 and %d and K "
+                                   "between 1 and %d (see --list-devices)",
+                     item, MS_CL_MAX_INDEX, MS_GRAVITY_MAX_DEVICES);
+    if (!ok)
       return ms_fail(MS_ERR_INPUT,
                      "--devices: expected all, or a comma-separated list of gpu, cpu, P:D or "
                      "P:D/K (see --list-devices), got '%s'",
@@ -137,7 +153,7 @@ ms_status ms_gset_parse_devices(ms_gset *set, const char *list)
     ms_status st;
     if (slash) {
       *slash = '\0';
-      st = add_sub_devices(set, item, atoi(slash + 1));
+      st = add_sub_devices(set, item, (int)k);
     } else {
       ms_cl_device d;
       st = ms_cl_find_device(item, &d);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/file.h"
 #include "core/strtrim.h"
 
 static const char *const g_columns[7] = {"x", "y", "z", "vx", "vy", "vz", "m"};
@@ -80,8 +81,20 @@ static ms_status parse_value(csv *c, int column, const char *text, double *out)
     return csv_fail(c, "column %s: %s does not fit in a float", name, text);
   if (column == 6 && v < 0.0)
     return csv_fail(c, "column m: negative mass (got %s)", text);
+  /* The kernels divide by and sum masses in float: one that becomes 0 or denormal
+   * there would silently turn a body into a tracer. */
+  if (column == 6 && v > 0.0 && (float)v < FLT_MIN)
+    return csv_fail(c, "column m: %s is too small for single precision, which the simulation "
+                       "computes in (it would be %g; use 0 for a massless body or at least %g)",
+                    text, (double)(float)v, (double)FLT_MIN);
   *out = v;
   return MS_OK;
+}
+
+/* Spreadsheets save UTF-8 with a byte order mark in front of the header. */
+static char *skip_bom(char *line)
+{
+  return strncmp(line, "\xEF\xBB\xBF", 3) == 0 ? line + 3 : line;
 }
 
 static ms_status grow_state(ms_gravity_scene *g, int *cap)
@@ -104,11 +117,15 @@ static ms_status read_rows(csv *c, FILE *f, ms_gravity_scene *g)
   int cap = 0, seen_content = 0;
   double total_mass = 0.0;
   g->count = 0;
-  while (fgets(buf, sizeof buf, f)) {
-    c->line++;
-    if (!strchr(buf, '\n') && !feof(f))
+  ms_line read;
+  while (ms_read_line(f, buf, sizeof buf, &read)) {
+    if (++c->line > MS_BODIES_MAX_LINES)
+      return csv_fail(c, "too many lines (at most %ld)", MS_BODIES_MAX_LINES);
+    if (!read.complete)
       return csv_fail(c, "line too long (at most %d characters)", (int)sizeof buf - 2);
-    char *line = ms_trim(buf);
+    if (read.has_nul)
+      return csv_fail(c, "NUL byte in the line (text after it would be lost)");
+    char *line = ms_trim(c->line == 1 ? skip_bom(buf) : buf);
     if (!*line || *line == '#')
       continue;
     char *field[8];
@@ -130,7 +147,7 @@ static ms_status read_rows(csv *c, FILE *f, ms_gravity_scene *g)
     float *p = &g->pos[4 * g->count], *u = &g->vel[3 * g->count];
     p[0] = (float)v[0], p[1] = (float)v[1], p[2] = (float)v[2], p[3] = (float)v[6];
     u[0] = (float)v[3], u[1] = (float)v[4], u[2] = (float)v[5];
-    total_mass += v[6];
+    total_mass += p[3];
     g->count++;
   }
   if (ferror(f)) {

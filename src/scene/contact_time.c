@@ -1,7 +1,9 @@
-/* Scene loader, time step: dt must resolve the shortest contact the scene can
- * produce (t_c / 10); the error suggests a dt that passes. */
+/* Scene loader, time step and contact constants: dt must resolve the shortest contact
+ * the scene can produce (t_c / 10; the error suggests a dt that passes), and every
+ * damping coefficient the simulation derives must be a usable float. */
 #include "scene/loader.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "shared/contact.h"
@@ -66,13 +68,60 @@ static double round_down_3(double v)
   return floor(v / unit) * unit;
 }
 
+/* c = 2 zeta sqrt(k m_eff) is a float in the force law: it must be 0 (e = 1) or a
+ * normal float, or the dashpot would silently vanish or turn every force infinite. */
+static int check_damping(loader *ld, double m_eff, const char *kind)
+{
+  const ms_scene *s = ld->scene;
+  float c = (float)ms_damping_coeff(s->stiffness, s->restitution, m_eff);
+  if (c == 0.0f || (c >= FLT_MIN && c <= FLT_MAX))
+    return 1;
+  const section *mat = ms_ld_find_kind(ld, SEC_MATERIAL);
+  return ms_ld_fail_key(ld, mat, "stiffness",
+                        "the damping coefficient of %s contacts, c = 2 zeta sqrt(k m) = %g N s/m "
+                        "(k = %g N/m, m = %g kg), is not a normal single-precision number",
+                        kind, (double)c, (double)s->stiffness, m_eff);
+}
+
+/* c grows with m_eff, so the lightest and the heaviest pair of each kind bound it. */
+static int check_all_damping(loader *ld)
+{
+  const ms_scene *s = ld->scene;
+  double m_s = s->small_mass, light1 = INFINITY, light2 = INFINITY;
+  if (s->small_count >= 1 && !(check_damping(ld, 0.5 * m_s, "small-small") &&
+                               check_damping(ld, m_s, "small-wall")))
+    return 0;
+  for (int i = 0; i < s->large_count; i++) {
+    const ms_large *l = &s->large[i];
+    if (s->small_count >= 1 &&
+        !check_damping(ld, ms_effective_mass(m_s, 0, l->mass, l->is_static), "small-large"))
+      return 0;
+    if (!check_damping(ld, l->mass, "large-wall"))
+      return 0;
+    if (!l->is_static && l->mass < light1) {
+      light2 = light1;
+      light1 = l->mass;
+    } else if (!l->is_static && l->mass < light2) {
+      light2 = l->mass;
+    }
+  }
+  return !isfinite(light2) || check_damping(ld, ms_effective_mass(light1, 0, light2, 0),
+                                            "large-large");
+}
+
 int ms_ld_check_dt(loader *ld)
 {
   const ms_scene *s = ld->scene;
+  if (!check_all_damping(ld))
+    return 0;
   const char *kind;
   double t_c = min_contact_time(s, &kind);
-  if (!isfinite(t_c) || s->dt_s <= t_c / 10.0)
+  if (!strcmp(kind, "none") || (t_c > 0.0 && isfinite(t_c) && s->dt_s <= t_c / 10.0))
     return 1;
+  if (!(t_c > 0.0 && isfinite(t_c))) /* never skip the check on a NaN */
+    return ms_ld_fail_at(ld, s->dt_line, "simulation", "dt",
+                         "the %s contact time t_c is %g s, so no dt can be checked against it",
+                         kind, t_c);
   return ms_ld_fail_at(ld, s->dt_line, "simulation", "dt",
                  "dt = %g s is too large: the stiffest contact (%s) lasts t_c = %.3g s; "
                  "use dt <= %.3g",

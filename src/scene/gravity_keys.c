@@ -2,13 +2,13 @@
  * bodies, and the bodies themselves (generated, or read from the CSV file). */
 #include "scene/loader.h"
 
-#include <errno.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "scene/bodies.h"
 
 int ms_ld_set_gravity(loader *ld, const char *key, const char *v)
@@ -39,7 +39,7 @@ int ms_ld_set_gravity(loader *ld, const char *key, const char *v)
   if (ms_ld_is(key, "count"))
     return ms_ld_read_int(ld, v, 1, MS_GRAVITY_MAX_BODIES, &g->count);
   if (ms_ld_is(key, "burst"))
-    return ms_ld_read_long(ld, v, 1, 1000000, &g->burst);
+    return ms_ld_read_long(ld, v, 1, MS_BURST_MAX, &g->burst);
   if (ms_ld_is(key, "diagnostics_every"))
     return ms_ld_read_long(ld, v, 0, LONG_MAX, &g->diagnostics_every);
   if (ms_ld_is(key, "softening")) {
@@ -72,7 +72,9 @@ int ms_ld_set_gravity(loader *ld, const char *key, const char *v)
                          : ms_ld_is(key, "radius")          ? &g->radius
                          : ms_ld_is(key, "semi_major_axis") ? &g->semi_major_axis
                                                       : &g->mass_ratio;
-  return ms_ld_read_positive(ld, v, positive_key);
+  float as_float = 0.0f; /* G is a float in the kernels: it must stay a normal one */
+  return ms_ld_read_positive(ld, v, positive_key) &&
+         (positive_key != &g->g || ms_ld_positive_float(ld, g->g, &as_float));
 }
 
 #define B_(b) (1u << (b))
@@ -128,9 +130,10 @@ static int read_body_file(loader *ld, const section *sec)
   ms_gravity_scene *g = &ld->scene->grav;
   if (!resolve_body_file(ld, sec))
     return 0;
-  FILE *f = fopen(g->file, "r");
+  char why[256];
+  FILE *f = ms_open_regular(g->file, MS_BODIES_MAX_BYTES, why, sizeof why);
   if (!f)
-    return ms_ld_fail_key(ld, sec, "file", "cannot open '%s': %s", g->file, strerror(errno));
+    return ms_ld_fail_key(ld, sec, "file", "cannot open '%s': %s", g->file, why);
   ms_status st = ms_bodies_read_csv(f, g, ld->message, sizeof ld->message);
   fclose(f);
   if (st == MS_OK)
@@ -140,15 +143,45 @@ static int read_body_file(loader *ld, const section *sec)
   return 0;
 }
 
-/* The kernels compute in float: dt must survive the rounding, and the self term
- * m_i / eps^3 (multiplied by r = 0) must stay finite, or it would add 0 x inf = NaN. */
+/* Generated bodies, rounded to float: every mass a normal float (a generator never
+ * means a massless body), every position and velocity finite. */
+static int check_generated(loader *ld, const section *sec)
+{
+  const ms_gravity_scene *g = &ld->scene->grav;
+  for (int i = 0; i < g->count; i++) {
+    const float *p = &g->pos[4 * i], *v = &g->vel[3 * i];
+    int disk_centre = g->bodies == MS_BODIES_DISK && i == 0 && g->central_mass > 0.0;
+    const char *mass_key = disk_centre                                          ? "central_mass"
+                           : g->bodies == MS_BODIES_KEPLER &&
+                                   ms_ld_line_of(sec, "mass_ratio") && (float)g->mass >= FLT_MIN
+                               ? "mass_ratio"
+                               : "mass";
+    if (!(p[3] >= FLT_MIN && p[3] <= FLT_MAX))
+      return ms_ld_fail_key(ld, sec, mass_key,
+                            "body %d would have mass %g in single precision, which the "
+                            "simulation computes in; it must lie between %g and %g",
+                            i, (double)p[3], (double)FLT_MIN, (double)FLT_MAX);
+    int finite = 1;
+    for (int k = 0; k < 3; k++)
+      finite = finite && isfinite(p[k]) && isfinite(v[k]);
+    if (!finite)
+      return ms_ld_fail_key(ld, sec, g->bodies == MS_BODIES_KEPLER ? "semi_major_axis" : "radius",
+                            "body %d's position or velocity (from G, mass and this size) does "
+                            "not fit in single precision",
+                            i);
+  }
+  return 1;
+}
+
+/* The kernels compute in float (dt is checked where it is read): generated bodies
+ * must survive the rounding, and the self term m_i / eps^3 (multiplied by r = 0) must
+ * stay finite, or it would add 0 x inf = NaN. */
 static int check_gravity_floats(loader *ld, const section *sec)
 {
   const ms_scene *s = ld->scene;
   const ms_gravity_scene *g = &s->grav;
-  float dt = (float)s->dt_s;
-  if (!(dt >= FLT_MIN && dt <= FLT_MAX))
-    return ms_ld_fail_at(ld, s->dt_line, "simulation", "dt", "%g does not fit in a float", s->dt_s);
+  if (g->bodies != MS_BODIES_FILE && !check_generated(ld, sec))
+    return 0;
   double heaviest = 0.0, eps3 = g->softening * g->softening * g->softening;
   for (int i = 0; i < g->count; i++)
     heaviest = fmax(heaviest, g->pos[4 * i + 3]);

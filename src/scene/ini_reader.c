@@ -5,10 +5,12 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "core/strtrim.h"
 
 __attribute__((format(printf, 5, 0))) static int
@@ -129,6 +131,45 @@ static int add_item(loader *ld, section *sec)
   return 1;
 }
 
+/* Section names are looked up in an open-addressed table of section indices, so a
+ * scene of many [large.NAME] sections loads in linear time. */
+static uint32_t name_hash(const char *s)
+{
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+/* The slot of `name`: holding its index, or -1 where it would go. */
+static int *name_slot(const loader *ld, const char *name)
+{
+  uint32_t mask = (uint32_t)ld->name_cap - 1;
+  for (uint32_t i = name_hash(name) & mask;; i = (i + 1) & mask) {
+    int *slot = &ld->name_slots[i];
+    if (*slot < 0 || strcmp(ld->sections[*slot].name, name) == 0)
+      return slot;
+  }
+}
+
+/* Keeps the table at most half full. */
+static int grow_names(loader *ld)
+{
+  if (2 * (ld->section_count + 1) <= ld->name_cap)
+    return 1;
+  int cap = ld->name_cap ? 2 * ld->name_cap : 64;
+  int *slots = malloc((size_t)cap * sizeof *slots);
+  if (!slots)
+    return 0;
+  free(ld->name_slots);
+  ld->name_slots = slots;
+  ld->name_cap = cap;
+  memset(slots, 0xff, (size_t)cap * sizeof *slots);
+  for (int i = 0; i < ld->section_count; i++)
+    *name_slot(ld, ld->sections[i].name) = i;
+  return 1;
+}
+
 static int begin_section(loader *ld, const char *name)
 {
   section_kind kind;
@@ -139,14 +180,17 @@ static int begin_section(loader *ld, const char *name)
   if (kind >= SEC_LARGE && !valid_item_name(strchr(name, '.') + 1))
     return ms_ld_fail_at(ld, ld->line, name, NULL,
                    "NAME must be non-empty and use only letters, digits, '_' and '-'");
-  for (int i = 0; i < ld->section_count; i++)
-    if (strcmp(ld->sections[i].name, name) == 0)
-      return ms_ld_fail_at(ld, ld->line, name, NULL, "section given twice (first at line %d)",
-                     ld->sections[i].line);
+  if (!grow_names(ld))
+    return ms_ld_fail_memory(ld);
+  int *slot = name_slot(ld, name);
+  if (*slot >= 0)
+    return ms_ld_fail_at(ld, ld->line, name, NULL, "section given twice (first at line %d)",
+                         ld->sections[*slot].line);
   section *grown = grow(ld->sections, &ld->section_cap, ld->section_count + 1, sizeof *grown);
   if (!grown)
     return ms_ld_fail_memory(ld);
   ld->sections = grown;
+  *slot = ld->section_count;
   section *sec = &ld->sections[ld->section_count++];
   *sec = (section){.line = ld->line, .kind = kind};
   strcpy(sec->name, name);
@@ -193,7 +237,9 @@ static int take_key_line(loader *ld, const char *p)
  * in two, and follows section headers. Returns 0 to stop the parse. */
 static int take_line(loader *ld, const char *line, int complete)
 {
-  ld->line++;
+  if (++ld->line > MS_SCENE_MAX_LINES)
+    return ms_ld_fail_at(ld, ld->line, NULL, NULL, "too many lines (at most %ld)",
+                         MS_SCENE_MAX_LINES);
   if (!complete)
     return ms_ld_fail_at(ld, ld->line, NULL, NULL, "line too long (at most %d characters)",
                    ld->line_limit);
@@ -216,18 +262,16 @@ static int take_line(loader *ld, const char *line, int complete)
 char *ms_ld_read_file_line(char *buf, int size, void *stream)
 {
   loader *ld = stream;
-  if (ld->status != MS_OK || !fgets(buf, size, ld->file))
+  ms_line line;
+  if (ld->status != MS_OK || !ms_read_line(ld->file, buf, (size_t)size, &line))
     return NULL;
-  size_t n = strlen(buf);
-  int complete = 1;
-  if (n == (size_t)size - 1 && buf[n - 1] != '\n') {
-    int c = fgetc(ld->file);
-    complete = c == EOF;
-    if (c != EOF)
-      ungetc(c, ld->file);
-  }
   ld->line_limit = size - 3; /* room for "\r\n" */
-  return take_line(ld, buf, complete) ? buf : NULL;
+  ld->bytes += (long)line.len;
+  if (line.has_nul)
+    ms_ld_fail_at(ld, ld->line + 1, NULL, NULL, "NUL byte in the line (text after it would be lost)");
+  else if (ld->bytes > MS_SCENE_MAX_BYTES) /* the file grew after it was opened */
+    ms_ld_fail_at(ld, ld->line + 1, NULL, NULL, "scene longer than %ld bytes", MS_SCENE_MAX_BYTES);
+  return ld->status == MS_OK && take_line(ld, buf, line.complete) ? buf : NULL;
 }
 
 char *ms_ld_read_text_line(char *buf, int size, void *stream)

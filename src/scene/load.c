@@ -8,14 +8,14 @@
  *
  *   [simulation]
  *   mode = collision          ; collision | gravity                       (collision)
- *   dt = 1e-4                 ; s, > 0, required; must be <= t_c / 10
- *   steps = 2000              ; >= 1                                      (1000)
+ *   dt = 1e-4                 ; s, >= 1.1e-19, required; must be <= t_c / 10
+ *   steps = 2000              ; 1..10^15                                  (1000)
  *   iterations_per_frame = 4  ; 1..1000                                   (4)
  *   seed = 42                 ; unsigned 64-bit                           (1)
  *   pipeline = reordered      ; naive | reordered                         (reordered)
  *   buffers = shared          ; shared | copied                           (shared)
  *   gravity = 0, -9.81        ; m/s^2                                     (0, -9.81)
- *   max_speed = 50            ; m/s, > 0: faster particles stop the run    (no limit)
+ *   max_speed = 50            ; m/s, 1.1e-19..1.8e19: faster ones stop the run (no limit)
  *   [box]        min = x, y; max = x, y          ; both required, max > min
  *   [material]   stiffness = 1e5 (N/m, > 0); restitution = 0.5 (0 < e <= 1); required
  *   [grid]       capacity = 8                    ; 1..4096                (8)
@@ -62,15 +62,21 @@
  * order, then [large_random.*] groups in file order (radius drawn once, then up to
  * 10000 centres), then small particles (lattice: row by row from the region's
  * bottom-left corner, skipping sites on large particles; random: up to 1000 tries
- * each), then small velocities. Discs may touch but never overlap. */
+ * each), then small velocities. Discs may touch but never overlap, also after rounding
+ * to float (an overlap of a few units in the last place is touching).
+ *
+ * Every positive value, mass and damping coefficient must be a normal float, as the
+ * simulation computes in single precision. A file must be a regular file of at most
+ * MS_SCENE_MAX_BYTES and MS_SCENE_MAX_LINES (include/mixsim/scene.h); a NUL byte in a
+ * line is an error. */
 #include "mixsim/scene.h"
 
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 
+#include "core/file.h"
 #include "scene/loader.h"
 
 static void loader_init(loader *ld, const char *path, ms_scene *scene)
@@ -125,6 +131,7 @@ static ms_status finish(loader *ld, int inih_result)
   if (ld->status == MS_OK)
     build(ld);
   free(ld->sections);
+  free(ld->name_slots);
   free(ld->large);
   free(ld->groups);
   if (ld->status == MS_OK)
@@ -136,9 +143,10 @@ static ms_status finish(loader *ld, int inih_result)
 ms_status ms_scene_load(const char *path, ms_scene *scene)
 {
   *scene = (ms_scene){0};
-  FILE *f = fopen(path, "r");
+  char why[256];
+  FILE *f = ms_open_regular(path, MS_SCENE_MAX_BYTES, why, sizeof why);
   if (!f)
-    return ms_fail(MS_ERR_INPUT, "cannot open scene '%s': %s", path, strerror(errno));
+    return ms_fail(MS_ERR_INPUT, "cannot open scene '%s': %s", path, why);
   loader ld;
   loader_init(&ld, path, scene);
   ld.file = f;

@@ -74,8 +74,11 @@ typedef struct loader {
   const char *text; /* ... or the rest of a string */
   int line;         /* line inih is working on */
   int line_limit;   /* longest line inih accepts */
+  long bytes;       /* read so far from `file` */
   section *sections;
   int section_count, section_cap;
+  int *name_slots; /* section index by name hash, -1 = free (ini_reader.c) */
+  int name_cap;
   int current;     /* section of the current line, -1 before the first header */
   const char *key; /* key being read, for messages */
   small_spec small;
@@ -110,6 +113,7 @@ int ms_ld_parse_number(loader *ld, const char *text, double *out);
 int ms_ld_at_least(loader *ld, double v, double lo);
 int ms_ld_read_positive(loader *ld, const char *text, double *out);
 int ms_ld_read_positive_float(loader *ld, const char *text, float *out);
+int ms_ld_positive_float(loader *ld, double v, float *out); /* a normal float */
 int ms_ld_read_long(loader *ld, const char *text, long lo, long hi, long *out);
 int ms_ld_read_int(loader *ld, const char *text, int lo, int hi, int *out);
 int ms_ld_read_seed(loader *ld, const char *text, uint64_t *out);

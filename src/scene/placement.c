@@ -1,7 +1,9 @@
 /* Scene loader, placement: explicit large particles, generated groups and small
- * particles, deterministic from the seed; discs may touch but never overlap. */
+ * particles, deterministic from the seed; discs may touch but never overlap, also
+ * once their positions are rounded to the floats the simulation uses. */
 #include "scene/loader.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -73,8 +75,37 @@ static void hash_insert(disc_hash *h, float x, float y, float r)
   h->head[b] = i;
 }
 
-/* Index of a disc that a disc of radius r at (x, y) would overlap, or -1. */
-static int hash_overlap(const disc_hash *h, double x, double y, double r)
+/* Discs may touch. Positions and radii are floats, and discs written as exactly
+ * touching (each other or a wall) can come out overlapping by a few units in the last
+ * place once rounded: an overlap up to `touch_slack` counts as touching. `scale` is the
+ * largest magnitude involved, `need` the distance that must separate them (a sum of
+ * radii, or a radius from a wall). The cap of 1/1024 of `need` keeps discs that rounding
+ * has moved onto each other (far from the origin, where floats are coarse) an overlap. */
+static double touch_slack(double scale, double need)
+{
+  return fmin(4.0 * FLT_EPSILON * scale, need / 1024.0);
+}
+
+static double mag(double a, double b) { return fmax(fabs(a), fabs(b)); }
+
+/* A disc of radius r at x is at least r from the wall at `wall`, up to the slack. */
+static int clear_of_wall(double x, double wall, double r)
+{
+  return fabs(x - wall) >= r - touch_slack(fmax(mag(x, wall), r), r);
+}
+
+/* A disc of radius r at (x, y) inside the box, up to the slack. */
+static int inside_box(const ms_scene *s, double x, double y, double r)
+{
+  return x >= s->box_min[0] && x <= s->box_max[0] && y >= s->box_min[1] && y <= s->box_max[1] &&
+         clear_of_wall(x, s->box_min[0], r) && clear_of_wall(x, s->box_max[0], r) &&
+         clear_of_wall(y, s->box_min[1], r) && clear_of_wall(y, s->box_max[1], r);
+}
+
+/* Index of a disc that a disc of radius r at (x, y) would overlap, or -1. Placement's
+ * own attempts test strictly (`slack` 0, which keeps the seed's positions as they
+ * were); explicit particles written as touching are tested with the slack. */
+static int hash_overlap_within(const disc_hash *h, double x, double y, double r, int slack)
 {
   int64_t cx = (int64_t)floor(x * h->inv_cell), cy = (int64_t)floor(y * h->inv_cell);
   for (int64_t j = cy - 1; j <= cy + 1; j++)
@@ -82,10 +113,30 @@ static int hash_overlap(const disc_hash *h, double x, double y, double r)
       for (int d = h->head[hash_bucket(h, i, j)]; d >= 0; d = h->next[d]) {
         double dx = x - h->x[d], dy = y - h->y[d];
         double sum = r + (h->r ? h->r[d] : h->r_all);
+        if (slack)
+          sum -= touch_slack(fmax(fmax(mag(x, y), mag(h->x[d], h->y[d])), sum), sum);
         if (dx * dx + dy * dy < sum * sum)
           return d;
       }
   return -1;
+}
+
+static int hash_overlap(const disc_hash *h, double x, double y, double r)
+{
+  return hash_overlap_within(h, x, y, r, 0);
+}
+
+/* Generated discs are placed in double and rounded to float: far from the origin
+ * the rounding can move them onto each other or out of the box. */
+static int unresolved(loader *ld, const section *sec, double x, double y)
+{
+  double at = mag(x, y);
+  double step = (double)nextafterf((float)at, INFINITY) - (double)(float)at;
+  return ms_ld_fail_key(ld, sec, "count",
+                        "positions at this distance from the origin (%g m) cannot be told apart "
+                        "in single precision, which the simulation computes in (floats are %g m "
+                        "apart there); move the box nearer the origin",
+                        at, step);
 }
 
 double ms_ld_disc_mass(double density, double r) { return density * MS_PI * r * r; }
@@ -132,11 +183,10 @@ static int place_explicit(loader *ld, disc_hash *h)
     const large_spec *l = &ld->large[i];
     const section *sec = &ld->sections[l->section];
     double x = l->position[0], y = l->position[1], r = l->radius;
-    if (x - r < s->box_min[0] || y - r < s->box_min[1] || x + r > s->box_max[0] ||
-        y + r > s->box_max[1])
+    if (!inside_box(s, x, y, r))
       return ms_ld_fail_key(ld, sec, "position", "disc of radius %g at (%g, %g) sticks out of the box",
                       r, x, y);
-    int other = hash_overlap(h, x, y, r);
+    int other = hash_overlap_within(h, x, y, r, 1);
     if (other >= 0)
       return ms_ld_fail_key(ld, sec, "position", "overlaps [%s]",
                       ld->sections[ld->large[other].section].name);
@@ -170,6 +220,8 @@ static int place_group(loader *ld, const group_spec *g, disc_hash *h, ms_rng *rn
     if (attempt == LARGE_ATTEMPTS)
       return ms_ld_fail_key(ld, &ld->sections[g->section], "count",
                       "could only place %ld of %ld particles without overlap", n, g->count);
+    if (!inside_box(s, x, y, r))
+      return unresolved(ld, &ld->sections[g->section], x, y);
     float vx = jitter(rng, g->velocity[0], g->spread);
     float vy = jitter(rng, g->velocity[1], g->spread);
     if (g->is_static)
@@ -179,21 +231,38 @@ static int place_group(loader *ld, const group_spec *g, disc_hash *h, ms_rng *rn
   return 1;
 }
 
+/* Neighbouring lattice sites a and b (b after a) 2r apart or more, up to the slack. */
+static int lattice_gap_ok(float a, float b, double r)
+{
+  return (double)b - (double)a >= 2.0 * r - touch_slack(fmax(mag(a, b), 2.0 * r), 2.0 * r);
+}
+
 static int place_lattice(loader *ld, const disc_hash *large)
 {
   ms_scene *s = ld->scene;
   const small_spec *sm = &ld->small;
   const double *reg = sm->region;
   double r = s->small_radius, pitch = sm->spacing * 2.0 * r;
+  const section *sec = &ld->sections[sm->section];
   long placed = 0;
+  float y_prev = 0.0f;
   for (long j = 0; placed < sm->count; j++) {
     float y = (float)(reg[1] + r + (double)j * pitch);
     if (y + r > reg[3])
       break;
+    /* The sites form a grid of rows and columns, so neighbours in a row and in a
+     * column being clear of each other after rounding is enough. */
+    if (j > 0 && !lattice_gap_ok(y_prev, y, r))
+      return unresolved(ld, sec, reg[0], y);
+    y_prev = y;
+    float x_prev = 0.0f;
     for (long i = 0; placed < sm->count; i++) {
       float x = (float)(reg[0] + r + (double)i * pitch);
       if (x + r > reg[2])
         break;
+      if ((i > 0 && !lattice_gap_ok(x_prev, x, r)) || !inside_box(s, x, y, r))
+        return unresolved(ld, sec, x, y);
+      x_prev = x;
       if (hash_overlap(large, x, y, r) >= 0)
         continue;
       s->small_pos[2 * placed] = x;
@@ -233,8 +302,10 @@ static int place_random(loader *ld, const disc_hash *large, ms_rng *rng)
       if (hash_overlap(large, x, y, r) < 0 && hash_overlap(&own, x, y, r) < 0)
         break;
     }
-    if (attempt == SMALL_ATTEMPTS) {
+    if (attempt == SMALL_ATTEMPTS || !inside_box(s, x, y, r)) {
       hash_free(&own);
+      if (attempt < SMALL_ATTEMPTS)
+        return unresolved(ld, sec, x, y);
       return ms_ld_fail_key(ld, sec, "count",
                       "could only place %d of %ld small particles without overlap", n,
                       sm->count);

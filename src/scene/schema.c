@@ -2,7 +2,9 @@
  * what each key sets, and the checks that need several keys at once. */
 #include "scene/loader.h"
 
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,6 +71,34 @@ int ms_ld_kind_of(const char *name, section_kind *kind)
   return 0;
 }
 
+/* Both modes step in float, and positions move by v dt + a dt^2 / 2: dt and dt^2 must
+ * be normal floats, or the steps would silently do nothing. */
+static int check_dt_float(loader *ld, double dt)
+{
+  float f = (float)dt;
+  if (!(f <= FLT_MAX))
+    return ms_ld_bad_value(ld, "%g does not fit in a float", dt);
+  float f2 = f * f;
+  if (!(f2 >= FLT_MIN))
+    return ms_ld_bad_value(ld, "%g s is too small for single precision, which the simulation "
+                               "steps in (dt = %g and dt^2 = %g there: x += v dt + a dt^2 / 2 "
+                               "would not move); use dt >= %.3g s",
+                           dt, (double)f, (double)f2, 1.1e-19);
+  return 1;
+}
+
+/* The speed check compares v^2 with max_speed^2 in float: the square must be a normal
+ * float, or the limit would silently be off (0) or never reached (Inf). */
+static int check_max_speed(loader *ld, float max_speed)
+{
+  float sq = max_speed * max_speed;
+  if (sq >= FLT_MIN && sq <= FLT_MAX)
+    return 1;
+  return ms_ld_bad_value(ld, "%g m/s: its square, which the speed check compares against, is "
+                             "%g in single precision; use a value between %.3g and %.3g m/s",
+                         (double)max_speed, (double)sq, 1.1e-19, 1.8e19);
+}
+
 static int set_simulation(loader *ld, const char *key, const char *v)
 {
   ms_scene *s = ld->scene;
@@ -84,10 +114,10 @@ static int set_simulation(loader *ld, const char *key, const char *v)
   }
   if (ms_ld_is(key, "dt")) {
     s->dt_line = ld->line;
-    return ms_ld_read_positive(ld, v, &s->dt_s);
+    return ms_ld_read_positive(ld, v, &s->dt_s) && check_dt_float(ld, s->dt_s);
   }
   if (ms_ld_is(key, "steps"))
-    return ms_ld_read_long(ld, v, 1, LONG_MAX, &s->steps);
+    return ms_ld_read_long(ld, v, 1, MS_STEPS_MAX, &s->steps);
   if (ms_ld_is(key, "iterations_per_frame"))
     return ms_ld_read_int(ld, v, 1, 1000, &s->iterations_per_frame);
   if (ms_ld_is(key, "seed"))
@@ -99,7 +129,7 @@ static int set_simulation(loader *ld, const char *key, const char *v)
     return ms_buffer_mode_parse(v, &s->buffers) ||
            ms_ld_bad_value(ld, "expected shared or copied, got '%s'", v);
   if (ms_ld_is(key, "max_speed"))
-    return ms_ld_read_positive_float(ld, v, &s->max_speed);
+    return ms_ld_read_positive_float(ld, v, &s->max_speed) && check_max_speed(ld, s->max_speed);
   return ms_ld_read_vec2f(ld, v, s->gravity); /* gravity */
 }
 
@@ -117,8 +147,8 @@ static int set_material(loader *ld, const char *key, const char *v)
     return 0;
   if (!(e > 0.0 && e <= 1.0))
     return ms_ld_bad_value(ld, "must be in (0, 1] (got %g)", e);
-  ld->scene->restitution = (float)e;
-  return 1;
+  /* The damping ratio takes log(e): e must stay a normal float. */
+  return ms_ld_positive_float(ld, e, &ld->scene->restitution);
 }
 
 static int set_grid(loader *ld, const char *key, const char *v)
@@ -280,9 +310,25 @@ static int check_region(loader *ld, const section *sec, const double r[4])
                   s->box_min[0], s->box_min[1], s->box_max[0], s->box_max[1]);
 }
 
+/* Masses are floats in the simulation (and divide forces): density * pi r^2 must be a
+ * normal float, or a particle would be weightless or infinitely heavy. */
+static int check_mass(loader *ld, const section *sec, double density, double r,
+                      const char *radius_key)
+{
+  float m = (float)ms_ld_disc_mass(density, r);
+  if (m >= FLT_MIN && m <= FLT_MAX)
+    return 1;
+  return ms_ld_fail_key(ld, sec, ms_ld_line_of(sec, "density") ? "density" : radius_key,
+                        "a disc of radius %g and density %g has mass %g kg in single precision, "
+                        "which the simulation computes in; it must lie between %g and %g kg",
+                        r, density, (double)m, (double)FLT_MIN, (double)FLT_MAX);
+}
+
 static int check_small(loader *ld, const section *sec)
 {
   small_spec *sm = &ld->small;
+  if (sm->count > 0 && !check_mass(ld, sec, ld->scene->small_density, ld->scene->small_radius, "radius"))
+    return 0;
   if (ms_ld_line_of(sec, "region") && !check_region(ld, sec, sm->region))
     return 0;
   if (sm->random && ms_ld_line_of(sec, "spacing"))
@@ -293,6 +339,8 @@ static int check_small(loader *ld, const section *sec)
 static int check_large(loader *ld, const section *sec)
 {
   const large_spec *l = &ld->large[sec->item];
+  if (!check_mass(ld, sec, l->density, l->radius, "radius"))
+    return 0;
   if (l->is_static && (l->velocity[0] != 0.0f || l->velocity[1] != 0.0f))
     return ms_ld_fail_key(ld, sec, "velocity", "a static particle must have velocity 0, 0");
   return 1;
@@ -304,7 +352,8 @@ static int check_group(loader *ld, const section *sec)
   if (g->radius_max < g->radius_min)
     return ms_ld_fail_key(ld, sec, "radius_max", "must be >= radius_min (%g > %g)",
                     (double)g->radius_min, (double)g->radius_max);
-  if (!check_region(ld, sec, g->region))
+  if (!check_region(ld, sec, g->region) || !check_mass(ld, sec, g->density, g->radius_min, "radius_min") ||
+      !check_mass(ld, sec, g->density, g->radius_max, "radius_max"))
     return 0;
   double d = 2.0 * g->radius_max;
   if (g->region[2] - g->region[0] < d || g->region[3] - g->region[1] < d)
@@ -317,6 +366,25 @@ static int check_group(loader *ld, const section *sec)
   return 1;
 }
 
+/* The collision grid has cells of one small diameter over the box; the simulation
+ * refuses more than MS_GRID_MAX_CELLS of them, so say so here, at the box's line. The
+ * arithmetic is the simulation's (src/collision/sim.c). */
+static int check_grid(loader *ld, const section *box)
+{
+  const ms_scene *s = ld->scene;
+  if (ld->small.count <= 0)
+    return 1; /* no small particles: one cell */
+  double w = s->box_max[0] - s->box_min[0], h = s->box_max[1] - s->box_min[1];
+  double cell = 2.0 * s->small_radius;
+  double nx = fmax(ceil(w / cell), 1.0), ny = fmax(ceil(h / cell), 1.0);
+  if (nx * ny <= (double)MS_GRID_MAX_CELLS)
+    return 1;
+  return ms_ld_fail_key(ld, box, "max",
+                        "the grid would need %.0f x %.0f cells of one small diameter (%g m), "
+                        "more than %ld; use a smaller box or larger small particles",
+                        nx, ny, cell, MS_GRID_MAX_CELLS);
+}
+
 int ms_ld_check_sections(loader *ld)
 {
   const ms_scene *s = ld->scene;
@@ -324,6 +392,8 @@ int ms_ld_check_sections(loader *ld)
   if (!(s->box_max[0] > s->box_min[0] && s->box_max[1] > s->box_min[1]))
     return ms_ld_fail_key(ld, box, "max", "must be greater than min in x and y (min = %g, %g)",
                     s->box_min[0], s->box_min[1]);
+  if (!check_grid(ld, box))
+    return 0;
   for (int i = 0; i < ld->section_count; i++) {
     const section *sec = &ld->sections[i];
     int ok = sec->kind == SEC_SMALL        ? check_small(ld, sec)

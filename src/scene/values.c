@@ -3,33 +3,30 @@
 #include "scene/loader.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <float.h>
-#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "core/number.h"
 #include "core/strtrim.h"
 
 /* One whole number: no trailing text, no NaN/Inf. */
 int ms_ld_parse_number(loader *ld, const char *text, double *out)
 {
+  switch (ms_number_double(text, out)) {
+  case MS_NUMBER_OK: return 1;
+  case MS_NUMBER_RANGE: return ms_ld_bad_value(ld, "number out of range: '%s'", text);
+  case MS_NUMBER_NOT_FINITE: return ms_ld_bad_value(ld, "NaN/Inf not allowed (got '%s')", text);
+  case MS_NUMBER_SYNTAX: break;
+  }
   char *end;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (end == text)
+  strtod(text, &end);
+  if (end == text || isspace((unsigned char)*text))
     return ms_ld_bad_value(ld, "expected a number, got '%s'", text);
-  if (*end)
-    return ms_ld_bad_value(ld, "expected a number, got '%s' (trailing '%s')", text, end);
-  if (isinf(v) && errno == ERANGE)
-    return ms_ld_bad_value(ld, "number out of range: '%s'", text);
-  if (!isfinite(v))
-    return ms_ld_bad_value(ld, "NaN/Inf not allowed (got '%s')", text);
-  *out = v;
-  return 1;
+  return ms_ld_bad_value(ld, "expected a number, got '%s' (trailing '%s')", text, end);
 }
 
 static int to_float(loader *ld, double v, float *out)
@@ -55,26 +52,31 @@ int ms_ld_read_positive(loader *ld, const char *text, double *out)
   return ms_ld_parse_number(ld, text, out) && positive(ld, *out);
 }
 
+/* The simulation computes in float: a positive value that rounds to 0 or to a
+ * denormal would silently switch its quantity off (a radius, a stiffness...). */
+int ms_ld_positive_float(loader *ld, double v, float *out)
+{
+  if (!positive(ld, v) || !to_float(ld, v, out))
+    return 0;
+  if (*out < FLT_MIN)
+    return ms_ld_bad_value(ld, "%g is too small for single precision, which the simulation "
+                               "computes in (it would be %g; the smallest normal float is %g)",
+                           v, (double)*out, (double)FLT_MIN);
+  return 1;
+}
+
 int ms_ld_read_positive_float(loader *ld, const char *text, float *out)
 {
   double v = 0.0;
-  return ms_ld_read_positive(ld, text, &v) && to_float(ld, v, out);
+  return ms_ld_parse_number(ld, text, &v) && ms_ld_positive_float(ld, v, out);
 }
 
 int ms_ld_read_long(loader *ld, const char *text, long lo, long hi, long *out)
 {
-  char *end;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (end == text || *end)
-    return ms_ld_bad_value(ld, "expected an integer, got '%s'", text);
-  if (errno == ERANGE || v < lo || v > hi) {
-    if (hi == LONG_MAX)
-      return ms_ld_bad_value(ld, "must be >= %ld (got %s)", lo, text);
-    return ms_ld_bad_value(ld, "must be between %ld and %ld (got %s)", lo, hi, text);
-  }
-  *out = v;
-  return 1;
+  char why[256];
+  ms_number_error err = ms_number_long(text, lo, hi, out);
+  return err == MS_NUMBER_OK ||
+         ms_ld_bad_value(ld, "%s", ms_number_explain(err, text, lo, hi, why, sizeof why));
 }
 
 int ms_ld_read_int(loader *ld, const char *text, int lo, int hi, int *out)
@@ -88,18 +90,12 @@ int ms_ld_read_int(loader *ld, const char *text, int lo, int hi, int *out)
 
 int ms_ld_read_seed(loader *ld, const char *text, uint64_t *out)
 {
-  /* strtoull would quietly wrap "-1" around, hence the digit check. */
-  if (!isdigit((unsigned char)text[0]))
-    return ms_ld_bad_value(ld, "expected an unsigned 64-bit integer, got '%s'", text);
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (*end)
-    return ms_ld_bad_value(ld, "expected an unsigned 64-bit integer, got '%s'", text);
-  if (errno == ERANGE)
+  switch (ms_number_u64(text, out)) {
+  case MS_NUMBER_OK: return 1;
+  case MS_NUMBER_RANGE:
     return ms_ld_bad_value(ld, "does not fit in an unsigned 64-bit integer (got %s)", text);
-  *out = (uint64_t)v;
-  return 1;
+  default: return ms_ld_bad_value(ld, "expected an unsigned 64-bit integer, got '%s'", text);
+  }
 }
 
 /* Exactly n comma-separated numbers, each rounded to float (positions and radii

@@ -1,0 +1,38 @@
+/* Numbers from text, one parser for the command line and the scene loader: the whole
+ * text must be the number (no leading blanks, no trailing text), integers are
+ * range-checked without wrapping around, reals must be finite. The same words explain
+ * a refusal everywhere ("must be between 1 and 4096 (got 0)"). */
+#ifndef MS_NUMBER_H
+#define MS_NUMBER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum ms_number_error {
+  MS_NUMBER_OK = 0,
+  MS_NUMBER_SYNTAX,    /* not a number, or text after it */
+  MS_NUMBER_RANGE,     /* an integer outside [lo, hi], or too large to represent */
+  MS_NUMBER_NOT_FINITE /* NaN or Inf written out */
+} ms_number_error;
+
+/* A decimal integer in [lo, hi] ("+5" and "-3" as strtol reads them). */
+ms_number_error ms_number_long(const char *text, long lo, long hi, long *out);
+
+/* An unsigned decimal integer of at most 64 bits; no sign. */
+ms_number_error ms_number_u64(const char *text, uint64_t *out);
+
+/* A finite real number as strtod reads it; MS_NUMBER_RANGE when it overflows a double. */
+ms_number_error ms_number_double(const char *text, double *out);
+
+/* The digits at the start of `text` as an integer in [lo, hi], for compound values
+ * such as "P:D/K"; *end points after them. At least one digit, no sign. */
+ms_number_error ms_number_digits(const char *text, long lo, long hi, long *out,
+                                 const char **end);
+
+/* Explains a refusal of ms_number_long/ms_number_digits for `text`: "expected an
+ * integer between LO and HI, got 'x'" or "must be between LO and HI (got x)" (">= LO"
+ * when hi is LONG_MAX). Returns buf. */
+const char *ms_number_explain(ms_number_error err, const char *text, long lo, long hi, char *buf,
+                              size_t size);
+
+#endif
