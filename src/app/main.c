@@ -92,7 +92,7 @@ static void usage(FILE *out)
         "from there instead of the copy built into the program), MIXSIM_FONT (the\n"
         "preview's .ttf font; default DejaVuSans.ttf).\n"
         "\n"
-        "Checkpoints (headless runs, both modes):\n"
+        "Checkpoints (headless and --frames/--screenshot runs, both modes):\n"
         "      --checkpoint FILE      write the complete state to FILE at the end, on\n"
         "                             SIGINT/SIGTERM, and every K steps if asked\n"
         "      --checkpoint-every K   ... every K steps\n"
