@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Faults injected from outside: an exploding system, a NaN planted in a checkpoint, a
 # grid larger than the device can allocate. Each must stop with the documented exit
-# code and a message naming what went wrong — and nothing silently lost.
+# code and a message naming what went wrong — and nothing silently lost: the last good
+# state is finite and resumes in every pipeline x buffer mode, and no failure hangs.
 # usage: failure.sh MIXSIM SOURCE_ROOT
 set -u
 exe=$(realpath "$1")
@@ -78,8 +79,76 @@ INI
   [ $rc -eq 1 ] && grep -q "grid index" err && grep -q "CL_DEVICE_MAX_MEM_ALLOC_SIZE" err
 }
 
+# The last good state after a failure, in all four pipeline x buffer modes: the same
+# step in each, and it resumes (a non-finite state would be refused on loading).
+last_good_every_mode() { # scene, expected message
+  local scene=$root/tests/scenes/$1 want=$2 p b at first=
+  for p in naive reordered; do
+    for b in shared copied; do
+      rm -f "$tmp/m.ck"
+      timeout -s KILL 120 "$exe" -q -p $p -b $b --checkpoint "$tmp/m.ck" "$scene" >/dev/null 2>err
+      local rc=$?
+      at=$(sed -n "s/.*last good state (step \([0-9]*\)).*/\1/p" err)
+      echo "    $1 $p/$b: exit $rc, last good step ${at:-none}"
+      [ $rc -eq 4 ] && grep -q "$want" err && [ -n "$at" ] || { cat err; return 1; }
+      [ -z "$first" ] && first=$at
+      [ "$at" = "$first" ] || return 1
+      timeout -s KILL 120 "$exe" -q -p $p -b $b -n "$at" --resume "$tmp/m.ck" "$scene" >out 2>err ||
+        { cat err; return 1; }
+      grep -q "(step $at)" out || return 1
+    done
+  done
+}
+
+test_last_good_state_resumes_in_every_mode() {
+  last_good_every_mode overflow_nan.ini "has a non-finite position" &&
+    last_good_every_mode exploding.ini "moves faster than max_speed"
+}
+
+# A numerical failure while the other thread waits at a sync point used to leave the
+# rendezvous half-counted, and the replay for the last good state deadlocked at 0 % CPU,
+# deaf to signals. Each run must end with exit 4 (not time out).
+ends_with_4() { # scene, then options
+  local scene=$1 rc
+  shift
+  timeout -s KILL 120 "$exe" -q "$@" "$scene" >/dev/null 2>err
+  rc=$?
+  echo "    $(basename "$scene") $*: exit $rc"
+  [ $rc -eq 4 ] && grep -q "last good state (step" err || { cat err; return 1; }
+}
+
+test_exit_4_never_hangs() {
+  sed '/^\[simulation\]/a max_speed = 1' "$root/scenes/mixed.ini" >slow.ini
+  local p b
+  for p in naive reordered; do
+    for b in shared copied; do
+      ends_with_4 slow.ini -n 2000 -p $p -b $b || return 1
+      ends_with_4 slow.ini -n 2000 -p $p -b $b --checkpoint "$tmp/h.ck" || return 1
+    done
+  done
+}
+
+# Two more ways to blow the mixed scene up. Either the run ends with exit 4, or the
+# value is refused up front (exit 2, naming its line); it never hangs.
+ends_with_4_or_refused() { # scene, key
+  timeout -s KILL 120 "$exe" -q -n 2000 "$1" >/dev/null 2>err
+  local rc=$?
+  echo "    $2: exit $rc"
+  [ $rc -eq 4 ] || { [ $rc -eq 2 ] && grep -q "$2" err; } || { cat err; return 1; }
+}
+
+test_huge_velocity_and_tiny_restitution_end() {
+  sed 's/^velocity = 0, 0$/velocity = 3e38, 0/' "$root/scenes/mixed.ini" >fast.ini
+  sed 's/^restitution = .*/restitution = 1e-300/' "$root/scenes/mixed.ini" >soft.ini
+  grep -q "^velocity = 3e38, 0" fast.ini && ends_with_4_or_refused fast.ini velocity &&
+    ends_with_4_or_refused soft.ini restitution
+}
+
 check test_exploding_scene_exit_4_and_last_good_state
 check test_overflow_to_nan_exit_4_names_particle
 check test_nan_planted_in_checkpoint_refused
 check test_grid_beyond_device_limit_exit_1_names_sizes
+check test_last_good_state_resumes_in_every_mode
+check test_exit_4_never_hangs
+check test_huge_velocity_and_tiny_restitution_end
 finish

@@ -84,29 +84,41 @@ static ms_status diagnose(ms_gravity *g, run_log *log, const ms_gravity_cli *c, 
   return MS_OK;
 }
 
-/* After a numerical failure: replays from `good` (the state before the failing chunk)
- * one step at a time, which fails at the same step since runs are deterministic, and
- * writes the last state before it as a checkpoint. */
-static void write_last_good(ms_gravity *g, ms_gravity_state *good, const ms_gravity_cli *c,
-                            uint32_t scene_id)
+/* After a numerical failure in the chunk from `good` (the state before it) to step
+ * `end`: replays it one step at a time, which fails at the same step since runs are
+ * deterministic, and writes the last state before it as a checkpoint. A signal cuts the
+ * replay short: the good state reached so far is written instead, and said to be earlier. */
+static void write_last_good(ms_gravity *g, ms_gravity_state *good, long end,
+                            const ms_gravity_cli *c, uint32_t scene_id)
 {
   const char *path = c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt";
   double e0 = ms_gravity_initial_energy(g);
   if (ms_gravity_restore(g, good->step, good->pos, good->vel, e0))
     return;
-  for (;;) {
+  int failed = 0, stopped = 0;
+  while (!failed && !stopped && ms_gravity_step(g) < end) {
     ms_gravity_state next;
     if (ms_gravity_read_state(g, &next))
       return;
     ms_gravity_state_free(good);
     *good = next;
-    if (ms_gravity_advance(g, 1))
-      break;
+    stopped = c->stop && *c->stop;
+    failed = !stopped && ms_gravity_advance(g, 1) != MS_OK;
+    stopped |= !failed && ms_gravity_step(g) == good->step;
+  }
+  if (!failed && !stopped) {
+    ms_warn("the replay did not fail again before step %ld; no last good state written", end);
+    return;
   }
   if (ms_gravity_restore(g, good->step, good->pos, good->vel, e0) == MS_OK &&
-      ms_checkpoint_save_gravity(path, g, scene_id) == MS_OK)
-    fprintf(stderr, "mixsim: the last good state (step %ld) is in '%s' (--resume it)\n",
-            good->step, path);
+      ms_checkpoint_save_gravity(path, g, scene_id) == MS_OK) {
+    if (failed)
+      fprintf(stderr, "mixsim: the last good state (step %ld) is in '%s' (--resume it)\n",
+              good->step, path);
+    else
+      fprintf(stderr, "mixsim: stopped while replaying for the last good state; the good state "
+                      "of step %ld (before the failure) is in '%s'\n", good->step, path);
+  }
 }
 
 /* Runs up to step `total` (a resumed run starts past 0), in chunks that end at
@@ -129,7 +141,7 @@ static ms_status run(ms_gravity *g, long total, long every, run_log *log, const 
     st = ms_gravity_advance(g, chunk);
     double wall = ms_now() - t0;
     if (st == MS_ERR_NUMERIC)
-      write_last_good(g, &good, c, scene_id);
+      write_last_good(g, &good, step + chunk, c, scene_id);
     ms_gravity_state_free(&good);
     if (st)
       break;

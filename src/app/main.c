@@ -12,6 +12,7 @@
 #include "cl/runtime.h"
 #include "core/number.h"
 #include "app/gravity_cli.h"
+#include "app/run.h"
 #include "mixsim/checkpoint.h"
 #include "mixsim/mixsim.h"
 #include "preview/preview.h"
@@ -95,7 +96,7 @@ static void usage(FILE *out)
         "from there instead of the copy built into the program), MIXSIM_FONT (the\n"
         "preview's .ttf font; default DejaVuSans.ttf).\n"
         "\n"
-        "Checkpoints (headless runs, both modes):\n"
+        "Checkpoints (headless and --frames/--screenshot runs, both modes):\n"
         "      --checkpoint FILE      write the complete state to FILE at the end, on\n"
         "                             SIGINT/SIGTERM, and every K steps if asked\n"
         "      --checkpoint-every K   ... every K steps\n"
@@ -356,85 +357,6 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
   return -1;
 }
 
-static void progress(long done, long total, double elapsed)
-{
-  double rate = elapsed > 0 ? (double)done / elapsed : 0.0;
-  double eta = rate > 0 ? (double)(total - done) / rate : 0.0;
-  fprintf(stderr, "\rmixsim: step %ld/%ld  %.0f it/s  ETA %.1f s   ", done, total, rate, eta);
-}
-
-typedef struct run_ckpt {
-  const char *path; /* NULL: no checkpoints */
-  long every;
-  uint32_t scene_id;
-  const char *last_good; /* where a numerical failure leaves the last good state */
-} run_ckpt;
-
-/* After a numerical failure: replays from the snapshot taken before the failing chunk,
- * one iteration at a time (runs are deterministic, so it fails at the same step), and
- * writes the state just before the failure as a checkpoint. */
-static void write_last_good(ms_sim *sim, ms_snapshot *snap, const run_ckpt *ck)
-{
-  ms_snapshot *good = NULL;
-  if (!snap || ms_snapshot_restore(sim, snap))
-    return;
-  for (;;) {
-    ms_snapshot *next = NULL;
-    if (ms_snapshot_take(sim, &next))
-      break;
-    ms_snapshot_free(good);
-    good = next;
-    if (ms_sim_advance(sim, 1))
-      break;
-  }
-  if (good && ms_snapshot_save(ck->last_good, good, ck->scene_id) == MS_OK)
-    fprintf(stderr, "mixsim: the last good state (step %ld) is in '%s' (--resume it)\n",
-            ms_snapshot_step(good), ck->last_good);
-  ms_snapshot_free(good);
-}
-
-/* Advances in chunks of about a quarter second, to show progress, up to step `total`,
- * stopping at checkpoint boundaries and, after a signal, at the next iteration. */
-static ms_status run(ms_sim *sim, long total, int show, double *wall, const run_ckpt *ck)
-{
-  long chunk = 1, start = ms_sim_step(sim);
-  double t0 = ms_now();
-  g_running = sim;
-  if (g_signal)
-    ms_sim_request_stop(sim);
-  ms_status st = MS_OK;
-  ms_snapshot *snap = NULL;
-  while (!st && ms_sim_step(sim) < total && !ms_sim_stop_requested(sim)) {
-    long step = ms_sim_step(sim), n = chunk < total - step ? chunk : total - step;
-    if (ck && ck->path && ck->every)
-      n = n < ck->every - step % ck->every ? n : ck->every - step % ck->every;
-    if (ck && ck->last_good) {
-      ms_snapshot_free(snap);
-      if ((st = ms_snapshot_take(sim, &snap)))
-        break;
-    }
-    double c0 = ms_now();
-    st = ms_sim_advance(sim, n);
-    double dt = ms_now() - c0;
-    if (st == MS_ERR_NUMERIC && ck && ck->last_good)
-      write_last_good(sim, snap, ck);
-    if (!st && ck && ck->path && ck->every && ms_sim_step(sim) % ck->every == 0)
-      st = ms_checkpoint_save(ck->path, sim, ck->scene_id);
-    if (dt < 0.125 && chunk < (1L << 20))
-      chunk *= 2;
-    else if (dt > 0.5 && chunk > 1)
-      chunk /= 2;
-    if (show)
-      progress(ms_sim_step(sim) - start, total - start, ms_now() - t0);
-  }
-  ms_snapshot_free(snap);
-  g_running = NULL;
-  *wall = ms_now() - t0;
-  if (show)
-    fputc('\n', stderr);
-  return st;
-}
-
 static void say_headless(const cli *c, const char *why)
 {
   if (c->quiet)
@@ -448,34 +370,41 @@ static void say_headless(const cli *c, const char *why)
     fprintf(stderr, "mixsim: %s; running headless\n", why);
 }
 
-/* The window where a display is available, offscreen frames when asked for, else the
- * headless run. The window runs until the user quits and may replace *sim (reset). */
+/* The window where a display is available, else the run loop (app/run.c): offscreen
+ * frames when asked for, or headless. The window runs until the user quits (or a
+ * signal) and may replace *sim (reset); the run loop resumes and checkpoints. */
 static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
                             const ms_sim_options *opt, long steps, double *wall)
 {
   ms_preview_options po = {scene->iterations_per_frame, c->frames_dir, c->every,
-                           c->screenshot, c->script, c->quiet};
-  if (c->frames_dir || c->screenshot)
-    return ms_preview_offscreen(*sim, steps, &po, wall);
+                           c->screenshot, c->script, c->quiet, &g_signal};
+  int offscreen = c->frames_dir || c->screenshot;
   char why[256];
-  if (!c->headless && ms_preview_open_display(why, sizeof why)) {
+  if (!offscreen && !c->headless && ms_preview_open_display(why, sizeof why)) {
     double t0 = ms_now();
     ms_status st = ms_preview_window(sim, scene, opt, &po);
     *wall = ms_now() - t0;
     return st;
   }
-  say_headless(c, why);
-  run_ckpt ck = {c->checkpoint, c->checkpoint_every, 0,
-                 c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt"};
-  ms_status st = ms_scene_identity(c->scene, &ck.scene_id);
+  if (!offscreen)
+    say_headless(c, why);
+  ms_run_plan plan = {steps, !c->quiet && isatty(fileno(stderr)), c->checkpoint,
+                      c->checkpoint_every, 0, c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt",
+                      offscreen ? &po : NULL};
+  ms_status st = ms_scene_identity(c->scene, &plan.scene_id);
   if (!st && c->resume)
-    st = resume_from(c->resume, *sim, ck.scene_id, steps);
+    st = resume_from(c->resume, *sim, plan.scene_id, steps);
   if (st)
     return st;
-  st = run(*sim, steps, !c->quiet && isatty(fileno(stderr)), wall, &ck);
+  /* A signal from here on stops the run at the next iteration. */
+  g_running = *sim;
+  if (g_signal)
+    ms_sim_request_stop(*sim);
+  st = ms_app_run(*sim, &plan, wall);
+  g_running = NULL;
   /* The state at the end or where a signal stopped the run. */
   if (!st && c->checkpoint)
-    note_output(ms_checkpoint_save(c->checkpoint, *sim, ck.scene_id), "--checkpoint");
+    note_output(ms_checkpoint_save(c->checkpoint, *sim, plan.scene_id), "--checkpoint");
   return st;
 }
 
@@ -504,9 +433,12 @@ static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_sc
   ms_gravity_options opt = {g->devices, g->kernel, g->burst, NULL};
   ms_gravity *grav = NULL;
   ms_status st = ms_gravity_create(scene, &opt, &grav);
-  ms_preview_options po = {scene->iterations_per_frame, NULL, 1, NULL, c->script, c->quiet};
-  if (!st)
+  ms_preview_options po = {scene->iterations_per_frame, NULL, 1, NULL, c->script, c->quiet,
+                           &g_signal};
+  if (!st) {
+    ms_gravity_set_stop_flag(grav, &g_signal); /* a signal ends the advance under way */
     st = ms_preview_gravity_window(grav, scene, &po);
+  }
   ms_gravity_destroy(grav);
   return st ? fail(st) : 0;
 }

@@ -20,6 +20,14 @@
  * positions, which do not change between the end of one iteration and the start of
  * the next (unless the user moves a particle, which clears grid_current). Both orders
  * do the same arithmetic in the same order, so they give the same state bit for bit.
+ *
+ * Every advance ends with the grid of its final state built, because building it is
+ * what checks the small particles (NaN/Inf, max_speed): reordered builds it in its last
+ * iteration anyway; naive builds it once more after its last iteration, and its first
+ * iteration of the next advance uses that grid instead of building the same one again.
+ * So a state an advance returns has been checked in both orders, and a failure found in
+ * an advance belongs to a state that advance made: the last-good-state replay and the
+ * checkpoints never take an unchecked state for a good one.
  */
 #include "collision/pipeline.h"
 
@@ -50,22 +58,39 @@ static ms_status meet(ms_sim *s, ms_thread_id thread, ms_phase wait_phase)
       return st_;                                                                    \
   } while (0)
 
+/* The test-only planted fault (sim_internal.h): fails here if this is its point. */
+static ms_status fault(ms_sim *s, ms_thread_id thread, ms_fault_point point, long step)
+{
+  const ms_fault *f = &s->fault;
+  if (!f->armed || f->step != step || f->thread != thread || f->point != point)
+    return MS_OK;
+  if (f->stop_too)
+    ms_sim_request_stop(s);
+  return ms_fail(MS_ERR_NUMERIC, "step %ld: planted fault (%s thread, point %d)", step,
+                 thread == MS_THREAD_GPU ? "GPU manager" : "CPU worker", (int)point);
+}
+
 static ms_status gpu_iteration(ms_sim *s, ms_pipeline p, long step)
 {
-  if (p == MS_PIPELINE_NAIVE || !s->grid_current)
+  /* Naive builds here every iteration (the integration made the grid stale) but the
+   * first of an advance, whose grid the previous advance built to check its end. */
+  if (!s->grid_current)
     TRY(ms_gpu_build_grid(s, step));
+  TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BEFORE_SYNC1, step));
   TRY(meet(s, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC1));
   TRY(ms_gpu_collide(s));
+  TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BETWEEN_SYNCS, step));
   TRY(meet(s, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC2));
   TRY(ms_gpu_integrate(s));
   if (p == MS_PIPELINE_REORDERED)
     TRY(ms_gpu_build_grid(s, step + 1));
-  return MS_OK;
+  return fault(s, MS_THREAD_GPU, MS_FAULT_AFTER_SYNC2, step);
 }
 
 static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
 {
   ms_trace *t = &s->trace;
+  TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BEFORE_SYNC1, step));
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
   double t0 = ms_now();
   TRY(ms_buffers_host_begin(&s->buf, &s->cl));
@@ -78,6 +103,7 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
     ms_cpu_large_large(s);
     ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
   }
+  TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BETWEEN_SYNCS, step));
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC2));
   t0 = ms_now();
   if (p == MS_PIPELINE_REORDERED) {
@@ -86,7 +112,7 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   }
   TRY(ms_cpu_integrate(s, step));
   ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_INTEGRATE, t0);
-  return MS_OK;
+  return fault(s, MS_THREAD_CPU, MS_FAULT_AFTER_SYNC2, step);
 }
 
 static void *gpu_manager_main(void *arg)
@@ -102,6 +128,9 @@ static void *gpu_manager_main(void *arg)
     }
     job->status = gpu_iteration(s, s->pipeline, s->step + job->done);
   }
+  /* Naive: check the final state now (see the top of this file). */
+  if (!job->status && job->done > 0 && !s->grid_current)
+    job->status = ms_gpu_build_grid(s, s->step + job->done);
   ms_status fin = ms_gpu_finish(s);
   if (!job->status)
     job->status = fin;
@@ -129,7 +158,9 @@ ms_status ms_pipeline_run(ms_sim *s, long iterations)
 {
   thread_job gpu = {s, iterations, MS_OK, 0}, cpu = {s, iterations, MS_OK, 0};
   pthread_t gpu_thread, cpu_thread;
-  s->sync.aborted = 0;
+  /* Nothing of an earlier advance may linger in the rendezvous: an aborted one leaves
+   * it aborted, and without this a replay would start from its leftovers. */
+  ms_sync_reset(&s->sync);
   s->halted = 0;
   ms_trace_begin_advance(&s->trace);
   double t0 = ms_now();

@@ -28,6 +28,22 @@ typedef struct ms_grid {
   size_t n_cells;
 } ms_grid;
 
+/* Testing only: a fault planted at one point of one iteration of one thread, so tests
+ * can fail a run there (tests/test_failure.c sets it; nothing else does). */
+typedef enum ms_fault_point {
+  MS_FAULT_BEFORE_SYNC1,
+  MS_FAULT_BETWEEN_SYNCS,
+  MS_FAULT_AFTER_SYNC2
+} ms_fault_point;
+
+typedef struct ms_fault {
+  int armed;
+  long step;           /* the iteration that fails (every time it runs: replays too) */
+  ms_thread_id thread; /* MS_THREAD_GPU or MS_THREAD_CPU */
+  ms_fault_point point;
+  int stop_too; /* also request a stop when it fires, as a signal arriving then would */
+} ms_fault;
+
 struct ms_sim {
   /* Parameters, as floats shared with the kernels. */
   float dt, gx, gy, k;
@@ -62,6 +78,7 @@ struct ms_sim {
   ms_trace trace;
   ms_sim_stats stats;
   int outside_warned;
+  ms_fault fault; /* testing only; see above */
 };
 
 /* Puts the sim into a saved state (checkpoint.c): small particles uploaded, large ones

@@ -16,6 +16,15 @@ void ms_sync_destroy(ms_sync *s)
   pthread_mutex_destroy(&s->lock);
 }
 
+void ms_sync_reset(ms_sync *s)
+{
+  pthread_mutex_lock(&s->lock);
+  s->arrived = 0;
+  s->generation = 0;
+  s->aborted = 0;
+  pthread_mutex_unlock(&s->lock);
+}
+
 int ms_sync_meet(ms_sync *s)
 {
   pthread_mutex_lock(&s->lock);
@@ -33,6 +42,10 @@ int ms_sync_meet(ms_sync *s)
       pthread_cond_wait(&s->cond, &s->lock);
   }
   int rc = (gen == s->generation) ? -1 : 0;
+  /* Released by the abort, not by the partner: take the arrival back, so the count
+   * never outlives the meeting it belonged to. */
+  if (rc)
+    s->arrived--;
   pthread_mutex_unlock(&s->lock);
   return rc;
 }

@@ -16,8 +16,13 @@ typedef struct ms_sync {
 void ms_sync_init(ms_sync *s);
 void ms_sync_destroy(ms_sync *s);
 
-/* Waits until both threads have arrived. Returns 0, or -1 once aborted. */
+/* Waits until both threads have arrived. Returns 0, or -1 once aborted: an abort
+ * releases a waiting thread and every later meeting, until the next reset. */
 int ms_sync_meet(ms_sync *s);
 void ms_sync_abort(ms_sync *s);
+
+/* Back to the state of a fresh rendezvous (nobody arrived, not aborted). Call only
+ * while no thread uses it: between advances, with both threads joined. */
+void ms_sync_reset(ms_sync *s);
 
 #endif

@@ -42,6 +42,7 @@ typedef struct handoff {
   int fresh;       /* ... not yet taken by the window */
   int stopped;     /* the driver has ended, with `status` */
   ms_status status;
+  ms_sim *live;    /* the driver's simulation; NULL while a reset replaces it */
 } handoff;
 
 typedef struct driver {
@@ -79,6 +80,17 @@ static ms_status publish(driver *d, const commands *c)
   return MS_OK;
 }
 
+/* The window may ask the live simulation to stop (a signal) at any time: the pointer
+ * changes only under the lock, and a simulation born after the quit stops at once. */
+static void set_live(handoff *k, ms_sim *sim)
+{
+  pthread_mutex_lock(&k->lock);
+  k->live = sim;
+  if (sim && k->quit)
+    ms_sim_request_stop(sim);
+  pthread_mutex_unlock(&k->lock);
+}
+
 /* Recreates the simulation from the scene, keeping the live buffer and pipeline modes. */
 static ms_status reset(driver *d)
 {
@@ -86,9 +98,11 @@ static ms_status reset(driver *d)
   sc.pipeline = ms_sim_pipeline(d->sim);
   sc.buffers = ms_sim_buffers(d->sim);
   ms_session_leave(&d->session, d->sim);
+  set_live(d->k, NULL);
   ms_sim_destroy(d->sim);
   d->sim = NULL;
   ms_status st = ms_sim_create(&sc, &d->opt, &d->sim);
+  set_live(d->k, d->sim);
   if (!st)
     ms_session_enter(&d->session, d->sim);
   d->rate_t0 = ms_now();
@@ -371,6 +385,7 @@ ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_op
   w.log = po->script != NULL;
   w.cmd = (commands){.ipf = po->iterations_per_frame > 0 ? po->iterations_per_frame : 1,
                      .drag = -1};
+  k.live = *sim;
   d = (driver){.k = &k, .sim = *sim, .scene = scene, .opt = *opt, .ipf = w.cmd.ipf,
                .log = po->script != NULL, .rate_t0 = ms_now(), .rate_step0 = ms_sim_step(*sim)};
   int running = 0;
@@ -388,16 +403,21 @@ ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_op
     else
       running = 1;
   }
+  /* A signal ends the window like Q, and stops the advance under way at its next
+   * iteration rather than letting it finish its frame. */
+  int signalled = 0;
   for (long frame = 0; running; frame++) {
     double t0 = ms_now();
     ms_script_inject(&script, frame);
-    if (window_frame(&w, &k, &st))
+    if ((signalled = po->stop && *po->stop) || window_frame(&w, &k, &st))
       break;
     ms_window_pace(t0); /* without vsync, keep to 60 Hz */
   }
   if (running) {
     pthread_mutex_lock(&k.lock);
     k.quit = 1;
+    if (signalled && k.live)
+      ms_sim_request_stop(k.live);
     pthread_cond_signal(&k.wake);
     pthread_mutex_unlock(&k.lock);
     pthread_join(thread, NULL);

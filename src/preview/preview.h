@@ -4,6 +4,7 @@
 #ifndef MS_PREVIEW_H
 #define MS_PREVIEW_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "mixsim/gravity.h"
@@ -16,6 +17,9 @@ typedef struct ms_preview_options {
   const char *screenshot;   /* offscreen: write the final frame here */
   const char *script;       /* window: "FRAME:KEY,..." key presses to inject (testing) */
   int quiet;
+  /* Set (by a SIGINT/SIGTERM handler) to end a window as if the user quit: the
+   * running advance stops after its current iteration. NULL: none. */
+  const volatile sig_atomic_t *stop;
 } ms_preview_options;
 
 /* 1 when the program was built with the preview. */
@@ -39,10 +43,13 @@ ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_op
 ms_status ms_preview_gravity_window(ms_gravity *g, const ms_scene *scene,
                                     const ms_preview_options *po);
 
-/* Runs `steps` iterations, iterations_per_frame at a time, drawing with SDL's software
- * renderer: every `every`-th frame to frames_dir (numbered from 0, starting with the
- * initial state), and the final frame to `screenshot`. `*wall_s` is the loop's time. */
-ms_status ms_preview_offscreen(ms_sim *sim, long steps, const ms_preview_options *po,
-                               double *wall_s);
+/* Offscreen drawing with SDL's software renderer, no display needed: the picture the
+ * window would show of the simulation's current state (its timing bar: the last
+ * advance), written to a PNG file. */
+typedef struct ms_offscreen ms_offscreen;
+ms_status ms_offscreen_open(ms_offscreen **out);
+ms_status ms_offscreen_draw(ms_offscreen *o, ms_sim *sim, int iterations_per_frame,
+                            const char *path);
+void ms_offscreen_close(ms_offscreen *o);
 
 #endif

@@ -145,7 +145,9 @@ ms_status ms_preview_gravity_window(ms_gravity *g, const ms_scene *scene,
     gw.ui.view_radius = ms_render_gravity_extent(f);
   double rate_t0 = ms_now(), rate = 0.0;
   long rate_step0 = f ? f->step : 0;
-  for (long frame = 0; !st && !gw.quit; frame++) {
+  /* A signal ends the window like Q (the advance under way stops early on the same
+   * flag, set by the program with ms_gravity_set_stop_flag). */
+  for (long frame = 0; !st && !gw.quit && !(po->stop && *po->stop); frame++) {
     double t0 = ms_now();
     ms_script_inject(&script, frame);
     SDL_Event e;

@@ -26,11 +26,19 @@ ms_status ms_preview_gravity_window(ms_gravity *g, const ms_scene *scene,
   return ms_fail(MS_ERR_INPUT, "built without SDL2: no preview window");
 }
 
-ms_status ms_preview_offscreen(ms_sim *sim, long steps, const ms_preview_options *po,
-                               double *wall_s)
+ms_status ms_offscreen_open(ms_offscreen **out)
 {
-  (void)sim, (void)steps, (void)po, (void)wall_s;
+  *out = NULL;
   return ms_fail(MS_ERR_INPUT, "--frames/--screenshot: mixsim was built without SDL2 "
                                "(install libsdl2-dev, libsdl2-ttf-dev and libpng-dev, then "
                                "meson setup with -Dsdl=enabled)");
 }
+
+ms_status ms_offscreen_draw(ms_offscreen *o, ms_sim *sim, int iterations_per_frame,
+                            const char *path)
+{
+  (void)o, (void)sim, (void)iterations_per_frame, (void)path;
+  return ms_fail(MS_ERR_INPUT, "built without SDL2: no offscreen frames");
+}
+
+void ms_offscreen_close(ms_offscreen *o) { (void)o; }

@@ -1,0 +1,185 @@
+/* The collision-mode run loop shared by headless and offscreen (--frames, --screenshot)
+ * runs, so both resume, checkpoint, stop on a signal and leave the last good state in
+ * the same way. It advances in chunks that end where something is due: a progress
+ * update (chunks of about a quarter second), a periodic checkpoint, an offscreen frame. */
+#include "app/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "io/output_file.h"
+#include "mixsim/checkpoint.h"
+
+/* Offscreen drawing: frame f shows the state after f frames of `ipf` iterations from
+ * where the run began (frame 0: that state), as the window would; only every
+ * `every`-th is written, numbered without gaps. */
+typedef struct frames {
+  const ms_preview_options *po;
+  ms_offscreen *canvas;
+  long ipf, start, written, drawn_at; /* drawn_at: the step of the last frame drawn */
+  char *path;
+} frames;
+
+static ms_status frames_draw_due(frames *f, ms_sim *sim, long total)
+{
+  long step = ms_sim_step(sim), done = step - f->start;
+  if (!f->po || !f->po->frames_dir || step == f->drawn_at)
+    return MS_OK;
+  if (done % f->ipf != 0 && step != total)
+    return MS_OK; /* stopped inside a frame: no picture of half a frame */
+  long index = (done + f->ipf - 1) / f->ipf;
+  f->drawn_at = step;
+  if (index % f->po->every != 0)
+    return MS_OK;
+  size_t n = strlen(f->po->frames_dir) + 32;
+  char *path = realloc(f->path, n);
+  if (!path)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  f->path = path;
+  snprintf(path, n, "%s/frame_%06ld.png", f->po->frames_dir, f->written);
+  ms_status st = ms_offscreen_draw(f->canvas, sim, (int)f->ipf, path);
+  if (!st)
+    f->written++;
+  return st;
+}
+
+static ms_status frames_open(frames *f, const ms_preview_options *po, ms_sim *sim, long total)
+{
+  memset(f, 0, sizeof *f);
+  f->po = po;
+  f->start = ms_sim_step(sim);
+  f->drawn_at = -1;
+  if (!po)
+    return MS_OK;
+  f->ipf = po->iterations_per_frame > 0 ? po->iterations_per_frame : 1;
+  ms_status st = ms_offscreen_open(&f->canvas);
+  if (!st && po->frames_dir)
+    st = ms_output_make_dir(po->frames_dir); /* checked before the run: one level */
+  return st ? st : frames_draw_due(f, sim, total);
+}
+
+/* How far the next chunk may go from `step` before a frame is due. The screenshot is
+ * drawn after a last chunk of one frame, so its timing bar shows one frame's work. */
+static long frames_room(const frames *f, long step, long total)
+{
+  if (!f->po)
+    return total - step;
+  if (f->po->frames_dir)
+    return f->ipf - (step - f->start) % f->ipf;
+  long last = f->ipf < total - f->start ? f->ipf : total - f->start;
+  return step < total - last ? total - last - step : total - step;
+}
+
+static ms_status frames_close(frames *f, ms_sim *sim, ms_status st)
+{
+  if (!f->po)
+    return st;
+  if (!st && f->po->screenshot) {
+    st = ms_offscreen_draw(f->canvas, sim, (int)f->ipf, f->po->screenshot);
+    if (!st && !f->po->quiet)
+      fprintf(stderr, "mixsim: wrote %s\n", f->po->screenshot);
+  }
+  if (f->po->frames_dir && f->written && !f->po->quiet)
+    fprintf(stderr, "mixsim: wrote %ld frames to %s/frame_%06d.png ...\n", f->written,
+            f->po->frames_dir, 0);
+  ms_offscreen_close(f->canvas);
+  free(f->path);
+  return st;
+}
+
+static void progress(long done, long total, double elapsed)
+{
+  double rate = elapsed > 0 ? (double)done / elapsed : 0.0;
+  double eta = rate > 0 ? (double)(total - done) / rate : 0.0;
+  fprintf(stderr, "\rmixsim: step %ld/%ld  %.0f it/s  ETA %.1f s   ", done, total, rate, eta);
+}
+
+/* After a numerical failure in the chunk that began at `snap` and was to end at step
+ * `end`: replays it one iteration at a time (runs are deterministic, so it fails at the
+ * same step; every advance checks the state it makes, so the state before the failing
+ * one is good) and writes that state as a checkpoint. A stop request cuts the replay
+ * short: the good state reached so far is written instead, and said to be earlier. */
+static void write_last_good(ms_sim *sim, ms_snapshot *snap, long end, const ms_run_plan *p)
+{
+  ms_snapshot *good = NULL;
+  if (!snap || ms_snapshot_restore(sim, snap))
+    return;
+  int stopped = 0, failed = 0;
+  while (!stopped && !failed && ms_sim_step(sim) < end) {
+    ms_snapshot *next = NULL;
+    if (ms_snapshot_take(sim, &next))
+      break;
+    ms_snapshot_free(good);
+    good = next;
+    long before = ms_sim_step(sim);
+    stopped = ms_sim_stop_requested(sim);
+    failed = !stopped && ms_sim_advance(sim, 1) != MS_OK;
+    stopped |= !failed && ms_sim_step(sim) == before;
+  }
+  if (good && (failed || stopped) && ms_snapshot_save(p->last_good, good, p->scene_id) == MS_OK) {
+    if (failed)
+      fprintf(stderr, "mixsim: the last good state (step %ld) is in '%s' (--resume it)\n",
+              ms_snapshot_step(good), p->last_good);
+    else
+      fprintf(stderr, "mixsim: stopped while replaying for the last good state; the good state "
+                      "of step %ld (before the failure) is in '%s'\n",
+              ms_snapshot_step(good), p->last_good);
+  } else if (!failed && !stopped) {
+    ms_warn("the replay did not fail again before step %ld; no last good state written", end);
+  }
+  ms_snapshot_free(good);
+}
+
+/* The length of the next chunk from `step`: the adaptive `chunk`, cut where a periodic
+ * checkpoint or a frame is due. */
+static long next_chunk(const ms_run_plan *p, const frames *f, long step, long chunk)
+{
+  long n = chunk < p->total - step ? chunk : p->total - step;
+  if (p->checkpoint && p->checkpoint_every) {
+    long room = p->checkpoint_every - step % p->checkpoint_every;
+    n = n < room ? n : room;
+  }
+  long room = frames_room(f, step, p->total);
+  return n < room ? n : room;
+}
+
+ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
+{
+  long chunk = 1, start = ms_sim_step(sim);
+  double t0 = ms_now();
+  frames f;
+  ms_status st = frames_open(&f, p->offscreen, sim, p->total);
+  ms_snapshot *snap = NULL;
+  while (!st && ms_sim_step(sim) < p->total && !ms_sim_stop_requested(sim)) {
+    long step = ms_sim_step(sim), n = next_chunk(p, &f, step, chunk);
+    if (p->last_good) {
+      ms_snapshot_free(snap);
+      if ((st = ms_snapshot_take(sim, &snap)))
+        break;
+    }
+    double c0 = ms_now();
+    st = ms_sim_advance(sim, n);
+    double dt = ms_now() - c0;
+    if (st == MS_ERR_NUMERIC && p->last_good)
+      write_last_good(sim, snap, step + n, p);
+    if (!st && p->checkpoint && p->checkpoint_every &&
+        ms_sim_step(sim) % p->checkpoint_every == 0)
+      st = ms_checkpoint_save(p->checkpoint, sim, p->scene_id);
+    if (!st)
+      st = frames_draw_due(&f, sim, p->total);
+    if (dt < 0.125 && chunk < (1L << 20))
+      chunk *= 2;
+    else if (dt > 0.5 && chunk > 1)
+      chunk /= 2;
+    if (p->progress)
+      progress(ms_sim_step(sim) - start, p->total - start, ms_now() - t0);
+  }
+  ms_snapshot_free(snap);
+  st = frames_close(&f, sim, st);
+  *wall = ms_now() - t0;
+  if (p->progress)
+    fputc('\n', stderr);
+  return st;
+}

@@ -1,0 +1,27 @@
+/* The collision-mode run loop of headless and offscreen runs: chunks with progress,
+ * periodic checkpoints, offscreen frames, a stop on SIGINT/SIGTERM at the next
+ * iteration, and the last-good-state replay after a numerical failure. */
+#ifndef MS_APP_RUN_H
+#define MS_APP_RUN_H
+
+#include <stdint.h>
+
+#include "mixsim/sim.h"
+#include "preview/preview.h"
+
+typedef struct ms_run_plan {
+  long total;             /* run up to this step (a resumed run starts past 0) */
+  int progress;           /* show a progress line on stderr */
+  const char *checkpoint; /* NULL: no periodic checkpoints */
+  long checkpoint_every;  /* 0: none on the way */
+  uint32_t scene_id;
+  const char *last_good;  /* where a numerical failure leaves the last good state; NULL: nowhere */
+  const ms_preview_options *offscreen; /* frames_dir and/or screenshot; NULL: headless */
+} ms_run_plan;
+
+/* Runs `sim` to plan->total, or until ms_sim_request_stop (from a signal handler):
+ * then it stops after the current iteration, draws the screenshot of the state it
+ * reached, and returns MS_OK. `*wall_s` is the loop's time, drawing included. */
+ms_status ms_app_run(ms_sim *sim, const ms_run_plan *plan, double *wall_s);
+
+#endif
