@@ -200,6 +200,59 @@ for path, want in zip(sys.argv[1:], ["s\u00fc-\u00e9\u00ff.ini", "gs\u00fc-\u00e
 EOF
 }
 
+wait_for() { # file, text: up to 60 s for `text` to appear in `file`
+  for _ in $(seq 600); do grep -qsF -- "$2" "$1" && return 0; sleep 0.1; done
+  echo "    '$2' never appeared in $1"
+  return 1
+}
+
+# A periodic checkpoint that cannot be written is named, and the run goes on to its report.
+test_lost_periodic_checkpoint_run_goes_on() {
+  rm -rf "$tmp/pk" "$tmp/pk.gone" "$tmp/p.json" && mkdir "$tmp/pk"
+  "$exe" -n 100000000 --checkpoint "$tmp/pk/run.ck" --checkpoint-every 20 --stats "$tmp/p.json" \
+    "$scene" >"$tmp/out" 2>"$tmp/err" &
+  local pid=$!
+  wait_for "$tmp/err" "running headless" && sleep 0.2
+  # Moved in one step: checkpoints are being written into it all the while.
+  mv "$tmp/pk" "$tmp/pk.gone" && echo "not a folder" >"$tmp/pk"
+  wait_for "$tmp/err" "--checkpoint-every"
+  local seen=$?
+  kill -INT $pid
+  wait $pid
+  local rc=$?
+  cat "$tmp/err"
+  [ $seen -eq 0 ] && [ $rc -eq 1 ] && [ -n "$(hash_of "$tmp/out")" ] && is_json "$tmp/p.json"
+}
+
+# A screenshot that cannot be written at the end costs only itself.
+test_lost_screenshot_keeps_report() {
+  [ "$have_preview" = 1 ] || return 0
+  rm -rf "$tmp/shot" "$tmp/k" && mkdir "$tmp/shot" "$tmp/k"
+  "$exe" -n 100000000 --screenshot "$tmp/shot/x.png" --checkpoint "$tmp/k/x.ck" \
+    --checkpoint-every 20 --stats "$tmp/q.json" "$scene" >"$tmp/out" 2>"$tmp/err" &
+  local pid=$!
+  for _ in $(seq 600); do [ -f "$tmp/k/x.ck" ] && break; sleep 0.1; done
+  rm -rf "$tmp/shot" && echo "not a folder" >"$tmp/shot"
+  kill -INT $pid
+  wait $pid
+  local rc=$?
+  cat "$tmp/err"
+  [ $rc -eq 1 ] && grep -q -- "--screenshot" "$tmp/err" && [ -n "$(hash_of "$tmp/out")" ] &&
+    is_json "$tmp/q.json"
+}
+
+# The last good state that cannot be written is said so; the failure is still the message.
+test_lost_last_good_state_said() {
+  mkdir -p "$tmp/lg/mixsim-lastgood.ckpt"
+  local abs
+  abs=$(realpath "$exe")
+  (cd "$tmp/lg" && "$abs" -q "$root/tests/scenes/exploding.ini" >/dev/null 2>"$tmp/err")
+  local rc=$?
+  cat "$tmp/err"
+  [ $rc -eq 4 ] && grep -q "last good state (step [0-9]*) could not be written" "$tmp/err" &&
+    grep -q "moves faster than max_speed" "$tmp/err" && [ -d "$tmp/lg/mixsim-lastgood.ckpt" ]
+}
+
 check test_device_node_is_written_not_replaced
 check test_fifo_gets_the_data
 check test_symlink_stays_a_link_and_its_target_is_written
@@ -209,4 +262,7 @@ check test_one_file_for_two_outputs_refused
 check test_lost_checkpoint_keeps_report_stats_and_dump
 check test_stale_temp_files_removed_nothing_else
 check test_json_escapes_invalid_utf8
+check test_lost_periodic_checkpoint_run_goes_on
+check test_lost_screenshot_keeps_report
+check test_lost_last_good_state_said
 finish

@@ -120,7 +120,8 @@ window_stops_on_sigterm() { # scene, then a name for the files
   local sc=$1 name=$2
   mkdir -p "$name" && cd "$name" || return 1
   timeout -s KILL 300 xvfb-run -a -s "-screen 0 1280x1024x24" \
-    sh -c 'echo $$ >pid; exec "$@"' sh "$exe" --script "10:F12" "$sc" >out 2>err &
+    sh -c '"$@" & echo $! >pid; wait $!; echo $? >code' sh "$exe" --script "10:F12" "$sc" \
+    >out 2>err &
   local pid=$!
   if ! await_file pid 60 || ! await_glob 'mixsim-*.png' 120; then
     cat err
@@ -132,6 +133,8 @@ window_stops_on_sigterm() { # scene, then a name for the files
   kill -TERM "$(cat pid)"
   await_exit $pid 60 "$(cat pid)"
   local ok=$?
+  # mixsim's own exit code: xvfb-run's may report its clean-up instead.
+  code=$(cat code 2>/dev/null || echo none)
   cat err out
   echo "    exit $code"
   cd "$tmp" || return 1

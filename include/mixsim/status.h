@@ -20,6 +20,13 @@ ms_status ms_fail(ms_status status, const char *fmt, ...) __attribute__((format(
 const char *ms_error_message(void);
 void ms_error_clear(void);
 
+/* The first message recorded by the calling thread since its last
+ * ms_error_thread_clear(), or NULL; and a replacement for the kept message. For a
+ * caller that joins several threads and must report their failures by a fixed rule. */
+const char *ms_error_thread_message(void);
+void ms_error_thread_clear(void);
+void ms_error_replace(const char *text);
+
 /* Warnings go straight to stderr (prefixed), unless silenced. */
 void ms_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ms_set_quiet(int quiet);

@@ -1,6 +1,7 @@
 /* The mixsim command line: load a scene, run it in the preview window or headless (or
  * draw offscreen frames), report where the time went. */
 #include <getopt.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,26 +36,55 @@ typedef struct cli {
   long checkpoint_every; /* 0: only at the end or on a signal */
 } cli;
 
-/* SIGINT/SIGTERM: the running simulation stops after its current iteration. */
+/* SIGINT/SIGTERM: the running simulation stops after its current iteration.
+ * The signals are blocked in every thread (the mask is set before any thread starts, and
+ * OpenCL's and SDL's threads inherit it) and taken by one thread with sigwait: no handler
+ * ever interrupts a thread. That matters because pocl compiles kernels in-process with
+ * LLVM, whose own handlers delete the compiler's temporary files when a signal arrives
+ * mid-build; the build would then fail instead of the run stopping. */
 static volatile sig_atomic_t g_signal;
-static ms_sim *volatile g_running;
+static ms_sim *g_running;
+static pthread_mutex_t g_running_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void on_signal(int sig)
+/* The simulation a signal stops, or NULL; set it before running, clear it before
+ * destroying the simulation. */
+static void set_running(ms_sim *s)
 {
-  g_signal = sig;
-  ms_sim *s = g_running;
-  if (s)
+  pthread_mutex_lock(&g_running_lock);
+  g_running = s;
+  if (s && g_signal)
     ms_sim_request_stop(s);
+  pthread_mutex_unlock(&g_running_lock);
+}
+
+static void *signal_thread(void *arg)
+{
+  const sigset_t *set = arg;
+  for (;;) {
+    int sig = 0;
+    if (sigwait(set, &sig) != 0)
+      continue;
+    pthread_mutex_lock(&g_running_lock);
+    g_signal = sig;
+    if (g_running)
+      ms_sim_request_stop(g_running);
+    pthread_mutex_unlock(&g_running_lock);
+  }
+  return NULL;
 }
 
 static void catch_signals(void)
 {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
+  static sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  pthread_t t;
+  if (pthread_create(&t, NULL, signal_thread, &set) == 0)
+    pthread_detach(t);
+  else /* without the thread the signals must still end the run: unblock them */
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 static void usage(FILE *out)
@@ -232,14 +262,8 @@ static int parse_args(int argc, char **argv, cli *c)
 /* ---- outputs: checked before the run, each written on its own at the end ---------- */
 
 /* The output options that could not be written at the end of the run. */
-static const char *g_unwritten[4];
+static const char *g_unwritten[8];
 static int g_n_unwritten;
-
-static void note_output(ms_status st, const char *opt)
-{
-  if (ms_output_failed(st, opt) && g_n_unwritten < 4)
-    g_unwritten[g_n_unwritten++] = opt;
-}
 
 static int unwritten(const char *opt)
 {
@@ -247,6 +271,15 @@ static int unwritten(const char *opt)
     if (strcmp(g_unwritten[i], opt) == 0)
       return 1;
   return 0;
+}
+
+/* Each output's first failure is said (periodic checkpoints may fail again and again). */
+static void note_output(ms_status st, const char *opt)
+{
+  if (st != MS_OK && unwritten(opt))
+    ms_error_clear();
+  else if (ms_output_failed(st, opt) && g_n_unwritten < 8)
+    g_unwritten[g_n_unwritten++] = opt;
 }
 
 /* Every output path is checked before anything runs, so that a typo costs no run, and
@@ -390,18 +423,16 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
     say_headless(c, why);
   ms_run_plan plan = {steps, !c->quiet && isatty(fileno(stderr)), c->checkpoint,
                       c->checkpoint_every, 0, c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt",
-                      offscreen ? &po : NULL};
+                      offscreen ? &po : NULL, note_output};
   ms_status st = ms_scene_identity(c->scene, &plan.scene_id);
   if (!st && c->resume)
     st = resume_from(c->resume, *sim, plan.scene_id, steps);
   if (st)
     return st;
   /* A signal from here on stops the run at the next iteration. */
-  g_running = *sim;
-  if (g_signal)
-    ms_sim_request_stop(*sim);
+  set_running(*sim);
   st = ms_app_run(*sim, &plan, wall);
-  g_running = NULL;
+  set_running(NULL);
   /* The state at the end or where a signal stopped the run. */
   if (!st && c->checkpoint)
     note_output(ms_checkpoint_save(c->checkpoint, *sim, plan.scene_id), "--checkpoint");

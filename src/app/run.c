@@ -12,6 +12,16 @@
 #include "io/output_file.h"
 #include "mixsim/checkpoint.h"
 
+/* An output write that failed on the way goes to the plan's output_lost, if any, and the
+ * run goes on; without one it ends the run. */
+static ms_status lost(const ms_run_plan *p, ms_status st, const char *opt)
+{
+  if (st == MS_OK || !p->output_lost || st != MS_ERR_RUNTIME)
+    return st;
+  p->output_lost(st, opt);
+  return MS_OK;
+}
+
 /* Offscreen drawing: frame f shows the state after f frames of `ipf` iterations from
  * where the run began (frame 0: that state), as the window would; only every
  * `every`-th is written, numbered without gaps. */
@@ -19,13 +29,14 @@ typedef struct frames {
   const ms_preview_options *po;
   ms_offscreen *canvas;
   long ipf, start, written, drawn_at; /* drawn_at: the step of the last frame drawn */
+  int broken;                         /* a frame could not be written */
   char *path;
 } frames;
 
 static ms_status frames_draw_due(frames *f, ms_sim *sim, long total)
 {
   long step = ms_sim_step(sim), done = step - f->start;
-  if (!f->po || !f->po->frames_dir || step == f->drawn_at)
+  if (!f->po || !f->po->frames_dir || f->broken || step == f->drawn_at)
     return MS_OK;
   if (done % f->ipf != 0 && step != total)
     return MS_OK; /* stopped inside a frame: no picture of half a frame */
@@ -42,6 +53,8 @@ static ms_status frames_draw_due(frames *f, ms_sim *sim, long total)
   ms_status st = ms_offscreen_draw(f->canvas, sim, (int)f->ipf, path);
   if (!st)
     f->written++;
+  else
+    f->broken = 1; /* no later frame: the files stay numbered without gaps */
   return st;
 }
 
@@ -72,14 +85,15 @@ static long frames_room(const frames *f, long step, long total)
   return step < total - last ? total - last - step : total - step;
 }
 
-static ms_status frames_close(frames *f, ms_sim *sim, ms_status st)
+static ms_status frames_close(frames *f, ms_sim *sim, ms_status st, const ms_run_plan *p)
 {
   if (!f->po)
     return st;
   if (!st && f->po->screenshot) {
-    st = ms_offscreen_draw(f->canvas, sim, (int)f->ipf, f->po->screenshot);
-    if (!st && !f->po->quiet)
+    ms_status shot = ms_offscreen_draw(f->canvas, sim, (int)f->ipf, f->po->screenshot);
+    if (!shot && !f->po->quiet)
       fprintf(stderr, "mixsim: wrote %s\n", f->po->screenshot);
+    st = lost(p, shot, "--screenshot");
   }
   if (f->po->frames_dir && f->written && !f->po->quiet)
     fprintf(stderr, "mixsim: wrote %ld frames to %s/frame_%06d.png ...\n", f->written,
@@ -96,6 +110,22 @@ static void progress(long done, long total, double elapsed)
   fprintf(stderr, "\rmixsim: step %ld/%ld  %.0f it/s  ETA %.1f s   ", done, total, rate, eta);
 }
 
+/* Writes the last good state. The failure's own message must stay the one the run
+ * reports, so a write error is said here and then forgotten. */
+static ms_status save_last_good(ms_snapshot *good, const ms_run_plan *p)
+{
+  char failure[2048];
+  snprintf(failure, sizeof failure, "%s", ms_error_message());
+  ms_error_clear();
+  ms_status st = ms_snapshot_save(p->last_good, good, p->scene_id);
+  if (st)
+    fprintf(stderr, "mixsim: the last good state (step %ld) could not be written: %s\n",
+            ms_snapshot_step(good), ms_error_message());
+  ms_error_clear();
+  ms_fail(MS_ERR_NUMERIC, "%s", failure);
+  return st;
+}
+
 /* After a numerical failure in the chunk that began at `snap` and was to end at step
  * `end`: replays it one iteration at a time (runs are deterministic, so it fails at the
  * same step; every advance checks the state it makes, so the state before the failing
@@ -104,8 +134,10 @@ static void progress(long done, long total, double elapsed)
 static void write_last_good(ms_sim *sim, ms_snapshot *snap, long end, const ms_run_plan *p)
 {
   ms_snapshot *good = NULL;
-  if (!snap || ms_snapshot_restore(sim, snap))
+  if (!snap || ms_snapshot_restore(sim, snap)) {
+    ms_warn("the snapshot before the failure could not be restored; no last good state written");
     return;
+  }
   int stopped = 0, failed = 0;
   while (!stopped && !failed && ms_sim_step(sim) < end) {
     ms_snapshot *next = NULL;
@@ -118,7 +150,8 @@ static void write_last_good(ms_sim *sim, ms_snapshot *snap, long end, const ms_r
     failed = !stopped && ms_sim_advance(sim, 1) != MS_OK;
     stopped |= !failed && ms_sim_step(sim) == before;
   }
-  if (good && (failed || stopped) && ms_snapshot_save(p->last_good, good, p->scene_id) == MS_OK) {
+  ms_status saved = good && (failed || stopped) ? save_last_good(good, p) : MS_ERR_RUNTIME;
+  if (good && (failed || stopped) && !saved) {
     if (failed)
       fprintf(stderr, "mixsim: the last good state (step %ld) is in '%s' (--resume it)\n",
               ms_snapshot_step(good), p->last_good);
@@ -166,9 +199,9 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
       write_last_good(sim, snap, step + n, p);
     if (!st && p->checkpoint && p->checkpoint_every &&
         ms_sim_step(sim) % p->checkpoint_every == 0)
-      st = ms_checkpoint_save(p->checkpoint, sim, p->scene_id);
+      st = lost(p, ms_checkpoint_save(p->checkpoint, sim, p->scene_id), "--checkpoint-every");
     if (!st)
-      st = frames_draw_due(&f, sim, p->total);
+      st = lost(p, frames_draw_due(&f, sim, p->total), "--frames");
     if (dt < 0.125 && chunk < (1L << 20))
       chunk *= 2;
     else if (dt > 0.5 && chunk > 1)
@@ -177,7 +210,7 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
       progress(ms_sim_step(sim) - start, p->total - start, ms_now() - t0);
   }
   ms_snapshot_free(snap);
-  st = frames_close(&f, sim, st);
+  st = frames_close(&f, sim, st, p);
   *wall = ms_now() - t0;
   if (p->progress)
     fputc('\n', stderr);

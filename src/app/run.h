@@ -17,11 +17,16 @@ typedef struct ms_run_plan {
   uint32_t scene_id;
   const char *last_good;  /* where a numerical failure leaves the last good state; NULL: nowhere */
   const ms_preview_options *offscreen; /* frames_dir and/or screenshot; NULL: headless */
+  /* An output that could not be written on the way (a periodic checkpoint, a frame, the
+   * screenshot) is handed to this, naming its option, and the run goes on: one lost
+   * output costs neither the run nor the report. */
+  void (*output_lost)(ms_status st, const char *opt);
 } ms_run_plan;
 
 /* Runs `sim` to plan->total, or until ms_sim_request_stop (from a signal handler):
  * then it stops after the current iteration, draws the screenshot of the state it
- * reached, and returns MS_OK. `*wall_s` is the loop's time, drawing included. */
+ * reached, and returns MS_OK. `*wall_s` is the loop's time, drawing included. Errors
+ * of the simulation itself (OpenCL, numerical) end the run and are returned. */
 ms_status ms_app_run(ms_sim *sim, const ms_run_plan *plan, double *wall_s);
 
 #endif

@@ -41,7 +41,16 @@ typedef struct thread_job {
   long iterations;
   ms_status status;
   long done; /* iterations completed */
+  char message[2048]; /* this thread's own reason, when status is a failure */
 } thread_job;
+
+/* Keeps the calling thread's own message with its job, for ms_pipeline_run to choose. */
+static void keep_message(thread_job *job)
+{
+  const char *m = ms_error_thread_message();
+  snprintf(job->message, sizeof job->message, "%s", m ? m : "");
+  ms_error_thread_clear();
+}
 
 static ms_status meet(ms_sim *s, ms_thread_id thread, ms_phase wait_phase)
 {
@@ -119,6 +128,7 @@ static void *gpu_manager_main(void *arg)
 {
   thread_job *job = arg;
   ms_sim *s = job->s;
+  ms_error_thread_clear();
   /* A requested stop is taken only here, between iterations: the worker, waiting at
    * sync 1, has finished the previous iteration too, so both stop at the same step. */
   for (job->done = 0; job->done < job->iterations && !job->status; job->done++) {
@@ -136,6 +146,7 @@ static void *gpu_manager_main(void *arg)
     job->status = fin;
   if (job->status || s->halted)
     ms_sync_abort(&s->sync);
+  keep_message(job);
   return NULL;
 }
 
@@ -143,6 +154,7 @@ static void *cpu_worker_main(void *arg)
 {
   thread_job *job = arg;
   ms_sim *s = job->s;
+  ms_error_thread_clear();
   for (job->done = 0; job->done < job->iterations && !job->status; job->done++)
     job->status = cpu_iteration(s, s->pipeline, s->step + job->done);
   /* The abort that released us may be the manager's clean stop (see above); the
@@ -151,12 +163,13 @@ static void *cpu_worker_main(void *arg)
     job->status = MS_OK;
   if (job->status)
     ms_sync_abort(&s->sync);
+  keep_message(job);
   return NULL;
 }
 
 ms_status ms_pipeline_run(ms_sim *s, long iterations)
 {
-  thread_job gpu = {s, iterations, MS_OK, 0}, cpu = {s, iterations, MS_OK, 0};
+  thread_job gpu = {.s = s, .iterations = iterations}, cpu = {.s = s, .iterations = iterations};
   pthread_t gpu_thread, cpu_thread;
   /* Nothing of an earlier advance may linger in the rendezvous: an aborted one leaves
    * it aborted, and without this a replay would start from its leftovers. */
@@ -174,7 +187,13 @@ ms_status ms_pipeline_run(ms_sim *s, long iterations)
   pthread_join(gpu_thread, NULL);
   pthread_join(cpu_thread, NULL);
   s->trace.wall_s += ms_now() - t0;
-  /* The thread that failed first holds the real reason; the other only saw the abort. */
+  /* The thread that failed first holds the real reason; the other only saw the abort.
+   * Both can find the same state bad (the worker checks the large particles after
+   * integrating them while the manager builds the grid of the small ones): then the
+   * worker's reason is the one reported, whichever thread got there first, so the
+   * message is the same on every run. */
+  if (gpu.status == MS_ERR_NUMERIC && cpu.status == MS_ERR_NUMERIC)
+    ms_error_replace(cpu.message);
   ms_status st = gpu.status && gpu.status != MS_ERR_ABORTED ? gpu.status : cpu.status;
   if (!st)
     st = gpu.status;
