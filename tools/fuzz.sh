@@ -10,7 +10,7 @@ out=build-fuzz
 mkdir -p "$out/corpus"
 clang -std=c11 -g -O1 -ffp-contract=off -D_POSIX_C_SOURCE=200809L \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Iinclude -Ikernels -Isrc tests/fuzz/fuzz_scene.c src/scene/*.c src/core/status.c \
+  -Iinclude -Ikernels -Isrc tests/fuzz/fuzz_scene.c src/scene/*.c src/core/*.c \
   $(pkg-config --cflags --libs inih) -lm -lpthread -o "$out/fuzz_scene"
 cp scenes/*.ini tests/bad/*.ini tests/scenes/*.ini tests/fuzz/corpus/* "$out/corpus/" 2>/dev/null || true
 cd "$out"
