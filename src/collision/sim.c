@@ -240,8 +240,7 @@ void ms_state_free(ms_state *st)
   memset(st, 0, sizeof *st);
 }
 
-/* crc32 takes a 32-bit length: large arrays go in pieces (the CRC is the same). */
-static uLong crc_update(uLong crc, const void *p, size_t n)
+unsigned long ms_crc32_update(unsigned long crc, const void *p, size_t n)
 {
   const Bytef *b = p;
   while (n > 0) {
@@ -258,10 +257,10 @@ uint32_t ms_state_hash(const ms_state *st)
   uLong h = crc32(0L, Z_NULL, 0);
   size_t ns = (size_t)st->n_small * 2 * sizeof(float);
   size_t nl = (size_t)st->n_large * 2 * sizeof(float);
-  h = crc_update(h, st->small_pos, ns);
-  h = crc_update(h, st->small_vel, ns);
-  h = crc_update(h, st->large_pos, nl);
-  h = crc_update(h, st->large_vel, nl);
+  h = ms_crc32_update(h, st->small_pos, ns);
+  h = ms_crc32_update(h, st->small_vel, ns);
+  h = ms_crc32_update(h, st->large_pos, nl);
+  h = ms_crc32_update(h, st->large_vel, nl);
   return (uint32_t)h;
 }
 

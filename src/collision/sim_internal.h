@@ -81,6 +81,10 @@ struct ms_sim {
   ms_fault fault; /* testing only; see above */
 };
 
+/* zlib's crc32 of n bytes, continued from `crc`: crc32 takes a 32-bit length, so large
+ * arrays go in pieces (the CRC is the same). For the state hash and checkpoints. */
+unsigned long ms_crc32_update(unsigned long crc, const void *p, size_t n);
+
 /* Puts the sim into a saved state (checkpoint.c): small particles uploaded, large ones
  * set (x y vx vy each), grid capacity as saved, grid rebuilt before next use. */
 ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const float *small_pos,

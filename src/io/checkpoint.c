@@ -177,7 +177,7 @@ static ms_status save_image(const char *path, const layout *l, void *im, uint32_
   for (int i = 0; i < l->n_fields; i++) {
     size_t n = l->fields[i].size(im);
     c.h.payload_size += n;
-    crc = crc32(crc, (const Bytef *)l->fields[i].at(im), (uInt)n);
+    crc = ms_crc32_update(crc, l->fields[i].at(im), n);
   }
   c.h.payload_crc = (uint32_t)crc;
   c.h.header_crc = header_crc(&c.h);
@@ -221,19 +221,6 @@ typedef struct checks {
   ms_status (*fields)(const char *path, const void *im, const void *ctx);
 } checks;
 
-/* crc32 takes a 32-bit length: feed large arrays in pieces. */
-static uLong crc_update(uLong crc, const void *p, size_t n)
-{
-  const Bytef *b = p;
-  while (n > 0) {
-    uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
-    crc = crc32(crc, b, chunk);
-    b += chunk;
-    n -= chunk;
-  }
-  return crc;
-}
-
 /* Reads and checks the whole file into `im`. */
 static ms_status read_image(const char *path, const layout *l, void *im, uint32_t scene_id,
                             const checks *chk, const void *ctx)
@@ -268,7 +255,7 @@ static ms_status read_image(const char *path, const layout *l, void *im, uint32_
       break;
     }
     total += n;
-    crc = crc_update(crc, l->fields[i].at(im), n);
+    crc = ms_crc32_update(crc, l->fields[i].at(im), n);
   }
   if (!st && fgetc(f) != EOF)
     st = refuse(path, "trailing bytes after the payload");
