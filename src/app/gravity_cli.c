@@ -260,28 +260,19 @@ static int write_csv(FILE *f, void *arg)
 static int write_outputs(const ms_gravity_cli *c, ms_gravity *g, const ms_scene *scene,
                          const run_log *log, ms_gravity_state *state, uint32_t scene_id)
 {
-  const char *lost[3];
-  int n = 0;
-  if (c->checkpoint &&
-      ms_output_failed(ms_checkpoint_save_gravity(c->checkpoint, g, scene_id), "--checkpoint"))
-    lost[n++] = "--checkpoint";
+  ms_lost_outputs lost = {0};
+  if (c->checkpoint)
+    ms_lost_note(&lost, ms_checkpoint_save_gravity(c->checkpoint, g, scene_id), "--checkpoint");
   json_ctx ctx = {c, scene, ms_gravity_get_stats(g), log, ms_gravity_burst(g),
                   ms_gravity_state_hash(state)};
   ms_gravity_summary sum = {scene, ctx.s, &log->diag[0], &log->diag[log->count - 1],
                             log->max_error, ctx.burst, ctx.hash};
   ms_report_gravity(report_stream(c), &sum);
-  if (c->stats_path &&
-      ms_output_failed(ms_write_atomic(c->stats_path, write_json, &ctx), "--stats"))
-    lost[n++] = "--stats";
-  if (c->dump_path && ms_output_failed(ms_write_atomic(c->dump_path, write_csv, state), "--dump"))
-    lost[n++] = "--dump";
-  if (n) {
-    fprintf(stderr, "mixsim: the run ended and its report is complete, but");
-    for (int i = 0; i < n; i++)
-      fprintf(stderr, "%s %s", i ? "," : "", lost[i]);
-    fprintf(stderr, " %s not written\n", n > 1 ? "were" : "was");
-  }
-  return n;
+  if (c->stats_path)
+    ms_lost_note(&lost, ms_write_atomic(c->stats_path, write_json, &ctx), "--stats");
+  if (c->dump_path)
+    ms_lost_note(&lost, ms_write_atomic(c->dump_path, write_csv, state), "--dump");
+  return ms_lost_say(&lost);
 }
 
 int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)

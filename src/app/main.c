@@ -261,26 +261,11 @@ static int parse_args(int argc, char **argv, cli *c)
 
 /* ---- outputs: checked before the run, each written on its own at the end ---------- */
 
-/* The output options that could not be written at the end of the run. */
-static const char *g_unwritten[8];
-static int g_n_unwritten;
+/* The outputs this run could not write (the run loop reports lost ones through
+ * note_output, whose shape it takes). */
+static ms_lost_outputs g_lost;
 
-static int unwritten(const char *opt)
-{
-  for (int i = 0; i < g_n_unwritten; i++)
-    if (strcmp(g_unwritten[i], opt) == 0)
-      return 1;
-  return 0;
-}
-
-/* Each output's first failure is said (periodic checkpoints may fail again and again). */
-static void note_output(ms_status st, const char *opt)
-{
-  if (st != MS_OK && unwritten(opt))
-    ms_error_clear();
-  else if (ms_output_failed(st, opt) && g_n_unwritten < 8)
-    g_unwritten[g_n_unwritten++] = opt;
-}
+static void note_output(ms_status st, const char *opt) { ms_lost_note(&g_lost, st, opt); }
 
 /* Every output path is checked before anything runs, so that a typo costs no run, and
  * the temporary files that killed runs left beside them are removed. Returns -1 to go
@@ -344,12 +329,9 @@ static ms_status write_outputs(const cli *c, ms_sim *sim, ms_run_info *info)
 /* An output that was not written makes the run fail (1), whatever stopped it. */
 static int outputs_exit_code(int rc)
 {
-  if (!g_n_unwritten || (rc != 0 && rc < 128))
+  if (!g_lost.n || (rc != 0 && rc < 128))
     return rc;
-  fprintf(stderr, "mixsim: the run ended and its report is complete, but");
-  for (int i = 0; i < g_n_unwritten; i++)
-    fprintf(stderr, "%s %s", i ? "," : "", g_unwritten[i]);
-  fprintf(stderr, " %s not written\n", g_n_unwritten > 1 ? "were" : "was");
+  ms_lost_say(&g_lost);
   return MS_ERR_RUNTIME;
 }
 
@@ -537,7 +519,7 @@ int main(int argc, char **argv)
   ms_sim_destroy(sim);
   if (!rc && g_signal) {
     fprintf(stderr, "mixsim: stopped by signal %d at step %ld%s\n", (int)g_signal, stopped_at,
-            c.checkpoint && !unwritten("--checkpoint") ? "; checkpoint written" : "");
+            c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint") ? "; checkpoint written" : "");
     rc = 128 + (int)g_signal;
   }
   return outputs_exit_code(rc);

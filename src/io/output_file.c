@@ -206,6 +206,33 @@ int ms_output_failed(ms_status st, const char *opt)
   return 1;
 }
 
+int ms_lost_has(const ms_lost_outputs *l, const char *opt)
+{
+  for (int i = 0; i < l->n; i++)
+    if (strcmp(l->opt[i], opt) == 0)
+      return 1;
+  return 0;
+}
+
+void ms_lost_note(ms_lost_outputs *l, ms_status st, const char *opt)
+{
+  if (st != MS_OK && ms_lost_has(l, opt))
+    ms_error_clear();
+  else if (ms_output_failed(st, opt) && l->n < (int)(sizeof l->opt / sizeof l->opt[0]))
+    l->opt[l->n++] = opt;
+}
+
+int ms_lost_say(const ms_lost_outputs *l)
+{
+  if (!l->n)
+    return 0;
+  fprintf(stderr, "mixsim: the run ended and its report is complete, but");
+  for (int i = 0; i < l->n; i++)
+    fprintf(stderr, "%s %s", i ? "," : "", l->opt[i]);
+  fprintf(stderr, " %s not written\n", l->n > 1 ? "were" : "was");
+  return l->n;
+}
+
 /* ---- checks before a run ----------------------------------------------------------- */
 
 /* The folder `dir`, where `path` of option `opt` would be made, exists and is writable. */

@@ -21,6 +21,24 @@ ms_status ms_write_atomic(const char *path, int (*write)(FILE *f, void *ctx), vo
  * is heard too. Returns 1 for a failure, 0 for MS_OK. */
 int ms_output_failed(ms_status st, const char *opt);
 
+/* The outputs a run could not write, by option ("--stats"). */
+typedef struct ms_lost_outputs {
+  const char *opt[8];
+  int n;
+} ms_lost_outputs;
+
+/* After writing the output of option `opt` (st: how it went): a failure is said as
+ * ms_output_failed does, once per option (periodic checkpoints may fail again and
+ * again), and remembered. */
+void ms_lost_note(ms_lost_outputs *l, ms_status st, const char *opt);
+
+/* Was the output of `opt` lost? */
+int ms_lost_has(const ms_lost_outputs *l, const char *opt);
+
+/* At the end of a run: names every lost output on stderr ("the run ended and its report
+ * is complete, but --stats was not written"); returns how many were lost. */
+int ms_lost_say(const ms_lost_outputs *l);
+
 /* Before a run: can `path` be written as the output of option `opt`? It must not be a
  * folder, and its folder must exist and be writable (a device or FIFO must be
  * writable). "-" passes when `allow_stdout`. MS_ERR_INPUT with a message naming `opt`
