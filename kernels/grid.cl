@@ -14,17 +14,17 @@ __kernel void ms_grid_clear(__global int *count, int n_cells, __global int *flag
                    : 0;
 }
 
-__kernel void ms_grid_insert(__global const float2 *pos, int n, __global int *count,
-                             __global int *idx, int cap, float min_x, float min_y,
-                             float inv_cell, int nx, int ny, __global int *flags,
-                             __global const float2 *vel, float max_speed2)
+__kernel void ms_grid_insert(__global const double2 *pos, int n, __global int *count,
+                             __global int *idx, int cap, double inv_cell, int nx, int ny,
+                             __global int *flags, __global const double2 *vel,
+                             double max_speed2)
 {
   int i = get_global_id(0);
   if (i >= n)
     return;
-  float2 p = pos[i];
-  if (max_speed2 > 0.0f) { /* an exploding system shows first as runaway speed */
-    float2 v = vel[i];
+  double2 p = pos[i];
+  if (max_speed2 > 0.0) { /* an exploding system shows first as runaway speed */
+    double2 v = vel[i];
     if (!(v.x * v.x + v.y * v.y <= max_speed2)) {
       atomic_inc(&flags[MS_FLAG_FAST]);
       atomic_min(&flags[MS_FLAG_FIRST_FAST], i);
@@ -35,12 +35,11 @@ __kernel void ms_grid_insert(__global const float2 *pos, int n, __global int *co
     atomic_min(&flags[MS_FLAG_FIRST_BAD], i);
     return;
   }
-  if (ms_grid_axis_outside(p.x, min_x, inv_cell, nx) ||
-      ms_grid_axis_outside(p.y, min_y, inv_cell, ny)) {
+  if (ms_grid_axis_outside(p.x, inv_cell, nx) || ms_grid_axis_outside(p.y, inv_cell, ny)) {
     atomic_inc(&flags[MS_FLAG_OUTSIDE]);
     atomic_min(&flags[MS_FLAG_FIRST_OUT], i);
   }
-  int cell = ms_grid_axis(p.y, min_y, inv_cell, ny) * nx + ms_grid_axis(p.x, min_x, inv_cell, nx);
+  int cell = ms_grid_axis(p.y, inv_cell, ny) * nx + ms_grid_axis(p.x, inv_cell, nx);
   int slot = atomic_inc(&count[cell]);
   if (slot < cap) {
     idx[ms_grid_slot(cell, cap, slot)] = i;

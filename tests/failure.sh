@@ -45,7 +45,7 @@ p = sys.argv[1]
 d = bytearray(open(p, 'rb').read())
 head = 40
 fixed = 4 + 4 + 8 + 4 + 4 + 8 * 4  # counts, step, capacity, overflow, four counters
-struct.pack_into('<f', d, head + fixed + 7 * 8, float('nan'))
+struct.pack_into('<d', d, head + fixed + 7 * 16, float('nan'))  # x of #7 (x, y doubles)
 struct.pack_into('<I', d, 32, zlib.crc32(bytes(d[head:])))
 struct.pack_into('<I', d, 36, zlib.crc32(bytes(d[:36])))
 open(p, 'wb').write(d)

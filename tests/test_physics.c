@@ -39,20 +39,20 @@ typedef struct pair_run {
   double v_rel_before, v_rel_after;
 } pair_run;
 
-static int overlapping(const float *a, const float *b, double r_sum)
+static int overlapping(const double *a, const double *b, double r_sum)
 {
   double dx = b[0] - a[0], dy = b[1] - a[1];
   return dx * dx + dy * dy < r_sum * r_sum;
 }
 
 /* `pick` selects the two bodies' position and velocity from the state. */
-typedef void (*pick_fn)(const ms_state *st, const float **xa, const float **va,
-                        const float **xb, const float **vb);
+typedef void (*pick_fn)(const ms_state *st, const double **xa, const double **va,
+                        const double **xb, const double **vb);
 
 static int run_pair(ms_sim *sim, double r_sum, pick_fn pick, pair_run *out)
 {
   ms_state st;
-  const float *xa, *va, *xb, *vb;
+  const double *xa, *va, *xb, *vb;
   int started = 0, ended = 0;
   out->contact_steps = 0;
   for (int step = 0; step < 5000 && !ended; step++) {
@@ -76,8 +76,8 @@ static int run_pair(ms_sim *sim, double r_sum, pick_fn pick, pair_run *out)
   return ended ? 0 : -1;
 }
 
-static void pick_small_pair(const ms_state *st, const float **xa, const float **va,
-                            const float **xb, const float **vb)
+static void pick_small_pair(const ms_state *st, const double **xa, const double **va,
+                            const double **xb, const double **vb)
 {
   *xa = &st->small_pos[0];
   *va = &st->small_vel[0];
@@ -85,8 +85,8 @@ static void pick_small_pair(const ms_state *st, const float **xa, const float **
   *vb = &st->small_vel[2];
 }
 
-static void pick_large_small(const ms_state *st, const float **xa, const float **va,
-                             const float **xb, const float **vb)
+static void pick_large_small(const ms_state *st, const double **xa, const double **va,
+                             const double **xb, const double **vb)
 {
   *xa = &st->large_pos[0];
   *va = &st->large_vel[0];
@@ -152,7 +152,7 @@ static void test_restitution_large_small_mass_ratio_10(void)
     ms_sim *sim = make_sim(text, &sc);
     ENSURE(sim);
     ms_sim_destroy(sim);
-    ENSURE_SMALL(sc.large[0].mass / sc.small_mass - 10.0, 1e-4);
+    ENSURE_SMALL(sc.large[0].mass / sc.small_m[0] - 10.0, 1e-4);
     sc.small_pos[0] = 0.482f; /* 2 mm gap */
     sc.small_pos[1] = 0.5f;
     sc.small_vel[0] = -0.2f;
@@ -172,10 +172,10 @@ static void momentum(const ms_state *st, const ms_scene *sc, double p[2], double
   p[0] = p[1] = *abs_sum = *ke = 0.0;
   for (int i = 0; i < st->n_small; i++) {
     double vx = st->small_vel[2 * i], vy = st->small_vel[2 * i + 1];
-    p[0] += sc->small_mass * vx;
-    p[1] += sc->small_mass * vy;
-    *abs_sum += sc->small_mass * sqrt(vx * vx + vy * vy);
-    *ke += 0.5 * sc->small_mass * (vx * vx + vy * vy);
+    p[0] += sc->small_m[i] * vx;
+    p[1] += sc->small_m[i] * vy;
+    *abs_sum += sc->small_m[i] * sqrt(vx * vx + vy * vy);
+    *ke += 0.5 * sc->small_m[i] * (vx * vx + vy * vy);
   }
   for (int i = 0; i < st->n_large; i++) {
     double vx = st->large_vel[2 * i], vy = st->large_vel[2 * i + 1], M = sc->large[i].mass;
@@ -237,7 +237,10 @@ static void test_settled_column_comes_to_rest(void)
   ms_scene sc;
   ms_sim *sim = make_sim(text, &sc);
   ENSURE(sim);
-  ENSURE(ms_sim_advance(sim, 15000) == MS_OK);
+  /* 2 s: the column's last vibrations decay at the dashpots' rate (about 4x per 0.5 s
+   * here). Positions in float stopped slow particles by rounding their steps away, which
+   * looked like rest earlier (1.3 mm/s at 1.5 s, against 2.6 mm/s with exact steps). */
+  ENSURE(ms_sim_advance(sim, 20000) == MS_OK);
   ms_state st;
   ENSURE(ms_sim_read_state(sim, &st) == MS_OK);
   double vmax = 0.0, ymax = 0.0;
@@ -246,7 +249,7 @@ static void test_settled_column_comes_to_rest(void)
     ymax = fmax(ymax, st.small_pos[2 * i + 1]);
   }
   double vlarge = hypot(st.large_vel[0], st.large_vel[1]);
-  printf("    after 1.5 s: max small speed %.3g m/s, large speed %.3g m/s, top at %.3f m\n", vmax,
+  printf("    after 2 s: max small speed %.3g m/s, large speed %.3g m/s, top at %.3f m\n", vmax,
          vlarge, ymax);
   ms_state_free(&st);
   ms_sim_destroy(sim);

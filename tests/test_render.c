@@ -116,7 +116,9 @@ static void test_screenshot_particles_in_their_colours(void)
   ENSURE(ms_scene_load(scene_path, &sc) == MS_OK);
   ENSURE(img.w == MS_RENDER_WIDTH && img.h == MS_RENDER_HEIGHT);
   ms_layout l;
-  float box[4] = {sc.box_min[0], sc.box_min[1], sc.box_max[0], sc.box_max[1]};
+  /* The picture is drawn in the simulation frame, from the box's corner. */
+  float box[4] = {0.0f, 0.0f, (float)(sc.box_max[0] - sc.box_min[0]),
+                  (float)(sc.box_max[1] - sc.box_min[1])};
   ms_layout_compute(&l, img.w, img.h, box);
   int bad = 0;
   float px, py;
@@ -194,11 +196,14 @@ static ms_frame *busy_frame(ms_mode mode)
   f->n_large = 150;
   f->n_static = 30;
   f->small_pos = calloc(2 * 8200, sizeof(float));
+  f->small_r = calloc(8200, sizeof(float));
+  for (int i = 0; f->small_r && i < 8200; i++)
+    f->small_r[i] = 0.005f;
   f->large_pos = calloc(2 * 150, sizeof(float));
   f->large_radius = calloc(150, sizeof(float));
   f->large_static = calloc(150, 1);
   f->bodies = calloc(4 * 4096, sizeof(float));
-  if (!f->bodies || !f->small_pos || !f->large_pos || !f->large_radius || !f->large_static) {
+  if (!f->bodies || !f->small_pos || !f->small_r || !f->large_pos || !f->large_radius || !f->large_static) {
     ms_frame_free(f);
     free(f);
     return NULL;

@@ -55,13 +55,14 @@ static double dist2(double ax, double ay, double bx, double by)
 /* No two small discs overlap, and none overlaps a large one (1e-6 slack for floats). */
 static int small_overlaps(const ms_scene *s)
 {
-  double r = s->small_radius;
   for (int i = 0; i < s->small_count; i++) {
-    const float *p = &s->small_pos[2 * i];
-    for (int j = i + 1; j < s->small_count; j++)
-      if (dist2(p[0], p[1], s->small_pos[2 * j], s->small_pos[2 * j + 1]) <
-          (2 * r - 1e-6) * (2 * r - 1e-6))
+    const double *p = &s->small_pos[2 * i];
+    double r = s->small_r[i];
+    for (int j = i + 1; j < s->small_count; j++) {
+      double sum = r + s->small_r[j] - 1e-6;
+      if (dist2(p[0], p[1], s->small_pos[2 * j], s->small_pos[2 * j + 1]) < sum * sum)
         return 1;
+    }
     for (int j = 0; j < s->large_count; j++) {
       double sum = r + s->large[j].radius - 1e-6;
       if (dist2(p[0], p[1], s->large[j].x, s->large[j].y) < sum * sum)
@@ -100,7 +101,7 @@ static void test_loads_valid_scene(void)
                    "[large.a]\nposition = 0.2, 0.3\nradius = 0.05\nstatic = yes\n") == MS_OK);
   ENSURE(s.small_count == 100 && s.large_count == 1);
   ENSURE(strcmp(s.path, "base.ini") == 0);
-  ENSURE_SMALL(s.small_mass - 2000 * MS_PI * 0.005 * 0.005, 1e-7);
+  ENSURE_SMALL(s.small_m[0] - 2000 * MS_PI * 0.005 * 0.005, 1e-7);
   ENSURE_SMALL(s.large[0].mass - 1000 * MS_PI * 0.05 * 0.05, 1e-5);
   ENSURE(s.large[0].is_static && s.large[0].vx == 0.0f);
   /* defaults */
@@ -244,13 +245,13 @@ static void test_min_contact_time_uses_lightest_pair(void)
 {
   ms_scene s;
   ENSURE(load_base(&s, "1", "10", "", "") == MS_OK);
-  ENSURE_SMALL(ms_scene_min_contact_time(&s) / ms_contact_time(1e5, 0.5, s.small_mass / 2) - 1,
+  ENSURE_SMALL(ms_scene_min_contact_time(&s) / ms_contact_time(1e5, 0.5, s.small_m[0] / 2) - 1,
                1e-12);
   ms_scene_free(&s);
   /* a dynamic large lighter than a small particle sets the pace */
   ENSURE(load_base(&s, "1", "10", "", "[large.light]\nposition = 0.2, 0.3\nradius = 0.005\n"
                                       "density = 500\n") == MS_OK);
-  double m_eff = ms_effective_mass(s.small_mass, 0, s.large[0].mass, 0);
+  double m_eff = ms_effective_mass(s.small_m[0], 0, s.large[0].mass, 0);
   ENSURE_SMALL(ms_scene_min_contact_time(&s) / ms_contact_time(1e5, 0.5, m_eff) - 1, 1e-12);
   ms_scene_free(&s);
 }

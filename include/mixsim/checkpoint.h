@@ -9,7 +9,8 @@
 #include "mixsim/sim.h"
 #include "mixsim/status.h"
 
-#define MS_CHECKPOINT_VERSION 1
+/* 2: collision state in double precision (1: floats, refused with a message saying so). */
+#define MS_CHECKPOINT_VERSION 2
 
 /* Identity of a scene: CRC-32 of its file's bytes. A checkpoint only resumes the scene
  * it was written from. Returns MS_ERR_INPUT when the file cannot be read. */

@@ -20,11 +20,17 @@ typedef enum ms_mode { MS_MODE_COLLISION, MS_MODE_GRAVITY } ms_mode;
 typedef enum ms_pipeline { MS_PIPELINE_NAIVE, MS_PIPELINE_REORDERED } ms_pipeline;
 typedef enum ms_buffer_mode { MS_BUFFERS_SHARED, MS_BUFFERS_COPIED } ms_buffer_mode;
 
+/* Positions of a collision scene, and of the simulation's state, are in the simulation
+ * frame: metres from the box's lower-left corner `box_min`, in double precision. The
+ * precision is then the same everywhere in the box, wherever the box lies (a scene
+ * shifted by 100 m runs as the unshifted one does); files and messages use the scene's
+ * own coordinates, box_min + frame. */
+
 /* One large particle. Static ones never move and act with infinite mass. */
 typedef struct ms_large {
-  float x, y;   /* m */
-  float vx, vy; /* m/s */
-  float radius; /* m */
+  double x, y;   /* m, simulation frame */
+  double vx, vy; /* m/s */
+  float radius;  /* m */
   float mass;   /* kg (density * pi r^2) */
   int is_static;
 } ms_large;
@@ -91,7 +97,7 @@ typedef struct ms_scene {
   float gravity[2]; /* m/s^2 */
 
   /* [box]: walls are the four sides */
-  float box_min[2], box_max[2]; /* m */
+  double box_min[2], box_max[2]; /* m, scene coordinates; box_min is the frame's origin */
 
   /* [material] */
   float stiffness;   /* N/m */
@@ -102,11 +108,13 @@ typedef struct ms_scene {
 
   /* [small] */
   int small_count;
-  float small_radius;  /* m */
-  float small_density; /* kg/m^2, areal: particles are discs */
-  float small_mass;    /* derived: density * pi r^2 */
-  float *small_pos;    /* 2 * small_count floats: x0 y0 x1 y1 ... */
-  float *small_vel;    /* 2 * small_count floats */
+  float small_radius;     /* m: the largest small radius (the grid cell is 2 of it) */
+  float small_radius_min; /* m: the smallest (= small_radius when monodisperse) */
+  float small_density;    /* kg/m^2, areal: particles are discs */
+  float *small_r;         /* small_count radii, m */
+  float *small_m;         /* small_count masses, kg (density * pi r^2) */
+  double *small_pos;      /* 2 * small_count, simulation frame: x0 y0 x1 y1 ... */
+  double *small_vel;      /* 2 * small_count, m/s */
 
   /* [large.NAME] and [large_random.NAME] */
   int large_count;

@@ -27,12 +27,13 @@ typedef struct ms_sim_stats {
   int grid_nx, grid_ny;
 } ms_sim_stats;
 
-/* The state in particle order; arrays hold x,y pairs. */
+/* The state in particle order; arrays hold x,y pairs, positions in the simulation frame
+ * (metres from the box's min corner, see mixsim/scene.h). */
 typedef struct ms_state {
   long step;
   int n_small, n_large;
-  float *small_pos, *small_vel;
-  float *large_pos, *large_vel;
+  double *small_pos, *small_vel;
+  double *large_pos, *large_vel;
 } ms_state;
 
 ms_status ms_sim_create(const ms_scene *scene, const ms_sim_options *opt, ms_sim **out);
@@ -60,9 +61,16 @@ const char *ms_sim_device_name(const ms_sim *sim);
 const char *ms_sim_platform_name(const ms_sim *sim);
 int ms_sim_device_is_gpu(const ms_sim *sim);
 
-/* Puts large particle `index` (scene order) at (x, y) m with zero velocity, between
+/* The box's min corner in scene coordinates: a frame position p is origin + p there. */
+void ms_sim_origin(const ms_sim *sim, double origin[2]);
+
+/* Radius (m) and mass (kg) of small particle i. */
+float ms_sim_small_radius(const ms_sim *sim, int i);
+float ms_sim_small_mass(const ms_sim *sim, int i);
+
+/* Puts large particle `index` (scene order) at (x, y) m (simulation frame) with zero velocity, between
  * advances: the preview's mouse drag. MS_ERR_INPUT for a bad index or position. */
-ms_status ms_sim_move_large(ms_sim *sim, int index, float x, float y);
+ms_status ms_sim_move_large(ms_sim *sim, int index, double x, double y);
 
 ms_status ms_sim_read_state(ms_sim *sim, ms_state *state);
 void ms_state_free(ms_state *state);

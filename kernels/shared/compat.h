@@ -5,6 +5,9 @@
 
 #ifdef __OPENCL_C_VERSION__
 #pragma OPENCL FP_CONTRACT OFF
+/* Positions and velocities are double (mixsim/scene.h says why); the host refuses a
+ * device without cl_khr_fp64 before building. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define MS_FN static inline
 #define ms_sqrtf(x) sqrt(x)
 #define ms_floorf(x) floor(x)

@@ -1,18 +1,32 @@
 /* The contact force law, written once: a normal linear spring-dashpot
  *     F = (k * overlap + c * approach_speed) along the line of centres,
+ *     c = 2 zeta sqrt(k m_eff)  (zeta from the restitution e, m_eff of the pair),
  * for particle pairs and for the four box walls. Compiled by the kernels and by the
  * CPU worker, so small-small and large-small contacts are computed identically.
- * No tension cut-off: the restitution of an isolated contact is then exactly e. */
+ * Positions and velocities are double; a contact's arithmetic is float, on the
+ * differences of positions and velocities taken in double, which are exact to
+ * double precision however far from each other or from the box corner particles are.
+ * No tension cut-off: an isolated contact restitutes e as dt -> 0 (docs/time-step.md
+ * gives the error at finite dt). */
 #ifndef MS_SHARED_CONTACT_H
 #define MS_SHARED_CONTACT_H
 
 #include "compat.h"
 
+/* Effective mass m_i m_j / (m_i + m_j) of two moving particles. */
+MS_FN float ms_pair_mass(float mi, float mj) { return mi * mj / (mi + mj); }
+
+/* Dashpot coefficient c = 2 zeta sqrt(k m_eff); two_zeta = 2 zeta of the material. */
+MS_FN float ms_dashpot(float two_zeta, float k, float m_eff)
+{
+  return two_zeta * ms_sqrtf(k * m_eff);
+}
+
 /* Force on particle i from particle j.
  * (dx, dy) = x_j - x_i, (dvx, dvy) = v_i - v_j, r_sum = r_i + r_j,
- * k stiffness (N/m), c damping coefficient (N s/m) of this pair. */
-MS_FN ms_v2 ms_contact_force(float dx, float dy, float dvx, float dvy, float r_sum,
-                             float k, float c)
+ * k stiffness (N/m); the pair's dashpot is computed only when they touch. */
+MS_FN ms_v2 ms_contact_force(float dx, float dy, float dvx, float dvy, float r_sum, float k,
+                             float two_zeta, float m_eff)
 {
   ms_v2 f;
   f.x = 0.0f;
@@ -25,7 +39,7 @@ MS_FN ms_v2 ms_contact_force(float dx, float dy, float dvx, float dvy, float r_s
   float ny = dy / dist;
   float overlap = r_sum - dist;
   float approach = dvx * nx + dvy * ny; /* > 0 while closing */
-  float fn = k * overlap + c * approach;
+  float fn = k * overlap + ms_dashpot(two_zeta, k, m_eff) * approach;
   f.x = -fn * nx;
   f.y = -fn * ny;
   return f;
@@ -40,25 +54,34 @@ MS_FN float ms_wall_push(float gap, float approach, float r, float k, float c)
   return k * (r - gap) + c * approach;
 }
 
-/* Sum of the four wall forces on a particle in the box [min_x, max_x] x [min_y, max_y]. */
-MS_FN ms_v2 ms_walls_force(float x, float y, float vx, float vy, float r, float min_x,
-                           float min_y, float max_x, float max_y, float k, float c)
+/* Sum of the four wall forces on a particle of mass m in the box [0, w] x [0, h] (the
+ * simulation frame); the gaps are taken in double, the rest in float. */
+MS_FN ms_v2 ms_walls_force(double x, double y, float vx, float vy, float r, double w, double h,
+                           float k, float two_zeta, float m)
 {
   ms_v2 f;
-  f.x = ms_wall_push(x - min_x, -vx, r, k, c);
-  f.x = f.x - ms_wall_push(max_x - x, vx, r, k, c);
-  f.y = ms_wall_push(y - min_y, -vy, r, k, c);
-  f.y = f.y - ms_wall_push(max_y - y, vy, r, k, c);
+  f.x = 0.0f;
+  f.y = 0.0f;
+  float gl = (float)x, gr = (float)(w - x), gb = (float)y, gt = (float)(h - y);
+  if (gl >= r && gr >= r && gb >= r && gt >= r)
+    return f; /* clear of every wall: the usual case, no dashpot to compute */
+  float c = ms_dashpot(two_zeta, k, m);
+  f.x = ms_wall_push(gl, -vx, r, k, c);
+  f.x = f.x - ms_wall_push(gr, vx, r, k, c);
+  f.y = ms_wall_push(gb, -vy, r, k, c);
+  f.y = f.y - ms_wall_push(gt, vy, r, k, c);
   return f;
 }
 
 /* Symplectic Euler step, the same for small (device) and large (host) particles:
- *     v += F/m dt + g dt;  x += v dt */
-MS_FN void ms_integrate(float *x, float *y, float *vx, float *vy, float fx, float fy,
-                        float mass, float gx, float gy, float dt)
+ *     v += (F/m + g) dt;  x += v dt
+ * The force and F/m are float (a sum of float contacts); the state is double, so a
+ * step's change is kept however small it is next to the value it changes. */
+MS_FN void ms_integrate(double *x, double *y, double *vx, double *vy, float fx, float fy,
+                        float mass, double gx, double gy, double dt)
 {
-  *vx = *vx + fx / mass * dt + gx * dt;
-  *vy = *vy + fy / mass * dt + gy * dt;
+  *vx = *vx + ((double)(fx / mass) + gx) * dt;
+  *vy = *vy + ((double)(fy / mass) + gy) * dt;
   *x = *x + *vx * dt;
   *y = *y + *vy * dt;
 }

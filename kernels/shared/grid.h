@@ -1,5 +1,7 @@
 /* Uniform-grid addressing shared by the grid kernels and the CPU worker's large-small
- * search: cell size = small diameter, fixed capacity per cell, row-major cells. */
+ * search: cell size = the largest small diameter (so the 3x3 search finds every contact
+ * of a size distribution), fixed capacity per cell, row-major cells; the grid's corner
+ * is the frame's origin (the box's min corner). */
 #ifndef MS_SHARED_GRID_H
 #define MS_SHARED_GRID_H
 
@@ -26,20 +28,20 @@ typedef uint64_t ms_slot_index;
 
 /* Cell coordinate along one axis, clamped into [0, n-1]: a particle outside the grid
  * still lands in a border cell (and is counted), so no contact is lost. */
-MS_FN int ms_grid_axis(float p, float min, float inv_cell, int n)
+MS_FN int ms_grid_axis(double p, double inv_cell, int n)
 {
-  float f = ms_floorf((p - min) * inv_cell);
-  if (!(f >= 0.0f))
+  double f = floor(p * inv_cell);
+  if (!(f >= 0.0))
     return 0;
-  if (f >= (float)n)
+  if (f >= (double)n)
     return n - 1;
   return (int)f;
 }
 
-MS_FN int ms_grid_axis_outside(float p, float min, float inv_cell, int n)
+MS_FN int ms_grid_axis_outside(double p, double inv_cell, int n)
 {
-  float f = ms_floorf((p - min) * inv_cell);
-  return !(f >= 0.0f) || f >= (float)n;
+  double f = floor(p * inv_cell);
+  return !(f >= 0.0) || f >= (double)n;
 }
 
 /* Position of slot `slot` of cell `cell` in the index buffer (cap slots per cell,

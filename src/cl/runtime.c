@@ -315,3 +315,16 @@ ms_status ms_cl_build(cl_context context, cl_device_id device, const char *sourc
   free(log);
   return st;
 }
+
+ms_status ms_cl_require_fp64(const ms_cl *cl)
+{
+  cl_device_fp_config fp = 0;
+  cl_int err = clGetDeviceInfo(cl->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL);
+  if (err == CL_SUCCESS && fp != 0)
+    return MS_OK;
+  return ms_fail(MS_ERR_RUNTIME, "OpenCL device '%s' [%s] has no double precision "
+                                 "(cl_khr_fp64), which collision mode keeps positions and "
+                                 "velocities in; choose another device with --device (see "
+                                 "--list-devices)",
+                 cl->device_name, cl->platform_name);
+}

@@ -45,6 +45,10 @@ ms_status ms_cl_list_devices(FILE *out);
 /* Opens the device named by `spec` ("gpu", "cpu", "P:D"; NULL or "" picks the first
  * GPU, else the first CPU device) and creates the context and both queues. */
 ms_status ms_cl_open(const char *spec, ms_cl *cl);
+
+/* MS_ERR_RUNTIME naming the device unless it computes in double precision
+ * (cl_khr_fp64, or OpenCL 1.2's double FP config), which collision mode needs. */
+ms_status ms_cl_require_fp64(const ms_cl *cl);
 void ms_cl_close(ms_cl *cl);
 
 /* Kernel time (s) of a finished event, from the profiling counters. */

@@ -35,11 +35,11 @@ int ms_buffers_fit(const ms_device_limits *lim, ms_buffer_mode mode, uint64_t n_
              INT_MAX / 2, INT_MAX, INT_MAX);
     return 0;
   }
-  uint64_t v2 = n_small * 2 * sizeof(float);
-  const planned bufs[] = {{"pos", v2}, {"vel", v2}, {"f_ss", v2}, {"f_ls", v2},
+  uint64_t v2 = n_small * 2 * sizeof(float), d2 = n_small * 2 * sizeof(double);
+  const planned bufs[] = {{"pos", d2}, {"vel", d2}, {"f_ss", v2}, {"f_ls", v2},
                           {"grid count", n_cells * sizeof(int)},
                           {"grid index", n_cells * cap * sizeof(int)},
-                          {"grid flags", MS_FLAG_COUNT * sizeof(int)}};
+                          {"grid flags", MS_FLAG_COUNT * sizeof(int)}, {"shape", v2}};
   uint64_t total = 0;
   const planned *largest = &bufs[0];
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) {
@@ -131,10 +131,10 @@ static void staging_free(ms_cl *cl, ms_staging *st)
 
 static ms_status alloc_copies(ms_buffers *b, ms_cl *cl)
 {
-  size_t v2 = b->n_small * 2 * sizeof(float);
+  size_t v2 = b->n_small * 2 * sizeof(float), d2 = b->n_small * 2 * sizeof(double);
   ms_status st;
-  if ((st = staging_alloc(cl, v2, "pos copy", &b->copy_pos)) ||
-      (st = staging_alloc(cl, v2, "vel copy", &b->copy_vel)) ||
+  if ((st = staging_alloc(cl, d2, "pos copy", &b->copy_pos)) ||
+      (st = staging_alloc(cl, d2, "vel copy", &b->copy_vel)) ||
       (st = staging_alloc(cl, v2, "f_ls copy", &b->copy_f_ls)) ||
       (st = staging_alloc(cl, b->n_cells * sizeof(int), "grid count copy", &b->copy_count)) ||
       (st = staging_alloc(cl, b->n_cells * b->cap * sizeof(int), "grid index copy", &b->copy_idx)))
@@ -153,9 +153,10 @@ ms_status ms_buffers_create(ms_buffers *b, ms_cl *cl, ms_buffer_mode mode, size_
   b->n_small = n_small;
   b->n_cells = n_cells;
   b->cap = cap;
-  size_t v2 = n_small * 2 * sizeof(float);
+  size_t v2 = n_small * 2 * sizeof(float), d2 = n_small * 2 * sizeof(double);
   cl_mem_flags hf = host_flags(b);
-  if ((st = create(cl, hf, v2, "pos", &b->pos)) || (st = create(cl, hf, v2, "vel", &b->vel)) ||
+  if ((st = create(cl, hf, d2, "pos", &b->pos)) || (st = create(cl, hf, d2, "vel", &b->vel)) ||
+      (st = create(cl, CL_MEM_READ_ONLY, v2, "shape", &b->shape)) ||
       (st = create(cl, CL_MEM_READ_WRITE, v2, "f_ss", &b->f_ss)) ||
       (st = create(cl, hf, v2, "f_ls", &b->f_ls)) ||
       (st = create(cl, hf, n_cells * sizeof(int), "grid count", &b->count)) ||
@@ -178,7 +179,8 @@ void ms_buffers_release(ms_buffers *b, ms_cl *cl)
   ms_staging *copies[] = {&b->copy_pos, &b->copy_vel, &b->copy_f_ls, &b->copy_count, &b->copy_idx};
   for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
     staging_free(cl, copies[i]);
-  cl_mem *mems[] = {&b->pos, &b->vel, &b->f_ss, &b->f_ls, &b->count, &b->idx, &b->flags};
+  cl_mem *mems[] = {&b->pos,   &b->vel, &b->shape, &b->f_ss,
+                    &b->f_ls,  &b->count, &b->idx, &b->flags};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
     if (*mems[i])
       clReleaseMemObject(*mems[i]);
@@ -228,13 +230,13 @@ static ms_status read_into(ms_cl *cl, cl_mem m, void *dst, size_t bytes, const c
 
 ms_status ms_buffers_host_begin(ms_buffers *b, ms_cl *cl)
 {
-  size_t v2 = b->n_small * 2 * sizeof(float);
+  size_t v2 = b->n_small * 2 * sizeof(float), d2 = b->n_small * 2 * sizeof(double);
   size_t cb = b->n_cells * sizeof(int), ib = b->n_cells * b->cap * sizeof(int);
   ms_status st;
   if (b->mode == MS_BUFFERS_SHARED) {
     void *p, *v, *c, *i, *f;
-    if ((st = map(cl, b->pos, CL_MAP_READ, v2, "pos", CL_FALSE, &p)) ||
-        (st = map(cl, b->vel, CL_MAP_READ, v2, "vel", CL_FALSE, &v)) ||
+    if ((st = map(cl, b->pos, CL_MAP_READ, d2, "pos", CL_FALSE, &p)) ||
+        (st = map(cl, b->vel, CL_MAP_READ, d2, "vel", CL_FALSE, &v)) ||
         (st = map(cl, b->count, CL_MAP_READ, cb, "grid count", CL_FALSE, &c)) ||
         (st = map(cl, b->idx, CL_MAP_READ, ib, "grid index", CL_FALSE, &i)) ||
         (st = map(cl, b->f_ls, CL_MAP_READ | CL_MAP_WRITE, v2, "f_ls", CL_TRUE, &f)))
@@ -246,8 +248,8 @@ ms_status ms_buffers_host_begin(ms_buffers *b, ms_cl *cl)
     b->h_f_ls = f;
     return MS_OK;
   }
-  if ((st = read_into(cl, b->pos, b->copy_pos.ptr, v2, "pos", CL_FALSE)) ||
-      (st = read_into(cl, b->vel, b->copy_vel.ptr, v2, "vel", CL_FALSE)) ||
+  if ((st = read_into(cl, b->pos, b->copy_pos.ptr, d2, "pos", CL_FALSE)) ||
+      (st = read_into(cl, b->vel, b->copy_vel.ptr, d2, "vel", CL_FALSE)) ||
       (st = read_into(cl, b->count, b->copy_count.ptr, cb, "grid count", CL_FALSE)) ||
       (st = read_into(cl, b->idx, b->copy_idx.ptr, ib, "grid index", CL_TRUE)))
     return st;

@@ -30,14 +30,15 @@ typedef struct ms_staging {
 typedef struct ms_buffers {
   ms_buffer_mode mode;
   size_t n_small, n_cells, cap;
-  cl_mem pos, vel;   /* float2 each: the small particles' state */
+  cl_mem pos, vel;   /* double2 each: the small particles' state (simulation frame) */
+  cl_mem shape;      /* float2: radius and mass of each small particle, set once */
   cl_mem f_ss;       /* float2: small-small forces, device only */
   cl_mem f_ls;       /* float2: large-small forces, written by the CPU worker */
   cl_mem count, idx; /* grid: per-cell counters, cap slots per cell */
   cl_mem flags;      /* MS_FLAG_* counters of the grid kernels */
 
   /* Host views, valid between ms_buffers_host_begin and ms_buffers_host_end. */
-  const float *h_pos, *h_vel;
+  const double *h_pos, *h_vel;
   const int *h_count, *h_idx;
   float *h_f_ls;
 

@@ -14,11 +14,11 @@ static void large_small_one(ms_sim *s, ms_body *L)
 {
   const ms_buffers *b = &s->buf;
   const ms_grid *g = &s->grid;
-  float reach = L->r + s->r_small;
-  int x0 = ms_grid_axis(L->x - reach, g->min_x, g->inv_cell, g->nx);
-  int x1 = ms_grid_axis(L->x + reach, g->min_x, g->inv_cell, g->nx);
-  int y0 = ms_grid_axis(L->y - reach, g->min_y, g->inv_cell, g->ny);
-  int y1 = ms_grid_axis(L->y + reach, g->min_y, g->inv_cell, g->ny);
+  double reach = (double)L->r + s->r_small_max;
+  int x0 = ms_grid_axis(L->x - reach, g->inv_cell, g->nx);
+  int x1 = ms_grid_axis(L->x + reach, g->inv_cell, g->nx);
+  int y0 = ms_grid_axis(L->y - reach, g->inv_cell, g->ny);
+  int y1 = ms_grid_axis(L->y + reach, g->inv_cell, g->ny);
   int cap = (int)b->cap;
   for (int cy = y0; cy <= y1; cy++) {
     for (int cx = x0; cx <= x1; cx++) {
@@ -26,9 +26,13 @@ static void large_small_one(ms_sim *s, ms_body *L)
       int n = b->h_count[cell] < cap ? b->h_count[cell] : cap;
       for (int k = 0; k < n; k++) {
         int j = b->h_idx[ms_grid_slot(cell, cap, k)];
-        const float *xj = &b->h_pos[2 * j], *vj = &b->h_vel[2 * j];
-        ms_v2 f = ms_contact_force(L->x - xj[0], L->y - xj[1], vj[0] - L->vx, vj[1] - L->vy,
-                                   L->r + s->r_small, s->k, L->c_small);
+        const double *xj = &b->h_pos[2 * j], *vj = &b->h_vel[2 * j];
+        float rj = s->shape[2 * j], mj = s->shape[2 * j + 1];
+        /* A static particle acts with infinite mass: the pair's mass is the small one's. */
+        float m_eff = L->is_static ? mj : ms_pair_mass(L->m, mj);
+        ms_v2 f = ms_contact_force((float)(L->x - xj[0]), (float)(L->y - xj[1]),
+                                   (float)(vj[0] - L->vx), (float)(vj[1] - L->vy), L->r + rj,
+                                   s->k, s->two_zeta, m_eff);
         if (f.x == 0.0f && f.y == 0.0f)
           continue;
         b->h_f_ls[2 * j] += f.x;
@@ -57,7 +61,7 @@ void ms_cpu_large_small(ms_sim *s)
  * next sort), so this is a strict total order and every correct sort yields the same
  * permutation; the large-large sums follow it, so the state hash does not depend on
  * which sort ran. */
-static float left_edge(const ms_body *B, int i) { return B[i].x - B[i].r; }
+static double left_edge(const ms_body *B, int i) { return B[i].x - B[i].r; }
 
 /* Insertion sort, cheap when the order is nearly right (the usual case: particles move
  * a little per iteration). Gives up once it has moved entries `budget` places in all,
@@ -66,10 +70,10 @@ static int insertion_sort(int *o, const ms_body *B, int n, long budget)
 {
   for (int a = 1; a < n; a++) {
     int v = o[a];
-    float key = left_edge(B, v);
+    double key = left_edge(B, v);
     int b = a - 1;
     while (b >= 0) {
-      float kb = left_edge(B, o[b]);
+      double kb = left_edge(B, o[b]);
       if (kb < key || (kb == key && o[b] < v))
         break;
       o[b + 1] = o[b];
@@ -83,40 +87,44 @@ static int insertion_sort(int *o, const ms_body *B, int n, long budget)
   return 1;
 }
 
-/* (left edge, index) as one unsigned integer that orders the same way: the edge's
- * bits mapped to an order-preserving unsigned form (both zeros alike, as == sees
- * them), above the index. */
-static uint64_t sweep_key(const ms_body *B, int i)
+/* The left edge as an unsigned integer that orders the same way: the double's bits
+ * mapped to an order-preserving unsigned form (both zeros alike, as == sees them). */
+static uint64_t edge_key(const ms_body *B, int i)
 {
-  float edge = left_edge(B, i);
-  if (edge == 0.0f)
-    edge = 0.0f; /* -0 compares equal to +0: the index decides */
-  uint32_t u;
+  double edge = left_edge(B, i);
+  if (edge == 0.0)
+    edge = 0.0; /* -0 compares equal to +0: the index decides */
+  uint64_t u;
   memcpy(&u, &edge, sizeof u);
-  u = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-  return (uint64_t)u << 32 | (uint32_t)i;
+  return (u & 0x8000000000000000ull) ? ~u : (u | 0x8000000000000000ull);
 }
 
-/* LSD radix sort of the keys, one byte per pass, skipping the bytes all keys share.
- * Linear in n: the first iteration (from the scene's order) and any badly outdated
- * order cost what nearly sorted ones do. Returns 0 when out of memory. */
+typedef struct sweep_item {
+  uint64_t key;
+  int index;
+} sweep_item;
+
+/* LSD radix sort of (edge key, index), one byte of the key per pass, skipping the bytes
+ * all keys share. The passes are stable and start from index order, so equal edges
+ * stay in index order. Linear in n: the first iteration (from the scene's order) and any
+ * badly outdated order cost what nearly sorted ones do. Returns 0 when out of memory. */
 static int radix_sort(int *o, const ms_body *B, int n)
 {
-  uint64_t *key = malloc((size_t)n * sizeof *key), *tmp = malloc((size_t)n * sizeof *tmp);
+  sweep_item *item = malloc((size_t)n * sizeof *item), *tmp = malloc((size_t)n * sizeof *tmp);
   size_t(*count)[256] = calloc(8, sizeof *count);
-  if (!key || !tmp || !count) {
-    free(key);
+  if (!item || !tmp || !count) {
+    free(item);
     free(tmp);
     free(count);
     return 0;
   }
   for (int i = 0; i < n; i++) {
-    key[i] = sweep_key(B, i);
+    item[i] = (sweep_item){edge_key(B, i), i};
     for (int d = 0; d < 8; d++)
-      count[d][(key[i] >> (8 * d)) & 0xff]++;
+      count[d][(item[i].key >> (8 * d)) & 0xff]++;
   }
   for (int d = 0; d < 8; d++) {
-    if (count[d][(key[0] >> (8 * d)) & 0xff] == (size_t)n)
+    if (count[d][(item[0].key >> (8 * d)) & 0xff] == (size_t)n)
       continue; /* one value in this byte: the pass would not move anything */
     size_t at = 0;
     for (int v = 0; v < 256; v++) {
@@ -125,14 +133,14 @@ static int radix_sort(int *o, const ms_body *B, int n)
       at += c;
     }
     for (int i = 0; i < n; i++)
-      tmp[count[d][(key[i] >> (8 * d)) & 0xff]++] = key[i];
-    uint64_t *t = key;
-    key = tmp;
+      tmp[count[d][(item[i].key >> (8 * d)) & 0xff]++] = item[i];
+    sweep_item *t = item;
+    item = tmp;
     tmp = t;
   }
   for (int i = 0; i < n; i++)
-    o[i] = (int)(uint32_t)key[i];
-  free(key);
+    o[i] = item[i].index;
+  free(item);
   free(tmp);
   free(count);
   return 1;
@@ -156,12 +164,13 @@ static void pair_contact(ms_sim *s, ms_body *A, ms_body *B)
 {
   if (A->is_static && B->is_static)
     return;
-  float dx = B->x - A->x, dy = B->y - A->y, rs = A->r + B->r;
+  float dx = (float)(B->x - A->x), dy = (float)(B->y - A->y), rs = A->r + B->r;
   if (dx * dx + dy * dy >= rs * rs)
     return;
-  double m_eff = ms_effective_mass(A->m, A->is_static, B->m, B->is_static);
-  float c = (float)ms_damping_coeff(s->k, s->e, m_eff);
-  ms_v2 f = ms_contact_force(dx, dy, A->vx - B->vx, A->vy - B->vy, rs, s->k, c);
+  /* A static partner acts with infinite mass: the pair's mass is the moving one's. */
+  float m_eff = A->is_static ? B->m : B->is_static ? A->m : ms_pair_mass(A->m, B->m);
+  ms_v2 f = ms_contact_force(dx, dy, (float)(A->vx - B->vx), (float)(A->vy - B->vy), rs, s->k,
+                             s->two_zeta, m_eff);
   A->fx += f.x;
   A->fy += f.y;
   B->fx -= f.x;
@@ -174,7 +183,7 @@ void ms_cpu_large_large(ms_sim *s)
   const int *o = s->sweep_order;
   for (int a = 0; a < s->n_large; a++) {
     ms_body *A = &s->large[o[a]];
-    float right = A->x + A->r;
+    double right = A->x + A->r;
     for (int b = a + 1; b < s->n_large; b++) {
       ms_body *B = &s->large[o[b]];
       if (B->x - B->r > right)
@@ -186,8 +195,8 @@ void ms_cpu_large_large(ms_sim *s)
     ms_body *L = &s->large[i];
     if (L->is_static)
       continue;
-    ms_v2 w = ms_walls_force(L->x, L->y, L->vx, L->vy, L->r, s->box[0], s->box[1], s->box[2],
-                             s->box[3], s->k, L->c_wall);
+    ms_v2 w = ms_walls_force(L->x, L->y, (float)L->vx, (float)L->vy, L->r, s->box[0], s->box[1],
+                             s->k, s->two_zeta, L->m);
     L->fx += w.x;
     L->fy += w.y;
   }
@@ -201,7 +210,7 @@ ms_status ms_cpu_integrate(ms_sim *s, long step)
       continue;
     ms_integrate(&L->x, &L->y, &L->vx, &L->vy, L->fx, L->fy, L->m, s->gx, s->gy, s->dt);
     int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy);
-    if (finite && !(s->max_speed2 > 0.0f && !(L->vx * L->vx + L->vy * L->vy <= s->max_speed2)))
+    if (finite && !(s->max_speed2 > 0.0 && !(L->vx * L->vx + L->vy * L->vy <= s->max_speed2)))
       continue;
     /* Named as the scene names it, so the user finds the section to look at. */
     char name[96];

@@ -10,7 +10,7 @@ ms_status ms_gpu_bind(ms_sim *s)
   ms_buffers *b = &s->buf;
   const ms_grid *g = &s->grid;
   int n_cells = (int)g->n_cells, cap = (int)b->cap;
-  cl_float4 box = {{s->box[0], s->box[1], s->box[2], s->box[3]}};
+  cl_double2 box = {{s->box[0], s->box[1]}};
 
   ARG(MS_K_GRID_CLEAR, 0, b->count);
   ARG(MS_K_GRID_CLEAR, 1, n_cells);
@@ -21,14 +21,12 @@ ms_status ms_gpu_bind(ms_sim *s)
   ARG(MS_K_GRID_INSERT, 2, b->count);
   ARG(MS_K_GRID_INSERT, 3, b->idx);
   ARG(MS_K_GRID_INSERT, 4, cap);
-  ARG(MS_K_GRID_INSERT, 5, g->min_x);
-  ARG(MS_K_GRID_INSERT, 6, g->min_y);
-  ARG(MS_K_GRID_INSERT, 7, g->inv_cell);
-  ARG(MS_K_GRID_INSERT, 8, g->nx);
-  ARG(MS_K_GRID_INSERT, 9, g->ny);
-  ARG(MS_K_GRID_INSERT, 10, b->flags);
-  ARG(MS_K_GRID_INSERT, 11, b->vel);
-  ARG(MS_K_GRID_INSERT, 12, s->max_speed2);
+  ARG(MS_K_GRID_INSERT, 5, g->inv_cell);
+  ARG(MS_K_GRID_INSERT, 6, g->nx);
+  ARG(MS_K_GRID_INSERT, 7, g->ny);
+  ARG(MS_K_GRID_INSERT, 8, b->flags);
+  ARG(MS_K_GRID_INSERT, 9, b->vel);
+  ARG(MS_K_GRID_INSERT, 10, s->max_speed2);
 
   ARG(MS_K_GRID_SORT, 0, b->count);
   ARG(MS_K_GRID_SORT, 1, b->idx);
@@ -37,28 +35,25 @@ ms_status ms_gpu_bind(ms_sim *s)
 
   ARG(MS_K_COLLIDE_SMALL, 0, b->pos);
   ARG(MS_K_COLLIDE_SMALL, 1, b->vel);
-  ARG(MS_K_COLLIDE_SMALL, 2, b->count);
-  ARG(MS_K_COLLIDE_SMALL, 3, b->idx);
-  ARG(MS_K_COLLIDE_SMALL, 4, cap);
-  ARG(MS_K_COLLIDE_SMALL, 5, s->n_small);
-  ARG(MS_K_COLLIDE_SMALL, 6, g->min_x);
-  ARG(MS_K_COLLIDE_SMALL, 7, g->min_y);
-  ARG(MS_K_COLLIDE_SMALL, 8, g->inv_cell);
-  ARG(MS_K_COLLIDE_SMALL, 9, g->nx);
-  ARG(MS_K_COLLIDE_SMALL, 10, g->ny);
-  ARG(MS_K_COLLIDE_SMALL, 11, s->r_small);
-  ARG(MS_K_COLLIDE_SMALL, 12, s->k);
-  ARG(MS_K_COLLIDE_SMALL, 13, s->c_ss);
-  ARG(MS_K_COLLIDE_SMALL, 14, s->c_sw);
-  ARG(MS_K_COLLIDE_SMALL, 15, box);
-  ARG(MS_K_COLLIDE_SMALL, 16, b->f_ss);
+  ARG(MS_K_COLLIDE_SMALL, 2, b->shape);
+  ARG(MS_K_COLLIDE_SMALL, 3, b->count);
+  ARG(MS_K_COLLIDE_SMALL, 4, b->idx);
+  ARG(MS_K_COLLIDE_SMALL, 5, cap);
+  ARG(MS_K_COLLIDE_SMALL, 6, s->n_small);
+  ARG(MS_K_COLLIDE_SMALL, 7, g->inv_cell);
+  ARG(MS_K_COLLIDE_SMALL, 8, g->nx);
+  ARG(MS_K_COLLIDE_SMALL, 9, g->ny);
+  ARG(MS_K_COLLIDE_SMALL, 10, s->k);
+  ARG(MS_K_COLLIDE_SMALL, 11, s->two_zeta);
+  ARG(MS_K_COLLIDE_SMALL, 12, box);
+  ARG(MS_K_COLLIDE_SMALL, 13, b->f_ss);
 
   ARG(MS_K_INTEGRATE_SMALL, 0, b->pos);
   ARG(MS_K_INTEGRATE_SMALL, 1, b->vel);
-  ARG(MS_K_INTEGRATE_SMALL, 2, b->f_ss);
-  ARG(MS_K_INTEGRATE_SMALL, 3, b->f_ls);
-  ARG(MS_K_INTEGRATE_SMALL, 4, s->n_small);
-  ARG(MS_K_INTEGRATE_SMALL, 5, s->m_small);
+  ARG(MS_K_INTEGRATE_SMALL, 2, b->shape);
+  ARG(MS_K_INTEGRATE_SMALL, 3, b->f_ss);
+  ARG(MS_K_INTEGRATE_SMALL, 4, b->f_ls);
+  ARG(MS_K_INTEGRATE_SMALL, 5, s->n_small);
   ARG(MS_K_INTEGRATE_SMALL, 6, s->gx);
   ARG(MS_K_INTEGRATE_SMALL, 7, s->gy);
   ARG(MS_K_INTEGRATE_SMALL, 8, s->dt);

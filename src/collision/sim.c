@@ -10,7 +10,7 @@
 #include "collision/pipeline.h"
 #include "shared/contact.h"
 
-/* Cells of one small diameter cover the box; refuse absurd grids early. */
+/* Cells of one largest small diameter cover the box; refuse absurd grids early. */
 static ms_status setup_grid(ms_sim *s, const ms_scene *sc)
 {
   double w = sc->box_max[0] - sc->box_min[0], h = sc->box_max[1] - sc->box_min[1];
@@ -24,9 +24,7 @@ static ms_status setup_grid(ms_sim *s, const ms_scene *sc)
     return ms_fail(MS_ERR_INPUT, "%s: the grid would need %.0f x %.0f cells (cell = small "
                                  "diameter); use larger small particles or a smaller box",
                    sc->path, nx, ny);
-  s->grid.min_x = sc->box_min[0];
-  s->grid.min_y = sc->box_min[1];
-  s->grid.inv_cell = (float)(1.0 / cell);
+  s->grid.inv_cell = 1.0 / cell;
   s->grid.nx = (int)nx;
   s->grid.ny = (int)ny;
   s->grid.n_cells = (size_t)nx * (size_t)ny;
@@ -51,15 +49,11 @@ static ms_status setup_large(ms_sim *s, const ms_scene *sc)
     ms_body *L = &s->large[i];
     L->x = in->x;
     L->y = in->y;
-    L->vx = in->is_static ? 0.0f : in->vx;
-    L->vy = in->is_static ? 0.0f : in->vy;
+    L->vx = in->is_static ? 0.0 : in->vx;
+    L->vy = in->is_static ? 0.0 : in->vy;
     L->r = in->radius;
     L->m = in->mass;
     L->is_static = in->is_static;
-    L->c_small = (float)ms_damping_coeff(sc->stiffness, sc->restitution,
-                                         ms_effective_mass(sc->small_mass, 0, in->mass,
-                                                           in->is_static));
-    L->c_wall = (float)ms_damping_coeff(sc->stiffness, sc->restitution, in->mass);
     s->sweep_order[i] = i;
   }
   return MS_OK;
@@ -67,35 +61,49 @@ static ms_status setup_large(ms_sim *s, const ms_scene *sc)
 
 static void setup_params(ms_sim *s, const ms_scene *sc)
 {
-  s->dt = (float)sc->dt_s;
+  s->dt = sc->dt_s;
   s->gx = sc->gravity[0];
   s->gy = sc->gravity[1];
   s->k = sc->stiffness;
-  s->e = sc->restitution;
-  s->box[0] = sc->box_min[0];
-  s->box[1] = sc->box_min[1];
-  s->box[2] = sc->box_max[0];
-  s->box[3] = sc->box_max[1];
+  s->two_zeta = (float)(2.0 * ms_damping_ratio(sc->restitution));
+  s->origin[0] = sc->box_min[0];
+  s->origin[1] = sc->box_min[1];
+  s->box[0] = sc->box_max[0] - sc->box_min[0];
+  s->box[1] = sc->box_max[1] - sc->box_min[1];
   s->n_small = sc->small_count;
-  s->r_small = sc->small_radius;
-  s->m_small = sc->small_mass > 0.0f ? sc->small_mass : 1.0f;
-  s->c_ss = (float)ms_damping_coeff(sc->stiffness, sc->restitution, 0.5 * s->m_small);
-  s->c_sw = (float)ms_damping_coeff(sc->stiffness, sc->restitution, s->m_small);
+  s->r_small_max = sc->small_radius;
   s->pipeline = sc->pipeline;
-  s->max_speed2 = sc->max_speed > 0.0f ? sc->max_speed * sc->max_speed : 0.0f;
+  s->max_speed2 = sc->max_speed > 0.0f ? (double)sc->max_speed * sc->max_speed : 0.0;
+}
+
+/* The small particles' (radius, mass) pairs, kept on the host for the CPU worker and
+ * uploaded once for the kernels. */
+static ms_status setup_shape(ms_sim *s, const ms_scene *sc)
+{
+  s->shape = malloc(((size_t)s->n_small + 1) * 2 * sizeof *s->shape);
+  if (!s->shape)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for %d small particles", s->n_small);
+  for (int i = 0; i < s->n_small; i++) {
+    s->shape[2 * i] = sc->small_r[i];
+    s->shape[2 * i + 1] = sc->small_m[i];
+  }
+  return MS_OK;
 }
 
 /* Creates the device buffers in `mode` and fills them with the given state. */
-static ms_status load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const float *pos,
-                              const float *vel)
+static ms_status load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const double *pos,
+                              const double *vel)
 {
-  size_t bytes = (size_t)s->n_small * 2 * sizeof(float);
+  size_t bytes = (size_t)s->n_small * 2 * sizeof(double);
   ms_status st = ms_buffers_create(&s->buf, &s->cl, mode, (size_t)s->n_small, s->grid.n_cells,
                                    cap);
   if (!st)
     st = ms_buffers_upload(&s->cl, s->buf.pos, pos, bytes);
   if (!st)
     st = ms_buffers_upload(&s->cl, s->buf.vel, vel, bytes);
+  if (!st)
+    st = ms_buffers_upload(&s->cl, s->buf.shape, s->shape,
+                           (size_t)s->n_small * 2 * sizeof(float));
   if (!st)
     st = ms_gpu_bind(s);
   s->grid_current = 0;
@@ -121,7 +129,11 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st)
     st = setup_large(s, sc);
   if (!st)
+    st = setup_shape(s, sc);
+  if (!st)
     st = ms_cl_open(device, &s->cl);
+  if (!st)
+    st = ms_cl_require_fp64(&s->cl);
   if (!st)
     st = ms_kernels_build(&s->kern, &s->cl, kdir);
   if (!st)
@@ -145,6 +157,7 @@ void ms_sim_destroy(ms_sim *s)
   free(s->large);
   free(s->large_origin);
   free(s->sweep_order);
+  free(s->shape);
   free(s);
 }
 
@@ -166,6 +179,15 @@ const char *ms_sim_device_name(const ms_sim *s) { return s->cl.device_name; }
 const char *ms_sim_platform_name(const ms_sim *s) { return s->cl.platform_name; }
 int ms_sim_device_is_gpu(const ms_sim *s) { return (s->cl.device_type & CL_DEVICE_TYPE_GPU) != 0; }
 
+void ms_sim_origin(const ms_sim *s, double origin[2])
+{
+  origin[0] = s->origin[0];
+  origin[1] = s->origin[1];
+}
+
+float ms_sim_small_radius(const ms_sim *s, int i) { return s->shape[2 * i]; }
+float ms_sim_small_mass(const ms_sim *s, int i) { return s->shape[2 * i + 1]; }
+
 ms_status ms_sim_set_buffers(ms_sim *s, ms_buffer_mode mode)
 {
   if (mode == s->buf.mode)
@@ -182,7 +204,7 @@ ms_status ms_sim_set_buffers(ms_sim *s, ms_buffer_mode mode)
   return rc;
 }
 
-ms_status ms_sim_move_large(ms_sim *s, int index, float x, float y)
+ms_status ms_sim_move_large(ms_sim *s, int index, double x, double y)
 {
   if (index < 0 || index >= s->n_large)
     return ms_fail(MS_ERR_INPUT, "no large particle %d (there are %d)", index, s->n_large);
@@ -191,8 +213,8 @@ ms_status ms_sim_move_large(ms_sim *s, int index, float x, float y)
   ms_body *L = &s->large[index];
   L->x = x;
   L->y = y;
-  L->vx = 0.0f;
-  L->vy = 0.0f;
+  L->vx = 0.0;
+  L->vy = 0.0;
   /* The case study rebuilds the grid after a user moves a particle. Our grid holds only
    * small particles, so a moved large one leaves it valid; the rebuild keeps to the
    * prescription and costs one grid build. */
@@ -207,17 +229,17 @@ ms_status ms_sim_read_state(ms_sim *s, ms_state *out)
   out->step = s->step;
   out->n_small = s->n_small;
   out->n_large = s->n_large;
-  out->small_pos = malloc((ns + 1) * sizeof(float));
-  out->small_vel = malloc((ns + 1) * sizeof(float));
-  out->large_pos = malloc((nl + 1) * sizeof(float));
-  out->large_vel = malloc((nl + 1) * sizeof(float));
+  out->small_pos = malloc((ns + 1) * sizeof(double));
+  out->small_vel = malloc((ns + 1) * sizeof(double));
+  out->large_pos = malloc((nl + 1) * sizeof(double));
+  out->large_vel = malloc((nl + 1) * sizeof(double));
   if (!out->small_pos || !out->small_vel || !out->large_pos || !out->large_vel) {
     ms_state_free(out);
     return ms_fail(MS_ERR_RUNTIME, "out of memory reading the state");
   }
-  ms_status st = ms_buffers_download(&s->cl, s->buf.pos, out->small_pos, ns * sizeof(float));
+  ms_status st = ms_buffers_download(&s->cl, s->buf.pos, out->small_pos, ns * sizeof(double));
   if (!st)
-    st = ms_buffers_download(&s->cl, s->buf.vel, out->small_vel, ns * sizeof(float));
+    st = ms_buffers_download(&s->cl, s->buf.vel, out->small_vel, ns * sizeof(double));
   if (st) {
     ms_state_free(out);
     return st;
@@ -255,8 +277,8 @@ unsigned long ms_crc32_update(unsigned long crc, const void *p, size_t n)
 uint32_t ms_state_hash(const ms_state *st)
 {
   uLong h = crc32(0L, Z_NULL, 0);
-  size_t ns = (size_t)st->n_small * 2 * sizeof(float);
-  size_t nl = (size_t)st->n_large * 2 * sizeof(float);
+  size_t ns = (size_t)st->n_small * 2 * sizeof(double);
+  size_t nl = (size_t)st->n_large * 2 * sizeof(double);
   h = ms_crc32_update(h, st->small_pos, ns);
   h = ms_crc32_update(h, st->small_vel, ns);
   h = ms_crc32_update(h, st->large_pos, nl);
@@ -275,10 +297,10 @@ ms_status ms_sim_hash(ms_sim *s, uint32_t *hash)
   return MS_OK;
 }
 
-ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const float *small_pos,
-                         const float *small_vel, const float *large_state)
+ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *small_pos,
+                         const double *small_vel, const double *large_state)
 {
-  size_t bytes = (size_t)s->n_small * 2 * sizeof(float);
+  size_t bytes = (size_t)s->n_small * 2 * sizeof(double);
   ms_status st = MS_OK;
   if (capacity != s->buf.cap) {
     st = ms_buffers_set_capacity(&s->buf, &s->cl, capacity);
@@ -296,8 +318,8 @@ ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const float *sma
     ms_body *L = &s->large[i];
     L->x = large_state[4 * i];
     L->y = large_state[4 * i + 1];
-    L->vx = L->is_static ? 0.0f : large_state[4 * i + 2];
-    L->vy = L->is_static ? 0.0f : large_state[4 * i + 3];
+    L->vx = L->is_static ? 0.0 : large_state[4 * i + 2];
+    L->vy = L->is_static ? 0.0 : large_state[4 * i + 3];
   }
   s->step = step;
   s->grid_current = 0;

@@ -11,19 +11,18 @@
 #include "collision/sync.h"
 #include "collision/trace.h"
 
-/* A large particle as the CPU worker keeps it. */
+/* A large particle as the CPU worker keeps it (simulation frame). */
 typedef struct ms_body {
-  float x, y, vx, vy;
-  float fx, fy;    /* force accumulated this iteration */
+  double x, y, vx, vy;
+  float fx, fy; /* force accumulated this iteration */
   float r, m;
-  float c_small;   /* damping coefficient against a small particle */
-  float c_wall;    /* damping coefficient against a wall */
   int is_static;
 } ms_body;
 
-/* Grid geometry: cells of one small diameter covering the box. */
+/* Grid geometry: cells of one largest small diameter covering the box from the
+ * frame's origin. */
 typedef struct ms_grid {
-  float min_x, min_y, inv_cell;
+  double inv_cell;
   int nx, ny;
   size_t n_cells;
 } ms_grid;
@@ -45,14 +44,15 @@ typedef struct ms_fault {
 } ms_fault;
 
 struct ms_sim {
-  /* Parameters, as floats shared with the kernels. */
-  float dt, gx, gy, k;
-  float box[4]; /* min_x, min_y, max_x, max_y */
-  float r_small, m_small;
-  float c_ss, c_sw; /* damping: small-small, small-wall */
+  /* Parameters as the kernels take them. */
+  double dt, gx, gy;
+  float k, two_zeta;  /* stiffness; 2 zeta from the restitution (dashpots per pair) */
+  double box[2];      /* width and height: the walls are x = 0, w and y = 0, h */
+  double origin[2];   /* the box's min corner in scene coordinates */
+  float r_small_max;  /* the largest small radius (the grid cell is twice it) */
+  float *shape;       /* (radius, mass) of each small particle, as on the device */
   int n_small, n_large;
-  double e;         /* restitution, for pair damping of large-large */
-  float max_speed2; /* squared speed limit, 0: none */
+  double max_speed2;  /* squared speed limit, 0: none */
 
   ms_grid grid;
   ms_body *large;
@@ -87,7 +87,7 @@ unsigned long ms_crc32_update(unsigned long crc, const void *p, size_t n);
 
 /* Puts the sim into a saved state (checkpoint.c): small particles uploaded, large ones
  * set (x y vx vy each), grid capacity as saved, grid rebuilt before next use. */
-ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const float *small_pos,
-                         const float *small_vel, const float *large_state);
+ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *small_pos,
+                         const double *small_vel, const double *large_state);
 
 #endif

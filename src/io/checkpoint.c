@@ -38,8 +38,8 @@ typedef struct cimage {
   int32_t n_small, n_large;
   int64_t step, grid_builds, overflow_builds, capacity_growths, outside_events;
   int32_t capacity, max_overflow;
-  float *small_pos, *small_vel; /* 2 n_small each */
-  float *large_state;           /* 4 n_large: x y vx vy */
+  double *small_pos, *small_vel; /* 2 n_small each, simulation frame */
+  double *large_state;           /* 4 n_large: x y vx vy */
 } cimage;
 
 /* Gravity mode. */
@@ -61,7 +61,7 @@ typedef struct field {
   static size_t sz_##T##_##member(const void *im) { (void)im; return sizeof(((T *)0)->member); } \
   static void *at_##T##_##member(void *im) { return &((T *)im)->member; }
 #define ARRAY(T, member, count_expr)                                                 \
-  static size_t sz_##T##_##member(const void *v) { const T *im = v; return (size_t)(count_expr) * sizeof(float); } \
+  static size_t sz_##T##_##member(const void *v) { const T *im = v; return (size_t)(count_expr) * sizeof(*im->member); } \
   static void *at_##T##_##member(void *im) { return ((T *)im)->member; }
 #define F(T, member, name) {name, sz_##T##_##member, at_##T##_##member}
 
@@ -91,6 +91,7 @@ static const field gravity_fields[] = {
  * room for and free the arrays. */
 typedef struct layout {
   uint32_t mode;
+  uint32_t oldest; /* the oldest format version whose payload this layout still reads */
   const field *fields;
   int n_fields, n_counts;
   int (*alloc)(void *im);
@@ -131,10 +132,12 @@ static void g_release(void *v)
   im->pos = im->vel = NULL;
 }
 
-static const layout collision_layout = {0, collision_fields,
+/* Version 2 made the collision state double precision (version 1 held floats); the
+ * gravity payload did not change. */
+static const layout collision_layout = {0, 2, collision_fields,
                                         (int)(sizeof collision_fields / sizeof(field)), 2,
                                         c_alloc, c_release};
-static const layout gravity_layout = {1, gravity_fields,
+static const layout gravity_layout = {1, 1, gravity_fields,
                                       (int)(sizeof gravity_fields / sizeof(field)), 1, g_alloc,
                                       g_release};
 
@@ -202,11 +205,16 @@ static ms_status check_header(const char *path, const header *h, const layout *l
     return refuse(path, "header checksum mismatch (corrupted)");
   if (h->byte_order != BYTE_ORDER_WORD)
     return refuse(path, "written on a machine of another byte order");
-  if (h->version != MS_CHECKPOINT_VERSION)
-    return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version %u, this mixsim reads %u",
-                   path, h->version, MS_CHECKPOINT_VERSION);
   if (h->mode != l->mode)
     return refuse(path, "written by the other simulation mode");
+  if (h->version == 1 && l->oldest == 2)
+    return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version 1 holds single-precision "
+                   "positions, which this mixsim no longer runs from (it reads version %u); "
+                   "rerun the scene from the start",
+                   path, MS_CHECKPOINT_VERSION);
+  if (h->version < l->oldest || h->version > MS_CHECKPOINT_VERSION)
+    return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version %u, this mixsim reads %u",
+                   path, h->version, MS_CHECKPOINT_VERSION);
   if (h->scene_id != scene_id)
     return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: written from another scene (scene id "
                    "%08x, this scene %08x)", path, h->scene_id, scene_id);
@@ -286,11 +294,24 @@ static ms_status refuse_field(const char *path, const char *field, const char *f
   return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: field '%s' %s", path, field, why);
 }
 
-static ms_status finite_field(const char *path, const char *field, const float *v, size_t n)
+static ms_status non_finite(const char *path, const char *field, size_t i)
+{
+  return refuse_field(path, field, "has a non-finite value (entry %zu)", i);
+}
+
+static ms_status finite_field(const char *path, const char *field, const double *v, size_t n)
 {
   for (size_t i = 0; i < n; i++)
     if (!isfinite(v[i]))
-      return refuse_field(path, field, "has a non-finite value (entry %zu)", i);
+      return non_finite(path, field, i);
+  return MS_OK;
+}
+
+static ms_status finite_floats(const char *path, const char *field, const float *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (!isfinite(v[i]))
+      return non_finite(path, field, i);
   return MS_OK;
 }
 
@@ -394,7 +415,7 @@ static ms_status capture(ms_sim *s, cimage *im)
     return st;
   }
   for (int i = 0; i < s->n_large; i++) {
-    float *L = &im->large_state[4 * i];
+    double *L = &im->large_state[4 * i];
     L[0] = s->large[i].x;
     L[1] = s->large[i].y;
     L[2] = s->large[i].vx;
@@ -499,8 +520,8 @@ static ms_status gravity_fields_ok(const char *path, const void *v, const void *
     return st;
   if (!isfinite(im->e0))
     return refuse_field(path, "initial energy", "is not finite");
-  if ((st = finite_field(path, "positions", im->pos, (size_t)im->n * 4)) ||
-      (st = finite_field(path, "velocities", im->vel, (size_t)im->n * 3)))
+  if ((st = finite_floats(path, "positions", im->pos, (size_t)im->n * 4)) ||
+      (st = finite_floats(path, "velocities", im->vel, (size_t)im->n * 3)))
     return st;
   for (int i = 0; i < im->n; i++)
     if (im->pos[4 * i + 3] < 0.0f)

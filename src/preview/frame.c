@@ -19,7 +19,8 @@ static int grow(void **p, size_t elem, int n)
 static ms_status reserve(ms_frame *f, int n_small, int n_large)
 {
   if (n_small > f->cap_small) {
-    if (grow((void **)&f->small_pos, 2 * sizeof(float), n_small))
+    if (grow((void **)&f->small_pos, 2 * sizeof(float), n_small) ||
+        grow((void **)&f->small_r, sizeof(float), n_small))
       return ms_fail(MS_ERR_RUNTIME, "out of memory for a frame");
     f->cap_small = n_small;
   }
@@ -45,13 +46,21 @@ ms_status ms_frame_capture(ms_frame *f, ms_sim *s)
     return rc;
   }
   f->mode = MS_MODE_COLLISION;
-  memcpy(f->box, s->box, sizeof f->box);
-  f->small_radius = s->r_small;
+  /* Floats are plenty for pixels, measured from the box's corner as the state is. */
+  f->box[0] = 0.0f;
+  f->box[1] = 0.0f;
+  f->box[2] = (float)s->box[0];
+  f->box[3] = (float)s->box[1];
+  f->small_radius = s->r_small_max;
   f->n_small = st.n_small;
   f->n_large = st.n_large;
   f->n_static = 0;
-  memcpy(f->small_pos, st.small_pos, (size_t)st.n_small * 2 * sizeof(float));
-  memcpy(f->large_pos, st.large_pos, (size_t)st.n_large * 2 * sizeof(float));
+  for (size_t i = 0; i < (size_t)st.n_small * 2; i++)
+    f->small_pos[i] = (float)st.small_pos[i];
+  for (int i = 0; i < st.n_small; i++)
+    f->small_r[i] = s->shape[2 * i];
+  for (size_t i = 0; i < (size_t)st.n_large * 2; i++)
+    f->large_pos[i] = (float)st.large_pos[i];
   for (int i = 0; i < st.n_large; i++) {
     f->large_radius[i] = s->large[i].r;
     f->large_static[i] = (unsigned char)(s->large[i].is_static != 0);
@@ -116,10 +125,11 @@ void ms_frame_free(ms_frame *f)
   f->bodies = NULL;
   f->cap_bodies = 0;
   free(f->small_pos);
+  free(f->small_r);
   free(f->large_pos);
   free(f->large_radius);
   free(f->large_static);
-  f->small_pos = f->large_pos = f->large_radius = NULL;
+  f->small_pos = f->small_r = f->large_pos = f->large_radius = NULL;
   f->large_static = NULL;
   f->cap_small = f->cap_large = 0;
 }

@@ -10,11 +10,12 @@
 
 typedef struct ms_frame {
   ms_mode mode; /* which scene view draws it */
-  float box[4]; /* min_x, min_y, max_x, max_y (m): the walls */
-  float small_radius;
+  float box[4]; /* 0, 0, width, height (m): the walls, in the simulation frame */
+  float small_radius;         /* the largest small radius (m) */
   int n_small, n_large, n_static;
-  float *small_pos;           /* x,y pairs (m) */
-  float *large_pos;           /* x,y pairs (m) */
+  float *small_pos;           /* x,y pairs (m, simulation frame: from the box's corner) */
+  float *small_r;             /* radius of each (m) */
+  float *large_pos;           /* x,y pairs (m, simulation frame) */
   float *large_radius;        /* m */
   unsigned char *large_static;
   int cap_small, cap_large;   /* allocated */

@@ -46,11 +46,13 @@ static void draw_small(ms_render *rc, const ms_frame *f, const ms_layout *l)
     return;
   SDL_Color c = MS_COLOR_SMALL;
   SDL_SetTextureColorMod(rc->disc, c.r, c.g, c.b);
-  float half = 0.5f * (float)px;
+  /* One texture at the largest size, scaled down for smaller discs. */
   for (int i = 0; i < f->n_small; i++) {
-    float x, y;
+    int pi = (int)lroundf(2.0f * f->small_r[i] * l->scale);
+    pi = pi < 2 ? 2 : pi > px ? px : pi;
+    float x, y, half = 0.5f * (float)pi;
     ms_layout_to_pixel(l, f->small_pos[2 * i], f->small_pos[2 * i + 1], &x, &y);
-    SDL_Rect dst = {(int)lroundf(x - half), (int)lroundf(y - half), px, px};
+    SDL_Rect dst = {(int)lroundf(x - half), (int)lroundf(y - half), pi, pi};
     SDL_RenderCopy(rc->r, rc->disc, NULL, &dst);
   }
 }

@@ -18,13 +18,41 @@ static void consider(double k, double e, double m_eff, const char *kind, double 
   }
 }
 
+/* The lightest and heaviest small particle (0 and 0 when there are none). */
+static void small_mass_range(const ms_scene *s, double *lo, double *hi)
+{
+  *lo = s->small_count > 0 ? INFINITY : 0.0;
+  *hi = 0.0;
+  for (int i = 0; i < s->small_count; i++) {
+    *lo = fmin(*lo, s->small_m[i]);
+    *hi = fmax(*hi, s->small_m[i]);
+  }
+}
+
+/* The two lightest small particles (t_c grows with m_eff, so they set the shortest). */
+static double lightest_small_pair(const ms_scene *s)
+{
+  double a = INFINITY, b = INFINITY;
+  for (int i = 0; i < s->small_count; i++) {
+    double m = s->small_m[i];
+    if (m < a) {
+      b = a;
+      a = m;
+    } else if (m < b) {
+      b = m;
+    }
+  }
+  return ms_effective_mass(a, 0, b, 0);
+}
+
 static double min_contact_time(const ms_scene *s, const char **kind)
 {
   double k = s->stiffness, e = s->restitution, best = INFINITY;
-  double m_s = s->small_mass;
+  double m_s, m_hi;
+  small_mass_range(s, &m_s, &m_hi);
   *kind = "none";
   if (s->small_count >= 2)
-    consider(k, e, m_s / 2.0, "small-small", &best, kind);
+    consider(k, e, lightest_small_pair(s), "small-small", &best, kind);
   if (s->small_count >= 1)
     consider(k, e, m_s, "small-wall", &best, kind);
   double light1 = INFINITY, light2 = INFINITY; /* the two lightest dynamic large */
@@ -87,14 +115,17 @@ static int check_damping(loader *ld, double m_eff, const char *kind)
 static int check_all_damping(loader *ld)
 {
   const ms_scene *s = ld->scene;
-  double m_s = s->small_mass, light1 = INFINITY, light2 = INFINITY;
-  if (s->small_count >= 1 && !(check_damping(ld, 0.5 * m_s, "small-small") &&
-                               check_damping(ld, m_s, "small-wall")))
+  double m_s, m_hi, light1 = INFINITY, light2 = INFINITY;
+  small_mass_range(s, &m_s, &m_hi);
+  if (s->small_count >= 1 &&
+      !(check_damping(ld, 0.5 * m_s, "small-small") && check_damping(ld, 0.5 * m_hi, "small-small") &&
+        check_damping(ld, m_s, "small-wall") && check_damping(ld, m_hi, "small-wall")))
     return 0;
   for (int i = 0; i < s->large_count; i++) {
     const ms_large *l = &s->large[i];
     if (s->small_count >= 1 &&
-        !check_damping(ld, ms_effective_mass(m_s, 0, l->mass, l->is_static), "small-large"))
+        !(check_damping(ld, ms_effective_mass(m_s, 0, l->mass, l->is_static), "small-large") &&
+          check_damping(ld, ms_effective_mass(m_hi, 0, l->mass, l->is_static), "small-large")))
       return 0;
     if (!check_damping(ld, l->mass, "large-wall"))
       return 0;

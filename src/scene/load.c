@@ -115,7 +115,6 @@ static int build(loader *ld)
     memcpy(sm->region, box, sizeof box);
   }
   s->small_count = (int)sm->count;
-  s->small_mass = (float)ms_ld_disc_mass(s->small_density, s->small_radius);
   return ms_ld_place_all(ld) && ms_ld_check_dt(ld);
 }
 
@@ -174,6 +173,8 @@ void ms_scene_free(ms_scene *scene)
     return;
   free(scene->small_pos);
   free(scene->small_vel);
+  free(scene->small_r);
+  free(scene->small_m);
   free(scene->large);
   free(scene->large_origin);
   free(scene->grav.pos);

@@ -35,24 +35,31 @@ typedef struct section {
   int key_line[MAX_KEYS]; /* line of each key of g_keys[kind]; 0 = not given */
 } section;
 
-/* Region, spacing and radii hold float-rounded values, so placement tests exactly
- * what the simulation will see. */
+/* How [small] radii are drawn between radius_min and radius_max. */
+typedef enum small_sizes {
+  SIZES_UNIFORM, /* uniform in radius */
+  SIZES_AREA     /* uniform in area (r^2): as many discs of each size per unit mass */
+} small_sizes;
+
+/* Radii hold float-rounded values (the simulation's radii are floats); positions,
+ * regions and velocities are doubles in the scene's coordinates, as written. */
 typedef struct small_spec {
   int section; /* -1 when there is no [small] */
   long count;
   int random;
   double region[4];
   double spacing;
-  float velocity[2];
+  double velocity[2];
   double spread;
+  small_sizes sizes;
 } small_spec;
 
 typedef struct large_spec {
   int section;
-  float position[2];
+  double position[2];
   float radius;
   double density;
-  float velocity[2];
+  double velocity[2];
   int is_static;
 } large_spec;
 
@@ -62,7 +69,7 @@ typedef struct group_spec {
   float radius_min, radius_max;
   double region[4];
   double density;
-  float velocity[2];
+  double velocity[2];
   double spread;
   int is_static;
 } group_spec;
@@ -118,6 +125,7 @@ int ms_ld_read_long(loader *ld, const char *text, long lo, long hi, long *out);
 int ms_ld_read_int(loader *ld, const char *text, int lo, int hi, int *out);
 int ms_ld_read_seed(loader *ld, const char *text, uint64_t *out);
 int ms_ld_read_vec2f(loader *ld, const char *text, float out[2]);
+int ms_ld_read_vec2(loader *ld, const char *text, double out[2]); /* not rounded to float */
 int ms_ld_read_region(loader *ld, const char *text, double out[4]);
 int ms_ld_read_bool(loader *ld, const char *text, int *out);
 int ms_ld_read_spread(loader *ld, const char *v, double *out);

@@ -1,6 +1,7 @@
 /* Scene loader, placement: explicit large particles, generated groups and small
- * particles, deterministic from the seed; discs may touch but never overlap, also
- * once their positions are rounded to the floats the simulation uses. */
+ * particles (one size or a size distribution), deterministic from the seed; discs may
+ * touch but never overlap. Everything is placed in the simulation frame (metres from
+ * box_min, double precision): the positions are the ones the simulation starts from. */
 #include "scene/loader.h"
 
 #include <float.h>
@@ -24,12 +25,12 @@ typedef struct disc_hash {
   uint32_t mask;
   int *head; /* bucket -> first disc, -1 = none */
   int *next; /* disc -> next disc in its bucket */
-  float *x, *y, *r;
-  float r_all; /* radius of every disc when r is NULL */
+  double *x, *y;
+  float *r;
   int count;
 } disc_hash;
 
-static int hash_init(disc_hash *h, double cell, int capacity, int own_radii)
+static int hash_init(disc_hash *h, double cell, int capacity)
 {
   *h = (disc_hash){.inv_cell = 1.0 / cell};
   uint32_t buckets = 64;
@@ -41,8 +42,8 @@ static int hash_init(disc_hash *h, double cell, int capacity, int own_radii)
   h->next = malloc(n * sizeof *h->next);
   h->x = malloc(n * sizeof *h->x);
   h->y = malloc(n * sizeof *h->y);
-  h->r = own_radii ? malloc(n * sizeof *h->r) : NULL;
-  if (!h->head || !h->next || !h->x || !h->y || (own_radii && !h->r))
+  h->r = malloc(n * sizeof *h->r);
+  if (!h->head || !h->next || !h->x || !h->y || !h->r)
     return 0;
   memset(h->head, 0xff, buckets * sizeof *h->head);
   return 1;
@@ -63,58 +64,76 @@ static uint32_t hash_bucket(const disc_hash *h, int64_t cx, int64_t cy)
   return (uint32_t)(k ^ (k >> 29)) & h->mask;
 }
 
-static void hash_insert(disc_hash *h, float x, float y, float r)
+static void hash_insert(disc_hash *h, double x, double y, float r)
 {
   int i = h->count++;
   h->x[i] = x;
   h->y[i] = y;
-  if (h->r)
-    h->r[i] = r;
+  h->r[i] = r;
   uint32_t b = hash_bucket(h, (int64_t)floor(x * h->inv_cell), (int64_t)floor(y * h->inv_cell));
   h->next[i] = h->head[b];
   h->head[b] = i;
 }
 
-/* Discs may touch. Positions and radii are floats, and discs written as exactly
- * touching (each other or a wall) can come out overlapping by a few units in the last
- * place once rounded: an overlap up to `touch_slack` counts as touching. `scale` is the
- * largest magnitude involved, `need` the distance that must separate them (a sum of
- * radii, or a radius from a wall). The cap of 1/1024 of `need` keeps discs that rounding
- * has moved onto each other (far from the origin, where floats are coarse) an overlap. */
+/* Discs may touch. Radii are floats and positions are moved into the frame by a
+ * subtraction, so discs written as exactly touching (each other, a wall, a region's
+ * edge) can come out overlapping by a few units in the last place: an overlap up to
+ * `touch_slack` counts as touching. `scale` is the largest coordinate magnitude in the
+ * scene, `need` the distance that must separate them (a sum of radii, or a radius from
+ * a wall). The cap of 1/1024 of `need` keeps discs that rounding has moved onto each
+ * other an overlap. */
 static double touch_slack(double scale, double need)
 {
-  return fmin(4.0 * FLT_EPSILON * scale, need / 1024.0);
+  return fmin(4.0 * FLT_EPSILON * need + 4.0 * DBL_EPSILON * scale, need / 1024.0);
 }
 
-static double mag(double a, double b) { return fmax(fabs(a), fabs(b)); }
+/* The largest magnitude of a coordinate the scene uses (the box bounds it). */
+static double coord_scale(const ms_scene *s)
+{
+  return fmax(fmax(fabs(s->box_min[0]), fabs(s->box_max[0])),
+              fmax(fabs(s->box_min[1]), fabs(s->box_max[1])));
+}
 
 /* A disc of radius r at x is at least r from the wall at `wall`, up to the slack. */
-static int clear_of_wall(double x, double wall, double r)
+static int clear_of_wall(const ms_scene *s, double x, double wall, double r)
 {
-  return fabs(x - wall) >= r - touch_slack(fmax(mag(x, wall), r), r);
+  return fabs(x - wall) >= r - touch_slack(coord_scale(s), r);
 }
 
-/* A disc of radius r at (x, y) inside the box, up to the slack. */
+static double frame_w(const ms_scene *s) { return s->box_max[0] - s->box_min[0]; }
+static double frame_h(const ms_scene *s) { return s->box_max[1] - s->box_min[1]; }
+
+/* A disc of radius r at frame position (x, y) inside the box, up to the slack. */
 static int inside_box(const ms_scene *s, double x, double y, double r)
 {
-  return x >= s->box_min[0] && x <= s->box_max[0] && y >= s->box_min[1] && y <= s->box_max[1] &&
-         clear_of_wall(x, s->box_min[0], r) && clear_of_wall(x, s->box_max[0], r) &&
-         clear_of_wall(y, s->box_min[1], r) && clear_of_wall(y, s->box_max[1], r);
+  double w = frame_w(s), h = frame_h(s);
+  return x >= 0.0 && x <= w && y >= 0.0 && y <= h && clear_of_wall(s, x, 0.0, r) &&
+         clear_of_wall(s, x, w, r) && clear_of_wall(s, y, 0.0, r) && clear_of_wall(s, y, h, r);
+}
+
+/* A region of the scene in the frame. */
+static void region_in_frame(const ms_scene *s, const double in[4], double out[4])
+{
+  out[0] = in[0] - s->box_min[0];
+  out[1] = in[1] - s->box_min[1];
+  out[2] = in[2] - s->box_min[0];
+  out[3] = in[3] - s->box_min[1];
 }
 
 /* Index of a disc that a disc of radius r at (x, y) would overlap, or -1. Placement's
  * own attempts test strictly (`slack` 0, which keeps the seed's positions as they
  * were); explicit particles written as touching are tested with the slack. */
-static int hash_overlap_within(const disc_hash *h, double x, double y, double r, int slack)
+static int hash_overlap_within(const disc_hash *h, double x, double y, double r, double scale,
+                               int slack)
 {
   int64_t cx = (int64_t)floor(x * h->inv_cell), cy = (int64_t)floor(y * h->inv_cell);
   for (int64_t j = cy - 1; j <= cy + 1; j++)
     for (int64_t i = cx - 1; i <= cx + 1; i++)
       for (int d = h->head[hash_bucket(h, i, j)]; d >= 0; d = h->next[d]) {
         double dx = x - h->x[d], dy = y - h->y[d];
-        double sum = r + (h->r ? h->r[d] : h->r_all);
+        double sum = r + h->r[d];
         if (slack)
-          sum -= touch_slack(fmax(fmax(mag(x, y), mag(h->x[d], h->y[d])), sum), sum);
+          sum -= touch_slack(scale, sum);
         if (dx * dx + dy * dy < sum * sum)
           return d;
       }
@@ -123,26 +142,24 @@ static int hash_overlap_within(const disc_hash *h, double x, double y, double r,
 
 static int hash_overlap(const disc_hash *h, double x, double y, double r)
 {
-  return hash_overlap_within(h, x, y, r, 0);
+  return hash_overlap_within(h, x, y, r, 0.0, 0);
 }
 
-/* Generated discs are placed in double and rounded to float: far from the origin
- * the rounding can move them onto each other or out of the box. */
+/* Frame positions are doubles measured from box_min: only a box some 10^13 diameters
+ * wide could make neighbouring sites coincide; say so rather than place them. */
 static int unresolved(loader *ld, const section *sec, double x, double y)
 {
-  double at = mag(x, y);
-  double step = (double)nextafterf((float)at, INFINITY) - (double)(float)at;
+  double at = fmax(fabs(x), fabs(y));
   return ms_ld_fail_key(ld, sec, "count",
-                        "positions at this distance from the origin (%g m) cannot be told apart "
-                        "in single precision, which the simulation computes in (floats are %g m "
-                        "apart there); move the box nearer the origin",
-                        at, step);
+                        "positions %g m from the box's corner cannot be told apart in double "
+                        "precision (doubles are %g m apart there); use a smaller box",
+                        at, nextafter(at, INFINITY) - at);
 }
 
 double ms_ld_disc_mass(double density, double r) { return density * MS_PI * r * r; }
 
-static void add_large(ms_scene *s, disc_hash *h, float x, float y, float r, double density,
-                      float vx, float vy, int is_static)
+static void add_large(ms_scene *s, disc_hash *h, double x, double y, float r, double density,
+                      double vx, double vy, int is_static)
 {
   s->large[s->large_count++] = (ms_large){
       .x = x, .y = y, .vx = vx, .vy = vy, .radius = r,
@@ -182,38 +199,39 @@ static int place_explicit(loader *ld, disc_hash *h)
   for (int i = 0; i < ld->large_count; i++) {
     const large_spec *l = &ld->large[i];
     const section *sec = &ld->sections[l->section];
-    double x = l->position[0], y = l->position[1], r = l->radius;
+    double x = l->position[0] - s->box_min[0], y = l->position[1] - s->box_min[1], r = l->radius;
     if (!inside_box(s, x, y, r))
       return ms_ld_fail_key(ld, sec, "position", "disc of radius %g at (%g, %g) sticks out of the box",
-                      r, x, y);
-    int other = hash_overlap_within(h, x, y, r, 1);
+                      r, l->position[0], l->position[1]);
+    int other = hash_overlap_within(h, x, y, r, coord_scale(s), 1);
     if (other >= 0)
       return ms_ld_fail_key(ld, sec, "position", "overlaps [%s]",
                       ld->sections[ld->large[other].section].name);
     add_origin(s, sec, 1, 0);
-    add_large(s, h, l->position[0], l->position[1], l->radius, l->density, l->velocity[0],
-              l->velocity[1], l->is_static);
+    add_large(s, h, x, y, l->radius, l->density, l->velocity[0], l->velocity[1], l->is_static);
   }
   return 1;
 }
 
 /* v + uniform(-spread, spread); always draws, so positions never depend on spread. */
-static float jitter(ms_rng *rng, float v, double spread)
+static double jitter(ms_rng *rng, double v, double spread)
 {
-  return (float)(v + ms_rng_range(rng, -spread, spread));
+  return v + ms_rng_range(rng, -spread, spread);
 }
 
 static int place_group(loader *ld, const group_spec *g, disc_hash *h, ms_rng *rng)
 {
   ms_scene *s = ld->scene;
   add_origin(s, &ld->sections[g->section], g->count, 1);
+  double reg[4];
+  region_in_frame(s, g->region, reg);
   for (long n = 0; n < g->count; n++) {
     float r = (float)ms_rng_range(rng, g->radius_min, g->radius_max);
-    float x = 0.0f, y = 0.0f;
+    double x = 0.0, y = 0.0;
     int attempt = 0;
     for (; attempt < LARGE_ATTEMPTS; attempt++) {
-      x = (float)ms_rng_range(rng, g->region[0] + r, g->region[2] - r);
-      y = (float)ms_rng_range(rng, g->region[1] + r, g->region[3] - r);
+      x = ms_rng_range(rng, reg[0] + r, reg[2] - r);
+      y = ms_rng_range(rng, reg[1] + r, reg[3] - r);
       if (hash_overlap(h, x, y, r) < 0)
         break;
     }
@@ -222,48 +240,58 @@ static int place_group(loader *ld, const group_spec *g, disc_hash *h, ms_rng *rn
                       "could only place %ld of %ld particles without overlap", n, g->count);
     if (!inside_box(s, x, y, r))
       return unresolved(ld, &ld->sections[g->section], x, y);
-    float vx = jitter(rng, g->velocity[0], g->spread);
-    float vy = jitter(rng, g->velocity[1], g->spread);
+    double vx = jitter(rng, g->velocity[0], g->spread);
+    double vy = jitter(rng, g->velocity[1], g->spread);
     if (g->is_static)
-      vx = vy = 0.0f;
+      vx = vy = 0.0;
     add_large(s, h, x, y, r, g->density, vx, vy, g->is_static);
   }
   return 1;
 }
 
 /* Neighbouring lattice sites a and b (b after a) 2r apart or more, up to the slack. */
-static int lattice_gap_ok(float a, float b, double r)
+static int lattice_gap_ok(const ms_scene *s, double a, double b, double r)
 {
-  return (double)b - (double)a >= 2.0 * r - touch_slack(fmax(mag(a, b), 2.0 * r), 2.0 * r);
+  return b - a >= 2.0 * r - touch_slack(coord_scale(s), 2.0 * r);
 }
 
+/* A site's disc fits between lo and hi: a region exactly n discs wide holds n, although
+ * lo + r + (n - 1) pitch + r can round past hi by a unit in the last place. */
+static int fits_below(const ms_scene *s, double centre, double r, double hi)
+{
+  return centre + r <= hi + touch_slack(coord_scale(s), r);
+}
+
+/* Sites on a square lattice of pitch spacing x the largest diameter, filled row by row;
+ * each site holds the next small particle whatever its size (all fit). */
 static int place_lattice(loader *ld, const disc_hash *large)
 {
   ms_scene *s = ld->scene;
   const small_spec *sm = &ld->small;
-  const double *reg = sm->region;
+  double reg[4];
+  region_in_frame(s, sm->region, reg);
   double r = s->small_radius, pitch = sm->spacing * 2.0 * r;
   const section *sec = &ld->sections[sm->section];
   long placed = 0;
-  float y_prev = 0.0f;
+  double y_prev = 0.0;
   for (long j = 0; placed < sm->count; j++) {
-    float y = (float)(reg[1] + r + (double)j * pitch);
-    if (y + r > reg[3])
+    double y = reg[1] + r + (double)j * pitch;
+    if (!fits_below(s, y, r, reg[3]))
       break;
     /* The sites form a grid of rows and columns, so neighbours in a row and in a
-     * column being clear of each other after rounding is enough. */
-    if (j > 0 && !lattice_gap_ok(y_prev, y, r))
+     * column being clear of each other is enough. */
+    if (j > 0 && !lattice_gap_ok(s, y_prev, y, r))
       return unresolved(ld, sec, reg[0], y);
     y_prev = y;
-    float x_prev = 0.0f;
+    double x_prev = 0.0;
     for (long i = 0; placed < sm->count; i++) {
-      float x = (float)(reg[0] + r + (double)i * pitch);
-      if (x + r > reg[2])
+      double x = reg[0] + r + (double)i * pitch;
+      if (!fits_below(s, x, r, reg[2]))
         break;
-      if ((i > 0 && !lattice_gap_ok(x_prev, x, r)) || !inside_box(s, x, y, r))
+      if ((i > 0 && !lattice_gap_ok(s, x_prev, x, r)) || !inside_box(s, x, y, r))
         return unresolved(ld, sec, x, y);
       x_prev = x;
-      if (hash_overlap(large, x, y, r) >= 0)
+      if (hash_overlap(large, x, y, s->small_r[placed]) >= 0)
         continue;
       s->small_pos[2 * placed] = x;
       s->small_pos[2 * placed + 1] = y;
@@ -281,24 +309,26 @@ static int place_random(loader *ld, const disc_hash *large, ms_rng *rng)
 {
   ms_scene *s = ld->scene;
   const small_spec *sm = &ld->small;
-  const double *reg = sm->region;
-  double r = s->small_radius;
+  double reg[4];
+  region_in_frame(s, sm->region, reg);
+  double r_max = s->small_radius;
   const section *sec = &ld->sections[sm->section];
-  if (reg[2] - reg[0] < 2.0 * r || reg[3] - reg[1] < 2.0 * r)
+  if (!fits_below(s, reg[0] + 2.0 * r_max, 0.0, reg[2]) ||
+      !fits_below(s, reg[1] + 2.0 * r_max, 0.0, reg[3]))
     return ms_ld_fail_key(ld, sec, "count", "could only place 0 of %ld small particles: the region "
                     "is narrower than one particle", sm->count);
   disc_hash own;
-  if (!hash_init(&own, 2.0 * r, s->small_count, 0)) {
+  if (!hash_init(&own, 2.0 * r_max, s->small_count)) {
     hash_free(&own);
     return ms_ld_fail_memory(ld);
   }
-  own.r_all = s->small_radius;
   for (int n = 0; n < s->small_count; n++) {
+    double r = s->small_r[n];
     int attempt = 0;
-    float x = 0.0f, y = 0.0f;
+    double x = 0.0, y = 0.0;
     for (; attempt < SMALL_ATTEMPTS; attempt++) {
-      x = (float)ms_rng_range(rng, reg[0] + r, reg[2] - r);
-      y = (float)ms_rng_range(rng, reg[1] + r, reg[3] - r);
+      x = ms_rng_range(rng, reg[0] + r, reg[2] - r);
+      y = ms_rng_range(rng, reg[1] + r, reg[3] - r);
       if (hash_overlap(large, x, y, r) < 0 && hash_overlap(&own, x, y, r) < 0)
         break;
     }
@@ -312,10 +342,27 @@ static int place_random(loader *ld, const disc_hash *large, ms_rng *rng)
     }
     s->small_pos[2 * n] = x;
     s->small_pos[2 * n + 1] = y;
-    hash_insert(&own, x, y, s->small_radius);
+    hash_insert(&own, x, y, (float)r);
   }
   hash_free(&own);
   return 1;
+}
+
+/* Radii first, all of them, so placement draws the same numbers whatever the sizes: a
+ * single size draws none (scenes of one size place as they always did). */
+static void draw_radii(ms_scene *s, const small_spec *sm, ms_rng *rng)
+{
+  double lo = s->small_radius_min, hi = s->small_radius;
+  for (int i = 0; i < s->small_count; i++) {
+    double r = hi;
+    if (lo < hi && sm->sizes == SIZES_AREA)
+      r = sqrt(ms_rng_range(rng, lo * lo, hi * hi));
+    else if (lo < hi)
+      r = ms_rng_range(rng, lo, hi);
+    float f = (float)r;
+    s->small_r[i] = f < (float)lo ? (float)lo : f > (float)hi ? (float)hi : f;
+    s->small_m[i] = (float)ms_ld_disc_mass(s->small_density, s->small_r[i]);
+  }
 }
 
 static int place_small(loader *ld, const disc_hash *large, ms_rng *rng)
@@ -327,8 +374,11 @@ static int place_small(loader *ld, const disc_hash *large, ms_rng *rng)
   size_t n = 2 * (size_t)s->small_count;
   s->small_pos = malloc(n * sizeof *s->small_pos);
   s->small_vel = malloc(n * sizeof *s->small_vel);
-  if (!s->small_pos || !s->small_vel)
+  s->small_r = malloc(n / 2 * sizeof *s->small_r);
+  s->small_m = malloc(n / 2 * sizeof *s->small_m);
+  if (!s->small_pos || !s->small_vel || !s->small_r || !s->small_m)
     return ms_ld_fail_memory(ld);
+  draw_radii(s, sm, rng);
   if (!(sm->random ? place_random(ld, large, rng) : place_lattice(ld, large)))
     return 0;
   for (int i = 0; i < s->small_count; i++) {
@@ -356,7 +406,7 @@ static int prepare_large(loader *ld, disc_hash *h)
   }
   /* A query disc is a large one (r <= r_max) or a small one. */
   double cell = r_max + fmax(r_max, s->small_radius);
-  if (!hash_init(h, cell > 0.0 ? cell : 1.0, (int)total, 1))
+  if (!hash_init(h, cell > 0.0 ? cell : 1.0, (int)total))
     return ms_ld_fail_memory(ld);
   s->large = malloc((total > 0 ? (size_t)total : 1) * sizeof *s->large);
   s->large_origin = calloc((size_t)(ld->large_count + ld->group_count + 1),

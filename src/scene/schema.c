@@ -23,7 +23,7 @@ static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_MATERIAL] = {"stiffness", "restitution"},
     [SEC_GRID] = {"capacity"},
     [SEC_SMALL] = {"count", "radius", "density", "placement", "region", "spacing", "velocity",
-                   "velocity_spread"},
+                   "velocity_spread", "radius_min", "radius_max", "radius_distribution"},
     [SEC_GRAVITY] = {"bodies", "count", "G", "softening", "integrator", "burst", "energy",
                      "diagnostics_every", "mass", "radius", "eccentricity", "semi_major_axis",
                      "mass_ratio", "central_mass", "thickness", "file"},
@@ -135,7 +135,7 @@ static int set_simulation(loader *ld, const char *key, const char *v)
 
 static int set_box(loader *ld, const char *key, const char *v)
 {
-  return ms_ld_read_vec2f(ld, v, ms_ld_is(key, "min") ? ld->scene->box_min : ld->scene->box_max);
+  return ms_ld_read_vec2(ld, v, ms_ld_is(key, "min") ? ld->scene->box_min : ld->scene->box_max);
 }
 
 static int set_material(loader *ld, const char *key, const char *v)
@@ -163,8 +163,18 @@ static int set_small(loader *ld, const char *key, const char *v)
   ms_scene *s = ld->scene;
   if (ms_ld_is(key, "count"))
     return ms_ld_read_long(ld, v, 0, MAX_SMALL, &sm->count);
-  if (ms_ld_is(key, "radius"))
+  if (ms_ld_is(key, "radius") || ms_ld_is(key, "radius_max"))
     return ms_ld_read_positive_float(ld, v, &s->small_radius);
+  if (ms_ld_is(key, "radius_min"))
+    return ms_ld_read_positive_float(ld, v, &s->small_radius_min);
+  if (ms_ld_is(key, "radius_distribution")) {
+    static const char *const names[] = {"uniform", "area"};
+    int d = 0;
+    if (!ms_ld_read_choice(ld, v, names, 2, &d))
+      return 0;
+    sm->sizes = (small_sizes)d;
+    return 1;
+  }
   if (ms_ld_is(key, "density"))
     return ms_ld_read_positive_float(ld, v, &s->small_density);
   if (ms_ld_is(key, "placement")) {
@@ -178,20 +188,20 @@ static int set_small(loader *ld, const char *key, const char *v)
   if (ms_ld_is(key, "spacing"))
     return ms_ld_parse_number(ld, v, &sm->spacing) && ms_ld_at_least(ld, sm->spacing, 1.0);
   if (ms_ld_is(key, "velocity"))
-    return ms_ld_read_vec2f(ld, v, sm->velocity);
+    return ms_ld_read_vec2(ld, v, sm->velocity);
   return ms_ld_read_spread(ld, v, &sm->spread); /* velocity_spread */
 }
 
 static int set_large(loader *ld, large_spec *l, const char *key, const char *v)
 {
   if (ms_ld_is(key, "position"))
-    return ms_ld_read_vec2f(ld, v, l->position);
+    return ms_ld_read_vec2(ld, v, l->position);
   if (ms_ld_is(key, "radius"))
     return ms_ld_read_positive_float(ld, v, &l->radius);
   if (ms_ld_is(key, "density"))
     return ms_ld_read_positive(ld, v, &l->density);
   if (ms_ld_is(key, "velocity"))
-    return ms_ld_read_vec2f(ld, v, l->velocity);
+    return ms_ld_read_vec2(ld, v, l->velocity);
   return ms_ld_read_bool(ld, v, &l->is_static); /* static */
 }
 
@@ -208,7 +218,7 @@ static int set_group(loader *ld, group_spec *g, const char *key, const char *v)
   if (ms_ld_is(key, "density"))
     return ms_ld_read_positive(ld, v, &g->density);
   if (ms_ld_is(key, "velocity"))
-    return ms_ld_read_vec2f(ld, v, g->velocity);
+    return ms_ld_read_vec2(ld, v, g->velocity);
   if (ms_ld_is(key, "velocity_spread"))
     return ms_ld_read_spread(ld, v, &g->spread);
   return ms_ld_read_bool(ld, v, &g->is_static); /* static */
@@ -280,9 +290,11 @@ int ms_ld_check_required(loader *ld)
       if (!ms_ld_line_of(sec, g_required[sec->kind][k]))
         return ms_ld_fail_at(ld, sec->line, sec->name, g_required[sec->kind][k],
                        "required key is missing");
-    if (sec->kind == SEC_SMALL && ld->small.count > 0 && !ms_ld_line_of(sec, "radius"))
+    if (sec->kind == SEC_SMALL && ld->small.count > 0 && !ms_ld_line_of(sec, "radius") &&
+        !ms_ld_line_of(sec, "radius_min") && !ms_ld_line_of(sec, "radius_max"))
       return ms_ld_fail_at(ld, sec->line, sec->name, "radius",
-                     "required key is missing (count is %ld)", ld->small.count);
+                     "required key is missing (count is %ld; or give radius_min and radius_max)",
+                     ld->small.count);
   }
   static const section_kind collision_needs[] = {SEC_SIMULATION, SEC_BOX, SEC_MATERIAL};
   static const section_kind gravity_needs[] = {SEC_SIMULATION, SEC_GRAVITY};
@@ -324,10 +336,39 @@ static int check_mass(loader *ld, const section *sec, double density, double r,
                         r, density, (double)m, (double)FLT_MIN, (double)FLT_MAX);
 }
 
+/* `radius = r` (one size), or `radius_min` and `radius_max` (a size distribution). */
+static int check_small_sizes(loader *ld, const section *sec)
+{
+  ms_scene *s = ld->scene;
+  int mono = ms_ld_line_of(sec, "radius"), lo = ms_ld_line_of(sec, "radius_min"),
+      hi = ms_ld_line_of(sec, "radius_max");
+  if (mono && (lo || hi))
+    return ms_ld_fail_key(ld, sec, lo ? "radius_min" : "radius_max",
+                          "give either radius (one size) or radius_min and radius_max, not both");
+  if (!mono && (lo || hi) && !(lo && hi))
+    return ms_ld_fail_key(ld, sec, lo ? "radius_min" : "radius_max",
+                          "needs %s as well", lo ? "radius_max" : "radius_min");
+  if (ms_ld_line_of(sec, "radius_distribution") && !lo)
+    return ms_ld_fail_key(ld, sec, "radius_distribution",
+                          "only applies with radius_min and radius_max");
+  if (!lo)
+    s->small_radius_min = s->small_radius;
+  if (s->small_radius_min > s->small_radius)
+    return ms_ld_fail_key(ld, sec, "radius_max", "must be >= radius_min (%g < %g)",
+                          (double)s->small_radius, (double)s->small_radius_min);
+  return 1;
+}
+
 static int check_small(loader *ld, const section *sec)
 {
   small_spec *sm = &ld->small;
-  if (sm->count > 0 && !check_mass(ld, sec, ld->scene->small_density, ld->scene->small_radius, "radius"))
+  const ms_scene *s = ld->scene;
+  const char *rkey = ms_ld_line_of(sec, "radius") ? "radius" : "radius_min";
+  if (!check_small_sizes(ld, sec))
+    return 0;
+  if (sm->count > 0 && !(check_mass(ld, sec, s->small_density, s->small_radius_min, rkey) &&
+                         check_mass(ld, sec, s->small_density, s->small_radius,
+                                    ms_ld_line_of(sec, "radius") ? "radius" : "radius_max")))
     return 0;
   if (ms_ld_line_of(sec, "region") && !check_region(ld, sec, sm->region))
     return 0;

@@ -98,9 +98,10 @@ int ms_ld_read_seed(loader *ld, const char *text, uint64_t *out)
   }
 }
 
-/* Exactly n comma-separated numbers, each rounded to float (positions and radii
- * are floats in the scene, and comparisons must agree with them). */
-static int read_vector(loader *ld, const char *text, int n, double *out)
+/* Exactly n comma-separated finite numbers; rounded to float when `as_float` (values the
+ * simulation keeps as floats, so comparisons agree with them), kept in double otherwise
+ * (positions, velocities and regions: the state is double). */
+static int read_vector(loader *ld, const char *text, int n, int as_float, double *out)
 {
   char buf[512];
   if (strlen(text) >= sizeof buf)
@@ -117,9 +118,10 @@ static int read_vector(loader *ld, const char *text, int n, double *out)
     if (comma)
       *comma = '\0';
     float f = 0.0f;
-    if (!ms_ld_parse_number(ld, ms_trim(p), &out[i]) || !to_float(ld, out[i], &f))
+    if (!ms_ld_parse_number(ld, ms_trim(p), &out[i]) || (as_float && !to_float(ld, out[i], &f)))
       return 0;
-    out[i] = f;
+    if (as_float)
+      out[i] = f;
     if (comma)
       p = comma + 1;
   }
@@ -129,16 +131,21 @@ static int read_vector(loader *ld, const char *text, int n, double *out)
 int ms_ld_read_vec2f(loader *ld, const char *text, float out[2])
 {
   double v[2] = {0.0, 0.0};
-  if (!read_vector(ld, text, 2, v))
+  if (!read_vector(ld, text, 2, 1, v))
     return 0;
   out[0] = (float)v[0];
   out[1] = (float)v[1];
   return 1;
 }
 
+int ms_ld_read_vec2(loader *ld, const char *text, double out[2])
+{
+  return read_vector(ld, text, 2, 0, out);
+}
+
 int ms_ld_read_region(loader *ld, const char *text, double out[4])
 {
-  if (!read_vector(ld, text, 4, out))
+  if (!read_vector(ld, text, 4, 0, out))
     return 0;
   if (!(out[2] > out[0] && out[3] > out[1]))
     return ms_ld_bad_value(ld, "needs x1 > x0 and y1 > y0 (got '%s')", text);
