@@ -75,7 +75,16 @@ ms_status ms_sim_move_large(ms_sim *sim, int index, double x, double y);
 ms_status ms_sim_read_state(ms_sim *sim, ms_state *state);
 void ms_state_free(ms_state *state);
 
-/* CRC-32 (zlib) over positions then velocities, small particles then large. */
+/* Closed contacts by kind, and the kinetic energy, of the current state. */
+typedef struct ms_state_summary {
+  long contacts_small_small, contacts_large_small, contacts_large_large;
+  long contacts_wall;    /* particles a wall pushes */
+  double kinetic_energy; /* J (per metre of disc thickness: masses are areal) */
+} ms_state_summary;
+ms_status ms_sim_summarise(ms_sim *sim, ms_state_summary *out);
+
+/* CRC-32 (zlib) over positions then velocities (doubles, simulation frame), small
+ * particles then large. */
 uint32_t ms_state_hash(const ms_state *state);
 ms_status ms_sim_hash(ms_sim *sim, uint32_t *hash);
 

@@ -316,6 +316,8 @@ static FILE *report_stream(const cli *c)
 static ms_status write_outputs(const cli *c, ms_sim *sim, ms_run_info *info)
 {
   ms_status st = ms_sim_hash(sim, &info->hash);
+  if (!st)
+    st = ms_sim_summarise(sim, &info->summary);
   if (st)
     return st;
   ms_report_breakdown(report_stream(c), sim, info);
@@ -509,7 +511,7 @@ int main(int argc, char **argv)
     return fail(st);
   }
 
-  ms_run_info info = {c.scene, 0, 0.0};
+  ms_run_info info = {.scene_path = c.scene};
   st = run_chosen(&c, &sim, &scene, &opt, steps, &info.wall_s);
   ms_scene_free(&scene); /* the window's reset needed it until now */
   if (!st)

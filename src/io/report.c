@@ -67,6 +67,11 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
                "(%ld growths), %ld outside-box events\n",
           st->grid_nx, st->grid_ny, st->grid_capacity, st->max_cell_count, st->grid_builds,
           st->overflow_builds, st->capacity_growths, st->outside_events);
+  const ms_state_summary *sm = &info->summary;
+  fprintf(out, "contacts  %ld small-small, %ld large-small, %ld large-large, %ld at walls; "
+               "kinetic energy %.9g J/m\n",
+          sm->contacts_small_small, sm->contacts_large_small, sm->contacts_large_large,
+          sm->contacts_wall, sm->kinetic_energy);
   fprintf(out, "state hash %08x (step %ld)\n", info->hash, s->step);
 }
 
@@ -107,6 +112,11 @@ static int write_json(FILE *f, void *arg)
   fprintf(f, ",\n  \"wall_s\": %.9g,\n  \"iterations_per_s\": %.9g,\n  \"ms_per_iteration\": %.9g",
           t->wall_s, t->wall_s > 0 ? (double)it / t->wall_s : 0.0, per_iter_ms(t->wall_s, it));
   fprintf(f, ",\n  \"state_hash\": \"%08x\"", c->info->hash);
+  const ms_state_summary *sm = &c->info->summary;
+  fprintf(f, ",\n  \"contacts\": {\"small_small\": %ld, \"large_small\": %ld, \"large_large\": %ld, "
+             "\"wall\": %ld},\n  \"kinetic_energy\": %.17g",
+          sm->contacts_small_small, sm->contacts_large_small, sm->contacts_large_large,
+          sm->contacts_wall, sm->kinetic_energy);
   fputs(",\n  \"threads\": {\n    \"gpu_manager\": ", f);
   json_phases(f, s, MS_THREAD_GPU, gpu_phases, COUNT(gpu_phases));
   fputs(",\n    \"cpu_worker\": ", f);

@@ -12,6 +12,7 @@ typedef struct ms_run_info {
   const char *scene_path;
   uint32_t hash;
   double wall_s; /* wall time of the whole stepping loop */
+  ms_state_summary summary; /* contacts and kinetic energy at the end */
 } ms_run_info;
 
 void ms_report_breakdown(FILE *out, const ms_sim *sim, const ms_run_info *info);

@@ -1,0 +1,154 @@
+/* What the state looks like at a moment, beyond the hash: how many contacts of each
+ * kind are closed and the kinetic energy. Computed on the host from a read-back of the
+ * state with the force law's own overlap test, so a count says how many pairs pushed
+ * each other in the last force computation's sense. */
+#include "collision/sim_internal.h"
+
+#include "collision/cpu_worker.h"
+
+#include <stdlib.h>
+
+#include "shared/contact.h"
+#include "shared/grid.h"
+
+/* The force law's overlap test: float distance of a difference taken in double. */
+static int touching(const double *a, const double *b, float r_sum)
+{
+  float dx = (float)(b[0] - a[0]), dy = (float)(b[1] - a[1]);
+  float d2 = dx * dx + dy * dy;
+  return d2 < r_sum * r_sum && d2 > 0.0f;
+}
+
+/* Small particles sorted by cell (counting sort): first[c] .. first[c + 1] in `order`. */
+typedef struct cells {
+  size_t *first;
+  int *order;
+} cells;
+
+static int cell_of(const ms_grid *g, const double *p)
+{
+  return ms_grid_axis(p[1], g->inv_cell, g->ny) * g->nx + ms_grid_axis(p[0], g->inv_cell, g->nx);
+}
+
+static int bin_small(const ms_sim *s, const ms_state *st, cells *c)
+{
+  const ms_grid *g = &s->grid;
+  c->first = calloc(g->n_cells + 2, sizeof *c->first);
+  c->order = malloc(((size_t)st->n_small + 1) * sizeof *c->order);
+  if (!c->first || !c->order)
+    return 0;
+  for (int i = 0; i < st->n_small; i++)
+    c->first[cell_of(g, &st->small_pos[2 * i]) + 2]++;
+  for (size_t k = 2; k < g->n_cells + 2; k++)
+    c->first[k] += c->first[k - 1];
+  for (int i = 0; i < st->n_small; i++)
+    c->order[c->first[cell_of(g, &st->small_pos[2 * i]) + 1]++] = i;
+  return 1;
+}
+
+/* Pairs of small particles i < j that touch, over each one's 3 x 3 cells. */
+static long small_small(const ms_sim *s, const ms_state *st, const cells *c)
+{
+  const ms_grid *g = &s->grid;
+  long n = 0;
+  for (int i = 0; i < st->n_small; i++) {
+    const double *p = &st->small_pos[2 * i];
+    int cx = ms_grid_axis(p[0], g->inv_cell, g->nx), cy = ms_grid_axis(p[1], g->inv_cell, g->ny);
+    for (int y = cy > 0 ? cy - 1 : 0; y <= cy + 1 && y < g->ny; y++)
+      for (int x = cx > 0 ? cx - 1 : 0; x <= cx + 1 && x < g->nx; x++) {
+        size_t cell = (size_t)y * (size_t)g->nx + (size_t)x;
+        for (size_t k = c->first[cell]; k < c->first[cell + 1]; k++) {
+          int j = c->order[k];
+          n += j > i && touching(p, &st->small_pos[2 * j], s->shape[2 * i] + s->shape[2 * j]);
+        }
+      }
+  }
+  return n;
+}
+
+static long large_small(const ms_sim *s, const ms_state *st, const cells *c)
+{
+  const ms_grid *g = &s->grid;
+  long n = 0;
+  for (int i = 0; i < st->n_large && st->n_small > 0; i++) {
+    const double *p = &st->large_pos[2 * i];
+    float r = s->large[i].r;
+    double reach = (double)r + s->r_small_max;
+    int x0 = ms_grid_axis(p[0] - reach, g->inv_cell, g->nx);
+    int x1 = ms_grid_axis(p[0] + reach, g->inv_cell, g->nx);
+    int y0 = ms_grid_axis(p[1] - reach, g->inv_cell, g->ny);
+    int y1 = ms_grid_axis(p[1] + reach, g->inv_cell, g->ny);
+    for (int y = y0; y <= y1; y++)
+      for (int x = x0; x <= x1; x++) {
+        size_t cell = (size_t)y * (size_t)g->nx + (size_t)x;
+        for (size_t k = c->first[cell]; k < c->first[cell + 1]; k++) {
+          int j = c->order[k];
+          n += touching(p, &st->small_pos[2 * j], r + s->shape[2 * j]);
+        }
+      }
+  }
+  return n;
+}
+
+/* Large pairs in the worker's sweep order (left edges ascending, as it last sorted). */
+static long large_large(ms_sim *s, const ms_state *st)
+{
+  ms_cpu_sort_sweep(s);
+  const int *o = s->sweep_order;
+  long n = 0;
+  for (int a = 0; a < st->n_large; a++) {
+    const ms_body *A = &s->large[o[a]];
+    double right = A->x + A->r;
+    for (int b = a + 1; b < st->n_large; b++) {
+      const ms_body *B = &s->large[o[b]];
+      if (B->x - B->r > right)
+        break;
+      n += !(A->is_static && B->is_static) &&
+           touching(&st->large_pos[2 * o[a]], &st->large_pos[2 * o[b]], A->r + B->r);
+    }
+  }
+  return n;
+}
+
+/* A particle touches a wall when a wall pushes it (ms_walls_force's gaps). */
+static int at_wall(const ms_sim *s, const double *p, float r)
+{
+  float gl = (float)p[0], gr = (float)(s->box[0] - p[0]), gb = (float)p[1],
+        gt = (float)(s->box[1] - p[1]);
+  return gl < r || gr < r || gb < r || gt < r;
+}
+
+static double kinetic(const double *v, float m) { return 0.5 * m * (v[0] * v[0] + v[1] * v[1]); }
+
+ms_status ms_sim_summarise(ms_sim *s, ms_state_summary *out)
+{
+  *out = (ms_state_summary){0};
+  ms_state st;
+  ms_status rc = ms_sim_read_state(s, &st);
+  if (rc)
+    return rc;
+  cells c = {0};
+  if (!bin_small(s, &st, &c)) {
+    free(c.first);
+    free(c.order);
+    ms_state_free(&st);
+    return ms_fail(MS_ERR_RUNTIME, "out of memory counting contacts");
+  }
+  out->contacts_small_small = small_small(s, &st, &c);
+  out->contacts_large_small = large_small(s, &st, &c);
+  out->contacts_large_large = large_large(s, &st);
+  for (int i = 0; i < st.n_small; i++) {
+    out->contacts_wall += at_wall(s, &st.small_pos[2 * i], s->shape[2 * i]);
+    out->kinetic_energy += kinetic(&st.small_vel[2 * i], s->shape[2 * i + 1]);
+  }
+  for (int i = 0; i < st.n_large; i++) {
+    if (s->large[i].is_static)
+      continue;
+    out->contacts_wall += at_wall(s, &st.large_pos[2 * i], s->large[i].r);
+    out->kinetic_energy += kinetic(&st.large_vel[2 * i], s->large[i].m);
+  }
+  free(c.first);
+  free(c.order);
+  ms_state_free(&st);
+  return MS_OK;
+}
