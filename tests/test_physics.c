@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "mixsim/mixsim.h"
@@ -15,7 +16,7 @@ static const char *head_on_scene =
   "[simulation]\ndt = %g\ngravity = 0, 0\nsteps = 1\n"
   "[box]\nmin = 0, 0\nmax = 1, 1\n"
   "[material]\nstiffness = 1e4\nrestitution = %g\n"
-  "[small]\ncount = %d\nradius = 0.01\ndensity = 1000\nregion = 0.1, 0.1, 0.2, 0.2\n"
+  "[small]\ncount = %d\n%s\ndensity = 1000\nregion = 0.1, 0.1, 0.2, 0.2\n"
   "%s";
 
 static ms_sim *make_sim(const char *text, ms_scene *sc)
@@ -116,7 +117,7 @@ static void test_restitution_small_small(void)
     char text[2048];
     double m = 1000 * MS_PI * 0.01 * 0.01;
     double dt = ms_contact_time(1e4, es[i], m / 2) / 1000;
-    snprintf(text, sizeof text, head_on_scene, dt, es[i], 2, "");
+    snprintf(text, sizeof text, head_on_scene, dt, es[i], 2, "radius = 0.01", "");
     ms_scene sc;
     ms_sim *sim = make_sim(text, &sc);
     ENSURE(sim);
@@ -136,6 +137,44 @@ static void test_restitution_small_small(void)
   }
 }
 
+/* Two small discs of different sizes (mass ratios 1.2 and 1.5): each pair's dashpot
+ * follows its own effective mass, so e and t_c hold for unequal pairs too. */
+static void test_restitution_unequal_small_pair(void)
+{
+  const double es[] = {0.1, 0.5, 0.9}, ratios[] = {1.2, 1.5};
+  for (int q = 0; q < 2; q++)
+    for (int i = 0; i < 3; i++) {
+      char text[2048];
+      double r1 = 0.01, r2 = 0.01 * sqrt(ratios[q]);
+      double m1 = 1000 * MS_PI * r1 * r1, m2 = 1000 * MS_PI * r2 * r2;
+      double m_eff = m1 * m2 / (m1 + m2);
+      double dt = ms_contact_time(1e4, es[i], m_eff) / 1000;
+      /* A size distribution; then the two sizes are set exactly. */
+      snprintf(text, sizeof text, head_on_scene, dt, es[i], 2,
+               "radius_min = 0.01\nradius_max = 0.0123", "");
+      ms_scene sc;
+      ms_sim *sim = make_sim(text, &sc);
+      ENSURE(sim);
+      ms_sim_destroy(sim);
+      ENSURE(sc.small_radius >= (float)r2);
+      sc.small_r[0] = (float)r1;
+      sc.small_r[1] = (float)r2;
+      sc.small_m[0] = (float)m1;
+      sc.small_m[1] = (float)m2;
+      double pos[4] = {0.47, 0.5, 0.47 + r1 + r2 + 0.001, 0.5}, vel[4] = {0.1, 0.0, -0.1, 0.0};
+      memcpy(sc.small_pos, pos, sizeof pos);
+      memcpy(sc.small_vel, vel, sizeof vel);
+      sim = NULL;
+      ENSURE(ms_sim_create(&sc, NULL, &sim) == MS_OK);
+      printf("    mass ratio %.1f\n", ratios[q]);
+      int ok = check_collision(sim, &sc, m_eff, (double)(float)r1 + (double)(float)r2,
+                               pick_small_pair, es[i]);
+      ms_sim_destroy(sim);
+      ms_scene_free(&sc);
+      ENSURE(ok);
+    }
+}
+
 static void test_restitution_large_small_mass_ratio_10(void)
 {
   const double es[] = {0.1, 0.5, 0.9};
@@ -147,7 +186,7 @@ static void test_restitution_large_small_mass_ratio_10(void)
     snprintf(large, sizeof large,
              "[large.ball]\nposition = 0.45, 0.5\nradius = 0.02\ndensity = 2500\n"
              "velocity = 0.02, 0\n");
-    snprintf(text, sizeof text, head_on_scene, dt, es[i], 1, large);
+    snprintf(text, sizeof text, head_on_scene, dt, es[i], 1, "radius = 0.01", large);
     ms_scene sc;
     ms_sim *sim = make_sim(text, &sc);
     ENSURE(sim);
@@ -184,6 +223,53 @@ static void momentum(const ms_state *st, const ms_scene *sc, double p[2], double
     *abs_sum += M * sqrt(vx * vx + vy * vy);
     *ke += 0.5 * M * (vx * vx + vy * vy);
   }
+}
+
+/* A dense gravity-free cloud of small discs from 2 mm to 6 mm: the grid's cells are one
+ * largest diameter, so every contact is found from both sides: momentum is conserved
+ * and no pair sinks deep into each other (a missed contact lets discs pass through). */
+static void test_polydisperse_cloud_finds_every_contact(void)
+{
+  const char *text =
+    "[simulation]\ndt = 2e-5\ngravity = 0, 0\nseed = 11\n"
+    "[box]\nmin = 0, 0\nmax = 1, 1\n"
+    "[material]\nstiffness = 1e4\nrestitution = 0.5\n"
+    "[small]\ncount = 900\nradius_min = 0.002\nradius_max = 0.006\ndensity = 10\n"
+    "placement = random\nregion = 0.3, 0.3, 0.7, 0.7\nvelocity_spread = 0.5\n";
+  ms_scene sc;
+  ms_sim *sim = make_sim(text, &sc);
+  ENSURE(sim);
+  ms_state st;
+  double p0[2], p1[2], a0, a1, ke0, ke1;
+  ENSURE(ms_sim_read_state(sim, &st) == MS_OK);
+  momentum(&st, &sc, p0, &a0, &ke0);
+  ms_state_free(&st);
+  ENSURE(ms_sim_advance(sim, 2000) == MS_OK);
+  ms_state_summary sum;
+  ENSURE(ms_sim_summarise(sim, &sum) == MS_OK);
+  ENSURE(ms_sim_read_state(sim, &st) == MS_OK);
+  momentum(&st, &sc, p1, &a1, &ke1);
+  double worst = 0.0; /* deepest overlap / sum of radii, over all pairs */
+  long touching = 0;
+  for (int i = 0; i < st.n_small; i++)
+    for (int j = i + 1; j < st.n_small; j++) {
+      double dx = st.small_pos[2 * j] - st.small_pos[2 * i];
+      double dy = st.small_pos[2 * j + 1] - st.small_pos[2 * i + 1];
+      double rs = (double)sc.small_r[i] + sc.small_r[j], d = hypot(dx, dy);
+      touching += d < rs;
+      worst = fmax(worst, 1.0 - d / rs);
+    }
+  ms_state_free(&st);
+  ms_sim_destroy(sim);
+  ms_scene_free(&sc);
+  double dp = hypot(p1[0] - p0[0], p1[1] - p0[1]);
+  printf("    %ld pairs touching (summary: %ld), deepest overlap %.3g of the radii's sum; "
+         "|dP| = %.3g of sum|p| = %.3g; kinetic energy %.4g -> %.4g\n",
+         touching, sum.contacts_small_small, worst, dp, a0, ke0, ke1);
+  ENSURE(ke1 < 0.9 * ke0);
+  ENSURE(touching >= 5 && touching == sum.contacts_small_small);
+  ENSURE(worst < 0.05);
+  ENSURE(dp < 1e-5 * a0);
 }
 
 /* A dense cloud of small and large particles colliding in the middle of a large box,
@@ -264,7 +350,9 @@ int main(int argc, char **argv)
 {
   filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
   RUN_TEST(test_restitution_small_small, filter);
+  RUN_TEST(test_restitution_unequal_small_pair, filter);
   RUN_TEST(test_restitution_large_small_mass_ratio_10, filter);
+  RUN_TEST(test_polydisperse_cloud_finds_every_contact, filter);
   RUN_TEST(test_momentum_conserved_gravity_free, filter);
   RUN_TEST(test_settled_column_comes_to_rest, filter);
   return TEST_EXIT();
