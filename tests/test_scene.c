@@ -85,9 +85,9 @@ static int large_overlaps(const ms_scene *s)
 
 static int small_inside(const ms_scene *s, double x0, double y0, double x1, double y1)
 {
-  double r = s->small_radius, eps = 1e-6;
+  double eps = 1e-6;
   for (int i = 0; i < s->small_count; i++) {
-    double x = s->small_pos[2 * i], y = s->small_pos[2 * i + 1];
+    double x = s->small_pos[2 * i], y = s->small_pos[2 * i + 1], r = s->small_r[i];
     if (x - r < x0 - eps || y - r < y0 - eps || x + r > x1 + eps || y + r > y1 + eps)
       return 0;
   }
@@ -131,6 +131,71 @@ static void test_keys_in_any_order_and_options(void)
   ENSURE(s.gravity[0] == 1.5f && s.gravity[1] == -2.0f && s.grid_capacity == 4096);
   ENSURE(s.box_min[0] == -1.0f && s.box_max[1] == 1.0f && s.dt_line == 12);
   ms_scene_free(&s);
+}
+
+/* radius_min/radius_max: radii drawn in range (uniform in radius, or in area), placed
+ * without overlap on the lattice and at random; the largest sets the lattice pitch. */
+static void test_size_distribution_placement(void)
+{
+  const char *sizes[] = {"radius_min = 0.004\nradius_max = 0.006\n",
+                         "radius_min = 0.004\nradius_max = 0.006\nradius_distribution = area\n"};
+  const char *placements[] = {"spacing = 1\n", "placement = random\n"};
+  for (int d = 0; d < 2; d++)
+    for (int p = 0; p < 2; p++) {
+      char text[4096], small[256];
+      snprintf(small, sizeof small, "%s%sregion = 0, 0, 0.4, 0.3\n", sizes[d], placements[p]);
+      snprintf(text, sizeof text,
+               "[simulation]\ndt = 1e-5\nseed = 5\n[box]\nmin = 0, 0\nmax = 0.4, 0.4\n"
+               "[material]\nstiffness = 1e5\nrestitution = 0.5\n[small]\ncount = 450\n%s"
+               "[large.a]\nposition = 0.2, 0.15\nradius = 0.04\n", small);
+      ms_scene s;
+      ms_error_clear();
+      ENSURE(ms_scene_load_string(text, "sizes.ini", &s) == MS_OK);
+      double sum_r = 0.0, sum_r2 = 0.0, lo = 1.0, hi = 0.0;
+      for (int i = 0; i < s.small_count; i++) {
+        double r = s.small_r[i];
+        sum_r += r;
+        sum_r2 += r * r;
+        lo = fmin(lo, r);
+        hi = fmax(hi, r);
+        ENSURE_SMALL(s.small_m[i] / (1000 * MS_PI * r * r) - 1, 1e-6);
+      }
+      double mean = sum_r / s.small_count, mean2 = sum_r2 / s.small_count;
+      printf("    %s, %s: r in [%.5f, %.5f], mean r %.5f, mean r^2 %.4g\n",
+             d ? "area" : "uniform", p ? "random" : "lattice", lo, hi, mean, mean2);
+      ENSURE(lo >= 0.004f && hi <= 0.006f && hi - lo > 0.0018);
+      ENSURE(s.small_radius == 0.006f && s.small_radius_min == 0.004f);
+      if (d == 0)
+        ENSURE(fabs(mean - 0.005) < 0.0001); /* uniform in r: mean (min + max) / 2 */
+      else
+        ENSURE(fabs(mean2 - 2.6e-5) < 0.06 * 2.6e-5); /* uniform in r^2 */
+      ENSURE(!small_overlaps(&s) && small_inside(&s, 0, 0, 0.4, 0.3));
+      if (p == 0) /* lattice pitch: the largest diameter */
+        ENSURE_SMALL(s.small_pos[2] - s.small_pos[0] - 0.012, 1e-9);
+      ms_scene_free(&s);
+    }
+}
+
+/* A box 1e7 m from the origin: positions are kept from its corner, so its particles are
+ * placed as near the origin (in float, 100 discs landed on 4 positions). */
+static void test_box_far_from_origin_places(void)
+{
+  const char *placements[] = {"placement = random\n", "placement = lattice\n"};
+  for (int p = 0; p < 2; p++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "[simulation]\ndt = 1e-4\n[box]\nmin = 1e7, 1e7\nmax = 10000001, 10000001\n"
+             "[material]\nstiffness = 1e5\nrestitution = 0.5\n"
+             "[small]\ncount = 100\nradius = 0.005\n%s"
+             "[large_random.rocks]\ncount = 10\nradius_min = 0.01\nradius_max = 0.02\n"
+             "region = 1e7, 1e7, 10000001, 10000001\n", placements[p]);
+    ms_scene s;
+    ms_error_clear();
+    ENSURE(ms_scene_load_string(text, "far.ini", &s) == MS_OK);
+    ENSURE(s.small_count == 100 && s.large_count == 10);
+    ENSURE(!small_overlaps(&s) && !large_overlaps(&s) && small_inside(&s, 0, 0, 1, 1));
+    ms_scene_free(&s);
+  }
 }
 
 static void test_lattice_placement_no_overlap(void)
@@ -492,6 +557,8 @@ int main(int argc, char **argv)
   RUN_TEST(test_body_file_must_be_a_regular_file, filter);
   RUN_TEST(test_body_file_with_byte_order_mark, filter);
   RUN_TEST(test_names_round_trip, filter);
+  RUN_TEST(test_size_distribution_placement, filter);
+  RUN_TEST(test_box_far_from_origin_places, filter);
   RUN_TEST(test_bad_files, filter);
   RUN_TEST(test_shipped_scenes_load, filter);
   return TEST_EXIT();

@@ -364,8 +364,6 @@ static int check_small(loader *ld, const section *sec)
   small_spec *sm = &ld->small;
   const ms_scene *s = ld->scene;
   const char *rkey = ms_ld_line_of(sec, "radius") ? "radius" : "radius_min";
-  if (!check_small_sizes(ld, sec))
-    return 0;
   if (sm->count > 0 && !(check_mass(ld, sec, s->small_density, s->small_radius_min, rkey) &&
                          check_mass(ld, sec, s->small_density, s->small_radius,
                                     ms_ld_line_of(sec, "radius") ? "radius" : "radius_max")))
@@ -433,7 +431,8 @@ int ms_ld_check_sections(loader *ld)
   if (!(s->box_max[0] > s->box_min[0] && s->box_max[1] > s->box_min[1]))
     return ms_ld_fail_key(ld, box, "max", "must be greater than min in x and y (min = %g, %g)",
                     s->box_min[0], s->box_min[1]);
-  if (!check_grid(ld, box))
+  const section *small = ms_ld_find_kind(ld, SEC_SMALL);
+  if ((small && !check_small_sizes(ld, small)) || !check_grid(ld, box))
     return 0;
   for (int i = 0; i < ld->section_count; i++) {
     const section *sec = &ld->sections[i];
