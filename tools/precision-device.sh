@@ -12,7 +12,7 @@ eval "$(tools/device-setup.sh)"
   nvidia-smi -L
   rm -rf bd bb before && tar xf .deps/before.tar
   meson setup bd -Dsdl=disabled --buildtype=release && meson compile -C bd &&
-    (cd before && meson setup ../bb -Dsdl=disabled --buildtype=release && meson compile -C ../bb mixsim)
+    (cd before && meson setup ../bb -Dsdl=disabled --buildtype=release && meson compile -C ../bb mixsim:executable)
 } >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
 echo "== hashes (mixed.ini, 4000 steps)" | tee "$out/hashes.txt"
 for dev in gpu cpu; do
