@@ -61,6 +61,14 @@ struct.pack_into('<I', d, 8, 99)
 struct.pack_into('<I', d, 36, zlib.crc32(bytes(d[:36])))
 open(sys.argv[2], 'wb').write(d)" "$tmp/g.ck" "$tmp/ver.ck"
   refused "$tmp/ver.ck" "format version 99" || return 1
+  # Version 1 held the collision state in single precision: refused, saying so.
+  python3 -c "
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], 'rb').read())
+struct.pack_into('<I', d, 8, 1)
+struct.pack_into('<I', d, 36, zlib.crc32(bytes(d[:36])))
+open(sys.argv[2], 'wb').write(d)" "$tmp/g.ck" "$tmp/v1.ck"
+  refused "$tmp/v1.ck" "format version 1 holds single-precision positions" || return 1
   # Another scene (the same scene file with one byte more is another scene).
   cp "$scene" "$tmp/other.ini" && echo "; changed" >>"$tmp/other.ini"
   "$exe" -q -n 1 --resume "$tmp/g.ck" "$tmp/other.ini" >/dev/null 2>"$tmp/err"
