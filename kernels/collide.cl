@@ -30,11 +30,13 @@ __kernel void ms_collide_small(__global const double2 *pos, __global const doubl
         if (j == i)
           continue;
         double2 xj = pos[j];
-        double2 vj = vel[j];
         float2 sj = shape[j];
-        ms_v2 f = ms_contact_force((float)(xj.x - xi.x), (float)(xj.y - xi.y),
-                                   (float)(vi.x - vj.x), (float)(vi.y - vj.y), si.x + sj.x, k,
-                                   two_zeta, ms_pair_mass(si.y, sj.y));
+        float dx = (float)(xj.x - xi.x), dy = (float)(xj.y - xi.y);
+        if (!ms_touching(dx, dy, si.x + sj.x))
+          continue; /* most neighbours: their velocities are never loaded */
+        double2 vj = vel[j];
+        ms_v2 f = ms_contact_force(dx, dy, (float)(vi.x - vj.x), (float)(vi.y - vj.y),
+                                   si.x + sj.x, k, two_zeta, ms_pair_mass(si.y, sj.y));
         fx += f.x;
         fy += f.y;
       }

@@ -22,6 +22,14 @@ MS_FN float ms_dashpot(float two_zeta, float k, float m_eff)
   return two_zeta * ms_sqrtf(k * m_eff);
 }
 
+/* Whether two discs at offset (dx, dy) with radii summing to r_sum push each other:
+ * the force law's own test, so callers may skip loading a pair's velocities. */
+MS_FN int ms_touching(float dx, float dy, float r_sum)
+{
+  float dist2 = dx * dx + dy * dy;
+  return dist2 < r_sum * r_sum && dist2 > 0.0f;
+}
+
 /* Force on particle i from particle j.
  * (dx, dy) = x_j - x_i, (dvx, dvy) = v_i - v_j, r_sum = r_i + r_j,
  * k stiffness (N/m); the pair's dashpot is computed only when they touch. */
@@ -31,10 +39,9 @@ MS_FN ms_v2 ms_contact_force(float dx, float dy, float dvx, float dvy, float r_s
   ms_v2 f;
   f.x = 0.0f;
   f.y = 0.0f;
-  float dist2 = dx * dx + dy * dy;
-  if (dist2 >= r_sum * r_sum || dist2 <= 0.0f)
+  if (!ms_touching(dx, dy, r_sum))
     return f;
-  float dist = ms_sqrtf(dist2);
+  float dist = ms_sqrtf(dx * dx + dy * dy);
   float nx = dx / dist;
   float ny = dy / dist;
   float overlap = r_sum - dist;

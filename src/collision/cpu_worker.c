@@ -28,11 +28,13 @@ static void large_small_one(ms_sim *s, ms_body *L)
         int j = b->h_idx[ms_grid_slot(cell, cap, k)];
         const double *xj = &b->h_pos[2 * j], *vj = &b->h_vel[2 * j];
         float rj = s->shape[2 * j], mj = s->shape[2 * j + 1];
+        float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
+        if (!ms_touching(dx, dy, L->r + rj))
+          continue;
         /* A static particle acts with infinite mass: the pair's mass is the small one's. */
         float m_eff = L->is_static ? mj : ms_pair_mass(L->m, mj);
-        ms_v2 f = ms_contact_force((float)(L->x - xj[0]), (float)(L->y - xj[1]),
-                                   (float)(vj[0] - L->vx), (float)(vj[1] - L->vy), L->r + rj,
-                                   s->k, s->two_zeta, m_eff);
+        ms_v2 f = ms_contact_force(dx, dy, (float)(vj[0] - L->vx), (float)(vj[1] - L->vy),
+                                   L->r + rj, s->k, s->two_zeta, m_eff);
         if (f.x == 0.0f && f.y == 0.0f)
           continue;
         b->h_f_ls[2 * j] += f.x;

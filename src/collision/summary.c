@@ -11,12 +11,10 @@
 #include "shared/contact.h"
 #include "shared/grid.h"
 
-/* The force law's overlap test: float distance of a difference taken in double. */
+/* The force law's overlap test on a difference taken in double. */
 static int touching(const double *a, const double *b, float r_sum)
 {
-  float dx = (float)(b[0] - a[0]), dy = (float)(b[1] - a[1]);
-  float d2 = dx * dx + dy * dy;
-  return d2 < r_sum * r_sum && d2 > 0.0f;
+  return ms_touching((float)(b[0] - a[0]), (float)(b[1] - a[1]), r_sum);
 }
 
 /* Small particles sorted by cell (counting sort): first[c] .. first[c + 1] in `order`. */
