@@ -2,7 +2,8 @@
  *     F = (k * overlap + c * approach_speed) along the line of centres,
  * for particle pairs and for the four box walls. Compiled by the kernels and by the
  * CPU worker, so small-small and large-small contacts are computed identically.
- * No tension cut-off: the restitution of an isolated contact is then exactly e. */
+ * No tension cut-off: the restitution of an isolated contact is then e as dt -> 0
+ * (at a finite dt it is off by an amount docs/time-step.md measures). */
 #ifndef MS_SHARED_CONTACT_H
 #define MS_SHARED_CONTACT_H
 
