@@ -15,6 +15,7 @@
 #define MS_GRID_MAX_CELLS (1L << 28)   /* collision grid cells (box / small diameter) */
 #define MS_SCENE_MAX_BYTES (16L << 20) /* a scene file, 16 MiB */
 #define MS_SCENE_MAX_LINES 1000000L
+#define MS_SCENE_WARNINGS_MAX 4        /* kept on the scene; all are printed */
 
 typedef enum ms_mode { MS_MODE_COLLISION, MS_MODE_GRAVITY } ms_mode;
 typedef enum ms_pipeline { MS_PIPELINE_NAIVE, MS_PIPELINE_REORDERED } ms_pipeline;
@@ -131,6 +132,11 @@ typedef struct ms_scene {
   /* [simulation] max_speed: a particle faster than this (m/s) stops the run as
    * exploding; 0 means no limit (NaN/Inf always stop it). */
   float max_speed;
+
+  /* Warnings found while loading, "path:line: [section] key: text"; the loader prints
+   * each with ms_warn (silenced by --quiet) and keeps the first MS_SCENE_WARNINGS_MAX. */
+  int warning_count;
+  char warnings[MS_SCENE_WARNINGS_MAX][1024];
 } ms_scene;
 
 /* Loads and validates `path`. On failure returns MS_ERR_INPUT (MS_ERR_RUNTIME for a
@@ -151,6 +157,25 @@ void ms_large_label(const ms_large_origin *origin, int n_origin, int index, char
 
 /* Shortest contact duration over every pair kind the scene can produce (s). */
 double ms_scene_min_contact_time(const ms_scene *scene);
+
+/* The time-step error of the restitution (docs/time-step.md). An isolated head-on
+ * contact (stiffness k, restitution e, effective mass m_eff) is stepped with the
+ * simulation's own force law and integrator at time step dt; `phase` in (0, 1] is
+ * where in a step the contact starts (the first overlap is phase * one step's travel).
+ * Returns the restitution it gives, -(speed after) / (speed before). */
+double ms_restitution_at(double k, double e, double m_eff, double dt, double phase);
+
+/* The same over `phases` phases spread evenly over one step. */
+typedef struct ms_restitution_range {
+  double min, max, mean;
+} ms_restitution_range;
+ms_restitution_range ms_restitution_sweep(double k, double e, double m_eff, double dt,
+                                          int phases);
+
+/* The loader warns when the restitution of the stiffest contact may be off by more than
+ * this fraction of e at the scene's dt (and refuses dt > t_c / 10 outright). */
+#define MS_RESTITUTION_WARN 0.03
+#define MS_RESTITUTION_PHASES 32
 
 const char *ms_pipeline_name(ms_pipeline p);
 const char *ms_buffer_mode_name(ms_buffer_mode b);

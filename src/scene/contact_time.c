@@ -1,6 +1,8 @@
 /* Scene loader, time step and contact constants: dt must resolve the shortest contact
- * the scene can produce (t_c / 10; the error suggests a dt that passes), and every
- * damping coefficient the simulation derives must be a usable float. */
+ * the scene can produce (t_c / 10; the error suggests a dt that passes), a dt at which
+ * that contact's restitution is off by more than a few percent gets a warning with a dt
+ * that avoids it (docs/time-step.md), and every damping coefficient the simulation
+ * derives must be a usable float. */
 #include "scene/loader.h"
 
 #include <float.h>
@@ -8,13 +10,19 @@
 
 #include "shared/contact.h"
 
+/* The stiffest contact: its kind, effective mass and duration. */
+typedef struct stiffest {
+  const char *kind;
+  double m_eff;
+} stiffest;
+
 static void consider(double k, double e, double m_eff, const char *kind, double *best,
-                     const char **best_kind)
+                     stiffest *st)
 {
   double t = ms_contact_time(k, e, m_eff);
   if (t < *best) {
     *best = t;
-    *best_kind = kind;
+    *st = (stiffest){kind, m_eff};
   }
 }
 
@@ -45,12 +53,12 @@ static double lightest_small_pair(const ms_scene *s)
   return ms_effective_mass(a, 0, b, 0);
 }
 
-static double min_contact_time(const ms_scene *s, const char **kind)
+static double min_contact_time(const ms_scene *s, stiffest *kind)
 {
   double k = s->stiffness, e = s->restitution, best = INFINITY;
   double m_s, m_hi;
   small_mass_range(s, &m_s, &m_hi);
-  *kind = "none";
+  *kind = (stiffest){"none", 0.0};
   if (s->small_count >= 2)
     consider(k, e, lightest_small_pair(s), "small-small", &best, kind);
   if (s->small_count >= 1)
@@ -85,8 +93,52 @@ static double min_contact_time(const ms_scene *s, const char **kind)
 
 double ms_scene_min_contact_time(const ms_scene *scene)
 {
-  const char *kind;
+  stiffest kind;
   return min_contact_time(scene, &kind);
+}
+
+/* One step of the integrator on a body moving along x. The one call of ms_integrate
+ * here, so a change of its signature changes only this function. */
+static void step_body(double *x, double *v, float f, double m, double dt)
+{
+  double y = 0.0, vy = 0.0;
+  ms_integrate(x, &y, v, &vy, f, 0.0f, (float)m, 0.0, 0.0, dt);
+}
+
+/* Contacts resolved in more steps than this are not stepped (it would cost too much):
+ * the restitution error there is under 1 % for any e >= 0.001 (docs/time-step.md). */
+#define MAX_STEPS_PER_CONTACT 20000.0
+
+double ms_restitution_at(double k, double e, double m_eff, double dt, double phase)
+{
+  /* A body closing at v0 on a fixed partner centred at x = -r_sum: they touch with the
+   * body at x = 0, where floats are finest. v0 makes the deepest overlap about 5 % of
+   * r_sum; the law is linear, so e does not depend on v0. */
+  const float r_sum = 1.0f, kf = (float)k, two_zeta = (float)(2.0 * ms_damping_ratio(e));
+  double v0 = 0.05 * sqrt(k / m_eff), x = -phase * v0 * dt, v = -v0;
+  long limit = (long)(4.0 * ms_contact_time(k, e, m_eff) / dt) + 16;
+  for (long i = 0; i < limit; i++) {
+    /* dx is partner minus body, dv body minus partner (ms_contact_force). */
+    ms_v2 f = ms_contact_force((float)(-(double)r_sum - x), 0.0f, (float)v, 0.0f, r_sum, kf,
+                               two_zeta, (float)m_eff);
+    if (f.x == 0.0f && v > 0.0) /* apart again */
+      break;
+    step_body(&x, &v, f.x, m_eff, dt);
+  }
+  return v / v0;
+}
+
+ms_restitution_range ms_restitution_sweep(double k, double e, double m_eff, double dt,
+                                          int phases)
+{
+  ms_restitution_range r = {INFINITY, -INFINITY, 0.0};
+  for (int i = 0; i < phases; i++) {
+    double got = ms_restitution_at(k, e, m_eff, dt, (i + 0.5) / phases);
+    r.min = fmin(r.min, got);
+    r.max = fmax(r.max, got);
+    r.mean += got / phases;
+  }
+  return r;
 }
 
 /* Rounds down to 3 significant digits, so the suggested dt passes when pasted back. */
@@ -101,8 +153,10 @@ static double round_down_3(double v)
 static int check_damping(loader *ld, double m_eff, const char *kind)
 {
   const ms_scene *s = ld->scene;
-  float c = (float)ms_damping_coeff(s->stiffness, s->restitution, m_eff);
-  if (c == 0.0f || (c >= FLT_MIN && c <= FLT_MAX))
+  /* As the force law computes it: in float, from the pair's mass (k m_eff can underflow). */
+  float two_zeta = (float)(2.0 * ms_damping_ratio(s->restitution));
+  float c = ms_dashpot(two_zeta, s->stiffness, (float)m_eff);
+  if ((two_zeta == 0.0f && c == 0.0f) || (c >= FLT_MIN && c <= FLT_MAX))
     return 1;
   const section *mat = ms_ld_find_kind(ld, SEC_MATERIAL);
   return ms_ld_fail_key(ld, mat, "stiffness",
@@ -140,21 +194,75 @@ static int check_all_damping(loader *ld)
                                             "large-large");
 }
 
+/* Largest relative error |e_dt - e| / e over the phases of one step. */
+static double worst_error(double k, double e, double m_eff, double dt,
+                          ms_restitution_range *r)
+{
+  *r = ms_restitution_sweep(k, e, m_eff, dt, MS_RESTITUTION_PHASES);
+  return fmax(fabs(r->min - e), fabs(r->max - e)) / e;
+}
+
+/* The largest dt, rounded down to 3 digits, whose error is within the threshold:
+ * bisection from t_c / MAX_STEPS_PER_CONTACT (within it) to dt (not), then checked
+ * as it will be pasted back, since the error need not grow monotonically with dt. */
+static double suggest_dt(double k, double e, double m_eff, double t_c, double dt)
+{
+  ms_restitution_range r;
+  double lo = t_c / MAX_STEPS_PER_CONTACT, hi = dt;
+  for (int i = 0; i < 30; i++) {
+    double mid = 0.5 * (lo + hi);
+    if (worst_error(k, e, m_eff, mid, &r) <= MS_RESTITUTION_WARN)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  double s = round_down_3(lo);
+  while (s > t_c / MAX_STEPS_PER_CONTACT &&
+         worst_error(k, e, m_eff, s, &r) > MS_RESTITUTION_WARN)
+    s = round_down_3(0.99 * s);
+  return s;
+}
+
+/* Steps the stiffest contact at the scene's dt over a step's phases and warns, with
+ * the range it found and a dt that keeps it within MS_RESTITUTION_WARN. */
+static void check_restitution(loader *ld, const stiffest *st, double t_c)
+{
+  const ms_scene *s = ld->scene;
+  double k = s->stiffness, e = s->restitution, dt = (float)s->dt_s;
+  if (t_c / dt > MAX_STEPS_PER_CONTACT)
+    return;
+  ms_restitution_range r;
+  if (worst_error(k, e, st->m_eff, dt, &r) <= MS_RESTITUTION_WARN)
+    return;
+  ms_ld_warn_at(ld, s->dt_line, "simulation", "dt",
+                "dt = %g s is t_c/%.3g of the stiffest contact (%s, t_c = %.3g s): an "
+                "isolated contact restitutes e = %g as %.3f..%.3f (%+.1f..%+.1f %%), "
+                "depending on where in a step it starts; use dt <= %.3g to keep the "
+                "error within %g %%",
+                s->dt_s, t_c / dt, st->kind, t_c, e, r.min, r.max, 100.0 * (r.min / e - 1.0),
+                100.0 * (r.max / e - 1.0), suggest_dt(k, e, st->m_eff, t_c, dt),
+                100.0 * MS_RESTITUTION_WARN);
+}
+
 int ms_ld_check_dt(loader *ld)
 {
   const ms_scene *s = ld->scene;
   if (!check_all_damping(ld))
     return 0;
-  const char *kind;
+  stiffest kind;
   double t_c = min_contact_time(s, &kind);
-  if (!strcmp(kind, "none") || (t_c > 0.0 && isfinite(t_c) && s->dt_s <= t_c / 10.0))
+  if (!strcmp(kind.kind, "none"))
     return 1;
+  if (t_c > 0.0 && isfinite(t_c) && s->dt_s <= t_c / 10.0) {
+    check_restitution(ld, &kind, t_c);
+    return 1;
+  }
   if (!(t_c > 0.0 && isfinite(t_c))) /* never skip the check on a NaN */
     return ms_ld_fail_at(ld, s->dt_line, "simulation", "dt",
                          "the %s contact time t_c is %g s, so no dt can be checked against it",
-                         kind, t_c);
+                         kind.kind, t_c);
   return ms_ld_fail_at(ld, s->dt_line, "simulation", "dt",
                  "dt = %g s is too large: the stiffest contact (%s) lasts t_c = %.3g s; "
                  "use dt <= %.3g",
-                 s->dt_s, kind, t_c, round_down_3(t_c / 10.0));
+                 s->dt_s, kind.kind, t_c, round_down_3(t_c / 10.0));
 }

@@ -47,6 +47,24 @@ ms_ld_fail_at(loader *ld, int line, const char *section, const char *key, const 
   return 0;
 }
 
+__attribute__((format(printf, 5, 6))) void
+ms_ld_warn_at(loader *ld, int line, const char *section, const char *key, const char *fmt, ...)
+{
+  ms_scene *s = ld->scene;
+  if (s->warning_count++ >= MS_SCENE_WARNINGS_MAX)
+    return;
+  char text[640], full[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  snprintf(full, sizeof full, "%s:%d: [%s] %s: %s", ld->path, line, section, key, text);
+  char *out = s->warnings[s->warning_count - 1];
+  size_t n = strlen(full), cap = sizeof s->warnings[0] - 1;
+  memcpy(out, full, n < cap ? n : cap);
+  out[n < cap ? n : cap] = '\0';
+}
+
 static const char *current_name(const loader *ld)
 {
   return ld->current >= 0 ? ld->sections[ld->current].name : NULL;

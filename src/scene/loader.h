@@ -110,6 +110,9 @@ __attribute__((format(printf, 2, 3))) int ms_ld_bad_value(loader *ld, const char
 __attribute__((format(printf, 4, 5))) int
 ms_ld_fail_key(loader *ld, const section *sec, const char *key, const char *fmt, ...);
 int ms_ld_fail_memory(loader *ld);
+/* A warning in the same form, kept on the scene; load.c prints them once it loaded. */
+__attribute__((format(printf, 5, 6))) void
+ms_ld_warn_at(loader *ld, int line, const char *section, const char *key, const char *fmt, ...);
 
 /* Line readers for inih's ini_parse_stream (ini_reader.c): `stream` is the loader. */
 char *ms_ld_read_file_line(char *buf, int size, void *stream);
