@@ -118,7 +118,7 @@ ends_with_4() { # scene, then options
 }
 
 test_exit_4_never_hangs() {
-  sed '/^\[simulation\]/a max_speed = 1' "$root/scenes/mixed.ini" >slow.ini
+  sed '/^\[simulation\]/a max_speed = 0.3' "$root/scenes/mixed.ini" >slow.ini
   local p b
   for p in naive reordered; do
     for b in shared copied; do
