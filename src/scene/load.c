@@ -82,7 +82,7 @@
 static void loader_init(loader *ld, const char *path, ms_scene *scene)
 {
   *ld = (loader){.path = path, .scene = scene, .current = -1};
-  ld->small = (small_spec){.section = -1, .spacing = 1.05};
+  ld->small = (small_spec){.section = -1, .spacing = 1.05, .file = {.section = -1}};
   *scene = (ms_scene){
       .mode = MS_MODE_COLLISION,
       .steps = 1000,
@@ -114,6 +114,8 @@ static int build(loader *ld)
     const double box[4] = {s->box_min[0], s->box_min[1], s->box_max[0], s->box_max[1]};
     memcpy(sm->region, box, sizeof box);
   }
+  if (!ms_ld_read_particle_files(ld))
+    return 0;
   s->small_count = (int)sm->count;
   return ms_ld_place_all(ld) && ms_ld_check_dt(ld);
 }
@@ -133,6 +135,7 @@ static ms_status finish(loader *ld, int inih_result)
   free(ld->name_slots);
   free(ld->large);
   free(ld->groups);
+  ms_ld_free_particle_files(ld);
   if (ld->status == MS_OK)
     return MS_OK;
   ms_scene_free(ld->scene);

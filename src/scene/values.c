@@ -181,3 +181,30 @@ int ms_ld_read_choice(loader *ld, const char *v, const char *const *names, int n
   }
   return ms_ld_bad_value(ld, "expected %s, got '%s'", list, v);
 }
+
+/* `density = 6.5`, `6.5 kg/m^2` (areal: the discs' mass per area) or `2500 kg/m^3`
+ * (bulk: needs `thickness`, checked with the section's other keys). */
+int ms_ld_read_density(loader *ld, const char *text, section *sec)
+{
+  char buf[128];
+  if (strlen(text) >= sizeof buf)
+    return ms_ld_bad_value(ld, "value too long");
+  strcpy(buf, text);
+  char *unit = buf + strcspn(buf, " \t");
+  if (*unit)
+    *unit++ = '\0';
+  unit = ms_trim(unit);
+  static const char *const areal[] = {"kg/m^2", "kg/m2", "kg/m\xC2\xB2"};
+  static const char *const bulk[] = {"kg/m^3", "kg/m3", "kg/m\xC2\xB3"};
+  sec->density_unit = DENSITY_BARE;
+  for (int i = 0; *unit && i < 3; i++) {
+    if (strcmp(unit, areal[i]) == 0)
+      sec->density_unit = DENSITY_AREAL;
+    if (strcmp(unit, bulk[i]) == 0)
+      sec->density_unit = DENSITY_BULK;
+  }
+  if (*unit && sec->density_unit == DENSITY_BARE)
+    return ms_ld_bad_value(ld, "unknown unit '%s' (expected kg/m^2, areal, or kg/m^3, bulk, "
+                               "with thickness; a bare number is kg/m^2)", unit);
+  return ms_ld_read_positive(ld, buf, &sec->density);
+}
