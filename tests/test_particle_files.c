@@ -244,7 +244,8 @@ static void test_density_units(void)
                {"density = 6.5 kg/m^2\n", 6.5},
                {"density = 6.5 kg/m2\n", 6.5},
                {"density = 2500 kg/m^3\nthickness = 0.01\n", 25.0},
-               {"thickness = 0.002\ndensity = 3000 kg/m3\n", 6.0}};
+               {"thickness = 0.002\ndensity = 3000 kg/m3\n", 6.0},
+               {"density = 3000kg/m^3\nthickness = 0.002\n", 6.0}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char sections[1024];
     snprintf(sections, sizeof sections,

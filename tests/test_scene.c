@@ -488,7 +488,8 @@ static void test_shipped_scenes_load(void)
     int small, large;
   } scenes[] = {{"../../scenes/mixed.ini", 8200, 150},
                 {"../scenes/tiny.ini", -1, 5},
-                {"../scenes/packed.ini", -1, -1}};
+                {"../scenes/packed.ini", -1, -1},
+                {"../scenes/from_files.ini", 88, 3}};
   for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
     char path[1024];
     ms_scene s;

@@ -9,7 +9,7 @@
  *   [simulation]
  *   mode = collision          ; collision | gravity                       (collision)
  *   dt = 1e-4                 ; s, >= 1.1e-19, required; must be <= t_c / 10
- *   steps = 2000              ; 1..10^15                                  (1000)
+ *   steps = 2000              ; 0..10^15 (0: the initial state only)      (1000)
  *   iterations_per_frame = 4  ; 1..1000                                   (4)
  *   seed = 42                 ; unsigned 64-bit                           (1)
  *   pipeline = reordered      ; naive | reordered                         (reordered)
@@ -22,12 +22,16 @@
  *   [small]                   ; optional; absent means no small particles
  *   count = 8200              ; >= 0, required
  *   radius = 0.005            ; m, > 0, required when count > 0
- *   density = 1000            ; kg/m^2 (areal: discs), > 0                (1000)
+ *   density = 1000            ; > 0: N or N kg/m^2 (areal: discs), or N kg/m^3 (bulk)
+ *                             ; with thickness = T (m): areal = N T       (1000)
  *   placement = lattice       ; lattice | random                          (lattice)
  *   region = x0, y0, x1, y1   ; inside the box                            (the box)
  *   spacing = 1.05            ; lattice pitch in diameters, >= 1; lattice only (1.05)
  *   velocity = 0, 0           ; m/s                                       (0, 0)
  *   velocity_spread = 0       ; >= 0, each component + uniform(-s, s)     (0)
+ *   file = bed.csv            ; particles from a CSV instead (particles_csv.c): then
+ *                             ; count, placement, region, spacing, radius_min/max,
+ *                             ; radius_distribution, velocity_spread are errors
  *   [large.NAME]              ; one large particle; NAME: letters, digits, _ -
  *   position = x, y; radius = r   ; required; the disc must lie in the box
  *   density (1000); velocity (0, 0); static = false (true/false/yes/no/1/0;
@@ -35,6 +39,10 @@
  *   [large_random.NAME]       ; a generated group of large particles
  *   count (>= 1), radius_min (> 0), radius_max (>= radius_min), region: required
  *   density (1000); velocity (0, 0); velocity_spread (0); static (false)
+ *   [large_file.NAME]         ; large particles from a CSV (particles_csv.c)
+ *   file = rocks.csv          ; required; relative to the scene's folder
+ *   radius, density, velocity, static: for rows whose columns lack them
+ *   thickness (every particle section): converts density = N kg/m^3
  *
  * mode = gravity uses [simulation] dt, steps and seed, and one more section (the
  * collision sections and keys are then errors):
@@ -59,7 +67,7 @@
  * from one splitmix64 stream seeded with `seed` (src/scene/bodies.c).
  *
  * Placement, all from one splitmix64 stream seeded with `seed`: [large.*] in file
- * order, then [large_random.*] groups in file order (radius drawn once, then up to
+ * order, then [large_file.*] (no draws), then [large_random.*] groups in file order (radius drawn once, then up to
  * 10000 centres), then small particles (lattice: row by row from the region's
  * bottom-left corner, skipping sites on large particles; random: up to 1000 tries
  * each), then small velocities. Discs may touch but never overlap, also after rounding
