@@ -123,9 +123,21 @@ test_bulk_looking_density_warned() {
   ! grep -q "warning" "$tmp/q.err"
 }
 
+# A dump given to [small] file alone: its large rows are not loaded, and that is said.
+test_rows_no_section_takes_warned() {
+  "$exe" -q -n 10 --dump "$tmp/both.csv" "$root/tests/scenes/tiny.ini" >/dev/null || return 1
+  dump_scene "$tmp/both.csv" "$tmp/small_only.ini"
+  sed -i '/^\[large_file/,$d' "$tmp/small_only.ini"
+  "$exe" -n 0 --headless "$tmp/small_only.ini" >"$tmp/so.out" 2>"$tmp/so.err" || return 1
+  cat "$tmp/so.err"
+  grep -q "200 small + 0 large" "$tmp/so.out" &&
+    grep -qF "small_only.ini:12: [small] file: $tmp/both.csv has 5 rows of kind large, which are not loaded (a [large_file.NAME] section reads them)" "$tmp/so.err"
+}
+
 check test_steps_zero_collision_writes_initial_state
 check test_scene_steps_zero
 check test_steps_zero_gravity_writes_initial_state
 check test_dump_round_trip
 check test_bulk_looking_density_warned
+check test_rows_no_section_takes_warned
 finish

@@ -110,7 +110,8 @@ static void *grow(void *array, int *cap, int need, size_t size)
   return p;
 }
 
-/* NAME of [large.NAME] / [large_random.NAME] / [large_file.NAME]: non-empty, letters, digits, _ and -. */
+/* NAME of [large.NAME] / [large_random.NAME] / [large_file.NAME]: non-empty, letters,
+ * digits, _ and -. */
 static int valid_item_name(const char *s)
 {
   if (!*s)

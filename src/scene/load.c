@@ -67,8 +67,8 @@
  * from one splitmix64 stream seeded with `seed` (src/scene/bodies.c).
  *
  * Placement, all from one splitmix64 stream seeded with `seed`: [large.*] in file
- * order, then [large_file.*] (no draws), then [large_random.*] groups in file order (radius drawn once, then up to
- * 10000 centres), then small particles (lattice: row by row from the region's
+ * order, then [large_file.*] (no draws), then [large_random.*] groups in file order
+ * (radius drawn once, then up to 10000 centres), then small particles (lattice: row by row from the region's
  * bottom-left corner, skipping sites on large particles; random: up to 1000 tries
  * each), then small velocities. Discs may touch but never overlap, also after rounding
  * to float (an overlap of a few units in the last place is touching).

@@ -321,7 +321,8 @@ int ms_ld_check_required(loader *ld)
       if (!ms_ld_line_of(sec, g_required[sec->kind][k]))
         return ms_ld_fail_at(ld, sec->line, sec->name, g_required[sec->kind][k],
                        "required key is missing");
-    if (sec->kind == SEC_SMALL && !from_file && ld->small.count > 0 && !ms_ld_line_of(sec, "radius") &&
+    if (sec->kind == SEC_SMALL && !from_file && ld->small.count > 0 &&
+        !ms_ld_line_of(sec, "radius") &&
         !ms_ld_line_of(sec, "radius_min") && !ms_ld_line_of(sec, "radius_max"))
       return ms_ld_fail_at(ld, sec->line, sec->name, "radius",
                      "required key is missing (count is %ld; or give radius_min and radius_max)",
