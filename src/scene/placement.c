@@ -119,11 +119,14 @@ static void region_in_frame(const ms_scene *s, const double in[4], double out[4]
   out[3] = in[3] - s->box_min[1];
 }
 
-/* Index of a disc that a disc of radius r at (x, y) would overlap, or -1. Placement's
- * own attempts test strictly (`slack` 0, which keeps the seed's positions as they
- * were); explicit particles written as touching are tested with the slack. */
+/* How much two discs may overlap. Placement's own attempts test strictly (which keeps
+ * the seed's positions as they were); explicit particles written as touching are
+ * tested with the touch slack; particles read from files may be compressed. */
+typedef enum overlap_rule { OVERLAP_STRICT, OVERLAP_TOUCHING, OVERLAP_COMPRESSED } overlap_rule;
+
+/* Index of a disc that a disc of radius r at (x, y) would overlap, or -1. */
 static int hash_overlap_within(const disc_hash *h, double x, double y, double r, double scale,
-                               int slack)
+                               overlap_rule rule)
 {
   int64_t cx = (int64_t)floor(x * h->inv_cell), cy = (int64_t)floor(y * h->inv_cell);
   for (int64_t j = cy - 1; j <= cy + 1; j++)
@@ -131,8 +134,10 @@ static int hash_overlap_within(const disc_hash *h, double x, double y, double r,
       for (int d = h->head[hash_bucket(h, i, j)]; d >= 0; d = h->next[d]) {
         double dx = x - h->x[d], dy = y - h->y[d];
         double sum = r + h->r[d];
-        if (slack)
+        if (rule == OVERLAP_TOUCHING)
           sum -= touch_slack(scale, sum);
+        else if (rule == OVERLAP_COMPRESSED)
+          sum -= 0.5 * fmin(r, h->r[d]);
         if (dx * dx + dy * dy < sum * sum)
           return d;
       }
@@ -141,7 +146,7 @@ static int hash_overlap_within(const disc_hash *h, double x, double y, double r,
 
 static int hash_overlap(const disc_hash *h, double x, double y, double r)
 {
-  return hash_overlap_within(h, x, y, r, 0.0, 0);
+  return hash_overlap_within(h, x, y, r, 0.0, OVERLAP_STRICT);
 }
 
 /* Frame positions are doubles measured from box_min: only a box some 10^13 diameters
@@ -201,7 +206,7 @@ static int place_explicit(loader *ld, disc_hash *h)
     if (!inside_box(s, x, y, r))
       return ms_ld_fail_key(ld, sec, "position", "disc of radius %g at (%g, %g) sticks out of the box",
                       r, l->position[0], l->position[1]);
-    int other = hash_overlap_within(h, x, y, r, coord_scale(s), 1);
+    int other = hash_overlap_within(h, x, y, r, coord_scale(s), OVERLAP_TOUCHING);
     if (other >= 0)
       return ms_ld_fail_key(ld, sec, "position", "overlaps [%s]",
                       ld->sections[ld->large[other].section].name);
@@ -219,16 +224,7 @@ static int place_explicit(loader *ld, disc_hash *h)
  * units) is refused. */
 static int file_overlap(const disc_hash *h, double x, double y, double r)
 {
-  int64_t cx = (int64_t)floor(x * h->inv_cell), cy = (int64_t)floor(y * h->inv_cell);
-  for (int64_t j = cy - 1; j <= cy + 1; j++)
-    for (int64_t i = cx - 1; i <= cx + 1; i++)
-      for (int d = h->head[hash_bucket(h, i, j)]; d >= 0; d = h->next[d]) {
-        double dx = x - h->x[d], dy = y - h->y[d];
-        double sum = r + h->r[d] - 0.5 * fmin(r, h->r[d]);
-        if (dx * dx + dy * dy < sum * sum)
-          return d;
-      }
-  return -1;
+  return hash_overlap_within(h, x, y, r, 0.0, OVERLAP_COMPRESSED);
 }
 
 /* A file's disc: its centre inside the box, at most half a radius into a wall. */
