@@ -27,14 +27,13 @@ refused() {
 }
 
 test_steps_range() {
-  refused "$scene" "--steps: must be between 1 and 1000000000000000 (got 99999999999999999999)" \
+  refused "$scene" "--steps: must be between 0 and 1000000000000000 (got 99999999999999999999)" \
     -n 99999999999999999999 &&
-    refused "$scene" "--steps: must be between 1 and" -n 1000000000000001 &&
-    refused "$scene" "--steps: must be between 1 and" -n 0 &&
-    refused "$scene" "--steps: must be between 1 and" -n -3 &&
-    refused "$scene" "--steps: expected an integer between 1 and" -n 5x &&
-    refused "$scene" "--steps: expected an integer between 1 and" -n " 5" &&
-    refused "$scene" "--steps: expected an integer between 1 and" -n ""
+    refused "$scene" "--steps: must be between 0 and" -n 1000000000000001 &&
+    refused "$scene" "--steps: must be between 0 and" -n -3 &&
+    refused "$scene" "--steps: expected an integer between 0 and" -n 5x &&
+    refused "$scene" "--steps: expected an integer between 0 and" -n " 5" &&
+    refused "$scene" "--steps: expected an integer between 0 and" -n ""
 }
 
 test_every_and_checkpoint_every_range() {

@@ -214,6 +214,41 @@ static void test_lattice_placement_no_overlap(void)
   ms_scene_free(&s);
 }
 
+/* A lattice region exactly n discs wide (or tall) holds n discs, although the float
+ * radius can make n diameters a unit in the last place wider than the region as
+ * written; near the origin and far from it, along x and along y. */
+static void test_lattice_region_exactly_n_discs_wide(void)
+{
+  static const double origins[][2] = {{0.0, 0.0}, {1000.3, -2000.7}, {-7.1e4, 3.3e3}};
+  static const char *const radii[] = {"0.005", "0.003", "0.0007"};
+  static const int widths[] = {1, 2, 3, 7};
+  for (int o = 0; o < 3; o++)
+    for (int r = 0; r < 3; r++)
+      for (int w = 0; w < 4; w++)
+        for (int along_y = 0; along_y < 2; along_y++) {
+          double x0 = origins[o][0], y0 = origins[o][1], d = 2.0 * atof(radii[r]);
+          int n = widths[w];
+          /* one disc across, n along: all n must fit in that single column (row) */
+          double nx = along_y ? 1 : n, ny = along_y ? n : 1;
+          char text[1024];
+          snprintf(text, sizeof text,
+                   "[simulation]\ndt = 1e-5\n[box]\nmin = %.10g, %.10g\nmax = %.10g, %.10g\n"
+                   "[material]\nstiffness = 1e5\nrestitution = 0.5\n[small]\ncount = %d\n"
+                   "radius = %s\nspacing = 1\nregion = %.10g, %.10g, %.10g, %.10g\n",
+                   x0, y0, x0 + 0.5, y0 + 0.5, n, radii[r], x0 + 0.1, y0 + 0.1,
+                   x0 + 0.1 + nx * d, y0 + 0.1 + ny * d);
+          ms_scene s;
+          ms_error_clear();
+          ms_status st = ms_scene_load_string(text, "narrow.ini", &s);
+          if (st != MS_OK)
+            fprintf(stderr, "origin %g, %g, radius %s, %d discs along %s: %s\n", x0, y0,
+                    radii[r], n, along_y ? "y" : "x", ms_error_message());
+          ENSURE(st == MS_OK && s.small_count == n);
+          ENSURE(!small_overlaps(&s));
+          ms_scene_free(&s);
+        }
+}
+
 static void test_random_placement_deterministic(void)
 {
   const char *small = "placement = random\nregion = 0, 0, 0.3, 0.3\nvelocity = 1, 0\n"
@@ -518,7 +553,8 @@ static void test_shipped_scenes_load(void)
     int small, large;
   } scenes[] = {{"../../scenes/mixed.ini", 8200, 150},
                 {"../scenes/tiny.ini", -1, 5},
-                {"../scenes/packed.ini", -1, -1}};
+                {"../scenes/packed.ini", -1, -1},
+                {"../scenes/from_files.ini", 88, 3}};
   for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
     char path[1024];
     ms_scene s;
@@ -545,6 +581,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_loads_valid_scene, filter);
   RUN_TEST(test_keys_in_any_order_and_options, filter);
   RUN_TEST(test_lattice_placement_no_overlap, filter);
+  RUN_TEST(test_lattice_region_exactly_n_discs_wide, filter);
   RUN_TEST(test_random_placement_deterministic, filter);
   RUN_TEST(test_random_placement_100k, filter);
   RUN_TEST(test_large_random_no_overlap, filter);

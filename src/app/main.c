@@ -23,7 +23,7 @@
 
 typedef struct cli {
   const char *scene;
-  long steps; /* 0: the scene's */
+  long steps; /* -1: the scene's */
   const char *pipeline, *buffers, *device;
   const char *stats_path, *dump_path;
   int list_devices, quiet;
@@ -95,7 +95,8 @@ static void usage(FILE *out)
         "A scene with mode = gravity runs an all-pairs N-body simulation instead\n"
         "(docs/gravity.md).\n"
         "\n"
-        "  -n, --steps N            iterations to run (default: the scene's 'steps')\n"
+        "  -n, --steps N            iterations to run; 0 writes the initial state's outputs\n"
+        "                           (default: the scene's 'steps')\n"
         "  -p, --pipeline MODE      naive | reordered (default: the scene's)\n"
         "  -b, --buffers MODE       shared | copied (default: the scene's)\n"
         "  -d, --device DEV         gpu | cpu | P:D (default: $MIXSIM_DEVICE, else first GPU,\n"
@@ -214,7 +215,7 @@ static int parse_args(int argc, char **argv, cli *c)
   int ch, rc = -1;
   while (rc < 0 && (ch = getopt_long(argc, argv, "n:p:b:d:ls:o:qhV", opts, NULL)) != -1) {
     switch (ch) {
-    case 'n': rc = option_long("--steps", optarg, 1, MS_STEPS_MAX, &c->steps); break;
+    case 'n': rc = option_long("--steps", optarg, 0, MS_STEPS_MAX, &c->steps); break;
     case 'p': c->pipeline = optarg; break;
     case 'b': c->buffers = optarg; break;
     case 'd': c->device = optarg; break;
@@ -354,7 +355,7 @@ static int apply_overrides(const cli *c, ms_scene *sc)
     return bad_option("--pipeline", "naive or reordered", c->pipeline);
   if (c->buffers && !ms_buffer_mode_parse(c->buffers, &sc->buffers))
     return bad_option("--buffers", "shared or copied", c->buffers);
-  if (c->steps)
+  if (c->steps >= 0) /* 0: the initial state's outputs, no step */
     sc->steps = c->steps;
   return -1;
 }
@@ -460,7 +461,7 @@ static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_sc
 
 int main(int argc, char **argv)
 {
-  cli c = {0};
+  cli c = {.steps = -1};
   int rc = parse_args(argc, argv, &c);
   if (rc >= 0)
     return rc;

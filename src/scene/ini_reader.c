@@ -92,6 +92,19 @@ ms_ld_fail_key(loader *ld, const section *sec, const char *key, const char *fmt,
   return 0;
 }
 
+/* A warning about a key's value (ms_warn: silenced by --quiet), in the errors' form. */
+__attribute__((format(printf, 4, 5))) void
+ms_ld_warn_key(const loader *ld, const section *sec, const char *key, const char *fmt, ...)
+{
+  char problem[640];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(problem, sizeof problem, fmt, ap);
+  va_end(ap);
+  int line = ms_ld_line_of(sec, key);
+  ms_warn("%s:%d: [%s] %s: %s", ld->path, line ? line : sec->line, sec->name, key, problem);
+}
+
 int ms_ld_fail_memory(loader *ld)
 {
   snprintf(ld->message, sizeof ld->message, "%s: out of memory", ld->path);
@@ -115,7 +128,8 @@ static void *grow(void *array, int *cap, int need, size_t size)
   return p;
 }
 
-/* NAME of [large.NAME] / [large_random.NAME]: non-empty, letters, digits, _ and -. */
+/* NAME of [large.NAME] / [large_random.NAME] / [large_file.NAME]: non-empty, letters,
+ * digits, _ and -. */
 static int valid_item_name(const char *s)
 {
   if (!*s)
@@ -143,6 +157,13 @@ static int add_item(loader *ld, section *sec)
     ld->groups = grown;
     sec->item = ld->group_count++;
     ld->groups[sec->item] = (group_spec){.section = index, .density = 1000.0};
+  } else if (sec->kind == SEC_LARGE_FILE) {
+    particle_file *grown = grow(ld->files, &ld->file_cap, ld->file_count + 1, sizeof *grown);
+    if (!grown)
+      return ms_ld_fail_memory(ld);
+    ld->files = grown;
+    sec->item = ld->file_count++;
+    ld->files[sec->item] = (particle_file){.section = index, .density = 1000.0};
   } else if (sec->kind == SEC_SMALL) {
     ld->small.section = index;
   }

@@ -10,7 +10,7 @@
  *   mode = collision          ; collision | gravity                       (collision)
  *   dt = 1e-4                 ; s, >= 1.1e-19, required; must be <= t_c / 10
  *                             ; (a warning if e would come out > 3 % off: contact_time.c)
- *   steps = 2000              ; 1..10^15                                  (1000)
+ *   steps = 2000              ; 0..10^15 (0: the initial state only)      (1000)
  *   iterations_per_frame = 4  ; 1..1000                                   (4)
  *   seed = 42                 ; unsigned 64-bit                           (1)
  *   pipeline = reordered      ; naive | reordered                         (reordered)
@@ -23,12 +23,16 @@
  *   [small]                   ; optional; absent means no small particles
  *   count = 8200              ; >= 0, required
  *   radius = 0.005            ; m, > 0, required when count > 0
- *   density = 1000            ; kg/m^2 (areal: discs), > 0                (1000)
+ *   density = 1000            ; > 0: N or N kg/m^2 (areal: discs), or N kg/m^3 (bulk)
+ *                             ; with thickness = T (m): areal = N T       (1000)
  *   placement = lattice       ; lattice | random                          (lattice)
  *   region = x0, y0, x1, y1   ; inside the box                            (the box)
  *   spacing = 1.05            ; lattice pitch in diameters, >= 1; lattice only (1.05)
  *   velocity = 0, 0           ; m/s                                       (0, 0)
  *   velocity_spread = 0       ; >= 0, each component + uniform(-s, s)     (0)
+ *   file = bed.csv            ; particles from a CSV instead (particles_csv.c): then
+ *                             ; count, placement, region, spacing, radius_min/max,
+ *                             ; radius_distribution, velocity_spread are errors
  *   [large.NAME]              ; one large particle; NAME: letters, digits, _ -
  *   position = x, y; radius = r   ; required; the disc must lie in the box
  *   density (1000); velocity (0, 0); static = false (true/false/yes/no/1/0;
@@ -36,6 +40,10 @@
  *   [large_random.NAME]       ; a generated group of large particles
  *   count (>= 1), radius_min (> 0), radius_max (>= radius_min), region: required
  *   density (1000); velocity (0, 0); velocity_spread (0); static (false)
+ *   [large_file.NAME]         ; large particles from a CSV (particles_csv.c)
+ *   file = rocks.csv          ; required; relative to the scene's folder
+ *   radius, density, velocity, static: for rows whose columns lack them
+ *   thickness (every particle section): converts density = N kg/m^3
  *
  * mode = gravity uses [simulation] dt, steps and seed, and one more section (the
  * collision sections and keys are then errors):
@@ -60,8 +68,8 @@
  * from one splitmix64 stream seeded with `seed` (src/scene/bodies.c).
  *
  * Placement, all from one splitmix64 stream seeded with `seed`: [large.*] in file
- * order, then [large_random.*] groups in file order (radius drawn once, then up to
- * 10000 centres), then small particles (lattice: row by row from the region's
+ * order, then [large_file.*] (no draws), then [large_random.*] groups in file order
+ * (radius drawn once, then up to 10000 centres), then small particles (lattice: row by row from the region's
  * bottom-left corner, skipping sites on large particles; random: up to 1000 tries
  * each), then small velocities. Discs may touch but never overlap, also after rounding
  * to float (an overlap of a few units in the last place is touching).
@@ -83,7 +91,7 @@
 static void loader_init(loader *ld, const char *path, ms_scene *scene)
 {
   *ld = (loader){.path = path, .scene = scene, .current = -1};
-  ld->small = (small_spec){.section = -1, .spacing = 1.05};
+  ld->small = (small_spec){.section = -1, .spacing = 1.05, .file = {.section = -1}};
   *scene = (ms_scene){
       .mode = MS_MODE_COLLISION,
       .steps = 1000,
@@ -115,6 +123,8 @@ static int build(loader *ld)
     const double box[4] = {s->box_min[0], s->box_min[1], s->box_max[0], s->box_max[1]};
     memcpy(sm->region, box, sizeof box);
   }
+  if (!ms_ld_read_particle_files(ld))
+    return 0;
   s->small_count = (int)sm->count;
   return ms_ld_place_all(ld) && ms_ld_check_dt(ld);
 }
@@ -142,6 +152,7 @@ static ms_status finish(loader *ld, int inih_result)
   free(ld->name_slots);
   free(ld->large);
   free(ld->groups);
+  ms_ld_free_particle_files(ld);
   if (ld->status == MS_OK) {
     print_warnings(ld->scene);
     return MS_OK;

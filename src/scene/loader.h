@@ -14,6 +14,12 @@
 
 #define NAME_MAX_LEN 64
 #define MAX_KEYS 20
+#define MS_LD_MAX_SMALL 50000000L       /* small particles */
+#define MS_LD_MAX_LARGE 10000000L       /* large particles, all sections together */
+
+/* How a section's `density` was written (values.c): a bare number and kg/m^2 are
+ * areal, kg/m^3 is bulk and needs `thickness` (schema.c converts). */
+typedef enum density_unit { DENSITY_BARE, DENSITY_AREAL, DENSITY_BULK } density_unit;
 
 typedef enum section_kind {
   SEC_SIMULATION,
@@ -24,6 +30,7 @@ typedef enum section_kind {
   SEC_GRAVITY,
   SEC_LARGE,
   SEC_LARGE_RANDOM,
+  SEC_LARGE_FILE,
   SEC_KIND_COUNT
 } section_kind;
 
@@ -33,7 +40,33 @@ typedef struct section {
   section_kind kind;
   int item;               /* index into the loader's large or group specs */
   int key_line[MAX_KEYS]; /* line of each key of g_keys[kind]; 0 = not given */
+  double density;         /* the density key's number, in density_unit */
+  density_unit density_unit;
+  double thickness;       /* m, for a bulk density */
 } section;
+
+/* One particle read from a CSV file, in the simulation frame. */
+typedef struct file_disc {
+  double x, y, vx, vy;
+  float r, m;
+  int is_static;
+  long line; /* its line in the file, for messages */
+} file_disc;
+
+/* [small] file or [large_file.NAME]: the file's particles and the section's keys that
+ * stand in for missing columns. */
+typedef struct particle_file {
+  int section;        /* -1: none */
+  char name[512];     /* the file key as written */
+  char path[512];     /* resolved against the scene's folder */
+  float radius;       /* the section's radius; 0: from the radius column */
+  double density;     /* areal, kg/m^2: the mass of rows without one */
+  double velocity[2]; /* of rows without vx, vy */
+  int is_static;      /* of rows without static */
+  file_disc *disc;
+  long count;
+  long other_kind;    /* rows of the other kind (kind column), not taken */
+} particle_file;
 
 /* How [small] radii are drawn between radius_min and radius_max. */
 typedef enum small_sizes {
@@ -52,6 +85,7 @@ typedef struct small_spec {
   double velocity[2];
   double spread;
   small_sizes sizes;
+  particle_file file; /* file.section >= 0: the particles come from `file` */
 } small_spec;
 
 typedef struct large_spec {
@@ -93,6 +127,8 @@ typedef struct loader {
   int large_count, large_cap;
   group_spec *groups;
   int group_count, group_cap;
+  particle_file *files; /* [large_file.NAME], in file order */
+  int file_count, file_cap;
   char body_file[512]; /* [gravity] file as written */
   ms_status status; /* MS_OK until the first error */
   int error_line;
@@ -142,10 +178,24 @@ int ms_ld_on_key(void *user, const char *inih_section, const char *key, const ch
 int ms_ld_check_mode(loader *ld);
 int ms_ld_check_required(loader *ld);
 int ms_ld_check_sections(loader *ld);
+int ms_ld_check_grid(loader *ld); /* after the small particles' sizes are known */
 
 /* mode = gravity (gravity_keys.c). */
 int ms_ld_set_gravity(loader *ld, const char *key, const char *v);
 int ms_ld_build_gravity(loader *ld);
+
+/* Warnings about a key, "path:line: [section] key: ..." (ini_reader.c). */
+__attribute__((format(printf, 4, 5))) void
+ms_ld_warn_key(const loader *ld, const section *sec, const char *key, const char *fmt, ...);
+
+/* Densities with units (values.c) and their conversion to areal ones (schema.c). */
+int ms_ld_read_density(loader *ld, const char *text, section *sec);
+int ms_ld_areal_density(loader *ld, const section *sec, double r_min, double *areal);
+
+/* Particle files (particles_csv.c): reads every [small] file and [large_file.*] into
+ * its particle_file; placement.c checks and places them. */
+int ms_ld_read_particle_files(loader *ld);
+void ms_ld_free_particle_files(loader *ld);
 
 /* Placement (placement.c) and the dt check (contact_time.c). */
 double ms_ld_disc_mass(double density, double r);

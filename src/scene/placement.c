@@ -14,7 +14,6 @@
 #include "core/rng.h"
 #include "shared/contact.h"
 
-#define MAX_LARGE_TOTAL 10000000L
 #define LARGE_ATTEMPTS 10000
 #define SMALL_ATTEMPTS 1000
 
@@ -120,11 +119,14 @@ static void region_in_frame(const ms_scene *s, const double in[4], double out[4]
   out[3] = in[3] - s->box_min[1];
 }
 
-/* Index of a disc that a disc of radius r at (x, y) would overlap, or -1. Placement's
- * own attempts test strictly (`slack` 0, which keeps the seed's positions as they
- * were); explicit particles written as touching are tested with the slack. */
+/* How much two discs may overlap. Placement's own attempts test strictly (which keeps
+ * the seed's positions as they were); explicit particles written as touching are
+ * tested with the touch slack; particles read from files may be compressed. */
+typedef enum overlap_rule { OVERLAP_STRICT, OVERLAP_TOUCHING, OVERLAP_COMPRESSED } overlap_rule;
+
+/* Index of a disc that a disc of radius r at (x, y) would overlap, or -1. */
 static int hash_overlap_within(const disc_hash *h, double x, double y, double r, double scale,
-                               int slack)
+                               overlap_rule rule)
 {
   int64_t cx = (int64_t)floor(x * h->inv_cell), cy = (int64_t)floor(y * h->inv_cell);
   for (int64_t j = cy - 1; j <= cy + 1; j++)
@@ -132,8 +134,10 @@ static int hash_overlap_within(const disc_hash *h, double x, double y, double r,
       for (int d = h->head[hash_bucket(h, i, j)]; d >= 0; d = h->next[d]) {
         double dx = x - h->x[d], dy = y - h->y[d];
         double sum = r + h->r[d];
-        if (slack)
+        if (rule == OVERLAP_TOUCHING)
           sum -= touch_slack(scale, sum);
+        else if (rule == OVERLAP_COMPRESSED)
+          sum -= 0.5 * fmin(r, h->r[d]);
         if (dx * dx + dy * dy < sum * sum)
           return d;
       }
@@ -142,7 +146,7 @@ static int hash_overlap_within(const disc_hash *h, double x, double y, double r,
 
 static int hash_overlap(const disc_hash *h, double x, double y, double r)
 {
-  return hash_overlap_within(h, x, y, r, 0.0, 0);
+  return hash_overlap_within(h, x, y, r, 0.0, OVERLAP_STRICT);
 }
 
 /* Frame positions are doubles measured from box_min: only a box some 10^13 diameters
@@ -158,12 +162,11 @@ static int unresolved(loader *ld, const section *sec, double x, double y)
 
 double ms_ld_disc_mass(double density, double r) { return density * MS_PI * r * r; }
 
-static void add_large(ms_scene *s, disc_hash *h, double x, double y, float r, double density,
+static void add_large(ms_scene *s, disc_hash *h, double x, double y, float r, float mass,
                       double vx, double vy, int is_static)
 {
   s->large[s->large_count++] = (ms_large){
-      .x = x, .y = y, .vx = vx, .vy = vy, .radius = r,
-      .mass = (float)ms_ld_disc_mass(density, r), .is_static = is_static};
+      .x = x, .y = y, .vx = vx, .vy = vy, .radius = r, .mass = mass, .is_static = is_static};
   hash_insert(h, x, y, r);
 }
 
@@ -203,14 +206,109 @@ static int place_explicit(loader *ld, disc_hash *h)
     if (!inside_box(s, x, y, r))
       return ms_ld_fail_key(ld, sec, "position", "disc of radius %g at (%g, %g) sticks out of the box",
                       r, l->position[0], l->position[1]);
-    int other = hash_overlap_within(h, x, y, r, coord_scale(s), 1);
+    int other = hash_overlap_within(h, x, y, r, coord_scale(s), OVERLAP_TOUCHING);
     if (other >= 0)
       return ms_ld_fail_key(ld, sec, "position", "overlaps [%s]",
                       ld->sections[ld->large[other].section].name);
     add_origin(s, sec, 1, 0);
-    add_large(s, h, x, y, l->radius, l->density, l->velocity[0], l->velocity[1], l->is_static);
+    add_large(s, h, x, y, l->radius, (float)ms_ld_disc_mass(l->density, l->radius),
+              l->velocity[0], l->velocity[1], l->is_static);
   }
   return 1;
+}
+
+/* Discs read from a file may overlap each other and the walls by up to half the
+ * smaller radius: a dump holds the state of a run, whose contacts are springs
+ * compressed by the weight above them and by impacts (a third of a radius in
+ * scenes/mixed.ini after 1 s). A deeper overlap (a duplicated row, a file in other
+ * units) is refused. */
+static int file_overlap(const disc_hash *h, double x, double y, double r)
+{
+  return hash_overlap_within(h, x, y, r, 0.0, OVERLAP_COMPRESSED);
+}
+
+/* A file's disc: its centre inside the box, at most half a radius into a wall. */
+static int file_inside_box(const ms_scene *s, const file_disc *d)
+{
+  double w = frame_w(s), h = frame_h(s), r = 0.5 * d->r;
+  return d->x >= 0.0 && d->x <= w && d->y >= 0.0 && d->y <= h && clear_of_wall(s, d->x, 0.0, r) &&
+         clear_of_wall(s, d->x, w, r) && clear_of_wall(s, d->y, 0.0, r) &&
+         clear_of_wall(s, d->y, h, r);
+}
+
+/* A disc of a file that does not fit: "path:line: ...", at the section's file key. */
+static int file_disc_fails(loader *ld, const particle_file *pf, const file_disc *d,
+                           const char *other)
+{
+  const ms_scene *s = ld->scene;
+  const section *sec = &ld->sections[pf->section];
+  double x = d->x + s->box_min[0], y = d->y + s->box_min[1];
+  if (!other)
+    return ms_ld_fail_key(ld, sec, "file", "%s:%ld: disc of radius %g at (%.17g, %.17g) lies "
+                          "outside the box (%g, %g .. %g, %g) or more than half its radius into "
+                          "a wall", pf->path, d->line, (double)d->r, x, y, s->box_min[0],
+                          s->box_min[1], s->box_max[0], s->box_max[1]);
+  return ms_ld_fail_key(ld, sec, "file", "%s:%ld: disc of radius %g at (%.17g, %.17g) overlaps "
+                        "%s by more than half the smaller radius", pf->path, d->line,
+                        (double)d->r, x, y, other);
+}
+
+/* [large_file.NAME] sections, in file order, after the explicit ones. */
+static int place_large_files(loader *ld, disc_hash *h)
+{
+  ms_scene *s = ld->scene;
+  char other[160];
+  for (int f = 0; f < ld->file_count; f++) {
+    const particle_file *pf = &ld->files[f];
+    add_origin(s, &ld->sections[pf->section], pf->count, 1);
+    for (long i = 0; i < pf->count; i++) {
+      const file_disc *d = &pf->disc[i];
+      if (!file_inside_box(s, d))
+        return file_disc_fails(ld, pf, d, NULL);
+      int o = file_overlap(h, d->x, d->y, d->r);
+      if (o >= 0) {
+        ms_large_label(s->large_origin, s->large_origin_count, o, other, sizeof other);
+        return file_disc_fails(ld, pf, d, other);
+      }
+      add_large(s, h, d->x, d->y, d->r, d->m, d->vx, d->vy, d->is_static);
+    }
+  }
+  return 1;
+}
+
+/* [small] file: the file's discs, checked against the large ones and each other. */
+static int place_small_file(loader *ld, const disc_hash *large)
+{
+  ms_scene *s = ld->scene;
+  const particle_file *pf = &ld->small.file;
+  disc_hash own;
+  if (!hash_init(&own, 2.0 * s->small_radius, s->small_count)) {
+    hash_free(&own);
+    return ms_ld_fail_memory(ld);
+  }
+  char other[600];
+  int ok = 1;
+  for (int i = 0; ok && i < s->small_count; i++) {
+    const file_disc *d = &pf->disc[i];
+    int lo = file_overlap(large, d->x, d->y, d->r), so = file_overlap(&own, d->x, d->y, d->r);
+    if (lo >= 0)
+      ms_large_label(s->large_origin, s->large_origin_count, lo, other, sizeof other);
+    else if (so >= 0)
+      snprintf(other, sizeof other, "the small particle at line %ld", pf->disc[so].line);
+    if (!file_inside_box(s, d) || lo >= 0 || so >= 0) {
+      ok = file_disc_fails(ld, pf, d, file_inside_box(s, d) ? other : NULL);
+      break;
+    }
+    hash_insert(&own, d->x, d->y, d->r);
+    s->small_pos[2 * i] = d->x;
+    s->small_pos[2 * i + 1] = d->y;
+    s->small_vel[2 * i] = d->vx;
+    s->small_vel[2 * i + 1] = d->vy;
+    s->small_r[i] = d->r;
+    s->small_m[i] = d->m;
+  }
+  hash_free(&own);
+  return ok;
 }
 
 /* v + uniform(-spread, spread); always draws, so positions never depend on spread. */
@@ -244,7 +342,7 @@ static int place_group(loader *ld, const group_spec *g, disc_hash *h, ms_rng *rn
     double vy = jitter(rng, g->velocity[1], g->spread);
     if (g->is_static)
       vx = vy = 0.0;
-    add_large(s, h, x, y, r, g->density, vx, vy, g->is_static);
+    add_large(s, h, x, y, r, (float)ms_ld_disc_mass(g->density, r), vx, vy, g->is_static);
   }
   return 1;
 }
@@ -378,6 +476,8 @@ static int place_small(loader *ld, const disc_hash *large, ms_rng *rng)
   s->small_m = malloc(n / 2 * sizeof *s->small_m);
   if (!s->small_pos || !s->small_vel || !s->small_r || !s->small_m)
     return ms_ld_fail_memory(ld);
+  if (sm->file.section >= 0)
+    return place_small_file(ld, large);
   draw_radii(s, sm, rng);
   if (!(sm->random ? place_random(ld, large, rng) : place_lattice(ld, large)))
     return 0;
@@ -400,16 +500,26 @@ static int prepare_large(loader *ld, disc_hash *h)
     const group_spec *g = &ld->groups[i];
     total += g->count;
     r_max = fmax(r_max, g->radius_max);
-    if (total > MAX_LARGE_TOTAL)
+    if (total > MS_LD_MAX_LARGE)
       return ms_ld_fail_key(ld, &ld->sections[g->section], "count",
-                      "too many large particles in total (at most %ld)", MAX_LARGE_TOTAL);
+                      "too many large particles in total (at most %ld)", MS_LD_MAX_LARGE);
+  }
+  for (int f = 0; f < ld->file_count; f++) {
+    const particle_file *pf = &ld->files[f];
+    for (long i = 0; i < pf->count; i++)
+      r_max = fmax(r_max, pf->disc[i].r);
+    total += pf->count;
+    if (total > MS_LD_MAX_LARGE)
+      return ms_ld_fail_key(ld, &ld->sections[pf->section], "file",
+                            "too many large particles in total (at most %ld)", MS_LD_MAX_LARGE);
   }
   /* A query disc is a large one (r <= r_max) or a small one. */
   double cell = r_max + fmax(r_max, s->small_radius);
   if (!hash_init(h, cell > 0.0 ? cell : 1.0, (int)total))
     return ms_ld_fail_memory(ld);
-  s->large = malloc((total > 0 ? (size_t)total : 1) * sizeof *s->large);
-  s->large_origin = calloc((size_t)(ld->large_count + ld->group_count + 1),
+  /* zeroed: the padding of ms_large is then the same in every load (memcmp, hashes) */
+  s->large = calloc(total > 0 ? (size_t)total : 1, sizeof *s->large);
+  s->large_origin = calloc((size_t)(ld->large_count + ld->group_count + ld->file_count + 1),
                            sizeof *s->large_origin);
   return s->large && s->large_origin ? 1 : ms_ld_fail_memory(ld);
 }
@@ -419,7 +529,8 @@ int ms_ld_place_all(loader *ld)
   ms_scene *s = ld->scene;
   ms_rng rng = {s->seed};
   disc_hash large = {0}; /* freed below even when prepare_large fails early */
-  int ok = prepare_large(ld, &large) && place_explicit(ld, &large);
+  int ok = prepare_large(ld, &large) && place_explicit(ld, &large) &&
+           place_large_files(ld, &large);
   for (int i = 0; ok && i < ld->group_count; i++)
     ok = place_group(ld, &ld->groups[i], &large, &rng);
   ok = ok && place_small(ld, &large, &rng);

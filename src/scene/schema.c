@@ -8,11 +8,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_SMALL 50000000L
 #define MAX_GROUP 1000000L
+/* An areal density s on a disc of radius r weighs what a sphere of bulk density
+ * 3 s / (4 r) does: above this no solid is that dense, so s was likely meant as bulk. */
+#define DENSEST_SOLID 25000.0
 
 static const char *const g_kind_names[SEC_KIND_COUNT] = {
     "simulation", "box", "material", "grid", "small", "gravity", "large.", "large_random.",
+    "large_file.",
 };
 
 /* Known keys of each section kind. */
@@ -23,13 +26,15 @@ static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_MATERIAL] = {"stiffness", "restitution"},
     [SEC_GRID] = {"capacity"},
     [SEC_SMALL] = {"count", "radius", "density", "placement", "region", "spacing", "velocity",
-                   "velocity_spread", "radius_min", "radius_max", "radius_distribution"},
+                   "velocity_spread", "radius_min", "radius_max", "radius_distribution", "file",
+                   "thickness"},
     [SEC_GRAVITY] = {"bodies", "count", "G", "softening", "integrator", "burst", "energy",
                      "diagnostics_every", "mass", "radius", "eccentricity", "semi_major_axis",
                      "mass_ratio", "central_mass", "thickness", "file"},
-    [SEC_LARGE] = {"position", "radius", "density", "velocity", "static"},
+    [SEC_LARGE] = {"position", "radius", "density", "velocity", "static", "thickness"},
     [SEC_LARGE_RANDOM] = {"count", "radius_min", "radius_max", "region", "density", "velocity",
-                          "velocity_spread", "static"},
+                          "velocity_spread", "static", "thickness"},
+    [SEC_LARGE_FILE] = {"file", "radius", "density", "thickness", "velocity", "static"},
 };
 
 /* Keys that must be given, in the order missing ones are reported. */
@@ -41,6 +46,7 @@ static const char *const g_required[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_GRAVITY] = {"bodies", "softening"},
     [SEC_LARGE] = {"position", "radius"},
     [SEC_LARGE_RANDOM] = {"count", "radius_min", "radius_max", "region"},
+    [SEC_LARGE_FILE] = {"file"},
 };
 
 static int key_index(section_kind kind, const char *key)
@@ -117,7 +123,7 @@ static int set_simulation(loader *ld, const char *key, const char *v)
     return ms_ld_read_positive(ld, v, &s->dt_s) && check_dt_float(ld, s->dt_s);
   }
   if (ms_ld_is(key, "steps"))
-    return ms_ld_read_long(ld, v, 1, MS_STEPS_MAX, &s->steps);
+    return ms_ld_read_long(ld, v, 0, MS_STEPS_MAX, &s->steps);
   if (ms_ld_is(key, "iterations_per_frame"))
     return ms_ld_read_int(ld, v, 1, 1000, &s->iterations_per_frame);
   if (ms_ld_is(key, "seed"))
@@ -157,12 +163,23 @@ static int set_grid(loader *ld, const char *key, const char *v)
   return ms_ld_read_int(ld, v, 1, 4096, &ld->scene->grid_capacity);
 }
 
+static int read_file_key(loader *ld, particle_file *pf, const char *v)
+{
+  if (!*v)
+    return ms_ld_bad_value(ld, "empty path");
+  if (strlen(v) >= sizeof pf->name)
+    return ms_ld_bad_value(ld, "path too long");
+  strcpy(pf->name, v);
+  pf->section = ld->current;
+  return 1;
+}
+
 static int set_small(loader *ld, const char *key, const char *v)
 {
   small_spec *sm = &ld->small;
   ms_scene *s = ld->scene;
   if (ms_ld_is(key, "count"))
-    return ms_ld_read_long(ld, v, 0, MAX_SMALL, &sm->count);
+    return ms_ld_read_long(ld, v, 0, MS_LD_MAX_SMALL, &sm->count);
   if (ms_ld_is(key, "radius") || ms_ld_is(key, "radius_max"))
     return ms_ld_read_positive_float(ld, v, &s->small_radius);
   if (ms_ld_is(key, "radius_min"))
@@ -175,8 +192,8 @@ static int set_small(loader *ld, const char *key, const char *v)
     sm->sizes = (small_sizes)d;
     return 1;
   }
-  if (ms_ld_is(key, "density"))
-    return ms_ld_read_positive_float(ld, v, &s->small_density);
+  if (ms_ld_is(key, "file"))
+    return read_file_key(ld, &sm->file, v);
   if (ms_ld_is(key, "placement")) {
     sm->random = ms_ld_is(v, "random");
     if (!sm->random && !ms_ld_is(v, "lattice"))
@@ -198,8 +215,6 @@ static int set_large(loader *ld, large_spec *l, const char *key, const char *v)
     return ms_ld_read_vec2(ld, v, l->position);
   if (ms_ld_is(key, "radius"))
     return ms_ld_read_positive_float(ld, v, &l->radius);
-  if (ms_ld_is(key, "density"))
-    return ms_ld_read_positive(ld, v, &l->density);
   if (ms_ld_is(key, "velocity"))
     return ms_ld_read_vec2(ld, v, l->velocity);
   return ms_ld_read_bool(ld, v, &l->is_static); /* static */
@@ -215,8 +230,6 @@ static int set_group(loader *ld, group_spec *g, const char *key, const char *v)
     return ms_ld_read_positive_float(ld, v, &g->radius_max);
   if (ms_ld_is(key, "region"))
     return ms_ld_read_region(ld, v, g->region);
-  if (ms_ld_is(key, "density"))
-    return ms_ld_read_positive(ld, v, &g->density);
   if (ms_ld_is(key, "velocity"))
     return ms_ld_read_vec2(ld, v, g->velocity);
   if (ms_ld_is(key, "velocity_spread"))
@@ -224,8 +237,24 @@ static int set_group(loader *ld, group_spec *g, const char *key, const char *v)
   return ms_ld_read_bool(ld, v, &g->is_static); /* static */
 }
 
-static int set_key(loader *ld, const section *sec, const char *key, const char *v)
+static int set_file_section(loader *ld, particle_file *pf, const char *key, const char *v)
 {
+  if (ms_ld_is(key, "file"))
+    return read_file_key(ld, pf, v);
+  if (ms_ld_is(key, "radius"))
+    return ms_ld_read_positive_float(ld, v, &pf->radius);
+  if (ms_ld_is(key, "velocity"))
+    return ms_ld_read_vec2(ld, v, pf->velocity);
+  return ms_ld_read_bool(ld, v, &pf->is_static); /* static */
+}
+
+static int set_key(loader *ld, section *sec, const char *key, const char *v)
+{
+  /* Densities and thicknesses of the particle sections ([gravity] has its own). */
+  if (sec->kind != SEC_GRAVITY && ms_ld_is(key, "density"))
+    return ms_ld_read_density(ld, v, sec);
+  if (sec->kind != SEC_GRAVITY && ms_ld_is(key, "thickness"))
+    return ms_ld_read_positive(ld, v, &sec->thickness);
   switch (sec->kind) {
   case SEC_SIMULATION: return set_simulation(ld, key, v);
   case SEC_BOX: return set_box(ld, key, v);
@@ -235,6 +264,7 @@ static int set_key(loader *ld, const section *sec, const char *key, const char *
   case SEC_GRAVITY: return ms_ld_set_gravity(ld, key, v);
   case SEC_LARGE: return set_large(ld, &ld->large[sec->item], key, v);
   case SEC_LARGE_RANDOM: return set_group(ld, &ld->groups[sec->item], key, v);
+  case SEC_LARGE_FILE: return set_file_section(ld, &ld->files[sec->item], key, v);
   case SEC_KIND_COUNT: break;
   }
   return 0;
@@ -286,11 +316,13 @@ int ms_ld_check_required(loader *ld)
 {
   for (int i = 0; i < ld->section_count; i++) {
     const section *sec = &ld->sections[i];
-    for (int k = 0; g_required[sec->kind][k]; k++)
+    int from_file = sec->kind == SEC_SMALL && ms_ld_line_of(sec, "file");
+    for (int k = 0; !from_file && g_required[sec->kind][k]; k++)
       if (!ms_ld_line_of(sec, g_required[sec->kind][k]))
         return ms_ld_fail_at(ld, sec->line, sec->name, g_required[sec->kind][k],
                        "required key is missing");
-    if (sec->kind == SEC_SMALL && ld->small.count > 0 && !ms_ld_line_of(sec, "radius") &&
+    if (sec->kind == SEC_SMALL && !from_file && ld->small.count > 0 &&
+        !ms_ld_line_of(sec, "radius") &&
         !ms_ld_line_of(sec, "radius_min") && !ms_ld_line_of(sec, "radius_max"))
       return ms_ld_fail_at(ld, sec->line, sec->name, "radius",
                      "required key is missing (count is %ld; or give radius_min and radius_max)",
@@ -320,6 +352,33 @@ static int check_region(loader *ld, const section *sec, const double r[4])
     return 1;
   return ms_ld_fail_key(ld, sec, "region", "must lie inside the box (%g, %g .. %g, %g)",
                   s->box_min[0], s->box_min[1], s->box_max[0], s->box_max[1]);
+}
+
+/* The section's density as the discs use it, kg/m^2 (1000 when not given): a bulk
+ * density times `thickness`. A bare number on discs of radius r_min (> 0) that would
+ * be denser than any solid as a sphere is warned about: it was probably meant as bulk. */
+int ms_ld_areal_density(loader *ld, const section *sec, double r_min, double *areal)
+{
+  int given = ms_ld_line_of(sec, "density") != 0, bulk = sec->density_unit == DENSITY_BULK;
+  if (ms_ld_line_of(sec, "thickness") && !(given && bulk))
+    return ms_ld_fail_key(ld, sec, "thickness",
+                          "only converts a bulk density: write density = N kg/m^3 (a bare "
+                          "density is already areal, kg/m^2)");
+  if (given && bulk && !ms_ld_line_of(sec, "thickness"))
+    return ms_ld_fail_key(ld, sec, "density",
+                          "a bulk density (kg/m^3) needs thickness = T (m), the discs' "
+                          "thickness: the areal density is bulk * T; or give kg/m^2");
+  *areal = !given ? 1000.0 : bulk ? sec->density * sec->thickness : sec->density;
+  double as_sphere = r_min > 0.0 ? 3.0 * *areal / (4.0 * r_min) : 0.0;
+  if (given && sec->density_unit == DENSITY_BARE && as_sphere > DENSEST_SOLID)
+    ms_ld_warn_key(ld, sec, "density",
+                   "%g kg/m^2 (areal) on discs of radius %g m is as heavy as spheres of %.6g "
+                   "kg/m^3, denser than any solid. If %g is a bulk density, write density = %g "
+                   "kg/m^3 with thickness = T in m (areal = bulk x T; T = %g, the diameter, "
+                   "gives %g kg/m^2); to keep it, write density = %g kg/m^2",
+                   *areal, r_min, as_sphere, sec->density, sec->density, 2.0 * r_min,
+                   sec->density * 2.0 * r_min, sec->density);
+  return 1;
 }
 
 /* Masses are floats in the simulation (and divide forces): density * pi r^2 must be a
@@ -359,11 +418,42 @@ static int check_small_sizes(loader *ld, const section *sec)
   return 1;
 }
 
+/* [small] file: the file gives the particles; the keys that would place them are
+ * refused rather than ignored. */
+static int check_small_file(loader *ld, const section *sec)
+{
+  static const char *const placing[] = {"count", "placement", "region", "spacing",
+                                        "radius_min", "radius_max", "radius_distribution",
+                                        "velocity_spread"};
+  for (size_t i = 0; i < sizeof placing / sizeof placing[0]; i++)
+    if (ms_ld_line_of(sec, placing[i]))
+      return ms_ld_fail_key(ld, sec, placing[i],
+                            "does not apply with file = (line %d): the file gives the small "
+                            "particles, their number, positions and sizes",
+                            ms_ld_line_of(sec, "file"));
+  ms_scene *s = ld->scene;
+  double areal = 0.0;
+  if (!ms_ld_areal_density(ld, sec, 0.0, &areal))
+    return 0;
+  s->small_density = (float)areal;
+  particle_file *pf = &ld->small.file;
+  pf->density = areal;
+  pf->radius = ms_ld_line_of(sec, "radius") ? s->small_radius : 0.0f;
+  memcpy(pf->velocity, ld->small.velocity, sizeof pf->velocity);
+  return 1;
+}
+
 static int check_small(loader *ld, const section *sec)
 {
   small_spec *sm = &ld->small;
-  const ms_scene *s = ld->scene;
+  ms_scene *s = ld->scene;
   const char *rkey = ms_ld_line_of(sec, "radius") ? "radius" : "radius_min";
+  if (ms_ld_line_of(sec, "file"))
+    return check_small_file(ld, sec);
+  double areal = 0.0;
+  if (!ms_ld_areal_density(ld, sec, sm->count > 0 ? s->small_radius_min : 0.0, &areal))
+    return 0;
+  s->small_density = (float)areal;
   if (sm->count > 0 && !(check_mass(ld, sec, s->small_density, s->small_radius_min, rkey) &&
                          check_mass(ld, sec, s->small_density, s->small_radius,
                                     ms_ld_line_of(sec, "radius") ? "radius" : "radius_max")))
@@ -377,8 +467,9 @@ static int check_small(loader *ld, const section *sec)
 
 static int check_large(loader *ld, const section *sec)
 {
-  const large_spec *l = &ld->large[sec->item];
-  if (!check_mass(ld, sec, l->density, l->radius, "radius"))
+  large_spec *l = &ld->large[sec->item];
+  if (!ms_ld_areal_density(ld, sec, l->radius, &l->density) ||
+      !check_mass(ld, sec, l->density, l->radius, "radius"))
     return 0;
   if (l->is_static && (l->velocity[0] != 0.0f || l->velocity[1] != 0.0f))
     return ms_ld_fail_key(ld, sec, "velocity", "a static particle must have velocity 0, 0");
@@ -387,10 +478,12 @@ static int check_large(loader *ld, const section *sec)
 
 static int check_group(loader *ld, const section *sec)
 {
-  const group_spec *g = &ld->groups[sec->item];
+  group_spec *g = &ld->groups[sec->item];
   if (g->radius_max < g->radius_min)
     return ms_ld_fail_key(ld, sec, "radius_max", "must be >= radius_min (%g > %g)",
                     (double)g->radius_min, (double)g->radius_max);
+  if (!ms_ld_areal_density(ld, sec, g->radius_min, &g->density))
+    return 0;
   if (!check_region(ld, sec, g->region) || !check_mass(ld, sec, g->density, g->radius_min, "radius_min") ||
       !check_mass(ld, sec, g->density, g->radius_max, "radius_max"))
     return 0;
@@ -405,12 +498,26 @@ static int check_group(loader *ld, const section *sec)
   return 1;
 }
 
+/* [large_file.NAME]: the density (areal) for rows without a mass; static particles
+ * from the section's key must be at rest. */
+static int check_file_section(loader *ld, const section *sec)
+{
+  particle_file *pf = &ld->files[sec->item];
+  if (!ms_ld_areal_density(ld, sec, 0.0, &pf->density))
+    return 0;
+  if (pf->is_static && (pf->velocity[0] != 0.0 || pf->velocity[1] != 0.0))
+    return ms_ld_fail_key(ld, sec, "velocity", "static particles must have velocity 0, 0");
+  return 1;
+}
+
 /* The collision grid has cells of one small diameter over the box; the simulation
  * refuses more than MS_GRID_MAX_CELLS of them, so say so here, at the box's line. The
- * arithmetic is the simulation's (src/collision/sim.c). */
-static int check_grid(loader *ld, const section *box)
+ * arithmetic is the simulation's (src/collision/sim.c). Small particles from a file
+ * are checked once read. */
+int ms_ld_check_grid(loader *ld)
 {
   const ms_scene *s = ld->scene;
+  const section *box = ms_ld_find_kind(ld, SEC_BOX);
   if (ld->small.count <= 0)
     return 1; /* no small particles: one cell */
   double w = s->box_max[0] - s->box_min[0], h = s->box_max[1] - s->box_min[1];
@@ -432,13 +539,16 @@ int ms_ld_check_sections(loader *ld)
     return ms_ld_fail_key(ld, box, "max", "must be greater than min in x and y (min = %g, %g)",
                     s->box_min[0], s->box_min[1]);
   const section *small = ms_ld_find_kind(ld, SEC_SMALL);
-  if ((small && !check_small_sizes(ld, small)) || !check_grid(ld, box))
+  if (small && !ms_ld_line_of(small, "file") && !check_small_sizes(ld, small))
+    return 0;
+  if (ld->small.file.section < 0 && !ms_ld_check_grid(ld)) /* (a file: once read) */
     return 0;
   for (int i = 0; i < ld->section_count; i++) {
     const section *sec = &ld->sections[i];
     int ok = sec->kind == SEC_SMALL        ? check_small(ld, sec)
              : sec->kind == SEC_LARGE      ? check_large(ld, sec)
              : sec->kind == SEC_LARGE_RANDOM ? check_group(ld, sec)
+             : sec->kind == SEC_LARGE_FILE ? check_file_section(ld, sec)
                                            : 1;
     if (!ok)
       return 0;

@@ -181,3 +181,30 @@ int ms_ld_read_choice(loader *ld, const char *v, const char *const *names, int n
   }
   return ms_ld_bad_value(ld, "expected %s, got '%s'", list, v);
 }
+
+/* `density = 6.5`, `6.5 kg/m^2` (areal: the discs' mass per area) or `2500 kg/m^3`
+ * (bulk: needs `thickness`, checked with the section's other keys). */
+int ms_ld_read_density(loader *ld, const char *text, section *sec)
+{
+  char number[128], unit[128];
+  char *end = NULL;
+  strtod(text, &end); /* the unit follows the number, with or without a space */
+  sec->density_unit = DENSITY_BARE;
+  if (end == text || !*end || strlen(text) >= sizeof number) /* the number's own errors */
+    return ms_ld_read_positive(ld, text, &sec->density);
+  snprintf(number, sizeof number, "%.*s", (int)(end - text), text);
+  snprintf(unit, sizeof unit, "%s", end);
+  const char *u = ms_trim(unit);
+  static const char *const areal[] = {"kg/m^2", "kg/m2", "kg/m\xC2\xB2"};
+  static const char *const bulk[] = {"kg/m^3", "kg/m3", "kg/m\xC2\xB3"};
+  for (int i = 0; i < 3; i++) {
+    if (strcmp(u, areal[i]) == 0)
+      sec->density_unit = DENSITY_AREAL;
+    if (strcmp(u, bulk[i]) == 0)
+      sec->density_unit = DENSITY_BULK;
+  }
+  if (sec->density_unit == DENSITY_BARE)
+    return ms_ld_bad_value(ld, "unknown unit '%s' in '%s' (expected kg/m^2, areal, or kg/m^3, "
+                               "bulk, with thickness; a bare number is kg/m^2)", u, text);
+  return ms_ld_read_positive(ld, number, &sec->density);
+}
