@@ -121,10 +121,7 @@ static ms_status scene_make(lb_scene *s, int n, double pitch)
 
 static void scene_free(lb_scene *s)
 {
-  free(s->x);
-  free(s->y);
-  free(s->vx);
-  free(s->vy);
+  free(s->x), free(s->y), free(s->vx), free(s->vy);
 }
 
 /* Cell index and float offset of a frame coordinate, the offset in [0, h). */
@@ -185,8 +182,13 @@ static ms_status set_args(cl_kernel k, const char *name, size_t size, const void
 /* Program, buffers and kernels with their arguments, for the scene's sizes. */
 static ms_status dev_setup(lb_dev *d, const lb_scene *s)
 {
-  ms_status st = ms_cl_build(d->cl.context, d->cl.device, ms_layout_bench_source,
-                             "-cl-std=CL1.2", &d->prog);
+  /* mixsim's build options: correctly rounded / and sqrt where the device has them. */
+  cl_device_fp_config fp = 0;
+  clGetDeviceInfo(d->cl.device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
+  const char *opt = fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT
+                        ? "-cl-std=CL1.2 -cl-fp32-correctly-rounded-divide-sqrt"
+                        : "-cl-std=CL1.2";
+  ms_status st = ms_cl_build(d->cl.context, d->cl.device, ms_layout_bench_source, opt, &d->prog);
   size_t n = (size_t)s->n, cells = (size_t)s->nx * (size_t)s->ny;
   cl_mem *bufs[] = {&d->pos_a, &d->vel_a, &d->pos_b, &d->vel_b, &d->cell_c, &d->off_c,
                     &d->vel_c, &d->shape, &d->force, &d->count, &d->idx, &d->flags};
