@@ -8,10 +8,8 @@
  * and prints, as Markdown, the kernel times per iteration (OpenCL profiling; median and
  * range over --repeat runs interleaving the layouts), the bytes per particle, a check
  * that the layouts agree to float tolerance, and the drift error of one free slow disc
- * (issue 10's criterion: |moved / (v t) - 1| < 1e-6). docs/precision.md has the figures.
- *
- * usage: layout_bench [--device gpu|cpu|P:D] [--small N] [--steps R] [--repeat K]
- *                     [--warmup W] [--check I] | --list-devices */
+ * (issue 10's criterion: |moved / (v t) - 1| < 1e-6). docs/precision.md has the figures;
+ * layout_bench --help lists the options. */
 #include <CL/cl.h>
 #include <math.h>
 #include <stdarg.h>
@@ -441,8 +439,10 @@ static void print_bytes(const lb_scene *s)
 
 /* The three layouts from the same state (the discs packed at pitch 0.99 diameters in the
  * benchmark's box, so every lattice neighbour touches) for `iters` iterations: the largest
- * position difference from B, against a float tolerance of one float ulp of the box size
- * per iteration. */
+ * position difference from B, against float tolerances for a few iterations: one ulp of
+ * the box size per iteration for A (its positions are rounded there), two ulps of the cell
+ * size per iteration for C (its offsets are rounded there; a 0.1 % error in its pair
+ * offsets already exceeds that). */
 static ms_status check_agree(lb_dev *d, int n, long iters)
 {
   lb_scene s;
@@ -457,8 +457,9 @@ static ms_status check_agree(lb_dev *d, int n, long iters)
     st = st ? st : check_flags(d, l);
     st = st ? st : download(d, &s, l, xy[l]);
   }
-  double big = s.w > s.ht ? s.w : s.ht;
-  double tol = (double)iters * (nextafterf((float)big, INFINITY) - (float)big);
+  double big = s.w > s.ht ? s.w : s.ht, hf = s.h;
+  double tol[LB_LAYOUTS] = {(double)iters * (nextafterf((float)big, INFINITY) - (float)big), 0,
+                            2.0 * (double)iters * (nextafterf((float)hf, INFINITY) - (float)hf)};
   double diff[LB_LAYOUTS] = {0, 0, 0}, moved = 0.0;
   for (size_t i = 0; !st && i < 2 * (size_t)n; i++) {
     double x0 = i % 2 ? s.y[i / 2] : s.x[i / 2];
@@ -468,10 +469,10 @@ static ms_status check_agree(lb_dev *d, int n, long iters)
   }
   if (!st) {
     printf("\nAgreement after %ld iterations from one state (lattice at pitch 0.99 d, all "
-           "neighbours in contact): max |A - B| = %.3g m, max |C - B| = %.3g m (B moved up to "
-           "%.3g m; tolerance %.3g m = %ld float ulps of %.3g m)\n",
-           iters, diff[0], diff[2], moved, tol, iters, big);
-    if (!(diff[0] <= tol && diff[2] <= tol))
+           "neighbours in contact; B moved up to %.3g m): max |A - B| = %.3g m (tolerance %.3g "
+           "m), max |C - B| = %.3g m (tolerance %.3g m)\n",
+           iters, moved, diff[0], tol[0], diff[2], tol[2]);
+    if (!(diff[0] <= tol[0] && diff[2] <= tol[2]))
       st = ms_fail(MS_ERR_NUMERIC, "the layouts disagree beyond float tolerance");
   }
   for (int l = 0; l < LB_LAYOUTS; l++)
@@ -494,10 +495,9 @@ static ms_status drift(lb_dev *d, int layout, double x, double box_min, double d
   ms_status st = make_kernel(d, names[layout], &k);
   for (int i = 0; i < 3 && !st; i++)
     st = make_buffer(d, 16, &b[i]);
-  double frame = x - box_min, start = 0.0, end = 0.0;
+  double frame = x - box_min, start = 0.0, end = 0.0, pd[2];
   cl_int c0[2] = {0, 0}, c[2];
   float o0[2] = {0.0f, 0.0f}, o[2], pf[2];
-  double pd[2];
   if (!st && layout == 0) {
     float p[2] = {(float)x, 0.5f}, vel[2] = {(float)v, 0.0f}, dtf = (float)dt;
     start = p[0];
@@ -523,7 +523,7 @@ static ms_status drift(lb_dev *d, int layout, double x, double box_min, double d
                             ARG(steps), ARG(h), LB_END);
   }
   size_t one = 1;
-  if (!st)
+  if (!st) /* one work-item runs every step */
     st = ms_cl_check(clEnqueueNDRangeKernel(d->cl.gpu_queue, k, 1, NULL, &one, &one, 0, NULL,
                                             NULL),
                      "clEnqueueNDRangeKernel", names[layout]);
