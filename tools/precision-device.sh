@@ -14,11 +14,11 @@ eval "$(tools/device-setup.sh)"
   meson setup bd -Dsdl=disabled --buildtype=release && meson compile -C bd &&
     (cd before && meson setup ../bb -Dsdl=disabled --buildtype=release && meson compile -C ../bb mixsim:executable)
 } >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-echo "== hashes (mixed.ini, 4000 steps)" | tee "$out/hashes.txt"
+echo "== hashes (mixed.ini, 6000 steps)" | tee "$out/hashes.txt"
 for dev in gpu cpu; do
   for p in naive reordered; do
     for b in shared copied; do
-      h=$(bd/mixsim -q -n 4000 -d $dev -p $p -b $b scenes/mixed.ini | tail -1)
+      h=$(bd/mixsim -q -n 6000 -d $dev -p $p -b $b scenes/mixed.ini | tail -1)
       echo "$dev $p/$b: $h" | tee -a "$out/hashes.txt"
     done
   done
@@ -35,3 +35,12 @@ cost() { python3 tools/precision_cost.py --before bb/mixsim --after bd/mixsim "$
 cost --device gpu --small 1000000 --steps ${GPU_STEPS:-300} --repeat 5 --json "$out/cost-gpu.json" | tee "$out/cost-gpu.md"
 cost --device gpu --small 1000000 --steps ${GPU_STEPS:-300} --repeat 3 --buffers copied | tee "$out/cost-gpu-copied.md"
 cost --device cpu --small 1000000 --steps ${CPU_STEPS:-20} --repeat 3 --json "$out/cost-pocl.json" | tee "$out/cost-pocl.md"
+echo "== layout_bench (float / double / cell-relative)"
+bd/tools/layout_bench --device gpu --small 1000000 | tee "$out/layouts-gpu.md"
+bd/tools/layout_bench --device cpu --small 1000000 --steps 20 --repeat 3 | tee "$out/layouts-pocl.md"
+if [ -n "${BENCH:-}" ]; then
+  for dev in gpu cpu; do
+    python3 tools/bench.py bd/mixsim scenes/mixed.ini --steps 6000 --repeat 5 --device $dev \
+      | tee "$out/bench-$dev.md"
+  done
+fi
