@@ -25,6 +25,23 @@ test_stats_and_dump_written() {
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
 assert d['iterations']==20 and d['state_hash']==sys.argv[2] and 'cpu_worker' in d['threads']" \
     "$tmp/s.json" "$(hash_of "$tmp/out")" || return 1
+  # The idle share of each thread, the contacts and the kinetic energy, as the report says them.
+  python3 - "$tmp/s.json" "$tmp/out" <<'PY' || return 1
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+report = open(sys.argv[2]).read()
+idle = d['idle_fraction']
+assert all(0.0 <= idle[k] <= 1.0 for k in ('gpu_manager', 'cpu_worker')), idle
+shown = [float(x) for x in re.findall(r'idle +([0-9.]+) %', report)]
+assert len(shown) == 2 and abs(shown[0] - 100 * idle['gpu_manager']) < 0.06, (shown, idle)
+c = d['contacts']
+m = re.search(r'contacts +(\d+) small-small, (\d+) large-small, (\d+) large-large, (\d+) at walls; '
+              r'kinetic energy ([0-9.e+-]+)', report)
+assert m and [int(x) for x in m.groups()[:4]] == [c['small_small'], c['large_small'],
+                                                  c['large_large'], c['wall']], (m, c)
+assert sum(c.values()) > 0 and d['kinetic_energy'] > 0
+assert abs(float(m.group(5)) / d['kinetic_energy'] - 1) < 1e-8
+PY
   local n
   n=$(python3 -c "import json;d=json.load(open('$tmp/s.json'));print(d['small_particles']+d['large_particles']+1)")
   [ "$(wc -l <"$tmp/d.csv")" -eq "$n" ] && ! ls "$tmp"/*.tmp* >/dev/null 2>&1

@@ -29,6 +29,15 @@ static double per_iter_ms(double total_s, long iterations)
   return iterations > 0 ? 1e3 * total_s / (double)iterations : 0.0;
 }
 
+/* Share of the run a thread spent waiting at the two sync points: what the reordered
+ * pipeline exists to reduce. */
+static double idle_fraction(const ms_sim *s, ms_thread_id th)
+{
+  const ms_thread_trace *t = &s->trace.thread[th];
+  double idle = t->total_s[MS_PHASE_WAIT_SYNC1] + t->total_s[MS_PHASE_WAIT_SYNC2];
+  return s->trace.wall_s > 0 ? idle / s->trace.wall_s : 0.0;
+}
+
 static void print_thread(FILE *out, const ms_sim *s, ms_thread_id th, const char *title,
                          const ms_phase *phases, int n)
 {
@@ -44,6 +53,8 @@ static void print_thread(FILE *out, const ms_sim *s, ms_thread_id th, const char
             per_iter_ms(tot, it), s->trace.wall_s > 0 ? 100.0 * tot / s->trace.wall_s : 0.0);
   }
   fprintf(out, "    %-18s %9.4f ms/it\n", "(sum)", per_iter_ms(sum, it));
+  fprintf(out, "    %-18s %9.1f %% of the run waiting at sync 1 and sync 2\n", "idle",
+          100.0 * idle_fraction(s, th));
 }
 
 void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
@@ -121,7 +132,9 @@ static int write_json(FILE *f, void *arg)
   json_phases(f, s, MS_THREAD_GPU, gpu_phases, COUNT(gpu_phases));
   fputs(",\n    \"cpu_worker\": ", f);
   json_phases(f, s, MS_THREAD_CPU, cpu_phases, COUNT(cpu_phases));
-  fputs("\n  },\n  \"kernels\": {", f);
+  fprintf(f, "\n  },\n  \"idle_fraction\": {\"gpu_manager\": %.6f, \"cpu_worker\": %.6f}",
+          idle_fraction(s, MS_THREAD_GPU), idle_fraction(s, MS_THREAD_CPU));
+  fputs(",\n  \"kernels\": {", f);
   for (int k = 0; k < MS_KERNEL_COUNT; k++)
     fprintf(f, "%s\n    \"%s\": {\"total_s\": %.9g, \"ms_per_iteration\": %.9g}", k ? "," : "",
             ms_kernel_name(k), t->kernel_s[k], per_iter_ms(t->kernel_s[k], it));
