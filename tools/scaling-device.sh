@@ -22,7 +22,7 @@ python3 -c "import matplotlib" 2>/dev/null || pip install -q matplotlib >/dev/nu
 IFS=';' read -r -a vs <<<"${VARIANTS:-shared=-b shared;copied=-b copied}"
 args=()
 for v in "${vs[@]}"; do args+=(--variant "$v"); done
-[ -x bb/mixsim ] && args+=(--variant "landed=-b shared")
+[ -x bb/mixsim ] && args+=(--variant "landed=@bb/mixsim -b shared")
 # The targets of issue 11: (small, large, ratio) with the reordered pipeline.
 for point in "1048576 1000 10" "4194304 4000 10" "1048576 20000 4" "65536 1000 10"; do
   set -- $point

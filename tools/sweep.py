@@ -9,6 +9,7 @@ small count. A variant mixsim refuses is recorded with its message, not fatal.
 
 usage: sweep.py --mixsim EXE --small 8192,65536 --large 10,1000 --ratio 10
                 --variant 'shared=-b shared' --variant 'copied=-b copied'
+                [--variant 'landed=@OTHER/mixsim -b shared']   (another build)
                 [--steps 200] [--repeat 3] [--device gpu] --out DIR
 """
 import argparse
@@ -147,7 +148,10 @@ def main():
                     for name, opts in variants:
                         if name in errors:
                             continue
-                        got, err = run_once(a.mixsim, scene, opts, a.steps, a.device)
+                        exe = a.mixsim
+                        if opts and opts[0].startswith("@"):  # another build: @PATH
+                            exe, opts = opts[0][1:], opts[1:]
+                        got, err = run_once(exe, scene, opts, a.steps, a.device)
                         if err:
                             errors[name] = err
                         else:
