@@ -73,6 +73,7 @@ static void setup_params(ms_sim *s, const ms_scene *sc)
   s->n_small = sc->small_count;
   s->r_small_max = sc->small_radius;
   s->pipeline = sc->pipeline;
+  s->exchange = sc->exchange;
   s->max_speed2 = sc->max_speed > 0.0f ? (double)sc->max_speed * sc->max_speed : 0.0;
 }
 
@@ -150,6 +151,7 @@ void ms_sim_destroy(ms_sim *s)
 {
   if (!s)
     return;
+  ms_zone_release(&s->zone, &s->cl);
   ms_buffers_release(&s->buf, &s->cl);
   ms_kernels_release(&s->kern);
   ms_cl_close(&s->cl);
@@ -169,6 +171,8 @@ ms_status ms_sim_advance(ms_sim *s, long iterations)
 }
 
 void ms_sim_set_pipeline(ms_sim *s, ms_pipeline p) { s->pipeline = p; }
+void ms_sim_set_exchange(ms_sim *s, ms_exchange e) { s->exchange = e; }
+ms_exchange ms_sim_exchange(const ms_sim *s) { return s->exchange; }
 void ms_sim_request_stop(ms_sim *s) { atomic_store(&s->stop_requested, 1); }
 int ms_sim_stop_requested(const ms_sim *s) { return atomic_load(&s->stop_requested); }
 ms_pipeline ms_sim_pipeline(const ms_sim *s) { return s->pipeline; }
