@@ -30,8 +30,10 @@ typedef struct ms_sim_stats {
   long zone_iterations;  /* iterations that exchanged through the contact zone */
   long zone_cells_total; /* cells listed in the zone, summed over those iterations */
   long zone_cells_max;   /* most cells one iteration listed */
+  long zone_particles_total; /* small particles in them, summed likewise */
+  long zone_particles_max;   /* most small particles one iteration's zone held */
   long zone_rows;        /* cells the zone buffers hold now */
-  int zone_slots;        /* slots per cell of the zone buffers (the grid's capacity) */
+  long zone_room;        /* small particles the zone buffers hold now */
   long zone_growths;     /* times the zone buffers were remade larger */
   double exchange_bytes; /* mapped or read, then written back, by the worker: all iterations */
 } ms_sim_stats;

@@ -10,11 +10,12 @@
 #include "shared/grid.h"
 
 /* Where large-small reads the small particles and adds their forces. exchange = full:
- * the grid's arrays, rows are cells, state and forces per particle. exchange = zone:
- * the zone's arrays, rows found through row_of, state and forces per zone slot (one
- * slot per particle, so each force sums the same terms in the same order either way). */
+ * the grid's arrays, rows are cells of `cap` slots, state and forces per particle.
+ * exchange = zone: the zone's arrays, rows found through row_of and starting at
+ * start[row], state and forces per zone slot (one slot per particle, so each force sums
+ * the same terms in the same order either way). */
 typedef struct ls_source {
-  const int *count, *idx, *row_of;
+  const int *count, *idx, *row_of, *start;
   const double *pos, *vel;
   float *f;
   int per_slot;
@@ -36,7 +37,8 @@ static void large_small_one(ms_sim *s, ms_body *L, const ls_source *src)
       int row = src->row_of ? src->row_of[cell] : cell;
       int n = src->count[row] < cap ? src->count[row] : cap;
       for (int k = 0; k < n; k++) {
-        ms_slot_index slot = ms_grid_slot(row, cap, k);
+        ms_slot_index slot = src->start ? (ms_slot_index)(src->start[row] + k)
+                                        : ms_grid_slot(row, cap, k);
         int j = src->idx[slot];
         size_t at = src->per_slot ? (size_t)slot : (size_t)j;
         const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
@@ -69,9 +71,9 @@ void ms_cpu_large_small(ms_sim *s)
     return;
   const ms_buffers *b = &s->buf;
   const ms_zone *z = &s->zone;
-  ls_source src = {b->h_count, b->h_idx, NULL, b->h_pos, b->h_vel, b->h_f_ls, 0};
+  ls_source src = {b->h_count, b->h_idx, NULL, NULL, b->h_pos, b->h_vel, b->h_f_ls, 0};
   if (s->exchange == MS_EXCHANGE_ZONE) /* set only between advances */
-    src = (ls_source){z->h_count, z->h_idx, z->row_of, z->h_pos, z->h_vel, z->h_f, 1};
+    src = (ls_source){z->count, z->h_idx, z->row_of, z->start, z->h_pos, z->h_vel, z->h_f, 1};
   for (int i = 0; i < s->n_large; i++)
     large_small_one(s, &s->large[i], &src);
 }

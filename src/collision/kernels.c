@@ -16,6 +16,7 @@ static const char *const kernel_functions[MS_KERNEL_COUNT] = {
     [MS_K_GRID_SORT] = "ms_grid_sort",
     [MS_K_COLLIDE_SMALL] = "ms_collide_small",
     [MS_K_INTEGRATE_SMALL] = "ms_integrate_small",
+    [MS_K_ZONE_COUNT] = "ms_zone_count",
     [MS_K_ZONE_GATHER] = "ms_zone_gather",
     [MS_K_ZONE_SCATTER] = "ms_zone_scatter",
 };
@@ -123,6 +124,6 @@ const char *ms_kernel_name(int kernel)
 {
   static const char *const names[MS_KERNEL_COUNT] = {"grid_clear", "grid_insert", "grid_sort",
                                                      "collide_small", "integrate_small",
-                                                     "zone_gather", "zone_scatter"};
+                                                     "zone_count", "zone_gather", "zone_scatter"};
   return kernel >= 0 && kernel < MS_KERNEL_COUNT ? names[kernel] : "?";
 }

@@ -12,7 +12,8 @@ enum ms_kernel_id {
   MS_K_GRID_SORT,
   MS_K_COLLIDE_SMALL,
   MS_K_INTEGRATE_SMALL,
-  MS_K_ZONE_GATHER,  /* on the worker's queue (collision/zone.h) */
+  MS_K_ZONE_COUNT,   /* on the worker's queue (collision/zone.h) */
+  MS_K_ZONE_GATHER,  /* on the worker's queue */
   MS_K_ZONE_SCATTER, /* on the worker's queue */
   MS_KERNEL_COUNT
 };

@@ -52,10 +52,11 @@ static void print_exchange(FILE *out, const ms_sim_stats *st, long it)
   fprintf(out, "exchange  %.0f bytes/iteration mapped or read and written back",
           it > 0 ? st->exchange_bytes / (double)it : 0.0);
   if (st->zone_iterations > 0)
-    fprintf(out, "; zone %.1f cells/iteration (most %ld), room %ld cells x %d slots, "
-                 "%ld growths",
-            (double)st->zone_cells_total / (double)st->zone_iterations, st->zone_cells_max,
-            st->zone_rows, st->zone_slots, st->zone_growths);
+    fprintf(out, "; zone %.1f cells, %.1f small particles/iteration (most %ld, %ld), "
+                 "room %ld, %ld, %ld growths",
+            (double)st->zone_cells_total / (double)st->zone_iterations,
+            (double)st->zone_particles_total / (double)st->zone_iterations, st->zone_cells_max,
+            st->zone_particles_max, st->zone_rows, st->zone_room, st->zone_growths);
   fputc('\n', out);
 }
 
@@ -105,6 +106,11 @@ static void json_phases(FILE *f, const ms_sim *s, ms_thread_id th, const ms_phas
   fputs("\n    }", f);
 }
 
+static double zone_mean(long total, const ms_sim_stats *st)
+{
+  return st->zone_iterations > 0 ? (double)total / (double)st->zone_iterations : 0.0;
+}
+
 static int write_json(FILE *f, void *arg)
 {
   const json_ctx *c = arg;
@@ -146,11 +152,13 @@ static int write_json(FILE *f, void *arg)
           st->grid_nx, st->grid_ny, st->grid_capacity, st->max_cell_count, st->grid_builds,
           st->overflow_builds, st->capacity_growths, st->outside_events);
   fprintf(f, ",\n  \"exchange_stats\": {\"bytes_per_iteration\": %.9g, \"zone_iterations\": %ld, "
-             "\"zone_cells_per_iteration\": %.9g, \"zone_cells_max\": %ld, \"zone_rows\": %ld, "
-             "\"zone_slots\": %d, \"zone_growths\": %ld}\n}\n",
+             "\"zone_cells_per_iteration\": %.9g, \"zone_cells_max\": %ld, "
+             "\"zone_particles_per_iteration\": %.9g, \"zone_particles_max\": %ld, "
+             "\"zone_room_cells\": %ld, \"zone_room_particles\": %ld, \"zone_growths\": %ld}\n}\n",
           it > 0 ? st->exchange_bytes / (double)it : 0.0, st->zone_iterations,
-          st->zone_iterations > 0 ? (double)st->zone_cells_total / (double)st->zone_iterations : 0.0,
-          st->zone_cells_max, st->zone_rows, st->zone_slots, st->zone_growths);
+          zone_mean(st->zone_cells_total, st), st->zone_cells_max,
+          zone_mean(st->zone_particles_total, st), st->zone_particles_max, st->zone_rows,
+          st->zone_room, st->zone_growths);
   return 0;
 }
 
