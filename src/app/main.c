@@ -102,7 +102,7 @@ static void usage(FILE *out)
         "  -b, --buffers MODE       shared | copied (default: the scene's)\n"
         "      --exchange MODE      zone | full: what the CPU worker maps or reads, the\n"
         "                           cells under the large particles or all (default: the\n"
-        "                           scene's, else full; the state is the same either way)\n"
+        "                           scene's, else zone; the state is the same either way)\n"
         "  -d, --device DEV         gpu | cpu | P:D (default: $MIXSIM_DEVICE, else first GPU,\n"
         "                           else first CPU device)\n"
         "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
