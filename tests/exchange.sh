@@ -33,13 +33,17 @@ assert d['exchange'] == 'zone' and e['zone_iterations'] == 10 and e['zone_cells_
 assert e['bytes_per_iteration'] > 0 and e['zone_particles_max'] > 0 and 'zone_gather' in d['kernels']" "$tmp/s.json"
 }
 
+# The key wins over the device type's default (full on pocl's CPU device), the option
+# over the key.
 test_scene_key_and_default() {
-  sed 's/^seed = 7/seed = 7\nexchange = full/' "$scene" >"$tmp/k.ini"
+  sed 's/^seed = 7/seed = 7\nexchange = zone/' "$scene" >"$tmp/k.ini"
   "$exe" -n 5 --stats "$tmp/k.json" "$tmp/k.ini" >/dev/null 2>&1 || return 1
   "$exe" -n 5 --stats "$tmp/d.json" "$scene" >/dev/null 2>&1 || return 1
-  "$exe" -n 5 --exchange zone --stats "$tmp/o.json" "$tmp/k.ini" >/dev/null 2>&1 || return 1
-  python3 -c "import json,sys; k, d, o = (json.load(open(p))['exchange'] for p in sys.argv[1:]); \
-assert (k, d, o) == ('full', 'zone', 'zone'), (k, d, o)" "$tmp/k.json" "$tmp/d.json" "$tmp/o.json"
+  "$exe" -n 5 --exchange full --stats "$tmp/o.json" "$tmp/k.ini" >/dev/null 2>&1 || return 1
+  python3 -c "import json,sys; k, d, o = (json.load(open(p)) for p in sys.argv[1:]); \
+assert not d['device_is_gpu']; \
+r = (k['exchange'], d['exchange'], o['exchange']); assert r == ('zone', 'full', 'full'), r" \
+    "$tmp/k.json" "$tmp/d.json" "$tmp/o.json"
 }
 
 test_bad_option_named() {

@@ -34,6 +34,7 @@ static int run_hash(const run_spec *r, uint32_t *hash, ms_sim_stats *stats)
   sc.pipeline = r->pipeline;
   sc.buffers = r->buffers;
   sc.exchange = r->exchange;
+  sc.exchange_given = 1;
   ms_sim *sim = NULL;
   int rc = ms_sim_create(&sc, NULL, &sim) ? -1 : 0;
   if (!rc && r->reserve)
@@ -104,6 +105,7 @@ static void test_many_large_has_large_small_contacts(void)
   ms_scene sc;
   ENSURE(ms_scene_load(path, &sc) == 0);
   sc.exchange = MS_EXCHANGE_ZONE;
+  sc.exchange_given = 1;
   ms_sim *sim = NULL;
   ENSURE(ms_sim_create(&sc, NULL, &sim) == 0);
   ms_state_summary sm;

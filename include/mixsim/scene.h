@@ -22,8 +22,8 @@ typedef enum ms_pipeline { MS_PIPELINE_NAIVE, MS_PIPELINE_REORDERED } ms_pipelin
 typedef enum ms_buffer_mode { MS_BUFFERS_SHARED, MS_BUFFERS_COPIED } ms_buffer_mode;
 /* What the CPU worker maps or reads each iteration: the contact zone (the cells under
  * the large particles, gathered on the device) or the full small-particle and grid
- * arrays. Both give the same state bit for bit. (An automatic choice by measurement
- * would be a third value here.) */
+ * arrays. Both give the same state bit for bit. Not given: by device type (see
+ * ms_sim_create). (An automatic choice by measurement would be a third value here.) */
 typedef enum ms_exchange { MS_EXCHANGE_ZONE, MS_EXCHANGE_FULL } ms_exchange;
 
 /* Positions of a collision scene, and of the simulation's state, are in the simulation
@@ -101,6 +101,7 @@ typedef struct ms_scene {
   ms_pipeline pipeline;
   ms_buffer_mode buffers;
   ms_exchange exchange;
+  int exchange_given; /* set by the key or --exchange; else the device type decides */
   float gravity[2]; /* m/s^2 */
 
   /* [box]: walls are the four sides */

@@ -102,7 +102,8 @@ static void usage(FILE *out)
         "  -b, --buffers MODE       shared | copied (default: the scene's)\n"
         "      --exchange MODE      zone | full: what the CPU worker maps or reads, the\n"
         "                           cells under the large particles or all (default: the\n"
-        "                           scene's, else zone; the state is the same either way)\n"
+        "                           scene's, else zone on a GPU, full on a CPU device; the\n"
+        "                           state is the same either way)\n"
         "  -d, --device DEV         gpu | cpu | P:D (default: $MIXSIM_DEVICE, else first GPU,\n"
         "                           else first CPU device)\n"
         "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
@@ -363,6 +364,8 @@ static int apply_overrides(const cli *c, ms_scene *sc)
     return bad_option("--buffers", "shared or copied", c->buffers);
   if (c->exchange && !ms_exchange_parse(c->exchange, &sc->exchange))
     return bad_option("--exchange", "zone or full", c->exchange);
+  if (c->exchange)
+    sc->exchange_given = 1;
   if (c->steps >= 0) /* 0: the initial state's outputs, no step */
     sc->steps = c->steps;
   return -1;

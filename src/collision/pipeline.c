@@ -24,10 +24,10 @@
  * map/read and unmap/write are the worker's exchange with the device. exchange = full
  * maps (shared) or reads (copied) the small particles' whole state and the grid, and
  * unmaps or writes all of F_ls. exchange = zone (collision/zone.h) first lists the cells
- * under the large particles and gathers them on the device (a kernel on the worker's
- * queue), maps or reads only that zone, and after large-small unmaps or writes the
- * zone's forces and scatters them into F_ls (a second kernel), all before the worker's
- * clFinish and sync 2. Either way F_ls is complete at sync 2, and each small
+ * under the large particles, counts and gathers their particles on the device (kernels
+ * on the worker's queue), maps or reads only that zone, and after large-small unmaps or
+ * writes the zone's forces and scatters them into F_ls (a third kernel), all before the
+ * worker's clFinish and sync 2. Either way F_ls is complete at sync 2, and each small
  * particle's F_ls sums the same forces in the same order: the same state bit for bit.
  *
  * Every advance ends with the grid of its final state built, because building it is

@@ -15,7 +15,8 @@
  *   seed = 42                 ; unsigned 64-bit                           (1)
  *   pipeline = reordered      ; naive | reordered                         (reordered)
  *   buffers = shared          ; shared | copied                           (shared)
- *   exchange = zone           ; zone | full: what the CPU worker maps/reads (zone)
+ *   exchange = zone           ; zone | full: what the CPU worker maps/reads
+ *                             ; (zone on a GPU, full on a CPU device)
  *   gravity = 0, -9.81        ; m/s^2                                     (0, -9.81)
  *   max_speed = 50            ; m/s, 1.1e-19..1.8e19: faster ones stop the run (no limit)
  *   [box]        min = x, y; max = x, y          ; both required, max > min

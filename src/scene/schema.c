@@ -134,9 +134,12 @@ static int set_simulation(loader *ld, const char *key, const char *v)
   if (ms_ld_is(key, "buffers"))
     return ms_buffer_mode_parse(v, &s->buffers) ||
            ms_ld_bad_value(ld, "expected shared or copied, got '%s'", v);
-  if (ms_ld_is(key, "exchange"))
-    return ms_exchange_parse(v, &s->exchange) ||
-           ms_ld_bad_value(ld, "expected zone or full, got '%s'", v);
+  if (ms_ld_is(key, "exchange")) {
+    if (!ms_exchange_parse(v, &s->exchange))
+      return ms_ld_bad_value(ld, "expected zone or full, got '%s'", v);
+    s->exchange_given = 1; /* else the device type decides (collision/sim.c) */
+    return 1;
+  }
   if (ms_ld_is(key, "max_speed"))
     return ms_ld_read_positive_float(ld, v, &s->max_speed) && check_max_speed(ld, s->max_speed);
   return ms_ld_read_vec2f(ld, v, s->gravity); /* gravity */
