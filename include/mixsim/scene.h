@@ -20,6 +20,11 @@
 typedef enum ms_mode { MS_MODE_COLLISION, MS_MODE_GRAVITY } ms_mode;
 typedef enum ms_pipeline { MS_PIPELINE_NAIVE, MS_PIPELINE_REORDERED } ms_pipeline;
 typedef enum ms_buffer_mode { MS_BUFFERS_SHARED, MS_BUFFERS_COPIED } ms_buffer_mode;
+/* What the CPU worker maps or reads each iteration: the contact zone (the cells under
+ * the large particles, gathered on the device) or the full small-particle and grid
+ * arrays. Both give the same state bit for bit. Not given: by device type (see
+ * ms_sim_create). (An automatic choice by measurement would be a third value here.) */
+typedef enum ms_exchange { MS_EXCHANGE_ZONE, MS_EXCHANGE_FULL } ms_exchange;
 
 /* Positions of a collision scene, and of the simulation's state, are in the simulation
  * frame: metres from the box's lower-left corner `box_min`, in double precision. The
@@ -95,6 +100,8 @@ typedef struct ms_scene {
   uint64_t seed;
   ms_pipeline pipeline;
   ms_buffer_mode buffers;
+  ms_exchange exchange;
+  int exchange_given; /* set by the key or --exchange; else the device type decides */
   float gravity[2]; /* m/s^2 */
 
   /* [box]: walls are the four sides */
@@ -181,6 +188,8 @@ const char *ms_pipeline_name(ms_pipeline p);
 const char *ms_buffer_mode_name(ms_buffer_mode b);
 int ms_pipeline_parse(const char *s, ms_pipeline *out);
 int ms_buffer_mode_parse(const char *s, ms_buffer_mode *out);
+const char *ms_exchange_name(ms_exchange e);
+int ms_exchange_parse(const char *s, ms_exchange *out);
 
 const char *ms_bodies_name(ms_bodies b);
 const char *ms_integrator_name(ms_integrator i);

@@ -25,6 +25,17 @@ typedef struct ms_sim_stats {
   int max_cell_count;    /* most particles an overflowing cell held (0: never overflowed) */
   long outside_events;   /* particle-iterations with a centre outside the grid */
   int grid_nx, grid_ny;
+
+  /* The CPU worker's exchange with the device (mixsim/scene.h, ms_exchange). */
+  long zone_iterations;  /* iterations that exchanged through the contact zone */
+  long zone_cells_total; /* cells listed in the zone, summed over those iterations */
+  long zone_cells_max;   /* most cells one iteration listed */
+  long zone_particles_total; /* small particles in them, summed likewise */
+  long zone_particles_max;   /* most small particles one iteration's zone held */
+  long zone_rows;        /* cells the zone buffers hold now */
+  long zone_room;        /* small particles the zone buffers hold now */
+  long zone_growths;     /* times the zone buffers were remade larger */
+  double exchange_bytes; /* mapped or read, then written back, by the worker: all iterations */
 } ms_sim_stats;
 
 /* The state in particle order; arrays hold x,y pairs, positions in the simulation frame
@@ -54,6 +65,9 @@ void ms_sim_set_pipeline(ms_sim *sim, ms_pipeline pipeline);
 ms_status ms_sim_set_buffers(ms_sim *sim, ms_buffer_mode mode);
 ms_pipeline ms_sim_pipeline(const ms_sim *sim);
 ms_buffer_mode ms_sim_buffers(const ms_sim *sim);
+/* The worker's exchange (zone or full); switching between advances keeps the trajectory. */
+void ms_sim_set_exchange(ms_sim *sim, ms_exchange exchange);
+ms_exchange ms_sim_exchange(const ms_sim *sim);
 
 long ms_sim_step(const ms_sim *sim);
 const ms_sim_stats *ms_sim_get_stats(const ms_sim *sim);

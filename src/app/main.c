@@ -25,6 +25,7 @@ typedef struct cli {
   const char *scene;
   long steps; /* -1: the scene's */
   const char *pipeline, *buffers, *device;
+  const char *exchange;
   const char *stats_path, *dump_path;
   int list_devices, quiet;
   const char *gravity_kernel, *devices; /* gravity mode */
@@ -99,6 +100,10 @@ static void usage(FILE *out)
         "                           (default: the scene's 'steps')\n"
         "  -p, --pipeline MODE      naive | reordered (default: the scene's)\n"
         "  -b, --buffers MODE       shared | copied (default: the scene's)\n"
+        "      --exchange MODE      zone | full: what the CPU worker maps or reads, the\n"
+        "                           cells under the large particles or all (default: the\n"
+        "                           scene's, else zone on a GPU, full on a CPU device; the\n"
+        "                           state is the same either way)\n"
         "  -d, --device DEV         gpu | cpu | P:D (default: $MIXSIM_DEVICE, else first GPU,\n"
         "                           else first CPU device)\n"
         "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
@@ -211,6 +216,7 @@ static int parse_args(int argc, char **argv, cli *c)
     {"gravity-kernel", required_argument, 0, 1001}, {"devices", required_argument, 0, 1002},
     {"burst", required_argument, 0, 1003},  {"checkpoint", required_argument, 0, 1004},
     {"checkpoint-every", required_argument, 0, 1005}, {"resume", required_argument, 0, 1006},
+    {"exchange", required_argument, 0, 1021},
     {0, 0, 0, 0}};
   int ch, rc = -1;
   while (rc < 0 && (ch = getopt_long(argc, argv, "n:p:b:d:ls:o:qhV", opts, NULL)) != -1) {
@@ -230,6 +236,7 @@ static int parse_args(int argc, char **argv, cli *c)
     case 'K': c->script = optarg; break;
     case 1001: c->gravity_kernel = optarg; break;
     case 1002: c->devices = optarg; break;
+    case 1021: c->exchange = optarg; break;
     case 1003: rc = option_long("--burst", optarg, 1, MS_BURST_MAX, &c->burst); break;
     case 1004: c->checkpoint = optarg; break;
     case 1005:
@@ -355,6 +362,10 @@ static int apply_overrides(const cli *c, ms_scene *sc)
     return bad_option("--pipeline", "naive or reordered", c->pipeline);
   if (c->buffers && !ms_buffer_mode_parse(c->buffers, &sc->buffers))
     return bad_option("--buffers", "shared or copied", c->buffers);
+  if (c->exchange && !ms_exchange_parse(c->exchange, &sc->exchange))
+    return bad_option("--exchange", "zone or full", c->exchange);
+  if (c->exchange)
+    sc->exchange_given = 1;
   if (c->steps >= 0) /* 0: the initial state's outputs, no step */
     sc->steps = c->steps;
   return -1;
@@ -369,9 +380,9 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
                     "--devices also takes a list)\n");
     return MS_ERR_INPUT;
   }
-  if (sc->mode == MS_MODE_GRAVITY && (c->pipeline || c->buffers))
-    return bad_option(c->pipeline ? "--pipeline" : "--buffers", "a scene with mode = collision",
-                      c->scene);
+  if (sc->mode == MS_MODE_GRAVITY && (c->pipeline || c->buffers || c->exchange))
+    return bad_option(c->pipeline ? "--pipeline" : c->buffers ? "--buffers" : "--exchange",
+                      "a scene with mode = collision", c->scene);
   return -1;
 }
 

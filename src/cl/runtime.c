@@ -206,7 +206,8 @@ ms_status ms_cl_open(const char *spec, ms_cl *cl)
   MS_CL_TRY(err, "clCreateContext");
   cl->gpu_queue = clCreateCommandQueue(cl->context, cl->device, CL_QUEUE_PROFILING_ENABLE, &err);
   MS_CL_TRY(err, "clCreateCommandQueue(manager)");
-  cl->cpu_queue = clCreateCommandQueue(cl->context, cl->device, 0, &err);
+  /* Profiled too: the worker's zone kernels (collision/zone.h) report their times. */
+  cl->cpu_queue = clCreateCommandQueue(cl->context, cl->device, CL_QUEUE_PROFILING_ENABLE, &err);
   MS_CL_TRY(err, "clCreateCommandQueue(worker)");
   return MS_OK;
 }

@@ -106,27 +106,42 @@ static cl_mem_flags host_flags(const ms_buffers *b)
   return CL_MEM_READ_WRITE | (b->mode == MS_BUFFERS_SHARED ? CL_MEM_ALLOC_HOST_PTR : 0);
 }
 
-static ms_status staging_alloc(ms_cl *cl, size_t bytes, const char *what, ms_staging *st)
+ms_status ms_buffers_staging_alloc(ms_cl *cl, cl_command_queue queue, size_t bytes,
+                                   const char *what, ms_staging *st)
 {
   ms_status rc = create(cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, what, &st->mem);
   if (rc)
     return rc;
   cl_int err;
-  st->ptr = clEnqueueMapBuffer(cl->gpu_queue, st->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+  st->ptr = clEnqueueMapBuffer(queue, st->mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
                                bytes ? bytes : 8, 0, NULL, NULL, &err);
   return ms_cl_check(err, "clEnqueueMapBuffer", what);
 }
 
-static void staging_free(ms_cl *cl, ms_staging *st)
+void ms_buffers_staging_free(cl_command_queue queue, ms_staging *st)
 {
   if (st->ptr)
-    clEnqueueUnmapMemObject(cl->gpu_queue, st->mem, st->ptr, 0, NULL, NULL);
+    clEnqueueUnmapMemObject(queue, st->mem, st->ptr, 0, NULL, NULL);
   if (st->mem) {
-    clFinish(cl->gpu_queue);
+    clFinish(queue);
     clReleaseMemObject(st->mem);
   }
   st->mem = NULL;
   st->ptr = NULL;
+}
+
+static ms_status staging_alloc(ms_cl *cl, size_t bytes, const char *what, ms_staging *st)
+{
+  return ms_buffers_staging_alloc(cl, cl->gpu_queue, bytes, what, st);
+}
+
+static void staging_free(ms_cl *cl, ms_staging *st) { ms_buffers_staging_free(cl->gpu_queue, st); }
+
+ms_status ms_buffers_new(ms_cl *cl, ms_buffer_mode mode, size_t bytes, const char *what,
+                         cl_mem *out)
+{
+  cl_mem_flags flags = CL_MEM_READ_WRITE | (mode == MS_BUFFERS_SHARED ? CL_MEM_ALLOC_HOST_PTR : 0);
+  return create(cl, flags, bytes, what, out);
 }
 
 static ms_status alloc_copies(ms_buffers *b, ms_cl *cl)

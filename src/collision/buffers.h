@@ -76,6 +76,17 @@ ms_status ms_buffers_set_capacity(ms_buffers *b, ms_cl *cl, size_t cap);
 ms_status ms_buffers_host_begin(ms_buffers *b, ms_cl *cl);
 ms_status ms_buffers_host_end(ms_buffers *b, ms_cl *cl);
 
+/* A buffer of `bytes` for data the CPU worker touches, as `mode` keeps it (host-allocated
+ * when shared); the contact zone's buffers (collision/zone.h) are made this way. */
+ms_status ms_buffers_new(ms_cl *cl, ms_buffer_mode mode, size_t bytes, const char *what,
+                         cl_mem *out);
+
+/* Page-locked host memory for the copied mode (see ms_staging), mapped once on `queue`;
+ * freed on the same queue. */
+ms_status ms_buffers_staging_alloc(ms_cl *cl, cl_command_queue queue, size_t bytes,
+                                   const char *what, ms_staging *st);
+void ms_buffers_staging_free(cl_command_queue queue, ms_staging *st);
+
 /* Blocking whole-buffer transfers for set-up and state read-back (any mode). */
 ms_status ms_buffers_upload(ms_cl *cl, cl_mem m, const void *src, size_t bytes);
 ms_status ms_buffers_download(ms_cl *cl, cl_mem m, void *dst, size_t bytes);

@@ -9,24 +9,39 @@
 #include "shared/contact.h"
 #include "shared/grid.h"
 
+/* Where large-small reads the small particles and adds their forces. exchange = full:
+ * the grid's arrays, rows are cells of `cap` slots, state and forces per particle.
+ * exchange = zone: the zone's arrays, rows found through row_of and starting at
+ * start[row], state and forces per zone slot (one slot per particle, so each force sums
+ * the same terms in the same order either way). */
+typedef struct ls_source {
+  const int *count, *idx, *row_of, *start;
+  const double *pos, *vel;
+  float *f;
+  int per_slot;
+} ls_source;
+
 /* Contacts of one large particle with the small ones in the cells under its extent. */
-static void large_small_one(ms_sim *s, ms_body *L)
+static void large_small_one(ms_sim *s, ms_body *L, const ls_source *src)
 {
-  const ms_buffers *b = &s->buf;
   const ms_grid *g = &s->grid;
   double reach = (double)L->r + s->r_small_max;
   int x0 = ms_grid_axis(L->x - reach, g->inv_cell, g->nx);
   int x1 = ms_grid_axis(L->x + reach, g->inv_cell, g->nx);
   int y0 = ms_grid_axis(L->y - reach, g->inv_cell, g->ny);
   int y1 = ms_grid_axis(L->y + reach, g->inv_cell, g->ny);
-  int cap = (int)b->cap;
+  int cap = (int)s->buf.cap;
   for (int cy = y0; cy <= y1; cy++) {
     for (int cx = x0; cx <= x1; cx++) {
       int cell = cy * g->nx + cx;
-      int n = b->h_count[cell] < cap ? b->h_count[cell] : cap;
+      int row = src->row_of ? src->row_of[cell] : cell;
+      int n = src->count[row] < cap ? src->count[row] : cap;
       for (int k = 0; k < n; k++) {
-        int j = b->h_idx[ms_grid_slot(cell, cap, k)];
-        const double *xj = &b->h_pos[2 * j], *vj = &b->h_vel[2 * j];
+        ms_slot_index slot = src->start ? (ms_slot_index)(src->start[row] + k)
+                                        : ms_grid_slot(row, cap, k);
+        int j = src->idx[slot];
+        size_t at = src->per_slot ? (size_t)slot : (size_t)j;
+        const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
         float rj = s->shape[2 * j], mj = s->shape[2 * j + 1];
         float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
         if (!ms_touching(dx, dy, L->r + rj))
@@ -37,8 +52,8 @@ static void large_small_one(ms_sim *s, ms_body *L)
                                    L->r + rj, s->k, s->two_zeta, m_eff);
         if (f.x == 0.0f && f.y == 0.0f)
           continue;
-        b->h_f_ls[2 * j] += f.x;
-        b->h_f_ls[2 * j + 1] += f.y;
+        src->f[2 * at] += f.x;
+        src->f[2 * at + 1] += f.y;
         L->fx -= f.x;
         L->fy -= f.y;
       }
@@ -54,8 +69,13 @@ void ms_cpu_large_small(ms_sim *s)
   }
   if (s->n_small == 0)
     return;
+  const ms_buffers *b = &s->buf;
+  const ms_zone *z = &s->zone;
+  ls_source src = {b->h_count, b->h_idx, NULL, NULL, b->h_pos, b->h_vel, b->h_f_ls, 0};
+  if (s->exchange == MS_EXCHANGE_ZONE) /* set only between advances */
+    src = (ls_source){z->count, z->h_idx, z->row_of, z->start, z->h_pos, z->h_vel, z->h_f, 1};
   for (int i = 0; i < s->n_large; i++)
-    large_small_one(s, &s->large[i]);
+    large_small_one(s, &s->large[i], &src);
 }
 
 /* The sweep order: large particles by (left edge, index). Left edges are never NaN

@@ -16,6 +16,9 @@ static const char *const kernel_functions[MS_KERNEL_COUNT] = {
     [MS_K_GRID_SORT] = "ms_grid_sort",
     [MS_K_COLLIDE_SMALL] = "ms_collide_small",
     [MS_K_INTEGRATE_SMALL] = "ms_integrate_small",
+    [MS_K_ZONE_COUNT] = "ms_zone_count",
+    [MS_K_ZONE_GATHER] = "ms_zone_gather",
+    [MS_K_ZONE_SCATTER] = "ms_zone_scatter",
 };
 
 /* Concatenates the kernel files from `dir`; their includes resolve through -I dir. */
@@ -102,11 +105,17 @@ void ms_kernels_release(ms_kernels *k)
 ms_status ms_kernels_run_1d(const ms_kernels *k, const ms_cl *cl, int kernel, size_t n,
                             cl_event *ev)
 {
+  return ms_kernels_run_1d_on(k, cl->gpu_queue, kernel, n, ev);
+}
+
+ms_status ms_kernels_run_1d_on(const ms_kernels *k, cl_command_queue queue, int kernel, size_t n,
+                               cl_event *ev)
+{
   size_t local = k->local_size[kernel];
   size_t global = (n + local - 1) / local * local;
   if (global == 0)
     global = local;
-  cl_int err = clEnqueueNDRangeKernel(cl->gpu_queue, k->kernel[kernel], 1, NULL, &global,
+  cl_int err = clEnqueueNDRangeKernel(queue, k->kernel[kernel], 1, NULL, &global,
                                       &local, 0, NULL, ev);
   return ms_cl_check(err, "clEnqueueNDRangeKernel", kernel_functions[kernel]);
 }
@@ -114,6 +123,7 @@ ms_status ms_kernels_run_1d(const ms_kernels *k, const ms_cl *cl, int kernel, si
 const char *ms_kernel_name(int kernel)
 {
   static const char *const names[MS_KERNEL_COUNT] = {"grid_clear", "grid_insert", "grid_sort",
-                                                     "collide_small", "integrate_small"};
+                                                     "collide_small", "integrate_small",
+                                                     "zone_count", "zone_gather", "zone_scatter"};
   return kernel >= 0 && kernel < MS_KERNEL_COUNT ? names[kernel] : "?";
 }

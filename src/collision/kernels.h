@@ -1,4 +1,4 @@
-/* The collision mode's OpenCL program: kernels/grid.cl, collide.cl and integrate.cl,
+/* The collision mode's OpenCL program: kernels/grid.cl, collide.cl, integrate.cl and zone.cl,
  * built from the copy embedded at build time or from MIXSIM_KERNEL_DIR, and the
  * kernels the GPU manager enqueues. */
 #ifndef MS_KERNELS_H
@@ -12,6 +12,9 @@ enum ms_kernel_id {
   MS_K_GRID_SORT,
   MS_K_COLLIDE_SMALL,
   MS_K_INTEGRATE_SMALL,
+  MS_K_ZONE_COUNT,   /* on the worker's queue (collision/zone.h) */
+  MS_K_ZONE_GATHER,  /* on the worker's queue */
+  MS_K_ZONE_SCATTER, /* on the worker's queue */
   MS_KERNEL_COUNT
 };
 
@@ -30,6 +33,10 @@ void ms_kernels_release(ms_kernels *k);
  * work-group size). */
 ms_status ms_kernels_run_1d(const ms_kernels *k, const ms_cl *cl, int kernel, size_t n,
                             cl_event *ev);
+
+/* The same on `queue` (the worker's own kernels run on its queue). */
+ms_status ms_kernels_run_1d_on(const ms_kernels *k, cl_command_queue queue, int kernel, size_t n,
+                               cl_event *ev);
 
 /* Short name for reports ("grid_insert"). */
 const char *ms_kernel_name(int kernel);

@@ -21,6 +21,15 @@
  * the next (unless the user moves a particle, which clears grid_current). Both orders
  * do the same arithmetic in the same order, so they give the same state bit for bit.
  *
+ * map/read and unmap/write are the worker's exchange with the device. exchange = full
+ * maps (shared) or reads (copied) the small particles' whole state and the grid, and
+ * unmaps or writes all of F_ls. exchange = zone (collision/zone.h) first lists the cells
+ * under the large particles, counts and gathers their particles on the device (kernels
+ * on the worker's queue), maps or reads only that zone, and after large-small unmaps or
+ * writes the zone's forces and scatters them into F_ls (a third kernel), all before the
+ * worker's clFinish and sync 2. Either way F_ls is complete at sync 2, and each small
+ * particle's F_ls sums the same forces in the same order: the same state bit for bit.
+ *
  * Every advance ends with the grid of its final state built, because building it is
  * what checks the small particles (NaN/Inf, max_speed): reordered builds it in its last
  * iteration anyway; naive builds it once more after its last iteration, and its first
@@ -102,11 +111,14 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BEFORE_SYNC1, step));
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
   double t0 = ms_now();
-  TRY(ms_buffers_host_begin(&s->buf, &s->cl));
+  int zone = s->exchange == MS_EXCHANGE_ZONE;
+  TRY(zone ? ms_zone_begin(s) : ms_buffers_host_begin(&s->buf, &s->cl));
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
   ms_cpu_large_small(s);
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL, t0);
-  TRY(ms_buffers_host_end(&s->buf, &s->cl));
+  TRY(zone ? ms_zone_end(s) : ms_buffers_host_end(&s->buf, &s->cl));
+  if (!zone)
+    s->stats.exchange_bytes += ms_zone_full_bytes(s);
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_OUT, t0);
   if (p == MS_PIPELINE_NAIVE) {
     ms_cpu_large_large(s);

@@ -10,6 +10,7 @@
 #include "mixsim/sim.h"
 #include "collision/sync.h"
 #include "collision/trace.h"
+#include "collision/zone.h"
 
 /* A large particle as the CPU worker keeps it (simulation frame). */
 typedef struct ms_body {
@@ -64,6 +65,8 @@ struct ms_sim {
   ms_kernels kern; /* the program the manager enqueues */
   ms_buffers buf;
   ms_pipeline pipeline;
+  ms_exchange exchange; /* what the worker maps or reads: the zone or the full arrays */
+  ms_zone zone;         /* the worker's: touched only on its thread during an advance */
   int grid_current; /* the device grid matches the current small positions */
 
   /* Kernel events not yet booked: read once a blocking call shows them complete. */

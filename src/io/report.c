@@ -57,15 +57,29 @@ static void print_thread(FILE *out, const ms_sim *s, ms_thread_id th, const char
           100.0 * idle_fraction(s, th));
 }
 
+/* What the worker moved: the zone's size and growth, and bytes per iteration. */
+static void print_exchange(FILE *out, const ms_sim_stats *st, long it)
+{
+  fprintf(out, "exchange  %.0f bytes/iteration mapped or read and written back",
+          it > 0 ? st->exchange_bytes / (double)it : 0.0);
+  if (st->zone_iterations > 0)
+    fprintf(out, "; zone %.1f cells, %.1f small particles/iteration (most %ld, %ld), "
+                 "room %ld, %ld, %ld growths",
+            (double)st->zone_cells_total / (double)st->zone_iterations,
+            (double)st->zone_particles_total / (double)st->zone_iterations, st->zone_cells_max,
+            st->zone_particles_max, st->zone_rows, st->zone_room, st->zone_growths);
+  fputc('\n', out);
+}
+
 void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
 {
   const ms_trace *t = &s->trace;
   const ms_sim_stats *st = &s->stats;
   long it = t->iterations;
   fprintf(out, "device    %s [%s]\n", s->cl.device_name, s->cl.platform_name);
-  fprintf(out, "run       %ld iterations, %d small + %d large, pipeline %s, buffers %s\n", it,
-          s->n_small, s->n_large, ms_pipeline_name(s->pipeline),
-          ms_buffer_mode_name(s->buf.mode));
+  fprintf(out, "run       %ld iterations, %d small + %d large, pipeline %s, buffers %s, "
+               "exchange %s\n", it, s->n_small, s->n_large, ms_pipeline_name(s->pipeline),
+          ms_buffer_mode_name(s->buf.mode), ms_exchange_name(s->exchange));
   fprintf(out, "speed     %.1f iterations/s, %.4f ms/iteration\n",
           t->wall_s > 0 ? (double)it / t->wall_s : 0.0, per_iter_ms(t->wall_s, it));
   fprintf(out, "time per phase (wall clock, %% of run time)\n");
@@ -78,6 +92,7 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
                "(%ld growths), %ld outside-box events\n",
           st->grid_nx, st->grid_ny, st->grid_capacity, st->max_cell_count, st->grid_builds,
           st->overflow_builds, st->capacity_growths, st->outside_events);
+  print_exchange(out, st, it);
   const ms_state_summary *sm = &info->summary;
   fprintf(out, "contacts  %ld small-small, %ld large-small, %ld large-large, %ld at walls; "
                "kinetic energy %.9g J/m\n",
@@ -102,6 +117,11 @@ static void json_phases(FILE *f, const ms_sim *s, ms_thread_id th, const ms_phas
   fputs("\n    }", f);
 }
 
+static double zone_mean(long total, const ms_sim_stats *st)
+{
+  return st->zone_iterations > 0 ? (double)total / (double)st->zone_iterations : 0.0;
+}
+
 static int write_json(FILE *f, void *arg)
 {
   const json_ctx *c = arg;
@@ -116,8 +136,9 @@ static int write_json(FILE *f, void *arg)
   fputs(",\n  \"platform\": ", f);
   ms_json_string(f, s->cl.platform_name);
   fprintf(f, ",\n  \"device_is_gpu\": %s", (s->cl.device_type & CL_DEVICE_TYPE_GPU) ? "true" : "false");
-  fprintf(f, ",\n  \"pipeline\": \"%s\",\n  \"buffers\": \"%s\"", ms_pipeline_name(s->pipeline),
-          ms_buffer_mode_name(s->buf.mode));
+  fprintf(f, ",\n  \"pipeline\": \"%s\",\n  \"buffers\": \"%s\",\n  \"exchange\": \"%s\"",
+          ms_pipeline_name(s->pipeline), ms_buffer_mode_name(s->buf.mode),
+          ms_exchange_name(s->exchange));
   fprintf(f, ",\n  \"small_particles\": %d,\n  \"large_particles\": %d", s->n_small, s->n_large);
   fprintf(f, ",\n  \"iterations\": %ld,\n  \"step\": %ld", it, s->step);
   fprintf(f, ",\n  \"wall_s\": %.9g,\n  \"iterations_per_s\": %.9g,\n  \"ms_per_iteration\": %.9g",
@@ -140,9 +161,17 @@ static int write_json(FILE *f, void *arg)
             ms_kernel_name(k), t->kernel_s[k], per_iter_ms(t->kernel_s[k], it));
   fprintf(f, "\n  },\n  \"grid\": {\"nx\": %d, \"ny\": %d, \"capacity\": %d, \"max_overflow_count\": %d, "
              "\"builds\": %ld, \"overflow_builds\": %ld, \"capacity_growths\": %ld, "
-             "\"outside_events\": %ld}\n}\n",
+             "\"outside_events\": %ld}",
           st->grid_nx, st->grid_ny, st->grid_capacity, st->max_cell_count, st->grid_builds,
           st->overflow_builds, st->capacity_growths, st->outside_events);
+  fprintf(f, ",\n  \"exchange_stats\": {\"bytes_per_iteration\": %.9g, \"zone_iterations\": %ld, "
+             "\"zone_cells_per_iteration\": %.9g, \"zone_cells_max\": %ld, "
+             "\"zone_particles_per_iteration\": %.9g, \"zone_particles_max\": %ld, "
+             "\"zone_room_cells\": %ld, \"zone_room_particles\": %ld, \"zone_growths\": %ld}\n}\n",
+          it > 0 ? st->exchange_bytes / (double)it : 0.0, st->zone_iterations,
+          zone_mean(st->zone_cells_total, st), st->zone_cells_max,
+          zone_mean(st->zone_particles_total, st), st->zone_particles_max, st->zone_rows,
+          st->zone_room, st->zone_growths);
   return 0;
 }
 

@@ -15,6 +15,8 @@
  *   seed = 42                 ; unsigned 64-bit                           (1)
  *   pipeline = reordered      ; naive | reordered                         (reordered)
  *   buffers = shared          ; shared | copied                           (shared)
+ *   exchange = zone           ; zone | full: what the CPU worker maps/reads
+ *                             ; (zone on a GPU, full on a CPU device)
  *   gravity = 0, -9.81        ; m/s^2                                     (0, -9.81)
  *   max_speed = 50            ; m/s, 1.1e-19..1.8e19: faster ones stop the run (no limit)
  *   [box]        min = x, y; max = x, y          ; both required, max > min
@@ -99,6 +101,7 @@ static void loader_init(loader *ld, const char *path, ms_scene *scene)
       .seed = 1,
       .pipeline = MS_PIPELINE_REORDERED,
       .buffers = MS_BUFFERS_SHARED,
+      .exchange = MS_EXCHANGE_ZONE,
       .gravity = {0.0f, -9.81f},
       .grid_capacity = 8,
       .small_density = 1000.0f,

@@ -43,6 +43,26 @@ int ms_buffer_mode_parse(const char *s, ms_buffer_mode *out)
   return 1;
 }
 
+const char *ms_exchange_name(ms_exchange e)
+{
+  switch (e) {
+  case MS_EXCHANGE_ZONE: return "zone";
+  case MS_EXCHANGE_FULL: return "full";
+  }
+  return "unknown";
+}
+
+int ms_exchange_parse(const char *s, ms_exchange *out)
+{
+  if (strcmp(s, "zone") == 0)
+    *out = MS_EXCHANGE_ZONE;
+  else if (strcmp(s, "full") == 0)
+    *out = MS_EXCHANGE_FULL;
+  else
+    return 0;
+  return 1;
+}
+
 const char *ms_bodies_name(ms_bodies b)
 {
   switch (b) {
