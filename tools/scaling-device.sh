@@ -3,7 +3,7 @@
 # the issue-11 target scenes, each variant interleaved, against the build before the
 # exchange work when its sources are carried as .deps/before.tar (git archive
 # --prefix=before/ REV). Results (CSV, PNG, Markdown) go to $OUT.
-#   VARIANTS="zone=--exchange zone;full=--exchange full" tools/scaling-device.sh
+#   VARIANTS="zone=--exchange zone;full=--exchange full" POINTS="1048576 1000 10" tools/scaling-device.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-device-results}
@@ -24,7 +24,8 @@ args=()
 for v in "${vs[@]}"; do args+=(--variant "$v"); done
 [ -x bb/mixsim ] && args+=(--variant "landed=@bb/mixsim -b shared")
 # The targets of issue 11: (small, large, ratio) with the reordered pipeline.
-for point in "1048576 1000 10" "4194304 4000 10" "1048576 20000 4" "65536 1000 10"; do
+IFS=';' read -r -a points <<<"${POINTS:-1048576 1000 10;4194304 4000 10;1048576 20000 4;65536 1000 10}"
+for point in "${points[@]}"; do
   set -- $point
   python3 tools/sweep.py --mixsim bd/mixsim --small "$1" --large "$2" --ratio "$3" \
     --steps "${STEPS:-300}" --repeat "${REPEAT:-3}" --device gpu "${args[@]}" \
