@@ -34,6 +34,7 @@ typedef struct cli {
   long every; /* 0: not given */
   const char *checkpoint, *resume;
   long checkpoint_every; /* 0: only at the end or on a signal */
+  long cpu_threads;      /* 0: the scene's */
 } cli;
 
 /* SIGINT/SIGTERM: the running simulation stops after its current iteration.
@@ -99,6 +100,8 @@ static void usage(FILE *out)
         "                           (default: the scene's 'steps')\n"
         "  -p, --pipeline MODE      naive | reordered (default: the scene's)\n"
         "  -b, --buffers MODE       shared | copied (default: the scene's)\n"
+        "      --cpu-threads N      threads of the CPU worker, 1 to 256 (default: the scene's\n"
+        "                           cpu_threads, else by the host's cores; see README)\n"
         "  -d, --device DEV         gpu | cpu | P:D (default: $MIXSIM_DEVICE, else first GPU,\n"
         "                           else first CPU device)\n"
         "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
@@ -211,6 +214,7 @@ static int parse_args(int argc, char **argv, cli *c)
     {"gravity-kernel", required_argument, 0, 1001}, {"devices", required_argument, 0, 1002},
     {"burst", required_argument, 0, 1003},  {"checkpoint", required_argument, 0, 1004},
     {"checkpoint-every", required_argument, 0, 1005}, {"resume", required_argument, 0, 1006},
+    {"cpu-threads", required_argument, 0, 1007},
     {0, 0, 0, 0}};
   int ch, rc = -1;
   while (rc < 0 && (ch = getopt_long(argc, argv, "n:p:b:d:ls:o:qhV", opts, NULL)) != -1) {
@@ -236,6 +240,9 @@ static int parse_args(int argc, char **argv, cli *c)
       rc = option_long("--checkpoint-every", optarg, 1, MS_STEPS_MAX, &c->checkpoint_every);
       break;
     case 1006: c->resume = optarg; break;
+    case 1007:
+      rc = option_long("--cpu-threads", optarg, 1, MS_CPU_THREADS_MAX, &c->cpu_threads);
+      break;
     case 'h': usage(stdout); return 0;
     case 'V': printf("mixsim %s\n", MIXSIM_VERSION); return 0;
     default: usage(stderr); return MS_ERR_INPUT;
@@ -355,6 +362,8 @@ static int apply_overrides(const cli *c, ms_scene *sc)
     return bad_option("--pipeline", "naive or reordered", c->pipeline);
   if (c->buffers && !ms_buffer_mode_parse(c->buffers, &sc->buffers))
     return bad_option("--buffers", "shared or copied", c->buffers);
+  if (c->cpu_threads > 0)
+    sc->cpu_threads = (int)c->cpu_threads;
   if (c->steps >= 0) /* 0: the initial state's outputs, no step */
     sc->steps = c->steps;
   return -1;
@@ -369,9 +378,9 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
                     "--devices also takes a list)\n");
     return MS_ERR_INPUT;
   }
-  if (sc->mode == MS_MODE_GRAVITY && (c->pipeline || c->buffers))
-    return bad_option(c->pipeline ? "--pipeline" : "--buffers", "a scene with mode = collision",
-                      c->scene);
+  if (sc->mode == MS_MODE_GRAVITY && (c->pipeline || c->buffers || c->cpu_threads))
+    return bad_option(c->pipeline ? "--pipeline" : c->buffers ? "--buffers" : "--cpu-threads",
+                      "a scene with mode = collision", c->scene);
   return -1;
 }
 

@@ -104,19 +104,19 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   double t0 = ms_now();
   TRY(ms_buffers_host_begin(&s->buf, &s->cl));
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
-  ms_cpu_large_small(s);
+  TRY(ms_cpu_large_small(s));
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL, t0);
   TRY(ms_buffers_host_end(&s->buf, &s->cl));
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_OUT, t0);
   if (p == MS_PIPELINE_NAIVE) {
-    ms_cpu_large_large(s);
+    TRY(ms_cpu_large_large(s));
     ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
   }
   TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BETWEEN_SYNCS, step));
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC2));
   t0 = ms_now();
   if (p == MS_PIPELINE_REORDERED) {
-    ms_cpu_large_large(s);
+    TRY(ms_cpu_large_large(s));
     t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
   }
   TRY(ms_cpu_integrate(s, step));

@@ -52,9 +52,10 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
   const ms_sim_stats *st = &s->stats;
   long it = t->iterations;
   fprintf(out, "device    %s [%s]\n", s->cl.device_name, s->cl.platform_name);
-  fprintf(out, "run       %ld iterations, %d small + %d large, pipeline %s, buffers %s\n", it,
-          s->n_small, s->n_large, ms_pipeline_name(s->pipeline),
-          ms_buffer_mode_name(s->buf.mode));
+  fprintf(out, "run       %ld iterations, %d small + %d large, pipeline %s, buffers %s, "
+               "%d CPU worker thread%s\n", it, s->n_small, s->n_large,
+          ms_pipeline_name(s->pipeline), ms_buffer_mode_name(s->buf.mode), s->cpu_threads,
+          s->cpu_threads == 1 ? "" : "s");
   fprintf(out, "speed     %.1f iterations/s, %.4f ms/iteration\n",
           t->wall_s > 0 ? (double)it / t->wall_s : 0.0, per_iter_ms(t->wall_s, it));
   fprintf(out, "time per phase (wall clock, %% of run time)\n");
@@ -107,6 +108,7 @@ static int write_json(FILE *f, void *arg)
   fprintf(f, ",\n  \"device_is_gpu\": %s", (s->cl.device_type & CL_DEVICE_TYPE_GPU) ? "true" : "false");
   fprintf(f, ",\n  \"pipeline\": \"%s\",\n  \"buffers\": \"%s\"", ms_pipeline_name(s->pipeline),
           ms_buffer_mode_name(s->buf.mode));
+  fprintf(f, ",\n  \"cpu_threads\": %d", s->cpu_threads);
   fprintf(f, ",\n  \"small_particles\": %d,\n  \"large_particles\": %d", s->n_small, s->n_large);
   fprintf(f, ",\n  \"iterations\": %ld,\n  \"step\": %ld", it, s->step);
   fprintf(f, ",\n  \"wall_s\": %.9g,\n  \"iterations_per_s\": %.9g,\n  \"ms_per_iteration\": %.9g",

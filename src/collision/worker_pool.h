@@ -1,0 +1,37 @@
+/* The CPU worker's pool: the worker thread itself plus N-1 helper threads, created with
+ * the simulation and joined when it is destroyed. A job splits [0, n) into N contiguous
+ * chunks in index order, one per thread; the worker runs chunk 0. Callers that need a
+ * result independent of N combine the chunks' outputs in chunk order afterwards. */
+#ifndef MS_WORKER_POOL_H
+#define MS_WORKER_POOL_H
+
+#include <stddef.h>
+
+#include "mixsim/scene.h" /* MS_CPU_THREADS_MAX */
+#include "mixsim/status.h"
+
+typedef struct ms_pool ms_pool;
+
+/* One chunk's work: items [begin, end), chunk number `chunk` (0 .. threads-1). It does
+ * not call ms_fail (its thread is not the caller's, and which chunk fails first in time
+ * must not decide the message): on failure it writes its reason to `why` and returns the
+ * status. */
+typedef ms_status (*ms_pool_fn)(void *ctx, int begin, int end, int chunk, char *why,
+                                size_t why_size);
+
+/* Starts threads - 1 helpers (1 <= threads <= MS_CPU_THREADS_MAX). */
+ms_status ms_pool_create(int threads, ms_pool **out);
+void ms_pool_destroy(ms_pool *p);
+int ms_pool_threads(const ms_pool *p);
+
+/* Runs fn over [0, n) on every thread and returns when all chunks are done (a stop
+ * request does not cut a job short: stops are taken between iterations). Returns MS_OK,
+ * or the status of the lowest-numbered failing chunk, recorded with ms_fail in the
+ * calling thread with that chunk's reason. Call from one thread at a time. */
+ms_status ms_pool_run(ms_pool *p, ms_pool_fn fn, void *ctx, int n);
+
+/* Chunk `chunk` of [0, n) split in `threads`: contiguous, ascending, sizes differing by
+ * at most one. */
+void ms_pool_chunk(int n, int threads, int chunk, int *begin, int *end);
+
+#endif
