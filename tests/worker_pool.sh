@@ -72,7 +72,11 @@ test_options_report_and_stats_give_the_count() {
   "$exe" -q -d cpu -n 5 --cpu-threads 3 -s stats.json "$root/tests/scenes/tiny.ini" >out 2>err \
     || { cat err; return 1; }
   grep -q "^run .*, 3 CPU worker threads$" out || { cat out; return 1; }
-  grep -q '"cpu_threads": 3,' stats.json || { cat stats.json; return 1; }
+  python3 -c "import json,sys; d=json.load(open('stats.json'))
+assert d['cpu_threads'] == 3, d['cpu_threads']
+busy = d['cpu_threads_busy_ms_per_iteration']
+assert len(busy) == 3 and all(b >= 0 for b in busy), busy" || { cat stats.json; return 1; }
+  grep -q "^  CPU worker's threads, busy" out || { cat out; return 1; }
   # The scene's key when no option is given; the option over the key.
   sed 's/^\[simulation\]$/[simulation]\ncpu_threads = 2/' "$root/tests/scenes/tiny.ini" >two.ini
   "$exe" -q -d cpu -n 5 two.ini >out 2>err || { cat err; return 1; }

@@ -3,11 +3,14 @@
  * the caller runs chunk 0 and waits for the count to reach zero. */
 #include "collision/worker_pool.h"
 
+#include "core/clock.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 typedef struct chunk_result {
+  double busy_s; /* this thread's time in chunks since the pool was made */
   ms_status status;
   char message[2048]; /* the chunk's own message, when status is a failure */
 } chunk_result;
@@ -48,8 +51,10 @@ static void run_chunk(ms_pool *p, int chunk)
   ms_pool_chunk(p->n, p->threads_now, chunk, &begin, &end);
   chunk_result *r = &p->result[chunk];
   r->message[0] = '\0';
+  double t0 = ms_now();
   r->status = begin < end ? p->fn(p->ctx, begin, end, chunk, r->message, sizeof r->message)
                           : MS_OK;
+  r->busy_s += ms_now() - t0;
 }
 
 static void *helper_main(void *arg)
@@ -127,6 +132,11 @@ void ms_pool_destroy(ms_pool *p)
 }
 
 int ms_pool_threads(const ms_pool *p) { return p->threads; }
+
+double ms_pool_busy_s(const ms_pool *p, int thread)
+{
+  return thread >= 0 && thread < p->threads ? p->result[thread].busy_s : 0.0;
+}
 
 ms_status ms_pool_run(ms_pool *p, ms_pool_fn fn, void *ctx, int n)
 {

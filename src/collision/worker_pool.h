@@ -24,6 +24,10 @@ ms_status ms_pool_create(int threads, ms_pool **out);
 void ms_pool_destroy(ms_pool *p);
 int ms_pool_threads(const ms_pool *p);
 
+/* Seconds thread `thread` (0: the worker) spent running chunks since the pool was made:
+ * how evenly the jobs split. Read only between jobs. */
+double ms_pool_busy_s(const ms_pool *p, int thread);
+
 /* Runs fn over [0, n) on every thread and returns when all chunks are done (a stop
  * request does not cut a job short: stops are taken between iterations). Returns MS_OK,
  * or the status of the lowest-numbered failing chunk, recorded with ms_fail in the

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "collision/sim_internal.h"
+#include "collision/worker_pool.h"
 #include "io/output_file.h"
 
 static const ms_phase gpu_phases[] = {MS_PHASE_GRID, MS_PHASE_WAIT_SYNC1,
@@ -61,6 +62,10 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
   fprintf(out, "time per phase (wall clock, %% of run time)\n");
   print_thread(out, s, MS_THREAD_GPU, "GPU manager thread", gpu_phases, COUNT(gpu_phases));
   print_thread(out, s, MS_THREAD_CPU, "CPU worker thread", cpu_phases, COUNT(cpu_phases));
+  fprintf(out, "  CPU worker's threads, busy in large-small, large-large and integrate large\n   ");
+  for (int i = 0; i < s->cpu_threads; i++)
+    fprintf(out, " %s%.4f", i ? "/ " : "", per_iter_ms(ms_pool_busy_s(s->pool, i), it));
+  fprintf(out, " ms/it\n");
   fprintf(out, "  kernels (OpenCL profiling)\n");
   for (int k = 0; k < MS_KERNEL_COUNT; k++)
     fprintf(out, "    %-18s %9.4f ms/it\n", ms_kernel_name(k), per_iter_ms(t->kernel_s[k], it));
@@ -108,7 +113,11 @@ static int write_json(FILE *f, void *arg)
   fprintf(f, ",\n  \"device_is_gpu\": %s", (s->cl.device_type & CL_DEVICE_TYPE_GPU) ? "true" : "false");
   fprintf(f, ",\n  \"pipeline\": \"%s\",\n  \"buffers\": \"%s\"", ms_pipeline_name(s->pipeline),
           ms_buffer_mode_name(s->buf.mode));
-  fprintf(f, ",\n  \"cpu_threads\": %d", s->cpu_threads);
+  fprintf(f, ",\n  \"cpu_threads\": %d,\n  \"cpu_threads_busy_ms_per_iteration\": [",
+          s->cpu_threads);
+  for (int i = 0; i < s->cpu_threads; i++)
+    fprintf(f, "%s%.9g", i ? ", " : "", per_iter_ms(ms_pool_busy_s(s->pool, i), it));
+  fputs("]", f);
   fprintf(f, ",\n  \"small_particles\": %d,\n  \"large_particles\": %d", s->n_small, s->n_large);
   fprintf(f, ",\n  \"iterations\": %ld,\n  \"step\": %ld", it, s->step);
   fprintf(f, ",\n  \"wall_s\": %.9g,\n  \"iterations_per_s\": %.9g,\n  \"ms_per_iteration\": %.9g",
