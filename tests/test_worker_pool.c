@@ -1,5 +1,6 @@
 /* The CPU worker's pool without a device: its chunks cover [0, n) once, contiguous and
- * ascending; jobs run again and again on the same threads; a failing chunk's status and
+ * ascending, one per `grain` items at most one per thread; jobs run again and again on
+ * the same threads; a failing chunk's status and
  * reason come back as a value, the lowest-numbered failing chunk's whichever fails
  * first in time; bad thread counts are refused. */
 #include <stdatomic.h>
@@ -58,9 +59,14 @@ static void test_every_item_once_over_many_jobs(void)
       for (int i = 0; i < n; i++)
         owner[i] = -1;
       visit_ctx v = {owner, 0};
-      ok = ms_pool_run(p, visit, &v, n) == MS_OK;
+      int grain = 1 + job % 5;
+      int chunks = ms_pool_chunks(p, n, grain);
+      ok = ms_pool_run(p, visit, &v, n, grain) == MS_OK && atomic_load(&v.calls) == (n ? chunks : 0);
+      /* One chunk per `grain` items, at most one per thread. */
+      ok = ok && chunks == (n <= grain ? 1 : (n + grain - 1) / grain < counts[k]
+                                                   ? (n + grain - 1) / grain : counts[k]);
       for (int i = 0; i < n && ok; i++) {
-        int begin, end, chunks = n > 1 ? counts[k] : 1;
+        int begin, end;
         ok = owner[i] >= 0 && owner[i] < chunks;
         ms_pool_chunk(n, chunks, ok ? owner[i] : 0, &begin, &end);
         ok = ok && i >= begin && i < end;
@@ -101,7 +107,7 @@ static void test_lowest_failing_chunk_reported(void)
     atomic_int two_failed = 0;
     ms_error_clear();
     ms_error_thread_clear();
-    ms_status st = ms_pool_run(p, fail_late, &two_failed, 8);
+    ms_status st = ms_pool_run(p, fail_late, &two_failed, 8, 1);
     const char *m = ms_error_thread_message();
     ok = st == MS_ERR_NUMERIC && m && strcmp(m, "chunk one at item 2") == 0 &&
          strcmp(ms_error_message(), "chunk one at item 2") == 0;
@@ -111,7 +117,7 @@ static void test_lowest_failing_chunk_reported(void)
   /* The pool goes on working after a failed job. */
   int owner[5] = {-1, -1, -1, -1, -1};
   visit_ctx v = {owner, 0};
-  ok = ok && ms_pool_run(p, visit, &v, 5) == MS_OK && atomic_load(&v.calls) == 4;
+  ok = ok && ms_pool_run(p, visit, &v, 5, 1) == MS_OK && atomic_load(&v.calls) == 4;
   ms_pool_destroy(p);
   ENSURE(ok);
 }

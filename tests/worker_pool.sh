@@ -12,14 +12,16 @@ filter=${3:-}
 cd "$tmp" || exit 1
 
 # Every thread count in every pipeline and buffer mode must give `want`, the hash of the
-# one-thread worker before the pool (recorded on main).
+# one-thread worker before the pool (recorded on main). $grain, when set, is
+# MIXSIM_CPU_GRAIN: 1 splits every phase however few large particles there are.
 same_hash_every_count() { # want, then the scene and its arguments
   local want=$1 p b t got
   shift
   for p in naive reordered; do
     for b in shared copied; do
       for t in 1 2 3 8; do
-        "$exe" -q -d cpu -p "$p" -b "$b" --cpu-threads "$t" "$@" >out 2>err || { cat err; return 1; }
+        MIXSIM_CPU_GRAIN=${grain:-} "$exe" -q -d cpu -p "$p" -b "$b" --cpu-threads "$t" "$@" \
+          >out 2>err || { cat err; return 1; }
         got=$(hash_of out)
         if [ "$got" != "$want" ]; then
           echo "$* -p $p -b $b --cpu-threads $t: hash $got, want $want"
@@ -31,11 +33,19 @@ same_hash_every_count() { # want, then the scene and its arguments
 }
 
 test_mixed_same_hash_for_1_2_3_8_threads() {
-  same_hash_every_count b13fd7b0 -n 200 "$root/scenes/mixed.ini"
+  same_hash_every_count b13fd7b0 -n 200 "$root/scenes/mixed.ini" &&
+    grain=1 same_hash_every_count 26b4e1df -n 100 "$root/scenes/mixed.ini"
 }
 
 test_packed_same_hash_for_1_2_3_8_threads() {
-  same_hash_every_count e425b87e "$root/tests/scenes/packed.ini"
+  grain=1 same_hash_every_count e425b87e "$root/tests/scenes/packed.ini"
+}
+
+# One small disc squeezed by three large ones, each in its own chunk from 3 threads on, and
+# one large disc by three others: each sum is of three floats, which only the one-thread
+# order gives bit for bit (adding the chunks' lists in another order changes the hash).
+test_squeeze_same_hash_for_1_2_3_8_threads() {
+  grain=1 same_hash_every_count ad9eef9e "$root/tests/scenes/squeeze.ini"
 }
 
 # 2000 large particles touching walls, each other and small ones sunk between them.
@@ -49,7 +59,7 @@ test_many_large_same_hash_for_1_2_3_8_threads() {
 same_failure_every_count() { # scene
   local t ref=""
   for t in 1 2 3 4 8; do
-    "$exe" -q -d cpu --headless --cpu-threads "$t" "$1" >out 2>err
+    MIXSIM_CPU_GRAIN=1 "$exe" -q -d cpu --headless --cpu-threads "$t" "$1" >out 2>err
     local rc=$?
     [ $rc -eq 4 ] || { echo "--cpu-threads $t: exit $rc, want 4"; cat err; return 1; }
     local msg
@@ -106,6 +116,7 @@ test_options_bad_counts_refused_naming_the_option() {
 
 check test_mixed_same_hash_for_1_2_3_8_threads
 check test_packed_same_hash_for_1_2_3_8_threads
+check test_squeeze_same_hash_for_1_2_3_8_threads
 check test_many_large_same_hash_for_1_2_3_8_threads
 check test_failure_same_step_and_particle_for_every_count
 check test_options_report_and_stats_give_the_count

@@ -13,6 +13,19 @@
 #include "shared/contact.h"
 #include "shared/grid.h"
 
+/* Large particles per thread below which a phase takes fewer threads: waking one costs
+ * microseconds, about what a large particle's cells cost in large-small, a few of its
+ * pairs in large-large, and a thousand bodies' walls or integration. Chunks never change
+ * the results, only the time. */
+#define GRAIN_LARGE_SMALL 8
+#define GRAIN_LARGE_LARGE 64
+#define GRAIN_PER_BODY 2048
+
+static int grain(const ms_sim *s, int phase_default)
+{
+  return s->cpu_grain > 0 ? s->cpu_grain : phase_default;
+}
+
 /* Appends one entry to a chunk's list, growing it by doubling. 0: out of memory. */
 static int grow(void **items, size_t *cap, size_t n, size_t size)
 {
@@ -119,7 +132,8 @@ ms_status ms_cpu_large_small(ms_sim *s)
 {
   for (int t = 0; t < s->cpu_threads; t++)
     s->chunk[t].n_ls = 0; /* chunks the job leaves empty add nothing */
-  ms_status st = ms_pool_run(s->pool, large_small_chunk, s, s->n_large);
+  ms_status st = ms_pool_run(s->pool, large_small_chunk, s, s->n_large,
+                             grain(s, GRAIN_LARGE_SMALL));
   if (!st)
     apply_large_small(s);
   return st;
@@ -297,7 +311,8 @@ ms_status ms_cpu_large_large(ms_sim *s)
   ms_cpu_sort_sweep(s);
   for (int t = 0; t < s->cpu_threads; t++)
     s->chunk[t].n_ll = 0;
-  ms_status st = ms_pool_run(s->pool, large_large_chunk, s, s->n_large);
+  ms_status st = ms_pool_run(s->pool, large_large_chunk, s, s->n_large,
+                             grain(s, GRAIN_LARGE_LARGE));
   if (st)
     return st;
   /* The pairs in sweep order (chunks are contiguous and ascending), so every body's
@@ -312,7 +327,8 @@ ms_status ms_cpu_large_large(ms_sim *s)
       B->fy -= c->ll[e].fy;
     }
   }
-  return ms_pool_run(s->pool, walls_chunk, s, s->n_large);
+  return ms_pool_run(s->pool, walls_chunk, s, s->n_large,
+                     grain(s, GRAIN_PER_BODY));
 }
 
 /* Integrates a chunk of large particles, keeping each one's state from before in
@@ -326,6 +342,8 @@ static ms_status integrate_chunk(void *ctx, int begin, int end, int chunk, char 
   (void)why;
   (void)why_size;
   c->failed = -1;
+  c->begin = begin;
+  c->end = end;
   for (int i = begin; i < end; i++) {
     ms_body *L = &s->large[i];
     s->large_prev[i] = *L;
@@ -353,11 +371,9 @@ static int first_failure(ms_sim *s, int *finite)
       continue;
     *finite = c->failed_finite;
     for (int u = t + 1; u < threads; u++) {
-      int begin, end;
-      ms_pool_chunk(s->n_large, threads, u, &begin, &end);
-      if (s->chunk[u].failed >= 0)
-        end = s->chunk[u].failed + 1;
-      for (int i = begin; i < end; i++)
+      const ms_worker_chunk *later = &s->chunk[u];
+      int end = later->failed >= 0 ? later->failed + 1 : later->end;
+      for (int i = later->begin; i < end; i++)
         s->large[i] = s->large_prev[i];
     }
     return c->failed;
@@ -367,9 +383,12 @@ static int first_failure(ms_sim *s, int *finite)
 
 ms_status ms_cpu_integrate(ms_sim *s, long step)
 {
-  for (int t = 0; t < s->cpu_threads; t++)
+  for (int t = 0; t < s->cpu_threads; t++) {
     s->chunk[t].failed = -1;
-  ms_status st = ms_pool_run(s->pool, integrate_chunk, s, s->n_large);
+    s->chunk[t].begin = s->chunk[t].end = 0; /* chunks the job leaves empty */
+  }
+  ms_status st = ms_pool_run(s->pool, integrate_chunk, s, s->n_large,
+                             grain(s, GRAIN_PER_BODY));
   int finite = 1, i = st ? -1 : first_failure(s, &finite);
   if (i < 0)
     return st;

@@ -10,6 +10,7 @@
 #include "collision/gpu_manager.h"
 #include "collision/pipeline.h"
 #include "collision/worker_pool.h"
+#include "core/number.h"
 #include "shared/contact.h"
 
 /* Cells of one largest small diameter cover the box; refuse absurd grids early. */
@@ -109,9 +110,30 @@ static int default_cpu_threads(const ms_sim *s)
   return n > MS_CPU_THREADS_MAX ? MS_CPU_THREADS_MAX : (int)n;
 }
 
+/* MIXSIM_CPU_GRAIN: the large particles per thread below which a phase of the CPU worker
+ * takes fewer threads (cpu_worker.c has the defaults); 1 splits every phase over all of
+ * them, which the tests use to run the split paths on small scenes. Unset: 0, defaults. */
+static ms_status read_grain(ms_sim *s)
+{
+  const char *env = getenv("MIXSIM_CPU_GRAIN");
+  long grain = 0;
+  char why[256];
+  if (!env || !*env)
+    return MS_OK;
+  ms_number_error err = ms_number_long(env, 1, 1000000000L, &grain);
+  if (err != MS_NUMBER_OK)
+    return ms_fail(MS_ERR_INPUT, "MIXSIM_CPU_GRAIN: %s",
+                   ms_number_explain(err, env, 1, 1000000000L, why, sizeof why));
+  s->cpu_grain = (int)grain;
+  return MS_OK;
+}
+
 /* The CPU worker's pool: the scene's (or --cpu-threads') count, else the default. */
 static ms_status setup_pool(ms_sim *s, const ms_scene *sc)
 {
+  ms_status st = read_grain(s);
+  if (st)
+    return st;
   s->cpu_threads = sc->cpu_threads > 0 ? sc->cpu_threads : default_cpu_threads(s);
   s->chunk = calloc((size_t)s->cpu_threads, sizeof *s->chunk);
   if (!s->chunk)

@@ -62,7 +62,8 @@ typedef struct ms_worker_chunk {
   size_t n_ls, ls_cap;
   ms_ll_pair *ll;
   size_t n_ll, ll_cap;
-  int failed;        /* integration: first failing particle of the chunk, -1: none */
+  int begin, end;    /* integration: the chunk's particles */
+  int failed;        /* ... its first failing particle, -1: none */
   int failed_finite; /* ... and whether its state was finite (too fast) */
 } ms_worker_chunk;
 
@@ -87,6 +88,7 @@ struct ms_sim {
   ms_body *large_prev; /* the large particles before this iteration's integration */
 
   int cpu_threads;         /* the CPU worker and its pool's helpers */
+  int cpu_grain;           /* MIXSIM_CPU_GRAIN; 0: each phase's own */
   struct ms_pool *pool;
   ms_worker_chunk *chunk;  /* cpu_threads */
 

@@ -69,6 +69,8 @@ static void *helper_main(void *arg)
     if (p->quit)
       break;
     seen = p->generation;
+    if (h->chunk >= p->threads_now)
+      continue; /* a small job: not counted in `pending` */
     pthread_mutex_unlock(&p->lock);
     run_chunk(p, h->chunk);
     pthread_mutex_lock(&p->lock);
@@ -133,14 +135,23 @@ void ms_pool_destroy(ms_pool *p)
 
 int ms_pool_threads(const ms_pool *p) { return p->threads; }
 
+int ms_pool_chunks(const ms_pool *p, int n, int grain)
+{
+  if (grain < 1)
+    grain = 1;
+  long want = ((long)n + grain - 1) / grain;
+  return want <= 1 ? 1 : want < p->threads ? (int)want : p->threads;
+}
+
 double ms_pool_busy_s(const ms_pool *p, int thread)
 {
   return thread >= 0 && thread < p->threads ? p->result[thread].busy_s : 0.0;
 }
 
-ms_status ms_pool_run(ms_pool *p, ms_pool_fn fn, void *ctx, int n)
+ms_status ms_pool_run(ms_pool *p, ms_pool_fn fn, void *ctx, int n, int grain)
 {
-  if (p->threads == 1 || n <= 1) { /* nothing to share: no handshake */
+  int chunks = ms_pool_chunks(p, n, grain);
+  if (chunks == 1) { /* nothing to share: no handshake */
     p->fn = fn;
     p->ctx = ctx;
     p->n = n;
@@ -153,8 +164,8 @@ ms_status ms_pool_run(ms_pool *p, ms_pool_fn fn, void *ctx, int n)
   p->fn = fn;
   p->ctx = ctx;
   p->n = n;
-  p->threads_now = p->threads;
-  p->pending = p->threads - 1;
+  p->threads_now = chunks;
+  p->pending = chunks - 1;
   p->generation++;
   pthread_cond_broadcast(&p->start);
   pthread_mutex_unlock(&p->lock);
@@ -163,7 +174,7 @@ ms_status ms_pool_run(ms_pool *p, ms_pool_fn fn, void *ctx, int n)
   while (p->pending > 0)
     pthread_cond_wait(&p->done, &p->lock);
   pthread_mutex_unlock(&p->lock);
-  for (int i = 0; i < p->threads; i++) {
+  for (int i = 0; i < chunks; i++) {
     const chunk_result *r = &p->result[i];
     if (!r->status)
       continue;
