@@ -95,6 +95,19 @@ assert len(busy) == 3 and all(b >= 0 for b in busy), busy" || { cat stats.json; 
   grep -q "^run .*, 1 CPU worker thread$" out || { cat out; return 1; }
 }
 
+# A checkpoint written with one thread count resumes with another to the uninterrupted hash.
+test_resume_with_another_count() {
+  local scene=$root/tests/scenes/squeeze.ini
+  MIXSIM_CPU_GRAIN=1 "$exe" -q -d cpu -n 150 --cpu-threads 3 "$scene" >whole 2>err || { cat err; return 1; }
+  "$exe" -q -d cpu -n 70 --cpu-threads 1 --checkpoint half.ck "$scene" >/dev/null 2>err || { cat err; return 1; }
+  MIXSIM_CPU_GRAIN=1 "$exe" -q -d cpu -n 150 --cpu-threads 8 --resume half.ck "$scene" >resumed 2>err \
+    || { cat err; return 1; }
+  [ "$(hash_of whole)" = ad9eef9e ] && [ "$(hash_of resumed)" = ad9eef9e ] || {
+    echo "whole $(hash_of whole), resumed $(hash_of resumed), want ad9eef9e"
+    return 1
+  }
+}
+
 refused() { # the value, then the words the message must hold
   "$exe" -q -d cpu --cpu-threads "$1" "$root/tests/scenes/tiny.ini" >out 2>err
   local rc=$?
@@ -106,6 +119,13 @@ refused() { # the value, then the words the message must hold
 }
 
 test_options_bad_counts_refused_naming_the_option() {
+  MIXSIM_CPU_GRAIN=0 "$exe" -q -d cpu "$root/tests/scenes/tiny.ini" >out 2>err
+  local rc=$?
+  [ $rc -eq 2 ] && grep -q "^mixsim: MIXSIM_CPU_GRAIN: must be between 1 and" err && [ ! -s out ] || {
+    echo "MIXSIM_CPU_GRAIN=0: exit $rc"
+    cat err
+    return 1
+  }
   refused 0 "must be between 1 and 256 (got 0)" &&
     refused -3 "must be between 1 and 256 (got -3)" &&
     refused 257 "must be between 1 and 256 (got 257)" &&
@@ -119,6 +139,7 @@ check test_packed_same_hash_for_1_2_3_8_threads
 check test_squeeze_same_hash_for_1_2_3_8_threads
 check test_many_large_same_hash_for_1_2_3_8_threads
 check test_failure_same_step_and_particle_for_every_count
+check test_resume_with_another_count
 check test_options_report_and_stats_give_the_count
 check test_options_bad_counts_refused_naming_the_option
 finish
