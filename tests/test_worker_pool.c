@@ -61,7 +61,8 @@ static void test_every_item_once_over_many_jobs(void)
       visit_ctx v = {owner, 0};
       int grain = 1 + job % 5;
       int chunks = ms_pool_chunks(p, n, grain);
-      ok = ms_pool_run(p, visit, &v, n, grain) == MS_OK && atomic_load(&v.calls) == (n ? chunks : 0);
+      ok = ms_pool_run(p, visit, &v, n, grain) == MS_OK &&
+           atomic_load(&v.calls) == (n ? chunks : 0);
       /* One chunk per `grain` items, at most one per thread. */
       ok = ok && chunks == (n <= grain ? 1 : (n + grain - 1) / grain < counts[k]
                                                    ? (n + grain - 1) / grain : counts[k]);

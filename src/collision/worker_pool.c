@@ -31,7 +31,7 @@ struct ms_pool {
   ms_pool_fn fn;
   void *ctx;
   int n;
-  int threads_now; /* chunks of the current job: 1 when run inline */
+  int threads_now; /* chunks of the current job (not set for a job run inline) */
   helper *helpers;      /* threads - 1 */
   chunk_result *result; /* threads */
   int started;          /* helpers actually created */
@@ -44,16 +44,16 @@ void ms_pool_chunk(int n, int threads, int chunk, int *begin, int *end)
   *end = *begin + base + (chunk < extra ? 1 : 0);
 }
 
-/* Runs one chunk, keeping its status and reason in its own slot. */
-static void run_chunk(ms_pool *p, int chunk)
+/* Runs chunk `chunk` of `chunks` over [0, n), keeping its status and reason in its own
+ * slot (written by its own thread only). */
+static void run_chunk(ms_pool *p, ms_pool_fn fn, void *ctx, int n, int chunks, int chunk)
 {
   int begin, end;
-  ms_pool_chunk(p->n, p->threads_now, chunk, &begin, &end);
+  ms_pool_chunk(n, chunks, chunk, &begin, &end);
   chunk_result *r = &p->result[chunk];
   r->message[0] = '\0';
   double t0 = ms_now();
-  r->status = begin < end ? p->fn(p->ctx, begin, end, chunk, r->message, sizeof r->message)
-                          : MS_OK;
+  r->status = begin < end ? fn(ctx, begin, end, chunk, r->message, sizeof r->message) : MS_OK;
   r->busy_s += ms_now() - t0;
 }
 
@@ -71,8 +71,12 @@ static void *helper_main(void *arg)
     seen = p->generation;
     if (h->chunk >= p->threads_now)
       continue; /* a small job: not counted in `pending` */
+    /* The job's fields change only under the lock, after every counted helper is done. */
+    ms_pool_fn fn = p->fn;
+    void *ctx = p->ctx;
+    int n = p->n, chunks = p->threads_now;
     pthread_mutex_unlock(&p->lock);
-    run_chunk(p, h->chunk);
+    run_chunk(p, fn, ctx, n, chunks, h->chunk);
     pthread_mutex_lock(&p->lock);
     if (--p->pending == 0)
       pthread_cond_signal(&p->done);
@@ -151,12 +155,8 @@ double ms_pool_busy_s(const ms_pool *p, int thread)
 ms_status ms_pool_run(ms_pool *p, ms_pool_fn fn, void *ctx, int n, int grain)
 {
   int chunks = ms_pool_chunks(p, n, grain);
-  if (chunks == 1) { /* nothing to share: no handshake */
-    p->fn = fn;
-    p->ctx = ctx;
-    p->n = n;
-    p->threads_now = 1;
-    run_chunk(p, 0);
+  if (chunks == 1) { /* nothing to share: no handshake, and no shared field touched */
+    run_chunk(p, fn, ctx, n, 1, 0);
     return p->result[0].status ? ms_fail(p->result[0].status, "%s", p->result[0].message)
                                : MS_OK;
   }
@@ -169,7 +169,7 @@ ms_status ms_pool_run(ms_pool *p, ms_pool_fn fn, void *ctx, int n, int grain)
   p->generation++;
   pthread_cond_broadcast(&p->start);
   pthread_mutex_unlock(&p->lock);
-  run_chunk(p, 0);
+  run_chunk(p, fn, ctx, n, chunks, 0);
   pthread_mutex_lock(&p->lock);
   while (p->pending > 0)
     pthread_cond_wait(&p->done, &p->lock);
