@@ -50,7 +50,7 @@ test_squeeze_same_hash_for_1_2_3_8_threads() {
 
 # 2000 large particles touching walls, each other and small ones sunk between them.
 test_many_large_same_hash_for_1_2_3_8_threads() {
-  same_hash_every_count 931e2ca2 "$root/tests/scenes/many_large.ini"
+  same_hash_every_count 85a9736b -n 50 "$root/tests/scenes/many_large.ini"
 }
 
 # The same exit code and message (step and particle) for every count; in
