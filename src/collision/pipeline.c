@@ -104,9 +104,11 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   double t0 = ms_now();
   TRY(ms_buffers_host_begin(&s->buf, &s->cl));
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
-  TRY(ms_cpu_large_small(s));
+  ms_status ls = ms_cpu_large_small(s); /* fails only out of memory */
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL, t0);
-  TRY(ms_buffers_host_end(&s->buf, &s->cl));
+  ms_status end = ms_buffers_host_end(&s->buf, &s->cl); /* unmapped even then */
+  TRY(ls);
+  TRY(end);
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_OUT, t0);
   if (p == MS_PIPELINE_NAIVE) {
     TRY(ms_cpu_large_large(s));
