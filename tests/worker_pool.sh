@@ -108,6 +108,31 @@ test_resume_with_another_count() {
   }
 }
 
+# A stop request (SIGINT) still ends a run with helpers at an iteration boundary: exit 130,
+# and the state it reports is the one-thread state of that step. The waits are bounded.
+test_stop_with_helpers() {
+  local scene=$root/tests/scenes/squeeze.ini i
+  MIXSIM_CPU_GRAIN=1 "$exe" -q -d cpu --headless -n 100000000 --cpu-threads 3 \
+    --checkpoint s.ck --checkpoint-every 50 "$scene" >out 2>err &
+  local pid=$!
+  for i in $(seq 1200); do [ -e s.ck ] && break; sleep 0.1; done
+  kill -INT $pid
+  for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  if kill -0 $pid 2>/dev/null; then
+    echo "still running 60 s after SIGINT"
+    kill -KILL $pid
+    wait $pid
+    return 1
+  fi
+  wait $pid
+  local code=$? at
+  at=$(sed -n 's/^state hash [0-9a-f]* (step \([0-9]*\)).*/\1/p' out)
+  [ $code -eq 130 ] && [ -n "$at" ] || { echo "exit $code, step '$at'"; cat err; return 1; }
+  "$exe" -q -d cpu -n "$at" --cpu-threads 1 "$scene" >one || return 1
+  echo "    stopped at step $at: $(hash_of out), one thread: $(hash_of one)"
+  [ "$(hash_of out)" = "$(hash_of one)" ]
+}
+
 refused() { # the value, then the words the message must hold
   "$exe" -q -d cpu --cpu-threads "$1" "$root/tests/scenes/tiny.ini" >out 2>err
   local rc=$?
@@ -140,6 +165,7 @@ check test_squeeze_same_hash_for_1_2_3_8_threads
 check test_many_large_same_hash_for_1_2_3_8_threads
 check test_failure_same_step_and_particle_for_every_count
 check test_resume_with_another_count
+check test_stop_with_helpers
 check test_options_report_and_stats_give_the_count
 check test_options_bad_counts_refused_naming_the_option
 finish
