@@ -115,7 +115,7 @@ test_stop_with_helpers() {
   MIXSIM_CPU_GRAIN=1 "$exe" -q -d cpu --headless -n 100000000 --cpu-threads 3 \
     --checkpoint s.ck --checkpoint-every 50 "$scene" >out 2>err &
   local pid=$!
-  for i in $(seq 1200); do [ -e s.ck ] && break; sleep 0.1; done
+  for i in $(seq 1200); do [ -e s.ck ] || ! kill -0 $pid 2>/dev/null && break; sleep 0.1; done
   kill -INT $pid
   for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
   if kill -0 $pid 2>/dev/null; then
