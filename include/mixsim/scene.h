@@ -12,6 +12,7 @@
 /* Limits shared by the scene loader, the command line and the simulation. */
 #define MS_STEPS_MAX 1000000000000000L /* 10^15: step counts stay exact in a double (JSON, t) */
 #define MS_BURST_MAX 1000000L          /* gravity steps between read-backs */
+#define MS_CPU_THREADS_MAX 256         /* the CPU worker's threads, pool included */
 #define MS_GRID_MAX_CELLS (1L << 28)   /* collision grid cells (box / small diameter) */
 #define MS_SCENE_MAX_BYTES (16L << 20) /* a scene file, 16 MiB */
 #define MS_SCENE_MAX_LINES 1000000L
@@ -102,6 +103,7 @@ typedef struct ms_scene {
   ms_buffer_mode buffers;
   ms_exchange exchange;
   int exchange_given; /* set by the key or --exchange; else the device type decides */
+  int cpu_threads;  /* the CPU worker's threads; 0: by the host (mixsim/sim.h) */
   float gravity[2]; /* m/s^2 */
 
   /* [box]: walls are the four sides */

@@ -35,6 +35,7 @@ typedef struct cli {
   long every; /* 0: not given */
   const char *checkpoint, *resume;
   long checkpoint_every; /* 0: only at the end or on a signal */
+  long cpu_threads;      /* 0: the scene's */
 } cli;
 
 /* SIGINT/SIGTERM: the running simulation stops after its current iteration.
@@ -104,6 +105,8 @@ static void usage(FILE *out)
         "                           cells under the large particles or all (default: the\n"
         "                           scene's, else zone on a GPU, full on a CPU device; the\n"
         "                           state is the same either way)\n"
+        "      --cpu-threads N      threads of the CPU worker, 1 to 256 (default: the scene's\n"
+        "                           cpu_threads, else by the host's cores; see README)\n"
         "  -d, --device DEV         gpu | cpu | P:D (default: $MIXSIM_DEVICE, else first GPU,\n"
         "                           else first CPU device)\n"
         "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
@@ -130,7 +133,8 @@ static void usage(FILE *out)
         "\n"
         "Environment: MIXSIM_DEVICE (as --device), MIXSIM_KERNEL_DIR (load kernels/*.cl\n"
         "from there instead of the copy built into the program), MIXSIM_FONT (the\n"
-        "preview's .ttf font; default DejaVuSans.ttf).\n"
+        "preview's .ttf font; default DejaVuSans.ttf), MIXSIM_CPU_GRAIN (large particles\n"
+        "per CPU worker thread in every phase; see README).\n"
         "\n"
         "Checkpoints (headless and --frames/--screenshot runs, both modes):\n"
         "      --checkpoint FILE      write the complete state to FILE at the end, on\n"
@@ -217,6 +221,7 @@ static int parse_args(int argc, char **argv, cli *c)
     {"burst", required_argument, 0, 1003},  {"checkpoint", required_argument, 0, 1004},
     {"checkpoint-every", required_argument, 0, 1005}, {"resume", required_argument, 0, 1006},
     {"exchange", required_argument, 0, 1021},
+    {"cpu-threads", required_argument, 0, 1007},
     {0, 0, 0, 0}};
   int ch, rc = -1;
   while (rc < 0 && (ch = getopt_long(argc, argv, "n:p:b:d:ls:o:qhV", opts, NULL)) != -1) {
@@ -243,6 +248,9 @@ static int parse_args(int argc, char **argv, cli *c)
       rc = option_long("--checkpoint-every", optarg, 1, MS_STEPS_MAX, &c->checkpoint_every);
       break;
     case 1006: c->resume = optarg; break;
+    case 1007:
+      rc = option_long("--cpu-threads", optarg, 1, MS_CPU_THREADS_MAX, &c->cpu_threads);
+      break;
     case 'h': usage(stdout); return 0;
     case 'V': printf("mixsim %s\n", MIXSIM_VERSION); return 0;
     default: usage(stderr); return MS_ERR_INPUT;
@@ -366,6 +374,8 @@ static int apply_overrides(const cli *c, ms_scene *sc)
     return bad_option("--exchange", "zone or full", c->exchange);
   if (c->exchange)
     sc->exchange_given = 1;
+  if (c->cpu_threads > 0)
+    sc->cpu_threads = (int)c->cpu_threads;
   if (c->steps >= 0) /* 0: the initial state's outputs, no step */
     sc->steps = c->steps;
   return -1;
@@ -380,8 +390,8 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
                     "--devices also takes a list)\n");
     return MS_ERR_INPUT;
   }
-  if (sc->mode == MS_MODE_GRAVITY && (c->pipeline || c->buffers || c->exchange))
-    return bad_option(c->pipeline ? "--pipeline" : c->buffers ? "--buffers" : "--exchange",
+  if (sc->mode == MS_MODE_GRAVITY && (c->pipeline || c->buffers || c->exchange || c->cpu_threads))
+    return bad_option(c->pipeline ? "--pipeline" : c->buffers ? "--buffers" : c->exchange ? "--exchange" : "--cpu-threads",
                       "a scene with mode = collision", c->scene);
   return -1;
 }

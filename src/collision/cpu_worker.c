@@ -1,13 +1,44 @@
-/* Large particles on the CPU worker thread. */
+/* Large particles on the CPU worker and its pool (worker_pool.h). Each phase splits its
+ * loop over the pool's threads and then adds the results in the one-thread order, so
+ * the state does not depend on the thread count. */
 #include "collision/cpu_worker.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "collision/worker_pool.h"
 #include "shared/contact.h"
 #include "shared/grid.h"
+
+/* Large particles per thread below which a phase takes fewer threads: waking one costs
+ * microseconds, about what a large particle's cells cost in large-small, a few of its
+ * pairs in large-large, and a thousand bodies' walls or integration. Chunks never change
+ * the results, only the time. */
+#define GRAIN_LARGE_SMALL 8
+#define GRAIN_LARGE_LARGE 64
+#define GRAIN_PER_BODY 2048
+
+static int grain(const ms_sim *s, int phase_default)
+{
+  return s->cpu_grain > 0 ? s->cpu_grain : phase_default;
+}
+
+/* Appends one entry to a chunk's list, growing it by doubling. 0: out of memory. */
+static int grow(void **items, size_t *cap, size_t n, size_t size)
+{
+  if (n < *cap)
+    return 1;
+  size_t c = *cap ? 2 * *cap : 256;
+  void *p = realloc(*items, c * size);
+  if (!p)
+    return 0;
+  *items = p;
+  *cap = c;
+  return 1;
+}
 
 /* Where large-small reads the small particles and adds their forces. exchange = full:
  * the grid's arrays, rows are cells of `cap` slots, state and forces per particle.
@@ -21,8 +52,29 @@ typedef struct ls_source {
   int per_slot;
 } ls_source;
 
-/* Contacts of one large particle with the small ones in the cells under its extent. */
-static void large_small_one(ms_sim *s, ms_body *L, const ls_source *src)
+static ls_source source_of(const ms_sim *s)
+{
+  const ms_buffers *b = &s->buf;
+  const ms_zone *z = &s->zone;
+  if (s->exchange == MS_EXCHANGE_ZONE) /* set only between advances */
+    return (ls_source){z->count, z->h_idx, z->row_of, z->start, z->h_pos, z->h_vel, z->h_f, 1};
+  return (ls_source){b->h_count, b->h_idx, NULL, NULL, b->h_pos, b->h_vel, b->h_f_ls, 0};
+}
+
+/* A force on the small particle at `j` (its index, or its zone slot), kept for
+ * apply_large_small to add in the serial order. */
+static int record_ls(ms_worker_chunk *c, int j, ms_v2 f)
+{
+  if (!grow((void **)&c->ls, &c->ls_cap, c->n_ls, sizeof *c->ls))
+    return 0;
+  c->ls[c->n_ls++] = (ms_ls_contact){j, f.x, f.y};
+  return 1;
+}
+
+/* Contacts of one large particle with the small ones in the cells under its extent; the
+ * reaction sums on L in place, the forces on the small ones go to the chunk's list.
+ * Returns 0 when out of memory. */
+static int large_small_one(ms_sim *s, ms_body *L, const ls_source *src, ms_worker_chunk *out)
 {
   const ms_grid *g = &s->grid;
   double reach = (double)L->r + s->r_small_max;
@@ -52,30 +104,65 @@ static void large_small_one(ms_sim *s, ms_body *L, const ls_source *src)
                                    L->r + rj, s->k, s->two_zeta, m_eff);
         if (f.x == 0.0f && f.y == 0.0f)
           continue;
-        src->f[2 * at] += f.x;
-        src->f[2 * at + 1] += f.y;
+        if (!record_ls(out, (int)at, f))
+          return 0;
         L->fx -= f.x;
         L->fy -= f.y;
       }
     }
   }
+  return 1;
 }
 
-void ms_cpu_large_small(ms_sim *s)
+static ms_status out_of_memory(char *why, size_t why_size, const char *what)
 {
-  for (int i = 0; i < s->n_large; i++) {
-    s->large[i].fx = 0.0f;
-    s->large[i].fy = 0.0f;
+  snprintf(why, why_size, "out of memory for the CPU worker's %s contact list", what);
+  return MS_ERR_RUNTIME;
+}
+
+/* One chunk of large particles: each one's contacts on this thread alone. */
+static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, char *why,
+                                   size_t why_size)
+{
+  ms_sim *s = ctx;
+  ms_worker_chunk *c = &s->chunk[chunk];
+  ls_source src = source_of(s);
+  c->n_ls = 0;
+  for (int i = begin; i < end; i++) {
+    ms_body *L = &s->large[i];
+    L->fx = 0.0f;
+    L->fy = 0.0f;
+    if (s->n_small > 0 && !large_small_one(s, L, &src, c))
+      return out_of_memory(why, why_size, "large-small");
   }
-  if (s->n_small == 0)
-    return;
-  const ms_buffers *b = &s->buf;
-  const ms_zone *z = &s->zone;
-  ls_source src = {b->h_count, b->h_idx, NULL, NULL, b->h_pos, b->h_vel, b->h_f_ls, 0};
-  if (s->exchange == MS_EXCHANGE_ZONE) /* set only between advances */
-    src = (ls_source){z->count, z->h_idx, z->row_of, z->start, z->h_pos, z->h_vel, z->h_f, 1};
-  for (int i = 0; i < s->n_large; i++)
-    large_small_one(s, &s->large[i], &src);
+  return MS_OK;
+}
+
+/* Adds the recorded forces to F_ls in the serial loop's order (large particles
+ * ascending, their cells, their slots): the chunks are contiguous and ascending, so
+ * their lists one after the other are that order, and each F_ls sum is bit for bit what
+ * one thread computes, whatever the thread count. */
+static void apply_large_small(ms_sim *s)
+{
+  float *f_ls = source_of(s).f;
+  for (int t = 0; t < s->cpu_threads; t++) {
+    const ms_worker_chunk *c = &s->chunk[t];
+    for (size_t e = 0; e < c->n_ls; e++) {
+      f_ls[2 * c->ls[e].j] += c->ls[e].fx;
+      f_ls[2 * c->ls[e].j + 1] += c->ls[e].fy;
+    }
+  }
+}
+
+ms_status ms_cpu_large_small(ms_sim *s)
+{
+  for (int t = 0; t < s->cpu_threads; t++)
+    s->chunk[t].n_ls = 0; /* chunks the job leaves empty add nothing */
+  ms_status st = ms_pool_run(s->pool, large_small_chunk, s, s->n_large,
+                             grain(s, GRAIN_LARGE_SMALL));
+  if (!st)
+    apply_large_small(s);
+  return st;
 }
 
 /* The sweep order: large particles by (left edge, index). Left edges are never NaN
@@ -182,38 +269,58 @@ void ms_cpu_sort_sweep(ms_sim *s)
     insertion_sort(s->sweep_order, s->large, n, LONG_MAX); /* no memory: slow but right */
 }
 
-static void pair_contact(ms_sim *s, ms_body *A, ms_body *B)
+/* The force of B on A when they touch, and whether to add it (never for two static
+ * particles). Reads positions and velocities only, so pairs can run on any thread. */
+static int pair_force(const ms_sim *s, const ms_body *A, const ms_body *B, ms_v2 *f)
 {
   if (A->is_static && B->is_static)
-    return;
+    return 0;
   float dx = (float)(B->x - A->x), dy = (float)(B->y - A->y), rs = A->r + B->r;
   if (dx * dx + dy * dy >= rs * rs)
-    return;
+    return 0;
   /* A static partner acts with infinite mass: the pair's mass is the moving one's. */
   float m_eff = A->is_static ? B->m : B->is_static ? A->m : ms_pair_mass(A->m, B->m);
-  ms_v2 f = ms_contact_force(dx, dy, (float)(A->vx - B->vx), (float)(A->vy - B->vy), rs, s->k,
-                             s->two_zeta, m_eff);
-  A->fx += f.x;
-  A->fy += f.y;
-  B->fx -= f.x;
-  B->fy -= f.y;
+  *f = ms_contact_force(dx, dy, (float)(A->vx - B->vx), (float)(A->vy - B->vy), rs, s->k,
+                        s->two_zeta, m_eff);
+  return 1;
 }
 
-void ms_cpu_large_large(ms_sim *s)
+/* One chunk of sweep positions: the touching pairs whose left member is there, in sweep
+ * order, with their forces. */
+static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, char *why,
+                                   size_t why_size)
 {
-  ms_cpu_sort_sweep(s);
+  ms_sim *s = ctx;
+  ms_worker_chunk *c = &s->chunk[chunk];
   const int *o = s->sweep_order;
-  for (int a = 0; a < s->n_large; a++) {
-    ms_body *A = &s->large[o[a]];
+  c->n_ll = 0;
+  for (int a = begin; a < end; a++) {
+    const ms_body *A = &s->large[o[a]];
     double right = A->x + A->r;
     for (int b = a + 1; b < s->n_large; b++) {
-      ms_body *B = &s->large[o[b]];
+      const ms_body *B = &s->large[o[b]];
       if (B->x - B->r > right)
         break;
-      pair_contact(s, A, B);
+      ms_v2 f;
+      if (!pair_force(s, A, B, &f))
+        continue;
+      if (!grow((void **)&c->ll, &c->ll_cap, c->n_ll, sizeof *c->ll))
+        return out_of_memory(why, why_size, "large-large");
+      c->ll[c->n_ll++] = (ms_ll_pair){o[a], o[b], f.x, f.y};
     }
   }
-  for (int i = 0; i < s->n_large; i++) {
+  return MS_OK;
+}
+
+/* Wall contacts of a chunk of large particles: each body's own sum, after its pairs. */
+static ms_status walls_chunk(void *ctx, int begin, int end, int chunk, char *why,
+                             size_t why_size)
+{
+  ms_sim *s = ctx;
+  (void)chunk;
+  (void)why;
+  (void)why_size;
+  for (int i = begin; i < end; i++) {
     ms_body *L = &s->large[i];
     if (L->is_static)
       continue;
@@ -222,27 +329,102 @@ void ms_cpu_large_large(ms_sim *s)
     L->fx += w.x;
     L->fy += w.y;
   }
+  return MS_OK;
 }
 
-ms_status ms_cpu_integrate(ms_sim *s, long step)
+ms_status ms_cpu_large_large(ms_sim *s)
 {
-  for (int i = 0; i < s->n_large; i++) {
+  ms_cpu_sort_sweep(s);
+  for (int t = 0; t < s->cpu_threads; t++)
+    s->chunk[t].n_ll = 0;
+  ms_status st = ms_pool_run(s->pool, large_large_chunk, s, s->n_large,
+                             grain(s, GRAIN_LARGE_LARGE));
+  if (st)
+    return st;
+  /* The pairs in sweep order (chunks are contiguous and ascending), so every body's
+   * force sums in the order the serial sweep adds it, whatever the thread count. */
+  for (int t = 0; t < s->cpu_threads; t++) {
+    const ms_worker_chunk *c = &s->chunk[t];
+    for (size_t e = 0; e < c->n_ll; e++) {
+      ms_body *A = &s->large[c->ll[e].a], *B = &s->large[c->ll[e].b];
+      A->fx += c->ll[e].fx;
+      A->fy += c->ll[e].fy;
+      B->fx -= c->ll[e].fx;
+      B->fy -= c->ll[e].fy;
+    }
+  }
+  return ms_pool_run(s->pool, walls_chunk, s, s->n_large,
+                     grain(s, GRAIN_PER_BODY));
+}
+
+/* Integrates a chunk of large particles, keeping each one's state from before in
+ * large_prev, and stops at the chunk's first particle that fails the check (integrated,
+ * as the serial loop leaves it); its index goes to the chunk's `failed`. */
+static ms_status integrate_chunk(void *ctx, int begin, int end, int chunk, char *why,
+                                 size_t why_size)
+{
+  ms_sim *s = ctx;
+  ms_worker_chunk *c = &s->chunk[chunk];
+  (void)why;
+  (void)why_size;
+  c->failed = -1;
+  c->begin = begin;
+  c->end = end;
+  for (int i = begin; i < end; i++) {
     ms_body *L = &s->large[i];
+    s->large_prev[i] = *L;
     if (L->is_static)
       continue;
     ms_integrate(&L->x, &L->y, &L->vx, &L->vy, L->fx, L->fy, L->m, s->gx, s->gy, s->dt);
     int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy);
     if (finite && !(s->max_speed2 > 0.0 && !(L->vx * L->vx + L->vy * L->vy <= s->max_speed2)))
       continue;
-    /* Named as the scene names it, so the user finds the section to look at. */
-    char name[96];
-    ms_large_label(s->large_origin, s->n_large_origin, i, name, sizeof name);
-    if (!finite)
-      return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle %s has a non-finite state; "
-                                     "dt may be too large", step, name);
-    return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle %s moves faster than max_speed = "
-                                   "%g m/s: the system is exploding; dt may be too large",
-                   step, name, sqrt(s->max_speed2));
+    c->failed = i;
+    c->failed_finite = finite;
+    return MS_OK;
   }
   return MS_OK;
+}
+
+/* The first failing particle in index order, or -1. Particles after it that later chunks
+ * integrated are put back, so the state is the serial loop's, which stops there. */
+static int first_failure(ms_sim *s, int *finite)
+{
+  int threads = s->cpu_threads;
+  for (int t = 0; t < threads; t++) {
+    const ms_worker_chunk *c = &s->chunk[t];
+    if (c->failed < 0)
+      continue;
+    *finite = c->failed_finite;
+    for (int u = t + 1; u < threads; u++) {
+      const ms_worker_chunk *later = &s->chunk[u];
+      int end = later->failed >= 0 ? later->failed + 1 : later->end;
+      for (int i = later->begin; i < end; i++)
+        s->large[i] = s->large_prev[i];
+    }
+    return c->failed;
+  }
+  return -1;
+}
+
+ms_status ms_cpu_integrate(ms_sim *s, long step)
+{
+  for (int t = 0; t < s->cpu_threads; t++) {
+    s->chunk[t].failed = -1;
+    s->chunk[t].begin = s->chunk[t].end = 0; /* chunks the job leaves empty */
+  }
+  ms_status st = ms_pool_run(s->pool, integrate_chunk, s, s->n_large,
+                             grain(s, GRAIN_PER_BODY));
+  int finite = 1, i = st ? -1 : first_failure(s, &finite);
+  if (i < 0)
+    return st;
+  /* Named as the scene names it, so the user finds the section to look at. */
+  char name[96];
+  ms_large_label(s->large_origin, s->n_large_origin, i, name, sizeof name);
+  if (!finite)
+    return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle %s has a non-finite state; "
+                                   "dt may be too large", step, name);
+  return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle %s moves faster than max_speed = "
+                                 "%g m/s: the system is exploding; dt may be too large",
+                 step, name, sqrt(s->max_speed2));
 }

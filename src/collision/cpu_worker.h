@@ -7,17 +7,20 @@
 #include "collision/sim_internal.h"
 
 /* Large-small: forces on small particles go to F_ls, reactions onto the large ones.
- * Starts the large particles' force accumulation for this iteration. */
-void ms_cpu_large_small(ms_sim *s);
+ * Starts the large particles' force accumulation for this iteration. Split over the
+ * pool by large particle; fails only when out of memory. */
+ms_status ms_cpu_large_small(ms_sim *s);
 
 /* Puts s->sweep_order into (left edge, index) order: insertion sort when nearly
  * sorted, a linear-time radix sort when far off. Called by ms_cpu_large_large. */
 void ms_cpu_sort_sweep(ms_sim *s);
 
-/* Large-large (sweep and prune along x) and large-wall contacts. */
-void ms_cpu_large_large(ms_sim *s);
+/* Large-large (sweep and prune along x; pairs split over the pool by sweep position)
+ * and large-wall contacts. Fails only when out of memory. */
+ms_status ms_cpu_large_large(ms_sim *s);
 
-/* Integrates dynamic large particles; a NaN/Inf stops the run. */
+/* Integrates dynamic large particles (split over the pool); a NaN/Inf or a speed over
+ * max_speed stops the run, naming the first such particle in index order. */
 ms_status ms_cpu_integrate(ms_sim *s, long step);
 
 #endif

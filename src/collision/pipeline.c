@@ -114,21 +114,23 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   int zone = s->exchange == MS_EXCHANGE_ZONE;
   TRY(zone ? ms_zone_begin(s) : ms_buffers_host_begin(&s->buf, &s->cl));
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
-  ms_cpu_large_small(s);
+  ms_status ls = ms_cpu_large_small(s); /* fails only out of memory */
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL, t0);
-  TRY(zone ? ms_zone_end(s) : ms_buffers_host_end(&s->buf, &s->cl));
+  ms_status end = zone ? ms_zone_end(s) : ms_buffers_host_end(&s->buf, &s->cl); /* even then */
+  TRY(ls);
+  TRY(end);
   if (!zone)
     s->stats.exchange_bytes += ms_zone_full_bytes(s);
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_OUT, t0);
   if (p == MS_PIPELINE_NAIVE) {
-    ms_cpu_large_large(s);
+    TRY(ms_cpu_large_large(s));
     ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
   }
   TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BETWEEN_SYNCS, step));
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC2));
   t0 = ms_now();
   if (p == MS_PIPELINE_REORDERED) {
-    ms_cpu_large_large(s);
+    TRY(ms_cpu_large_large(s));
     t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
   }
   TRY(ms_cpu_integrate(s, step));

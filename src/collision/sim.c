@@ -4,10 +4,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "collision/gpu_manager.h"
 #include "collision/pipeline.h"
+#include "collision/worker_pool.h"
+#include "core/number.h"
 #include "shared/contact.h"
 
 /* Cells of one largest small diameter cover the box; refuse absurd grids early. */
@@ -38,9 +41,10 @@ static ms_status setup_large(ms_sim *s, const ms_scene *sc)
   s->n_large = sc->large_count;
   s->large = calloc((size_t)s->n_large + 1, sizeof *s->large);
   s->sweep_order = calloc((size_t)s->n_large + 1, sizeof *s->sweep_order);
+  s->large_prev = calloc((size_t)s->n_large + 1, sizeof *s->large_prev);
   s->n_large_origin = sc->large_origin ? sc->large_origin_count : 0;
   s->large_origin = calloc((size_t)s->n_large_origin + 1, sizeof *s->large_origin);
-  if (!s->large || !s->sweep_order || !s->large_origin)
+  if (!s->large || !s->sweep_order || !s->large_prev || !s->large_origin)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for %d large particles", s->n_large);
   if (s->n_large_origin)
     memcpy(s->large_origin, sc->large_origin, (size_t)s->n_large_origin * sizeof *s->large_origin);
@@ -89,6 +93,53 @@ static ms_status setup_shape(ms_sim *s, const ms_scene *sc)
     s->shape[2 * i + 1] = sc->small_m[i];
   }
   return MS_OK;
+}
+
+/* The default thread count of the CPU worker: the host's cores less the manager's.
+ * A GPU's runtime needs next to no host time, but a CPU device (pocl) runs its kernels
+ * on its own threads over all cores, and small-small runs on them while the worker does
+ * large-small: there the worker takes half the cores, less the manager's (1 on 2 or 4
+ * cores), so the two sides do not fight over cores at the moment they overlap. */
+static int default_cpu_threads(const ms_sim *s)
+{
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores < 1)
+    cores = 1;
+  long n = (s->cl.device_type & CL_DEVICE_TYPE_GPU) ? cores - 1 : cores / 2 - 1;
+  if (n < 1)
+    n = 1;
+  return n > MS_CPU_THREADS_MAX ? MS_CPU_THREADS_MAX : (int)n;
+}
+
+/* MIXSIM_CPU_GRAIN: the large particles per thread below which a phase of the CPU worker
+ * takes fewer threads (cpu_worker.c has the defaults); 1 splits every phase over all of
+ * them, which the tests use to run the split paths on small scenes. Unset: 0, defaults. */
+static ms_status read_grain(ms_sim *s)
+{
+  const char *env = getenv("MIXSIM_CPU_GRAIN");
+  long grain = 0;
+  char why[256];
+  if (!env || !*env)
+    return MS_OK;
+  ms_number_error err = ms_number_long(env, 1, 1000000000L, &grain);
+  if (err != MS_NUMBER_OK)
+    return ms_fail(MS_ERR_INPUT, "MIXSIM_CPU_GRAIN: %s",
+                   ms_number_explain(err, env, 1, 1000000000L, why, sizeof why));
+  s->cpu_grain = (int)grain;
+  return MS_OK;
+}
+
+/* The CPU worker's pool: the scene's (or --cpu-threads') count, else the default. */
+static ms_status setup_pool(ms_sim *s, const ms_scene *sc)
+{
+  ms_status st = read_grain(s);
+  if (st)
+    return st;
+  s->cpu_threads = sc->cpu_threads > 0 ? sc->cpu_threads : default_cpu_threads(s);
+  s->chunk = calloc((size_t)s->cpu_threads, sizeof *s->chunk);
+  if (!s->chunk)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the CPU worker pool");
+  return ms_pool_create(s->cpu_threads, &s->pool);
 }
 
 /* Creates the device buffers in `mode` and fills them with the given state. */
@@ -146,6 +197,8 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st)
     st = ms_cl_require_fp64(&s->cl);
   if (!st)
+    st = setup_pool(s, sc);
+  if (!st)
     st = ms_kernels_build(&s->kern, &s->cl, kdir);
   if (!st && !sc->exchange_given)
     s->exchange = default_exchange(s);
@@ -168,6 +221,13 @@ void ms_sim_destroy(ms_sim *s)
   ms_kernels_release(&s->kern);
   ms_cl_close(&s->cl);
   ms_sync_destroy(&s->sync);
+  ms_pool_destroy(s->pool);
+  for (int t = 0; s->chunk && t < s->cpu_threads; t++) {
+    free(s->chunk[t].ls);
+    free(s->chunk[t].ll);
+  }
+  free(s->chunk);
+  free(s->large_prev);
   free(s->large);
   free(s->large_origin);
   free(s->sweep_order);

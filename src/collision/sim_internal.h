@@ -44,6 +44,32 @@ typedef struct ms_fault {
   int stop_too; /* also request a stop when it fires, as a signal arriving then would */
 } ms_fault;
 
+/* A force the CPU worker found on small particle j, added to F_ls after the pool's
+ * job, in the one-thread order. */
+typedef struct ms_ls_contact {
+  int j;
+  float fx, fy;
+} ms_ls_contact;
+
+/* A touching large pair (a left of b in the sweep) and the force of b on a. */
+typedef struct ms_ll_pair {
+  int a, b;
+  float fx, fy;
+} ms_ll_pair;
+
+/* What one pool thread found in its chunk this iteration. */
+typedef struct ms_worker_chunk {
+  ms_ls_contact *ls;
+  size_t n_ls, ls_cap;
+  ms_ll_pair *ll;
+  size_t n_ll, ll_cap;
+  int begin, end;    /* integration: the chunk's particles */
+  int failed;        /* ... its first failing particle, -1: none */
+  int failed_finite; /* ... and whether its state was finite (too fast) */
+} ms_worker_chunk;
+
+struct ms_pool; /* collision/worker_pool.h */
+
 struct ms_sim {
   /* Parameters as the kernels take them. */
   double dt, gx, gy;
@@ -60,6 +86,12 @@ struct ms_sim {
   ms_large_origin *large_origin; /* the scene's sections, to name a particle in messages */
   int n_large_origin;
   int *sweep_order; /* large particles sorted by left edge, for large-large */
+  ms_body *large_prev; /* the large particles before this iteration's integration */
+
+  int cpu_threads;         /* the CPU worker and its pool's helpers */
+  int cpu_grain;           /* MIXSIM_CPU_GRAIN; 0: each phase's own */
+  struct ms_pool *pool;
+  ms_worker_chunk *chunk;  /* cpu_threads */
 
   ms_cl cl;
   ms_kernels kern; /* the program the manager enqueues */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "collision/sim_internal.h"
+#include "collision/worker_pool.h"
 #include "io/output_file.h"
 
 static const ms_phase gpu_phases[] = {MS_PHASE_GRID, MS_PHASE_WAIT_SYNC1,
@@ -78,13 +79,18 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
   long it = t->iterations;
   fprintf(out, "device    %s [%s]\n", s->cl.device_name, s->cl.platform_name);
   fprintf(out, "run       %ld iterations, %d small + %d large, pipeline %s, buffers %s, "
-               "exchange %s\n", it, s->n_small, s->n_large, ms_pipeline_name(s->pipeline),
-          ms_buffer_mode_name(s->buf.mode), ms_exchange_name(s->exchange));
+               "exchange %s, %d CPU worker thread%s\n", it, s->n_small, s->n_large,
+          ms_pipeline_name(s->pipeline), ms_buffer_mode_name(s->buf.mode),
+          ms_exchange_name(s->exchange), s->cpu_threads, s->cpu_threads == 1 ? "" : "s");
   fprintf(out, "speed     %.1f iterations/s, %.4f ms/iteration\n",
           t->wall_s > 0 ? (double)it / t->wall_s : 0.0, per_iter_ms(t->wall_s, it));
   fprintf(out, "time per phase (wall clock, %% of run time)\n");
   print_thread(out, s, MS_THREAD_GPU, "GPU manager thread", gpu_phases, COUNT(gpu_phases));
   print_thread(out, s, MS_THREAD_CPU, "CPU worker thread", cpu_phases, COUNT(cpu_phases));
+  fprintf(out, "  CPU worker's threads, busy in large-small, large-large and integrate large\n   ");
+  for (int i = 0; i < s->cpu_threads; i++)
+    fprintf(out, " %s%.4f", i ? "/ " : "", per_iter_ms(ms_pool_busy_s(s->pool, i), it));
+  fprintf(out, " ms/it\n");
   fprintf(out, "  kernels (OpenCL profiling)\n");
   for (int k = 0; k < MS_KERNEL_COUNT; k++)
     fprintf(out, "    %-18s %9.4f ms/it\n", ms_kernel_name(k), per_iter_ms(t->kernel_s[k], it));
@@ -139,6 +145,11 @@ static int write_json(FILE *f, void *arg)
   fprintf(f, ",\n  \"pipeline\": \"%s\",\n  \"buffers\": \"%s\",\n  \"exchange\": \"%s\"",
           ms_pipeline_name(s->pipeline), ms_buffer_mode_name(s->buf.mode),
           ms_exchange_name(s->exchange));
+  fprintf(f, ",\n  \"cpu_threads\": %d,\n  \"cpu_threads_busy_ms_per_iteration\": [",
+          s->cpu_threads);
+  for (int i = 0; i < s->cpu_threads; i++)
+    fprintf(f, "%s%.9g", i ? ", " : "", per_iter_ms(ms_pool_busy_s(s->pool, i), it));
+  fputs("]", f);
   fprintf(f, ",\n  \"small_particles\": %d,\n  \"large_particles\": %d", s->n_small, s->n_large);
   fprintf(f, ",\n  \"iterations\": %ld,\n  \"step\": %ld", it, s->step);
   fprintf(f, ",\n  \"wall_s\": %.9g,\n  \"iterations_per_s\": %.9g,\n  \"ms_per_iteration\": %.9g",
