@@ -14,6 +14,7 @@ typedef struct ms_cl {
   cl_context context;
   cl_command_queue gpu_queue; /* the GPU manager's, with profiling */
   cl_command_queue cpu_queue; /* the CPU worker's maps and copies */
+  cl_command_queue zone_queue; /* the same worker's, profiled, for the contact zone */
   cl_device_type device_type;
   cl_ulong max_alloc;
   char device_name[256];

@@ -12,6 +12,7 @@
 #include "collision/worker_pool.h"
 #include "core/number.h"
 #include "shared/contact.h"
+#include "shared/grid.h"
 
 /* Cells of one largest small diameter cover the box; refuse absurd grids early. */
 static ms_status setup_grid(ms_sim *s, const ms_scene *sc)
@@ -168,9 +169,36 @@ static ms_status load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const 
  * copying and whose cores the zone's kernels would take from the worker (on this
  * project's 2-core pocl machine, a 65K + 1K scene ran 4.2-4.9 ms/iteration full and
  * 5.3-6.6 zone). Both give the same state; an automatic choice would go here. */
+/* Cells under the large particles' reach, summed over them (overlaps counted twice):
+ * at most the zone the first iteration lists. */
+static double zone_cells_estimate(const ms_sim *s)
+{
+  const ms_grid *g = &s->grid;
+  double cells = 0.0;
+  for (int i = 0; i < s->n_large; i++) {
+    const ms_body *L = &s->large[i];
+    double reach = (double)L->r + s->r_small_max;
+    int nx = ms_grid_axis(L->x + reach, g->inv_cell, g->nx) -
+             ms_grid_axis(L->x - reach, g->inv_cell, g->nx) + 1;
+    int ny = ms_grid_axis(L->y + reach, g->inv_cell, g->ny) -
+             ms_grid_axis(L->y - reach, g->inv_cell, g->ny) + 1;
+    cells += (double)nx * (double)ny;
+  }
+  return cells;
+}
+
+/* Without the scene or --exchange saying: the zone where it paid off on an H200 — a GPU
+ * (behind PCIe: the full arrays cross every iteration) and large particles over less
+ * than a fifth of the grid's cells (1M small + 1000 large of 10 small radii: 11 %, zone
+ * 1.7-2.1 ms against full 2.9; 1M + 20,000 of 4 radii: over 40 %, full 5.5 against 7.9;
+ * scenes/mixed.ini: 32 %, full 0.24 against zone 0.51 with shared buffers; docs/scaling.md).
+ * On a CPU device pocl maps without copying, and full is never slower. */
 static ms_exchange default_exchange(const ms_sim *s)
 {
-  return (s->cl.device_type & CL_DEVICE_TYPE_GPU) ? MS_EXCHANGE_ZONE : MS_EXCHANGE_FULL;
+  if (!(s->cl.device_type & CL_DEVICE_TYPE_GPU) || s->n_small == 0)
+    return MS_EXCHANGE_FULL;
+  return zone_cells_estimate(s) < 0.2 * (double)s->grid.n_cells ? MS_EXCHANGE_ZONE
+                                                                 : MS_EXCHANGE_FULL;
 }
 
 ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **out)

@@ -81,7 +81,7 @@ static void release_slots(ms_zone *z, ms_cl *cl)
 {
   ms_staging *copies[] = {&z->c_idx, &z->c_pos, &z->c_vel, &z->c_f};
   for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
-    ms_buffers_staging_free(cl->cpu_queue, copies[i]);
+    ms_buffers_staging_free(cl->zone_queue, copies[i]);
   cl_mem *mems[] = {&z->m_idx, &z->m_pos, &z->m_vel, &z->m_f};
   release_mems(mems, 4);
   z->room = 0;
@@ -152,7 +152,7 @@ static ms_status fit_slots(ms_sim *s, ms_zone *z, size_t need)
   for (int i = 0; i < 4 && !st; i++) {
     st = ms_buffers_new(cl, z->mode, bytes[i], what[i], mems[i]);
     if (!st && z->mode == MS_BUFFERS_COPIED)
-      st = ms_buffers_staging_alloc(cl, cl->cpu_queue, bytes[i], what[i], copies[i]);
+      st = ms_buffers_staging_alloc(cl, cl->zone_queue, bytes[i], what[i], copies[i]);
   }
   if (st) {
     release_slots(z, cl);
@@ -199,7 +199,7 @@ ms_status ms_zone_reserve(ms_sim *s, size_t rows)
 
 static ms_status run(ms_sim *s, int kernel, size_t n, cl_event *ev)
 {
-  return ms_kernels_run_1d_on(&s->kern, s->cl.cpu_queue, kernel, n, ev);
+  return ms_kernels_run_1d_on(&s->kern, s->cl.zone_queue, kernel, n, ev);
 }
 
 #define ARG(id, i, value)                                                                   \
@@ -263,20 +263,20 @@ static ms_status map(ms_cl *cl, cl_mem m, cl_map_flags flags, size_t bytes, cons
                      cl_bool block, void **out)
 {
   cl_int err;
-  *out = clEnqueueMapBuffer(cl->cpu_queue, m, block, flags, 0, bytes, 0, NULL, NULL, &err);
+  *out = clEnqueueMapBuffer(cl->zone_queue, m, block, flags, 0, bytes, 0, NULL, NULL, &err);
   return ms_cl_check(err, "clEnqueueMapBuffer", what);
 }
 
 static ms_status read_into(ms_cl *cl, cl_mem m, void *dst, size_t bytes, const char *what,
                            cl_bool block)
 {
-  cl_int err = clEnqueueReadBuffer(cl->cpu_queue, m, block, 0, bytes, dst, 0, NULL, NULL);
+  cl_int err = clEnqueueReadBuffer(cl->zone_queue, m, block, 0, bytes, dst, 0, NULL, NULL);
   return ms_cl_check(err, "clEnqueueReadBuffer", what);
 }
 
 static ms_status unmap(ms_cl *cl, cl_mem m, const void *view, const char *what)
 {
-  cl_int err = clEnqueueUnmapMemObject(cl->cpu_queue, m, (void *)view, 0, NULL, NULL);
+  cl_int err = clEnqueueUnmapMemObject(cl->zone_queue, m, (void *)view, 0, NULL, NULL);
   return ms_cl_check(err, "clEnqueueUnmapMemObject", what);
 }
 
@@ -366,7 +366,7 @@ ms_status ms_zone_begin(ms_sim *s)
     return st;
   }
   cl_event ev_count = 0, ev_gather = 0;
-  st = ms_cl_check(clEnqueueWriteBuffer(cl->cpu_queue, z->m_cells, CL_FALSE, 0,
+  st = ms_cl_check(clEnqueueWriteBuffer(cl->zone_queue, z->m_cells, CL_FALSE, 0,
                                         z->n * sizeof(int), z->cells, 0, NULL, NULL),
                    "clEnqueueWriteBuffer", "zone cells");
   if (!st)
@@ -381,7 +381,7 @@ ms_status ms_zone_begin(ms_sim *s)
       count_stats(s, z);
     return st;
   }
-  st = ms_cl_check(clEnqueueWriteBuffer(cl->cpu_queue, z->m_start, CL_FALSE, 0,
+  st = ms_cl_check(clEnqueueWriteBuffer(cl->zone_queue, z->m_start, CL_FALSE, 0,
                                         z->n * sizeof(int), z->start, 0, NULL, NULL),
                    "clEnqueueWriteBuffer", "zone starts");
   if (!st)
@@ -408,7 +408,7 @@ ms_status ms_zone_end(ms_sim *s)
         (st = unmap(cl, z->m_f, z->h_f, "zone f_ls")))
       return st;
   } else {
-    cl_int err = clEnqueueWriteBuffer(cl->cpu_queue, z->m_f, CL_FALSE, 0,
+    cl_int err = clEnqueueWriteBuffer(cl->zone_queue, z->m_f, CL_FALSE, 0,
                                       z->n_slots * 2 * sizeof(float), z->c_f.ptr, 0, NULL, NULL);
     if (err != CL_SUCCESS)
       return ms_cl_check(err, "clEnqueueWriteBuffer", "zone f_ls");
@@ -419,7 +419,7 @@ ms_status ms_zone_end(ms_sim *s)
   cl_event ev = 0;
   st = scatter_kernel(s, z, &ev);
   if (!st)
-    st = ms_cl_check(clFinish(cl->cpu_queue), "clFinish", "worker queue");
+    st = ms_cl_check(clFinish(cl->zone_queue), "clFinish", "worker queue");
   book(s, MS_K_ZONE_SCATTER, &ev, !st);
   return st;
 }
@@ -435,7 +435,7 @@ double ms_zone_full_bytes(const ms_sim *s)
 
 void ms_zone_release(ms_zone *z, ms_cl *cl)
 {
-  if (cl->cpu_queue)
+  if (cl->zone_queue)
     release_slots(z, cl);
   release_rows(z);
   free(z->cells);
