@@ -13,12 +13,13 @@
 #include "shared/contact.h"
 #include "shared/grid.h"
 
-/* Large particles per thread below which a phase takes fewer threads: waking one costs
- * microseconds, about what a large particle's cells cost in large-small, a few of its
- * pairs in large-large, and a thousand bodies' walls or integration. Chunks never change
- * the results, only the time. */
-#define GRAIN_LARGE_SMALL 8
-#define GRAIN_LARGE_LARGE 64
+/* Large particles per thread below which a phase takes fewer threads. Waking helpers and
+ * joining them costs more than it saves on small scenes: on an H200's host,
+ * scenes/mixed.ini (150 large) ran 0.17-0.19 ms/iteration on one thread and 0.21-0.23 on
+ * fifteen; 1M small + 1000 large of 10 small radii, 3.2 ms on one, 2.3 on four, 2.0 on
+ * fifteen. Chunks never change the results, only the time. */
+#define GRAIN_LARGE_SMALL 256
+#define GRAIN_LARGE_LARGE 1024
 #define GRAIN_PER_BODY 2048
 
 static int grain(const ms_sim *s, int phase_default)
