@@ -31,4 +31,8 @@ export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/t
 TSAN_OPTIONS="$TSAN_OPTIONS report_bugs=0" meson test -C build-tsan --suite determinism >/dev/null ||
   true
 meson test -C build-tsan --print-errorlogs --suite determinism --repeat "$repeat"
-echo "tools/sanitize.sh: ASan+UBSan suite and $repeat ThreadSanitizer pipeline runs clean"
+# The CPU worker pool's thread-count matrices: seconds each under TSan, so fewer rounds.
+TSAN_OPTIONS="$TSAN_OPTIONS report_bugs=0" meson test -C build-tsan --suite pool-threads >/dev/null ||
+  true
+meson test -C build-tsan --print-errorlogs --suite pool-threads --repeat "${TSAN_POOL_REPEAT:-3}"
+echo "tools/sanitize.sh: ASan+UBSan suite, $repeat ThreadSanitizer pipeline runs and ${TSAN_POOL_REPEAT:-3} of the worker pool clean"
