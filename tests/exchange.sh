@@ -27,7 +27,7 @@ test_report_and_json_show_the_zone() {
   "$exe" -n 10 --exchange zone --stats "$tmp/s.json" "$scene" >"$tmp/out" 2>/dev/null || return 1
   grep -q "exchange zone, [0-9]* CPU worker thread" "$tmp/out" || return 1
   grep -q "^exchange .* zone .* cells, .* small particles/iteration" "$tmp/out" || return 1
-  for k in zone_count zone_gather zone_scatter; do grep -q "$k" "$tmp/out" || return 1; done
+  for k in zone_mark zone_blocks zone_scan zone_gather zone_spans zone_scatter; do grep -q "$k" "$tmp/out" || return 1; done
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); e=d['exchange_stats']; \
 assert d['exchange'] == 'zone' and e['zone_iterations'] == 10 and e['zone_cells_max'] > 0; \
 assert e['bytes_per_iteration'] > 0 and e['zone_particles_max'] > 0 and 'zone_gather' in d['kernels']" "$tmp/s.json"

@@ -28,11 +28,11 @@ typedef struct ms_sim_stats {
 
   /* The CPU worker's exchange with the device (mixsim/scene.h, ms_exchange). */
   long zone_iterations;  /* iterations that exchanged through the contact zone */
-  long zone_cells_total; /* cells listed in the zone, summed over those iterations */
-  long zone_cells_max;   /* most cells one iteration listed */
+  long zone_cells_total; /* cells in the zone, summed over those iterations */
+  long zone_cells_max;   /* most cells one iteration's zone held */
   long zone_particles_total; /* small particles in them, summed likewise */
   long zone_particles_max;   /* most small particles one iteration's zone held */
-  long zone_rows;        /* cells the zone buffers hold now */
+  long zone_rows;        /* rows of rectangles the zone's span buffer holds now */
   long zone_room;        /* small particles the zone buffers hold now */
   long zone_growths;     /* times the zone buffers were remade larger */
   double exchange_bytes; /* mapped or read, then written back, by the worker: all iterations */

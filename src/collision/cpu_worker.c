@@ -43,14 +43,14 @@ static int grow(void **items, size_t *cap, size_t n, size_t size)
 
 /* Where large-small reads the small particles and adds their forces. exchange = full:
  * the grid's arrays, rows are cells of `cap` slots, state and forces per particle.
- * exchange = zone: the zone's arrays, rows found through row_of and starting at
- * start[row], state and forces per zone slot (one slot per particle, so each force sums
- * the same terms in the same order either way). */
+ * exchange = zone: the zone's arrays, each row of a rectangle one run of slots (its
+ * cells' particles in cell order), state and forces per zone slot (one slot per
+ * particle, so each force sums the same terms in the same order either way). */
 typedef struct ls_source {
-  const int *count, *idx, *row_of, *start;
+  const int *count, *idx;
+  const int *base, *span; /* zone: large particle i's runs, base[i] .. base[i + 1] - 1 */
   const double *pos, *vel;
   float *f;
-  int per_slot;
 } ls_source;
 
 static ls_source source_of(const ms_sim *s)
@@ -58,8 +58,8 @@ static ls_source source_of(const ms_sim *s)
   const ms_buffers *b = &s->buf;
   const ms_zone *z = &s->zone;
   if (s->exchange == MS_EXCHANGE_ZONE) /* set only between advances */
-    return (ls_source){z->count, z->h_idx, z->row_of, z->start, z->h_pos, z->h_vel, z->h_f, 1};
-  return (ls_source){b->h_count, b->h_idx, NULL, NULL, b->h_pos, b->h_vel, b->h_f_ls, 0};
+    return (ls_source){NULL, z->h_idx, z->base, z->h_span, z->h_pos, z->h_vel, z->h_f};
+  return (ls_source){b->h_count, b->h_idx, NULL, NULL, b->h_pos, b->h_vel, b->h_f_ls};
 }
 
 /* A force on the small particle at `j` (its index, or its zone slot), kept for
@@ -72,11 +72,43 @@ static int record_ls(ms_worker_chunk *c, int j, ms_v2 f)
   return 1;
 }
 
-/* Contacts of one large particle with the small ones in the cells under its extent; the
- * reaction sums on L in place, the forces on the small ones go to the chunk's list.
- * Returns 0 when out of memory. */
-static int large_small_one(ms_sim *s, ms_body *L, const ls_source *src, ms_worker_chunk *out)
+/* The contact of L with small particle j, whose state is at `at` of the source (its
+ * index, or its zone slot): the reaction sums on L in place, the force on j goes to
+ * the chunk's list. Returns 0 when out of memory. */
+static int large_small_pair(const ms_sim *s, ms_body *L, int j, size_t at, const ls_source *src,
+                            ms_worker_chunk *out)
 {
+  const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
+  float rj = s->shape[2 * j], mj = s->shape[2 * j + 1];
+  float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
+  if (!ms_touching(dx, dy, L->r + rj))
+    return 1;
+  /* A static particle acts with infinite mass: the pair's mass is the small one's. */
+  float m_eff = L->is_static ? mj : ms_pair_mass(L->m, mj);
+  ms_v2 f = ms_contact_force(dx, dy, (float)(vj[0] - L->vx), (float)(vj[1] - L->vy), L->r + rj,
+                             s->k, s->two_zeta, m_eff);
+  if (f.x == 0.0f && f.y == 0.0f)
+    return 1;
+  if (!record_ls(out, (int)at, f))
+    return 0;
+  L->fx -= f.x;
+  L->fy -= f.y;
+  return 1;
+}
+
+/* Contacts of large particle i with the small ones in the cells under its reach, rows
+ * ascending, cells ascending in a row, each cell's slots ascending. Returns 0 when out
+ * of memory. */
+static int large_small_one(const ms_sim *s, int i, const ls_source *src, ms_worker_chunk *out)
+{
+  ms_body *L = &s->large[i];
+  if (src->span) { /* the zone: each row is one run of slots, in that order */
+    for (int r = src->base[i]; r < src->base[i + 1]; r++)
+      for (int slot = src->span[2 * r]; slot < src->span[2 * r + 1]; slot++)
+        if (!large_small_pair(s, L, src->idx[slot], (size_t)slot, src, out))
+          return 0;
+    return 1;
+  }
   const ms_grid *g = &s->grid;
   double reach = (double)L->r + s->r_small_max;
   int x0 = ms_grid_axis(L->x - reach, g->inv_cell, g->nx);
@@ -87,28 +119,11 @@ static int large_small_one(ms_sim *s, ms_body *L, const ls_source *src, ms_worke
   for (int cy = y0; cy <= y1; cy++) {
     for (int cx = x0; cx <= x1; cx++) {
       int cell = cy * g->nx + cx;
-      int row = src->row_of ? src->row_of[cell] : cell;
-      int n = src->count[row] < cap ? src->count[row] : cap;
+      int n = src->count[cell] < cap ? src->count[cell] : cap;
       for (int k = 0; k < n; k++) {
-        ms_slot_index slot = src->start ? (ms_slot_index)(src->start[row] + k)
-                                        : ms_grid_slot(row, cap, k);
-        int j = src->idx[slot];
-        size_t at = src->per_slot ? (size_t)slot : (size_t)j;
-        const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
-        float rj = s->shape[2 * j], mj = s->shape[2 * j + 1];
-        float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
-        if (!ms_touching(dx, dy, L->r + rj))
-          continue;
-        /* A static particle acts with infinite mass: the pair's mass is the small one's. */
-        float m_eff = L->is_static ? mj : ms_pair_mass(L->m, mj);
-        ms_v2 f = ms_contact_force(dx, dy, (float)(vj[0] - L->vx), (float)(vj[1] - L->vy),
-                                   L->r + rj, s->k, s->two_zeta, m_eff);
-        if (f.x == 0.0f && f.y == 0.0f)
-          continue;
-        if (!record_ls(out, (int)at, f))
+        int j = src->idx[ms_grid_slot(cell, cap, k)];
+        if (!large_small_pair(s, L, j, (size_t)j, src, out))
           return 0;
-        L->fx -= f.x;
-        L->fy -= f.y;
       }
     }
   }
@@ -133,7 +148,7 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
     ms_body *L = &s->large[i];
     L->fx = 0.0f;
     L->fy = 0.0f;
-    if (s->n_small > 0 && !large_small_one(s, L, &src, c))
+    if (s->n_small > 0 && !large_small_one(s, i, &src, c))
       return out_of_memory(why, why_size, "large-small");
   }
   return MS_OK;

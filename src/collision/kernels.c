@@ -16,8 +16,11 @@ static const char *const kernel_functions[MS_KERNEL_COUNT] = {
     [MS_K_GRID_SORT] = "ms_grid_sort",
     [MS_K_COLLIDE_SMALL] = "ms_collide_small",
     [MS_K_INTEGRATE_SMALL] = "ms_integrate_small",
-    [MS_K_ZONE_COUNT] = "ms_zone_count",
+    [MS_K_ZONE_MARK] = "ms_zone_mark",
+    [MS_K_ZONE_BLOCKS] = "ms_zone_blocks",
+    [MS_K_ZONE_SCAN] = "ms_zone_scan",
     [MS_K_ZONE_GATHER] = "ms_zone_gather",
+    [MS_K_ZONE_SPANS] = "ms_zone_spans",
     [MS_K_ZONE_SCATTER] = "ms_zone_scatter",
 };
 
@@ -88,6 +91,7 @@ ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_di
                                        sizeof wg, &wg, NULL),
               "clGetKernelWorkGroupInfo");
     k->local_size[i] = wg < 64 ? wg : 64;
+    k->max_group[i] = wg;
   }
   return st;
 }
@@ -120,10 +124,16 @@ ms_status ms_kernels_run_1d_on(const ms_kernels *k, cl_command_queue queue, int 
   return ms_cl_check(err, "clEnqueueNDRangeKernel", kernel_functions[kernel]);
 }
 
+ms_status ms_kernels_run_group_on(const ms_kernels *k, cl_command_queue queue, int kernel,
+                                  size_t lanes, cl_event *ev)
+{
+  size_t n = lanes < k->max_group[kernel] ? lanes : k->max_group[kernel];
+  cl_int err = clEnqueueNDRangeKernel(queue, k->kernel[kernel], 1, NULL, &n, &n, 0, NULL, ev);
+  return ms_cl_check(err, "clEnqueueNDRangeKernel", kernel_functions[kernel]);
+}
+
 const char *ms_kernel_name(int kernel)
 {
-  static const char *const names[MS_KERNEL_COUNT] = {"grid_clear", "grid_insert", "grid_sort",
-                                                     "collide_small", "integrate_small",
-                                                     "zone_count", "zone_gather", "zone_scatter"};
-  return kernel >= 0 && kernel < MS_KERNEL_COUNT ? names[kernel] : "?";
+  /* The function's name without its "ms_" prefix. */
+  return kernel >= 0 && kernel < MS_KERNEL_COUNT ? kernel_functions[kernel] + 3 : "?";
 }

@@ -12,8 +12,11 @@ enum ms_kernel_id {
   MS_K_GRID_SORT,
   MS_K_COLLIDE_SMALL,
   MS_K_INTEGRATE_SMALL,
-  MS_K_ZONE_COUNT,   /* on the worker's queue (collision/zone.h) */
+  MS_K_ZONE_MARK,    /* on the worker's queue (collision/zone.h) */
+  MS_K_ZONE_BLOCKS,  /* on the worker's queue */
+  MS_K_ZONE_SCAN,    /* on the worker's queue, one work-group */
   MS_K_ZONE_GATHER,  /* on the worker's queue */
+  MS_K_ZONE_SPANS,   /* on the worker's queue */
   MS_K_ZONE_SCATTER, /* on the worker's queue */
   MS_KERNEL_COUNT
 };
@@ -22,6 +25,7 @@ typedef struct ms_kernels {
   cl_program program;
   cl_kernel kernel[MS_KERNEL_COUNT];
   size_t local_size[MS_KERNEL_COUNT];
+  size_t max_group[MS_KERNEL_COUNT]; /* the device's largest work-group for the kernel */
 } ms_kernels;
 
 /* Builds the program for cl's device (from `kernel_dir` when not NULL) and creates
@@ -37,6 +41,11 @@ ms_status ms_kernels_run_1d(const ms_kernels *k, const ms_cl *cl, int kernel, si
 /* The same on `queue` (the worker's own kernels run on its queue). */
 ms_status ms_kernels_run_1d_on(const ms_kernels *k, cl_command_queue queue, int kernel, size_t n,
                                cl_event *ev);
+
+/* Enqueues `kernel` as one work-group of min(lanes, the kernel's largest) work-items on
+ * `queue` (a scan that needs local memory and barriers). */
+ms_status ms_kernels_run_group_on(const ms_kernels *k, cl_command_queue queue, int kernel,
+                                  size_t lanes, cl_event *ev);
 
 /* Short name for reports ("grid_insert"). */
 const char *ms_kernel_name(int kernel);

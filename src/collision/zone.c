@@ -1,161 +1,90 @@
-/* The contact zone's host side: listing the cells, the zone buffers in both buffer
- * modes, the count, gather and scatter kernels on the worker's queue (collision/zone.h). */
+/* The contact zone's host side: the large particles' rectangles sent up, the kernels of
+ * kernels/zone.cl on the worker's queue, the zone buffers in both buffer modes and
+ * their growth (collision/zone.h). */
 #include "collision/zone.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collision/sim_internal.h"
 #include "shared/grid.h"
 
-#define ZONE_MIN_ROWS 64
+#define ZONE_MIN_ROOM 64
+#define ZONE_BLOCK 64  /* MS_ZONE_BLOCK of kernels/zone.cl */
+#define SCAN_LANES 256 /* MS_ZONE_SCAN_LANES */
 
-/* Bytes moved per zone slot: index, position and velocity down, force up. */
-#define SLOT_BYTES ((double)(sizeof(int) + 4 * sizeof(double) + 2 * sizeof(float)))
+/* Bytes per zone slot: index, position and velocity down, force up. */
+#define SLOT_DOWN ((double)(sizeof(int) + 4 * sizeof(double)))
+#define SLOT_UP ((double)(2 * sizeof(float)))
 
-/* Lists the cells under every large particle's reach (r + the largest small radius:
- * the rectangle large-small walks), each once, in first-visit order: large particles
- * ascending, then rows and columns of each rectangle. The order is deterministic; it
- * enters no sum (each small particle has its own slot), so it need not be sorted. The
- * previous iteration's marks are cleared first. Returns 0 when out of memory. */
-static int list_cells(ms_sim *s, ms_zone *z)
+static void release_mems(cl_mem *const *mems, size_t n)
 {
-  const ms_grid *g = &s->grid;
-  if (!z->row_of || z->n_cells != g->n_cells) {
-    free(z->row_of);
-    z->row_of = malloc(g->n_cells * sizeof *z->row_of);
-    if (!z->row_of)
-      return 0;
-    z->n_cells = g->n_cells;
-    memset(z->row_of, 0xff, g->n_cells * sizeof *z->row_of); /* all -1 */
-  } else {
-    for (size_t r = 0; r < z->n; r++)
-      z->row_of[z->cells[r]] = -1;
-  }
-  z->n = 0;
-  size_t room = z->rows;
-  for (int i = 0; i < s->n_large; i++) {
-    const ms_body *L = &s->large[i];
-    double reach = (double)L->r + s->r_small_max;
-    int x0 = ms_grid_axis(L->x - reach, g->inv_cell, g->nx);
-    int x1 = ms_grid_axis(L->x + reach, g->inv_cell, g->nx);
-    int y0 = ms_grid_axis(L->y - reach, g->inv_cell, g->ny);
-    int y1 = ms_grid_axis(L->y + reach, g->inv_cell, g->ny);
-    for (int cy = y0; cy <= y1; cy++) {
-      for (int cx = x0; cx <= x1; cx++) {
-        int cell = cy * g->nx + cx;
-        if (z->row_of[cell] >= 0)
-          continue;
-        if (z->n == room) { /* the host list grows here; the device buffers after */
-          room = room * 2 > ZONE_MIN_ROWS ? room * 2 : ZONE_MIN_ROWS;
-          int *grown = realloc(z->cells, room * sizeof *grown);
-          if (!grown)
-            return 0;
-          z->cells = grown;
-        }
-        z->row_of[cell] = (int)z->n;
-        z->cells[z->n++] = cell;
-      }
-    }
-  }
-  return 1;
-}
-
-static void release_mems(cl_mem *const *mems, int n)
-{
-  for (int i = 0; i < n; i++) {
+  for (size_t i = 0; i < n; i++) {
     if (*mems[i])
       clReleaseMemObject(*mems[i]);
     *mems[i] = NULL;
   }
 }
 
-static void release_rows(ms_zone *z)
+static void release_stagings(ms_cl *cl, ms_staging *const *st, size_t n)
 {
-  cl_mem *mems[] = {&z->m_cells, &z->m_count, &z->m_start};
-  release_mems(mems, 3);
-  z->rows = 0;
+  for (size_t i = 0; i < n; i++)
+    ms_buffers_staging_free(cl->zone_queue, st[i]);
 }
 
+/* The buffers whose kind follows the buffer mode: read back or mapped by the worker. */
 static void release_slots(ms_zone *z, ms_cl *cl)
 {
-  ms_staging *copies[] = {&z->c_idx, &z->c_pos, &z->c_vel, &z->c_f};
-  for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
-    ms_buffers_staging_free(cl->zone_queue, copies[i]);
+  ms_staging *st[] = {&z->c_idx, &z->c_pos, &z->c_vel, &z->c_f};
+  release_stagings(cl, st, 4);
   cl_mem *mems[] = {&z->m_idx, &z->m_pos, &z->m_vel, &z->m_f};
   release_mems(mems, 4);
   z->room = 0;
+}
+
+static void release_spans(ms_zone *z, ms_cl *cl)
+{
+  ms_staging *st[] = {&z->c_span, &z->c_totals};
+  release_stagings(cl, st, 2);
+  cl_mem *mems[] = {&z->m_span, &z->m_totals};
+  release_mems(mems, 2);
+  z->span_room = 0;
 }
 
 /* Amortised growth: at least double, with a quarter's headroom, at most `limit`. */
 static size_t grown(size_t have, size_t need, size_t limit)
 {
   size_t to = have * 2 > need + need / 4 ? have * 2 : need + need / 4;
-  if (to < ZONE_MIN_ROWS)
-    to = ZONE_MIN_ROWS;
+  if (to < ZONE_MIN_ROOM)
+    to = ZONE_MIN_ROOM;
   return to > limit ? (limit > need ? limit : need) : to;
 }
 
-/* Per-cell buffers for `need` cells: the list, the counts, the first slots. */
-static ms_status fit_rows(ms_sim *s, ms_zone *z, size_t need)
+/* A device buffer in the zone's mode and, when copied, its pinned host copy. */
+static ms_status mode_buffer(ms_sim *s, ms_zone *z, size_t bytes, const char *what, cl_mem *m,
+                             ms_staging *copy)
 {
-  if (z->m_cells && need <= z->rows)
-    return MS_OK;
-  int had = z->m_cells != NULL;
-  size_t rows = grown(z->rows, need, s->grid.n_cells);
-  release_rows(z);
-  ms_cl *cl = &s->cl;
-  size_t bytes = rows * sizeof(int);
-  /* cells and first slots: written by the host, read by kernels; counts: read back */
-  ms_status st = ms_buffers_new(cl, MS_BUFFERS_COPIED, bytes, "zone cells", &z->m_cells);
-  if (!st)
-    st = ms_buffers_new(cl, MS_BUFFERS_COPIED, bytes, "zone starts", &z->m_start);
-  if (!st)
-    st = ms_buffers_new(cl, z->mode, bytes, "zone count", &z->m_count);
-  int *c = st ? NULL : realloc(z->cells, bytes);
-  if (c)
-    z->cells = c;
-  int *n = c ? realloc(z->count, bytes) : NULL;
-  if (n)
-    z->count = n;
-  int *f = n ? realloc(z->start, bytes) : NULL;
-  if (f)
-    z->start = f;
-  if (!st && !f)
-    st = ms_fail(MS_ERR_RUNTIME, "out of memory for a contact zone of %zu cells", rows);
-  if (st) {
-    release_rows(z);
-    return st;
-  }
-  z->rows = rows;
-  if (had)
-    s->stats.zone_growths++;
-  s->stats.zone_rows = (long)rows;
-  return MS_OK;
+  ms_status st = ms_buffers_new(&s->cl, z->mode, bytes, what, m);
+  if (!st && z->mode == MS_BUFFERS_COPIED)
+    st = ms_buffers_staging_alloc(&s->cl, s->cl.zone_queue, bytes, what, copy);
+  return st;
 }
 
-/* Per-slot buffers for `need` particles, in the zone's buffer mode. */
+/* Per-slot buffers for `need` particles. */
 static ms_status fit_slots(ms_sim *s, ms_zone *z, size_t need)
 {
   if (z->m_idx && need <= z->room)
     return MS_OK;
   int had = z->m_idx != NULL;
   size_t room = grown(z->room, need, (size_t)(s->n_small > 0 ? s->n_small : 1));
-  ms_cl *cl = &s->cl;
-  release_slots(z, cl);
-  size_t bytes[4] = {room * sizeof(int), room * 2 * sizeof(double), room * 2 * sizeof(double),
-                     room * 2 * sizeof(float)};
-  static const char *const what[4] = {"zone index", "zone pos", "zone vel", "zone f_ls"};
-  cl_mem *mems[4] = {&z->m_idx, &z->m_pos, &z->m_vel, &z->m_f};
-  ms_staging *copies[4] = {&z->c_idx, &z->c_pos, &z->c_vel, &z->c_f};
-  ms_status st = MS_OK;
-  for (int i = 0; i < 4 && !st; i++) {
-    st = ms_buffers_new(cl, z->mode, bytes[i], what[i], mems[i]);
-    if (!st && z->mode == MS_BUFFERS_COPIED)
-      st = ms_buffers_staging_alloc(cl, cl->zone_queue, bytes[i], what[i], copies[i]);
-  }
-  if (st) {
-    release_slots(z, cl);
+  release_slots(z, &s->cl);
+  ms_status st;
+  if ((st = mode_buffer(s, z, room * sizeof(int), "zone index", &z->m_idx, &z->c_idx)) ||
+      (st = mode_buffer(s, z, room * 2 * sizeof(double), "zone pos", &z->m_pos, &z->c_pos)) ||
+      (st = mode_buffer(s, z, room * 2 * sizeof(double), "zone vel", &z->m_vel, &z->c_vel)) ||
+      (st = mode_buffer(s, z, room * 2 * sizeof(float), "zone f_ls", &z->m_f, &z->c_f))) {
+    release_slots(z, &s->cl);
     return st;
   }
   z->room = room;
@@ -165,77 +94,205 @@ static ms_status fit_slots(ms_sim *s, ms_zone *z, size_t need)
   return MS_OK;
 }
 
+/* The span buffer for `need` rectangle rows, and the totals beside it. */
+static ms_status fit_spans(ms_sim *s, ms_zone *z, size_t need)
+{
+  if (z->m_span && need <= z->span_room)
+    return MS_OK;
+  size_t rows = grown(z->span_room, need, (size_t)INT_MAX);
+  release_spans(z, &s->cl);
+  ms_status st;
+  if ((st = mode_buffer(s, z, rows * 2 * sizeof(int), "zone spans", &z->m_span, &z->c_span)) ||
+      (st = mode_buffer(s, z, 2 * sizeof(int), "zone totals", &z->m_totals, &z->c_totals))) {
+    release_spans(z, &s->cl);
+    return st;
+  }
+  z->span_room = rows;
+  s->stats.zone_rows = (long)rows;
+  return MS_OK;
+}
+
+/* Once per sim: the per-large and per-cell buffers, which do not depend on the mode.
+ * The marks start at 0 and stamps at 1, so no cell starts marked. */
+static ms_status fit_fixed(ms_sim *s, ms_zone *z)
+{
+  if (z->m_mark)
+    return MS_OK;
+  ms_cl *cl = &s->cl;
+  size_t nl = (size_t)s->n_large, cells = s->grid.n_cells;
+  size_t blocks = (cells + ZONE_BLOCK - 1) / ZONE_BLOCK;
+  ms_status st;
+  z->base = malloc((nl + 1) * sizeof *z->base);
+  if (!z->base)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the contact zone of %zu large particles", nl);
+  if ((st = ms_buffers_new(cl, MS_BUFFERS_COPIED, nl * 4 * sizeof(int), "zone rectangles",
+                           &z->m_rect)) ||
+      (st = ms_buffers_new(cl, MS_BUFFERS_COPIED, nl * sizeof(int), "zone bases", &z->m_base)) ||
+      (st = ms_buffers_staging_alloc(cl, cl->zone_queue, nl * 4 * sizeof(int),
+                                     "zone rectangles", &z->up_rect)) ||
+      (st = ms_buffers_staging_alloc(cl, cl->zone_queue, nl * sizeof(int), "zone bases",
+                                     &z->up_base)) ||
+      (st = ms_buffers_new(cl, MS_BUFFERS_COPIED, cells * sizeof(int), "zone marks",
+                           &z->m_mark)) ||
+      (st = ms_buffers_new(cl, MS_BUFFERS_COPIED, cells * sizeof(int), "zone first slots",
+                           &z->m_first)) ||
+      (st = ms_buffers_new(cl, MS_BUFFERS_COPIED, blocks * 2 * sizeof(int), "zone blocks",
+                           &z->m_block)) ||
+      (st = ms_buffers_new(cl, MS_BUFFERS_COPIED, blocks * sizeof(int), "zone block starts",
+                           &z->m_block_start)))
+    return st;
+  z->large_room = nl;
+  z->n_cells = cells;
+  z->n_blocks = blocks;
+  z->stamp = 0;
+  int zero = 0;
+  return ms_cl_check(clEnqueueFillBuffer(cl->zone_queue, z->m_mark, &zero, sizeof zero, 0,
+                                         cells * sizeof(int), 0, NULL, NULL),
+                     "clEnqueueFillBuffer", "zone marks");
+}
+
 /* The buffers follow the sim's buffer mode: a switch remakes them (not a growth). */
 static void follow_mode(ms_sim *s, ms_zone *z)
 {
   if (z->mode == s->buf.mode)
     return;
-  release_rows(z);
   release_slots(z, &s->cl);
+  release_spans(z, &s->cl);
   z->mode = s->buf.mode;
 }
 
-ms_status ms_zone_reserve(ms_sim *s, size_t rows)
+ms_status ms_zone_reserve(ms_sim *s, size_t cells)
 {
   ms_zone *z = &s->zone;
-  if (rows == 0)
-    rows = 1;
-  if (rows > s->grid.n_cells)
-    rows = s->grid.n_cells;
-  size_t room = rows * s->buf.cap;
+  if (cells == 0)
+    cells = 1;
+  size_t room = cells * s->buf.cap;
   if (room > (size_t)s->n_small)
     room = (size_t)(s->n_small > 0 ? s->n_small : 1);
   follow_mode(s, z);
-  for (size_t r = 0; z->row_of && r < z->n; r++)
-    z->row_of[z->cells[r]] = -1; /* the list may not fit the new room: start afresh */
-  z->n = 0;
-  release_rows(z);
   release_slots(z, &s->cl);
-  ms_status st = fit_rows(s, z, rows);
-  if (!st)
-    st = fit_slots(s, z, room);
+  ms_status st = fit_slots(s, z, room);
+  z->expect = 0;
   return st;
 }
 
-static ms_status run(ms_sim *s, int kernel, size_t n, cl_event *ev)
+/* Each large particle's rectangle (the cells large-small walks: its reach r + the
+ * largest small radius) into the upload copy, and where its rows start among the
+ * spans. Returns the number of rows in all. */
+static size_t rectangles(ms_sim *s, ms_zone *z)
 {
-  return ms_kernels_run_1d_on(&s->kern, s->cl.zone_queue, kernel, n, ev);
+  const ms_grid *g = &s->grid;
+  int *rect = z->up_rect.ptr, *up_base = z->up_base.ptr;
+  size_t rows = 0;
+  for (int i = 0; i < s->n_large; i++) {
+    const ms_body *L = &s->large[i];
+    double reach = (double)L->r + s->r_small_max;
+    int *r = &rect[4 * i];
+    r[0] = ms_grid_axis(L->x - reach, g->inv_cell, g->nx);
+    r[1] = ms_grid_axis(L->x + reach, g->inv_cell, g->nx);
+    r[2] = ms_grid_axis(L->y - reach, g->inv_cell, g->ny);
+    r[3] = ms_grid_axis(L->y + reach, g->inv_cell, g->ny);
+    z->base[i] = up_base[i] = (int)rows;
+    rows += (size_t)(r[3] - r[2] + 1);
+  }
+  z->base[s->n_large] = (int)rows;
+  return rows;
+}
+
+/* The first zone's room: the rectangles' cells (overlaps counted twice) at the small
+ * particles' mean density over the grid. A zone that outgrows it grows, counted. */
+static size_t first_room(const ms_sim *s, const ms_zone *z)
+{
+  const int *r = z->up_rect.ptr;
+  double cells = 0.0;
+  for (int i = 0; i < s->n_large; i++, r += 4)
+    cells += (double)(r[1] - r[0] + 1) * (double)(r[3] - r[2] + 1);
+  double room = cells * (double)s->n_small / (double)s->grid.n_cells + ZONE_MIN_ROOM;
+  return room < (double)s->n_small ? (size_t)room : (size_t)s->n_small;
 }
 
 #define ARG(id, i, value)                                                                   \
   MS_CL_TRY(clSetKernelArg(s->kern.kernel[id], (i), sizeof(value), &(value)),               \
             "clSetKernelArg(" #id ", " #value ")")
 
-static ms_status count_kernel(ms_sim *s, ms_zone *z, cl_event *ev)
+static ms_status run(ms_sim *s, int kernel, size_t n, cl_event *ev)
 {
-  int rows = (int)z->n, cap = (int)s->buf.cap;
-  ARG(MS_K_ZONE_COUNT, 0, z->m_cells);
-  ARG(MS_K_ZONE_COUNT, 1, rows);
-  ARG(MS_K_ZONE_COUNT, 2, cap);
-  ARG(MS_K_ZONE_COUNT, 3, s->buf.count);
-  ARG(MS_K_ZONE_COUNT, 4, z->m_count);
-  return run(s, MS_K_ZONE_COUNT, z->n, ev);
+  return ms_kernels_run_1d_on(&s->kern, s->cl.zone_queue, kernel, n, ev);
 }
 
-static ms_status gather_kernel(ms_sim *s, ms_zone *z, cl_event *ev)
+/* The zone's kernels' events, booked once a blocking call has passed them. */
+typedef struct zone_events {
+  cl_event ev[MS_KERNEL_COUNT];
+} zone_events;
+
+static ms_status mark_and_count(ms_sim *s, ms_zone *z, zone_events *e)
+{
+  int nl = s->n_large, nx = s->grid.nx, cells = (int)z->n_cells, cap = (int)s->buf.cap;
+  int blocks = (int)z->n_blocks;
+  ARG(MS_K_ZONE_MARK, 0, nl);
+  ARG(MS_K_ZONE_MARK, 1, z->m_rect);
+  ARG(MS_K_ZONE_MARK, 2, nx);
+  ARG(MS_K_ZONE_MARK, 3, z->stamp);
+  ARG(MS_K_ZONE_MARK, 4, z->m_mark);
+  ARG(MS_K_ZONE_BLOCKS, 0, cells);
+  ARG(MS_K_ZONE_BLOCKS, 1, cap);
+  ARG(MS_K_ZONE_BLOCKS, 2, z->stamp);
+  ARG(MS_K_ZONE_BLOCKS, 3, z->m_mark);
+  ARG(MS_K_ZONE_BLOCKS, 4, s->buf.count);
+  ARG(MS_K_ZONE_BLOCKS, 5, z->m_block);
+  ARG(MS_K_ZONE_SCAN, 0, blocks);
+  ARG(MS_K_ZONE_SCAN, 1, z->m_block);
+  ARG(MS_K_ZONE_SCAN, 2, z->m_block_start);
+  ARG(MS_K_ZONE_SCAN, 3, z->m_totals);
+  ms_status st = run(s, MS_K_ZONE_MARK, (size_t)nl, &e->ev[MS_K_ZONE_MARK]);
+  if (!st)
+    st = run(s, MS_K_ZONE_BLOCKS, z->n_blocks, &e->ev[MS_K_ZONE_BLOCKS]);
+  if (!st)
+    st = ms_kernels_run_group_on(&s->kern, s->cl.zone_queue, MS_K_ZONE_SCAN, SCAN_LANES,
+                                 &e->ev[MS_K_ZONE_SCAN]);
+  return st;
+}
+
+static ms_status gather(ms_sim *s, ms_zone *z, zone_events *e)
 {
   const ms_buffers *b = &s->buf;
-  int rows = (int)z->n, cap = (int)b->cap;
-  ARG(MS_K_ZONE_GATHER, 0, z->m_cells);
-  ARG(MS_K_ZONE_GATHER, 1, rows);
-  ARG(MS_K_ZONE_GATHER, 2, cap);
-  ARG(MS_K_ZONE_GATHER, 3, b->idx);
-  ARG(MS_K_ZONE_GATHER, 4, b->pos);
-  ARG(MS_K_ZONE_GATHER, 5, b->vel);
-  ARG(MS_K_ZONE_GATHER, 6, z->m_start);
-  ARG(MS_K_ZONE_GATHER, 7, z->m_count);
-  ARG(MS_K_ZONE_GATHER, 8, z->m_idx);
-  ARG(MS_K_ZONE_GATHER, 9, z->m_pos);
-  ARG(MS_K_ZONE_GATHER, 10, z->m_vel);
-  return run(s, MS_K_ZONE_GATHER, z->n, ev);
+  int cells = (int)z->n_cells, cap = (int)b->cap, room = (int)z->room;
+  ARG(MS_K_ZONE_GATHER, 0, cells);
+  ARG(MS_K_ZONE_GATHER, 1, cap);
+  ARG(MS_K_ZONE_GATHER, 2, z->stamp);
+  ARG(MS_K_ZONE_GATHER, 3, room);
+  ARG(MS_K_ZONE_GATHER, 4, z->m_mark);
+  ARG(MS_K_ZONE_GATHER, 5, b->count);
+  ARG(MS_K_ZONE_GATHER, 6, b->idx);
+  ARG(MS_K_ZONE_GATHER, 7, b->pos);
+  ARG(MS_K_ZONE_GATHER, 8, b->vel);
+  ARG(MS_K_ZONE_GATHER, 9, z->m_block_start);
+  ARG(MS_K_ZONE_GATHER, 10, z->m_first);
+  ARG(MS_K_ZONE_GATHER, 11, z->m_idx);
+  ARG(MS_K_ZONE_GATHER, 12, z->m_pos);
+  ARG(MS_K_ZONE_GATHER, 13, z->m_vel);
+  if (e->ev[MS_K_ZONE_GATHER]) { /* a second gather after growing: keep the first's time */
+    ms_trace_kernel(&s->trace, MS_K_ZONE_GATHER, e->ev[MS_K_ZONE_GATHER]);
+    e->ev[MS_K_ZONE_GATHER] = 0;
+  }
+  return run(s, MS_K_ZONE_GATHER, z->n_blocks, &e->ev[MS_K_ZONE_GATHER]);
 }
 
-static ms_status scatter_kernel(ms_sim *s, ms_zone *z, cl_event *ev)
+static ms_status spans(ms_sim *s, ms_zone *z, zone_events *e)
+{
+  int nl = s->n_large, nx = s->grid.nx, cap = (int)s->buf.cap;
+  ARG(MS_K_ZONE_SPANS, 0, nl);
+  ARG(MS_K_ZONE_SPANS, 1, z->m_rect);
+  ARG(MS_K_ZONE_SPANS, 2, z->m_base);
+  ARG(MS_K_ZONE_SPANS, 3, nx);
+  ARG(MS_K_ZONE_SPANS, 4, cap);
+  ARG(MS_K_ZONE_SPANS, 5, s->buf.count);
+  ARG(MS_K_ZONE_SPANS, 6, z->m_first);
+  ARG(MS_K_ZONE_SPANS, 7, z->m_span);
+  return run(s, MS_K_ZONE_SPANS, (size_t)nl, &e->ev[MS_K_ZONE_SPANS]);
+}
+
+static ms_status scatter(ms_sim *s, ms_zone *z, cl_event *ev)
 {
   int slots = (int)z->n_slots;
   ARG(MS_K_ZONE_SCATTER, 0, slots);
@@ -245,182 +302,255 @@ static ms_status scatter_kernel(ms_sim *s, ms_zone *z, cl_event *ev)
   return run(s, MS_K_ZONE_SCATTER, z->n_slots, ev);
 }
 
-/* Books a zone kernel's profiled time once a blocking call has passed it. */
-static void book(ms_sim *s, int kernel, cl_event *ev, int ok)
+static void book(ms_sim *s, zone_events *e, int ok)
 {
-  if (!*ev)
-    return;
-  if (ok)
-    ms_trace_kernel(&s->trace, kernel, *ev);
-  else
-    clReleaseEvent(*ev);
-  *ev = 0;
+  for (int k = 0; k < MS_KERNEL_COUNT; k++) {
+    if (!e->ev[k])
+      continue;
+    if (ok)
+      ms_trace_kernel(&s->trace, k, e->ev[k]);
+    else
+      clReleaseEvent(e->ev[k]);
+    e->ev[k] = 0;
+  }
 }
 
-/* Maps and reads are enqueued without blocking, the last one blocking (one round trip
- * for all: the worker's queue is in order). */
-static ms_status map(ms_cl *cl, cl_mem m, cl_map_flags flags, size_t bytes, const char *what,
-                     cl_bool block, void **out)
+/* Maps and reads are enqueued without blocking but for the last (one round trip for
+ * all: the worker's queue is in order). */
+static ms_status map(ms_cl *cl, cl_mem m, cl_map_flags flags, size_t from, size_t bytes,
+                     const char *what, cl_bool block, void **out)
 {
   cl_int err;
-  *out = clEnqueueMapBuffer(cl->zone_queue, m, block, flags, 0, bytes, 0, NULL, NULL, &err);
+  *out = clEnqueueMapBuffer(cl->zone_queue, m, block, flags, from, bytes, 0, NULL, NULL, &err);
   return ms_cl_check(err, "clEnqueueMapBuffer", what);
 }
 
-static ms_status read_into(ms_cl *cl, cl_mem m, void *dst, size_t bytes, const char *what,
-                           cl_bool block)
+static ms_status read_into(ms_cl *cl, cl_mem m, size_t from, size_t bytes, void *dst,
+                           const char *what, cl_bool block)
 {
-  cl_int err = clEnqueueReadBuffer(cl->zone_queue, m, block, 0, bytes, dst, 0, NULL, NULL);
+  cl_int err = clEnqueueReadBuffer(cl->zone_queue, m, block, from, bytes, (char *)dst + from, 0,
+                                   NULL, NULL);
   return ms_cl_check(err, "clEnqueueReadBuffer", what);
 }
 
 static ms_status unmap(ms_cl *cl, cl_mem m, const void *view, const char *what)
 {
+  if (!view)
+    return MS_OK;
   cl_int err = clEnqueueUnmapMemObject(cl->zone_queue, m, (void *)view, 0, NULL, NULL);
   return ms_cl_check(err, "clEnqueueUnmapMemObject", what);
 }
 
-/* The listed cells' counts to the host (map or read: one round trip), then the zone's
- * layout: each cell's particles follow the previous cell's. */
-static ms_status lay_out(ms_sim *s, ms_zone *z)
+/* Shared mode: gives the slots' views back (to map a longer range or after growing). */
+static ms_status unmap_slots(ms_zone *z, ms_cl *cl)
 {
-  ms_cl *cl = &s->cl;
-  size_t cb = z->n * sizeof(int);
   ms_status st;
-  if (z->mode == MS_BUFFERS_SHARED) {
-    void *c;
-    if ((st = map(cl, z->m_count, CL_MAP_READ, cb, "zone count", CL_TRUE, &c)))
-      return st;
-    memcpy(z->count, c, cb);
-    if ((st = unmap(cl, z->m_count, c, "zone count")))
-      return st;
-  } else if ((st = read_into(cl, z->m_count, z->count, cb, "zone count", CL_TRUE))) {
+  if ((st = unmap(cl, z->m_idx, z->h_idx, "zone index")) ||
+      (st = unmap(cl, z->m_pos, z->h_pos, "zone pos")) ||
+      (st = unmap(cl, z->m_vel, z->h_vel, "zone vel")) ||
+      (st = unmap(cl, z->m_f, z->h_f, "zone f_ls")))
     return st;
-  }
-  size_t at = 0;
-  for (size_t r = 0; r < z->n; r++) {
-    z->start[r] = (int)at;
-    at += (size_t)z->count[r];
-  }
-  z->n_slots = at;
+  z->h_idx = NULL;
+  z->h_pos = z->h_vel = NULL;
+  z->h_f = NULL;
   return MS_OK;
 }
 
-static ms_status slot_views(ms_zone *z, ms_cl *cl)
+/* Slots [from, to) of index, position, velocity to the host; the last call blocks.
+ * Shared mode maps [0, to) (the force view with them) and ignores `from`. */
+static ms_status slots_down(ms_zone *z, ms_cl *cl, size_t from, size_t to, cl_bool block)
 {
-  size_t ns = z->n_slots, ib = ns * sizeof(int);
-  size_t d2 = ns * 2 * sizeof(double), f2 = ns * 2 * sizeof(float);
+  size_t ib = sizeof(int), d2 = 2 * sizeof(double);
   ms_status st;
   if (z->mode == MS_BUFFERS_SHARED) {
     void *i, *p, *v, *f;
-    if ((st = map(cl, z->m_idx, CL_MAP_READ, ib, "zone index", CL_FALSE, &i)) ||
-        (st = map(cl, z->m_pos, CL_MAP_READ, d2, "zone pos", CL_FALSE, &p)) ||
-        (st = map(cl, z->m_vel, CL_MAP_READ, d2, "zone vel", CL_FALSE, &v)) ||
-        (st = map(cl, z->m_f, CL_MAP_WRITE_INVALIDATE_REGION, f2, "zone f_ls", CL_TRUE, &f)))
+    if ((st = map(cl, z->m_idx, CL_MAP_READ, 0, to * ib, "zone index", CL_FALSE, &i)) ||
+        (st = map(cl, z->m_pos, CL_MAP_READ, 0, to * d2, "zone pos", CL_FALSE, &p)) ||
+        (st = map(cl, z->m_vel, CL_MAP_READ, 0, to * d2, "zone vel", CL_FALSE, &v)) ||
+        (st = map(cl, z->m_f, CL_MAP_WRITE_INVALIDATE_REGION, 0, to * 2 * sizeof(float),
+                  "zone f_ls", block, &f)))
       return st;
     z->h_idx = i;
     z->h_pos = p;
     z->h_vel = v;
     z->h_f = f;
-  } else {
-    if ((st = read_into(cl, z->m_idx, z->c_idx.ptr, ib, "zone index", CL_FALSE)) ||
-        (st = read_into(cl, z->m_pos, z->c_pos.ptr, d2, "zone pos", CL_FALSE)) ||
-        (st = read_into(cl, z->m_vel, z->c_vel.ptr, d2, "zone vel", CL_TRUE)))
-      return st;
-    z->h_idx = z->c_idx.ptr;
-    z->h_pos = z->c_pos.ptr;
-    z->h_vel = z->c_vel.ptr;
-    z->h_f = z->c_f.ptr;
+    return MS_OK;
   }
-  /* The forces start from +0.0f, as F_ls does on the device: the same sums result. */
-  memset(z->h_f, 0, f2);
+  if ((st = read_into(cl, z->m_idx, from * ib, (to - from) * ib, z->c_idx.ptr, "zone index",
+                      CL_FALSE)) ||
+      (st = read_into(cl, z->m_pos, from * d2, (to - from) * d2, z->c_pos.ptr, "zone pos",
+                      CL_FALSE)) ||
+      (st = read_into(cl, z->m_vel, from * d2, (to - from) * d2, z->c_vel.ptr, "zone vel",
+                      block)))
+    return st;
+  z->h_idx = z->c_idx.ptr;
+  z->h_pos = z->c_pos.ptr;
+  z->h_vel = z->c_vel.ptr;
+  z->h_f = z->c_f.ptr;
   return MS_OK;
 }
 
-static void count_stats(ms_sim *s, const ms_zone *z)
+/* The totals and the spans, then the first `expect` slots, in one round trip. */
+static ms_status all_down(ms_zone *z, ms_cl *cl)
+{
+  size_t sb = z->n_spans * 2 * sizeof(int), tb = 2 * sizeof(int);
+  ms_status st;
+  if (z->mode == MS_BUFFERS_SHARED) {
+    void *t, *sp;
+    if ((st = map(cl, z->m_totals, CL_MAP_READ, 0, tb, "zone totals", CL_FALSE, &t)) ||
+        (st = map(cl, z->m_span, CL_MAP_READ, 0, sb, "zone spans", CL_FALSE, &sp)))
+      return st;
+    z->h_totals = t;
+    z->h_span = sp;
+  } else {
+    if ((st = read_into(cl, z->m_totals, 0, tb, z->c_totals.ptr, "zone totals", CL_FALSE)) ||
+        (st = read_into(cl, z->m_span, 0, sb, z->c_span.ptr, "zone spans", CL_FALSE)))
+      return st;
+    z->h_totals = z->c_totals.ptr;
+    z->h_span = z->c_span.ptr;
+  }
+  return slots_down(z, cl, 0, z->expect, CL_TRUE);
+}
+
+/* After the round trip: when the zone outgrew its room, grow and gather again; when it
+ * holds more than was read, fetch the rest. Never fewer slots than the zone has. */
+static ms_status complete(ms_sim *s, ms_zone *z, zone_events *e, double *down)
+{
+  ms_cl *cl = &s->cl;
+  size_t n = (size_t)z->h_totals[0];
+  z->n_marked = (size_t)z->h_totals[1];
+  ms_status st = MS_OK;
+  if (n > z->room) {
+    if (z->mode == MS_BUFFERS_SHARED && (st = unmap_slots(z, cl)))
+      return st;
+    if ((st = fit_slots(s, z, n)) || (st = gather(s, z, e)))
+      return st;
+    st = slots_down(z, cl, 0, n, CL_TRUE);
+    *down += (double)n * SLOT_DOWN;
+  } else if (n > z->expect) {
+    if (z->mode == MS_BUFFERS_SHARED && (st = unmap_slots(z, cl)))
+      return st;
+    st = slots_down(z, cl, z->expect, n, CL_TRUE);
+    *down += (double)(n - z->expect) * SLOT_DOWN;
+  }
+  z->n_slots = n;
+  /* Next time read what this one had, with an eighth to spare. */
+  size_t next = n + n / 8 + ZONE_MIN_ROOM;
+  z->expect = next < z->room ? next : z->room;
+  return st;
+}
+
+static void count_stats(ms_sim *s, const ms_zone *z, double bytes)
 {
   ms_sim_stats *st = &s->stats;
   st->zone_iterations++;
-  st->zone_cells_total += (long)z->n;
+  st->zone_cells_total += (long)z->n_marked;
   st->zone_particles_total += (long)z->n_slots;
-  if ((long)z->n > st->zone_cells_max)
-    st->zone_cells_max = (long)z->n;
+  if ((long)z->n_marked > st->zone_cells_max)
+    st->zone_cells_max = (long)z->n_marked;
   if ((long)z->n_slots > st->zone_particles_max)
     st->zone_particles_max = (long)z->n_slots;
-  /* cells and starts up, counts down; index, position, velocity down, forces up */
-  st->exchange_bytes += (double)(3 * z->n * sizeof(int)) + (double)z->n_slots * SLOT_BYTES;
+  st->exchange_bytes += bytes;
+}
+
+/* The next stamp; at the end of the int range the marks are cleared and stamps restart. */
+static ms_status next_stamp(ms_sim *s, ms_zone *z)
+{
+  if (z->stamp < INT_MAX) {
+    z->stamp++;
+    return MS_OK;
+  }
+  int zero = 0;
+  z->stamp = 1;
+  return ms_cl_check(clEnqueueFillBuffer(s->cl.zone_queue, z->m_mark, &zero, sizeof zero, 0,
+                                         z->n_cells * sizeof(int), 0, NULL, NULL),
+                     "clEnqueueFillBuffer", "zone marks");
+}
+
+static ms_status rectangles_up(ms_sim *s, ms_zone *z)
+{
+  cl_command_queue q = s->cl.zone_queue;
+  size_t nl = (size_t)s->n_large;
+  ms_status st = ms_cl_check(clEnqueueWriteBuffer(q, z->m_rect, CL_FALSE, 0, nl * 4 * sizeof(int),
+                                                  z->up_rect.ptr, 0, NULL, NULL),
+                             "clEnqueueWriteBuffer", "zone rectangles");
+  if (!st)
+    st = ms_cl_check(clEnqueueWriteBuffer(q, z->m_base, CL_FALSE, 0, nl * sizeof(int),
+                                          z->up_base.ptr, 0, NULL, NULL),
+                     "clEnqueueWriteBuffer", "zone bases");
+  return st;
 }
 
 ms_status ms_zone_begin(ms_sim *s)
 {
   ms_zone *z = &s->zone;
   ms_cl *cl = &s->cl;
-  z->n_slots = 0;
+  z->n_slots = z->n_marked = z->n_spans = 0;
   follow_mode(s, z);
-  if (!list_cells(s, z))
-    return ms_fail(MS_ERR_RUNTIME, "out of memory listing the contact zone");
-  ms_status st = fit_rows(s, z, z->n);
-  if (st || z->n == 0) {
-    if (!st)
-      count_stats(s, z);
-    return st;
+  if (s->n_large == 0 || s->n_small == 0) {
+    count_stats(s, z, 0.0);
+    return MS_OK;
   }
-  cl_event ev_count = 0, ev_gather = 0;
-  st = ms_cl_check(clEnqueueWriteBuffer(cl->zone_queue, z->m_cells, CL_FALSE, 0,
-                                        z->n * sizeof(int), z->cells, 0, NULL, NULL),
-                   "clEnqueueWriteBuffer", "zone cells");
+  ms_status st = fit_fixed(s, z);
   if (!st)
-    st = count_kernel(s, z, &ev_count);
-  if (!st)
-    st = lay_out(s, z); /* blocks: the cells' upload and the count are done */
-  book(s, MS_K_ZONE_COUNT, &ev_count, !st);
-  if (!st)
-    st = fit_slots(s, z, z->n_slots);
-  if (st || z->n_slots == 0) {
-    if (!st)
-      count_stats(s, z);
+    st = next_stamp(s, z);
+  if (st)
     return st;
-  }
-  st = ms_cl_check(clEnqueueWriteBuffer(cl->zone_queue, z->m_start, CL_FALSE, 0,
-                                        z->n * sizeof(int), z->start, 0, NULL, NULL),
-                   "clEnqueueWriteBuffer", "zone starts");
-  if (!st)
-    st = gather_kernel(s, z, &ev_gather);
-  if (!st)
-    st = slot_views(z, cl); /* blocks: the gather is done */
-  book(s, MS_K_ZONE_GATHER, &ev_gather, !st);
-  if (!st)
-    count_stats(s, z);
-  return st;
+  /* The rectangles are written in both modes: a few bytes per large particle, where a
+   * map would cost a round trip of its own. */
+  z->n_spans = rectangles(s, z);
+  if (!z->m_idx)
+    z->expect = first_room(s, z);
+  if ((st = fit_spans(s, z, z->n_spans)) || (st = fit_slots(s, z, z->expect)))
+    return st;
+  if (z->expect == 0 || z->expect > z->room)
+    z->expect = z->room;
+  zone_events e = {{0}};
+  double down = (double)z->expect * SLOT_DOWN;
+  if (!(st = rectangles_up(s, z)) && !(st = mark_and_count(s, z, &e)) &&
+      !(st = gather(s, z, &e)) && !(st = spans(s, z, &e)) && !(st = all_down(z, cl)))
+    st = complete(s, z, &e, &down);
+  book(s, &e, !st);
+  if (st)
+    return st;
+  memset(z->h_f, 0, z->n_slots * 2 * sizeof(float)); /* F_ls starts at +0.0f too */
+  double up = (double)s->n_large * 5 * sizeof(int) + (double)z->n_slots * SLOT_UP;
+  count_stats(s, z, up + down + (double)(z->n_spans + 1) * 2 * sizeof(int));
+  return MS_OK;
 }
 
 ms_status ms_zone_end(ms_sim *s)
 {
   ms_zone *z = &s->zone;
   ms_cl *cl = &s->cl;
-  if (z->n_slots == 0)
+  if (s->n_large == 0 || s->n_small == 0 || !z->h_totals)
     return MS_OK;
-  ms_status st;
+  ms_status st = MS_OK;
   if (z->mode == MS_BUFFERS_SHARED) {
-    if ((st = unmap(cl, z->m_idx, z->h_idx, "zone index")) ||
-        (st = unmap(cl, z->m_pos, z->h_pos, "zone pos")) ||
-        (st = unmap(cl, z->m_vel, z->h_vel, "zone vel")) ||
-        (st = unmap(cl, z->m_f, z->h_f, "zone f_ls")))
+    if ((st = unmap(cl, z->m_totals, z->h_totals, "zone totals")) ||
+        (st = unmap(cl, z->m_span, z->h_span, "zone spans")) || (st = unmap_slots(z, cl)))
       return st;
-  } else {
-    cl_int err = clEnqueueWriteBuffer(cl->zone_queue, z->m_f, CL_FALSE, 0,
-                                      z->n_slots * 2 * sizeof(float), z->c_f.ptr, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-      return ms_cl_check(err, "clEnqueueWriteBuffer", "zone f_ls");
+  } else if (z->n_slots > 0) {
+    st = ms_cl_check(clEnqueueWriteBuffer(cl->zone_queue, z->m_f, CL_FALSE, 0,
+                                          z->n_slots * 2 * sizeof(float), z->c_f.ptr, 0, NULL,
+                                          NULL),
+                     "clEnqueueWriteBuffer", "zone f_ls");
   }
+  z->h_totals = z->h_span = NULL;
   z->h_idx = NULL;
   z->h_pos = z->h_vel = NULL;
   z->h_f = NULL;
   cl_event ev = 0;
-  st = scatter_kernel(s, z, &ev);
+  if (!st && z->n_slots > 0)
+    st = scatter(s, z, &ev);
   if (!st)
     st = ms_cl_check(clFinish(cl->zone_queue), "clFinish", "worker queue");
-  book(s, MS_K_ZONE_SCATTER, &ev, !st);
+  if (ev) {
+    if (!st)
+      ms_trace_kernel(&s->trace, MS_K_ZONE_SCATTER, ev);
+    else
+      clReleaseEvent(ev);
+  }
   return st;
 }
 
@@ -435,12 +565,15 @@ double ms_zone_full_bytes(const ms_sim *s)
 
 void ms_zone_release(ms_zone *z, ms_cl *cl)
 {
-  if (cl->zone_queue)
+  if (cl->zone_queue) {
     release_slots(z, cl);
-  release_rows(z);
-  free(z->cells);
-  free(z->count);
-  free(z->start);
-  free(z->row_of);
+    release_spans(z, cl);
+    ms_staging *st[] = {&z->up_rect, &z->up_base};
+    release_stagings(cl, st, 2);
+  }
+  cl_mem *mems[] = {&z->m_rect, &z->m_base, &z->m_mark, &z->m_first, &z->m_block,
+                    &z->m_block_start};
+  release_mems(mems, 6);
+  free(z->base);
   memset(z, 0, sizeof *z);
 }

@@ -65,7 +65,7 @@ static void print_exchange(FILE *out, const ms_sim_stats *st, long it)
           it > 0 ? st->exchange_bytes / (double)it : 0.0);
   if (st->zone_iterations > 0)
     fprintf(out, "; zone %.1f cells, %.1f small particles/iteration (most %ld, %ld), "
-                 "room %ld, %ld, %ld growths",
+                 "room %ld rows, %ld particles, %ld growths",
             (double)st->zone_cells_total / (double)st->zone_iterations,
             (double)st->zone_particles_total / (double)st->zone_iterations, st->zone_cells_max,
             st->zone_particles_max, st->zone_rows, st->zone_room, st->zone_growths);
@@ -178,7 +178,7 @@ static int write_json(FILE *f, void *arg)
   fprintf(f, ",\n  \"exchange_stats\": {\"bytes_per_iteration\": %.9g, \"zone_iterations\": %ld, "
              "\"zone_cells_per_iteration\": %.9g, \"zone_cells_max\": %ld, "
              "\"zone_particles_per_iteration\": %.9g, \"zone_particles_max\": %ld, "
-             "\"zone_room_cells\": %ld, \"zone_room_particles\": %ld, \"zone_growths\": %ld}\n}\n",
+             "\"zone_room_rows\": %ld, \"zone_room_particles\": %ld, \"zone_growths\": %ld}\n}\n",
           it > 0 ? st->exchange_bytes / (double)it : 0.0, st->zone_iterations,
           zone_mean(st->zone_cells_total, st), st->zone_cells_max,
           zone_mean(st->zone_particles_total, st), st->zone_particles_max, st->zone_rows,
