@@ -4,97 +4,131 @@
  *
  * The zone is laid out on the device, so the worker's exchange is one round trip:
  *   mark    every cell of every large particle's rectangle gets this iteration's stamp;
- *   blocks  per block of MS_ZONE_BLOCK cells: the particles in its marked cells;
+ *   blocks  per block of cells (a work-group): the particles in its marked cells;
  *   scan    one work-group: each block's first slot, and the totals;
  *   gather  per block: its marked cells' particles to consecutive slots, in cell order;
- *   spans   per large particle and row of its rectangle: the slots of that row's cells.
+ *   spans   per row of each rectangle: the run of slots of that row's cells.
  * Slots follow the grid's cell order and each cell's sorted slots, so a row of a
  * rectangle (cells cy*nx + x0 .. x1, all marked) is one run of slots holding exactly
  * those cells' particles in the order the worker's cell walk visits them. */
 #pragma OPENCL FP_CONTRACT OFF
 #include "shared/grid.h"
 
-#define MS_ZONE_BLOCK 64
-#define MS_ZONE_SCAN_LANES 256
+/* Work-groups of `lanes` work-items (a power of two, at most MS_ZONE_LANES) cover
+ * blocks of per_lane * lanes cells: lane l takes cells per_lane * l onwards. A GPU runs
+ * many lanes of few cells; a CPU device one lane of many (its work-items are loop
+ * iterations, and barriers between them cost more than they share). */
+#define MS_ZONE_LANES 256
 
-/* rect = (x0, x1, y0, y1) of large particle i, as the worker computes it. */
-__kernel void ms_zone_mark(int n_large, __global const int4 *rect, int nx, int stamp,
-                           __global int *mark)
+/* Inclusive prefix sums of a[0 .. lanes-1] in place (Hillis-Steele); integer sums, so
+ * the order of the additions does not matter. Every lane must call it. */
+static void ms_zone_scan_local(__local int2 *a, int lane, int lanes)
 {
-  int i = get_global_id(0);
-  if (i >= n_large)
-    return;
-  int4 r = rect[i];
-  for (int cy = r.z; cy <= r.w; cy++)
-    for (int cx = r.x; cx <= r.y; cx++)
-      mark[cy * nx + cx] = stamp;
+  for (int off = 1; off < lanes; off <<= 1) {
+    int2 v = lane >= off ? a[lane - off] : (int2)(0, 0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    a[lane] += v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
 }
 
-__kernel void ms_zone_blocks(int n_cells, int cap, int stamp, __global const int *mark,
-                             __global const int *count, __global int2 *block)
+/* The large particle whose rows include rectangle row r: base is ascending. */
+static int ms_zone_owner(__global const int *base, int n_large, int r)
 {
-  int b = get_global_id(0);
-  int first = b * MS_ZONE_BLOCK;
-  if (first >= n_cells)
+  int lo = 0, hi = n_large - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (base[mid] <= r)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+/* One work-item per rectangle row: rect = (x0, x1, y0, y1) of each large particle, as
+ * the worker computes it; base[i] its first row. */
+__kernel void ms_zone_mark(int n_rows, int n_large, __global const int4 *rect,
+                           __global const int *base, int nx, int stamp, __global int *mark)
+{
+  int r = get_global_id(0);
+  if (r >= n_rows)
     return;
-  int last = min(first + MS_ZONE_BLOCK, n_cells);
+  int i = ms_zone_owner(base, n_large, r);
+  int4 q = rect[i];
+  int row = (q.z + r - base[i]) * nx;
+  for (int cx = q.x; cx <= q.y; cx++)
+    mark[row + cx] = stamp;
+}
+
+/* A lane's marked cells: (particles, cells). */
+static int2 ms_zone_lane_sum(int c0, int per_lane, int n_cells, int cap, int stamp,
+                             __global const int *mark, __global const int *count)
+{
   int2 sum = (int2)(0, 0);
-  for (int c = first; c < last; c++) {
+  for (int c = c0; c < min(c0 + per_lane, n_cells); c++) {
     if (mark[c] == stamp) {
       sum.x += min(count[c], cap);
       sum.y += 1;
     }
   }
-  block[b] = sum;
+  return sum;
 }
 
-/* Exclusive scan of the blocks' particle counts into their first slots, by one
- * work-group: each lane scans a contiguous run of blocks; lane 0 scans the lanes' sums.
+/* One work-group per block: its marked cells' (particles, cells). */
+__kernel void ms_zone_blocks(int n_cells, int per_lane, int cap, int stamp,
+                             __global const int *mark, __global const int *count,
+                             __global int2 *block)
+{
+  __local int2 part[MS_ZONE_LANES];
+  int lane = get_local_id(0), lanes = get_local_size(0);
+  int c0 = (get_group_id(0) * lanes + lane) * per_lane;
+  part[lane] = ms_zone_lane_sum(c0, per_lane, n_cells, cap, stamp, mark, count);
+  ms_zone_scan_local(part, lane, lanes);
+  if (lane == lanes - 1)
+    block[get_group_id(0)] = part[lane];
+}
+
+/* One work-group: each block's first slot, tile by tile of `lanes` blocks, and
  * totals = (particles, cells) of the whole zone. */
 __kernel void ms_zone_scan(int n_blocks, __global const int2 *block, __global int *block_start,
                            __global int2 *totals)
 {
-  __local int2 lane_sum[MS_ZONE_SCAN_LANES];
+  __local int2 part[MS_ZONE_LANES];
   int lane = get_local_id(0), lanes = get_local_size(0);
-  int per = (n_blocks + lanes - 1) / lanes;
-  int first = lane * per, last = min(first + per, n_blocks);
-  int2 sum = (int2)(0, 0);
-  for (int b = first; b < last; b++)
-    sum += block[b];
-  lane_sum[lane] = sum;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (lane == 0) {
-    int2 at = (int2)(0, 0);
-    for (int l = 0; l < lanes; l++) {
-      int2 s = lane_sum[l];
-      lane_sum[l] = at;
-      at += s;
-    }
-    totals[0] = at;
+  int2 carry = (int2)(0, 0);
+  for (int t = 0; t < n_blocks; t += lanes) {
+    int b = t + lane;
+    int2 own = b < n_blocks ? block[b] : (int2)(0, 0);
+    part[lane] = own;
+    ms_zone_scan_local(part, lane, lanes);
+    if (b < n_blocks)
+      block_start[b] = carry.x + part[lane].x - own.x;
+    carry += part[lanes - 1];
+    barrier(CLK_LOCAL_MEM_FENCE); /* part is rewritten by the next tile */
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  int at = lane_sum[lane].x;
-  for (int b = first; b < last; b++) {
-    block_start[b] = at;
-    at += block[b].x;
-  }
+  if (lane == 0)
+    totals[0] = carry;
 }
 
-/* Slots at `room` and beyond are not written: the host sees the total, grows the
- * buffers and gathers again. first[c] = the first slot of marked cell c. */
-__kernel void ms_zone_gather(int n_cells, int cap, int stamp, int room, __global const int *mark,
+/* One work-group per block: each lane copies its marked cells' particles to their
+ * slots; first[c] = the first slot of marked cell c. Slots at `room` and beyond are not
+ * written: the host sees the total, grows the buffers and gathers again. */
+__kernel void ms_zone_gather(int n_cells, int per_lane, int cap, int stamp, int room,
+                             __global const int *mark,
                              __global const int *count, __global const int *idx,
                              __global const double2 *pos, __global const double2 *vel,
                              __global const int *block_start, __global int *first,
                              __global int *zidx, __global double2 *zpos, __global double2 *zvel)
 {
-  int b = get_global_id(0);
-  int c0 = b * MS_ZONE_BLOCK;
-  if (c0 >= n_cells)
-    return;
-  int last = min(c0 + MS_ZONE_BLOCK, n_cells);
-  int at = block_start[b];
-  for (int c = c0; c < last; c++) {
+  __local int2 part[MS_ZONE_LANES];
+  int lane = get_local_id(0), lanes = get_local_size(0);
+  int c0 = (get_group_id(0) * lanes + lane) * per_lane;
+  int2 own = ms_zone_lane_sum(c0, per_lane, n_cells, cap, stamp, mark, count);
+  part[lane] = own;
+  ms_zone_scan_local(part, lane, lanes);
+  int at = block_start[get_group_id(0)] + part[lane].x - own.x;
+  for (int c = c0; c < min(c0 + per_lane, n_cells); c++) {
     if (mark[c] != stamp)
       continue;
     first[c] = at;
@@ -109,22 +143,21 @@ __kernel void ms_zone_gather(int n_cells, int cap, int stamp, int room, __global
   }
 }
 
-/* span_base[i]: where large particle i's rows start in `span`; span = (first slot,
- * one past the last) of each row of its rectangle, rows ascending. */
-__kernel void ms_zone_spans(int n_large, __global const int4 *rect,
-                            __global const int *span_base, int nx, int cap,
+/* One work-item per rectangle row: span = (first slot, one past the last) of the row's
+ * cells, rows of each large particle ascending from base[i]. */
+__kernel void ms_zone_spans(int n_rows, int n_large, __global const int4 *rect,
+                            __global const int *base, int nx, int cap,
                             __global const int *count, __global const int *first,
                             __global int2 *span)
 {
-  int i = get_global_id(0);
-  if (i >= n_large)
+  int r = get_global_id(0);
+  if (r >= n_rows)
     return;
-  int4 r = rect[i];
-  int out = span_base[i];
-  for (int cy = r.z; cy <= r.w; cy++) {
-    int a = cy * nx + r.x, b = cy * nx + r.y;
-    span[out++] = (int2)(first[a], first[b] + min(count[b], cap));
-  }
+  int i = ms_zone_owner(base, n_large, r);
+  int4 q = rect[i];
+  int row = (q.z + r - base[i]) * nx;
+  int a = row + q.x, b = row + q.y;
+  span[r] = (int2)(first[a], first[b] + min(count[b], cap));
 }
 
 /* Stores each slot's force into F_ls of its particle. A small particle sits in one cell

@@ -90,12 +90,14 @@ ms_status ms_gpu_finish(ms_sim *s)
   return st;
 }
 
-/* Enqueues one kernel over the small particles and books the enqueue as `phase`. */
-static ms_status run_phase(ms_sim *s, int kernel, ms_phase phase)
+/* Enqueues one kernel over the small particles, after `after` when not NULL, and books
+ * the enqueue as `phase`. */
+static ms_status run_phase(ms_sim *s, int kernel, ms_phase phase, cl_event after)
 {
   cl_event ev = 0;
   double t0 = ms_now();
-  ms_status st = ms_kernels_run_1d(&s->kern, &s->cl, kernel, (size_t)s->n_small, &ev);
+  ms_status st = ms_kernels_run_1d_after(&s->kern, &s->cl, kernel, (size_t)s->n_small, after,
+                                         &ev);
   if (!st)
     st = ms_cl_check(clFlush(s->cl.gpu_queue), "clFlush", ms_kernel_name(kernel));
   ms_status kept = ms_gpu_keep_event(s, kernel, ev);
@@ -105,12 +107,15 @@ static ms_status run_phase(ms_sim *s, int kernel, ms_phase phase)
 
 ms_status ms_gpu_collide(ms_sim *s)
 {
-  return run_phase(s, MS_K_COLLIDE_SMALL, MS_PHASE_COLLIDE);
+  return run_phase(s, MS_K_COLLIDE_SMALL, MS_PHASE_COLLIDE, NULL);
 }
 
 ms_status ms_gpu_integrate(ms_sim *s)
 {
-  ms_status st = run_phase(s, MS_K_INTEGRATE_SMALL, MS_PHASE_INTEGRATE);
+  /* The zone's scatter of F_ls, on the worker's queue, may still be running: the
+   * integration waits for it on the device, not the worker on the host (zone.h). */
+  cl_event after = s->exchange == MS_EXCHANGE_ZONE ? s->zone.scattered : NULL;
+  ms_status st = run_phase(s, MS_K_INTEGRATE_SMALL, MS_PHASE_INTEGRATE, after);
   s->grid_current = 0;
   return st;
 }

@@ -112,23 +112,36 @@ ms_status ms_kernels_run_1d(const ms_kernels *k, const ms_cl *cl, int kernel, si
   return ms_kernels_run_1d_on(k, cl->gpu_queue, kernel, n, ev);
 }
 
-ms_status ms_kernels_run_1d_on(const ms_kernels *k, cl_command_queue queue, int kernel, size_t n,
-                               cl_event *ev)
+static ms_status run_1d(const ms_kernels *k, cl_command_queue queue, int kernel, size_t n,
+                        cl_event after, cl_event *ev)
 {
   size_t local = k->local_size[kernel];
   size_t global = (n + local - 1) / local * local;
   if (global == 0)
     global = local;
-  cl_int err = clEnqueueNDRangeKernel(queue, k->kernel[kernel], 1, NULL, &global,
-                                      &local, 0, NULL, ev);
+  cl_int err = clEnqueueNDRangeKernel(queue, k->kernel[kernel], 1, NULL, &global, &local,
+                                      after ? 1 : 0, after ? &after : NULL, ev);
   return ms_cl_check(err, "clEnqueueNDRangeKernel", kernel_functions[kernel]);
 }
 
-ms_status ms_kernels_run_group_on(const ms_kernels *k, cl_command_queue queue, int kernel,
-                                  size_t lanes, cl_event *ev)
+ms_status ms_kernels_run_1d_on(const ms_kernels *k, cl_command_queue queue, int kernel, size_t n,
+                               cl_event *ev)
 {
-  size_t n = lanes < k->max_group[kernel] ? lanes : k->max_group[kernel];
-  cl_int err = clEnqueueNDRangeKernel(queue, k->kernel[kernel], 1, NULL, &n, &n, 0, NULL, ev);
+  return run_1d(k, queue, kernel, n, NULL, ev);
+}
+
+ms_status ms_kernels_run_1d_after(const ms_kernels *k, const ms_cl *cl, int kernel, size_t n,
+                                  cl_event after, cl_event *ev)
+{
+  return run_1d(k, cl->gpu_queue, kernel, n, after, ev);
+}
+
+ms_status ms_kernels_run_groups_on(const ms_kernels *k, cl_command_queue queue, int kernel,
+                                   size_t groups, size_t lanes, cl_event *ev)
+{
+  size_t global = (groups ? groups : 1) * lanes;
+  cl_int err = clEnqueueNDRangeKernel(queue, k->kernel[kernel], 1, NULL, &global, &lanes, 0,
+                                      NULL, ev);
   return ms_cl_check(err, "clEnqueueNDRangeKernel", kernel_functions[kernel]);
 }
 

@@ -38,14 +38,18 @@ void ms_kernels_release(ms_kernels *k);
 ms_status ms_kernels_run_1d(const ms_kernels *k, const ms_cl *cl, int kernel, size_t n,
                             cl_event *ev);
 
+/* The same, starting once `after` (an event of another queue, or NULL) is complete. */
+ms_status ms_kernels_run_1d_after(const ms_kernels *k, const ms_cl *cl, int kernel, size_t n,
+                                  cl_event after, cl_event *ev);
+
 /* The same on `queue` (the worker's own kernels run on its queue). */
 ms_status ms_kernels_run_1d_on(const ms_kernels *k, cl_command_queue queue, int kernel, size_t n,
                                cl_event *ev);
 
-/* Enqueues `kernel` as one work-group of min(lanes, the kernel's largest) work-items on
- * `queue` (a scan that needs local memory and barriers). */
-ms_status ms_kernels_run_group_on(const ms_kernels *k, cl_command_queue queue, int kernel,
-                                  size_t lanes, cl_event *ev);
+/* Enqueues `kernel` as `groups` work-groups of `lanes` work-items each on `queue` (for
+ * kernels that share local memory; lanes at most max_group[kernel]). */
+ms_status ms_kernels_run_groups_on(const ms_kernels *k, cl_command_queue queue, int kernel,
+                                   size_t groups, size_t lanes, cl_event *ev);
 
 /* Short name for reports ("grid_insert"). */
 const char *ms_kernel_name(int kernel);

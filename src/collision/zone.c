@@ -11,8 +11,7 @@
 #include "shared/grid.h"
 
 #define ZONE_MIN_ROOM 64
-#define ZONE_BLOCK 64  /* MS_ZONE_BLOCK of kernels/zone.cl */
-#define SCAN_LANES 256 /* MS_ZONE_SCAN_LANES */
+#define ZONE_LANES 256 /* MS_ZONE_LANES of kernels/zone.cl: the most lanes of a group */
 
 /* Bytes per zone slot: index, position and velocity down, force up. */
 #define SLOT_DOWN ((double)(sizeof(int) + 4 * sizeof(double)))
@@ -112,6 +111,27 @@ static ms_status fit_spans(ms_sim *s, ms_zone *z, size_t need)
   return MS_OK;
 }
 
+/* Lanes of the zone's work-groups: on a GPU the largest power of two that every kernel
+ * sharing local memory can run, up to ZONE_LANES, of 4 cells each; on other devices one
+ * lane of 64 cells (pocl ran the 256-lane groups 3-5 times slower than single lanes). */
+static size_t group_lanes(const ms_sim *s, size_t *per_lane)
+{
+  const ms_kernels *k = &s->kern;
+  *per_lane = 64;
+  if (!(s->cl.device_type & CL_DEVICE_TYPE_GPU))
+    return 1;
+  *per_lane = 4;
+  static const int kernels[3] = {MS_K_ZONE_BLOCKS, MS_K_ZONE_SCAN, MS_K_ZONE_GATHER};
+  size_t most = ZONE_LANES;
+  for (int i = 0; i < 3; i++)
+    if (k->max_group[kernels[i]] < most)
+      most = k->max_group[kernels[i]];
+  size_t lanes = 1;
+  while (lanes * 2 <= most)
+    lanes *= 2;
+  return lanes;
+}
+
 /* Once per sim: the per-large and per-cell buffers, which do not depend on the mode.
  * The marks start at 0 and stamps at 1, so no cell starts marked. */
 static ms_status fit_fixed(ms_sim *s, ms_zone *z)
@@ -120,7 +140,8 @@ static ms_status fit_fixed(ms_sim *s, ms_zone *z)
     return MS_OK;
   ms_cl *cl = &s->cl;
   size_t nl = (size_t)s->n_large, cells = s->grid.n_cells;
-  size_t blocks = (cells + ZONE_BLOCK - 1) / ZONE_BLOCK;
+  z->lanes = group_lanes(s, &z->per_lane);
+  size_t per_block = z->lanes * z->per_lane, blocks = (cells + per_block - 1) / per_block;
   ms_status st;
   z->base = malloc((nl + 1) * sizeof *z->base);
   if (!z->base)
@@ -227,29 +248,34 @@ typedef struct zone_events {
 
 static ms_status mark_and_count(ms_sim *s, ms_zone *z, zone_events *e)
 {
-  int nl = s->n_large, nx = s->grid.nx, cells = (int)z->n_cells, cap = (int)s->buf.cap;
-  int blocks = (int)z->n_blocks;
-  ARG(MS_K_ZONE_MARK, 0, nl);
-  ARG(MS_K_ZONE_MARK, 1, z->m_rect);
-  ARG(MS_K_ZONE_MARK, 2, nx);
-  ARG(MS_K_ZONE_MARK, 3, z->stamp);
-  ARG(MS_K_ZONE_MARK, 4, z->m_mark);
+  int rows = (int)z->n_spans, nl = s->n_large, nx = s->grid.nx, cells = (int)z->n_cells;
+  int cap = (int)s->buf.cap, blocks = (int)z->n_blocks, per_lane = (int)z->per_lane;
+  ARG(MS_K_ZONE_MARK, 0, rows);
+  ARG(MS_K_ZONE_MARK, 1, nl);
+  ARG(MS_K_ZONE_MARK, 2, z->m_rect);
+  ARG(MS_K_ZONE_MARK, 3, z->m_base);
+  ARG(MS_K_ZONE_MARK, 4, nx);
+  ARG(MS_K_ZONE_MARK, 5, z->stamp);
+  ARG(MS_K_ZONE_MARK, 6, z->m_mark);
   ARG(MS_K_ZONE_BLOCKS, 0, cells);
-  ARG(MS_K_ZONE_BLOCKS, 1, cap);
-  ARG(MS_K_ZONE_BLOCKS, 2, z->stamp);
-  ARG(MS_K_ZONE_BLOCKS, 3, z->m_mark);
-  ARG(MS_K_ZONE_BLOCKS, 4, s->buf.count);
-  ARG(MS_K_ZONE_BLOCKS, 5, z->m_block);
+  ARG(MS_K_ZONE_BLOCKS, 1, per_lane);
+  ARG(MS_K_ZONE_BLOCKS, 2, cap);
+  ARG(MS_K_ZONE_BLOCKS, 3, z->stamp);
+  ARG(MS_K_ZONE_BLOCKS, 4, z->m_mark);
+  ARG(MS_K_ZONE_BLOCKS, 5, s->buf.count);
+  ARG(MS_K_ZONE_BLOCKS, 6, z->m_block);
   ARG(MS_K_ZONE_SCAN, 0, blocks);
   ARG(MS_K_ZONE_SCAN, 1, z->m_block);
   ARG(MS_K_ZONE_SCAN, 2, z->m_block_start);
   ARG(MS_K_ZONE_SCAN, 3, z->m_totals);
-  ms_status st = run(s, MS_K_ZONE_MARK, (size_t)nl, &e->ev[MS_K_ZONE_MARK]);
+  cl_command_queue q = s->cl.zone_queue;
+  ms_status st = run(s, MS_K_ZONE_MARK, z->n_spans, &e->ev[MS_K_ZONE_MARK]);
   if (!st)
-    st = run(s, MS_K_ZONE_BLOCKS, z->n_blocks, &e->ev[MS_K_ZONE_BLOCKS]);
+    st = ms_kernels_run_groups_on(&s->kern, q, MS_K_ZONE_BLOCKS, z->n_blocks, z->lanes,
+                                  &e->ev[MS_K_ZONE_BLOCKS]);
   if (!st)
-    st = ms_kernels_run_group_on(&s->kern, s->cl.zone_queue, MS_K_ZONE_SCAN, SCAN_LANES,
-                                 &e->ev[MS_K_ZONE_SCAN]);
+    st = ms_kernels_run_groups_on(&s->kern, q, MS_K_ZONE_SCAN, 1, z->lanes,
+                                  &e->ev[MS_K_ZONE_SCAN]);
   return st;
 }
 
@@ -257,39 +283,43 @@ static ms_status gather(ms_sim *s, ms_zone *z, zone_events *e)
 {
   const ms_buffers *b = &s->buf;
   int cells = (int)z->n_cells, cap = (int)b->cap, room = (int)z->room;
+  int per_lane = (int)z->per_lane;
   ARG(MS_K_ZONE_GATHER, 0, cells);
-  ARG(MS_K_ZONE_GATHER, 1, cap);
-  ARG(MS_K_ZONE_GATHER, 2, z->stamp);
-  ARG(MS_K_ZONE_GATHER, 3, room);
-  ARG(MS_K_ZONE_GATHER, 4, z->m_mark);
-  ARG(MS_K_ZONE_GATHER, 5, b->count);
-  ARG(MS_K_ZONE_GATHER, 6, b->idx);
-  ARG(MS_K_ZONE_GATHER, 7, b->pos);
-  ARG(MS_K_ZONE_GATHER, 8, b->vel);
-  ARG(MS_K_ZONE_GATHER, 9, z->m_block_start);
-  ARG(MS_K_ZONE_GATHER, 10, z->m_first);
-  ARG(MS_K_ZONE_GATHER, 11, z->m_idx);
-  ARG(MS_K_ZONE_GATHER, 12, z->m_pos);
-  ARG(MS_K_ZONE_GATHER, 13, z->m_vel);
+  ARG(MS_K_ZONE_GATHER, 1, per_lane);
+  ARG(MS_K_ZONE_GATHER, 2, cap);
+  ARG(MS_K_ZONE_GATHER, 3, z->stamp);
+  ARG(MS_K_ZONE_GATHER, 4, room);
+  ARG(MS_K_ZONE_GATHER, 5, z->m_mark);
+  ARG(MS_K_ZONE_GATHER, 6, b->count);
+  ARG(MS_K_ZONE_GATHER, 7, b->idx);
+  ARG(MS_K_ZONE_GATHER, 8, b->pos);
+  ARG(MS_K_ZONE_GATHER, 9, b->vel);
+  ARG(MS_K_ZONE_GATHER, 10, z->m_block_start);
+  ARG(MS_K_ZONE_GATHER, 11, z->m_first);
+  ARG(MS_K_ZONE_GATHER, 12, z->m_idx);
+  ARG(MS_K_ZONE_GATHER, 13, z->m_pos);
+  ARG(MS_K_ZONE_GATHER, 14, z->m_vel);
   if (e->ev[MS_K_ZONE_GATHER]) { /* a second gather after growing: keep the first's time */
     ms_trace_kernel(&s->trace, MS_K_ZONE_GATHER, e->ev[MS_K_ZONE_GATHER]);
     e->ev[MS_K_ZONE_GATHER] = 0;
   }
-  return run(s, MS_K_ZONE_GATHER, z->n_blocks, &e->ev[MS_K_ZONE_GATHER]);
+  return ms_kernels_run_groups_on(&s->kern, s->cl.zone_queue, MS_K_ZONE_GATHER, z->n_blocks,
+                                  z->lanes, &e->ev[MS_K_ZONE_GATHER]);
 }
 
 static ms_status spans(ms_sim *s, ms_zone *z, zone_events *e)
 {
-  int nl = s->n_large, nx = s->grid.nx, cap = (int)s->buf.cap;
-  ARG(MS_K_ZONE_SPANS, 0, nl);
-  ARG(MS_K_ZONE_SPANS, 1, z->m_rect);
-  ARG(MS_K_ZONE_SPANS, 2, z->m_base);
-  ARG(MS_K_ZONE_SPANS, 3, nx);
-  ARG(MS_K_ZONE_SPANS, 4, cap);
-  ARG(MS_K_ZONE_SPANS, 5, s->buf.count);
-  ARG(MS_K_ZONE_SPANS, 6, z->m_first);
-  ARG(MS_K_ZONE_SPANS, 7, z->m_span);
-  return run(s, MS_K_ZONE_SPANS, (size_t)nl, &e->ev[MS_K_ZONE_SPANS]);
+  int rows = (int)z->n_spans, nl = s->n_large, nx = s->grid.nx, cap = (int)s->buf.cap;
+  ARG(MS_K_ZONE_SPANS, 0, rows);
+  ARG(MS_K_ZONE_SPANS, 1, nl);
+  ARG(MS_K_ZONE_SPANS, 2, z->m_rect);
+  ARG(MS_K_ZONE_SPANS, 3, z->m_base);
+  ARG(MS_K_ZONE_SPANS, 4, nx);
+  ARG(MS_K_ZONE_SPANS, 5, cap);
+  ARG(MS_K_ZONE_SPANS, 6, s->buf.count);
+  ARG(MS_K_ZONE_SPANS, 7, z->m_first);
+  ARG(MS_K_ZONE_SPANS, 8, z->m_span);
+  return run(s, MS_K_ZONE_SPANS, z->n_spans, &e->ev[MS_K_ZONE_SPANS]);
 }
 
 static ms_status scatter(ms_sim *s, ms_zone *z, cl_event *ev)
@@ -519,6 +549,23 @@ ms_status ms_zone_begin(ms_sim *s)
   return MS_OK;
 }
 
+/* Books the previous iteration's scatter (complete: the manager's grid build, which
+ * sync 1 waits for, came after the integration that waited for it) and lets it go. */
+static void forget_scattered(ms_sim *s, ms_zone *z)
+{
+  if (!z->scattered)
+    return;
+  cl_int status = CL_QUEUED;
+  clGetEventInfo(z->scattered, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+  cl_command_type type = 0;
+  clGetEventInfo(z->scattered, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL);
+  if (status == CL_COMPLETE && type == CL_COMMAND_NDRANGE_KERNEL)
+    ms_trace_kernel(&s->trace, MS_K_ZONE_SCATTER, z->scattered);
+  else
+    clReleaseEvent(z->scattered);
+  z->scattered = NULL;
+}
+
 ms_status ms_zone_end(ms_sim *s)
 {
   ms_zone *z = &s->zone;
@@ -540,17 +587,19 @@ ms_status ms_zone_end(ms_sim *s)
   z->h_idx = NULL;
   z->h_pos = z->h_vel = NULL;
   z->h_f = NULL;
+  forget_scattered(s, z);
   cl_event ev = 0;
   if (!st && z->n_slots > 0)
     st = scatter(s, z, &ev);
+  else if (!st)
+    st = ms_cl_check(clEnqueueMarkerWithWaitList(cl->zone_queue, 0, NULL, &ev),
+                     "clEnqueueMarkerWithWaitList", "worker queue");
   if (!st)
-    st = ms_cl_check(clFinish(cl->zone_queue), "clFinish", "worker queue");
-  if (ev) {
-    if (!st)
-      ms_trace_kernel(&s->trace, MS_K_ZONE_SCATTER, ev);
-    else
-      clReleaseEvent(ev);
-  }
+    st = ms_cl_check(clFlush(cl->zone_queue), "clFlush", "worker queue");
+  if (st && ev)
+    clReleaseEvent(ev);
+  else
+    z->scattered = ev;
   return st;
 }
 
@@ -565,6 +614,11 @@ double ms_zone_full_bytes(const ms_sim *s)
 
 void ms_zone_release(ms_zone *z, ms_cl *cl)
 {
+  if (z->scattered) {
+    clWaitForEvents(1, &z->scattered);
+    clReleaseEvent(z->scattered);
+    z->scattered = NULL;
+  }
   if (cl->zone_queue) {
     release_slots(z, cl);
     release_spans(z, cl);

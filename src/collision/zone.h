@@ -18,7 +18,9 @@ typedef struct ms_zone {
   size_t span_room;    /* rectangle rows the span buffer holds */
   size_t large_room;   /* large particles the rectangle buffers hold */
   size_t n_cells;      /* of the grid: the mark and first-slot buffers */
-  size_t n_blocks;     /* blocks of MS_ZONE_BLOCK cells */
+  size_t lanes;        /* work-items per work-group of the block kernels */
+  size_t per_lane;     /* cells per work-item there */
+  size_t n_blocks;     /* blocks of lanes x per_lane cells */
   int stamp;           /* this iteration's mark; cells marked earlier hold older ones */
   size_t n_spans;      /* rows of all rectangles this iteration */
   size_t n_slots;      /* particles in the zone this iteration */
@@ -39,6 +41,9 @@ typedef struct ms_zone {
    * large-small force on it (zeroed by begin). */
   int *base;
   const int *h_span, *h_totals;
+  /* The last scatter (or marker) of the worker's queue: F_ls is complete once it is.
+   * Set by ms_zone_end before sync 2; the manager's integration waits for it. */
+  cl_event scattered;
   const int *h_idx;
   const double *h_pos, *h_vel;
   float *h_f;
@@ -48,8 +53,9 @@ struct ms_sim;
 
 /* The worker's side, between sync 1 and sync 2, on its own queue: send the rectangles,
  * lay out and gather the zone, map or read it, growing the buffers when it outgrew
- * them (never truncating); end publishes the zone's forces (unmap or write) and stores
- * them into F_ls, returning once the device is done. */
+ * them (never truncating); end publishes the zone's forces (unmap or write) and enqueues
+ * their store into F_ls, flushed but not waited for: `scattered` is its event, which the
+ * manager's integration waits for on the device. */
 ms_status ms_zone_begin(struct ms_sim *s);
 ms_status ms_zone_end(struct ms_sim *s);
 
