@@ -21,9 +21,11 @@
 #define MS_ZONE_LANES 256
 
 /* Inclusive prefix sums of a[0 .. lanes-1] in place (Hillis-Steele); integer sums, so
- * the order of the additions does not matter. Every lane must call it. */
+ * the order of the additions does not matter. Every lane must call it, after writing
+ * its own entry. */
 static void ms_zone_scan_local(__local int2 *a, int lane, int lanes)
 {
+  barrier(CLK_LOCAL_MEM_FENCE); /* every lane's entry is written */
   for (int off = 1; off < lanes; off <<= 1) {
     int2 v = lane >= off ? a[lane - off] : (int2)(0, 0);
     barrier(CLK_LOCAL_MEM_FENCE);

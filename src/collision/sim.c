@@ -259,6 +259,7 @@ void ms_sim_destroy(ms_sim *s)
   free(s->large);
   free(s->large_origin);
   free(s->sweep_order);
+  free(s->sweep);
   free(s->shape);
   free(s);
 }

@@ -86,6 +86,7 @@ struct ms_sim {
   ms_large_origin *large_origin; /* the scene's sections, to name a particle in messages */
   int n_large_origin;
   int *sweep_order; /* large particles sorted by left edge, for large-large */
+  struct ms_sweep_item *sweep; /* their extents in that order (cpu_worker.c) */
   ms_body *large_prev; /* the large particles before this iteration's integration */
 
   int cpu_threads;         /* the CPU worker and its pool's helpers */
