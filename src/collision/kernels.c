@@ -19,6 +19,14 @@ static const char *const kernel_functions[MS_KERNEL_COUNT] = {
     [MS_K_ZONE_COUNT] = "ms_zone_count",
     [MS_K_ZONE_GATHER] = "ms_zone_gather",
     [MS_K_ZONE_SCATTER] = "ms_zone_scatter",
+    [MS_K_LARGE_LIST_CLEAR] = "ms_large_list_clear",
+    [MS_K_LARGE_LIST_INSERT] = "ms_large_list_insert",
+    [MS_K_LARGE_LIST_SORT] = "ms_large_list_sort",
+    [MS_K_LARGE_SMALL_REACT] = "ms_large_small_react",
+    [MS_K_LARGE_SMALL_APPLY] = "ms_large_small_apply",
+    [MS_K_LARGE_LARGE] = "ms_large_large",
+    [MS_K_LARGE_WALLS] = "ms_large_walls",
+    [MS_K_INTEGRATE_LARGE] = "ms_integrate_large",
 };
 
 /* Concatenates the kernel files from `dir`; their includes resolve through -I dir. */
@@ -122,8 +130,10 @@ ms_status ms_kernels_run_1d_on(const ms_kernels *k, cl_command_queue queue, int 
 
 const char *ms_kernel_name(int kernel)
 {
-  static const char *const names[MS_KERNEL_COUNT] = {"grid_clear", "grid_insert", "grid_sort",
-                                                     "collide_small", "integrate_small",
-                                                     "zone_count", "zone_gather", "zone_scatter"};
+  static const char *const names[MS_KERNEL_COUNT] = {
+      "grid_clear",        "grid_insert",       "grid_sort",         "collide_small",
+      "integrate_small",   "zone_count",        "zone_gather",       "zone_scatter",
+      "large_list_clear",  "large_list_insert", "large_list_sort",   "large_small_react",
+      "large_small_apply", "large_large",       "large_walls",       "integrate_large"};
   return kernel >= 0 && kernel < MS_KERNEL_COUNT ? names[kernel] : "?";
 }
