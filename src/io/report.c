@@ -99,6 +99,9 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
           st->grid_nx, st->grid_ny, st->grid_capacity, st->max_cell_count, st->grid_builds,
           st->overflow_builds, st->capacity_growths, st->outside_events);
   print_exchange(out, st, it);
+  if (st->large_list_builds > 0) /* large_on = device at some point of the run */
+    fprintf(out, "large list capacity %d, %ld builds, %ld growths (large particles per cell)\n",
+            st->large_list_capacity, st->large_list_builds, st->large_list_growths);
   const ms_state_summary *sm = &info->summary;
   fprintf(out, "contacts  %ld small-small, %ld large-small, %ld large-large, %ld at walls; "
                "kinetic energy %.9g J/m\n",
