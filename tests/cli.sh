@@ -66,7 +66,10 @@ test_bad_option_exit_2() {
   [ $rc -eq 2 ] && grep -q -- "--pipeline" "$tmp/err" || return 1
   "$exe" --device 9:9 "$root/tests/scenes/tiny.ini" 2>"$tmp/err" >/dev/null
   rc=$?
-  [ $rc -eq 2 ] && grep -q "no such device" "$tmp/err"
+  [ $rc -eq 2 ] && grep -q "no such device" "$tmp/err" || return 1
+  "$exe" --large-on gpu "$root/tests/scenes/tiny.ini" 2>"$tmp/err" >/dev/null
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "^mixsim: --large-on: expected cpu or device, got 'gpu'$" "$tmp/err"
 }
 
 test_no_platform_exit_3() {

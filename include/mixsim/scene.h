@@ -26,6 +26,11 @@ typedef enum ms_buffer_mode { MS_BUFFERS_SHARED, MS_BUFFERS_COPIED } ms_buffer_m
  * arrays. Both give the same state bit for bit. Not given: by device type (see
  * ms_sim_create). (An automatic choice by measurement would be a third value here.) */
 typedef enum ms_exchange { MS_EXCHANGE_ZONE, MS_EXCHANGE_FULL } ms_exchange;
+/* Where the large particles' contacts and integration run: on the CPU worker (the case
+ * study's design, the default) or as kernels on the small particles' device (the
+ * device-only baseline). Both give the same state bit for bit. (An automatic choice
+ * would be a further value here.) */
+typedef enum ms_large_on { MS_LARGE_ON_CPU, MS_LARGE_ON_DEVICE } ms_large_on;
 
 /* Positions of a collision scene, and of the simulation's state, are in the simulation
  * frame: metres from the box's lower-left corner `box_min`, in double precision. The
@@ -103,6 +108,7 @@ typedef struct ms_scene {
   ms_buffer_mode buffers;
   ms_exchange exchange;
   int exchange_given; /* set by the key or --exchange; else the device type decides */
+  ms_large_on large_on; /* cpu unless the key or --large-on says */
   int cpu_threads;  /* the CPU worker's threads; 0: by the host (mixsim/sim.h) */
   float gravity[2]; /* m/s^2 */
 
@@ -192,6 +198,8 @@ int ms_pipeline_parse(const char *s, ms_pipeline *out);
 int ms_buffer_mode_parse(const char *s, ms_buffer_mode *out);
 const char *ms_exchange_name(ms_exchange e);
 int ms_exchange_parse(const char *s, ms_exchange *out);
+const char *ms_large_on_name(ms_large_on l);
+int ms_large_on_parse(const char *s, ms_large_on *out);
 
 const char *ms_bodies_name(ms_bodies b);
 const char *ms_integrator_name(ms_integrator i);

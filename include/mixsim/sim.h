@@ -1,5 +1,6 @@
 /* A running collision-mode simulation: small particles on the OpenCL device, large
- * particles on a CPU worker thread, stepped by a GPU manager thread and the worker. */
+ * particles on a CPU worker thread, stepped by a GPU manager thread and the worker (or,
+ * with large_on = device, everything on the device, stepped by the manager alone). */
 #ifndef MIXSIM_SIM_H
 #define MIXSIM_SIM_H
 
@@ -36,6 +37,11 @@ typedef struct ms_sim_stats {
   long zone_room;        /* small particles the zone buffers hold now */
   long zone_growths;     /* times the zone buffers were remade larger */
   double exchange_bytes; /* mapped or read, then written back, by the worker: all iterations */
+
+  /* large_on = device: the large-particle cell list (collision/device_large.h). */
+  int large_list_capacity;  /* slots per cell now (0: never built) */
+  long large_list_builds;
+  long large_list_growths;  /* times a cell's list overflowed and the list grew */
 } ms_sim_stats;
 
 /* The state in particle order; arrays hold x,y pairs, positions in the simulation frame
@@ -68,6 +74,10 @@ ms_buffer_mode ms_sim_buffers(const ms_sim *sim);
 /* The worker's exchange (zone or full); switching between advances keeps the trajectory. */
 void ms_sim_set_exchange(ms_sim *sim, ms_exchange exchange);
 ms_exchange ms_sim_exchange(const ms_sim *sim);
+/* Where the large particles are stepped: the CPU worker, or kernels on the device (the
+ * device-only baseline); switching between advances keeps the trajectory. */
+void ms_sim_set_large_on(ms_sim *sim, ms_large_on where);
+ms_large_on ms_sim_large_on(const ms_sim *sim);
 
 long ms_sim_step(const ms_sim *sim);
 const ms_sim_stats *ms_sim_get_stats(const ms_sim *sim);

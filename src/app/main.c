@@ -26,6 +26,7 @@ typedef struct cli {
   long steps; /* -1: the scene's */
   const char *pipeline, *buffers, *device;
   const char *exchange;
+  const char *large_on;
   const char *stats_path, *dump_path;
   int list_devices, quiet;
   const char *gravity_kernel, *devices; /* gravity mode */
@@ -106,6 +107,9 @@ static void usage(FILE *out)
         "                           scene's, else zone on a GPU when the large particles\n"
         "                           cover under a fifth of the grid, full otherwise; the\n"
         "                           state is the same either way)\n"
+        "      --large-on WHERE     cpu | device: large particles on the CPU worker, or as\n"
+        "                           kernels on the device (the device-only baseline, same\n"
+        "                           state; default: the scene's large_on, else cpu)\n"
         "      --cpu-threads N      threads of the CPU worker, 1 to 256 (default: the scene's\n"
         "                           cpu_threads, else by the host's cores; see README)\n"
         "  -d, --device DEV         gpu | cpu | P:D (default: $MIXSIM_DEVICE, else first GPU,\n"
@@ -222,6 +226,7 @@ static int parse_args(int argc, char **argv, cli *c)
     {"burst", required_argument, 0, 1003},  {"checkpoint", required_argument, 0, 1004},
     {"checkpoint-every", required_argument, 0, 1005}, {"resume", required_argument, 0, 1006},
     {"exchange", required_argument, 0, 1021},
+    {"large-on", required_argument, 0, 1022},
     {"cpu-threads", required_argument, 0, 1007},
     {0, 0, 0, 0}};
   int ch, rc = -1;
@@ -243,6 +248,7 @@ static int parse_args(int argc, char **argv, cli *c)
     case 1001: c->gravity_kernel = optarg; break;
     case 1002: c->devices = optarg; break;
     case 1021: c->exchange = optarg; break;
+    case 1022: c->large_on = optarg; break;
     case 1003: rc = option_long("--burst", optarg, 1, MS_BURST_MAX, &c->burst); break;
     case 1004: c->checkpoint = optarg; break;
     case 1005:
@@ -375,6 +381,8 @@ static int apply_overrides(const cli *c, ms_scene *sc)
     return bad_option("--exchange", "zone or full", c->exchange);
   if (c->exchange)
     sc->exchange_given = 1;
+  if (c->large_on && !ms_large_on_parse(c->large_on, &sc->large_on))
+    return bad_option("--large-on", "cpu or device", c->large_on);
   if (c->cpu_threads > 0)
     sc->cpu_threads = (int)c->cpu_threads;
   if (c->steps >= 0) /* 0: the initial state's outputs, no step */
@@ -391,8 +399,10 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
                     "--devices also takes a list)\n");
     return MS_ERR_INPUT;
   }
-  if (sc->mode == MS_MODE_GRAVITY && (c->pipeline || c->buffers || c->exchange || c->cpu_threads))
-    return bad_option(c->pipeline ? "--pipeline" : c->buffers ? "--buffers" : c->exchange ? "--exchange" : "--cpu-threads",
+  if (sc->mode == MS_MODE_GRAVITY && (c->pipeline || c->buffers || c->exchange || c->cpu_threads ||
+                                      c->large_on))
+    return bad_option(c->pipeline ? "--pipeline" : c->buffers ? "--buffers" : c->exchange ? "--exchange" :
+                      c->large_on ? "--large-on" : "--cpu-threads",
                       "a scene with mode = collision", c->scene);
   return -1;
 }

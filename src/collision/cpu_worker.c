@@ -458,6 +458,11 @@ ms_status ms_cpu_integrate(ms_sim *s, long step)
   int finite = 1, i = st ? -1 : first_failure(s, &finite);
   if (i < 0)
     return st;
+  return ms_cpu_large_failure(s, step, i, finite);
+}
+
+ms_status ms_cpu_large_failure(ms_sim *s, long step, int i, int finite)
+{
   /* Named as the scene names it, so the user finds the section to look at. */
   char name[96];
   ms_large_label(s->large_origin, s->n_large_origin, i, name, sizeof name);

@@ -23,4 +23,8 @@ ms_status ms_cpu_large_large(ms_sim *s);
  * max_speed stops the run, naming the first such particle in index order. */
 ms_status ms_cpu_integrate(ms_sim *s, long step);
 
+/* The failure of large particle i at `step` (finite: too fast; else non-finite), as
+ * every path that integrates large particles reports it. */
+ms_status ms_cpu_large_failure(ms_sim *s, long step, int i, int finite);
+
 #endif

@@ -114,7 +114,8 @@ ms_status ms_gpu_integrate(ms_sim *s)
 {
   /* The zone's scatter of F_ls, on the worker's queue, may still be running: the
    * integration waits for it on the device, not the worker on the host (zone.h). */
-  cl_event after = s->exchange == MS_EXCHANGE_ZONE ? s->zone.scattered : NULL;
+  int zone = s->large_on == MS_LARGE_ON_CPU && s->exchange == MS_EXCHANGE_ZONE;
+  cl_event after = zone ? s->zone.scattered : NULL;
   ms_status st = run_phase(s, MS_K_INTEGRATE_SMALL, MS_PHASE_INTEGRATE, after);
   s->grid_current = 0;
   return st;

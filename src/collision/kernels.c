@@ -22,6 +22,14 @@ static const char *const kernel_functions[MS_KERNEL_COUNT] = {
     [MS_K_ZONE_GATHER] = "ms_zone_gather",
     [MS_K_ZONE_SPANS] = "ms_zone_spans",
     [MS_K_ZONE_SCATTER] = "ms_zone_scatter",
+    [MS_K_LARGE_LIST_CLEAR] = "ms_large_list_clear",
+    [MS_K_LARGE_LIST_INSERT] = "ms_large_list_insert",
+    [MS_K_LARGE_LIST_SORT] = "ms_large_list_sort",
+    [MS_K_LARGE_SMALL_REACT] = "ms_large_small_react",
+    [MS_K_LARGE_SMALL_APPLY] = "ms_large_small_apply",
+    [MS_K_LARGE_LARGE] = "ms_large_large",
+    [MS_K_LARGE_WALLS] = "ms_large_walls",
+    [MS_K_INTEGRATE_LARGE] = "ms_integrate_large",
 };
 
 /* Concatenates the kernel files from `dir`; their includes resolve through -I dir. */

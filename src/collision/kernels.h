@@ -1,4 +1,5 @@
-/* The collision mode's OpenCL program: kernels/grid.cl, collide.cl, integrate.cl and zone.cl,
+/* The collision mode's OpenCL program: kernels/grid.cl, collide.cl, integrate.cl, zone.cl
+ * and large.cl,
  * built from the copy embedded at build time or from MIXSIM_KERNEL_DIR, and the
  * kernels the GPU manager enqueues. */
 #ifndef MS_KERNELS_H
@@ -18,6 +19,15 @@ enum ms_kernel_id {
   MS_K_ZONE_GATHER,  /* on the worker's queue */
   MS_K_ZONE_SPANS,   /* on the worker's queue */
   MS_K_ZONE_SCATTER, /* on the worker's queue */
+  /* large_on = device (collision/device_large.h), on the manager's queue */
+  MS_K_LARGE_LIST_CLEAR,
+  MS_K_LARGE_LIST_INSERT,
+  MS_K_LARGE_LIST_SORT,
+  MS_K_LARGE_SMALL_REACT,
+  MS_K_LARGE_SMALL_APPLY,
+  MS_K_LARGE_LARGE,
+  MS_K_LARGE_WALLS,
+  MS_K_INTEGRATE_LARGE,
   MS_KERNEL_COUNT
 };
 

@@ -23,12 +23,14 @@
  *
  * map/read and unmap/write are the worker's exchange with the device. exchange = full
  * maps (shared) or reads (copied) the small particles' whole state and the grid, and
- * unmaps or writes all of F_ls. exchange = zone (collision/zone.h) first lists the cells
- * under the large particles, counts and gathers their particles on the device (kernels
- * on the worker's queue), maps or reads only that zone, and after large-small unmaps or
- * writes the zone's forces and scatters them into F_ls (a third kernel), all before the
- * worker's clFinish and sync 2. Either way F_ls is complete at sync 2, and each small
- * particle's F_ls sums the same forces in the same order: the same state bit for bit.
+ * unmaps or writes all of F_ls, and finishes its queue before sync 2. exchange = zone
+ * (collision/zone.h) sends the large particles' cell rectangles, has kernels on the
+ * worker's queue lay out and gather the small particles there, maps or reads only that
+ * zone (one round trip), and after large-small unmaps or writes the zone's forces and
+ * enqueues their scatter into F_ls; the manager's small integration waits for that
+ * scatter on the device. Either way F_ls is complete before the small integration reads
+ * it, and each small particle's F_ls sums the same forces in the same order: the same
+ * state bit for bit.
  *
  * Every advance ends with the grid of its final state built, because building it is
  * what checks the small particles (NaN/Inf, max_speed): reordered builds it in its last
@@ -37,10 +39,30 @@
  * So a state an advance returns has been checked in both orders, and a failure found in
  * an advance belongs to a state that advance made: the last-good-state replay and the
  * checkpoints never take an unchecked state for a good one.
+ *
+ * large_on = device, the device-only baseline the case study argues against: the CPU
+ * worker has no work, so the manager runs alone on the calling thread, with no worker
+ * thread and no syncs (the baseline is not charged their latency), and enqueues the whole
+ * iteration on its queue:
+ *
+ *  GPU manager (one iteration; the large state stays on the device for the advance)
+ *  -----------
+ *  (grid and large cell list from the end of the last iteration; the advance's start
+ *   uploads the large particles and builds both)
+ *  collide small-small
+ *  large-small: one work-item per large particle walks its cells (its reaction),
+ *               one per small particle walks its cell's large list (F_ls)
+ *  large-large (sweep order), walls
+ *  integrate small, integrate large
+ *  build large cell list (next), build grid (next; the one blocking read)
+ *
+ * Every sum is the CPU worker's, term for term (collision/device_large.h), so the state
+ * is the same bit for bit; the advance reads the large particles back when it returns.
  */
 #include "collision/pipeline.h"
 
 #include "collision/cpu_worker.h"
+#include "collision/device_large.h"
 #include "collision/gpu_manager.h"
 
 #include <pthread.h>
@@ -181,8 +203,56 @@ static void *cpu_worker_main(void *arg)
   return NULL;
 }
 
+/* One iteration of the device-only baseline (see the top of this file). The test-only
+ * faults fire at the manager's points of the two-thread iteration. */
+static ms_status device_iteration(ms_sim *s, long step)
+{
+  if (!s->grid_current)
+    TRY(ms_gpu_build_grid(s, step));
+  TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BEFORE_SYNC1, step));
+  TRY(ms_gpu_collide(s));
+  TRY(ms_dl_forces(s));
+  TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BETWEEN_SYNCS, step));
+  TRY(ms_gpu_integrate(s));
+  TRY(ms_dl_integrate(s));
+  /* The grid's blocking read completes the large particles' flags too. */
+  TRY(ms_dl_check(s, step, ms_gpu_build_grid(s, step + 1)));
+  return fault(s, MS_THREAD_GPU, MS_FAULT_AFTER_SYNC2, step);
+}
+
+/* The manager alone, on this thread: no worker, no syncs. */
+static ms_status run_device(ms_sim *s, long iterations)
+{
+  s->halted = 0;
+  ms_trace_begin_advance(&s->trace);
+  double t0 = ms_now();
+  ms_status st = ms_dl_begin(s);
+  long done = 0;
+  for (; !st && done < iterations; done++) {
+    if (atomic_load(&s->stop_requested)) {
+      s->halted = 1;
+      break;
+    }
+    st = device_iteration(s, s->step + done);
+  }
+  ms_status fin = ms_gpu_finish(s);
+  ms_status end = ms_dl_end(s); /* the host's large particles are current again */
+  s->trace.wall_s += ms_now() - t0;
+  if (!st)
+    st = fin ? fin : end;
+  if (!st) {
+    s->step += done;
+    s->trace.iterations += done;
+    s->stats.iterations += done;
+  }
+  return st;
+}
+
 ms_status ms_pipeline_run(ms_sim *s, long iterations)
 {
+  if (s->large_on == MS_LARGE_ON_DEVICE)
+    return run_device(s, iterations);
+
   thread_job gpu = {.s = s, .iterations = iterations}, cpu = {.s = s, .iterations = iterations};
   pthread_t gpu_thread, cpu_thread;
   /* Nothing of an earlier advance may linger in the rendezvous: an aborted one leaves

@@ -79,6 +79,7 @@ static void setup_params(ms_sim *s, const ms_scene *sc)
   s->r_small_max = sc->small_radius;
   s->pipeline = sc->pipeline;
   s->exchange = sc->exchange;
+  s->large_on = sc->large_on;
   s->max_speed2 = sc->max_speed > 0.0f ? (double)sc->max_speed * sc->max_speed : 0.0;
 }
 
@@ -245,6 +246,7 @@ void ms_sim_destroy(ms_sim *s)
   if (!s)
     return;
   ms_zone_release(&s->zone, &s->cl);
+  ms_dl_release(&s->dl);
   ms_buffers_release(&s->buf, &s->cl);
   ms_kernels_release(&s->kern);
   ms_cl_close(&s->cl);
@@ -274,6 +276,9 @@ ms_status ms_sim_advance(ms_sim *s, long iterations)
 void ms_sim_set_pipeline(ms_sim *s, ms_pipeline p) { s->pipeline = p; }
 void ms_sim_set_exchange(ms_sim *s, ms_exchange e) { s->exchange = e; }
 ms_exchange ms_sim_exchange(const ms_sim *s) { return s->exchange; }
+/* Either path starts each advance from the host's large particles (device_large.h). */
+void ms_sim_set_large_on(ms_sim *s, ms_large_on where) { s->large_on = where; }
+ms_large_on ms_sim_large_on(const ms_sim *s) { return s->large_on; }
 void ms_sim_request_stop(ms_sim *s) { atomic_store(&s->stop_requested, 1); }
 int ms_sim_stop_requested(const ms_sim *s) { return atomic_load(&s->stop_requested); }
 ms_pipeline ms_sim_pipeline(const ms_sim *s) { return s->pipeline; }

@@ -6,6 +6,7 @@
 
 #include "collision/buffers.h"
 #include "cl/runtime.h"
+#include "collision/device_large.h"
 #include "collision/kernels.h"
 #include "mixsim/sim.h"
 #include "collision/sync.h"
@@ -100,6 +101,8 @@ struct ms_sim {
   ms_pipeline pipeline;
   ms_exchange exchange; /* what the worker maps or reads: the zone or the full arrays */
   ms_zone zone;         /* the worker's: touched only on its thread during an advance */
+  ms_large_on large_on; /* where the large particles are stepped: CPU worker or device */
+  ms_dlarge dl;         /* large_on = device: their buffers and cell list */
   int grid_current; /* the device grid matches the current small positions */
 
   /* Kernel events not yet booked: read once a blocking call shows them complete. */

@@ -78,9 +78,9 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
   const ms_sim_stats *st = &s->stats;
   long it = t->iterations;
   fprintf(out, "device    %s [%s]\n", s->cl.device_name, s->cl.platform_name);
-  fprintf(out, "run       %ld iterations, %d small + %d large, pipeline %s, buffers %s, "
-               "exchange %s, %d CPU worker thread%s\n", it, s->n_small, s->n_large,
-          ms_pipeline_name(s->pipeline), ms_buffer_mode_name(s->buf.mode),
+  fprintf(out, "run       %ld iterations, %d small + %d large, large on %s, pipeline %s, "
+               "buffers %s, exchange %s, %d CPU worker thread%s\n", it, s->n_small, s->n_large,
+          ms_large_on_name(s->large_on), ms_pipeline_name(s->pipeline), ms_buffer_mode_name(s->buf.mode),
           ms_exchange_name(s->exchange), s->cpu_threads, s->cpu_threads == 1 ? "" : "s");
   fprintf(out, "speed     %.1f iterations/s, %.4f ms/iteration\n",
           t->wall_s > 0 ? (double)it / t->wall_s : 0.0, per_iter_ms(t->wall_s, it));
@@ -99,6 +99,9 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
           st->grid_nx, st->grid_ny, st->grid_capacity, st->max_cell_count, st->grid_builds,
           st->overflow_builds, st->capacity_growths, st->outside_events);
   print_exchange(out, st, it);
+  if (st->large_list_builds > 0) /* large_on = device at some point of the run */
+    fprintf(out, "large list capacity %d, %ld builds, %ld growths (large particles per cell)\n",
+            st->large_list_capacity, st->large_list_builds, st->large_list_growths);
   const ms_state_summary *sm = &info->summary;
   fprintf(out, "contacts  %ld small-small, %ld large-small, %ld large-large, %ld at walls; "
                "kinetic energy %.9g J/m\n",
@@ -145,6 +148,7 @@ static int write_json(FILE *f, void *arg)
   fprintf(f, ",\n  \"pipeline\": \"%s\",\n  \"buffers\": \"%s\",\n  \"exchange\": \"%s\"",
           ms_pipeline_name(s->pipeline), ms_buffer_mode_name(s->buf.mode),
           ms_exchange_name(s->exchange));
+  fprintf(f, ",\n  \"large_on\": \"%s\"", ms_large_on_name(s->large_on));
   fprintf(f, ",\n  \"cpu_threads\": %d,\n  \"cpu_threads_busy_ms_per_iteration\": [",
           s->cpu_threads);
   for (int i = 0; i < s->cpu_threads; i++)
@@ -175,6 +179,8 @@ static int write_json(FILE *f, void *arg)
              "\"outside_events\": %ld}",
           st->grid_nx, st->grid_ny, st->grid_capacity, st->max_cell_count, st->grid_builds,
           st->overflow_builds, st->capacity_growths, st->outside_events);
+  fprintf(f, ",\n  \"large_list\": {\"capacity\": %d, \"builds\": %ld, \"growths\": %ld}",
+          st->large_list_capacity, st->large_list_builds, st->large_list_growths);
   fprintf(f, ",\n  \"exchange_stats\": {\"bytes_per_iteration\": %.9g, \"zone_iterations\": %ld, "
              "\"zone_cells_per_iteration\": %.9g, \"zone_cells_max\": %ld, "
              "\"zone_particles_per_iteration\": %.9g, \"zone_particles_max\": %ld, "

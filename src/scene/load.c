@@ -17,6 +17,7 @@
  *   buffers = shared          ; shared | copied                           (shared)
  *   exchange = zone           ; zone | full: what the CPU worker maps/reads
  *                             ; (zone on a GPU, full on a CPU device)
+ *   large_on = cpu            ; cpu | device: the large particles' contacts (cpu)
  *   gravity = 0, -9.81        ; m/s^2                                     (0, -9.81)
  *   max_speed = 50            ; m/s, 1.1e-19..1.8e19: faster ones stop the run (no limit)
  *   [box]        min = x, y; max = x, y          ; both required, max > min

@@ -63,6 +63,26 @@ int ms_exchange_parse(const char *s, ms_exchange *out)
   return 1;
 }
 
+const char *ms_large_on_name(ms_large_on l)
+{
+  switch (l) {
+  case MS_LARGE_ON_CPU: return "cpu";
+  case MS_LARGE_ON_DEVICE: return "device";
+  }
+  return "unknown";
+}
+
+int ms_large_on_parse(const char *s, ms_large_on *out)
+{
+  if (strcmp(s, "cpu") == 0)
+    *out = MS_LARGE_ON_CPU;
+  else if (strcmp(s, "device") == 0)
+    *out = MS_LARGE_ON_DEVICE;
+  else
+    return 0;
+  return 1;
+}
+
 const char *ms_bodies_name(ms_bodies b)
 {
   switch (b) {

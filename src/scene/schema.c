@@ -21,7 +21,8 @@ static const char *const g_kind_names[SEC_KIND_COUNT] = {
 /* Known keys of each section kind. */
 static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_SIMULATION] = {"mode", "dt", "steps", "iterations_per_frame", "seed", "pipeline",
-                        "buffers", "exchange", "gravity", "max_speed", "cpu_threads"},
+                        "buffers", "exchange", "gravity", "max_speed", "cpu_threads",
+                        "large_on"},
     [SEC_BOX] = {"min", "max"},
     [SEC_MATERIAL] = {"stiffness", "restitution"},
     [SEC_GRID] = {"capacity"},
@@ -140,6 +141,9 @@ static int set_simulation(loader *ld, const char *key, const char *v)
     s->exchange_given = 1; /* else the device type decides (collision/sim.c) */
     return 1;
   }
+  if (ms_ld_is(key, "large_on"))
+    return ms_large_on_parse(v, &s->large_on) ||
+           ms_ld_bad_value(ld, "expected cpu or device, got '%s'", v);
   if (ms_ld_is(key, "cpu_threads"))
     return ms_ld_read_int(ld, v, 1, MS_CPU_THREADS_MAX, &s->cpu_threads);
   if (ms_ld_is(key, "max_speed"))
@@ -581,7 +585,8 @@ int ms_ld_check_mode(loader *ld)
                      "only used in collision mode (mode = gravity at line %d)", mode_line);
   }
   static const char *const collision_keys[] = {"iterations_per_frame", "pipeline", "buffers",
-                                               "exchange", "gravity", "max_speed", "cpu_threads"};
+                                               "exchange", "gravity", "max_speed", "cpu_threads",
+                                               "large_on"};
   for (size_t k = 0; sim && k < sizeof collision_keys / sizeof collision_keys[0]; k++)
     if (ms_ld_line_of(sim, collision_keys[k]))
       return ms_ld_fail_key(ld, sim, collision_keys[k],

@@ -1,0 +1,306 @@
+/* The device-only baseline (large_on = device): the large particles' contacts and
+ * integration as kernels, the design the case study argues against. One work-item per
+ * large particle walks the cells under it while most lanes of its SIMD group idle; the
+ * small particles find their large partners through a large-particle cell list.
+ *
+ * Every sum adds the same terms in the same order as the CPU worker
+ * (src/collision/cpu_worker.c), through the same force law, so the state is the same
+ * bit for bit:
+ *   - a large particle's reaction: its cells (rows, then columns, ascending), each
+ *     cell's small particles in slot order (the grid is sorted per cell);
+ *   - a small particle's F_ls: its large partners in ascending index (the cell list
+ *     is sorted per cell), which is the order the worker appends them in;
+ *   - large-large after that, partners in sweep order (left edge x - r, then index),
+ *     with the sweep's own prune; the walls last. */
+#pragma OPENCL FP_CONTRACT OFF
+
+#include "shared/contact.h"
+#include "shared/grid.h"
+
+/* Slots of the large cell list's flags buffer. */
+#define MS_LFLAG_OVERFLOW 0   /* insertions that found their cell's list full */
+#define MS_LFLAG_MAX_COUNT 1  /* the longest list an overflowing cell needed */
+#define MS_LFLAG_FIRST_FAIL 2 /* lowest large index whose integration failed */
+
+/* The cells under a large particle's reach (radius + largest small radius, plus
+ * `margin`), as the CPU worker's large-small walk computes them. */
+typedef struct ms_rect {
+  int x0, x1, y0, y1;
+} ms_rect;
+
+static ms_rect ms_large_rect(double2 p, float r, float r_small_max, double margin,
+                             double inv_cell, int nx, int ny)
+{
+  double reach = (double)r + r_small_max + margin;
+  ms_rect q;
+  q.x0 = ms_grid_axis(p.x - reach, inv_cell, nx);
+  q.x1 = ms_grid_axis(p.x + reach, inv_cell, nx);
+  q.y0 = ms_grid_axis(p.y - reach, inv_cell, ny);
+  q.y1 = ms_grid_axis(p.y + reach, inv_cell, ny);
+  return q;
+}
+
+/* Clears the per-cell counts and the list's counters; `reset_fail` clears the failure
+ * slot too (at the start of an advance: during one it stays clear until a failure
+ * ends the advance). */
+__kernel void ms_large_list_clear(__global int *lcount, int n_cells, __global int *lflags,
+                                  int reset_fail)
+{
+  int i = get_global_id(0);
+  if (i < n_cells)
+    lcount[i] = 0;
+  if (i == 0) {
+    lflags[MS_LFLAG_OVERFLOW] = 0;
+    lflags[MS_LFLAG_MAX_COUNT] = 0;
+    if (reset_fail)
+      lflags[MS_LFLAG_FIRST_FAIL] = MS_NO_PARTICLE;
+  }
+}
+
+/* Each large particle enters every cell of its large-small rectangle; a full list is
+ * counted (the host grows the capacity and rebuilds), never truncated silently. */
+__kernel void ms_large_list_insert(__global const double2 *lpos, __global const float2 *lshape,
+                                   int n_large, __global int *lcount, __global int *lidx,
+                                   int lcap, double inv_cell, int nx, int ny, float r_small_max,
+                                   __global int *lflags)
+{
+  int i = get_global_id(0);
+  if (i >= n_large)
+    return;
+  ms_rect q = ms_large_rect(lpos[i], lshape[i].x, r_small_max, 0.0, inv_cell, nx, ny);
+  for (int cy = q.y0; cy <= q.y1; cy++) {
+    for (int cx = q.x0; cx <= q.x1; cx++) {
+      int cell = cy * nx + cx;
+      int slot = atomic_inc(&lcount[cell]);
+      if (slot < lcap) {
+        lidx[ms_grid_slot(cell, lcap, slot)] = i;
+      } else {
+        atomic_inc(&lflags[MS_LFLAG_OVERFLOW]);
+        atomic_max(&lflags[MS_LFLAG_MAX_COUNT], slot + 1);
+      }
+    }
+  }
+}
+
+/* Insertion sort of one cell's list, so that no sum depends on the atomics' order. */
+__kernel void ms_large_list_sort(__global const int *lcount, __global int *lidx, int lcap,
+                                 int n_cells)
+{
+  int c = get_global_id(0);
+  if (c >= n_cells)
+    return;
+  int n = min(lcount[c], lcap);
+  __global int *cell = lidx + ms_grid_slot(c, lcap, 0);
+  for (int a = 1; a < n; a++) {
+    int v = cell[a];
+    int b = a - 1;
+    while (b >= 0 && cell[b] > v) {
+      cell[b + 1] = cell[b];
+      b--;
+    }
+    cell[b + 1] = v;
+  }
+}
+
+/* The force of large particle L on small particle j (x, v, r, m of each), and whether
+ * it counts: the CPU worker's test, mass and skip of a zero force. */
+static int ms_ls_force(double2 lx, double2 lv, float2 ls, int lstat, double2 xj, double2 vj,
+                       float2 sj, float k, float two_zeta, ms_v2 *f)
+{
+  float dx = (float)(lx.x - xj.x), dy = (float)(lx.y - xj.y);
+  if (!ms_touching(dx, dy, ls.x + sj.x))
+    return 0;
+  /* A static particle acts with infinite mass: the pair's mass is the small one's. */
+  float m_eff = lstat ? sj.y : ms_pair_mass(ls.y, sj.y);
+  *f = ms_contact_force(dx, dy, (float)(vj.x - lv.x), (float)(vj.y - lv.y), ls.x + sj.x, k,
+                        two_zeta, m_eff);
+  return !(f->x == 0.0f && f->y == 0.0f);
+}
+
+/* One work-item per large particle: its reaction to the small particles under it,
+ * which starts its force for this iteration. */
+__kernel void ms_large_small_react(__global const double2 *lpos, __global const double2 *lvel,
+                                   __global const float2 *lshape, __global const int *lstat,
+                                   int n_large, __global const double2 *pos,
+                                   __global const double2 *vel, __global const float2 *shape,
+                                   __global const int *count, __global const int *idx, int cap,
+                                   double inv_cell, int nx, int ny, float r_small_max, float k,
+                                   float two_zeta, __global float2 *lf)
+{
+  int i = get_global_id(0);
+  if (i >= n_large)
+    return;
+  double2 lx = lpos[i], lv = lvel[i];
+  float2 ls = lshape[i];
+  int st = lstat[i];
+  float fx = 0.0f, fy = 0.0f;
+  ms_rect q = ms_large_rect(lx, ls.x, r_small_max, 0.0, inv_cell, nx, ny);
+  for (int cy = q.y0; cy <= q.y1; cy++) {
+    for (int cx = q.x0; cx <= q.x1; cx++) {
+      int cell = cy * nx + cx;
+      int n = min(count[cell], cap);
+      for (int s = 0; s < n; s++) {
+        int j = idx[ms_grid_slot(cell, cap, s)];
+        ms_v2 f;
+        if (!ms_ls_force(lx, lv, ls, st, pos[j], vel[j], shape[j], k, two_zeta, &f))
+          continue;
+        fx -= f.x;
+        fy -= f.y;
+      }
+    }
+  }
+  lf[i] = (float2)(fx, fy);
+}
+
+/* One work-item per small particle: F_ls from the large particles whose rectangle
+ * holds its cell (the same pairs the CPU worker finds), in ascending large index. */
+__kernel void ms_large_small_apply(__global const double2 *pos, __global const double2 *vel,
+                                   __global const float2 *shape, int n_small, double inv_cell,
+                                   int nx, int ny, __global const int *lcount,
+                                   __global const int *lidx, int lcap,
+                                   __global const double2 *lpos, __global const double2 *lvel,
+                                   __global const float2 *lshape, __global const int *lstat,
+                                   float k, float two_zeta, __global float2 *f_ls)
+{
+  int j = get_global_id(0);
+  if (j >= n_small)
+    return;
+  double2 xj = pos[j], vj = vel[j];
+  float2 sj = shape[j];
+  /* The cell the grid put j in: built from these positions by the same function. */
+  int cell = ms_grid_axis(xj.y, inv_cell, ny) * nx + ms_grid_axis(xj.x, inv_cell, nx);
+  int n = min(lcount[cell], lcap);
+  float fx = 0.0f, fy = 0.0f; /* F_ls is zero between iterations */
+  for (int a = 0; a < n; a++) {
+    int L = lidx[ms_grid_slot(cell, lcap, a)];
+    ms_v2 f;
+    if (!ms_ls_force(lpos[L], lvel[L], lshape[L], lstat[L], xj, vj, sj, k, two_zeta, &f))
+      continue;
+    fx += f.x;
+    fy += f.y;
+  }
+  f_ls[j] = (float2)(fx, fy);
+}
+
+/* One work-item per large particle X: large-large in the sweep's order. The candidates
+ * are the particles listed in the cells of X's rectangle, widened by `margin` so that
+ * every pair the sweep can find is among them (duplicates and extra candidates are
+ * harmless: each partner is taken once, by its key, and tested as the sweep tests it).
+ * Partners are visited in ascending (left edge, index) by repeated scans for the
+ * smallest key above the last one: no per-item storage, any number of partners. */
+__kernel void ms_large_large(__global const double2 *lpos, __global const double2 *lvel,
+                             __global const float2 *lshape, __global const int *lstat,
+                             int n_large, __global const int *lcount, __global const int *lidx,
+                             int lcap, double inv_cell, int nx, int ny, float r_small_max,
+                             double margin, float k, float two_zeta, __global float2 *lf)
+{
+  int x = get_global_id(0);
+  if (x >= n_large)
+    return;
+  double2 px = lpos[x];
+  float rx = lshape[x].x;
+  double ex = px.x - rx; /* X's left edge */
+  float2 fsum = lf[x];
+  ms_rect q = ms_large_rect(px, rx, r_small_max, margin, inv_cell, nx, ny);
+  int last = -1;
+  double last_e = 0.0;
+  for (;;) {
+    int best = -1;
+    double best_e = 0.0;
+    for (int cy = q.y0; cy <= q.y1; cy++) {
+      for (int cx = q.x0; cx <= q.x1; cx++) {
+        int cell = cy * nx + cx;
+        int n = min(lcount[cell], lcap);
+        for (int a = 0; a < n; a++) {
+          int p = lidx[ms_grid_slot(cell, lcap, a)];
+          if (p == x)
+            continue;
+          double e = lpos[p].x - lshape[p].x;
+          if (last >= 0 && !(e > last_e || (e == last_e && p > last)))
+            continue;
+          if (best < 0 || e < best_e || (e == best_e && p < best)) {
+            best = p;
+            best_e = e;
+          }
+        }
+      }
+    }
+    if (best < 0)
+      break;
+    last = best;
+    last_e = best_e;
+    /* The sweep pairs (A, B) with A before B and adds B's force on A to A, its
+     * negation to B. */
+    int before = best_e < ex || (best_e == ex && best < x);
+    int a = before ? best : x, b = before ? x : best;
+    double2 pa = lpos[a], pb = lpos[b];
+    float2 sa = lshape[a], sb = lshape[b];
+    if (pb.x - sb.x > pa.x + sa.x)
+      continue; /* the sweep's prune: B starts right of A's right edge */
+    int sta = lstat[a], stb = lstat[b];
+    if (sta && stb)
+      continue;
+    float dx = (float)(pb.x - pa.x), dy = (float)(pb.y - pa.y), rs = sa.x + sb.x;
+    if (dx * dx + dy * dy >= rs * rs)
+      continue;
+    /* A static partner acts with infinite mass: the pair's mass is the moving one's. */
+    float m_eff = sta ? sb.y : stb ? sa.y : ms_pair_mass(sa.y, sb.y);
+    double2 va = lvel[a], vb = lvel[b];
+    ms_v2 f = ms_contact_force(dx, dy, (float)(va.x - vb.x), (float)(va.y - vb.y), rs, k,
+                               two_zeta, m_eff);
+    if (before) {
+      fsum.x -= f.x;
+      fsum.y -= f.y;
+    } else {
+      fsum.x += f.x;
+      fsum.y += f.y;
+    }
+  }
+  lf[x] = fsum;
+}
+
+/* The walls, added last to each moving large particle's force. */
+__kernel void ms_large_walls(__global const double2 *lpos, __global const double2 *lvel,
+                             __global const float2 *lshape, __global const int *lstat,
+                             int n_large, double2 box, float k, float two_zeta,
+                             __global float2 *lf)
+{
+  int i = get_global_id(0);
+  if (i >= n_large || lstat[i])
+    return;
+  double2 p = lpos[i], v = lvel[i];
+  float2 s = lshape[i];
+  ms_v2 w = ms_walls_force(p.x, p.y, (float)v.x, (float)v.y, s.x, box.x, box.y, k, two_zeta,
+                           s.y);
+  float2 f = lf[i];
+  f.x += w.x;
+  f.y += w.y;
+  lf[i] = f;
+}
+
+/* Integrates the moving large particles in double, keeping each one's previous state
+ * (the host puts back those after the first failure, as the serial loop leaves them),
+ * and records the lowest index with a non-finite state or a speed over max_speed. */
+__kernel void ms_integrate_large(__global double2 *lpos, __global double2 *lvel,
+                                 __global const float2 *lshape, __global const int *lstat,
+                                 __global const float2 *lf, int n_large, double gx, double gy,
+                                 double dt, double max_speed2, __global double2 *prev_pos,
+                                 __global double2 *prev_vel, __global int *lflags)
+{
+  int i = get_global_id(0);
+  if (i >= n_large)
+    return;
+  double2 p = lpos[i], v = lvel[i];
+  prev_pos[i] = p;
+  prev_vel[i] = v;
+  if (lstat[i])
+    return;
+  float2 f = lf[i];
+  double x = p.x, y = p.y, vx = v.x, vy = v.y;
+  ms_integrate(&x, &y, &vx, &vy, f.x, f.y, lshape[i].y, gx, gy, dt);
+  lpos[i] = (double2)(x, y);
+  lvel[i] = (double2)(vx, vy);
+  int finite = isfinite(x) && isfinite(y) && isfinite(vx) && isfinite(vy);
+  if (!finite || (max_speed2 > 0.0 && !(vx * vx + vy * vy <= max_speed2)))
+    atomic_min(&lflags[MS_LFLAG_FIRST_FAIL], i);
+}

@@ -1,0 +1,382 @@
+/* The device-only baseline's host side (large_on = device): the large particles'
+ * buffers, their upload and read-back around an advance, the large cell list and its
+ * growth, and the enqueueing of kernels/large.cl on the manager's queue. */
+#include "collision/device_large.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/cpu_worker.h"
+#include "collision/gpu_manager.h"
+#include "collision/sim_internal.h"
+#include "shared/grid.h"
+
+/* Slots of the flags buffer (kernels/large.cl has the same). */
+#define LFLAG_OVERFLOW 0
+#define LFLAG_MAX_COUNT 1
+#define LFLAG_FIRST_FAIL 2
+#define LFLAG_COUNT 4
+
+#define ARG(id, i, value)                                                            \
+  MS_CL_TRY(clSetKernelArg(s->kern.kernel[id], (i), sizeof(value), &(value)),         \
+            "clSetKernelArg(" #id ", " #value ")")
+
+static ms_status make(ms_sim *s, size_t bytes, const char *what, cl_mem *out)
+{
+  cl_int err;
+  if (bytes > s->cl.max_alloc)
+    return ms_fail(MS_ERR_RUNTIME, "large_on = device: buffer '%s' needs %zu bytes, more than "
+                                   "the device's largest allocation "
+                                   "(CL_DEVICE_MAX_MEM_ALLOC_SIZE = %llu bytes)",
+                   what, bytes, (unsigned long long)s->cl.max_alloc);
+  *out = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &err);
+  return ms_cl_check(err, "clCreateBuffer", what);
+}
+
+static void release(cl_mem *m)
+{
+  if (*m)
+    clReleaseMemObject(*m);
+  *m = NULL;
+}
+
+/* The arguments that name the list (set again when it grows). */
+static ms_status bind_list(ms_sim *s)
+{
+  ms_dlarge *d = &s->dl;
+  int n_cells = (int)d->n_cells, cap = (int)d->cap;
+  ARG(MS_K_LARGE_LIST_CLEAR, 0, d->count);
+  ARG(MS_K_LARGE_LIST_CLEAR, 1, n_cells);
+  ARG(MS_K_LARGE_LIST_CLEAR, 2, d->flags);
+  ARG(MS_K_LARGE_LIST_INSERT, 3, d->count);
+  ARG(MS_K_LARGE_LIST_INSERT, 4, d->idx);
+  ARG(MS_K_LARGE_LIST_INSERT, 5, cap);
+  ARG(MS_K_LARGE_LIST_SORT, 0, d->count);
+  ARG(MS_K_LARGE_LIST_SORT, 1, d->idx);
+  ARG(MS_K_LARGE_LIST_SORT, 2, cap);
+  ARG(MS_K_LARGE_LIST_SORT, 3, n_cells);
+  ARG(MS_K_LARGE_SMALL_APPLY, 7, d->count);
+  ARG(MS_K_LARGE_SMALL_APPLY, 8, d->idx);
+  ARG(MS_K_LARGE_SMALL_APPLY, 9, cap);
+  ARG(MS_K_LARGE_LARGE, 5, d->count);
+  ARG(MS_K_LARGE_LARGE, 6, d->idx);
+  ARG(MS_K_LARGE_LARGE, 7, cap);
+  return MS_OK;
+}
+
+/* The arguments that never change: the large buffers and the scene's constants. */
+static ms_status bind_large(ms_sim *s)
+{
+  ms_dlarge *d = &s->dl;
+  const ms_grid *g = &s->grid;
+  int n = s->n_large;
+  cl_double2 box = {{s->box[0], s->box[1]}};
+  ARG(MS_K_LARGE_LIST_INSERT, 0, d->pos);
+  ARG(MS_K_LARGE_LIST_INSERT, 1, d->shape);
+  ARG(MS_K_LARGE_LIST_INSERT, 2, n);
+  ARG(MS_K_LARGE_LIST_INSERT, 6, g->inv_cell);
+  ARG(MS_K_LARGE_LIST_INSERT, 7, g->nx);
+  ARG(MS_K_LARGE_LIST_INSERT, 8, g->ny);
+  ARG(MS_K_LARGE_LIST_INSERT, 9, s->r_small_max);
+  ARG(MS_K_LARGE_LIST_INSERT, 10, d->flags);
+  cl_mem large[4] = {d->pos, d->vel, d->shape, d->stat};
+  for (int a = 0; a < 4; a++) {
+    ARG(MS_K_LARGE_SMALL_REACT, a, large[a]);
+    ARG(MS_K_LARGE_SMALL_APPLY, 10 + a, large[a]);
+    ARG(MS_K_LARGE_LARGE, a, large[a]);
+    ARG(MS_K_LARGE_WALLS, a, large[a]);
+    ARG(MS_K_INTEGRATE_LARGE, a, large[a]);
+  }
+  ARG(MS_K_LARGE_SMALL_REACT, 4, n);
+  ARG(MS_K_LARGE_SMALL_REACT, 11, g->inv_cell);
+  ARG(MS_K_LARGE_SMALL_REACT, 12, g->nx);
+  ARG(MS_K_LARGE_SMALL_REACT, 13, g->ny);
+  ARG(MS_K_LARGE_SMALL_REACT, 14, s->r_small_max);
+  ARG(MS_K_LARGE_SMALL_REACT, 15, s->k);
+  ARG(MS_K_LARGE_SMALL_REACT, 16, s->two_zeta);
+  ARG(MS_K_LARGE_SMALL_REACT, 17, d->f);
+  ARG(MS_K_LARGE_SMALL_APPLY, 3, s->n_small);
+  ARG(MS_K_LARGE_SMALL_APPLY, 4, g->inv_cell);
+  ARG(MS_K_LARGE_SMALL_APPLY, 5, g->nx);
+  ARG(MS_K_LARGE_SMALL_APPLY, 6, g->ny);
+  ARG(MS_K_LARGE_SMALL_APPLY, 14, s->k);
+  ARG(MS_K_LARGE_SMALL_APPLY, 15, s->two_zeta);
+  ARG(MS_K_LARGE_LARGE, 4, n);
+  ARG(MS_K_LARGE_LARGE, 8, g->inv_cell);
+  ARG(MS_K_LARGE_LARGE, 9, g->nx);
+  ARG(MS_K_LARGE_LARGE, 10, g->ny);
+  ARG(MS_K_LARGE_LARGE, 11, s->r_small_max);
+  ARG(MS_K_LARGE_LARGE, 12, d->margin);
+  ARG(MS_K_LARGE_LARGE, 13, s->k);
+  ARG(MS_K_LARGE_LARGE, 14, s->two_zeta);
+  ARG(MS_K_LARGE_LARGE, 15, d->f);
+  ARG(MS_K_LARGE_WALLS, 4, n);
+  ARG(MS_K_LARGE_WALLS, 5, box);
+  ARG(MS_K_LARGE_WALLS, 6, s->k);
+  ARG(MS_K_LARGE_WALLS, 7, s->two_zeta);
+  ARG(MS_K_LARGE_WALLS, 8, d->f);
+  ARG(MS_K_INTEGRATE_LARGE, 4, d->f);
+  ARG(MS_K_INTEGRATE_LARGE, 5, n);
+  ARG(MS_K_INTEGRATE_LARGE, 6, s->gx);
+  ARG(MS_K_INTEGRATE_LARGE, 7, s->gy);
+  ARG(MS_K_INTEGRATE_LARGE, 8, s->dt);
+  ARG(MS_K_INTEGRATE_LARGE, 9, s->max_speed2);
+  ARG(MS_K_INTEGRATE_LARGE, 10, d->prev_pos);
+  ARG(MS_K_INTEGRATE_LARGE, 11, d->prev_vel);
+  ARG(MS_K_INTEGRATE_LARGE, 12, d->flags);
+  return bind_list(s);
+}
+
+/* The arguments that name the small particles' buffers and the grid, which the
+ * manager replaces when the grid grows or the buffer mode changes: set before each use. */
+static ms_status bind_small(ms_sim *s)
+{
+  const ms_buffers *b = &s->buf;
+  int cap = (int)b->cap;
+  ARG(MS_K_LARGE_SMALL_REACT, 5, b->pos);
+  ARG(MS_K_LARGE_SMALL_REACT, 6, b->vel);
+  ARG(MS_K_LARGE_SMALL_REACT, 7, b->shape);
+  ARG(MS_K_LARGE_SMALL_REACT, 8, b->count);
+  ARG(MS_K_LARGE_SMALL_REACT, 9, b->idx);
+  ARG(MS_K_LARGE_SMALL_REACT, 10, cap);
+  ARG(MS_K_LARGE_SMALL_APPLY, 0, b->pos);
+  ARG(MS_K_LARGE_SMALL_APPLY, 1, b->vel);
+  ARG(MS_K_LARGE_SMALL_APPLY, 2, b->shape);
+  ARG(MS_K_LARGE_SMALL_APPLY, 16, b->f_ls);
+  return MS_OK;
+}
+
+/* The cell list's index buffer with `cap` slots per cell. */
+static ms_status set_capacity(ms_sim *s, size_t cap)
+{
+  ms_dlarge *d = &s->dl;
+  release(&d->idx);
+  d->cap = cap;
+  s->stats.large_list_capacity = (int)cap;
+  ms_status st = make(s, d->n_cells * cap * sizeof(int), "large cell list", &d->idx);
+  return st ? st : bind_list(s);
+}
+
+/* Every buffer, made on the first device advance (a run that never takes this path
+ * pays nothing), and the host staging for uploads and read-backs. */
+static ms_status make_all(ms_sim *s)
+{
+  ms_dlarge *d = &s->dl;
+  size_t n = (size_t)s->n_large, d2 = n * 2 * sizeof(double), f2 = n * 2 * sizeof(float);
+  d->n_cells = s->grid.n_cells;
+  d->h_pos = malloc(d2 + 16);
+  d->h_vel = malloc(d2 + 16);
+  d->h_shape = malloc(f2 + 8);
+  d->h_stat = malloc(n * sizeof(int) + 4);
+  if (!d->h_pos || !d->h_vel || !d->h_shape || !d->h_stat)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for %zu large particles", n);
+  /* Large-large searches its rectangle widened by what float rounding can add to a
+   * touching pair's distance (relative 2^-24 of the radii's sum): every pair the sweep
+   * finds is then among the candidates, however large the particles. */
+  float r_max = 0.0f;
+  for (int i = 0; i < s->n_large; i++) {
+    ms_body *L = &s->large[i];
+    d->h_shape[2 * i] = L->r;
+    d->h_shape[2 * i + 1] = L->m;
+    d->h_stat[i] = L->is_static;
+    r_max = L->r > r_max ? L->r : r_max;
+  }
+  d->margin = 2.0 * (double)r_max * ldexp(1.0, -20);
+  ms_status st = MS_OK;
+  struct {
+    cl_mem *m;
+    size_t bytes;
+    const char *what;
+  } bufs[] = {{&d->pos, d2, "large pos"},           {&d->vel, d2, "large vel"},
+              {&d->prev_pos, d2, "large prev pos"}, {&d->prev_vel, d2, "large prev vel"},
+              {&d->shape, f2, "large shape"},       {&d->stat, n * sizeof(int), "large static"},
+              {&d->f, f2, "large force"},
+              {&d->count, d->n_cells * sizeof(int), "large cell counts"},
+              {&d->flags, LFLAG_COUNT * sizeof(int), "large flags"}};
+  for (size_t b = 0; !st && b < sizeof bufs / sizeof bufs[0]; b++)
+    st = make(s, bufs[b].bytes, bufs[b].what, bufs[b].m);
+  if (!st)
+    st = set_capacity(s, MS_DL_FIRST_CAPACITY);
+  if (!st)
+    st = ms_buffers_upload(&s->cl, d->shape, d->h_shape, f2);
+  if (!st)
+    st = ms_buffers_upload(&s->cl, d->stat, d->h_stat, n * sizeof(int));
+  if (!st)
+    st = bind_large(s);
+  d->made = !st;
+  return st;
+}
+
+static ms_status enqueue(ms_sim *s, int kernel, size_t n)
+{
+  cl_event ev = 0;
+  ms_status st = ms_kernels_run_1d(&s->kern, &s->cl, kernel, n, &ev);
+  ms_status kept = ms_gpu_keep_event(s, kernel, ev);
+  return st ? st : kept;
+}
+
+/* Clear, insert, sort; then the flags, read without waiting (into h_flags, complete
+ * after the next blocking call on the queue) or, with `wait`, read now. */
+static ms_status build_list(ms_sim *s, int reset_fail, int wait)
+{
+  ms_dlarge *d = &s->dl;
+  size_t n_clear = d->n_cells > 1 ? d->n_cells : 1;
+  MS_CL_TRY(clSetKernelArg(s->kern.kernel[MS_K_LARGE_LIST_CLEAR], 3, sizeof reset_fail,
+                           &reset_fail),
+            "clSetKernelArg(MS_K_LARGE_LIST_CLEAR, reset_fail)");
+  ms_status st = enqueue(s, MS_K_LARGE_LIST_CLEAR, n_clear);
+  if (!st)
+    st = enqueue(s, MS_K_LARGE_LIST_INSERT, (size_t)s->n_large);
+  if (!st)
+    st = enqueue(s, MS_K_LARGE_LIST_SORT, d->n_cells);
+  if (!st)
+    st = ms_cl_check(clEnqueueReadBuffer(s->cl.gpu_queue, d->flags, wait ? CL_TRUE : CL_FALSE, 0,
+                                         sizeof d->h_flags, d->h_flags, 0, NULL, NULL),
+                     "clEnqueueReadBuffer", "large flags");
+  if (!st && wait)
+    ms_gpu_settle(s);
+  s->stats.large_list_builds++;
+  return st;
+}
+
+/* An overflowing list (h_flags read): grows to the longest list needed, rounded up to
+ * 4 as the grid does, and rebuilds, until no cell overflows. Nothing is truncated. */
+static ms_status grow_until_fits(ms_sim *s)
+{
+  ms_dlarge *d = &s->dl;
+  while (d->h_flags[LFLAG_OVERFLOW] > 0) {
+    size_t cap = ((size_t)d->h_flags[LFLAG_MAX_COUNT] + 3) / 4 * 4;
+    ms_status st = set_capacity(s, cap);
+    if (!st)
+      st = build_list(s, 0, 1);
+    if (st)
+      return st;
+    s->stats.large_list_growths++;
+  }
+  return MS_OK;
+}
+
+ms_status ms_dl_begin(ms_sim *s)
+{
+  ms_dlarge *d = &s->dl;
+  double t0 = ms_now();
+  ms_status st = d->made ? MS_OK : make_all(s);
+  size_t n = (size_t)s->n_large;
+  for (size_t i = 0; i < n; i++) {
+    const ms_body *L = &s->large[i];
+    d->h_pos[2 * i] = L->x;
+    d->h_pos[2 * i + 1] = L->y;
+    d->h_vel[2 * i] = L->vx;
+    d->h_vel[2 * i + 1] = L->vy;
+  }
+  if (!st)
+    st = ms_buffers_upload(&s->cl, d->pos, d->h_pos, n * 2 * sizeof(double));
+  if (!st)
+    st = ms_buffers_upload(&s->cl, d->vel, d->h_vel, n * 2 * sizeof(double));
+  if (!st)
+    st = build_list(s, 1, 1);
+  if (!st)
+    st = grow_until_fits(s);
+  d->host_current = 0;
+  ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
+  return st;
+}
+
+ms_status ms_dl_forces(ms_sim *s)
+{
+  double t0 = ms_now();
+  ms_status st = bind_small(s);
+  if (!st)
+    st = enqueue(s, MS_K_LARGE_SMALL_REACT, (size_t)s->n_large);
+  if (!st)
+    st = enqueue(s, MS_K_LARGE_SMALL_APPLY, (size_t)s->n_small);
+  if (!st)
+    st = enqueue(s, MS_K_LARGE_LARGE, (size_t)s->n_large);
+  if (!st)
+    st = enqueue(s, MS_K_LARGE_WALLS, (size_t)s->n_large);
+  if (!st)
+    st = ms_cl_check(clFlush(s->cl.gpu_queue), "clFlush", "large forces");
+  ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_COLLIDE, t0);
+  return st;
+}
+
+ms_status ms_dl_integrate(ms_sim *s)
+{
+  double t0 = ms_now();
+  ms_status st = enqueue(s, MS_K_INTEGRATE_LARGE, (size_t)s->n_large);
+  if (!st)
+    st = build_list(s, 0, 0);
+  ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_INTEGRATE, t0);
+  return st;
+}
+
+/* Reads the large particles back into the host's copy; with `failed` >= 0, those
+ * after it get their state from before the integration, as the serial loop, which
+ * stops at the first failure, leaves them. */
+static ms_status read_back(ms_sim *s, int failed)
+{
+  ms_dlarge *d = &s->dl;
+  size_t n = (size_t)s->n_large, bytes = n * 2 * sizeof(double);
+  for (int pass = 0; pass < (failed >= 0 ? 2 : 1); pass++) {
+    ms_status st = ms_buffers_download(&s->cl, pass ? d->prev_pos : d->pos, d->h_pos, bytes);
+    if (!st)
+      st = ms_buffers_download(&s->cl, pass ? d->prev_vel : d->vel, d->h_vel, bytes);
+    if (st)
+      return st;
+    for (size_t i = pass ? (size_t)failed + 1 : 0; i < n; i++) {
+      ms_body *L = &s->large[i];
+      L->x = d->h_pos[2 * i];
+      L->y = d->h_pos[2 * i + 1];
+      L->vx = d->h_vel[2 * i];
+      L->vy = d->h_vel[2 * i + 1];
+    }
+  }
+  d->host_current = 1;
+  return MS_OK;
+}
+
+ms_status ms_dl_check(ms_sim *s, long step, ms_status grid)
+{
+  ms_dlarge *d = &s->dl;
+  if (grid && grid != MS_ERR_NUMERIC)
+    return grid; /* the flags may not have been read */
+  int failed = d->h_flags[LFLAG_FIRST_FAIL];
+  if (failed >= 0 && failed < s->n_large) {
+    /* The grid's message for the same state gives way, as the manager's gives way to
+     * the worker's on the two-thread path. */
+    if (grid) {
+      ms_error_clear();
+      ms_error_thread_clear();
+    }
+    ms_status st = read_back(s, failed);
+    if (st)
+      return st;
+    const ms_body *L = &s->large[failed];
+    int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy);
+    return ms_cpu_large_failure(s, step, failed, finite);
+  }
+  if (grid)
+    return grid;
+  return grow_until_fits(s);
+}
+
+ms_status ms_dl_end(ms_sim *s)
+{
+  if (!s->dl.made || s->dl.host_current)
+    return MS_OK;
+  return read_back(s, -1);
+}
+
+void ms_dl_release(ms_dlarge *d)
+{
+  cl_mem *mems[] = {&d->pos,   &d->vel,      &d->shape,    &d->stat,  &d->f,
+                    &d->prev_pos, &d->prev_vel, &d->count, &d->idx, &d->flags};
+  for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+    release(mems[i]);
+  free(d->h_pos);
+  free(d->h_vel);
+  free(d->h_shape);
+  free(d->h_stat);
+  memset(d, 0, sizeof *d);
+}

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# The device-only baseline, --large-on device (collision/device_large.h, kernels/large.cl):
+# the same state hash as the CPU worker's on the shipped scenes, with every pipeline and
+# buffer mode and pocl on 1 or 2 threads; through a large cell list that outgrows its
+# first capacity; the same failure (exit 4, step, message, last good state); checkpoints
+# written and resumed under either; the key, the report and the JSON.
+# usage: large_on.sh MIXSIM SOURCE_ROOT [filter]
+set -u
+exe=$(realpath "$1")
+root=$(realpath "$2")
+filter=${3:-}
+. "$(dirname "$0")/lib.sh"
+
+# Runs the scene $1 for $2 steps with the rest of the arguments; prints the hash.
+hash_run() {
+  local scene=$1 steps=$2
+  shift 2
+  "$exe" -q -n "$steps" "$@" "$scene" >"$tmp/h.out" || return 1
+  hash_of "$tmp/h.out"
+}
+
+# The CPU worker's hash, then the device's under each combination given as one word of
+# comma-separated options (POCL=N sets pocl's thread count): all must be equal.
+same_as_cpu() {
+  local scene=$1 steps=$2
+  shift 2
+  local want got combo
+  want=$(hash_run "$scene" "$steps" --large-on cpu) || return 1
+  echo "    cpu $want"
+  [ -n "$want" ] || return 1
+  for combo in "$@"; do
+    local args=() pocl=
+    IFS=, read -ra parts <<<"$combo"
+    for p in "${parts[@]}"; do
+      case $p in POCL=*) pocl=${p#POCL=} ;; *) args+=("$p") ;; esac
+    done
+    if [ -n "$pocl" ]; then
+      got=$(POCL_MAX_PTHREAD_COUNT=$pocl hash_run "$scene" "$steps" --large-on device "${args[@]}")
+    else
+      got=$(hash_run "$scene" "$steps" --large-on device "${args[@]}")
+    fi
+    echo "    device $combo: $got"
+    [ "$got" = "$want" ] || return 1
+  done
+}
+
+test_mixed_2000_steps() {
+  local got
+  got=$(hash_run "$root/scenes/mixed.ini" 2000 --large-on device) || return 1
+  echo "    device: $got (the CPU worker's is 4fe41352)"
+  [ "$got" = 4fe41352 ]
+}
+
+test_many_large_matrix() {
+  same_as_cpu "$root/tests/scenes/many_large.ini" 500 "-p,reordered,-b,shared,POCL=1" \
+    "-p,naive,-b,copied,--exchange,zone,POCL=2"
+}
+
+test_squeeze_matrix() {
+  same_as_cpu "$root/tests/scenes/squeeze.ini" 500 "-p,reordered,-b,shared,POCL=1" \
+    "-p,reordered,-b,copied,POCL=2" "-p,naive,-b,shared,POCL=2" "-p,naive,-b,copied,POCL=1"
+}
+
+# A 3 x 3 block of touching large discs hardly larger than the small ones: each covers
+# about three cells per axis, so a cell under the block is in up to nine particles'
+# rectangles, past the list's first capacity (4).
+crowd_scene() {
+  cat >"$tmp/crowd.ini" <<'INI'
+[simulation]
+dt = 1.5e-5
+gravity = 0, -9.81
+[box]
+min = 0, 0
+max = 0.1, 0.1
+[material]
+stiffness = 2500
+restitution = 0.5
+[small]
+count = 100
+radius = 0.002
+density = 25
+placement = lattice
+region = 0, 0, 0.1, 0.02
+spacing = 1.0
+INI
+  local i j
+  for i in 0 1 2; do
+    for j in 0 1 2; do
+      awk -v i="$i" -v j="$j" 'BEGIN { printf "[large.b%d%d]\nposition = %.4f, %.4f\n" \
+        "radius = 0.0021\ndensity = 25\nvelocity = %.1f, 0\n", i, j, 0.04 + 0.0042 * i,
+        0.04 + 0.0042 * j, 0.1 * (i - 1) }' >>"$tmp/crowd.ini"
+    done
+  done
+}
+
+test_cell_list_overflow_grows_same_hash() {
+  crowd_scene
+  "$exe" -q -n 400 --large-on device --stats "$tmp/crowd.json" "$tmp/crowd.ini" >"$tmp/dev" ||
+    return 1
+  "$exe" -q -n 400 --large-on cpu "$tmp/crowd.ini" >"$tmp/cpu" || return 1
+  local a b
+  a=$(hash_of "$tmp/cpu")
+  b=$(hash_of "$tmp/dev")
+  echo "    cpu $a, device $b"
+  [ -n "$a" ] && [ "$a" = "$b" ] || return 1
+  python3 -c "import json,sys; l=json.load(open(sys.argv[1]))['large_list']; print('   ', l); \
+assert l['growths'] >= 1 and l['capacity'] > 4" "$tmp/crowd.json"
+}
+
+# exit 4 at the same step with the same message, and the same last good state.
+test_failure_same_as_cpu() {
+  local scene w
+  for scene in exploding exploding_group; do
+    for w in cpu device; do
+      (cd "$tmp" && "$exe" -q --large-on "$w" --checkpoint "$tmp/$w.ck" \
+        "$root/tests/scenes/$scene.ini" >/dev/null 2>"$tmp/$w.err")
+      echo $? >"$tmp/$w.rc"
+    done
+    head -2 "$tmp/device.err"
+    [ "$(cat "$tmp/device.rc")" = 4 ] && [ "$(cat "$tmp/cpu.rc")" = 4 ] || return 1
+    grep -q "step [0-9]*: large particle .* moves faster than max_speed" "$tmp/device.err" ||
+      return 1
+    sed "s/cpu\.ck/X/" "$tmp/cpu.err" >"$tmp/cpu.e2"
+    sed "s/device\.ck/X/" "$tmp/device.err" >"$tmp/device.e2"
+    cmp -s "$tmp/cpu.e2" "$tmp/device.e2" || { diff "$tmp/cpu.e2" "$tmp/device.e2"; return 1; }
+    cmp -s "$tmp/cpu.ck" "$tmp/device.ck" || { echo "    last good states differ"; return 1; }
+  done
+}
+
+test_checkpoint_resume() {
+  local scene=$root/tests/scenes/squeeze.ini a b c
+  a=$(hash_run "$scene" 300 --large-on cpu) || return 1
+  "$exe" -q -n 120 --large-on device --checkpoint "$tmp/d.ck" "$scene" >/dev/null || return 1
+  b=$(hash_run "$scene" 300 --large-on device --resume "$tmp/d.ck") || return 1
+  "$exe" -q -n 120 --large-on cpu --checkpoint "$tmp/c.ck" "$scene" >/dev/null || return 1
+  c=$(hash_run "$scene" 300 --large-on device -p naive --resume "$tmp/c.ck") || return 1
+  echo "    straight $a, device->device $b, cpu->device $c"
+  [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" = "$c" ]
+}
+
+# The key, the option over the key, the run line, the JSON and the kernel table.
+test_key_report_and_json() {
+  local scene=$root/tests/scenes/squeeze.ini
+  sed 's/^steps = 150/steps = 150\nlarge_on = device/' "$scene" >"$tmp/k.ini"
+  "$exe" -n 5 --stats "$tmp/k.json" "$tmp/k.ini" >"$tmp/out" 2>/dev/null || return 1
+  "$exe" -n 5 --large-on cpu --stats "$tmp/o.json" "$tmp/k.ini" >/dev/null 2>&1 || return 1
+  "$exe" -n 5 --stats "$tmp/d.json" "$scene" >/dev/null 2>&1 || return 1
+  grep -q "^run .*, large on device, pipeline" "$tmp/out" || return 1
+  local k
+  for k in large_list_insert large_small_react large_small_apply large_large large_walls \
+    integrate_large; do
+    grep -q "^    $k  *[0-9.]* ms/it" "$tmp/out" || return 1
+  done
+  python3 -c "import json,sys; k, o, d = (json.load(open(p)) for p in sys.argv[1:]); \
+r = (k['large_on'], o['large_on'], d['large_on']); assert r == ('device', 'cpu', 'cpu'), r; \
+assert k['kernels']['large_small_apply']['total_s'] > 0 and k['large_list']['builds'] > 0" \
+    "$tmp/k.json" "$tmp/o.json" "$tmp/d.json"
+}
+
+test_bad_key_names_file_line() {
+  printf '[simulation]\ndt = 1e-4\nlarge_on = gpu\n' >"$tmp/b.ini"
+  "$exe" -q -n 1 "$tmp/b.ini" >/dev/null 2>"$tmp/err"
+  local rc=$?
+  cat "$tmp/err"
+  [ $rc -eq 2 ] && grep -q "b.ini:3: .*large_on.*expected cpu or device, got 'gpu'" "$tmp/err"
+}
+
+test_gravity_refuses_large_on() {
+  "$exe" -q -n 1 --large-on device "$root/tests/scenes/bodies.ini" >/dev/null 2>"$tmp/err"
+  local rc=$?
+  cat "$tmp/err"
+  [ $rc -eq 2 ] && grep -q "^mixsim: --large-on: expected a scene with mode = collision" "$tmp/err"
+}
+
+check test_mixed_2000_steps
+check test_many_large_matrix
+check test_squeeze_matrix
+check test_cell_list_overflow_grows_same_hash
+check test_failure_same_as_cpu
+check test_checkpoint_resume
+check test_key_report_and_json
+check test_bad_key_names_file_line
+check test_gravity_refuses_large_on
+finish
