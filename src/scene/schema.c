@@ -131,12 +131,23 @@ static int set_simulation(loader *ld, const char *key, const char *v)
   if (ms_ld_is(key, "pipeline"))
     return ms_pipeline_parse(v, &s->pipeline) ||
            ms_ld_bad_value(ld, "expected naive or reordered, got '%s'", v);
-  if (ms_ld_is(key, "buffers"))
+  /* auto: the run times the values (collision/tuner.h); the defaults stay for a run too
+   * short to tune, so auto leaves `buffers` and exchange_given alone. */
+  if (ms_ld_is(key, "buffers")) {
+    if (ms_ld_is(v, "auto")) {
+      s->buffers_auto = ld->line;
+      return 1;
+    }
     return ms_buffer_mode_parse(v, &s->buffers) ||
-           ms_ld_bad_value(ld, "expected shared or copied, got '%s'", v);
+           ms_ld_bad_value(ld, "expected shared, copied or auto, got '%s'", v);
+  }
   if (ms_ld_is(key, "exchange")) {
+    if (ms_ld_is(v, "auto")) {
+      s->exchange_auto = ld->line;
+      return 1;
+    }
     if (!ms_exchange_parse(v, &s->exchange))
-      return ms_ld_bad_value(ld, "expected zone or full, got '%s'", v);
+      return ms_ld_bad_value(ld, "expected zone, full or auto, got '%s'", v);
     s->exchange_given = 1; /* else the device type decides (collision/sim.c) */
     return 1;
   }
