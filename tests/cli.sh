@@ -69,7 +69,7 @@ test_bad_option_exit_2() {
   [ $rc -eq 2 ] && grep -q "no such device" "$tmp/err" || return 1
   "$exe" --large-on gpu "$root/tests/scenes/tiny.ini" 2>"$tmp/err" >/dev/null
   rc=$?
-  [ $rc -eq 2 ] && grep -q "^mixsim: --large-on: expected cpu or device, got 'gpu'$" "$tmp/err"
+  [ $rc -eq 2 ] && grep -q "^mixsim: --large-on: expected cpu, device or auto, got 'gpu'$" "$tmp/err"
 }
 
 test_no_platform_exit_3() {

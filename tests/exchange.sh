@@ -47,10 +47,10 @@ r = (k['exchange'], d['exchange'], o['exchange']); assert r == ('zone', 'full', 
 }
 
 test_bad_option_named() {
-  "$exe" -q -n 1 --exchange auto "$scene" >/dev/null 2>"$tmp/err"
+  "$exe" -q -n 1 --exchange automatic "$scene" >/dev/null 2>"$tmp/err"
   local rc=$?
   cat "$tmp/err"
-  [ $rc -eq 2 ] && grep -q "^mixsim: --exchange: expected zone or full, got 'auto'$" "$tmp/err"
+  [ $rc -eq 2 ] && grep -q "^mixsim: --exchange: expected zone, full or auto, got 'automatic'$" "$tmp/err"
 }
 
 test_bad_key_names_file_line() {
@@ -58,7 +58,7 @@ test_bad_key_names_file_line() {
   "$exe" -q -n 1 "$tmp/b.ini" >/dev/null 2>"$tmp/err"
   local rc=$?
   cat "$tmp/err"
-  [ $rc -eq 2 ] && grep -q "b.ini:3: .*exchange.*expected zone or full, got 'zoned'" "$tmp/err"
+  [ $rc -eq 2 ] && grep -q "b.ini:3: .*exchange.*expected zone, full or auto, got 'zoned'" "$tmp/err"
 }
 
 test_gravity_refuses_exchange() {

@@ -162,7 +162,7 @@ test_bad_key_names_file_line() {
   "$exe" -q -n 1 "$tmp/b.ini" >/dev/null 2>"$tmp/err"
   local rc=$?
   cat "$tmp/err"
-  [ $rc -eq 2 ] && grep -q "b.ini:3: .*large_on.*expected cpu or device, got 'gpu'" "$tmp/err"
+  [ $rc -eq 2 ] && grep -q "b.ini:3: .*large_on.*expected cpu, device or auto, got 'gpu'" "$tmp/err"
 }
 
 test_gravity_refuses_large_on() {

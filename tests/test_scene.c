@@ -133,6 +133,25 @@ static void test_keys_in_any_order_and_options(void)
   ms_scene_free(&s);
 }
 
+/* `auto` marks the choice with its line and leaves the value a run too short to tune
+ * keeps: the default buffers, and the exchange to the device type (not given). */
+static void test_auto_keys_keep_their_line_and_defaults(void)
+{
+  const char *text = "[simulation]\ndt = 1e-5\nbuffers = auto\nexchange = auto\n"
+                     "[box]\nmin = 0, 0\nmax = 1, 1\n[material]\nstiffness = 2e4\nrestitution = 1\n";
+  ms_scene s;
+  ms_error_clear();
+  ENSURE(ms_scene_load_string(text, "auto.ini", &s) == MS_OK);
+  ENSURE(s.buffers_auto == 3 && s.exchange_auto == 4);
+  ENSURE(s.buffers == MS_BUFFERS_SHARED && !s.exchange_given);
+  ms_scene_free(&s);
+  ENSURE(ms_scene_load_string("[simulation]\ndt = 1e-5\nbuffers = copied\n[box]\nmin = 0, 0\n"
+                              "max = 1, 1\n[material]\nstiffness = 2e4\nrestitution = 1\n",
+                              "plain.ini", &s) == MS_OK);
+  ENSURE(s.buffers_auto == 0 && s.exchange_auto == 0 && s.buffers == MS_BUFFERS_COPIED);
+  ms_scene_free(&s);
+}
+
 /* radius_min/radius_max: radii drawn in range (uniform in radius, or in area), placed
  * without overlap on the lattice and at random; the largest sets the lattice pitch. */
 static void test_size_distribution_placement(void)
@@ -580,6 +599,7 @@ int main(int argc, char **argv)
     g_bad_dir = getenv("MIXSIM_TEST_BAD_DIR");
   RUN_TEST(test_loads_valid_scene, filter);
   RUN_TEST(test_keys_in_any_order_and_options, filter);
+  RUN_TEST(test_auto_keys_keep_their_line_and_defaults, filter);
   RUN_TEST(test_lattice_placement_no_overlap, filter);
   RUN_TEST(test_lattice_region_exactly_n_discs_wide, filter);
   RUN_TEST(test_random_placement_deterministic, filter);

@@ -24,7 +24,7 @@ typedef enum ms_buffer_mode { MS_BUFFERS_SHARED, MS_BUFFERS_COPIED } ms_buffer_m
 /* What the CPU worker maps or reads each iteration: the contact zone (the cells under
  * the large particles, gathered on the device) or the full small-particle and grid
  * arrays. Both give the same state bit for bit. Not given: by device type (see
- * ms_sim_create). (An automatic choice by measurement would be a third value here.) */
+ * ms_sim_create). `auto` (timing both) is no value here: ms_scene.exchange_auto. */
 typedef enum ms_exchange { MS_EXCHANGE_ZONE, MS_EXCHANGE_FULL } ms_exchange;
 /* Where the large particles' contacts and integration run: on the CPU worker (the case
  * study's design, the default) or as kernels on the small particles' device (the
@@ -109,6 +109,11 @@ typedef struct ms_scene {
   ms_exchange exchange;
   int exchange_given; /* set by the key or --exchange; else the device type decides */
   ms_large_on large_on; /* cpu unless the key or --large-on says */
+  /* Given as `auto`: the key's line, or -1 for the option; 0: not auto. The run then
+   * times the values over its first iterations and keeps the fastest (collision/tuner.h);
+   * `buffers`/`exchange`/`large_on` hold what it uses when it is too short to tune. The simulation
+   * itself only ever runs concrete values. */
+  int buffers_auto, exchange_auto, large_on_auto;
   int cpu_threads;  /* the CPU worker's threads; 0: by the host (mixsim/sim.h) */
   float gravity[2]; /* m/s^2 */
 

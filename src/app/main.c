@@ -101,15 +101,20 @@ static void usage(FILE *out)
         "  -n, --steps N            iterations to run; 0 writes the initial state's outputs\n"
         "                           (default: the scene's 'steps')\n"
         "  -p, --pipeline MODE      naive | reordered (default: the scene's)\n"
-        "  -b, --buffers MODE       shared | copied (default: the scene's)\n"
-        "      --exchange MODE      zone | full: what the CPU worker maps or reads, the\n"
-        "                           cells under the large particles or all (default: the\n"
+        "  -b, --buffers MODE       shared | copied | auto (default: the scene's, else shared)\n"
+        "      --exchange MODE      zone | full | auto: what the CPU worker maps or reads,\n"
+        "                           the cells under the large particles or all (default: the\n"
         "                           scene's, else zone on a GPU when the large particles\n"
         "                           cover under a fifth of the grid, full otherwise; the\n"
         "                           state is the same either way)\n"
-        "      --large-on WHERE     cpu | device: large particles on the CPU worker, or as\n"
+        "      --large-on WHERE     cpu | device | auto: large particles on the CPU worker, or as\n"
         "                           kernels on the device (the device-only baseline, same\n"
         "                           state; default: the scene's large_on, else cpu)\n"
+        "                           auto (any of these three; never the default): time the\n"
+        "                           values over the run's first iterations, interleaved,\n"
+        "                           keep the fastest and report the timings; a run too\n"
+        "                           short to time them keeps the default and says so\n"
+        "                           (headless and offscreen runs; the window refuses auto)\n"
         "      --cpu-threads N      threads of the CPU worker, 1 to 256 (default: the scene's\n"
         "                           cpu_threads, else by the host's cores; see README)\n"
         "  -d, --device DEV         gpu | cpu | P:D (default: $MIXSIM_DEVICE, else first GPU,\n"
@@ -371,18 +376,31 @@ static ms_status resume_from(const char *path, ms_sim *sim, uint32_t scene_id, l
   return st;
 }
 
+/* An option given as auto marks its choice for the tuner (-1: from the command line) and
+ * leaves the scene's value as the one a run too short to tune keeps; a value clears a
+ * scene's auto. Returns whether `v` was auto. */
+static int option_auto(const char *v, int *given_auto)
+{
+  int is_auto = strcmp(v, "auto") == 0;
+  *given_auto = is_auto ? -1 : 0;
+  return is_auto;
+}
+
 static int apply_overrides(const cli *c, ms_scene *sc)
 {
   if (c->pipeline && !ms_pipeline_parse(c->pipeline, &sc->pipeline))
     return bad_option("--pipeline", "naive or reordered", c->pipeline);
-  if (c->buffers && !ms_buffer_mode_parse(c->buffers, &sc->buffers))
-    return bad_option("--buffers", "shared or copied", c->buffers);
-  if (c->exchange && !ms_exchange_parse(c->exchange, &sc->exchange))
-    return bad_option("--exchange", "zone or full", c->exchange);
-  if (c->exchange)
+  if (c->buffers && !option_auto(c->buffers, &sc->buffers_auto) &&
+      !ms_buffer_mode_parse(c->buffers, &sc->buffers))
+    return bad_option("--buffers", "shared, copied or auto", c->buffers);
+  if (c->exchange && !option_auto(c->exchange, &sc->exchange_auto)) {
+    if (!ms_exchange_parse(c->exchange, &sc->exchange))
+      return bad_option("--exchange", "zone, full or auto", c->exchange);
     sc->exchange_given = 1;
-  if (c->large_on && !ms_large_on_parse(c->large_on, &sc->large_on))
-    return bad_option("--large-on", "cpu or device", c->large_on);
+  }
+  if (c->large_on && !option_auto(c->large_on, &sc->large_on_auto) &&
+      !ms_large_on_parse(c->large_on, &sc->large_on))
+    return bad_option("--large-on", "cpu, device or auto", c->large_on);
   if (c->cpu_threads > 0)
     sc->cpu_threads = (int)c->cpu_threads;
   if (c->steps >= 0) /* 0: the initial state's outputs, no step */
@@ -420,35 +438,59 @@ static void say_headless(const cli *c, const char *why)
     fprintf(stderr, "mixsim: %s; running headless\n", why);
 }
 
+/* The window runs until the user quits, with no first iterations to time and keys
+ * that switch the buffers live: it refuses auto rather than pick something silently. */
+static ms_status refuse_auto_in_window(const ms_scene *sc)
+{
+  const char *opt = sc->buffers_auto ? "buffers" : sc->exchange_auto ? "exchange" : "large-on";
+  const char *key = sc->buffers_auto ? "buffers" : sc->exchange_auto ? "exchange" : "large_on";
+  int line = sc->buffers_auto ? sc->buffers_auto
+             : sc->exchange_auto ? sc->exchange_auto : sc->large_on_auto;
+  const char *values = sc->buffers_auto ? "shared or copied"
+                       : sc->exchange_auto ? "zone or full" : "cpu or device";
+  if (line < 0)
+    return ms_fail(MS_ERR_INPUT, "--%s auto: the window does not time the choices; give %s, "
+                   "or run with --headless", opt, values);
+  return ms_fail(MS_ERR_INPUT, "%s:%d: [simulation] %s = auto: the window does not time the "
+                 "choices; give --%s %s, or run with --headless", sc->path, line, key, opt,
+                 values);
+}
+
 /* The window where a display is available, else the run loop (app/run.c): offscreen
  * frames when asked for, or headless. The window runs until the user quits (or a
- * signal) and may replace *sim (reset); the run loop resumes and checkpoints. */
+ * signal) and may replace *sim (reset); the run loop resumes, checkpoints and tunes
+ * what is auto (info->tuner, for the report). */
 static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
-                            const ms_sim_options *opt, long steps, double *wall)
+                            const ms_sim_options *opt, long steps, ms_run_info *info)
 {
   ms_preview_options po = {scene->iterations_per_frame, c->frames_dir, c->every,
                            c->screenshot, c->script, c->quiet, &g_signal};
   int offscreen = c->frames_dir || c->screenshot;
   char why[256];
   if (!offscreen && !c->headless && ms_preview_open_display(why, sizeof why)) {
+    if (scene->buffers_auto || scene->exchange_auto || scene->large_on_auto)
+      return refuse_auto_in_window(scene);
     double t0 = ms_now();
     ms_status st = ms_preview_window(sim, scene, opt, &po);
-    *wall = ms_now() - t0;
+    info->wall_s = ms_now() - t0;
     return st;
   }
   if (!offscreen)
     say_headless(c, why);
   ms_run_plan plan = {steps, !c->quiet && isatty(fileno(stderr)), c->checkpoint,
                       c->checkpoint_every, 0, c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt",
-                      offscreen ? &po : NULL, note_output};
+                      offscreen ? &po : NULL, note_output, NULL};
   ms_status st = ms_scene_identity(c->scene, &plan.scene_id);
   if (!st && c->resume)
     st = resume_from(c->resume, *sim, plan.scene_id, steps);
+  if (!st) /* a resumed run tunes again, over what is left of it */
+    st = ms_tuner_create(scene, *sim, steps - ms_sim_step(*sim), &plan.tuner);
   if (st)
     return st;
+  info->tuner = plan.tuner;
   /* A signal from here on stops the run at the next iteration. */
   set_running(*sim);
-  st = ms_app_run(*sim, &plan, wall);
+  st = ms_app_run(*sim, &plan, &info->wall_s);
   set_running(NULL);
   /* The state at the end or where a signal stopped the run. */
   if (!st && c->checkpoint)
@@ -545,10 +587,11 @@ int main(int argc, char **argv)
   }
 
   ms_run_info info = {.scene_path = c.scene};
-  st = run_chosen(&c, &sim, &scene, &opt, steps, &info.wall_s);
+  st = run_chosen(&c, &sim, &scene, &opt, steps, &info);
   ms_scene_free(&scene); /* the window's reset needed it until now */
   if (!st)
     st = write_outputs(&c, sim, &info);
+  ms_tuner_destroy(info.tuner);
   rc = st ? fail(st) : 0;
   long stopped_at = ms_sim_step(sim);
   ms_sim_destroy(sim);

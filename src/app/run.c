@@ -1,7 +1,8 @@
 /* The collision-mode run loop shared by headless and offscreen (--frames, --screenshot)
  * runs, so both resume, checkpoint, stop on a signal and leave the last good state in
  * the same way. It advances in chunks that end where something is due: a progress
- * update (chunks of about a quarter second), a periodic checkpoint, an offscreen frame. */
+ * update (chunks of about a quarter second), a periodic checkpoint, an offscreen frame;
+ * at the start, for choices given as auto, the tuner's timed batches. */
 #include "app/run.h"
 
 #include <stdio.h>
@@ -178,6 +179,21 @@ static long next_chunk(const ms_run_plan *p, const frames *f, long step, long ch
   return n < room ? n : room;
 }
 
+/* The next chunk's length: one batch while the tuner times them, else `chunk`. The tuner
+ * sets the configuration here, before the timed advance (a switch of buffers remakes
+ * them), and once more when it has chosen. */
+static ms_status tuned_chunk(const ms_run_plan *p, ms_sim *sim, long chunk, long *n)
+{
+  *n = chunk;
+  if (!p->tuner)
+    return MS_OK;
+  long batch = 0;
+  ms_status st = ms_tuner_before(p->tuner, sim, &batch);
+  if (ms_tuner_busy(p->tuner))
+    *n = batch;
+  return st;
+}
+
 ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
 {
   long chunk = 1, start = ms_sim_step(sim);
@@ -186,7 +202,11 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
   ms_status st = frames_open(&f, p->offscreen, sim, p->total);
   ms_snapshot *snap = NULL;
   while (!st && ms_sim_step(sim) < p->total && !ms_sim_stop_requested(sim)) {
-    long step = ms_sim_step(sim), n = next_chunk(p, &f, step, chunk);
+    long step = ms_sim_step(sim), want = chunk;
+    int tuning = ms_tuner_busy(p->tuner);
+    if ((st = tuned_chunk(p, sim, chunk, &want)))
+      break;
+    long n = next_chunk(p, &f, step, want);
     if (p->last_good) {
       ms_snapshot_free(snap);
       if ((st = ms_snapshot_take(sim, &snap)))
@@ -195,6 +215,8 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
     double c0 = ms_now();
     st = ms_sim_advance(sim, n);
     double dt = ms_now() - c0;
+    if (!st && p->tuner)
+      ms_tuner_after(p->tuner, ms_sim_step(sim) - step, dt);
     if (st == MS_ERR_NUMERIC && p->last_good)
       write_last_good(sim, snap, step + n, p);
     if (!st && p->checkpoint && p->checkpoint_every &&
@@ -202,9 +224,10 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
       st = lost(p, ms_checkpoint_save(p->checkpoint, sim, p->scene_id), "--checkpoint-every");
     if (!st)
       st = lost(p, frames_draw_due(&f, sim, p->total), "--frames");
-    if (dt < 0.125 && chunk < (1L << 20))
+    /* (a batch's time says nothing of the chunk's) */
+    if (!tuning && dt < 0.125 && chunk < (1L << 20))
       chunk *= 2;
-    else if (dt > 0.5 && chunk > 1)
+    else if (!tuning && dt > 0.5 && chunk > 1)
       chunk /= 2;
     if (p->progress)
       progress(ms_sim_step(sim) - start, p->total - start, ms_now() - t0);

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "collision/tuner.h"
 #include "mixsim/sim.h"
 #include "preview/preview.h"
 
@@ -21,6 +22,10 @@ typedef struct ms_run_plan {
    * screenshot) is handed to this, naming its option, and the run goes on: one lost
    * output costs neither the run nor the report. */
   void (*output_lost)(ms_status st, const char *opt);
+  /* Something given as auto: before each chunk the tuner sets the configuration and
+   * caps the chunk at its batch, and is told the chunk's time after (collision/tuner.h).
+   * NULL: the configuration stays as it is. */
+  ms_tuner *tuner;
 } ms_run_plan;
 
 /* Runs `sim` to plan->total, or until ms_sim_request_stop (from a signal handler):

@@ -72,6 +72,51 @@ static void print_exchange(FILE *out, const ms_sim_stats *st, long it)
   fputc('\n', out);
 }
 
+/* The names of the axes given as auto, or of candidate c's values on them (c < 0: the
+ * simulation's values now), joined by '/'. */
+static void print_auto_axes(FILE *out, const ms_tuner *t, const ms_sim *s, int c, int names)
+{
+  const char *sep = "";
+  for (int a = 0; a < t->n_axes; a++) {
+    if (!t->is_auto[a])
+      continue;
+    const ms_tune_axis *x = &t->axes[a];
+    fprintf(out, "%s%s", sep, names ? x->name : c >= 0 ? ms_tuner_value_name(t, c, a)
+                                                      : x->value_name(x->get(s)));
+    sep = "/";
+  }
+}
+
+/* What was auto and the timings behind the choice (median and range over the rounds,
+ * ms per iteration), or why there was no choice and what the run used instead. */
+static void print_auto(FILE *out, const ms_sim *s, const ms_tuner *t)
+{
+  fputs("auto      ", out);
+  print_auto_axes(out, t, s, 0, 1);
+  if (t->outcome == MS_TUNE_CHOSEN) {
+    for (int c = 0; c < t->n_cand; c++) {
+      const ms_tune_candidate *k = &t->cand[c];
+      fputs(c ? ", " : " ", out);
+      print_auto_axes(out, t, s, c, 0);
+      fprintf(out, " %.3g%s (%.3g-%.3g)", k->median, c ? "" : " ms/it", k->min, k->max);
+    }
+    fputs(" -> ", out);
+    print_auto_axes(out, t, s, t->chosen, 0);
+    fprintf(out, " (medians of %d rounds of %ld iterations after a warm-up batch each)\n",
+            t->rounds, t->batch);
+    return;
+  }
+  if (t->outcome == MS_TUNE_TOO_SHORT)
+    fprintf(out, " not tuned: the run's %ld iterations are fewer than the %ld it takes to time "
+                 "%d candidates in a tenth of it (a warm-up and %d rounds of %d iterations "
+                 "each); kept ", t->total, t->shortest, t->n_cand, t->rounds, MS_TUNE_BATCH_MIN);
+  else
+    fprintf(out, " not tuned: the run ended after %d of the schedule's %d batches, before a "
+                 "choice; it ran ", t->slot, t->n_cand * (t->rounds + 1));
+  print_auto_axes(out, t, s, -1, 0);
+  fputs(t->outcome == MS_TUNE_TOO_SHORT ? "\n" : " last\n", out);
+}
+
 void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
 {
   const ms_trace *t = &s->trace;
@@ -82,6 +127,8 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
                "buffers %s, exchange %s, %d CPU worker thread%s\n", it, s->n_small, s->n_large,
           ms_large_on_name(s->large_on), ms_pipeline_name(s->pipeline), ms_buffer_mode_name(s->buf.mode),
           ms_exchange_name(s->exchange), s->cpu_threads, s->cpu_threads == 1 ? "" : "s");
+  if (info->tuner)
+    print_auto(out, s, info->tuner);
   fprintf(out, "speed     %.1f iterations/s, %.4f ms/iteration\n",
           t->wall_s > 0 ? (double)it / t->wall_s : 0.0, per_iter_ms(t->wall_s, it));
   fprintf(out, "time per phase (wall clock, %% of run time)\n");
@@ -131,6 +178,52 @@ static double zone_mean(long total, const ms_sim_stats *st)
   return st->zone_iterations > 0 ? (double)total / (double)st->zone_iterations : 0.0;
 }
 
+static void json_values(FILE *f, const ms_tuner *t, int c)
+{
+  for (int a = 0; a < t->n_axes; a++)
+    fprintf(f, "%s\"%s\": \"%s\"", a ? ", " : "", t->axes[a].name, ms_tuner_value_name(t, c, a));
+}
+
+/* "auto": the axes, the schedule, every candidate with its ms/iteration per timed round
+ * and their median (null until every round ran), and the one chosen (null when none
+ * was: a run that ended before; one too short keeps the simulation's own values). */
+static void json_auto(FILE *f, const ms_tuner *t)
+{
+  static const char *const outcome[] = {"stopped", "chosen", "too_short"};
+  fputs(",\n  \"auto\": {\"axes\": [", f);
+  const char *sep = "";
+  for (int a = 0; a < t->n_axes; a++)
+    if (t->is_auto[a]) {
+      fprintf(f, "%s\"%s\"", sep, t->axes[a].name);
+      sep = ", ";
+    }
+  fprintf(f, "], \"outcome\": \"%s\", \"tuned\": %s, \"rounds\": %d, \"batch\": %ld, "
+             "\"iterations\": %ld, \"run_iterations\": %ld, \"shortest_run\": %ld,\n    "
+             "\"candidates\": [",
+          outcome[t->outcome], t->outcome == MS_TUNE_CHOSEN ? "true" : "false", t->rounds,
+          t->batch, t->needed, t->total, t->shortest);
+  for (int c = 0; c < t->n_cand; c++) {
+    const ms_tune_candidate *k = &t->cand[c];
+    fprintf(f, "%s\n      {", c ? "," : "");
+    json_values(f, t, c);
+    fputs(", \"ms_per_iteration\": [", f);
+    for (int r = 0; r < k->timed; r++)
+      fprintf(f, "%s%.9g", r ? ", " : "", k->ms_per_it[r]);
+    if (t->outcome == MS_TUNE_CHOSEN)
+      fprintf(f, "], \"median\": %.9g}", k->median);
+    else
+      fputs("], \"median\": null}", f);
+  }
+  fputs("\n    ],\n    \"chosen\": ", f);
+  if (t->chosen >= 0) {
+    fputc('{', f);
+    json_values(f, t, t->chosen);
+    fputs("}}", f);
+  } else {
+    fputs("null}", f);
+  }
+}
+
 static int write_json(FILE *f, void *arg)
 {
   const json_ctx *c = arg;
@@ -149,6 +242,8 @@ static int write_json(FILE *f, void *arg)
           ms_pipeline_name(s->pipeline), ms_buffer_mode_name(s->buf.mode),
           ms_exchange_name(s->exchange));
   fprintf(f, ",\n  \"large_on\": \"%s\"", ms_large_on_name(s->large_on));
+  if (c->info->tuner)
+    json_auto(f, c->info->tuner);
   fprintf(f, ",\n  \"cpu_threads\": %d,\n  \"cpu_threads_busy_ms_per_iteration\": [",
           s->cpu_threads);
   for (int i = 0; i < s->cpu_threads; i++)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "collision/tuner.h"
 #include "mixsim/sim.h"
 
 typedef struct ms_run_info {
@@ -13,6 +14,7 @@ typedef struct ms_run_info {
   uint32_t hash;
   double wall_s; /* wall time of the whole stepping loop */
   ms_state_summary summary; /* contacts and kinetic energy at the end */
+  ms_tuner *tuner; /* what was auto and how it was chosen; NULL: nothing was */
 } ms_run_info;
 
 void ms_report_breakdown(FILE *out, const ms_sim *sim, const ms_run_info *info);

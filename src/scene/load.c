@@ -14,10 +14,10 @@
  *   iterations_per_frame = 4  ; 1..1000                                   (4)
  *   seed = 42                 ; unsigned 64-bit                           (1)
  *   pipeline = reordered      ; naive | reordered                         (reordered)
- *   buffers = shared          ; shared | copied                           (shared)
- *   exchange = zone           ; zone | full: what the CPU worker maps/reads
- *                             ; (zone on a GPU, full on a CPU device)
- *   large_on = cpu            ; cpu | device: the large particles' contacts (cpu)
+ *   buffers = shared          ; shared | copied | auto                    (shared)
+ *   exchange = zone           ; zone | full | auto: what the CPU worker maps/reads
+ *                             ; (zone on a GPU, full on a CPU device); auto: timed
+ *   large_on = cpu            ; cpu | device | auto: the large particles' contacts (cpu)
  *   gravity = 0, -9.81        ; m/s^2                                     (0, -9.81)
  *   max_speed = 50            ; m/s, 1.1e-19..1.8e19: faster ones stop the run (no limit)
  *   [box]        min = x, y; max = x, y          ; both required, max > min

@@ -132,18 +132,34 @@ static int set_simulation(loader *ld, const char *key, const char *v)
   if (ms_ld_is(key, "pipeline"))
     return ms_pipeline_parse(v, &s->pipeline) ||
            ms_ld_bad_value(ld, "expected naive or reordered, got '%s'", v);
-  if (ms_ld_is(key, "buffers"))
+  /* auto: the run times the values (collision/tuner.h); the defaults stay for a run too
+   * short to tune, so auto leaves `buffers`, exchange_given and `large_on` alone. */
+  if (ms_ld_is(key, "buffers")) {
+    if (ms_ld_is(v, "auto")) {
+      s->buffers_auto = ld->line;
+      return 1;
+    }
     return ms_buffer_mode_parse(v, &s->buffers) ||
-           ms_ld_bad_value(ld, "expected shared or copied, got '%s'", v);
+           ms_ld_bad_value(ld, "expected shared, copied or auto, got '%s'", v);
+  }
   if (ms_ld_is(key, "exchange")) {
+    if (ms_ld_is(v, "auto")) {
+      s->exchange_auto = ld->line;
+      return 1;
+    }
     if (!ms_exchange_parse(v, &s->exchange))
-      return ms_ld_bad_value(ld, "expected zone or full, got '%s'", v);
+      return ms_ld_bad_value(ld, "expected zone, full or auto, got '%s'", v);
     s->exchange_given = 1; /* else the device type decides (collision/sim.c) */
     return 1;
   }
-  if (ms_ld_is(key, "large_on"))
+  if (ms_ld_is(key, "large_on")) {
+    if (ms_ld_is(v, "auto")) {
+      s->large_on_auto = ld->line;
+      return 1;
+    }
     return ms_large_on_parse(v, &s->large_on) ||
-           ms_ld_bad_value(ld, "expected cpu or device, got '%s'", v);
+           ms_ld_bad_value(ld, "expected cpu, device or auto, got '%s'", v);
+  }
   if (ms_ld_is(key, "cpu_threads"))
     return ms_ld_read_int(ld, v, 1, MS_CPU_THREADS_MAX, &s->cpu_threads);
   if (ms_ld_is(key, "max_speed"))

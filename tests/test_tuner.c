@@ -1,0 +1,228 @@
+/* The tuner of automatic choices without a device (collision/tuner.h): the candidates are
+ * the product of the axes given as auto, a "does not matter" rule collapses them, the
+ * batch length follows the run's length, the schedule warms every candidate up and then
+ * interleaves them with the start rotating, the warm-up is discarded, the lowest median
+ * wins, batches split over several advances add up, and a run too short to tune keeps
+ * the simulation's own values. Timings here are made up: nothing is timed. */
+#include <stdio.h>
+#include <string.h>
+
+#include "collision/tuner.h"
+#include "harness.h"
+
+static const char *filter;
+
+/* Indices of the two axes mixsim has, by name, so the test does not depend on order. */
+static int axis(const char *name)
+{
+  int n = 0;
+  const ms_tune_axis *a = ms_tune_axes(&n);
+  for (int i = 0; i < n; i++)
+    if (strcmp(a[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+static int has(const ms_tune_candidate *c, int n, int buffers, int exchange)
+{
+  int b = axis("buffers"), e = axis("exchange");
+  for (int i = 0; i < n; i++)
+    if (c[i].value[b] == buffers && c[i].value[e] == exchange)
+      return 1;
+  return 0;
+}
+
+static void base_values(int *base, ms_buffer_mode b, ms_exchange e)
+{
+  memset(base, 0, MS_TUNE_AXES_MAX * sizeof *base);
+  base[axis("buffers")] = (int)b;
+  base[axis("exchange")] = (int)e;
+}
+
+static void test_axes_table_has_buffers_and_exchange(void)
+{
+  int n = 0;
+  const ms_tune_axis *a = ms_tune_axes(&n);
+  ENSURE(n >= 2 && n <= MS_TUNE_AXES_MAX);
+  ENSURE(axis("buffers") >= 0 && axis("exchange") >= 0);
+  const ms_tune_axis *b = &a[axis("buffers")], *e = &a[axis("exchange")];
+  ENSURE(b->n_values == 2 && strcmp(b->value_name(MS_BUFFERS_COPIED), "copied") == 0);
+  ENSURE(e->n_values == 2 && strcmp(e->value_name(MS_EXCHANGE_ZONE), "zone") == 0);
+}
+
+static void test_candidates_are_the_product_of_the_auto_axes(void)
+{
+  int n = 0;
+  const ms_tune_axis *a = ms_tune_axes(&n);
+  int base[MS_TUNE_AXES_MAX], is_auto[MS_TUNE_AXES_MAX] = {0};
+  ms_tune_candidate c[MS_TUNE_CANDIDATES_MAX];
+  base_values(base, MS_BUFFERS_COPIED, MS_EXCHANGE_FULL);
+  is_auto[axis("buffers")] = is_auto[axis("exchange")] = 1;
+  int k = ms_tune_candidates(a, n, NULL, 0, is_auto, base, c, MS_TUNE_CANDIDATES_MAX);
+  ENSURE(k == 4);
+  ENSURE(has(c, k, MS_BUFFERS_SHARED, MS_EXCHANGE_ZONE) && has(c, k, MS_BUFFERS_SHARED, MS_EXCHANGE_FULL));
+  ENSURE(has(c, k, MS_BUFFERS_COPIED, MS_EXCHANGE_ZONE) && has(c, k, MS_BUFFERS_COPIED, MS_EXCHANGE_FULL));
+  /* one axis auto: the other stays at the simulation's value */
+  is_auto[axis("buffers")] = 0;
+  k = ms_tune_candidates(a, n, NULL, 0, is_auto, base, c, MS_TUNE_CANDIDATES_MAX);
+  ENSURE(k == 2 && has(c, k, MS_BUFFERS_COPIED, MS_EXCHANGE_ZONE) &&
+         has(c, k, MS_BUFFERS_COPIED, MS_EXCHANGE_FULL));
+}
+
+/* "When exchange is zone, buffers do not matter" (a made-up rule: mixsim's real one is
+ * large_on = device): the two zone candidates become one, at the simulation's buffers. */
+static void test_moot_rule_collapses_candidates(void)
+{
+  int n = 0;
+  const ms_tune_axis *a = ms_tune_axes(&n);
+  int base[MS_TUNE_AXES_MAX], is_auto[MS_TUNE_AXES_MAX] = {0};
+  ms_tune_candidate c[MS_TUNE_CANDIDATES_MAX];
+  base_values(base, MS_BUFFERS_COPIED, MS_EXCHANGE_FULL);
+  is_auto[axis("buffers")] = is_auto[axis("exchange")] = 1;
+  const ms_tune_moot rules[] = {{"exchange", MS_EXCHANGE_ZONE, "buffers"},
+                                {"large_on", 1, "exchange"}}; /* no such axis: no effect */
+  int k = ms_tune_candidates(a, n, rules, 2, is_auto, base, c, MS_TUNE_CANDIDATES_MAX);
+  ENSURE(k == 3);
+  ENSURE(has(c, k, MS_BUFFERS_COPIED, MS_EXCHANGE_ZONE));
+  ENSURE(!has(c, k, MS_BUFFERS_SHARED, MS_EXCHANGE_ZONE));
+  ENSURE(has(c, k, MS_BUFFERS_SHARED, MS_EXCHANGE_FULL) && has(c, k, MS_BUFFERS_COPIED, MS_EXCHANGE_FULL));
+  /* The plan uses the rules too, and the too-short fallback is still a candidate. */
+  ms_tuner t;
+  ms_tuner_plan(&t, a, n, rules, 2, is_auto, base, 10, 3);
+  ENSURE(t.n_cand == 3 && t.outcome == MS_TUNE_TOO_SHORT);
+  ENSURE(t.chosen >= 0 && t.cand[t.chosen].value[axis("buffers")] == MS_BUFFERS_COPIED &&
+         t.cand[t.chosen].value[axis("exchange")] == MS_EXCHANGE_FULL);
+}
+
+static void test_batch_length_follows_the_run(void)
+{
+  ENSURE(ms_tune_batch(2000, 4, 3) == 12); /* 2000 / (10 * 4 * 4) */
+  ENSURE(ms_tune_batch(2000, 2, 3) == 25);
+  ENSURE(ms_tune_batch(10000000, 2, 3) == MS_TUNE_BATCH_MAX);
+  ENSURE(ms_tune_batch(50, 2, 3) == MS_TUNE_BATCH_MIN);
+}
+
+static void plan_two_axes(ms_tuner *t, long total, int rounds)
+{
+  int n = 0;
+  const ms_tune_axis *a = ms_tune_axes(&n);
+  int base[MS_TUNE_AXES_MAX], is_auto[MS_TUNE_AXES_MAX] = {0};
+  base_values(base, MS_BUFFERS_SHARED, MS_EXCHANGE_FULL);
+  is_auto[axis("buffers")] = is_auto[axis("exchange")] = 1;
+  ms_tuner_plan(t, a, n, NULL, 0, is_auto, base, total, rounds);
+}
+
+/* Every round runs each candidate once; each starts one candidate later than the one
+ * before, so no candidate is always first after a switch. */
+static void test_schedule_interleaves_with_rotating_start(void)
+{
+  ms_tuner t;
+  plan_two_axes(&t, 100000, 3);
+  ENSURE(t.n_cand == 4 && t.outcome == MS_TUNE_PENDING && t.batch == MS_TUNE_BATCH_MAX);
+  int first[4], seen_first[4] = {0};
+  for (int round = 0; round <= 3; round++) {
+    int seen[4] = {0};
+    for (int i = 0; i < 4; i++) {
+      long want = 0;
+      int c = ms_tuner_next(&t, &want);
+      ENSURE(c >= 0 && c < 4 && want == t.batch);
+      if (i == 0)
+        first[round] = c;
+      seen[c]++;
+      ms_tuner_record(&t, want, 1e-3 * (double)want);
+    }
+    for (int c = 0; c < 4; c++)
+      ENSURE(seen[c] == 1);
+  }
+  for (int round = 0; round <= 3; round++)
+    seen_first[first[round]]++;
+  for (int c = 0; c < 4; c++)
+    ENSURE(seen_first[c] == 1);
+  ENSURE(t.outcome == MS_TUNE_CHOSEN);
+  long want = 0;
+  ENSURE(ms_tuner_next(&t, &want) == -1);
+}
+
+/* Made-up times in ms/iteration per candidate and round, warm-up first: candidate 2 is
+ * the slowest in the warm-up (discarded) and has one slow round, but the lowest median. */
+static const double g_times[4][4] = {
+  {0.9, 0.50, 0.52, 0.51},
+  {0.9, 0.60, 0.40, 0.61},
+  {9.0, 0.30, 0.95, 0.32},
+  {0.9, 0.45, 0.44, 0.46},
+};
+
+static void run_schedule(ms_tuner *t, long piece)
+{
+  while (t->outcome == MS_TUNE_PENDING) {
+    long want = 0;
+    int c = ms_tuner_next(t, &want), round = t->slot / t->n_cand;
+    for (long done = 0; done < want; done += piece) {
+      long n = piece < want - done ? piece : want - done;
+      ms_tuner_record(t, n, 1e-3 * g_times[c][round] * (double)n);
+    }
+  }
+}
+
+static void test_warmup_discarded_lowest_median_wins(void)
+{
+  ms_tuner t;
+  plan_two_axes(&t, 2000, 3);
+  run_schedule(&t, t.batch);
+  ENSURE(t.outcome == MS_TUNE_CHOSEN && t.chosen == 2);
+  const ms_tune_candidate *k = &t.cand[2];
+  ENSURE(k->timed == 3);
+  ENSURE_SMALL(k->median - 0.32, 1e-9);
+  ENSURE_SMALL(k->min - 0.30, 1e-9);
+  ENSURE_SMALL(k->max - 0.95, 1e-9);
+  ENSURE_SMALL(t.cand[1].median - 0.60, 1e-9);
+  ENSURE_SMALL(t.cand[0].ms_per_it[0] - 0.50, 1e-9); /* round 1, not the warm-up */
+}
+
+/* A batch cut into several advances (a checkpoint or a frame fell inside it) is booked
+ * whole: the same times and the same choice as in one advance each. */
+static void test_split_batches_add_up(void)
+{
+  ms_tuner whole, split;
+  plan_two_axes(&whole, 2000, 3);
+  plan_two_axes(&split, 2000, 3);
+  run_schedule(&whole, whole.batch);
+  run_schedule(&split, 5);
+  ENSURE(split.outcome == MS_TUNE_CHOSEN && split.chosen == whole.chosen);
+  for (int c = 0; c < 4; c++)
+    for (int r = 0; r < 3; r++)
+      ENSURE_SMALL(split.cand[c].ms_per_it[r] - whole.cand[c].ms_per_it[r], 1e-9);
+  ENSURE(whole.needed == 4L * 4 * whole.batch && whole.needed <= 2000 / MS_TUNE_SHARE);
+}
+
+/* Shorter than a tenth of the run can time with batches of the minimum length: nothing
+ * is timed, and the simulation's own values are the ones kept. */
+static void test_too_short_keeps_the_simulation_values(void)
+{
+  ms_tuner t;
+  long shortest = (long)MS_TUNE_SHARE * 4 * (3 + 1) * MS_TUNE_BATCH_MIN;
+  plan_two_axes(&t, shortest - 1, 3);
+  ENSURE(t.outcome == MS_TUNE_TOO_SHORT && t.shortest == shortest);
+  long want = 0;
+  ENSURE(ms_tuner_next(&t, &want) == -1);
+  ENSURE(t.chosen >= 0 && t.cand[t.chosen].value[axis("buffers")] == MS_BUFFERS_SHARED &&
+         t.cand[t.chosen].value[axis("exchange")] == MS_EXCHANGE_FULL);
+  plan_two_axes(&t, shortest, 3);
+  ENSURE(t.outcome == MS_TUNE_PENDING && t.batch == MS_TUNE_BATCH_MIN);
+  plan_two_axes(&t, 0, 3); /* --steps 0 */
+  ENSURE(t.outcome == MS_TUNE_TOO_SHORT);
+}
+
+int main(int argc, char **argv)
+{
+  filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
+  RUN_TEST(test_axes_table_has_buffers_and_exchange, filter);
+  RUN_TEST(test_candidates_are_the_product_of_the_auto_axes, filter);
+  RUN_TEST(test_moot_rule_collapses_candidates, filter);
+  RUN_TEST(test_batch_length_follows_the_run, filter);
+  RUN_TEST(test_schedule_interleaves_with_rotating_start, filter);
+  RUN_TEST(test_warmup_discarded_lowest_median_wins, filter);
+  RUN_TEST(test_split_batches_add_up, filter);
+  RUN_TEST(test_too_short_keeps_the_simulation_values, filter);
+  return TEST_EXIT();
+}
