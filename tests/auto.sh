@@ -160,7 +160,7 @@ test_too_short_run_says_so() {
     grep -q "kept shared/full$" "$tmp/s" && [ "$(hash_of "$tmp/s")" = "$(hash_of "$tmp/d")" ] &&
     python3 -c "import json,sys; a = json.load(open(sys.argv[1]))['auto']; \
 assert a['outcome'] == 'too_short' and a['tuned'] is False and a['shortest_run'] == 320, a; \
-assert a['chosen'] == {'buffers': 'shared', 'exchange': 'full'} and len(a['candidates']) == 4, a; \
+assert a['chosen'] == {'buffers': 'shared', 'exchange': 'full', 'large_on': 'cpu'} and len(a['candidates']) == 4, a; \
 assert all(c['ms_per_iteration'] == [] and c['median'] is None for c in a['candidates']), a" "$tmp/s.json"
 }
 
