@@ -4,6 +4,7 @@
  * reason come back as a value, the lowest-numbered failing chunk's whichever fails
  * first in time; bad thread counts are refused. */
 #include <stdatomic.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,14 +47,22 @@ static ms_status visit(void *ctx, int begin, int end, int chunk, char *why, size
   return MS_OK;
 }
 
-static void test_every_item_once_over_many_jobs(void)
+/* Many jobs of every size on pools of 1, 2, 3 and 8 threads; with a spin budget, every
+ * seventh job comes after a pause longer than it, so helpers are found both polling and
+ * asleep. */
+static void every_item_once(double spin_s)
 {
   int counts[] = {1, 2, 3, 8};
   for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
     ms_pool *p = NULL;
     ENSURE(ms_pool_create(counts[k], &p) == MS_OK && ms_pool_threads(p) == counts[k]);
+    ms_pool_set_spin(p, spin_s);
     int ok = 1;
     for (int job = 0; job < 300 && ok; job++) {
+      if (spin_s > 0.0 && job % 7 == 0) {
+        struct timespec pause = {0, (long)(3 * spin_s * 1e9)};
+        nanosleep(&pause, NULL);
+      }
       int n = job % 37;
       int owner[40];
       for (int i = 0; i < n; i++)
@@ -77,6 +86,11 @@ static void test_every_item_once_over_many_jobs(void)
     ENSURE(ok);
   }
 }
+
+static void test_every_item_once_over_many_jobs(void) { every_item_once(0.0); }
+
+/* The same with helpers and caller polling 200 us before they sleep. */
+static void test_every_item_once_polling(void) { every_item_once(200e-6); }
 
 /* Chunks 1 and 2 fail, 2 at once and 1 only after a while, so 2 is first in time. */
 static ms_status fail_late(void *ctx, int begin, int end, int chunk, char *why,
@@ -137,6 +151,7 @@ int main(int argc, char **argv)
   filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
   RUN_TEST(test_chunks_cover_the_range_in_order, filter);
   RUN_TEST(test_every_item_once_over_many_jobs, filter);
+  RUN_TEST(test_every_item_once_polling, filter);
   RUN_TEST(test_lowest_failing_chunk_reported, filter);
   RUN_TEST(test_bad_thread_counts_refused, filter);
   return TEST_EXIT();

@@ -18,7 +18,7 @@
  * scenes/mixed.ini (150 large) ran 0.17-0.19 ms/iteration on one thread and 0.21-0.23 on
  * fifteen; 1M small + 1000 large of 10 small radii, 3.2 ms on one, 2.3 on four, 2.0 on
  * fifteen. Chunks never change the results, only the time. */
-#define GRAIN_LARGE_SMALL 256
+#define GRAIN_LARGE_SMALL 32
 #define GRAIN_LARGE_LARGE 1024
 #define GRAIN_PER_BODY 2048
 

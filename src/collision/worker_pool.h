@@ -24,6 +24,11 @@ ms_status ms_pool_create(int threads, ms_pool **out);
 void ms_pool_destroy(ms_pool *p);
 int ms_pool_threads(const ms_pool *p);
 
+/* How long helpers poll for the next job, and the caller for the helpers to finish,
+ * before sleeping (0, the default: sleep at once). Polling takes the cores it runs on:
+ * only where nothing else needs them. */
+void ms_pool_set_spin(ms_pool *p, double seconds);
+
 /* Seconds thread `thread` (0: the worker) spent running chunks since the pool was made:
  * how evenly the jobs split. Read only between jobs. */
 double ms_pool_busy_s(const ms_pool *p, int thread);
