@@ -79,8 +79,13 @@ static int large_small_pair(const ms_sim *s, ms_body *L, int j, size_t at, const
                             ms_worker_chunk *out)
 {
   const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
-  float rj = s->shape[2 * j], mj = s->shape[2 * j + 1];
   float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
+  /* Out of reach of the largest small particle, out of reach of this one (r_sum and its
+   * square only shrink with rj, rounding included): most candidates end here, before
+   * their radius is looked up at an index the zone does not order. */
+  if (!ms_touching(dx, dy, L->r + s->r_small_max))
+    return 1;
+  float rj = s->shape[2 * j], mj = s->shape[2 * j + 1];
   if (!ms_touching(dx, dy, L->r + rj))
     return 1;
   /* A static particle acts with infinite mass: the pair's mass is the small one's. */
@@ -309,17 +314,27 @@ struct ms_sweep_item {
   int index;
 };
 
+static ms_status sweep_chunk(void *ctx, int begin, int end, int chunk, char *why,
+                             size_t why_size)
+{
+  ms_sim *s = ctx;
+  (void)chunk;
+  (void)why;
+  (void)why_size;
+  for (int a = begin; a < end; a++) {
+    int i = s->sweep_order[a];
+    const ms_body *B = &s->large[i];
+    s->sweep[a] = (struct ms_sweep_item){left_edge(s->large, i), B->x + B->r, B->x, B->y, B->r, i};
+  }
+  return MS_OK;
+}
+
 static ms_status fill_sweep(ms_sim *s)
 {
   if (!s->sweep && !(s->sweep = malloc(((size_t)s->n_large + 1) * sizeof *s->sweep)))
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the sweep of %d large particles",
                    s->n_large);
-  for (int a = 0; a < s->n_large; a++) {
-    const ms_body *B = &s->large[s->sweep_order[a]];
-    s->sweep[a] = (struct ms_sweep_item){left_edge(s->large, s->sweep_order[a]), B->x + B->r,
-                                         B->x, B->y, B->r, s->sweep_order[a]};
-  }
-  return MS_OK;
+  return ms_pool_run(s->pool, sweep_chunk, s, s->n_large, grain(s, GRAIN_PER_BODY));
 }
 
 /* One chunk of sweep positions: the touching pairs whose left member is there, in sweep

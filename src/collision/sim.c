@@ -133,14 +133,15 @@ static ms_status read_grain(ms_sim *s)
 
 /* How long the pool's threads poll between jobs: on a GPU, whose runtime leaves the
  * host's cores to the worker, while the pool fits beside the manager; never on a CPU
- * device, whose kernels need every core the pool would poll on. */
+ * device, whose kernels need every core the pool would poll on. 200 us spans the gaps
+ * between an iteration's jobs: on the H200's host, 1M small + 20,000 large went from
+ * 1.94 ms/iteration (no polling) to 1.64, 4M + 4000 from 1.40 to 1.38 (one run each). */
 static double pool_spin_s(const ms_sim *s)
 {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (!(s->cl.device_type & CL_DEVICE_TYPE_GPU) || s->cpu_threads >= cores)
     return 0.0;
-  const char *e = getenv("HACKSPIN");
-  return e ? atof(e) * 1e-6 : 50e-6;
+  return 200e-6;
 }
 
 /* The CPU worker's pool: the scene's (or --cpu-threads') count, else the default. */
