@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# On the GPU machine: the scaling sweep of the heterogeneous pipeline (tools/sweep.py) and
-# the issue-11 target scenes, each variant interleaved, against the build before the
-# exchange work when its sources are carried as .deps/before.tar (git archive
-# --prefix=before/ REV). Results (CSV, PNG, Markdown) go to $OUT.
-#   VARIANTS="zone=--exchange zone;full=--exchange full" POINTS="1048576 1000 10" tools/scaling-device.sh
+# On the GPU machine: the figures of docs/scaling.md. Builds mixsim (and, when its sources
+# are carried as .deps/before.tar = git archive --prefix=before/ REV, the build before the
+# exchange work, as the variant `landed`), then runs tools/sweep.py, every variant
+# interleaved with the others, REPEAT times:
+#   PART=targets  the issue's four generated scenes and scenes/mixed.ini (default)
+#   PART=sweep    small 8K..1M x large 10/1000/20000 (ratio 10), and ratios 2/10/50 at
+#                 1M + 1000
+# Results (CSV, PNG, the printed table) go to $OUT (default device-results/).
+#   PART=sweep REPEAT=2 tools/scaling-device.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-device-results}
@@ -19,20 +23,36 @@ python3 -c "import matplotlib" 2>/dev/null || pip install -q matplotlib >/dev/nu
         meson compile -C ../bb mixsim:executable)
   fi
 } >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
-IFS=';' read -r -a vs <<<"${VARIANTS:-shared=-b shared;copied=-b copied}"
+nvidia-smi -L
+lscpu | grep -E "^Model name|^CPU\(s\)"
+default="zone-copied=--exchange zone -b copied;zone-shared=--exchange zone -b shared"
+default+=";full-copied=--exchange full -b copied;full-shared=--exchange full -b shared"
+default+=";device=--large-on device"
+IFS=';' read -r -a vs <<<"${VARIANTS:-$default}"
 args=()
 for v in "${vs[@]}"; do args+=(--variant "$v"); done
 [ -x bb/mixsim ] && args+=(--variant "landed=@bb/mixsim -b shared")
-# The targets of issue 11: (small, large, ratio) with the reordered pipeline.
-IFS=';' read -r -a points <<<"${POINTS:-1048576 1000 10;4194304 4000 10;1048576 20000 4;65536 1000 10}"
-for point in "${points[@]}"; do
-  set -- $point
-  python3 tools/sweep.py --mixsim bd/mixsim --small "$1" --large "$2" --ratio "$3" \
-    --steps "${STEPS:-300}" --repeat "${REPEAT:-3}" --device gpu "${args[@]}" \
-    --out "$out/target_$1_$2" 2>&1 | tee -a "$out/targets.md"
-done
-if [ -n "${SWEEP:-}" ]; then
+# auto times 5 candidates over a tenth of the run: it needs 400 iterations at least.
+auto=(--variant "auto=-b auto --exchange auto --large-on auto -n 1000")
+case ${PART:-targets} in
+targets)
+  python3 tools/sweep.py --mixsim bd/mixsim --scene scenes/mixed.ini --steps 6000 \
+    --repeat "${REPEAT:-3}" --device gpu "${args[@]}" "${auto[@]/-n 1000/-n 6000}" \
+    --out "$out/mixed"
+  for point in "1048576 1000 10" "4194304 4000 10" "1048576 20000 4" "65536 1000 10"; do
+    set -- $point
+    python3 tools/sweep.py --mixsim bd/mixsim --small "$1" --large "$2" --ratio "$3" \
+      --steps "${STEPS:-300}" --repeat "${REPEAT:-3}" --device gpu "${args[@]}" "${auto[@]}" \
+      --out "$out/target_$1_$2"
+  done
+  ;;
+sweep)
   python3 tools/sweep.py --mixsim bd/mixsim --small 8192,65536,262144,1048576 \
-    --large 10,1000,20000 --ratio 2,10,50 --steps 200 --repeat 3 --device gpu "${args[@]}" \
-    --out "$out/sweep" 2>&1 | tee "$out/sweep.md"
-fi
+    --large 10,1000,20000 --ratio 10 --steps "${STEPS:-200}" --repeat "${REPEAT:-2}" \
+    --device gpu "${args[@]}" --out "$out/sweep"
+  python3 tools/sweep.py --mixsim bd/mixsim --small 1048576 --large 1000 --ratio 2,50 \
+    --steps "${STEPS:-200}" --repeat "${REPEAT:-2}" --device gpu "${args[@]}" \
+    --out "$out/ratio"
+  ;;
+*) echo "PART must be targets or sweep" >&2; exit 2 ;;
+esac

@@ -11,6 +11,9 @@ usage: sweep.py --mixsim EXE --small 8192,65536 --large 10,1000 --ratio 10
                 --variant 'shared=-b shared' --variant 'copied=-b copied'
                 [--variant 'landed=@OTHER/mixsim -b shared']   (another build)
                 [--steps 200] [--repeat 3] [--device gpu] --out DIR
+       sweep.py --mixsim EXE --scene scenes/mixed.ini [--scene ...] --variant ... --out DIR
+                (the given scenes instead of generated ones; small/large/ratio columns 0)
+A variant with auto options records the candidate it chose (column `chosen`).
 """
 import argparse
 import csv
@@ -25,8 +28,9 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sweep_scene  # noqa: E402
 
-FIELDS = ["small", "large", "ratio", "variant", "options", "ms_median", "ms_min", "ms_max",
-          "idle_gpu_manager", "idle_cpu_worker", "kernels_ms", "state_hash", "error"]
+FIELDS = ["scene", "small", "large", "ratio", "variant", "options", "ms_median", "ms_min",
+          "ms_max", "runs", "idle_gpu_manager", "idle_cpu_worker", "kernels_ms", "chosen",
+          "state_hash", "error"]
 
 
 def ints(text):
@@ -53,18 +57,26 @@ def run_once(exe, scene, options, steps, device):
             return json.load(f), None
 
 
+def chosen_of(stats):
+    auto = stats.get("auto")
+    if not auto:
+        return ""
+    return "/".join(str(v) for v in auto.get("chosen", {}).values())
+
+
 def row_of(point, name, options, runs, error):
-    small, large, ratio = point
-    row = {"small": small, "large": large, "ratio": ratio, "variant": name,
+    small, large, ratio, scene = point
+    row = {"scene": scene, "small": small, "large": large, "ratio": ratio, "variant": name,
            "options": " ".join(options), "error": error or ""}
     if runs:
         ms = [r["ms_per_iteration"] for r in runs]
         med = sorted(runs, key=lambda r: r["ms_per_iteration"])[len(runs) // 2]
         idle = med.get("idle_fraction", {})
         row.update(ms_median=statistics.median(ms), ms_min=min(ms), ms_max=max(ms),
-                   idle_gpu_manager=idle.get("gpu_manager", ""),
+                   runs=len(ms), idle_gpu_manager=idle.get("gpu_manager", ""),
                    idle_cpu_worker=idle.get("cpu_worker", ""),
                    kernels_ms=sum(k["ms_per_iteration"] for k in med["kernels"].values()),
+                   chosen=" ".join(sorted({chosen_of(r) for r in runs} - {""})),
                    state_hash=med["state_hash"])
     return row
 
@@ -78,9 +90,10 @@ def plot(rows, out_dir):
         print("sweep.py: matplotlib is not installed; CSV only", file=sys.stderr)
         return []
     made = []
-    groups = sorted({(r["large"], r["ratio"]) for r in rows})
+    groups = sorted({(r["large"], r["ratio"]) for r in rows if not r["scene"]})
     for large, ratio in groups:
-        sel = [r for r in rows if r["large"] == large and r["ratio"] == ratio and not r["error"]]
+        sel = [r for r in rows if r["large"] == large and r["ratio"] == ratio and not r["error"]
+               and not r["scene"]]
         if not sel:
             continue
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -125,6 +138,8 @@ def main():
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--device", default=None)
+    ap.add_argument("--scene", action="append", default=[],
+                    help="an existing scene to run instead of generated ones (repeatable)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     variants = []
@@ -135,34 +150,40 @@ def main():
         variants.append((name, shlex.split(opts)))
     os.makedirs(a.out, exist_ok=True)
     rows = []
-    for small in a.small:
-        for large in a.large:
-            for ratio in a.ratio:
-                point = (small, large, ratio)
-                scene = os.path.join(a.out, "scene_%d_%d_%g.ini" % point)
-                with open(scene, "w") as f:
-                    f.write(sweep_scene.scene(small, large, ratio))
-                runs = {name: [] for name, _ in variants}
-                errors = {}
-                for _ in range(a.repeat):
-                    for name, opts in variants:
-                        if name in errors:
-                            continue
-                        exe = a.mixsim
-                        if opts and opts[0].startswith("@"):  # another build: @PATH
-                            exe, opts = opts[0][1:], opts[1:]
-                        got, err = run_once(exe, scene, opts, a.steps, a.device)
-                        if err:
-                            errors[name] = err
-                        else:
-                            runs[name].append(got)
-                for name, opts in variants:
-                    row = row_of(point, name, opts, runs[name], errors.get(name))
-                    rows.append(row)
-                    print("%8d small %6d large ratio %-4g %-14s %s" % (
-                        small, large, ratio, name,
-                        "%.4f ms (%.4f-%.4f)" % (row["ms_median"], row["ms_min"], row["ms_max"])
-                        if not row["error"] else "ERROR " + row["error"]), flush=True)
+    points = [(0, 0, 0.0, path) for path in a.scene]
+    if not points:
+        points = [(small, large, ratio, "") for small in a.small for large in a.large
+                  for ratio in a.ratio]
+    for point in points:
+        small, large, ratio, scene = point
+        if not scene:
+            scene = os.path.join(a.out, "scene_%d_%d_%g.ini" % point[:3])
+            with open(scene, "w") as f:
+                f.write(sweep_scene.scene(small, large, ratio))
+        runs = {name: [] for name, _ in variants}
+        errors = {}
+        for _ in range(a.repeat):
+            for name, opts in variants:
+                if name in errors:
+                    continue
+                exe = a.mixsim
+                if opts and opts[0].startswith("@"):  # another build: @PATH
+                    exe, opts = opts[0][1:], opts[1:]
+                got, err = run_once(exe, scene, opts, a.steps, a.device)
+                if err:
+                    errors[name] = err
+                else:
+                    runs[name].append(got)
+        for name, opts in variants:
+            row = row_of(point, name, opts, runs[name], errors.get(name))
+            rows.append(row)
+            label = point[3] or "%8d small %6d large ratio %-4g" % point[:3]
+            print("%s %-14s %s%s" % (
+                label, name,
+                "%.4f ms (%.4f-%.4f, %d runs)" % (row["ms_median"], row["ms_min"], row["ms_max"],
+                                                  row["runs"])
+                if not row["error"] else "ERROR " + row["error"],
+                (" chose " + row["chosen"]) if row.get("chosen") else ""), flush=True)
     csv_path = os.path.join(a.out, "sweep.csv")
     with open(csv_path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)

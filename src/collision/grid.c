@@ -5,16 +5,30 @@
 
 #include "shared/grid.h"
 
+/* Clears the counts (a fill, booked with the flags' reset as grid_clear): on pocl a
+ * kernel storing a zero per cell cost 2.6 ms of a 5.3 ms iteration at 65K small particles
+ * on 397K cells, the fill 0.15 ms. */
+static ms_status clear_counts(ms_sim *s)
+{
+  static const int zero = 0;
+  cl_event ev = 0;
+  ms_status st = ms_cl_check(clEnqueueFillBuffer(s->cl.gpu_queue, s->buf.count, &zero,
+                                                 sizeof zero, 0, s->grid.n_cells * sizeof(int),
+                                                 0, NULL, &ev),
+                             "clEnqueueFillBuffer", "grid count");
+  ms_status kept = ms_gpu_keep_event(s, MS_K_GRID_CLEAR, ev);
+  return st ? st : kept;
+}
+
 /* Enqueues clear, insert and sort, then reads the flags back: the one blocking call
  * of the manager's iteration, which also waits for the kernels queued before it. */
 static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
 {
   ms_cl *cl = &s->cl;
   static const int kernels[3] = {MS_K_GRID_CLEAR, MS_K_GRID_INSERT, MS_K_GRID_SORT};
-  size_t sizes[3] = {s->grid.n_cells > MS_FLAG_COUNT ? s->grid.n_cells : MS_FLAG_COUNT,
-                     (size_t)s->n_small, s->grid.n_cells};
+  size_t sizes[3] = {MS_FLAG_COUNT, (size_t)s->n_small, s->grid.n_cells};
   double t0 = ms_now();
-  ms_status st = MS_OK;
+  ms_status st = clear_counts(s);
   for (int k = 0; k < 3 && !st; k++) {
     cl_event ev = 0;
     st = ms_kernels_run_1d(&s->kern, cl, kernels[k], sizes[k], &ev);
