@@ -63,12 +63,12 @@ check_auto_line() { # report axes-label count
 }
 
 test_auto_same_hash_as_explicit_mixed() {
-  "$exe" -q -n 400 -b auto --exchange auto --stats "$tmp/a.json" "$mixed" >"$tmp/a" || return 1
+  "$exe" -q -n 1600 -b auto --exchange auto --stats "$tmp/a.json" "$mixed" >"$tmp/a" || return 1
   local a ref
   a=$(hash_of "$tmp/a")
   for b in shared copied; do
     for e in zone full; do
-      "$exe" -q -n 400 -b $b --exchange $e "$mixed" >"$tmp/x" || return 1
+      "$exe" -q -n 1600 -b $b --exchange $e "$mixed" >"$tmp/x" || return 1
       ref=$(hash_of "$tmp/x")
       echo "    $b/$e $ref, auto $a"
       [ -n "$a" ] && [ "$a" = "$ref" ] || return 1
@@ -78,9 +78,9 @@ test_auto_same_hash_as_explicit_mixed() {
 }
 
 test_auto_same_hash_as_explicit_many_large() {
-  "$exe" -q -n 160 --exchange auto -b copied --stats "$tmp/m.json" "$many" >"$tmp/m" || return 1
-  "$exe" -q -n 160 --exchange zone "$many" >"$tmp/z" || return 1
-  "$exe" -q -n 160 --exchange full -b copied "$many" >"$tmp/f" || return 1
+  "$exe" -q -n 800 --exchange auto -b copied --stats "$tmp/m.json" "$many" >"$tmp/m" || return 1
+  "$exe" -q -n 800 --exchange zone "$many" >"$tmp/z" || return 1
+  "$exe" -q -n 800 --exchange full -b copied "$many" >"$tmp/f" || return 1
   local a z f
   a=$(hash_of "$tmp/m")
   z=$(hash_of "$tmp/z")
@@ -93,9 +93,9 @@ test_auto_same_hash_as_explicit_many_large() {
 
 # large_on = auto: cpu and the device-only baseline, the same hash as either.
 test_large_on_auto_many_large() {
-  "$exe" -q -n 160 --large-on auto -b copied --stats "$tmp/l.json" "$many" >"$tmp/l" || return 1
-  "$exe" -q -n 160 --large-on cpu "$many" >"$tmp/c" || return 1
-  "$exe" -q -n 160 --large-on device "$many" >"$tmp/d" || return 1
+  "$exe" -q -n 800 --large-on auto -b copied --stats "$tmp/l.json" "$many" >"$tmp/l" || return 1
+  "$exe" -q -n 800 --large-on cpu "$many" >"$tmp/c" || return 1
+  "$exe" -q -n 800 --large-on device "$many" >"$tmp/d" || return 1
   local a c d
   a=$(hash_of "$tmp/l")
   c=$(hash_of "$tmp/c")
@@ -108,9 +108,9 @@ test_large_on_auto_many_large() {
 # With the large particles on the device the worker exchanges nothing: buffers and
 # exchange do not matter there, so the three axes give 4 + 1 candidates, not 8.
 test_three_axes_collapse() {
-  "$exe" -q -n 400 -b auto --exchange auto --large-on auto --stats "$tmp/t.json" "$mixed" \
+  "$exe" -q -n 2000 -b auto --exchange auto --large-on auto --stats "$tmp/t.json" "$mixed" \
     >"$tmp/t" || return 1
-  "$exe" -q -n 400 "$mixed" >"$tmp/r" || return 1
+  "$exe" -q -n 2000 "$mixed" >"$tmp/r" || return 1
   [ "$(hash_of "$tmp/t")" = "$(hash_of "$tmp/r")" ] || return 1
   grep '^auto ' "$tmp/t"
   python3 - "$tmp/t.json" <<'EOF'
@@ -156,10 +156,10 @@ test_too_short_run_says_so() {
   "$exe" -q -n 20 -b auto --exchange auto --stats "$tmp/s.json" "$mixed" >"$tmp/s" || return 1
   "$exe" -q -n 20 "$mixed" >"$tmp/d" || return 1
   grep '^auto ' "$tmp/s"
-  grep -q "^auto      buffers/exchange not tuned: the run's 20 iterations are fewer than the 320 it takes" "$tmp/s" &&
+  grep -q "^auto      buffers/exchange not tuned: the run's 20 iterations are fewer than the 1600 it takes" "$tmp/s" &&
     grep -q "kept shared/full$" "$tmp/s" && [ "$(hash_of "$tmp/s")" = "$(hash_of "$tmp/d")" ] &&
     python3 -c "import json,sys; a = json.load(open(sys.argv[1]))['auto']; \
-assert a['outcome'] == 'too_short' and a['tuned'] is False and a['shortest_run'] == 320, a; \
+assert a['outcome'] == 'too_short' and a['tuned'] is False and a['shortest_run'] == 1600, a; \
 assert a['chosen'] == {'buffers': 'shared', 'exchange': 'full', 'large_on': 'cpu'} and len(a['candidates']) == 4, a; \
 assert all(c['ms_per_iteration'] == [] and c['median'] is None for c in a['candidates']), a" "$tmp/s.json"
 }
@@ -173,13 +173,13 @@ test_steps_zero_says_so() {
 # A checkpoint does not hold the choice: a resumed run with auto tunes again over what is
 # left of it, and ends on the uninterrupted run's hash.
 test_resumed_run_tunes_again() {
-  "$exe" -q -n 400 "$mixed" >"$tmp/straight" || return 1
+  "$exe" -q -n 1000 "$mixed" >"$tmp/straight" || return 1
   "$exe" -q -n 100 --exchange auto --checkpoint "$tmp/c.ck" "$mixed" >/dev/null || return 1
-  "$exe" -q -n 400 --exchange auto --resume "$tmp/c.ck" --stats "$tmp/r.json" "$mixed" >"$tmp/r" || return 1
+  "$exe" -q -n 1000 --exchange auto --resume "$tmp/c.ck" --stats "$tmp/r.json" "$mixed" >"$tmp/r" || return 1
   echo "    straight $(hash_of "$tmp/straight"), resumed $(hash_of "$tmp/r")"
   [ "$(hash_of "$tmp/straight")" = "$(hash_of "$tmp/r")" ] &&
     python3 -c "import json,sys; a = json.load(open(sys.argv[1]))['auto']; \
-assert a['run_iterations'] == 300 and a['outcome'] == 'chosen', a" "$tmp/r.json"
+assert a['run_iterations'] == 900 and a['outcome'] == 'chosen', a" "$tmp/r.json"
 }
 
 test_bad_values_refused() {

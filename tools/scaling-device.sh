@@ -3,7 +3,8 @@
 # are carried as .deps/before.tar = git archive --prefix=before/ REV, the build before the
 # exchange work, as the variant `landed`), then runs tools/sweep.py, every variant
 # interleaved with the others, REPEAT times:
-#   PART=targets  the issue's four generated scenes and scenes/mixed.ini (default)
+#   PART=targets  the issue's four generated scenes and scenes/mixed.ini (default; POINTS=
+#                 "SMALL LARGE RATIO;..." picks the generated ones, MIXED= leaves mixed.ini out)
 #   PART=sweep    small 8K..1M x large 10/1000/20000 (ratio 10), and ratios 2/10/50 at
 #                 1M + 1000
 # Results (CSV, PNG, the printed table) go to $OUT (default device-results/).
@@ -36,10 +37,12 @@ for v in "${vs[@]}"; do args+=(--variant "$v"); done
 auto=(--variant "auto=-b auto --exchange auto --large-on auto -n 1000")
 case ${PART:-targets} in
 targets)
-  python3 tools/sweep.py --mixsim bd/mixsim --scene scenes/mixed.ini --steps 6000 \
-    --repeat "${REPEAT:-3}" --device gpu "${args[@]}" "${auto[@]/-n 1000/-n 6000}" \
-    --out "$out/mixed"
-  for point in "1048576 1000 10" "4194304 4000 10" "1048576 20000 4" "65536 1000 10"; do
+  [ -n "${MIXED-1}" ] &&
+    python3 tools/sweep.py --mixsim bd/mixsim --scene scenes/mixed.ini --steps 6000 \
+      --repeat "${REPEAT:-3}" --device gpu "${args[@]}" "${auto[@]/-n 1000/-n 6000}" \
+      --out "$out/mixed"
+  IFS=';' read -r -a points <<<"${POINTS:-1048576 1000 10;4194304 4000 10;1048576 20000 4;65536 1000 10}"
+  for point in "${points[@]}"; do
     set -- $point
     python3 tools/sweep.py --mixsim bd/mixsim --small "$1" --large "$2" --ratio "$3" \
       --steps "${STEPS:-300}" --repeat "${REPEAT:-3}" --device gpu "${args[@]}" "${auto[@]}" \
