@@ -33,13 +33,13 @@ IFS=';' read -r -a vs <<<"${VARIANTS:-$default}"
 args=()
 for v in "${vs[@]}"; do args+=(--variant "$v"); done
 [ -x bb/mixsim ] && args+=(--variant "landed=@bb/mixsim -b shared")
-# auto times 5 candidates over a tenth of the run: it needs 400 iterations at least.
-auto=(--variant "auto=-b auto --exchange auto --large-on auto -n 1000")
+# auto times 5 candidates over a tenth of the run (2000 iterations at least): 6000.
+auto=(--variant "auto=-b auto --exchange auto --large-on auto -n 6000")
 case ${PART:-targets} in
 targets)
   [ -n "${MIXED-1}" ] &&
     python3 tools/sweep.py --mixsim bd/mixsim --scene scenes/mixed.ini --steps 6000 \
-      --repeat "${REPEAT:-3}" --device gpu "${args[@]}" "${auto[@]/-n 1000/-n 6000}" \
+      --repeat "${REPEAT:-3}" --device gpu "${args[@]}" "${auto[@]}" \
       --out "$out/mixed"
   IFS=';' read -r -a points <<<"${POINTS:-1048576 1000 10;4194304 4000 10;1048576 20000 4;65536 1000 10}"
   for point in "${points[@]}"; do
