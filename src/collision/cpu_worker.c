@@ -13,12 +13,14 @@
 #include "shared/contact.h"
 #include "shared/grid.h"
 
-/* Large particles per thread below which a phase takes fewer threads. Waking helpers and
- * joining them costs more than it saves on small scenes: on an H200's host,
- * scenes/mixed.ini (150 large) ran 0.17-0.19 ms/iteration on one thread and 0.21-0.23 on
- * fifteen; 1M small + 1000 large of 10 small radii, 3.2 ms on one, 2.3 on four, 2.0 on
- * fifteen. Chunks never change the results, only the time. */
-#define GRAIN_LARGE_SMALL 32
+/* Work per thread below which a phase takes fewer threads. Waking helpers and joining
+ * them costs more than it saves on small scenes: on an H200's host, scenes/mixed.ini (150
+ * large) ran 0.154 ms/iteration with large-small on one thread and 0.18 split from 32
+ * large particles a thread. Large-small's work is the small particles it visits, so its
+ * grain is in visits: 1M small + 1000 large of 10 small radii (about 150,000 visits) runs
+ * on fifteen threads, 0.12 ms against 0.23 on four. Chunks never change the results,
+ * only the time. */
+#define GRAIN_VISITS 8192.0
 #define GRAIN_LARGE_LARGE 1024
 #define GRAIN_PER_BODY 2048
 
@@ -175,12 +177,34 @@ static void apply_large_small(ms_sim *s)
   }
 }
 
+/* Large particles per thread in large-small: GRAIN_VISITS over the visits one makes,
+ * estimated as its cell rectangle's cells at the small particles' mean density. */
+static int large_small_grain(const ms_sim *s)
+{
+  if (s->cpu_grain > 0)
+    return s->cpu_grain;
+  const ms_grid *g = &s->grid;
+  double cells = 0.0;
+  for (int i = 0; i < s->n_large; i++) {
+    const ms_body *L = &s->large[i];
+    double reach = (double)L->r + s->r_small_max;
+    int w = ms_grid_axis(L->x + reach, g->inv_cell, g->nx) -
+            ms_grid_axis(L->x - reach, g->inv_cell, g->nx) + 1;
+    int h = ms_grid_axis(L->y + reach, g->inv_cell, g->ny) -
+            ms_grid_axis(L->y - reach, g->inv_cell, g->ny) + 1;
+    cells += (double)w * (double)h;
+  }
+  double per_large = cells * (double)s->n_small / (double)g->n_cells / (double)s->n_large;
+  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)s->n_large;
+  return grain < 1.0 ? 1 : grain > (double)s->n_large ? s->n_large : (int)grain;
+}
+
 ms_status ms_cpu_large_small(ms_sim *s)
 {
   for (int t = 0; t < s->cpu_threads; t++)
     s->chunk[t].n_ls = 0; /* chunks the job leaves empty add nothing */
   ms_status st = ms_pool_run(s->pool, large_small_chunk, s, s->n_large,
-                             grain(s, GRAIN_LARGE_SMALL));
+                             s->n_large > 0 ? large_small_grain(s) : 1);
   if (!st)
     apply_large_small(s);
   return st;
