@@ -3,11 +3,13 @@
 #pragma OPENCL FP_CONTRACT OFF
 #include "shared/grid.h"
 
-/* Resets the flags the build fills (the counts are cleared by a fill before it:
- * collision/grid.c says why). */
-__kernel void ms_grid_clear(__global int *flags)
+/* Clears the first n_cells counts (0 where a fill clears them: collision/grid.c) and
+ * resets the flags the build fills. */
+__kernel void ms_grid_clear(__global int *count, int n_cells, __global int *flags)
 {
   int i = get_global_id(0);
+  if (i < n_cells)
+    count[i] = 0;
   if (i < MS_FLAG_COUNT)
     flags[i] = (i == MS_FLAG_FIRST_BAD || i == MS_FLAG_FIRST_OUT || i == MS_FLAG_FIRST_FAST)
                    ? MS_NO_PARTICLE

@@ -5,8 +5,9 @@
 # interleaved with the others, REPEAT times:
 #   PART=targets  the issue's four generated scenes and scenes/mixed.ini (default; POINTS=
 #                 "SMALL LARGE RATIO;..." picks the generated ones, MIXED= leaves mixed.ini out)
-#   PART=sweep    small 8K..1M x large 10/1000/20000 (ratio 10), and ratios 2/10/50 at
-#                 1M + 1000
+#   PART=sweep    small 8K..1M x large 10/1000/20000 (ratio 10; SMALL=8192,65536 picks),
+#                 and ratios 2/50 at 1M + 1000 (NO_RATIO=1 leaves them out)
+#   NO_LANDED=1   leaves the build before out
 # Results (CSV, PNG, the printed table) go to $OUT (default device-results/).
 #   PART=sweep REPEAT=2 tools/scaling-device.sh
 set -uo pipefail
@@ -32,7 +33,7 @@ default+=";device=--large-on device"
 IFS=';' read -r -a vs <<<"${VARIANTS:-$default}"
 args=()
 for v in "${vs[@]}"; do args+=(--variant "$v"); done
-[ -x bb/mixsim ] && args+=(--variant "landed=@bb/mixsim -b shared")
+[ -x bb/mixsim ] && [ -z "${NO_LANDED:-}" ] && args+=(--variant "landed=@bb/mixsim -b shared")
 # auto times 5 candidates over a tenth of the run (2000 iterations at least): 6000.
 auto=(--variant "auto=-b auto --exchange auto --large-on auto -n 6000")
 case ${PART:-targets} in
@@ -50,10 +51,10 @@ targets)
   done
   ;;
 sweep)
-  python3 tools/sweep.py --mixsim bd/mixsim --small 8192,65536,262144,1048576 \
+  python3 tools/sweep.py --mixsim bd/mixsim --small "${SMALL:-8192,65536,262144,1048576}" \
     --large 10,1000,20000 --ratio 10 --steps "${STEPS:-200}" --repeat "${REPEAT:-2}" \
     --device gpu "${args[@]}" --out "$out/sweep"
-  python3 tools/sweep.py --mixsim bd/mixsim --small 1048576 --large 1000 --ratio 2,50 \
+  [ -z "${NO_RATIO:-}" ] && python3 tools/sweep.py --mixsim bd/mixsim --small 1048576 --large 1000 --ratio 2,50 \
     --steps "${STEPS:-200}" --repeat "${REPEAT:-2}" --device gpu "${args[@]}" \
     --out "$out/ratio"
   ;;

@@ -46,9 +46,9 @@ static ms_status bind_list(ms_sim *s)
 {
   ms_dlarge *d = &s->dl;
   int n_cells = (int)d->n_cells, cap = (int)d->cap;
-  int no_cells = 0; /* the counts are cleared by a fill (build_list) */
+  int clear_cells = ms_gpu_fill_clears(s) ? 0 : n_cells; /* else a fill does (build_list) */
   ARG(MS_K_LARGE_LIST_CLEAR, 0, d->count);
-  ARG(MS_K_LARGE_LIST_CLEAR, 1, no_cells);
+  ARG(MS_K_LARGE_LIST_CLEAR, 1, clear_cells);
   ARG(MS_K_LARGE_LIST_CLEAR, 2, d->flags);
   ARG(MS_K_LARGE_LIST_INSERT, 3, d->count);
   ARG(MS_K_LARGE_LIST_INSERT, 4, d->idx);
@@ -225,19 +225,23 @@ static ms_status build_list(ms_sim *s, int reset_fail, int wait)
   MS_CL_TRY(clSetKernelArg(s->kern.kernel[MS_K_LARGE_LIST_CLEAR], 3, sizeof reset_fail,
                            &reset_fail),
             "clSetKernelArg(MS_K_LARGE_LIST_CLEAR, reset_fail)");
-  /* The counts by a fill, as the grid's (collision/grid.c says why), the flags by the
-   * kernel; both booked as large_list_clear. */
-  static const int zero = 0;
-  cl_event ev = 0;
-  ms_status st = ms_cl_check(clEnqueueFillBuffer(s->cl.gpu_queue, d->count, &zero, sizeof zero,
-                                                 0, (d->n_cells ? d->n_cells : 1) * sizeof(int),
-                                                 0, NULL, &ev),
-                             "clEnqueueFillBuffer", "large list count");
-  ms_status kept = ms_gpu_keep_event(s, MS_K_LARGE_LIST_CLEAR, ev);
+  /* On a CPU device the counts by a fill, as the grid's (collision/grid.c says why), the
+   * flags by the kernel, both booked as large_list_clear; on a GPU the kernel does both. */
+  ms_status st = MS_OK;
+  size_t n_clear = d->n_cells > 1 ? d->n_cells : 1;
+  if (ms_gpu_fill_clears(s)) {
+    static const int zero = 0;
+    cl_event ev = 0;
+    st = ms_cl_check(clEnqueueFillBuffer(s->cl.gpu_queue, d->count, &zero, sizeof zero, 0,
+                                         n_clear * sizeof(int), 0, NULL, &ev),
+                     "clEnqueueFillBuffer", "large list count");
+    ms_status kept = ms_gpu_keep_event(s, MS_K_LARGE_LIST_CLEAR, ev);
+    if (!st)
+      st = kept;
+    n_clear = 1;
+  }
   if (!st)
-    st = kept;
-  if (!st)
-    st = enqueue(s, MS_K_LARGE_LIST_CLEAR, 1);
+    st = enqueue(s, MS_K_LARGE_LIST_CLEAR, n_clear);
   if (!st)
     st = enqueue(s, MS_K_LARGE_LIST_INSERT, (size_t)s->n_large);
   if (!st)

@@ -12,7 +12,10 @@ ms_status ms_gpu_bind(ms_sim *s)
   int n_cells = (int)g->n_cells, cap = (int)b->cap;
   cl_double2 box = {{s->box[0], s->box[1]}};
 
-  ARG(MS_K_GRID_CLEAR, 0, b->flags);
+  int clear_cells = ms_gpu_fill_clears(s) ? 0 : n_cells;
+  ARG(MS_K_GRID_CLEAR, 0, b->count);
+  ARG(MS_K_GRID_CLEAR, 1, clear_cells);
+  ARG(MS_K_GRID_CLEAR, 2, b->flags);
 
   ARG(MS_K_GRID_INSERT, 0, b->pos);
   ARG(MS_K_GRID_INSERT, 1, s->n_small);

@@ -12,6 +12,10 @@ ms_status ms_gpu_bind(ms_sim *s);
  * sort, then reads the counters back, which waits for all work queued so far. A full
  * cell grows the capacity and the build is redone, so no contact is ever missed; a
  * NaN/Inf position stops the run. */
+/* Whether the grid's counts are cleared by a fill before the clearing kernel (CPU
+ * devices) rather than by the kernel itself (GPUs): collision/grid.c says why. */
+int ms_gpu_fill_clears(const ms_sim *s);
+
 ms_status ms_gpu_build_grid(ms_sim *s, long step);
 
 /* Enqueue without waiting: the queue is in order, and the pipeline needs the device
