@@ -24,7 +24,7 @@ python3 -c "import matplotlib" 2>/dev/null || pip install -q matplotlib >/dev/nu
       (cd before && meson setup ../bb -Dsdl=disabled --buildtype=release &&
         meson compile -C ../bb mixsim:executable)
   fi
-} >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+} >/tmp/scaling-build.log 2>&1 || { tail -40 /tmp/scaling-build.log; exit 1; }
 nvidia-smi -L
 lscpu | grep -E "^Model name|^CPU\(s\)"
 default="zone-copied=--exchange zone -b copied;zone-shared=--exchange zone -b shared"

@@ -20,6 +20,7 @@ import csv
 import json
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -150,14 +151,15 @@ def main():
         variants.append((name, shlex.split(opts)))
     os.makedirs(a.out, exist_ok=True)
     rows = []
+    scratch = tempfile.mkdtemp(prefix="sweep-")
     points = [(0, 0, 0.0, path) for path in a.scene]
     if not points:
         points = [(small, large, ratio, "") for small in a.small for large in a.large
                   for ratio in a.ratio]
     for point in points:
         small, large, ratio, scene = point
-        if not scene:
-            scene = os.path.join(a.out, "scene_%d_%d_%g.ini" % point[:3])
+        if not scene:  # rewritable by tools/sweep_scene.py, so not kept
+            scene = os.path.join(scratch, "scene_%d_%d_%g.ini" % point[:3])
             with open(scene, "w") as f:
                 f.write(sweep_scene.scene(small, large, ratio))
         runs = {name: [] for name, _ in variants}
@@ -184,6 +186,7 @@ def main():
                                                   row["runs"])
                 if not row["error"] else "ERROR " + row["error"],
                 (" chose " + row["chosen"]) if row.get("chosen") else ""), flush=True)
+    shutil.rmtree(scratch, ignore_errors=True)
     csv_path = os.path.join(a.out, "sweep.csv")
     with open(csv_path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)
