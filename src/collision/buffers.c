@@ -243,39 +243,72 @@ static ms_status read_into(ms_cl *cl, cl_mem m, void *dst, size_t bytes, const c
   return ms_cl_check(err, "clEnqueueReadBuffer", what);
 }
 
-ms_status ms_buffers_host_begin(ms_buffers *b, ms_cl *cl)
+ms_status ms_buffers_host_request(ms_buffers *b, ms_cl *cl)
 {
   size_t v2 = b->n_small * 2 * sizeof(float), d2 = b->n_small * 2 * sizeof(double);
   size_t cb = b->n_cells * sizeof(int), ib = b->n_cells * b->cap * sizeof(int);
   ms_status st;
+  if (b->requested)
+    return MS_OK;
   if (b->mode == MS_BUFFERS_SHARED) {
     void *p, *v, *c, *i, *f;
     if ((st = map(cl, b->pos, CL_MAP_READ, d2, "pos", CL_FALSE, &p)) ||
         (st = map(cl, b->vel, CL_MAP_READ, d2, "vel", CL_FALSE, &v)) ||
         (st = map(cl, b->count, CL_MAP_READ, cb, "grid count", CL_FALSE, &c)) ||
         (st = map(cl, b->idx, CL_MAP_READ, ib, "grid index", CL_FALSE, &i)) ||
-        (st = map(cl, b->f_ls, CL_MAP_READ | CL_MAP_WRITE, v2, "f_ls", CL_TRUE, &f)))
+        (st = map(cl, b->f_ls, CL_MAP_READ | CL_MAP_WRITE, v2, "f_ls", CL_FALSE, &f)))
       return st;
     b->h_pos = p;
     b->h_vel = v;
     b->h_count = c;
     b->h_idx = i;
     b->h_f_ls = f;
-    return MS_OK;
+  } else {
+    if ((st = read_into(cl, b->pos, b->copy_pos.ptr, d2, "pos", CL_FALSE)) ||
+        (st = read_into(cl, b->vel, b->copy_vel.ptr, d2, "vel", CL_FALSE)) ||
+        (st = read_into(cl, b->count, b->copy_count.ptr, cb, "grid count", CL_FALSE)) ||
+        (st = read_into(cl, b->idx, b->copy_idx.ptr, ib, "grid index", CL_FALSE)))
+      return st;
+    b->h_pos = b->copy_pos.ptr;
+    b->h_vel = b->copy_vel.ptr;
+    b->h_count = b->copy_count.ptr;
+    b->h_idx = b->copy_idx.ptr;
+    b->h_f_ls = b->copy_f_ls.ptr;
   }
-  if ((st = read_into(cl, b->pos, b->copy_pos.ptr, d2, "pos", CL_FALSE)) ||
-      (st = read_into(cl, b->vel, b->copy_vel.ptr, d2, "vel", CL_FALSE)) ||
-      (st = read_into(cl, b->count, b->copy_count.ptr, cb, "grid count", CL_FALSE)) ||
-      (st = read_into(cl, b->idx, b->copy_idx.ptr, ib, "grid index", CL_TRUE)))
-    return st;
-  /* The device clears its F_ls after integrating; the host copy starts from zero too. */
-  memset(b->copy_f_ls.ptr, 0, v2);
-  b->h_pos = b->copy_pos.ptr;
-  b->h_vel = b->copy_vel.ptr;
-  b->h_count = b->copy_count.ptr;
-  b->h_idx = b->copy_idx.ptr;
-  b->h_f_ls = b->copy_f_ls.ptr;
+  MS_CL_TRY(clFlush(cl->cpu_queue), "clFlush(worker queue)");
+  b->requested = 1;
   return MS_OK;
+}
+
+ms_status ms_buffers_host_begin(ms_buffers *b, ms_cl *cl)
+{
+  ms_status st = ms_buffers_host_request(b, cl);
+  if (st)
+    return st;
+  MS_CL_TRY(clFinish(cl->cpu_queue), "clFinish(worker queue)");
+  b->requested = 0;
+  /* The device clears its F_ls after integrating; the host copy starts from zero too. */
+  if (b->mode == MS_BUFFERS_COPIED)
+    memset(b->copy_f_ls.ptr, 0, b->n_small * 2 * sizeof(float));
+  return MS_OK;
+}
+
+void ms_buffers_host_cancel(ms_buffers *b, ms_cl *cl)
+{
+  if (!b->requested)
+    return;
+  clFinish(cl->cpu_queue);
+  b->requested = 0;
+  if (b->mode == MS_BUFFERS_SHARED) {
+    const void *views[] = {b->h_pos, b->h_vel, b->h_count, b->h_idx, b->h_f_ls};
+    cl_mem mems[] = {b->pos, b->vel, b->count, b->idx, b->f_ls};
+    for (int k = 0; k < 5; k++)
+      clEnqueueUnmapMemObject(cl->cpu_queue, mems[k], (void *)views[k], 0, NULL, NULL);
+    clFinish(cl->cpu_queue);
+  }
+  b->h_pos = b->h_vel = NULL;
+  b->h_count = b->h_idx = NULL;
+  b->h_f_ls = NULL;
 }
 
 ms_status ms_buffers_host_end(ms_buffers *b, ms_cl *cl)

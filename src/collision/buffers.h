@@ -41,6 +41,7 @@ typedef struct ms_buffers {
   const double *h_pos, *h_vel;
   const int *h_count, *h_idx;
   float *h_f_ls;
+  int requested; /* the maps or reads are enqueued (ms_buffers_host_request), not waited for */
 
   /* Copied mode: the host arrays behind the views, in page-locked staging memory
    * (a host-allocated buffer mapped once for good, never used by a kernel), so the
@@ -75,6 +76,14 @@ ms_status ms_buffers_set_capacity(ms_buffers *b, ms_cl *cl, size_t cap);
  * or write). Both run on the worker's own queue and return once complete. */
 ms_status ms_buffers_host_begin(ms_buffers *b, ms_cl *cl);
 ms_status ms_buffers_host_end(ms_buffers *b, ms_cl *cl);
+
+/* Enqueues begin's maps or reads without waiting (begin then only waits for them), so
+ * that the manager can put them on the worker's queue as soon as the grid is built,
+ * ahead of its own small-small kernel: a device that runs commands in the order they
+ * arrive (pocl) would otherwise have the worker's map wait for that kernel. Cancel
+ * gives back views requested and never used (an advance that ended first). */
+ms_status ms_buffers_host_request(ms_buffers *b, ms_cl *cl);
+void ms_buffers_host_cancel(ms_buffers *b, ms_cl *cl);
 
 /* A buffer of `bytes` for data the CPU worker touches, as `mode` keeps it (host-allocated
  * when shared); the contact zone's buffers (collision/zone.h) are made this way. */
