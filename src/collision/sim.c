@@ -181,41 +181,24 @@ static ms_status load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const 
   return st;
 }
 
-/* Unless the scene or the command line says: the zone on a GPU, where the full arrays
- * cross PCIe every iteration; the full arrays on a CPU device, which maps them without
- * copying and whose cores the zone's kernels would take from the worker (on this
- * project's 2-core pocl machine, a 65K + 1K scene ran 4.2-4.9 ms/iteration full and
- * 5.3-6.6 zone). Both give the same state; an automatic choice would go here. */
-/* Cells under the large particles' reach, summed over them (overlaps counted twice):
- * at most the zone the first iteration lists. */
-static double zone_cells_estimate(const ms_sim *s)
-{
-  const ms_grid *g = &s->grid;
-  double cells = 0.0;
-  for (int i = 0; i < s->n_large; i++) {
-    const ms_body *L = &s->large[i];
-    double reach = (double)L->r + s->r_small_max;
-    int nx = ms_grid_axis(L->x + reach, g->inv_cell, g->nx) -
-             ms_grid_axis(L->x - reach, g->inv_cell, g->nx) + 1;
-    int ny = ms_grid_axis(L->y + reach, g->inv_cell, g->ny) -
-             ms_grid_axis(L->y - reach, g->inv_cell, g->ny) + 1;
-    cells += (double)nx * (double)ny;
-  }
-  return cells;
-}
-
-/* Without the scene or --exchange saying: the zone where it paid off on an H200 — a GPU
- * (behind PCIe: the full arrays cross every iteration) and large particles over less
- * than a fifth of the grid's cells (1M small + 1000 large of 10 small radii: 11 %, zone
- * 1.7-2.1 ms against full 2.9; 1M + 20,000 of 4 radii: over 40 %, full 5.5 against 7.9;
- * scenes/mixed.ini: 32 %, full 0.24 against zone 0.51 with shared buffers; docs/scaling.md).
- * On a CPU device pocl maps without copying, and full is never slower. */
-static ms_exchange default_exchange(const ms_sim *s)
+/* Without the scene or --exchange saying: the zone on a GPU when the full exchange would
+ * move more than 6 MB an iteration (the state, F_ls and the grid), the full arrays
+ * otherwise and on a CPU device. On the H200 (docs/scaling.md; copied buffers) the zone's
+ * fixed cost, its layout kernels and one round trip, lost where the full arrays are
+ * small (scenes/mixed.ini, 1 MB: 0.24 ms zone against 0.14 full; 8K small + 10 large:
+ * 0.30 against 0.17), broke even at 7 MB (65K + 10: 0.31 both) and won above (65K + 1000
+ * large, whose box makes a 16 MB grid: 0.39 against 0.85; 1M + 1000: 0.65 against 2.8;
+ * 1M + 20,000: 2.1 against 4.7). pocl maps without copying, and full is never slower
+ * there (2-core machine, 65K + 1000: 2.5 ms full-shared, 3.6 zone). exchange = auto
+ * measures instead. */
+static ms_exchange default_exchange(const ms_sim *s, size_t cap)
 {
   if (!(s->cl.device_type & CL_DEVICE_TYPE_GPU) || s->n_small == 0)
     return MS_EXCHANGE_FULL;
-  return zone_cells_estimate(s) < 0.2 * (double)s->grid.n_cells ? MS_EXCHANGE_ZONE
-                                                                 : MS_EXCHANGE_FULL;
+  double n = (double)s->n_small;
+  double bytes = n * (4 * sizeof(double) + 2 * sizeof(float)) +
+                 (double)s->grid.n_cells * (double)(cap + 1) * sizeof(int);
+  return bytes > 6e6 ? MS_EXCHANGE_ZONE : MS_EXCHANGE_FULL;
 }
 
 ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **out)
@@ -246,7 +229,7 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st)
     st = ms_kernels_build(&s->kern, &s->cl, kdir);
   if (!st && !sc->exchange_given)
-    s->exchange = default_exchange(s);
+    s->exchange = default_exchange(s, (size_t)sc->grid_capacity);
   if (!st)
     st = load_buffers(s, sc->buffers, (size_t)sc->grid_capacity, sc->small_pos, sc->small_vel);
   if (st) {
