@@ -18,9 +18,8 @@
 #define LFLAG_FIRST_FAIL 2
 #define LFLAG_COUNT 4
 
-#define ARG(id, i, value)                                                            \
-  MS_CL_TRY(clSetKernelArg(s->kern.kernel[id], (i), sizeof(value), &(value)),         \
-            "clSetKernelArg(" #id ", " #value ")")
+/* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
+#define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
 
 static ms_status make(ms_sim *s, size_t bytes, const char *what, cl_mem *out)
 {

@@ -1,9 +1,8 @@
 /* The GPU manager's kernels: argument binding, small-small collisions, integration. */
 #include "collision/gpu_manager.h"
 
-#define ARG(id, i, value)                                                            \
-  MS_CL_TRY(clSetKernelArg(s->kern.kernel[id], (i), sizeof(value), &(value)),         \
-            "clSetKernelArg(" #id ", " #value ")")
+/* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
+#define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
 
 ms_status ms_gpu_bind(ms_sim *s)
 {

@@ -61,6 +61,12 @@ ms_status ms_kernels_run_1d_on(const ms_kernels *k, cl_command_queue queue, int 
 ms_status ms_kernels_run_groups_on(const ms_kernels *k, cl_command_queue queue, int kernel,
                                    size_t groups, size_t lanes, cl_event *ev);
 
+/* Sets argument `i` of kernel `id` of the program `k` to `value` (an lvalue), returning
+ * the failure, named with the kernel and the argument, from the calling function. */
+#define MS_KERNEL_ARG(k, id, i, value)                                                     \
+  MS_CL_TRY(clSetKernelArg((k)->kernel[id], (i), sizeof(value), &(value)),                \
+            "clSetKernelArg(" #id ", " #value ")")
+
 /* Short name for reports ("grid_insert"). */
 const char *ms_kernel_name(int kernel);
 

@@ -232,9 +232,8 @@ static size_t first_room(const ms_sim *s, const ms_zone *z)
   return room < (double)s->n_small ? (size_t)room : (size_t)s->n_small;
 }
 
-#define ARG(id, i, value)                                                                   \
-  MS_CL_TRY(clSetKernelArg(s->kern.kernel[id], (i), sizeof(value), &(value)),               \
-            "clSetKernelArg(" #id ", " #value ")")
+/* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
+#define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
 
 static ms_status run(ms_sim *s, int kernel, size_t n, cl_event *ev)
 {
