@@ -145,6 +145,48 @@ static void test_coulomb_limit_sticks_as_spring(void)
   ENSURE_SMALL(ms_slip_velocity(n, 0.0f, 0.0f, 10.0f, 0.02f, 20.0f, 0.03f) - 0.8f, 1e-6);
 }
 
+/* The pair law seen from either disc: n, t and (v_i - v_j) all change sign, so u and xi
+ * are the same bits on both sides, the forces are opposite and the torques equal; each
+ * disc can keep its own copy of a pair's history and both stay identical. */
+static float lcg_unit(unsigned *state) /* deterministic values in [-1, 1) */
+{
+  *state = *state * 1664525u + 1013904223u;
+  return (float)(*state >> 8) / 8388608.0f - 1.0f;
+}
+
+static void test_pair_law_symmetric(void)
+{
+  unsigned seed = 12345u;
+  float ri = 0.02f, rj = 0.015f;
+  for (int k = 0; k < 1000; k++) { /* contacts of every kind, sticking and sliding */
+    float dx = 0.03f * lcg_unit(&seed), dy = 0.03f * lcg_unit(&seed);
+    float d = sqrtf(dx * dx + dy * dy);
+    ms_v2 nij = {dx / d, dy / d}, nji = {-dx / d, -dy / d};
+    float vi[2] = {lcg_unit(&seed), lcg_unit(&seed)}, vj[2] = {lcg_unit(&seed), lcg_unit(&seed)};
+    float wi = 50.0f * lcg_unit(&seed), wj = 50.0f * lcg_unit(&seed);
+    float xi = 1e-4f * lcg_unit(&seed), fn = 10.0f * (lcg_unit(&seed) + 1.0f);
+    float uij = ms_slip_velocity(nij, vi[0] - vj[0], vi[1] - vj[1], wi, ri, wj, rj);
+    float uji = ms_slip_velocity(nji, vj[0] - vi[0], vj[1] - vi[1], wj, rj, wi, ri);
+    ENSURE(uij == uji);
+    ms_tangential a = ms_tangential_law(nij, ri, rj, uij, xi, fn, 1e3f, 2.0f, 0.5f, 1e-5f);
+    ms_tangential b = ms_tangential_law(nji, rj, ri, uji, xi, fn, 1e3f, 2.0f, 0.5f, 1e-5f);
+    ENSURE(a.sliding == b.sliding);
+    ENSURE(a.xi == b.xi && a.ft == b.ft);
+    ENSURE(a.f.x == -b.f.x && a.f.y == -b.f.y);
+    ENSURE(a.torque_i == b.torque_j && a.torque_j == b.torque_i);
+  }
+  float wi = 3.5f, wj = -8.25f;
+  /* rolling resistance: opposite torques, the same rolling radius and inertia */
+  float ii = ms_disc_inertia(0.01f, ri), ij = ms_disc_inertia(0.02f, rj);
+  ENSURE(ms_rolling_radius(ri, rj) == ms_rolling_radius(rj, ri));
+  ENSURE(ms_rolling_inertia(ii, ij) == ms_rolling_inertia(ij, ii));
+  float m = ms_rolling_torque(wi - wj, 1.0f, 0.1f, ms_rolling_radius(ri, rj),
+                              ms_rolling_inertia(ii, ij), 1e-5f);
+  ENSURE(m < 0.0f && m == -ms_rolling_torque(wj - wi, 1.0f, 0.1f, ms_rolling_radius(rj, ri),
+                                             ms_rolling_inertia(ij, ii), 1e-5f));
+  ENSURE_SMALL(m / (0.1f * ms_rolling_radius(ri, rj)) + 1.0f, 1e-6);
+}
+
 /* An incline with tan(theta) < 3 mu: rolls without slipping, a = 2/3 g sin(theta) and
  * w = -v/r (rolling towards +x turns the disc clockwise). */
 static void test_incline_rolls(void)
@@ -307,6 +349,7 @@ int main(int argc, char **argv)
   filter = argc > 1 ? argv[1] : "";
   RUN_TEST(test_coulomb_limit_slides, filter);
   RUN_TEST(test_coulomb_limit_sticks_as_spring, filter);
+  RUN_TEST(test_pair_law_symmetric, filter);
   RUN_TEST(test_incline_rolls, filter);
   RUN_TEST(test_incline_slides, filter);
   RUN_TEST(test_sliding_disc_reaches_rolling, filter);

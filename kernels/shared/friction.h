@@ -51,7 +51,9 @@ MS_FN ms_v2 ms_tangent(ms_v2 n)
 }
 
 /* Slip speed u of the contact point of i past that of j, along t: (dvx, dvy) = v_i - v_j,
- * wi, wj the spins, ri, rj the radii. */
+ * wi, wj the spins, ri, rj the radii. Seen from j, n and v_i - v_j change sign and the
+ * spins' sum is bracketed, so u comes out as the same bits: each side of a pair can
+ * keep its own copy of the history and both stay identical. */
 MS_FN float ms_slip_velocity(ms_v2 n, float dvx, float dvy, float wi, float ri, float wj,
                              float rj)
 {
