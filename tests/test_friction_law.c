@@ -1,9 +1,9 @@
 /* The friction law of kernels/shared/friction.h on the host, without OpenCL: the Coulomb
  * limit and the sticking spring on single calls, then one disc on a floor (a static wall)
  * stepped by a tiny loop of the shared helpers against the analytic results of issue 12:
- * rolling and sliding down an incline, a sliding disc reaching rolling, rolling resistance
- * stopping a disc and leaving a resting one at rest, history forgotten when a contact
- * opens. Each prints what it measured beside the analytic value (docs/friction.md). */
+ * rolling and sliding down an incline, a sliding disc reaching rolling, a spinning one set
+ * down rolling off, rolling resistance stopping a disc and leaving a resting one at rest,
+ * history forgotten when a contact opens. Each prints what it measured beside the analytic value (docs/friction.md). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -248,6 +248,24 @@ static void test_sliding_disc_reaches_rolling(void)
   ENSURE_SMALL(-d.w * d.r / d.vx - 1.0, 0.01);
 }
 
+/* A disc spinning at w0 set down on the floor without velocity: friction trades spin for
+ * speed, keeping the angular momentum about the contact point, I w0 = I w + m r (-v) with
+ * v = -w r at the end: it rolls off at v = -w0 r / 3 (anticlockwise spin drives it to -x). */
+static void test_spinning_disc_set_down(void)
+{
+  double w0 = 30.0;
+  disc d = make_disc(0.0, 0.3f, 0.0f);
+  d.w = w0;
+  for (long i = 0; i < 30000; i++)
+    step(&d);
+  double v = -w0 * d.r / 3.0;
+  report("spinning disc set down, w0 30 rad/s: v", d.vx, v);
+  report("spinning disc set down: -w r / v", -d.w * d.r / d.vx, 1.0);
+  ENSURE(!d.last.sliding);
+  ENSURE_SMALL(d.vx / v - 1.0, 0.01);
+  ENSURE_SMALL(-d.w * d.r / d.vx - 1.0, 0.01);
+}
+
 /* Rolling resistance on a rolling disc: the torque mu_r m g r against the roll, shared
  * with the translation through static friction: a = -(2/3) mu_r g; it stops at
  * t = v0 / a and stays stopped. */
@@ -353,6 +371,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_incline_rolls, filter);
   RUN_TEST(test_incline_slides, filter);
   RUN_TEST(test_sliding_disc_reaches_rolling, filter);
+  RUN_TEST(test_spinning_disc_set_down, filter);
   RUN_TEST(test_rolling_resistance_stops_disc, filter);
   RUN_TEST(test_resting_disc_stays_at_rest, filter);
   RUN_TEST(test_history_forgotten_when_open, filter);
