@@ -59,15 +59,5 @@ __kernel void ms_grid_sort(__global const int *count, __global int *idx, int cap
   int c = get_global_id(0);
   if (c >= n_cells)
     return;
-  int n = min(count[c], cap);
-  __global int *cell = idx + ms_grid_slot(c, cap, 0);
-  for (int a = 1; a < n; a++) {
-    int v = cell[a];
-    int b = a - 1;
-    while (b >= 0 && cell[b] > v) {
-      cell[b + 1] = cell[b];
-      b--;
-    }
-    cell[b + 1] = v;
-  }
+  ms_grid_sort_cell(idx + ms_grid_slot(c, cap, 0), min(count[c], cap));
 }

@@ -24,20 +24,11 @@
 
 /* The cells under a large particle's reach (radius + largest small radius, plus
  * `margin`), as the CPU worker's large-small walk computes them. */
-typedef struct ms_rect {
-  int x0, x1, y0, y1;
-} ms_rect;
-
-static ms_rect ms_large_rect(double2 p, float r, float r_small_max, double margin,
-                             double inv_cell, int nx, int ny)
+static ms_cell_rect ms_large_rect(double2 p, float r, float r_small_max, double margin,
+                                  double inv_cell, int nx, int ny)
 {
   double reach = (double)r + r_small_max + margin;
-  ms_rect q;
-  q.x0 = ms_grid_axis(p.x - reach, inv_cell, nx);
-  q.x1 = ms_grid_axis(p.x + reach, inv_cell, nx);
-  q.y0 = ms_grid_axis(p.y - reach, inv_cell, ny);
-  q.y1 = ms_grid_axis(p.y + reach, inv_cell, ny);
-  return q;
+  return ms_grid_rect(p.x, p.y, reach, inv_cell, nx, ny);
 }
 
 /* Clears the per-cell counts and the list's counters; `reset_fail` clears the failure
@@ -67,7 +58,7 @@ __kernel void ms_large_list_insert(__global const double2 *lpos, __global const 
   int i = get_global_id(0);
   if (i >= n_large)
     return;
-  ms_rect q = ms_large_rect(lpos[i], lshape[i].x, r_small_max, 0.0, inv_cell, nx, ny);
+  ms_cell_rect q = ms_large_rect(lpos[i], lshape[i].x, r_small_max, 0.0, inv_cell, nx, ny);
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
       int cell = cy * nx + cx;
@@ -89,17 +80,7 @@ __kernel void ms_large_list_sort(__global const int *lcount, __global int *lidx,
   int c = get_global_id(0);
   if (c >= n_cells)
     return;
-  int n = min(lcount[c], lcap);
-  __global int *cell = lidx + ms_grid_slot(c, lcap, 0);
-  for (int a = 1; a < n; a++) {
-    int v = cell[a];
-    int b = a - 1;
-    while (b >= 0 && cell[b] > v) {
-      cell[b + 1] = cell[b];
-      b--;
-    }
-    cell[b + 1] = v;
-  }
+  ms_grid_sort_cell(lidx + ms_grid_slot(c, lcap, 0), min(lcount[c], lcap));
 }
 
 /* The force of large particle L on small particle j (x, v, r, m of each), and whether
@@ -134,7 +115,7 @@ __kernel void ms_large_small_react(__global const double2 *lpos, __global const 
   float2 ls = lshape[i];
   int st = lstat[i];
   float fx = 0.0f, fy = 0.0f;
-  ms_rect q = ms_large_rect(lx, ls.x, r_small_max, 0.0, inv_cell, nx, ny);
+  ms_cell_rect q = ms_large_rect(lx, ls.x, r_small_max, 0.0, inv_cell, nx, ny);
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
       int cell = cy * nx + cx;
@@ -201,7 +182,7 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
   float rx = lshape[x].x;
   double ex = px.x - rx; /* X's left edge */
   float2 fsum = lf[x];
-  ms_rect q = ms_large_rect(px, rx, r_small_max, margin, inv_cell, nx, ny);
+  ms_cell_rect q = ms_large_rect(px, rx, r_small_max, margin, inv_cell, nx, ny);
   int last = -1;
   double last_e = 0.0;
   for (;;) {

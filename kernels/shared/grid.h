@@ -44,6 +44,23 @@ MS_FN int ms_grid_axis_outside(double p, double inv_cell, int n)
   return !(f >= 0.0) || f >= (double)n;
 }
 
+/* The cells within `reach` of (x, y), clamped to the grid: columns x0..x1, rows y0..y1.
+ * With reach = a large particle's radius + the largest small radius, the rectangle its
+ * large-small walk visits (the worker, the zone, the device-only kernels, the summary). */
+typedef struct ms_cell_rect {
+  int x0, x1, y0, y1;
+} ms_cell_rect;
+
+MS_FN ms_cell_rect ms_grid_rect(double x, double y, double reach, double inv_cell, int nx, int ny)
+{
+  ms_cell_rect q;
+  q.x0 = ms_grid_axis(x - reach, inv_cell, nx);
+  q.x1 = ms_grid_axis(x + reach, inv_cell, nx);
+  q.y0 = ms_grid_axis(y - reach, inv_cell, ny);
+  q.y1 = ms_grid_axis(y + reach, inv_cell, ny);
+  return q;
+}
+
 /* Position of slot `slot` of cell `cell` in the index buffer (cap slots per cell,
  * row-major cells). In 64 bits: cells x capacity passes 2^31 on a large device (2^28
  * cells of 8 slots do), where an int product would wrap. */
@@ -51,5 +68,22 @@ MS_FN ms_slot_index ms_grid_slot(int cell, int cap, int slot)
 {
   return (ms_slot_index)cell * (ms_slot_index)cap + (ms_slot_index)slot;
 }
+
+#ifdef __OPENCL_C_VERSION__
+/* Insertion sort of one cell's n entries (a handful): the grid's and the large list's
+ * per-cell sorts, so no sum depends on the order the atomics ran in. */
+MS_FN void ms_grid_sort_cell(__global int *cell, int n)
+{
+  for (int a = 1; a < n; a++) {
+    int v = cell[a];
+    int b = a - 1;
+    while (b >= 0 && cell[b] > v) {
+      cell[b + 1] = cell[b];
+      b--;
+    }
+    cell[b + 1] = v;
+  }
+}
+#endif
 
 #endif

@@ -243,6 +243,19 @@ static ms_status read_into(ms_cl *cl, cl_mem m, void *dst, size_t bytes, const c
   return ms_cl_check(err, "clEnqueueReadBuffer", what);
 }
 
+/* Shared mode: gives the five host views back; the first failure, or CL_SUCCESS. */
+static cl_int unmap_views(const ms_buffers *b, ms_cl *cl)
+{
+  const void *views[] = {b->h_pos, b->h_vel, b->h_count, b->h_idx, b->h_f_ls};
+  cl_mem mems[] = {b->pos, b->vel, b->count, b->idx, b->f_ls};
+  for (int k = 0; k < 5; k++) {
+    cl_int err = clEnqueueUnmapMemObject(cl->cpu_queue, mems[k], (void *)views[k], 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+      return err;
+  }
+  return CL_SUCCESS;
+}
+
 ms_status ms_buffers_host_request(ms_buffers *b, ms_cl *cl)
 {
   size_t v2 = b->n_small * 2 * sizeof(float), d2 = b->n_small * 2 * sizeof(double);
@@ -300,10 +313,7 @@ void ms_buffers_host_cancel(ms_buffers *b, ms_cl *cl)
   clFinish(cl->cpu_queue);
   b->requested = 0;
   if (b->mode == MS_BUFFERS_SHARED) {
-    const void *views[] = {b->h_pos, b->h_vel, b->h_count, b->h_idx, b->h_f_ls};
-    cl_mem mems[] = {b->pos, b->vel, b->count, b->idx, b->f_ls};
-    for (int k = 0; k < 5; k++)
-      clEnqueueUnmapMemObject(cl->cpu_queue, mems[k], (void *)views[k], 0, NULL, NULL);
+    unmap_views(b, cl); /* giving back: nothing to report */
     clFinish(cl->cpu_queue);
   }
   b->h_pos = b->h_vel = NULL;
@@ -315,13 +325,8 @@ ms_status ms_buffers_host_end(ms_buffers *b, ms_cl *cl)
 {
   cl_int err;
   if (b->mode == MS_BUFFERS_SHARED) {
-    const void *views[] = {b->h_pos, b->h_vel, b->h_count, b->h_idx, b->h_f_ls};
-    cl_mem mems[] = {b->pos, b->vel, b->count, b->idx, b->f_ls};
-    for (int k = 0; k < 5; k++) {
-      err = clEnqueueUnmapMemObject(cl->cpu_queue, mems[k], (void *)views[k], 0, NULL, NULL);
-      if (err != CL_SUCCESS)
-        return ms_cl_check(err, "clEnqueueUnmapMemObject", NULL);
-    }
+    if ((err = unmap_views(b, cl)) != CL_SUCCESS)
+      return ms_cl_check(err, "clEnqueueUnmapMemObject", NULL);
   } else if (b->n_small) {
     err = clEnqueueWriteBuffer(cl->cpu_queue, b->f_ls, CL_FALSE, 0, b->n_small * 2 * sizeof(float),
                                b->copy_f_ls.ptr, 0, NULL, NULL);

@@ -117,14 +117,11 @@ static int large_small_one(const ms_sim *s, int i, const ls_source *src, ms_work
     return 1;
   }
   const ms_grid *g = &s->grid;
-  double reach = (double)L->r + s->r_small_max;
-  int x0 = ms_grid_axis(L->x - reach, g->inv_cell, g->nx);
-  int x1 = ms_grid_axis(L->x + reach, g->inv_cell, g->nx);
-  int y0 = ms_grid_axis(L->y - reach, g->inv_cell, g->ny);
-  int y1 = ms_grid_axis(L->y + reach, g->inv_cell, g->ny);
+  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->r_small_max, g->inv_cell, g->nx,
+                                g->ny);
   int cap = (int)s->buf.cap;
-  for (int cy = y0; cy <= y1; cy++) {
-    for (int cx = x0; cx <= x1; cx++) {
+  for (int cy = q.y0; cy <= q.y1; cy++) {
+    for (int cx = q.x0; cx <= q.x1; cx++) {
       int cell = cy * g->nx + cx;
       int n = src->count[cell] < cap ? src->count[cell] : cap;
       for (int k = 0; k < n; k++) {
@@ -187,12 +184,9 @@ static int large_small_grain(const ms_sim *s)
   double cells = 0.0;
   for (int i = 0; i < s->n_large; i++) {
     const ms_body *L = &s->large[i];
-    double reach = (double)L->r + s->r_small_max;
-    int w = ms_grid_axis(L->x + reach, g->inv_cell, g->nx) -
-            ms_grid_axis(L->x - reach, g->inv_cell, g->nx) + 1;
-    int h = ms_grid_axis(L->y + reach, g->inv_cell, g->ny) -
-            ms_grid_axis(L->y - reach, g->inv_cell, g->ny) + 1;
-    cells += (double)w * (double)h;
+    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->r_small_max, g->inv_cell,
+                                  g->nx, g->ny);
+    cells += (double)(q.x1 - q.x0 + 1) * (double)(q.y1 - q.y0 + 1);
   }
   double per_large = cells * (double)s->n_small / (double)g->n_cells / (double)s->n_large;
   double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)s->n_large;

@@ -71,13 +71,10 @@ static long large_small(const ms_sim *s, const ms_state *st, const cells *c)
   for (int i = 0; i < st->n_large && st->n_small > 0; i++) {
     const double *p = &st->large_pos[2 * i];
     float r = s->large[i].r;
-    double reach = (double)r + s->r_small_max;
-    int x0 = ms_grid_axis(p[0] - reach, g->inv_cell, g->nx);
-    int x1 = ms_grid_axis(p[0] + reach, g->inv_cell, g->nx);
-    int y0 = ms_grid_axis(p[1] - reach, g->inv_cell, g->ny);
-    int y1 = ms_grid_axis(p[1] + reach, g->inv_cell, g->ny);
-    for (int y = y0; y <= y1; y++)
-      for (int x = x0; x <= x1; x++) {
+    ms_cell_rect q = ms_grid_rect(p[0], p[1], (double)r + s->r_small_max, g->inv_cell, g->nx,
+                                  g->ny);
+    for (int y = q.y0; y <= q.y1; y++)
+      for (int x = q.x0; x <= q.x1; x++) {
         size_t cell = (size_t)y * (size_t)g->nx + (size_t)x;
         for (size_t k = c->first[cell]; k < c->first[cell + 1]; k++) {
           int j = c->order[k];

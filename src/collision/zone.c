@@ -207,12 +207,13 @@ static size_t rectangles(ms_sim *s, ms_zone *z)
   size_t rows = 0;
   for (int i = 0; i < s->n_large; i++) {
     const ms_body *L = &s->large[i];
-    double reach = (double)L->r + s->r_small_max;
+    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->r_small_max, g->inv_cell,
+                                  g->nx, g->ny);
     int *r = &rect[4 * i];
-    r[0] = ms_grid_axis(L->x - reach, g->inv_cell, g->nx);
-    r[1] = ms_grid_axis(L->x + reach, g->inv_cell, g->nx);
-    r[2] = ms_grid_axis(L->y - reach, g->inv_cell, g->ny);
-    r[3] = ms_grid_axis(L->y + reach, g->inv_cell, g->ny);
+    r[0] = q.x0;
+    r[1] = q.x1;
+    r[2] = q.y0;
+    r[3] = q.y1;
     z->base[i] = up_base[i] = (int)rows;
     rows += (size_t)(r[3] - r[2] + 1);
   }
