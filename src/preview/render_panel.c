@@ -82,13 +82,15 @@ static int time_to_y(const bar_geom *g, double rel_s)
   return g->top + (int)lround(u * g->height);
 }
 
-static void draw_blocks(ms_render *rc, const ms_frame *f, const bar_geom *g)
+/* Waits first, work over them: where several phases share a row (iterations far shorter
+ * than a row), the row shows work, not waiting. */
+static void draw_blocks(ms_render *rc, const ms_frame *f, const bar_geom *g, int waits)
 {
   SDL_Renderer *r = rc->r;
-  for (int th = 0; th < MS_THREAD_COUNT; th++)
-    fill(r, idle_color, g->col[th].x, g->top, g->col[th].w, g->height);
   for (int i = 0; i < f->n_events; i++) {
     const ms_trace_event *e = &f->events[i];
+    if (is_wait(e->phase) != waits)
+      continue;
     double a = e->t0 - f->advance_t0, b = e->t1 - f->advance_t0;
     if (b <= 0.0 || a >= FRAME_S)
       continue;
@@ -108,8 +110,11 @@ static void draw_blocks(ms_render *rc, const ms_frame *f, const bar_geom *g)
 static void draw_bar(ms_render *rc, const ms_frame *f, const bar_geom *g)
 {
   SDL_Renderer *r = rc->r;
-  draw_blocks(rc, f, g);
-  /* The threads leave a sync together: draw each release across both columns. */
+  for (int th = 0; th < MS_THREAD_COUNT; th++)
+    fill(r, idle_color, g->col[th].x, g->top, g->col[th].w, g->height);
+  /* The threads leave a sync together: draw each release across both columns. The lines
+   * go under the blocks: iterations far shorter than a row would otherwise put a line over
+   * every block; the lines still show in the margins and between the columns. */
   int x0 = g->col[0].x - 3, x1 = g->col[MS_THREAD_COUNT - 1].x + g->col[MS_THREAD_COUNT - 1].w + 3;
   for (int i = 0; i < f->n_events; i++) {
     const ms_trace_event *e = &f->events[i];
@@ -117,6 +122,8 @@ static void draw_bar(ms_render *rc, const ms_frame *f, const bar_geom *g)
       continue;
     fill(r, sync_color, x0, time_to_y(g, e->t1 - f->advance_t0), x1 - x0, 1);
   }
+  draw_blocks(rc, f, g, 1);
+  draw_blocks(rc, f, g, 0);
   int yb = g->top + g->height;
   record(rc, (SDL_Rect){g->col[0].x - 10, g->top, x1 - (g->col[0].x - 10), g->height + 1}, 1, 0,
          "timing bar");
