@@ -8,6 +8,7 @@
 #include "cl/runtime.h"
 #include "collision/device_large.h"
 #include "collision/kernels.h"
+#include "collision/nlist.h"
 #include "mixsim/sim.h"
 #include "collision/sync.h"
 #include "collision/trace.h"
@@ -128,6 +129,7 @@ struct ms_sim {
   ms_zone zone;         /* the worker's: touched only on its thread during an advance */
   ms_large_on large_on; /* where the large particles are stepped: CPU worker or device */
   ms_dlarge dl;         /* large_on = device: their buffers and cell list */
+  ms_nlist nl;          /* friction on: the small particles' neighbour list */
   int grid_current; /* the device grid matches the current small positions */
 
   /* Kernel events not yet booked: read once a blocking call shows them complete. */
