@@ -212,7 +212,6 @@ static ms_status grow(ms_sim *s, int needed, long step)
                    step, needed, k, s->n_small);
   nl->k_want = k;
   s->stats.nlist_growths++;
-  s->stats.nlist_capacity = k;
   return MS_OK;
 }
 
@@ -242,6 +241,7 @@ ms_status ms_nlist_update(ms_sim *s, long step)
                      "clEnqueueCopyBuffer", "neighbour list positions");
   if (!st) {
     nl->live = to;
+    s->stats.nlist_capacity = nl->k[to];
     nl->stale = 0;
     nl->moved = 0;
     st = bind_live(s);
