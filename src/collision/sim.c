@@ -540,6 +540,8 @@ ms_status ms_sim_friction_import(ms_sim *s, const ms_friction_state *in)
 {
   if (!s->friction_on)
     return ms_fail(MS_ERR_INPUT, "the simulation has no friction state (friction is off)");
+  if ((s->n_small > 0 && !in->small_rot) || (s->n_large > 0 && !in->large_rot))
+    return ms_fail(MS_ERR_INPUT, "friction state without the particles' rotation");
   if (in->n_small != s->n_small || in->n_large != s->n_large)
     return ms_fail(MS_ERR_INPUT, "friction state of %d small and %d large particles, the "
                                  "simulation has %d and %d",
