@@ -326,6 +326,31 @@ static void test_export_import_resumes(void)
   ENSURE(bare != want);
 }
 
+/* The scene's spins are the initial state: every small particle's, each large one's (the
+ * static peg's 0), at angle 0; the friction state exports the same. */
+static void test_initial_spins(void)
+{
+  ms_scene sc;
+  ENSURE(load_file(POUR, &sc) == MS_OK);
+  ms_sim *sim = create(&sc);
+  ms_state st = {0};
+  ms_friction_state fr = {0};
+  int ok = sim && ms_sim_friction_on(sim) && !ms_sim_read_state(sim, &st) && st.small_rot &&
+           st.large_rot && !ms_sim_friction_export(sim, &fr);
+  for (int i = 0; ok && i < st.n_small; i++)
+    ok = st.small_rot[2 * i] == 0.0 && st.small_rot[2 * i + 1] == 2.0 &&
+         fr.small_rot[2 * i + 1] == 2.0;
+  for (int i = 0; ok && i < st.n_large; i++)
+    ok = st.large_rot[2 * i] == 0.0 && st.large_rot[2 * i + 1] == (i == 0 ? 0.0 : -1.0) &&
+         fr.large_rot[2 * i + 1] == st.large_rot[2 * i + 1];
+  ok = ok && fr.n_ss == 0 && st.n_large == 3;
+  ms_friction_state_free(&fr);
+  ms_state_free(&st);
+  ms_sim_destroy(sim);
+  ms_scene_free(&sc);
+  ENSURE(ok);
+}
+
 /* Friction off: no friction state to export, no rotation in the state. */
 static void test_frictionless_has_no_friction_state(void)
 {
@@ -353,6 +378,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_pour_same_hash_everywhere, filter);
   RUN_TEST(test_pour_same_hash_through_growth_and_rebuilds, filter);
   RUN_TEST(test_export_import_resumes, filter);
+  RUN_TEST(test_initial_spins, filter);
   RUN_TEST(test_frictionless_has_no_friction_state, filter);
   return TEST_EXIT();
 }
