@@ -358,7 +358,9 @@ ms_status ms_sim_move_large(ms_sim *s, int index, double x, double y)
   L->y = y;
   L->vx = 0.0;
   L->vy = 0.0;
-  s->nl.stale = 1; /* (friction on: the list is rebuilt with the grid, as the brief asks) */
+  L->w = 0.0; /* put down at rest: no spin either (friction on) */
+  s->nl.stale = 1; /* friction on: the neighbour list is rebuilt with the grid, as after any
+                      change from outside the run */
   /* The case study rebuilds the grid after a user moves a particle. Our grid holds only
    * small particles, so a moved large one leaves it valid; the rebuild keeps to the
    * prescription and costs one grid build. */
