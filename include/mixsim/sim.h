@@ -42,6 +42,12 @@ typedef struct ms_sim_stats {
   int large_list_capacity;  /* slots per cell now (0: never built) */
   long large_list_builds;
   long large_list_growths;  /* times a cell's list overflowed and the list grew */
+
+  /* Friction on: the small particles' neighbour list (collision/nlist.h). */
+  int nlist_capacity;         /* slots per particle now (0: friction off) */
+  long nlist_builds;          /* builds, overflowing ones included */
+  long nlist_overflow_builds; /* builds that found a particle with more partners than slots */
+  long nlist_growths;         /* times the slots grew */
 } ms_sim_stats;
 
 /* The state in particle order; arrays hold x,y pairs, positions in the simulation frame
@@ -51,6 +57,7 @@ typedef struct ms_state {
   int n_small, n_large;
   double *small_pos, *small_vel;
   double *large_pos, *large_vel;
+  double *small_rot, *large_rot; /* (theta, w) per particle; NULL when friction is off */
 } ms_state;
 
 ms_status ms_sim_create(const ms_scene *scene, const ms_sim_options *opt, ms_sim **out);
@@ -80,6 +87,8 @@ void ms_sim_set_large_on(ms_sim *sim, ms_large_on where);
 ms_large_on ms_sim_large_on(const ms_sim *sim);
 
 long ms_sim_step(const ms_sim *sim);
+/* Whether the sim steps friction and rotation (ms_scene_friction_on of its scene). */
+int ms_sim_friction_on(const ms_sim *sim);
 const ms_sim_stats *ms_sim_get_stats(const ms_sim *sim);
 const char *ms_sim_device_name(const ms_sim *sim);
 const char *ms_sim_platform_name(const ms_sim *sim);
@@ -92,7 +101,7 @@ void ms_sim_origin(const ms_sim *sim, double origin[2]);
 float ms_sim_small_radius(const ms_sim *sim, int i);
 float ms_sim_small_mass(const ms_sim *sim, int i);
 
-/* Puts large particle `index` (scene order) at (x, y) m (simulation frame) with zero velocity, between
+/* Puts large particle `index` (scene order) at (x, y) m (simulation frame) with zero velocity (and spin), between
  * advances: the preview's mouse drag. MS_ERR_INPUT for a bad index or position. */
 ms_status ms_sim_move_large(ms_sim *sim, int index, double x, double y);
 
@@ -108,7 +117,8 @@ typedef struct ms_state_summary {
 ms_status ms_sim_summarise(ms_sim *sim, ms_state_summary *out);
 
 /* CRC-32 (zlib) over positions then velocities (doubles, simulation frame), small
- * particles then large. */
+ * particles then large; with friction on, then (theta, w) of the small particles and
+ * of the large ones (absent when off, so frictionless hashes are as they were). */
 uint32_t ms_state_hash(const ms_state *state);
 ms_status ms_sim_hash(ms_sim *sim, uint32_t *hash);
 
