@@ -1,9 +1,15 @@
 /* The CPU worker's contact histories (collision/history.h): sorted arrays looked up by
- * binary search, written in a loop's order and sorted after it. */
+ * binary search, written in a loop's order and sorted after it; and the worker's share
+ * of the friction state (ms_friction_state, sim_internal.h): the large particles'
+ * rotation, their wall displacements and the large-small and large-large histories,
+ * exported for checkpoints and tests and imported after a restore. */
 #include "collision/history.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "collision/sim_internal.h"
 
 /* Below this many entries an insertion sort (the lists come nearly sorted: cells in
  * order, each cell's particles by index); above it qsort. Keys are unique, so both give
@@ -178,4 +184,102 @@ void ms_history_ll_finish(ms_worker_history *h)
   ms_xi_pairs t = h->ll_cur;
   h->ll_cur = h->ll_next;
   h->ll_next = t;
+}
+
+/* ---- the worker's part of ms_friction_state (sim_internal.h) -------------------------- */
+
+ms_status ms_worker_history_export(const ms_sim *s, ms_friction_state *out)
+{
+  const ms_worker_history *h = &s->hist;
+  size_t n = (size_t)s->n_large, n_ls = 0;
+  for (int i = 0; i < h->n_large; i++)
+    n_ls += (size_t)h->ls_cur[i].n;
+  size_t n_ll = h->n_large ? h->ll_cur.n : 0;
+  out->large_rot = malloc((2 * n + 1) * sizeof *out->large_rot);
+  out->large_wall_xi = calloc(4 * n + 1, sizeof *out->large_wall_xi);
+  out->ls = malloc((n_ls + 1) * sizeof *out->ls);
+  out->ll = malloc((n_ll + 1) * sizeof *out->ll);
+  if (!out->large_rot || !out->large_wall_xi || !out->ls || !out->ll)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory exporting the large particles' friction state");
+  for (size_t i = 0; i < n; i++) {
+    out->large_rot[2 * i] = s->large[i].theta;
+    out->large_rot[2 * i + 1] = s->large[i].w;
+  }
+  if (h->wall_xi)
+    memcpy(out->large_wall_xi, h->wall_xi, 4 * n * sizeof *h->wall_xi);
+  /* Large particles ascending, each one's partners sorted: sorted by (a, b). */
+  size_t k = 0;
+  for (int i = 0; i < h->n_large; i++)
+    for (int e = 0; e < h->ls_cur[i].n; e++)
+      out->ls[k++] = (ms_history_entry){i, h->ls_cur[i].e[e].j, h->ls_cur[i].e[e].xi};
+  for (size_t e = 0; e < n_ll; e++)
+    out->ll[e] = (ms_history_entry){h->ll_cur.e[e].a, h->ll_cur.e[e].b, h->ll_cur.e[e].xi};
+  out->n_ls = n_ls;
+  out->n_ll = n_ll;
+  return MS_OK;
+}
+
+/* Whether entries are strictly ascending by (a, b) with a in [0, na), b in [0, nb) (and
+ * a < b when `ordered`) and finite xi; else the first bad one's index in *bad. */
+static int entries_ok(const ms_history_entry *e, size_t n, int na, int nb, int ordered,
+                      size_t *bad)
+{
+  for (size_t k = 0; k < n; k++) {
+    int in_range = e[k].a >= 0 && e[k].a < na && e[k].b >= 0 && e[k].b < nb;
+    int ascending = k == 0 || pair_cmp(e[k - 1].a, e[k - 1].b, e[k].a, e[k].b) < 0;
+    if (!in_range || !ascending || (ordered && e[k].a >= e[k].b) || !isfinite(e[k].xi)) {
+      *bad = k;
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Checks everything before changing anything: a bad state leaves the histories as
+ * they were. */
+static ms_status check_import(const ms_sim *s, const ms_friction_state *in)
+{
+  size_t n = (size_t)s->n_large, bad = 0;
+  for (size_t i = 0; i < 2 * n; i++)
+    if (!isfinite(in->large_rot[i]))
+      return ms_fail(MS_ERR_INPUT, "friction state: large particle %zu has a non-finite %s",
+                     i / 2, i % 2 ? "spin" : "angle");
+  for (size_t i = 0; i < 4 * n; i++)
+    if (!isfinite(in->large_wall_xi[i]))
+      return ms_fail(MS_ERR_INPUT, "friction state: large particle %zu has a non-finite wall "
+                                   "displacement", i / 4);
+  if (!entries_ok(in->ls, in->n_ls, s->n_large, s->n_small, 0, &bad))
+    return ms_fail(MS_ERR_INPUT, "friction state: large-small contact %zu (%d, %d) is out of "
+                                 "range, out of order or not finite",
+                   bad, in->ls[bad].a, in->ls[bad].b);
+  if (!entries_ok(in->ll, in->n_ll, s->n_large, s->n_large, 1, &bad))
+    return ms_fail(MS_ERR_INPUT, "friction state: large-large contact %zu (%d, %d) is out of "
+                                 "range, out of order, not a < b or not finite",
+                   bad, in->ll[bad].a, in->ll[bad].b);
+  return MS_OK;
+}
+
+ms_status ms_worker_history_import(ms_sim *s, const ms_friction_state *in)
+{
+  ms_status st = check_import(s, in);
+  if (!st && s->hist.n_large != s->n_large)
+    st = ms_history_init(&s->hist, s->n_large);
+  if (st)
+    return st;
+  ms_worker_history *h = &s->hist;
+  ms_history_clear(h);
+  for (int i = 0; i < s->n_large; i++) {
+    ms_body *L = &s->large[i];
+    L->theta = in->large_rot[2 * i];
+    L->w = L->is_static ? 0.0 : in->large_rot[2 * i + 1];
+  }
+  if (s->n_large > 0)
+    memcpy(h->wall_xi, in->large_wall_xi, 4 * (size_t)s->n_large * sizeof *h->wall_xi);
+  for (size_t k = 0; k < in->n_ls; k++)
+    if (!ms_xi_push(&h->ls_cur[in->ls[k].a], in->ls[k].b, in->ls[k].xi))
+      return ms_fail(MS_ERR_RUNTIME, "out of memory importing the large-small contacts");
+  for (size_t k = 0; k < in->n_ll; k++)
+    if (!ms_xi_pair_push(&h->ll_cur, in->ll[k].a, in->ll[k].b, in->ll[k].xi))
+      return ms_fail(MS_ERR_RUNTIME, "out of memory importing the large-large contacts");
+  return MS_OK;
 }
