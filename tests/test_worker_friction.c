@@ -53,10 +53,10 @@ static double slope(const double *x, const double *y, int n)
   return sxy / sxx;
 }
 
-#define SAMPLES 40
+#define SAMPLES 20
 
-/* Runs the incline for 0.1 s (the landing's few-micron bounce dies out), then samples v
- * and w every 5 ms for 0.2 s: the slopes of both, and the last v and w. */
+/* Runs the incline for 0.05 s (the landing's few-micron bounce dies out), then samples v
+ * and w every 5 ms for 0.1 s: the slopes of both, and the last v and w. */
 static int incline_run(double theta_deg, double mu_wall, double *a, double *alpha, double *v,
                        double *w)
 {
@@ -66,7 +66,7 @@ static int incline_run(double theta_deg, double mu_wall, double *a, double *alph
   ms_sim *sim = NULL;
   int rc = ms_sim_create(&sc, NULL, &sim) ? -1 : 0;
   if (!rc)
-    rc = ms_sim_advance(sim, 10000) ? -1 : 0;
+    rc = ms_sim_advance(sim, 5000) ? -1 : 0;
   double ts[SAMPLES], vs[SAMPLES], ws[SAMPLES];
   for (int k = 0; !rc && k < SAMPLES; k++) {
     rc = ms_sim_advance(sim, 500) ? -1 : 0;
