@@ -1,7 +1,8 @@
 /* Friction on the CPU worker (collision/worker_friction.h, collision/history.h), through
  * the simulator: a large disc on an incline (the floor under tilted gravity) rolls at
  * 2/3 g sin(theta) with w = -v/r, or slides at g (sin(theta) - mu cos(theta)) when
- * tan(theta) > 3 mu; a frictional scene of 150 large and 2000 small discs gives one hash
+ * tan(theta) > 3 mu; large-large and large-small contacts keep the angular momentum;
+ * a frictional scene of 150 large and 2000 small discs gives one hash
  * on 1, 2, 3 and 8 worker threads, both exchanges, both buffer modes and both
  * pipelines; and the worker's friction state exported and imported into a fresh
  * simulation continues to the uninterrupted run's hash. */
