@@ -152,6 +152,7 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
     ms_body *L = &s->large[i];
     L->fx = 0.0f;
     L->fy = 0.0f;
+    L->torque = 0.0f;
     if (s->n_small > 0 && !large_small_one(s, i, &src, c))
       return out_of_memory(why, why_size, "large-small");
   }
@@ -449,6 +450,8 @@ static ms_status integrate_chunk(void *ctx, int begin, int end, int chunk, char 
     if (L->is_static)
       continue;
     ms_integrate(&L->x, &L->y, &L->vx, &L->vy, L->fx, L->fy, L->m, s->gx, s->gy, s->dt);
+    if (s->friction_on)
+      ms_integrate_rotation(&L->theta, &L->w, L->torque, ms_disc_inertia(L->m, L->r), s->dt);
     int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy);
     if (finite && !(s->max_speed2 > 0.0 && !(L->vx * L->vx + L->vy * L->vy <= s->max_speed2)))
       continue;

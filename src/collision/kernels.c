@@ -30,6 +30,7 @@ static const char *const kernel_functions[MS_KERNEL_COUNT] = {
     [MS_K_LARGE_LARGE] = "ms_large_large",
     [MS_K_LARGE_WALLS] = "ms_large_walls",
     [MS_K_INTEGRATE_LARGE] = "ms_integrate_large",
+    [MS_K_INTEGRATE_FRIC] = "ms_integrate_small_fric",
 };
 
 /* Concatenates the kernel files from `dir`; their includes resolve through -I dir. */
