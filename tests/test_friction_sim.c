@@ -303,10 +303,10 @@ static const char *head_on =
     "[simulation]\ndt = 1e-4\ngravity = 0, 0\nsteps = 1\n"
     "[box]\nmin = 0, 0\nmax = 1, 1\n"
     "[material]\nstiffness = 1e4\nrestitution = 0.5\n%s"
-    "[small]\ncount = 2\nradius = 0.01\ndensity = 1000\nregion = 0.05, 0.49, 0.2, 0.6\n"
+    "[small]\ncount = 2\nradius = 0.01\ndensity = 1000 kg/m^2\nregion = 0.05, 0.49, 0.2, 0.6\n"
     "spacing = 2\nvelocity = 0.5, 0\n"
-    "[large.a]\nposition = 0.3, 0.5\nradius = 0.03\nvelocity = 0.5, 0\n"
-    "[large.b]\nposition = 0.5, 0.5\nradius = 0.02\nvelocity = -0.5, 0\n";
+    "[large.a]\nposition = 0.3, 0.5\nradius = 0.03\ndensity = 1000 kg/m^2\nvelocity = 0.5, 0\n"
+    "[large.b]\nposition = 0.5, 0.5\nradius = 0.02\ndensity = 1000 kg/m^2\nvelocity = -0.5, 0\n";
 
 static int run_head_on(const char *friction, ms_state *st)
 {

@@ -199,8 +199,8 @@ static ms_status friction_counts(const char *path, const cimage *im, const ms_si
                            : "no friction, and the checkpoint a friction state");
   int64_t ns = im->n_small, nl = im->n_large;
   ms_status st;
-  if ((st = history_count(path, "small-small contacts", im->n_ss, on, ns * (ns - 1),
-                          "the ordered pairs of small particles")) ||
+  if ((st = history_count(path, "small-small contacts", im->n_ss, on, ns * (ns - 1) / 2,
+                          "the pairs of small particles")) ||
       (st = history_count(path, "large-small contacts", im->n_ls, on, nl * ns,
                           "the large-small pairs")) ||
       (st = history_count(path, "large-large contacts", im->n_ll, on, nl * (nl - 1) / 2,
@@ -224,8 +224,8 @@ static ms_status sim_counts(const char *path, const void *v, const void *ctx, in
   return MS_OK;
 }
 
-/* History entries: partners that exist (a < b for large-large, a != b for small-small),
- * each pair once, sorted by (a, b) as the simulation keeps them, and a finite xi. */
+/* History entries: partners that exist (a < b for pairs of one kind), each pair once,
+ * sorted by (a, b) as the simulation keeps them, and a finite xi. */
 static ms_status history_field(const char *path, const char *field, const ms_history_entry *e,
                                int64_t n, int n_a, int n_b, int ordered_pair)
 {
@@ -258,7 +258,7 @@ static ms_status friction_fields(const char *path, const cimage *im)
       (st = ms_ck_finite_floats(path, "small wall histories", im->small_wall_xi, 4 * ns)) ||
       (st = ms_ck_finite_floats(path, "large wall histories", im->large_wall_xi, 4 * nl)) ||
       (st = history_field(path, "small-small histories", im->ss, im->n_ss, im->n_small,
-                          im->n_small, 0)) ||
+                          im->n_small, 1)) ||
       (st = history_field(path, "large-small histories", im->ls, im->n_ls, im->n_large,
                           im->n_small, 0)) ||
       (st = history_field(path, "large-large histories", im->ll, im->n_ll, im->n_large,

@@ -103,7 +103,7 @@ static ms_status check_header(const char *path, const header *h, const layout *l
     return refuse(path, "written on a machine of another byte order");
   if (h->mode != l->mode)
     return refuse(path, "written by the other simulation mode");
-  if (h->version == 1 && l->oldest == 2)
+  if (h->version == 1 && l->oldest >= 2)
     return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version 1 holds single-precision "
                    "positions, which this mixsim no longer runs from (it reads version %u); "
                    "rerun the scene from the start",
@@ -111,7 +111,7 @@ static ms_status check_header(const char *path, const header *h, const layout *l
   if (h->version == 2 && l->oldest == 3)
     return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version 2 was written by an "
                    "older mixsim, without the rotation and contact histories that version %u "
-                   "holds, and this mixsim reads only version %u; rerun the scene from the start",
+                   "holds; this mixsim reads only version %u: rerun the scene from the start",
                    path, MS_CHECKPOINT_VERSION, MS_CHECKPOINT_VERSION);
   if (h->version < l->oldest || h->version > MS_CHECKPOINT_VERSION)
     return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version %u, this mixsim reads %u",
