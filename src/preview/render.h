@@ -26,11 +26,12 @@
 #define MS_COLOR_STATIC ((SDL_Color){220, 60, 50, 255})
 #define MS_COLOR_BACKGROUND ((SDL_Color){16, 18, 24, 255})
 /* With friction: the radius line drawn on each large particle at its angle, and the
- * ends of the small particles' spin colours (W), through MS_COLOR_SPIN_ZERO at rest. */
+ * ends of the small particles' spin colours (W), through MS_COLOR_SPIN_ZERO at rest: the
+ * diverging purple-orange map of ColorBrewer (PuOr), clear of the particles' colours. */
 #define MS_COLOR_RADIUS ((SDL_Color){240, 240, 240, 255})
-#define MS_COLOR_SPIN_CCW ((SDL_Color){215, 48, 39, 255}) /* anticlockwise, the largest |w| */
-#define MS_COLOR_SPIN_ZERO ((SDL_Color){235, 235, 235, 255})
-#define MS_COLOR_SPIN_CW ((SDL_Color){49, 100, 224, 255}) /* clockwise */
+#define MS_COLOR_SPIN_CCW ((SDL_Color){230, 97, 1, 255}) /* anticlockwise, the largest |w| */
+#define MS_COLOR_SPIN_ZERO ((SDL_Color){247, 247, 247, 255})
+#define MS_COLOR_SPIN_CW ((SDL_Color){94, 60, 153, 255}) /* clockwise */
 
 /* Where things go in a w x h picture, and how the scene's metres map to pixels. */
 typedef struct ms_layout {

@@ -34,8 +34,8 @@ static SDL_Texture *disc_texture(SDL_Renderer *r, int px)
 
 static Uint8 mix(Uint8 a, Uint8 b, float t) { return (Uint8)lroundf((float)a + t * ((float)b - (float)a)); }
 
-/* A diverging colour map: the spin over the frame's largest |spin|, red anticlockwise,
- * blue clockwise, light grey at rest. */
+/* A diverging colour map: the spin over the frame's largest |spin|, orange
+ * anticlockwise, purple clockwise, near white at rest. */
 static SDL_Color spin_color(float w, float w_max)
 {
   float t = w_max > 0.0f ? w / w_max : 0.0f;
@@ -112,10 +112,10 @@ static void quad_strip(int *index, int *k, int inner, int outer, int n)
 }
 
 /* The radius line of a large disc at its angle theta (anticlockwise from +x; the
- * picture's y points down): a quad two pixels wide from the centre to the rim. */
+ * picture's y points down): a quad three pixels wide from the centre to the rim. */
 static void radius_line(ms_render *rc, int *v, int *k, float cx, float cy, float r, float theta)
 {
-  float ux = cosf(theta), uy = -sinf(theta), h = 1.0f;
+  float ux = cosf(theta), uy = -sinf(theta), h = 1.5f;
   float ex = cx + (r - 1.0f) * ux, ey = cy + (r - 1.0f) * uy;
   SDL_Color c = MS_COLOR_RADIUS;
   int first = *v;

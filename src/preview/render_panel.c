@@ -375,11 +375,12 @@ static void collision_rows(const ms_frame *f, const ms_render_ui *ui, fig_rows *
   add_row(rows, "buffers  [B]", KEEP_ALWAYS, "%s", ms_buffer_mode_name(f->buffers));
   add_row(rows, "pipeline [P]", KEEP_ALWAYS, "%s", ms_pipeline_name(f->pipeline));
   add_row(rows, "device", KEEP_ALWAYS, "%s", f->device);
+  /* The spin colours' legend: orange anticlockwise, purple clockwise, full at the largest. */
   if (window && f->rotation && ui->spin)
-    add_row(rows, "spin  [W]", KEEP_ALWAYS, "small: red anticlockwise, blue clockwise, "
-            "full colour at %.3g rad/s (the largest)", (double)f->small_spin_max);
+    add_row(rows, "spin  [W]", KEEP_COUNTS, "orange ccw, purple cw, full %.3g rad/s",
+            (double)f->small_spin_max);
   else if (window && f->rotation)
-    add_row(rows, "spin  [W]", KEEP_ALWAYS, "small not coloured; lines show the large angles");
+    add_row(rows, "spin  [W]", KEEP_COUNTS, "off");
   if (window)
     add_row(rows, "keys", KEEP_KEYS, "H help, Space pause, B / P switch%s",
             f->rotation ? ", W spin" : "");
