@@ -285,6 +285,7 @@ void ms_sim_destroy(ms_sim *s)
     free(s->chunk[t].ll);
   }
   free(s->chunk);
+  ms_history_free(&s->hist);
   free(s->large_prev);
   free(s->large);
   free(s->large_origin);

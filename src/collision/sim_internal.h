@@ -7,6 +7,7 @@
 #include "collision/buffers.h"
 #include "cl/runtime.h"
 #include "collision/device_large.h"
+#include "collision/history.h"
 #include "collision/kernels.h"
 #include "mixsim/sim.h"
 #include "collision/sync.h"
@@ -52,12 +53,14 @@ typedef struct ms_fault {
 typedef struct ms_ls_contact {
   int j;
   float fx, fy;
+  float t; /* friction on: the torque on it */
 } ms_ls_contact;
 
 /* A touching large pair (a left of b in the sweep) and the force of b on a. */
 typedef struct ms_ll_pair {
   int a, b;
   float fx, fy;
+  float ta, tb, xi; /* friction on: the torques on a and b, the new history */
 } ms_ll_pair;
 
 /* What one pool thread found in its chunk this iteration. */
@@ -119,6 +122,7 @@ struct ms_sim {
   int cpu_grain;           /* MIXSIM_CPU_GRAIN; 0: each phase's own */
   struct ms_pool *pool;
   ms_worker_chunk *chunk;  /* cpu_threads */
+  ms_worker_history hist;  /* friction on: the worker's contact histories */
 
   ms_cl cl;
   ms_kernels kern; /* the program the manager enqueues */
