@@ -209,14 +209,21 @@ test_dump_read_back() {
   grep -q "theta and omega columns, which this scene does not use" err
 }
 
-test_spin_column_and_key_refused() {
+test_spin_column_and_key_refused() { # and a spinning static particle
   "$exe" -q -n 0 --dump d0.csv "$scene" >/dev/null || return 1
   from_dump d0.csv back.ini || return 1
   sed '0,/^file = d0.csv$/s//file = d0.csv\nspin = 1/' back.ini >both.ini
   "$exe" -q -n 0 both.ini >/dev/null 2>err
   local rc=$?
   cat err
-  [ $rc -eq 2 ] && grep -q "both.ini:[0-9]*: \[small\] spin: .*omega column" err
+  [ $rc -eq 2 ] && grep -q "both.ini:[0-9]*: \[small\] spin: .*omega column" err || return 1
+  # a static particle with a spin
+  printf 'x,y,radius,static,omega\n0.15,0.2,0.02,1,3\n' >rocks.csv
+  printf '[simulation]\ndt = 1e-5\n[box]\nmin = 0, 0\nmax = 0.3, 0.3\n[material]\nstiffness = 1e5\nrestitution = 0.5\nfriction = 0.5\n[large_file.rocks]\nfile = rocks.csv\n' >static.ini
+  "$exe" -q -n 0 static.ini >/dev/null 2>err
+  rc=$?
+  cat err
+  [ $rc -eq 2 ] && grep -q "static.ini:[0-9]*: \[large_file.rocks\] file: .*rocks.csv:2: column omega: a static particle never turns" err
 }
 
 if [ "$group" != cli ]; then
