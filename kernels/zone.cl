@@ -173,3 +173,24 @@ __kernel void ms_zone_scatter(int n_slots, __global const int *zidx, __global co
   if (t < n_slots)
     f_ls[zidx[t]] = zf[t];
 }
+
+/* Friction on: the spin of each gathered slot's particle (rot = (theta, w) per small
+ * particle), for the worker's large-small friction; slots past the zone's total or its
+ * room hold nothing. */
+__kernel void ms_zone_spin(int room, __global const int2 *totals, __global const int *zidx,
+                           __global const double2 *rot, __global double *zw)
+{
+  int t = get_global_id(0);
+  if (t < min(totals[0].x, room))
+    zw[t] = rot[zidx[t]].y;
+}
+
+/* Friction on: each slot's torque into t_ls of its particle, a store as in
+ * ms_zone_scatter (one slot per particle). */
+__kernel void ms_zone_torque(int n_slots, __global const int *zidx, __global const float *zt,
+                             __global float *t_ls)
+{
+  int t = get_global_id(0);
+  if (t < n_slots)
+    t_ls[zidx[t]] = zt[t];
+}

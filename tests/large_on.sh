@@ -172,6 +172,47 @@ test_gravity_refuses_large_on() {
   [ $rc -eq 2 ] && grep -q "^mixsim: --large-on: expected a scene with mode = collision" "$tmp/err"
 }
 
+# A scene with friction: tiny.ini with [material] friction (and a rolling and wall
+# friction), large_on given by $1 ("" for none).
+friction_scene() {
+  sed -e 's/^restitution = 0.5$/restitution = 0.5\nfriction = 0.4\nrolling_friction = 0.01\nwall_friction = 0.3/' \
+    -e "s/^seed = 7\$/seed = 7${1:+\\nlarge_on = $1}/" "$root/tests/scenes/tiny.ini" >"$tmp/f.ini"
+}
+
+# The device-only path has no friction: with friction on, large_on = device is refused at
+# its line (naming the friction key's), --large-on device naming the option, both exit 2
+# and run nothing; --large-on cpu, or a frictionless scene, run.
+test_friction_refuses_device() {
+  friction_scene device
+  grep -n "large_on\|friction" "$tmp/f.ini"
+  "$exe" -q -n 5 -o "$tmp/d.csv" "$tmp/f.ini" >/dev/null 2>"$tmp/err"
+  local rc=$?
+  cat "$tmp/err"
+  [ $rc -eq 2 ] && [ ! -e "$tmp/d.csv" ] || return 1
+  grep -q "f.ini:8: \[simulation\] large_on: device has no friction (\[material\] friction at line 18); use cpu" \
+    "$tmp/err" || return 1
+  friction_scene ""
+  "$exe" -q -n 5 -o "$tmp/d.csv" --large-on device "$tmp/f.ini" >/dev/null 2>"$tmp/err"
+  rc=$?
+  cat "$tmp/err"
+  [ $rc -eq 2 ] && [ ! -e "$tmp/d.csv" ] || return 1
+  grep -q "^mixsim: --large-on device: the scene has friction, which only the CPU worker computes; use --large-on cpu" \
+    "$tmp/err" || return 1
+  "$exe" -q -n 5 --large-on cpu "$tmp/f.ini" >"$tmp/out" && grep -q "^state hash" "$tmp/out" || return 1
+  "$exe" -q -n 5 --large-on device "$root/tests/scenes/tiny.ini" >/dev/null
+}
+
+# With friction on, large_on = auto (key or option) times the CPU worker alone.
+test_friction_auto_is_cpu() {
+  friction_scene auto
+  "$exe" -n 400 "$tmp/f.ini" >"$tmp/out" 2>&1 || return 1
+  grep "^auto" "$tmp/out"
+  grep -q "^auto      large_on cpu [0-9.]* ms/it ([0-9.-]*) -> cpu" "$tmp/out" || return 1
+  friction_scene ""
+  "$exe" -n 400 --large-on auto "$tmp/f.ini" >"$tmp/out2" 2>&1 || return 1
+  grep -q "^auto      large_on cpu [0-9.]* ms/it ([0-9.-]*) -> cpu" "$tmp/out2"
+}
+
 check test_mixed_2000_steps
 check test_many_large_matrix
 check test_squeeze_matrix
@@ -181,4 +222,6 @@ check test_checkpoint_resume
 check test_key_report_and_json
 check test_bad_key_names_file_line
 check test_gravity_refuses_large_on
+check test_friction_refuses_device
+check test_friction_auto_is_cpu
 finish

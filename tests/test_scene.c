@@ -564,6 +564,48 @@ static void test_bad_files(void)
   ENSURE(passed == checked);
 }
 
+/* The friction keys: defaults (frictionless, k_t / k_n = 1/3, no spin), values as given,
+ * spins on small, explicit and generated large particles, and what turns friction on. */
+static void test_friction_keys(void)
+{
+  ms_scene s;
+  ENSURE(load_base(&s, "1", "4", "", "") == MS_OK);
+  ENSURE(s.friction == 0.0f && s.rolling_friction == 0.0f && s.wall_friction == 0.0f);
+  ENSURE(s.tangential_stiffness == 1.0f / 3.0f && s.small_spin == 0.0);
+  ENSURE(!ms_scene_friction_on(&s));
+  ms_scene_free(&s);
+  static const char *const on[] = {"friction = 0.5\n", "rolling_friction = 0.01\n",
+                                   "wall_friction = 0.2\n"};
+  for (int i = 0; i < 3; i++) {
+    char text[2048];
+    snprintf(text, sizeof text,
+             "[simulation]\ndt = 1e-4\n[box]\nmin = 0, 0\nmax = 0.4, 0.4\n[material]\n"
+             "stiffness = 1e5\nrestitution = 0.5\n%s", on[i]);
+    ms_error_clear();
+    ENSURE(ms_scene_load_string(text, "fr.ini", &s) == MS_OK);
+    ENSURE(ms_scene_friction_on(&s));
+    ms_scene_free(&s);
+  }
+  const char *text =
+      "[simulation]\ndt = 1e-4\n[box]\nmin = 0, 0\nmax = 0.4, 0.4\n[material]\n"
+      "stiffness = 1e5\nrestitution = 0.5\nfriction = 0.5\nrolling_friction = 0.02\n"
+      "wall_friction = 0.3\ntangential_stiffness = 0.25\n"
+      "[small]\ncount = 4\nradius = 0.005\nspin = -2.5\n"
+      "[large.rock]\nposition = 0.3, 0.3\nradius = 0.02\nspin = 4\n"
+      "[large_random.pegs]\ncount = 2\nradius_min = 0.01\nradius_max = 0.01\n"
+      "region = 0.2, 0, 0.4, 0.1\nspin = 1.5\n";
+  ms_error_clear();
+  ms_status st = ms_scene_load_string(text, "fr.ini", &s);
+  if (st)
+    fprintf(stderr, "%s\n", ms_error_message());
+  ENSURE(st == MS_OK);
+  ENSURE(s.friction == 0.5f && s.rolling_friction == 0.02f && s.wall_friction == 0.3f);
+  ENSURE(s.tangential_stiffness == 0.25f && s.small_spin == -2.5);
+  ENSURE(s.large_count == 3 && s.large[0].spin == 4.0);
+  ENSURE(s.large[1].spin == 1.5 && s.large[2].spin == 1.5);
+  ms_scene_free(&s);
+}
+
 /* The scene files shipped for the demo and for other tests must load. */
 static void test_shipped_scenes_load(void)
 {
@@ -616,6 +658,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_names_round_trip, filter);
   RUN_TEST(test_size_distribution_placement, filter);
   RUN_TEST(test_box_far_from_origin_places, filter);
+  RUN_TEST(test_friction_keys, filter);
   RUN_TEST(test_bad_files, filter);
   RUN_TEST(test_shipped_scenes_load, filter);
   return TEST_EXIT();

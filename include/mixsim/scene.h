@@ -45,6 +45,7 @@ typedef struct ms_large {
   float radius;  /* m */
   float mass;   /* kg (density * pi r^2) */
   int is_static;
+  double spin;  /* rad/s, anticlockwise (0 when static); used only with friction on */
 } ms_large;
 
 /* The section that placed a run of large particles, for messages that name a particle
@@ -123,6 +124,12 @@ typedef struct ms_scene {
   /* [material] */
   float stiffness;   /* N/m */
   float restitution; /* (0, 1] */
+  /* Friction (docs/friction.md). All three 0: frictionless, the program as it was (no
+   * rotation, no history, the same kernels and hashes); see ms_scene_friction_on. */
+  float friction;             /* mu, pairs (>= 0) */
+  float rolling_friction;     /* mu_r, pairs and walls (>= 0) */
+  float wall_friction;        /* mu against the four walls (>= 0) */
+  float tangential_stiffness; /* k_t / k_n, in (0, 1]; default 1/3 (MS_DISC_KT_RATIO) */
 
   /* [grid] */
   int grid_capacity; /* initial slots per cell; grows on overflow */
@@ -136,6 +143,7 @@ typedef struct ms_scene {
   float *small_m;         /* small_count masses, kg (density * pi r^2) */
   double *small_pos;      /* 2 * small_count, simulation frame: x0 y0 x1 y1 ... */
   double *small_vel;      /* 2 * small_count, m/s */
+  double small_spin;      /* [small] spin: rad/s, anticlockwise, every small particle */
 
   /* [large.NAME] and [large_random.NAME] */
   int large_count;
@@ -168,6 +176,10 @@ ms_status ms_scene_load(const char *path, ms_scene *scene);
 ms_status ms_scene_load_string(const char *text, const char *name, ms_scene *scene);
 
 void ms_scene_free(ms_scene *scene);
+
+/* Whether the scene's material has friction: friction, rolling_friction or wall_friction
+ * > 0. Off, the simulation runs exactly the frictionless program. */
+int ms_scene_friction_on(const ms_scene *scene);
 
 /* Names large particle `index` as the scene does: "[large.rock]" or
  * "[large_random.rocks] #17" (17: its number in the group, from 0); "#index" when

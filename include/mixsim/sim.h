@@ -51,6 +51,7 @@ typedef struct ms_state {
   int n_small, n_large;
   double *small_pos, *small_vel;
   double *large_pos, *large_vel;
+  double *small_rot, *large_rot; /* (theta, w) per particle; NULL when friction is off */
 } ms_state;
 
 ms_status ms_sim_create(const ms_scene *scene, const ms_sim_options *opt, ms_sim **out);
@@ -80,6 +81,8 @@ void ms_sim_set_large_on(ms_sim *sim, ms_large_on where);
 ms_large_on ms_sim_large_on(const ms_sim *sim);
 
 long ms_sim_step(const ms_sim *sim);
+/* Whether the sim steps friction and rotation (ms_scene_friction_on of its scene). */
+int ms_sim_friction_on(const ms_sim *sim);
 const ms_sim_stats *ms_sim_get_stats(const ms_sim *sim);
 const char *ms_sim_device_name(const ms_sim *sim);
 const char *ms_sim_platform_name(const ms_sim *sim);
@@ -108,7 +111,8 @@ typedef struct ms_state_summary {
 ms_status ms_sim_summarise(ms_sim *sim, ms_state_summary *out);
 
 /* CRC-32 (zlib) over positions then velocities (doubles, simulation frame), small
- * particles then large. */
+ * particles then large; with friction on, then (theta, w) of the small particles and
+ * of the large ones (absent when off, so frictionless hashes are as they were). */
 uint32_t ms_state_hash(const ms_state *state);
 ms_status ms_sim_hash(ms_sim *sim, uint32_t *hash);
 

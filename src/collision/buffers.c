@@ -189,13 +189,41 @@ ms_status ms_buffers_create(ms_buffers *b, ms_cl *cl, ms_buffer_mode mode, size_
   return st;
 }
 
+ms_status ms_buffers_add_rotation(ms_buffers *b, ms_cl *cl, const double *rot)
+{
+  size_t n = b->n_small, d2 = n * 2 * sizeof(double), f1 = n * sizeof(float);
+  cl_mem_flags hf = host_flags(b);
+  ms_status st;
+  if ((st = create(cl, hf, d2, "rot", &b->rot)) ||
+      (st = create(cl, CL_MEM_READ_WRITE, f1, "t_ss", &b->t_ss)) ||
+      (st = create(cl, hf, f1, "t_ls", &b->t_ls)))
+    return st;
+  if (b->mode == MS_BUFFERS_COPIED &&
+      ((st = staging_alloc(cl, d2, "rot copy", &b->copy_rot)) ||
+       (st = staging_alloc(cl, f1, "t_ls copy", &b->copy_t_ls))))
+    return st;
+  /* Torques start at zero, like F_ls: the integration clears t_ls each iteration and the
+   * collide kernel writes every t_ss before it is read. */
+  double *zero = calloc(2 * n + 2, sizeof(double));
+  if (!zero)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  st = ms_buffers_upload(cl, b->rot, rot ? rot : zero, d2);
+  if (!st)
+    st = ms_buffers_upload(cl, b->t_ss, zero, f1);
+  if (!st)
+    st = ms_buffers_upload(cl, b->t_ls, zero, f1);
+  free(zero);
+  return st;
+}
+
 void ms_buffers_release(ms_buffers *b, ms_cl *cl)
 {
-  ms_staging *copies[] = {&b->copy_pos, &b->copy_vel, &b->copy_f_ls, &b->copy_count, &b->copy_idx};
+  ms_staging *copies[] = {&b->copy_pos,   &b->copy_vel, &b->copy_f_ls, &b->copy_count,
+                          &b->copy_idx,   &b->copy_rot, &b->copy_t_ls};
   for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
     staging_free(cl, copies[i]);
-  cl_mem *mems[] = {&b->pos,   &b->vel, &b->shape, &b->f_ss,
-                    &b->f_ls,  &b->count, &b->idx, &b->flags};
+  cl_mem *mems[] = {&b->pos,  &b->vel,   &b->shape, &b->f_ss, &b->f_ls,
+                    &b->count, &b->idx, &b->flags, &b->rot,  &b->t_ss, &b->t_ls};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
     if (*mems[i])
       clReleaseMemObject(*mems[i]);
@@ -243,12 +271,13 @@ static ms_status read_into(ms_cl *cl, cl_mem m, void *dst, size_t bytes, const c
   return ms_cl_check(err, "clEnqueueReadBuffer", what);
 }
 
-/* Shared mode: gives the five host views back; the first failure, or CL_SUCCESS. */
+/* Shared mode: gives the five host views back (seven with friction); the first failure,
+ * or CL_SUCCESS. */
 static cl_int unmap_views(const ms_buffers *b, ms_cl *cl)
 {
-  const void *views[] = {b->h_pos, b->h_vel, b->h_count, b->h_idx, b->h_f_ls};
-  cl_mem mems[] = {b->pos, b->vel, b->count, b->idx, b->f_ls};
-  for (int k = 0; k < 5; k++) {
+  const void *views[] = {b->h_pos, b->h_vel, b->h_count, b->h_idx, b->h_f_ls, b->h_rot, b->h_t_ls};
+  cl_mem mems[] = {b->pos, b->vel, b->count, b->idx, b->f_ls, b->rot, b->t_ls};
+  for (int k = 0; k < (b->rot ? 7 : 5); k++) {
     cl_int err = clEnqueueUnmapMemObject(cl->cpu_queue, mems[k], (void *)views[k], 0, NULL, NULL);
     if (err != CL_SUCCESS)
       return err;
@@ -276,6 +305,15 @@ ms_status ms_buffers_host_request(ms_buffers *b, ms_cl *cl)
     b->h_count = c;
     b->h_idx = i;
     b->h_f_ls = f;
+    if (b->rot) {
+      size_t f1 = b->n_small * sizeof(float);
+      void *r, *t;
+      if ((st = map(cl, b->rot, CL_MAP_READ, d2, "rot", CL_FALSE, &r)) ||
+          (st = map(cl, b->t_ls, CL_MAP_READ | CL_MAP_WRITE, f1, "t_ls", CL_FALSE, &t)))
+        return st;
+      b->h_rot = r;
+      b->h_t_ls = t;
+    }
   } else {
     if ((st = read_into(cl, b->pos, b->copy_pos.ptr, d2, "pos", CL_FALSE)) ||
         (st = read_into(cl, b->vel, b->copy_vel.ptr, d2, "vel", CL_FALSE)) ||
@@ -287,6 +325,12 @@ ms_status ms_buffers_host_request(ms_buffers *b, ms_cl *cl)
     b->h_count = b->copy_count.ptr;
     b->h_idx = b->copy_idx.ptr;
     b->h_f_ls = b->copy_f_ls.ptr;
+    if (b->rot) {
+      if ((st = read_into(cl, b->rot, b->copy_rot.ptr, d2, "rot", CL_FALSE)))
+        return st;
+      b->h_rot = b->copy_rot.ptr;
+      b->h_t_ls = b->copy_t_ls.ptr;
+    }
   }
   MS_CL_TRY(clFlush(cl->cpu_queue), "clFlush(worker queue)");
   b->requested = 1;
@@ -303,6 +347,8 @@ ms_status ms_buffers_host_begin(ms_buffers *b, ms_cl *cl)
   /* The device clears its F_ls after integrating; the host copy starts from zero too. */
   if (b->mode == MS_BUFFERS_COPIED)
     memset(b->copy_f_ls.ptr, 0, b->n_small * 2 * sizeof(float));
+  if (b->mode == MS_BUFFERS_COPIED && b->rot)
+    memset(b->copy_t_ls.ptr, 0, b->n_small * sizeof(float));
   return MS_OK;
 }
 
@@ -319,6 +365,8 @@ void ms_buffers_host_cancel(ms_buffers *b, ms_cl *cl)
   b->h_pos = b->h_vel = NULL;
   b->h_count = b->h_idx = NULL;
   b->h_f_ls = NULL;
+  b->h_rot = NULL;
+  b->h_t_ls = NULL;
 }
 
 ms_status ms_buffers_host_end(ms_buffers *b, ms_cl *cl)
@@ -332,10 +380,18 @@ ms_status ms_buffers_host_end(ms_buffers *b, ms_cl *cl)
                                b->copy_f_ls.ptr, 0, NULL, NULL);
     if (err != CL_SUCCESS)
       return ms_cl_check(err, "clEnqueueWriteBuffer", "f_ls");
+    if (b->rot) {
+      err = clEnqueueWriteBuffer(cl->cpu_queue, b->t_ls, CL_FALSE, 0, b->n_small * sizeof(float),
+                                 b->copy_t_ls.ptr, 0, NULL, NULL);
+      if (err != CL_SUCCESS)
+        return ms_cl_check(err, "clEnqueueWriteBuffer", "t_ls");
+    }
   }
   b->h_pos = b->h_vel = NULL;
   b->h_count = b->h_idx = NULL;
   b->h_f_ls = NULL;
+  b->h_rot = NULL;
+  b->h_t_ls = NULL;
   /* The manager's next kernels read F_ls from its own queue: finish ours first. */
   MS_CL_TRY(clFinish(cl->cpu_queue), "clFinish(worker queue)");
   return MS_OK;

@@ -36,17 +36,24 @@ typedef struct ms_buffers {
   cl_mem f_ls;       /* float2: large-small forces, written by the CPU worker */
   cl_mem count, idx; /* grid: per-cell counters, cap slots per cell */
   cl_mem flags;      /* MS_FLAG_* counters of the grid kernels */
+  /* Friction on only (ms_buffers_add_rotation; NULL otherwise): */
+  cl_mem rot;        /* double2: angle and spin of each small particle */
+  cl_mem t_ss;       /* float: small-small and wall torque, device only */
+  cl_mem t_ls;       /* float: torque from the large particles, written by the CPU worker */
 
   /* Host views, valid between ms_buffers_host_begin and ms_buffers_host_end. */
   const double *h_pos, *h_vel;
   const int *h_count, *h_idx;
   float *h_f_ls;
+  const double *h_rot; /* friction on: (theta, w) per small particle, read like h_vel */
+  float *h_t_ls;       /* friction on: written back like h_f_ls */
   int requested; /* the maps or reads are enqueued (ms_buffers_host_request), not waited for */
 
   /* Copied mode: the host arrays behind the views, in page-locked staging memory
    * (a host-allocated buffer mapped once for good, never used by a kernel), so the
    * explicit copies run at full DMA speed instead of through a driver bounce. */
   ms_staging copy_pos, copy_vel, copy_f_ls, copy_count, copy_idx;
+  ms_staging copy_rot, copy_t_ls; /* friction on */
 } ms_buffers;
 
 /* The device's limits the buffers must respect. */
@@ -68,6 +75,11 @@ int ms_buffers_fit(const ms_device_limits *lim, ms_buffer_mode mode, uint64_t n_
 ms_status ms_buffers_create(ms_buffers *b, ms_cl *cl, ms_buffer_mode mode, size_t n_small,
                             size_t n_cells, size_t cap);
 void ms_buffers_release(ms_buffers *b, ms_cl *cl);
+
+/* Friction on: adds rot (uploaded from `rot`, 2 doubles per particle; NULL: zeros), t_ss
+ * and t_ls (zeros) to buffers just created; the full exchange then maps or reads rot and
+ * writes t_ls back with the other views. */
+ms_status ms_buffers_add_rotation(ms_buffers *b, ms_cl *cl, const double *rot);
 
 /* Replaces the grid's index buffer with one of `cap` slots per cell. */
 ms_status ms_buffers_set_capacity(ms_buffers *b, ms_cl *cl, size_t cap);

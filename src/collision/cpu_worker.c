@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collision/worker_friction.h"
 #include "collision/worker_pool.h"
 #include "shared/contact.h"
 #include "shared/grid.h"
@@ -48,20 +49,17 @@ static int grow(void **items, size_t *cap, size_t n, size_t size)
  * exchange = zone: the zone's arrays, each row of a rectangle one run of slots (its
  * cells' particles in cell order), state and forces per zone slot (one slot per
  * particle, so each force sums the same terms in the same order either way). */
-typedef struct ls_source {
-  const int *count, *idx;
-  const int *base, *span; /* zone: large particle i's runs, base[i] .. base[i + 1] - 1 */
-  const double *pos, *vel;
-  float *f;
-} ls_source;
+typedef ms_ls_source ls_source; /* collision/worker_friction.h */
 
 static ls_source source_of(const ms_sim *s)
 {
   const ms_buffers *b = &s->buf;
   const ms_zone *z = &s->zone;
   if (s->exchange == MS_EXCHANGE_ZONE) /* set only between advances */
-    return (ls_source){NULL, z->h_idx, z->base, z->h_span, z->h_pos, z->h_vel, z->h_f};
-  return (ls_source){b->h_count, b->h_idx, NULL, NULL, b->h_pos, b->h_vel, b->h_f_ls};
+    return (ls_source){NULL, z->h_idx, z->base, z->h_span, z->h_pos, z->h_vel, z->h_f,
+                       z->h_w, 1, z->h_t};
+  return (ls_source){b->h_count, b->h_idx, NULL, NULL, b->h_pos, b->h_vel, b->h_f_ls,
+                     b->h_rot ? b->h_rot + 1 : NULL, 2, b->h_t_ls};
 }
 
 /* A force on the small particle at `j` (its index, or its zone slot), kept for
@@ -70,7 +68,7 @@ static int record_ls(ms_worker_chunk *c, int j, ms_v2 f)
 {
   if (!grow((void **)&c->ls, &c->ls_cap, c->n_ls, sizeof *c->ls))
     return 0;
-  c->ls[c->n_ls++] = (ms_ls_contact){j, f.x, f.y};
+  c->ls[c->n_ls++] = (ms_ls_contact){j, f.x, f.y, 0.0f};
   return 1;
 }
 
@@ -103,6 +101,15 @@ static int large_small_pair(const ms_sim *s, ms_body *L, int j, size_t at, const
   return 1;
 }
 
+/* One candidate pair, with or without friction. */
+static int visit(const ms_sim *s, int i, ms_body *L, int j, size_t at, const ls_source *src,
+                 ms_worker_chunk *out)
+{
+  if (s->friction_on)
+    return ms_fr_large_small_pair(s, i, L, j, at, src, out);
+  return large_small_pair(s, L, j, at, src, out);
+}
+
 /* Contacts of large particle i with the small ones in the cells under its reach, rows
  * ascending, cells ascending in a row, each cell's slots ascending. Returns 0 when out
  * of memory. */
@@ -112,7 +119,7 @@ static int large_small_one(const ms_sim *s, int i, const ls_source *src, ms_work
   if (src->span) { /* the zone: each row is one run of slots, in that order */
     for (int r = src->base[i]; r < src->base[i + 1]; r++)
       for (int slot = src->span[2 * r]; slot < src->span[2 * r + 1]; slot++)
-        if (!large_small_pair(s, L, src->idx[slot], (size_t)slot, src, out))
+        if (!visit(s, i, L, src->idx[slot], (size_t)slot, src, out))
           return 0;
     return 1;
   }
@@ -126,7 +133,7 @@ static int large_small_one(const ms_sim *s, int i, const ls_source *src, ms_work
       int n = src->count[cell] < cap ? src->count[cell] : cap;
       for (int k = 0; k < n; k++) {
         int j = src->idx[ms_grid_slot(cell, cap, k)];
-        if (!large_small_pair(s, L, j, (size_t)j, src, out))
+        if (!visit(s, i, L, j, (size_t)j, src, out))
           return 0;
       }
     }
@@ -152,8 +159,13 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
     ms_body *L = &s->large[i];
     L->fx = 0.0f;
     L->fy = 0.0f;
+    L->torque = 0.0f;
+    if (s->friction_on) /* L's new history, written in the loop's order, then sorted */
+      ms_history_ls_start(&s->hist, i);
     if (s->n_small > 0 && !large_small_one(s, i, &src, c))
       return out_of_memory(why, why_size, "large-small");
+    if (s->friction_on)
+      ms_history_ls_finish(&s->hist, i);
   }
   return MS_OK;
 }
@@ -164,13 +176,17 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
  * one thread computes, whatever the thread count. */
 static void apply_large_small(ms_sim *s)
 {
-  float *f_ls = source_of(s).f;
+  ls_source src = source_of(s);
+  float *f_ls = src.f;
   for (int t = 0; t < s->cpu_threads; t++) {
     const ms_worker_chunk *c = &s->chunk[t];
     for (size_t e = 0; e < c->n_ls; e++) {
       f_ls[2 * c->ls[e].j] += c->ls[e].fx;
       f_ls[2 * c->ls[e].j + 1] += c->ls[e].fy;
     }
+    if (s->friction_on) /* the torques in the same order */
+      for (size_t e = 0; e < c->n_ls; e++)
+        src.t[c->ls[e].j] += c->ls[e].t;
   }
 }
 
@@ -197,7 +213,10 @@ ms_status ms_cpu_large_small(ms_sim *s)
 {
   for (int t = 0; t < s->cpu_threads; t++)
     s->chunk[t].n_ls = 0; /* chunks the job leaves empty add nothing */
-  ms_status st = ms_pool_run(s->pool, large_small_chunk, s, s->n_large,
+  ms_status st = ms_fr_ready(s);
+  if (st)
+    return st;
+  st = ms_pool_run(s->pool, large_small_chunk, s, s->n_large,
                              s->n_large > 0 ? large_small_grain(s) : 1);
   if (!st)
     apply_large_small(s);
@@ -324,6 +343,20 @@ static int pair_force(const ms_sim *s, const ms_body *A, const ms_body *B, ms_v2
   return 1;
 }
 
+/* Whether the pair p->a, p->b touches, and then its force (and with friction on its
+ * torques and new history) in *p. */
+static int ll_pair(const ms_sim *s, ms_ll_pair *p)
+{
+  if (s->friction_on)
+    return ms_fr_large_large_pair(s, p->a, p->b, p);
+  ms_v2 f;
+  if (!pair_force(s, &s->large[p->a], &s->large[p->b], &f))
+    return 0;
+  p->fx = f.x;
+  p->fy = f.y;
+  return 1;
+}
+
 /* A large particle's extent, copied into sweep order before the pairs are sought, so
  * the search reads consecutive memory instead of jumping through the bodies. */
 struct ms_sweep_item {
@@ -373,12 +406,12 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
       float dx = (float)(w[b].x - w[a].x), dy = (float)(w[b].y - w[a].y), rs = w[a].r + w[b].r;
       if (dx * dx + dy * dy >= rs * rs)
         continue;
-      ms_v2 f;
-      if (!pair_force(s, &s->large[w[a].index], &s->large[w[b].index], &f))
+      ms_ll_pair p = {w[a].index, w[b].index, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+      if (!ll_pair(s, &p))
         continue;
       if (!grow((void **)&c->ll, &c->ll_cap, c->n_ll, sizeof *c->ll))
         return out_of_memory(why, why_size, "large-large");
-      c->ll[c->n_ll++] = (ms_ll_pair){w[a].index, w[b].index, f.x, f.y};
+      c->ll[c->n_ll++] = p;
     }
   }
   return MS_OK;
@@ -396,12 +429,30 @@ static ms_status walls_chunk(void *ctx, int begin, int end, int chunk, char *why
     ms_body *L = &s->large[i];
     if (L->is_static)
       continue;
+    if (s->friction_on) {
+      ms_fr_walls(s, i);
+      continue;
+    }
     ms_v2 w = ms_walls_force(L->x, L->y, (float)L->vx, (float)L->vy, L->r, s->box[0], s->box[1],
                              s->k, s->two_zeta, L->m);
     L->fx += w.x;
     L->fy += w.y;
   }
   return MS_OK;
+}
+
+static void apply_large_large(ms_sim *s)
+{
+  for (int t = 0; t < s->cpu_threads; t++) {
+    const ms_worker_chunk *c = &s->chunk[t];
+    for (size_t e = 0; e < c->n_ll; e++) {
+      ms_body *A = &s->large[c->ll[e].a], *B = &s->large[c->ll[e].b];
+      A->fx += c->ll[e].fx;
+      A->fy += c->ll[e].fy;
+      B->fx -= c->ll[e].fx;
+      B->fy -= c->ll[e].fy;
+    }
+  }
 }
 
 ms_status ms_cpu_large_large(ms_sim *s)
@@ -416,15 +467,11 @@ ms_status ms_cpu_large_large(ms_sim *s)
     return st;
   /* The pairs in sweep order (chunks are contiguous and ascending), so every body's
    * force sums in the order the serial sweep adds it, whatever the thread count. */
-  for (int t = 0; t < s->cpu_threads; t++) {
-    const ms_worker_chunk *c = &s->chunk[t];
-    for (size_t e = 0; e < c->n_ll; e++) {
-      ms_body *A = &s->large[c->ll[e].a], *B = &s->large[c->ll[e].b];
-      A->fx += c->ll[e].fx;
-      A->fy += c->ll[e].fy;
-      B->fx -= c->ll[e].fx;
-      B->fy -= c->ll[e].fy;
-    }
+  if (s->friction_on) {
+    if (!ms_fr_apply_large_large(s))
+      return ms_fail(MS_ERR_RUNTIME, "out of memory for the large-large contact history");
+  } else {
+    apply_large_large(s);
   }
   return ms_pool_run(s->pool, walls_chunk, s, s->n_large,
                      grain(s, GRAIN_PER_BODY));
@@ -449,7 +496,10 @@ static ms_status integrate_chunk(void *ctx, int begin, int end, int chunk, char 
     if (L->is_static)
       continue;
     ms_integrate(&L->x, &L->y, &L->vx, &L->vy, L->fx, L->fy, L->m, s->gx, s->gy, s->dt);
-    int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy);
+    if (s->friction_on)
+      ms_integrate_rotation(&L->theta, &L->w, L->torque, ms_disc_inertia(L->m, L->r), s->dt);
+    int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy) &&
+                 isfinite(L->w);
     if (finite && !(s->max_speed2 > 0.0 && !(L->vx * L->vx + L->vy * L->vy <= s->max_speed2)))
       continue;
     c->failed = i;

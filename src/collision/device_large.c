@@ -274,6 +274,9 @@ static ms_status grow_until_fits(ms_sim *s)
 
 ms_status ms_dl_begin(ms_sim *s)
 {
+  if (s->friction_on) /* the scene and the command line refuse it before; the API here */
+    return ms_fail(MS_ERR_INPUT, "large_on = device has no friction: with friction on the "
+                                 "large particles run on the CPU worker (large_on = cpu)");
   ms_dlarge *d = &s->dl;
   double t0 = ms_now();
   ms_status st = d->made ? MS_OK : make_all(s);

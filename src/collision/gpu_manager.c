@@ -4,6 +4,25 @@
 /* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
 #define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
 
+/* The friction variants' arguments (kernels/friction.cl). */
+static ms_status bind_friction(ms_sim *s)
+{
+  ms_buffers *b = &s->buf;
+  ARG(MS_K_INTEGRATE_FRIC, 0, b->pos);
+  ARG(MS_K_INTEGRATE_FRIC, 1, b->vel);
+  ARG(MS_K_INTEGRATE_FRIC, 2, b->shape);
+  ARG(MS_K_INTEGRATE_FRIC, 3, b->f_ss);
+  ARG(MS_K_INTEGRATE_FRIC, 4, b->f_ls);
+  ARG(MS_K_INTEGRATE_FRIC, 5, s->n_small);
+  ARG(MS_K_INTEGRATE_FRIC, 6, s->gx);
+  ARG(MS_K_INTEGRATE_FRIC, 7, s->gy);
+  ARG(MS_K_INTEGRATE_FRIC, 8, s->dt);
+  ARG(MS_K_INTEGRATE_FRIC, 9, b->rot);
+  ARG(MS_K_INTEGRATE_FRIC, 10, b->t_ss);
+  ARG(MS_K_INTEGRATE_FRIC, 11, b->t_ls);
+  return MS_OK;
+}
+
 ms_status ms_gpu_bind(ms_sim *s)
 {
   ms_buffers *b = &s->buf;
@@ -57,7 +76,7 @@ ms_status ms_gpu_bind(ms_sim *s)
   ARG(MS_K_INTEGRATE_SMALL, 6, s->gx);
   ARG(MS_K_INTEGRATE_SMALL, 7, s->gy);
   ARG(MS_K_INTEGRATE_SMALL, 8, s->dt);
-  return MS_OK;
+  return s->friction_on ? bind_friction(s) : MS_OK;
 }
 
 ms_status ms_gpu_keep_event(ms_sim *s, int kernel, cl_event ev)
@@ -116,7 +135,8 @@ ms_status ms_gpu_integrate(ms_sim *s)
    * integration waits for it on the device, not the worker on the host (zone.h). */
   int zone = s->large_on == MS_LARGE_ON_CPU && s->exchange == MS_EXCHANGE_ZONE;
   cl_event after = zone ? s->zone.scattered : NULL;
-  ms_status st = run_phase(s, MS_K_INTEGRATE_SMALL, MS_PHASE_INTEGRATE, after);
+  int kernel = s->friction_on ? MS_K_INTEGRATE_FRIC : MS_K_INTEGRATE_SMALL;
+  ms_status st = run_phase(s, kernel, MS_PHASE_INTEGRATE, after);
   s->grid_current = 0;
   return st;
 }

@@ -22,6 +22,8 @@ static const char *const kernel_functions[MS_KERNEL_COUNT] = {
     [MS_K_ZONE_GATHER] = "ms_zone_gather",
     [MS_K_ZONE_SPANS] = "ms_zone_spans",
     [MS_K_ZONE_SCATTER] = "ms_zone_scatter",
+    [MS_K_ZONE_SPIN] = "ms_zone_spin",
+    [MS_K_ZONE_TORQUE] = "ms_zone_torque",
     [MS_K_LARGE_LIST_CLEAR] = "ms_large_list_clear",
     [MS_K_LARGE_LIST_INSERT] = "ms_large_list_insert",
     [MS_K_LARGE_LIST_SORT] = "ms_large_list_sort",
@@ -30,6 +32,7 @@ static const char *const kernel_functions[MS_KERNEL_COUNT] = {
     [MS_K_LARGE_LARGE] = "ms_large_large",
     [MS_K_LARGE_WALLS] = "ms_large_walls",
     [MS_K_INTEGRATE_LARGE] = "ms_integrate_large",
+    [MS_K_INTEGRATE_FRIC] = "ms_integrate_small_fric",
 };
 
 /* Concatenates the kernel files from `dir`; their includes resolve through -I dir. */

@@ -1,5 +1,5 @@
-/* The collision mode's OpenCL program: kernels/grid.cl, collide.cl, integrate.cl, zone.cl
- * and large.cl,
+/* The collision mode's OpenCL program: kernels/grid.cl, collide.cl, integrate.cl, zone.cl,
+ * large.cl and friction.cl,
  * built from the copy embedded at build time or from MIXSIM_KERNEL_DIR, and the
  * kernels the GPU manager enqueues. */
 #ifndef MS_KERNELS_H
@@ -19,6 +19,8 @@ enum ms_kernel_id {
   MS_K_ZONE_GATHER,  /* on the worker's queue */
   MS_K_ZONE_SPANS,   /* on the worker's queue */
   MS_K_ZONE_SCATTER, /* on the worker's queue */
+  MS_K_ZONE_SPIN,    /* on the worker's queue, friction on */
+  MS_K_ZONE_TORQUE,  /* on the worker's queue, friction on */
   /* large_on = device (collision/device_large.h), on the manager's queue */
   MS_K_LARGE_LIST_CLEAR,
   MS_K_LARGE_LIST_INSERT,
@@ -28,6 +30,8 @@ enum ms_kernel_id {
   MS_K_LARGE_LARGE,
   MS_K_LARGE_WALLS,
   MS_K_INTEGRATE_LARGE,
+  /* friction on (kernels/friction.cl), on the manager's queue */
+  MS_K_INTEGRATE_FRIC,
   MS_KERNEL_COUNT
 };
 

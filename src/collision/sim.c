@@ -59,6 +59,7 @@ static ms_status setup_large(ms_sim *s, const ms_scene *sc)
     L->r = in->radius;
     L->m = in->mass;
     L->is_static = in->is_static;
+    L->w = in->is_static || !s->friction_on ? 0.0 : in->spin;
     s->sweep_order[i] = i;
   }
   return MS_OK;
@@ -81,6 +82,12 @@ static void setup_params(ms_sim *s, const ms_scene *sc)
   s->exchange = sc->exchange;
   s->large_on = sc->large_on;
   s->max_speed2 = sc->max_speed > 0.0f ? (double)sc->max_speed * sc->max_speed : 0.0;
+  s->friction_on = ms_scene_friction_on(sc);
+  s->mu = sc->friction;
+  s->mu_r = sc->rolling_friction;
+  s->mu_wall = sc->wall_friction;
+  s->kt = sc->tangential_stiffness * sc->stiffness;
+  s->small_spin0 = s->friction_on ? sc->small_spin : 0.0;
 }
 
 /* The small particles' (radius, mass) pairs, kept on the host for the CPU worker and
@@ -160,9 +167,27 @@ static ms_status setup_pool(ms_sim *s, const ms_scene *sc)
   return st;
 }
 
-/* Creates the device buffers in `mode` and fills them with the given state. */
+/* Friction on: the rotation buffers, from `rot` ((theta, w) per particle) or, when NULL,
+ * at angle 0 with the scene's initial spin. */
+static ms_status load_rotation(ms_sim *s, const double *rot)
+{
+  double *start = NULL;
+  if (!rot) {
+    start = calloc(2 * (size_t)s->n_small + 2, sizeof *start);
+    if (!start)
+      return ms_fail(MS_ERR_RUNTIME, "out of memory for %d small particles", s->n_small);
+    for (int i = 0; i < s->n_small; i++)
+      start[2 * i + 1] = s->small_spin0;
+  }
+  ms_status st = ms_buffers_add_rotation(&s->buf, &s->cl, rot ? rot : start);
+  free(start);
+  return st;
+}
+
+/* Creates the device buffers in `mode` and fills them with the given state (`rot`:
+ * friction on only, NULL for the scene's initial spins). */
 static ms_status load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const double *pos,
-                              const double *vel)
+                              const double *vel, const double *rot)
 {
   size_t bytes = (size_t)s->n_small * 2 * sizeof(double);
   ms_status st = ms_buffers_create(&s->buf, &s->cl, mode, (size_t)s->n_small, s->grid.n_cells,
@@ -174,6 +199,8 @@ static ms_status load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const 
   if (!st)
     st = ms_buffers_upload(&s->cl, s->buf.shape, s->shape,
                            (size_t)s->n_small * 2 * sizeof(float));
+  if (!st && s->friction_on)
+    st = load_rotation(s, rot);
   if (!st)
     st = ms_gpu_bind(s);
   s->grid_current = 0;
@@ -231,7 +258,8 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st && !sc->exchange_given)
     s->exchange = default_exchange(s, (size_t)sc->grid_capacity);
   if (!st)
-    st = load_buffers(s, sc->buffers, (size_t)sc->grid_capacity, sc->small_pos, sc->small_vel);
+    st = load_buffers(s, sc->buffers, (size_t)sc->grid_capacity, sc->small_pos, sc->small_vel,
+                      NULL);
   if (st) {
     ms_sim_destroy(s);
     return st;
@@ -256,6 +284,7 @@ void ms_sim_destroy(ms_sim *s)
     free(s->chunk[t].ll);
   }
   free(s->chunk);
+  ms_history_free(&s->hist);
   free(s->large_prev);
   free(s->large);
   free(s->large_origin);
@@ -283,6 +312,7 @@ int ms_sim_stop_requested(const ms_sim *s) { return atomic_load(&s->stop_request
 ms_pipeline ms_sim_pipeline(const ms_sim *s) { return s->pipeline; }
 ms_buffer_mode ms_sim_buffers(const ms_sim *s) { return s->buf.mode; }
 long ms_sim_step(const ms_sim *s) { return s->step; }
+int ms_sim_friction_on(const ms_sim *s) { return s->friction_on; }
 const ms_sim_stats *ms_sim_get_stats(const ms_sim *s) { return &s->stats; }
 const char *ms_sim_device_name(const ms_sim *s) { return s->cl.device_name; }
 const char *ms_sim_platform_name(const ms_sim *s) { return s->cl.platform_name; }
@@ -308,7 +338,7 @@ ms_status ms_sim_set_buffers(ms_sim *s, ms_buffer_mode mode)
   size_t cap = s->buf.cap;
   ms_buffers_release(&s->buf, &s->cl);
   /* F_ls is all zero between iterations, and the grid is rebuilt from the positions. */
-  rc = load_buffers(s, mode, cap, st.small_pos, st.small_vel);
+  rc = load_buffers(s, mode, cap, st.small_pos, st.small_vel, st.small_rot);
   ms_state_free(&st);
   return rc;
 }
@@ -328,6 +358,28 @@ ms_status ms_sim_move_large(ms_sim *s, int index, double x, double y)
    * small particles, so a moved large one leaves it valid; the rebuild keeps to the
    * prescription and costs one grid build. */
   s->grid_current = 0;
+  return MS_OK;
+}
+
+/* Friction on: (theta, w) of every particle, small then large. */
+static ms_status read_rotation(ms_sim *s, ms_state *out)
+{
+  size_t ns = (size_t)s->n_small * 2, nl = (size_t)s->n_large * 2;
+  out->small_rot = malloc((ns + 1) * sizeof(double));
+  out->large_rot = malloc((nl + 1) * sizeof(double));
+  if (!out->small_rot || !out->large_rot) {
+    ms_state_free(out);
+    return ms_fail(MS_ERR_RUNTIME, "out of memory reading the state");
+  }
+  ms_status st = ms_buffers_download(&s->cl, s->buf.rot, out->small_rot, ns * sizeof(double));
+  if (st) {
+    ms_state_free(out);
+    return st;
+  }
+  for (int i = 0; i < s->n_large; i++) {
+    out->large_rot[2 * i] = s->large[i].theta;
+    out->large_rot[2 * i + 1] = s->large[i].w;
+  }
   return MS_OK;
 }
 
@@ -359,7 +411,7 @@ ms_status ms_sim_read_state(ms_sim *s, ms_state *out)
     out->large_vel[2 * i] = s->large[i].vx;
     out->large_vel[2 * i + 1] = s->large[i].vy;
   }
-  return MS_OK;
+  return s->friction_on ? read_rotation(s, out) : MS_OK;
 }
 
 void ms_state_free(ms_state *st)
@@ -368,6 +420,8 @@ void ms_state_free(ms_state *st)
   free(st->small_vel);
   free(st->large_pos);
   free(st->large_vel);
+  free(st->small_rot);
+  free(st->large_rot);
   memset(st, 0, sizeof *st);
 }
 
@@ -392,6 +446,11 @@ uint32_t ms_state_hash(const ms_state *st)
   h = ms_crc32_update(h, st->small_vel, ns);
   h = ms_crc32_update(h, st->large_pos, nl);
   h = ms_crc32_update(h, st->large_vel, nl);
+  /* Friction on only, so that frictionless hashes are the ones they always were. */
+  if (st->small_rot)
+    h = ms_crc32_update(h, st->small_rot, ns);
+  if (st->large_rot)
+    h = ms_crc32_update(h, st->large_rot, nl);
   return (uint32_t)h;
 }
 
@@ -433,4 +492,54 @@ ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *sm
   s->step = step;
   s->grid_current = 0;
   return MS_OK;
+}
+
+void ms_friction_state_free(ms_friction_state *f)
+{
+  free(f->small_rot);
+  free(f->large_rot);
+  free(f->small_wall_xi);
+  free(f->large_wall_xi);
+  free(f->ss);
+  free(f->ls);
+  free(f->ll);
+  memset(f, 0, sizeof *f);
+}
+
+ms_status ms_sim_friction_export(ms_sim *s, ms_friction_state *out)
+{
+  memset(out, 0, sizeof *out);
+  if (!s->friction_on)
+    return ms_fail(MS_ERR_INPUT, "the simulation has no friction state (friction is off)");
+  size_t n = (size_t)s->n_small;
+  out->n_small = s->n_small;
+  out->n_large = s->n_large;
+  out->small_rot = malloc((2 * n + 1) * sizeof *out->small_rot);
+  out->small_wall_xi = calloc(4 * n + 1, sizeof *out->small_wall_xi);
+  if (!out->small_rot || !out->small_wall_xi) {
+    ms_friction_state_free(out);
+    return ms_fail(MS_ERR_RUNTIME, "out of memory exporting the friction state");
+  }
+  ms_status st = ms_buffers_download(&s->cl, s->buf.rot, out->small_rot, 2 * n * sizeof(double));
+  if (!st)
+    st = ms_worker_history_export(s, out);
+  if (st)
+    ms_friction_state_free(out);
+  return st;
+}
+
+ms_status ms_sim_friction_import(ms_sim *s, const ms_friction_state *in)
+{
+  if (!s->friction_on)
+    return ms_fail(MS_ERR_INPUT, "the simulation has no friction state (friction is off)");
+  if (in->n_small != s->n_small || in->n_large != s->n_large)
+    return ms_fail(MS_ERR_INPUT, "friction state of %d small and %d large particles, the "
+                                 "simulation has %d and %d",
+                   in->n_small, in->n_large, s->n_small, s->n_large);
+  ms_status st = ms_buffers_upload(&s->cl, s->buf.rot, in->small_rot,
+                                   (size_t)s->n_small * 2 * sizeof(double));
+  if (!st)
+    st = ms_worker_history_import(s, in);
+  s->grid_current = 0;
+  return st;
 }

@@ -7,6 +7,7 @@
 #include "collision/buffers.h"
 #include "cl/runtime.h"
 #include "collision/device_large.h"
+#include "collision/history.h"
 #include "collision/kernels.h"
 #include "mixsim/sim.h"
 #include "collision/sync.h"
@@ -19,6 +20,8 @@ typedef struct ms_body {
   float fx, fy; /* force accumulated this iteration */
   float r, m;
   int is_static;
+  double theta, w; /* angle and spin (anticlockwise), stepped only with friction on */
+  float torque;    /* accumulated this iteration like fx, fy */
 } ms_body;
 
 /* Grid geometry: cells of one largest small diameter covering the box from the
@@ -50,12 +53,14 @@ typedef struct ms_fault {
 typedef struct ms_ls_contact {
   int j;
   float fx, fy;
+  float t; /* friction on: the torque on it */
 } ms_ls_contact;
 
 /* A touching large pair (a left of b in the sweep) and the force of b on a. */
 typedef struct ms_ll_pair {
   int a, b;
   float fx, fy;
+  float ta, tb, xi; /* friction on: the torques on a and b, the new history */
 } ms_ll_pair;
 
 /* What one pool thread found in its chunk this iteration. */
@@ -71,6 +76,23 @@ typedef struct ms_worker_chunk {
 
 struct ms_pool; /* collision/worker_pool.h */
 
+/* One history entry: the pair (a, b) and its stored tangential displacement. */
+typedef struct ms_history_entry {
+  int a, b;
+  float xi;
+} ms_history_entry;
+
+/* The friction state beyond positions and velocities, for checkpoints and tests. */
+typedef struct ms_friction_state {
+  int n_small, n_large;
+  double *small_rot, *large_rot;        /* (theta, w) per particle */
+  float *small_wall_xi, *large_wall_xi; /* 4 per particle: left, right, bottom, top */
+  ms_history_entry *ss, *ls, *ll;       /* small-small (a < b: one entry per live pair),
+                                           large-small (a = large, b = small),
+                                           large-large (a < b), each sorted by (a, b) */
+  size_t n_ss, n_ls, n_ll;
+} ms_friction_state;
+
 struct ms_sim {
   /* Parameters as the kernels take them. */
   double dt, gx, gy;
@@ -81,6 +103,12 @@ struct ms_sim {
   float *shape;       /* (radius, mass) of each small particle, as on the device */
   int n_small, n_large;
   double max_speed2;  /* squared speed limit, 0: none */
+  /* Friction (docs/friction.md): on when mu, mu_r or mu_wall > 0; off, every path is the
+   * frictionless program's. kt is absolute (the scene's ratio times k); c_t of a pair is
+   * ms_tangential_dashpot(two_zeta, kt, m_eff). */
+  int friction_on;
+  float mu, mu_r, mu_wall, kt;
+  double small_spin0; /* the scene's initial spin of every small particle */
 
   ms_grid grid;
   ms_body *large;
@@ -94,6 +122,7 @@ struct ms_sim {
   int cpu_grain;           /* MIXSIM_CPU_GRAIN; 0: each phase's own */
   struct ms_pool *pool;
   ms_worker_chunk *chunk;  /* cpu_threads */
+  ms_worker_history hist;  /* friction on: the worker's contact histories */
 
   ms_cl cl;
   ms_kernels kern; /* the program the manager enqueues */
@@ -123,6 +152,14 @@ struct ms_sim {
 /* zlib's crc32 of n bytes, continued from `crc`: crc32 takes a 32-bit length, so large
  * arrays go in pieces (the CRC is the same). For the state hash and checkpoints. */
 unsigned long ms_crc32_update(unsigned long crc, const void *p, size_t n);
+
+ms_status ms_sim_friction_export(ms_sim *s, ms_friction_state *out); /* sim.c */
+/* After ms_sim_restore: puts the rotation and the histories back. */
+ms_status ms_sim_friction_import(ms_sim *s, const ms_friction_state *in);
+void ms_friction_state_free(ms_friction_state *f);
+/* The worker's part (collision/history.c): ls, ll, large_rot, large_wall_xi. */
+ms_status ms_worker_history_export(const ms_sim *s, ms_friction_state *out);
+ms_status ms_worker_history_import(ms_sim *s, const ms_friction_state *in);
 
 /* Puts the sim into a saved state (checkpoint.c): small particles uploaded, large ones
  * set (x y vx vy each), grid capacity as saved, grid rebuilt before next use. */

@@ -35,10 +35,10 @@ static void release_stagings(ms_cl *cl, ms_staging *const *st, size_t n)
 /* The buffers whose kind follows the buffer mode: read back or mapped by the worker. */
 static void release_slots(ms_zone *z, ms_cl *cl)
 {
-  ms_staging *st[] = {&z->c_idx, &z->c_pos, &z->c_vel, &z->c_f};
-  release_stagings(cl, st, 4);
-  cl_mem *mems[] = {&z->m_idx, &z->m_pos, &z->m_vel, &z->m_f};
-  release_mems(mems, 4);
+  ms_staging *st[] = {&z->c_idx, &z->c_pos, &z->c_vel, &z->c_f, &z->c_w, &z->c_t};
+  release_stagings(cl, st, 6);
+  cl_mem *mems[] = {&z->m_idx, &z->m_pos, &z->m_vel, &z->m_f, &z->m_w, &z->m_t};
+  release_mems(mems, 6);
   z->room = 0;
 }
 
@@ -82,7 +82,10 @@ static ms_status fit_slots(ms_sim *s, ms_zone *z, size_t need)
   if ((st = mode_buffer(s, z, room * sizeof(int), "zone index", &z->m_idx, &z->c_idx)) ||
       (st = mode_buffer(s, z, room * 2 * sizeof(double), "zone pos", &z->m_pos, &z->c_pos)) ||
       (st = mode_buffer(s, z, room * 2 * sizeof(double), "zone vel", &z->m_vel, &z->c_vel)) ||
-      (st = mode_buffer(s, z, room * 2 * sizeof(float), "zone f_ls", &z->m_f, &z->c_f))) {
+      (st = mode_buffer(s, z, room * 2 * sizeof(float), "zone f_ls", &z->m_f, &z->c_f)) ||
+      (s->friction_on &&
+       ((st = mode_buffer(s, z, room * sizeof(double), "zone spin", &z->m_w, &z->c_w)) ||
+        (st = mode_buffer(s, z, room * sizeof(float), "zone torque", &z->m_t, &z->c_t))))) {
     release_slots(z, &s->cl);
     return st;
   }
@@ -279,6 +282,22 @@ static ms_status mark_and_count(ms_sim *s, ms_zone *z, zone_events *e)
   return st;
 }
 
+/* Friction on: each gathered slot's spin, after the gather on the worker's queue. */
+static ms_status gather_spin(ms_sim *s, ms_zone *z, zone_events *e)
+{
+  int room = (int)z->room;
+  ARG(MS_K_ZONE_SPIN, 0, room);
+  ARG(MS_K_ZONE_SPIN, 1, z->m_totals);
+  ARG(MS_K_ZONE_SPIN, 2, z->m_idx);
+  ARG(MS_K_ZONE_SPIN, 3, s->buf.rot);
+  ARG(MS_K_ZONE_SPIN, 4, z->m_w);
+  if (e->ev[MS_K_ZONE_SPIN]) { /* again after growing: keep the first's time */
+    ms_trace_kernel(&s->trace, MS_K_ZONE_SPIN, e->ev[MS_K_ZONE_SPIN]);
+    e->ev[MS_K_ZONE_SPIN] = 0;
+  }
+  return run(s, MS_K_ZONE_SPIN, z->room, &e->ev[MS_K_ZONE_SPIN]);
+}
+
 static ms_status gather(ms_sim *s, ms_zone *z, zone_events *e)
 {
   const ms_buffers *b = &s->buf;
@@ -303,8 +322,9 @@ static ms_status gather(ms_sim *s, ms_zone *z, zone_events *e)
     ms_trace_kernel(&s->trace, MS_K_ZONE_GATHER, e->ev[MS_K_ZONE_GATHER]);
     e->ev[MS_K_ZONE_GATHER] = 0;
   }
-  return ms_kernels_run_groups_on(&s->kern, s->cl.zone_queue, MS_K_ZONE_GATHER, z->n_blocks,
-                                  z->lanes, &e->ev[MS_K_ZONE_GATHER]);
+  ms_status st = ms_kernels_run_groups_on(&s->kern, s->cl.zone_queue, MS_K_ZONE_GATHER,
+                                         z->n_blocks, z->lanes, &e->ev[MS_K_ZONE_GATHER]);
+  return st || !s->friction_on ? st : gather_spin(s, z, e);
 }
 
 static ms_status spans(ms_sim *s, ms_zone *z, zone_events *e)
@@ -320,6 +340,17 @@ static ms_status spans(ms_sim *s, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_SPANS, 7, z->m_first);
   ARG(MS_K_ZONE_SPANS, 8, z->m_span);
   return run(s, MS_K_ZONE_SPANS, z->n_spans, &e->ev[MS_K_ZONE_SPANS]);
+}
+
+/* Friction on: each slot's torque into t_ls, as scatter does the forces. */
+static ms_status scatter_torque(ms_sim *s, ms_zone *z, cl_event *ev)
+{
+  int slots = (int)z->n_slots;
+  ARG(MS_K_ZONE_TORQUE, 0, slots);
+  ARG(MS_K_ZONE_TORQUE, 1, z->m_idx);
+  ARG(MS_K_ZONE_TORQUE, 2, z->m_t);
+  ARG(MS_K_ZONE_TORQUE, 3, s->buf.t_ls);
+  return run(s, MS_K_ZONE_TORQUE, z->n_slots, ev);
 }
 
 static ms_status scatter(ms_sim *s, ms_zone *z, cl_event *ev)
@@ -378,11 +409,13 @@ static ms_status unmap_slots(ms_zone *z, ms_cl *cl)
   if ((st = unmap(cl, z->m_idx, z->h_idx, "zone index")) ||
       (st = unmap(cl, z->m_pos, z->h_pos, "zone pos")) ||
       (st = unmap(cl, z->m_vel, z->h_vel, "zone vel")) ||
-      (st = unmap(cl, z->m_f, z->h_f, "zone f_ls")))
+      (st = unmap(cl, z->m_f, z->h_f, "zone f_ls")) ||
+      (st = unmap(cl, z->m_w, z->h_w, "zone spin")) ||
+      (st = unmap(cl, z->m_t, z->h_t, "zone torque")))
     return st;
   z->h_idx = NULL;
-  z->h_pos = z->h_vel = NULL;
-  z->h_f = NULL;
+  z->h_pos = z->h_vel = z->h_w = NULL;
+  z->h_f = z->h_t = NULL;
   return MS_OK;
 }
 
@@ -392,11 +425,16 @@ static ms_status slots_down(ms_zone *z, ms_cl *cl, size_t from, size_t to, cl_bo
 {
   size_t ib = sizeof(int), d2 = 2 * sizeof(double);
   ms_status st;
+  int fr = z->m_w != NULL; /* friction on: the spins down, the torques' view */
   if (z->mode == MS_BUFFERS_SHARED) {
-    void *i, *p, *v, *f;
+    void *i, *p, *v, *f, *w = NULL, *t = NULL;
     if ((st = map(cl, z->m_idx, CL_MAP_READ, 0, to * ib, "zone index", CL_FALSE, &i)) ||
         (st = map(cl, z->m_pos, CL_MAP_READ, 0, to * d2, "zone pos", CL_FALSE, &p)) ||
         (st = map(cl, z->m_vel, CL_MAP_READ, 0, to * d2, "zone vel", CL_FALSE, &v)) ||
+        (fr && (st = map(cl, z->m_w, CL_MAP_READ, 0, to * sizeof(double), "zone spin",
+                         CL_FALSE, &w))) ||
+        (fr && (st = map(cl, z->m_t, CL_MAP_WRITE_INVALIDATE_REGION, 0, to * sizeof(float),
+                         "zone torque", CL_FALSE, &t))) ||
         (st = map(cl, z->m_f, CL_MAP_WRITE_INVALIDATE_REGION, 0, to * 2 * sizeof(float),
                   "zone f_ls", block, &f)))
       return st;
@@ -404,8 +442,13 @@ static ms_status slots_down(ms_zone *z, ms_cl *cl, size_t from, size_t to, cl_bo
     z->h_pos = p;
     z->h_vel = v;
     z->h_f = f;
+    z->h_w = w;
+    z->h_t = t;
     return MS_OK;
   }
+  if (fr && (st = read_into(cl, z->m_w, from * sizeof(double), (to - from) * sizeof(double),
+                            z->c_w.ptr, "zone spin", CL_FALSE)))
+    return st;
   if ((st = read_into(cl, z->m_idx, from * ib, (to - from) * ib, z->c_idx.ptr, "zone index",
                       CL_FALSE)) ||
       (st = read_into(cl, z->m_pos, from * d2, (to - from) * d2, z->c_pos.ptr, "zone pos",
@@ -417,6 +460,8 @@ static ms_status slots_down(ms_zone *z, ms_cl *cl, size_t from, size_t to, cl_bo
   z->h_pos = z->c_pos.ptr;
   z->h_vel = z->c_vel.ptr;
   z->h_f = z->c_f.ptr;
+  z->h_w = z->c_w.ptr;
+  z->h_t = z->c_t.ptr;
   return MS_OK;
 }
 
@@ -544,6 +589,8 @@ ms_status ms_zone_begin(ms_sim *s)
   if (st)
     return st;
   memset(z->h_f, 0, z->n_slots * 2 * sizeof(float)); /* F_ls starts at +0.0f too */
+  if (z->h_t)
+    memset(z->h_t, 0, z->n_slots * sizeof(float)); /* and t_ls */
   double up = (double)s->n_large * 5 * sizeof(int) + (double)z->n_slots * SLOT_UP;
   count_stats(s, z, up + down + (double)(z->n_spans + 1) * 2 * sizeof(int));
   return MS_OK;
@@ -551,19 +598,25 @@ ms_status ms_zone_begin(ms_sim *s)
 
 /* Books the previous iteration's scatter (complete: the manager's grid build, which
  * sync 1 waits for, came after the integration that waited for it) and lets it go. */
-static void forget_scattered(ms_sim *s, ms_zone *z)
+static void forget_event(ms_sim *s, cl_event *ev, int kernel)
 {
-  if (!z->scattered)
+  if (!*ev)
     return;
   cl_int status = CL_QUEUED;
-  clGetEventInfo(z->scattered, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+  clGetEventInfo(*ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
   cl_command_type type = 0;
-  clGetEventInfo(z->scattered, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL);
+  clGetEventInfo(*ev, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL);
   if (status == CL_COMPLETE && type == CL_COMMAND_NDRANGE_KERNEL)
-    ms_trace_kernel(&s->trace, MS_K_ZONE_SCATTER, z->scattered);
+    ms_trace_kernel(&s->trace, kernel, *ev);
   else
-    clReleaseEvent(z->scattered);
-  z->scattered = NULL;
+    clReleaseEvent(*ev);
+  *ev = NULL;
+}
+
+static void forget_scattered(ms_sim *s, ms_zone *z)
+{
+  forget_event(s, &z->torqued, MS_K_ZONE_TORQUE);
+  forget_event(s, &z->scattered, MS_K_ZONE_SCATTER);
 }
 
 ms_status ms_zone_end(ms_sim *s)
@@ -582,13 +635,22 @@ ms_status ms_zone_end(ms_sim *s)
                                           z->n_slots * 2 * sizeof(float), z->c_f.ptr, 0, NULL,
                                           NULL),
                      "clEnqueueWriteBuffer", "zone f_ls");
+    if (!st && z->m_t)
+      st = ms_cl_check(clEnqueueWriteBuffer(cl->zone_queue, z->m_t, CL_FALSE, 0,
+                                            z->n_slots * sizeof(float), z->c_t.ptr, 0, NULL,
+                                            NULL),
+                       "clEnqueueWriteBuffer", "zone torque");
   }
   z->h_totals = z->h_span = NULL;
   z->h_idx = NULL;
-  z->h_pos = z->h_vel = NULL;
-  z->h_f = NULL;
+  z->h_pos = z->h_vel = z->h_w = NULL;
+  z->h_f = z->h_t = NULL;
   forget_scattered(s, z);
   cl_event ev = 0;
+  /* The torques first: the forces' scatter, last on the in-order queue, is the event
+   * the small integration waits for. */
+  if (!st && z->n_slots > 0 && z->m_t)
+    st = scatter_torque(s, z, &z->torqued);
   if (!st && z->n_slots > 0)
     st = scatter(s, z, &ev);
   else if (!st)
@@ -614,10 +676,13 @@ double ms_zone_full_bytes(const ms_sim *s)
 
 void ms_zone_release(ms_zone *z, ms_cl *cl)
 {
-  if (z->scattered) {
-    clWaitForEvents(1, &z->scattered);
-    clReleaseEvent(z->scattered);
-    z->scattered = NULL;
+  cl_event *evs[] = {&z->torqued, &z->scattered};
+  for (int i = 0; i < 2; i++) {
+    if (*evs[i]) {
+      clWaitForEvents(1, evs[i]);
+      clReleaseEvent(*evs[i]);
+      *evs[i] = NULL;
+    }
   }
   if (cl->zone_queue) {
     release_slots(z, cl);

@@ -32,8 +32,10 @@ typedef struct ms_zone {
   cl_mem m_block, m_block_start, m_totals;      /* per block; the zone's totals */
   cl_mem m_span;                                /* per rectangle row */
   cl_mem m_idx, m_pos, m_vel, m_f;              /* per slot */
+  cl_mem m_w, m_t;                              /* per slot, friction on: spin, torque */
   ms_staging up_rect, up_base;                  /* pinned host copies sent up */
   ms_staging c_totals, c_span, c_idx, c_pos, c_vel, c_f; /* copied mode's host arrays */
+  ms_staging c_w, c_t;                                   /* ... friction on */
 
   /* Host views, valid between ms_zone_begin and ms_zone_end. Large particle i's rows are
    * spans base[i] .. base[i + 1] - 1 (host array); span r covers slots h_span[2r] ..
@@ -44,9 +46,12 @@ typedef struct ms_zone {
   /* The last scatter (or marker) of the worker's queue: F_ls is complete once it is.
    * Set by ms_zone_end before sync 2; the manager's integration waits for it. */
   cl_event scattered;
+  cl_event torqued; /* friction on: the torques' scatter, enqueued before the forces' */
   const int *h_idx;
   const double *h_pos, *h_vel;
   float *h_f;
+  const double *h_w; /* friction on: each slot's spin, and the torque on it (zeroed) */
+  float *h_t;
 } ms_zone;
 
 struct ms_sim;

@@ -22,6 +22,10 @@
  *   max_speed = 50            ; m/s, 1.1e-19..1.8e19: faster ones stop the run (no limit)
  *   [box]        min = x, y; max = x, y          ; both required, max > min
  *   [material]   stiffness = 1e5 (N/m, > 0); restitution = 0.5 (0 < e <= 1); required
+ *   [material]   friction = 0.5 (mu, >= 0); rolling_friction = 0.01 (mu_r, >= 0);
+ *                wall_friction = 0.5 (mu against the walls, >= 0): all 0 (frictionless)
+ *                by default; tangential_stiffness = k_t / k_n in (0, 1] (1/3; used only
+ *                with friction on: docs/friction.md)
  *   [grid]       capacity = 8                    ; 1..4096                (8)
  *   [small]                   ; optional; absent means no small particles
  *   count = 8200              ; >= 0, required
@@ -33,16 +37,18 @@
  *   spacing = 1.05            ; lattice pitch in diameters, >= 1; lattice only (1.05)
  *   velocity = 0, 0           ; m/s                                       (0, 0)
  *   velocity_spread = 0       ; >= 0, each component + uniform(-s, s)     (0)
+ *   spin = 0                  ; rad/s, anticlockwise, every small particle (0)
  *   file = bed.csv            ; particles from a CSV instead (particles_csv.c): then
  *                             ; count, placement, region, spacing, radius_min/max,
  *                             ; radius_distribution, velocity_spread are errors
  *   [large.NAME]              ; one large particle; NAME: letters, digits, _ -
  *   position = x, y; radius = r   ; required; the disc must lie in the box
  *   density (1000); velocity (0, 0); static = false (true/false/yes/no/1/0;
- *   a static particle never moves and must have velocity 0)
+ *   a static particle never moves and must have velocity 0); spin (0, rad/s,
+ *   anticlockwise; 0 on a static particle)
  *   [large_random.NAME]       ; a generated group of large particles
  *   count (>= 1), radius_min (> 0), radius_max (>= radius_min), region: required
- *   density (1000); velocity (0, 0); velocity_spread (0); static (false)
+ *   density (1000); velocity (0, 0); velocity_spread (0); static (false); spin (0)
  *   [large_file.NAME]         ; large particles from a CSV (particles_csv.c)
  *   file = rocks.csv          ; required; relative to the scene's folder
  *   radius, density, velocity, static: for rows whose columns lack them
@@ -90,6 +96,7 @@
 
 #include "core/file.h"
 #include "scene/loader.h"
+#include "shared/friction.h"
 
 static void loader_init(loader *ld, const char *path, ms_scene *scene)
 {
@@ -106,6 +113,7 @@ static void loader_init(loader *ld, const char *path, ms_scene *scene)
       .gravity = {0.0f, -9.81f},
       .grid_capacity = 8,
       .small_density = 1000.0f,
+      .tangential_stiffness = MS_DISC_KT_RATIO,
       .grav = {.g = 1.0, .burst = 10, .diagnostics_every = 100, .mass = 1.0, .radius = 1.0,
                .semi_major_axis = 1.0, .mass_ratio = 1.0},
   };
@@ -191,6 +199,11 @@ ms_status ms_scene_load_string(const char *text, const char *name, ms_scene *sce
   ld.text = text;
   int rc = ini_parse_stream(ms_ld_read_text_line, &ld, ms_ld_on_key, &ld);
   return finish(&ld, rc);
+}
+
+int ms_scene_friction_on(const ms_scene *s)
+{
+  return s->friction > 0.0f || s->rolling_friction > 0.0f || s->wall_friction > 0.0f;
 }
 
 void ms_scene_free(ms_scene *scene)

@@ -94,6 +94,7 @@ typedef struct large_spec {
   float radius;
   double density;
   double velocity[2];
+  double spin; /* rad/s, anticlockwise */
   int is_static;
 } large_spec;
 
@@ -105,6 +106,7 @@ typedef struct group_spec {
   double density;
   double velocity[2];
   double spread;
+  double spin; /* rad/s, anticlockwise, every particle of the group */
   int is_static;
 } group_spec;
 

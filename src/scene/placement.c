@@ -213,6 +213,7 @@ static int place_explicit(loader *ld, disc_hash *h)
     add_origin(s, sec, 1, 0);
     add_large(s, h, x, y, l->radius, (float)ms_ld_disc_mass(l->density, l->radius),
               l->velocity[0], l->velocity[1], l->is_static);
+    s->large[s->large_count - 1].spin = l->spin;
   }
   return 1;
 }
@@ -343,6 +344,7 @@ static int place_group(loader *ld, const group_spec *g, disc_hash *h, ms_rng *rn
     if (g->is_static)
       vx = vy = 0.0;
     add_large(s, h, x, y, r, (float)ms_ld_disc_mass(g->density, r), vx, vy, g->is_static);
+    s->large[s->large_count - 1].spin = g->spin;
   }
   return 1;
 }

@@ -24,17 +24,18 @@ static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
                         "buffers", "exchange", "gravity", "max_speed", "cpu_threads",
                         "large_on"},
     [SEC_BOX] = {"min", "max"},
-    [SEC_MATERIAL] = {"stiffness", "restitution"},
+    [SEC_MATERIAL] = {"stiffness", "restitution", "friction", "rolling_friction", "wall_friction",
+                      "tangential_stiffness"},
     [SEC_GRID] = {"capacity"},
     [SEC_SMALL] = {"count", "radius", "density", "placement", "region", "spacing", "velocity",
                    "velocity_spread", "radius_min", "radius_max", "radius_distribution", "file",
-                   "thickness"},
+                   "thickness", "spin"},
     [SEC_GRAVITY] = {"bodies", "count", "G", "softening", "integrator", "burst", "energy",
                      "diagnostics_every", "mass", "radius", "eccentricity", "semi_major_axis",
                      "mass_ratio", "central_mass", "thickness", "file"},
-    [SEC_LARGE] = {"position", "radius", "density", "velocity", "static", "thickness"},
+    [SEC_LARGE] = {"position", "radius", "density", "velocity", "static", "thickness", "spin"},
     [SEC_LARGE_RANDOM] = {"count", "radius_min", "radius_max", "region", "density", "velocity",
-                          "velocity_spread", "static", "thickness"},
+                          "velocity_spread", "static", "thickness", "spin"},
     [SEC_LARGE_FILE] = {"file", "radius", "density", "thickness", "velocity", "static"},
 };
 
@@ -172,8 +173,41 @@ static int set_box(loader *ld, const char *key, const char *v)
   return ms_ld_read_vec2(ld, v, ms_ld_is(key, "min") ? ld->scene->box_min : ld->scene->box_max);
 }
 
+/* A friction coefficient (friction, rolling_friction, wall_friction): >= 0, finite, a
+ * float; 0 (the default) switches that part of the law off. */
+static int read_coefficient(loader *ld, const char *v, float *out)
+{
+  double mu = 0.0;
+  if (!ms_ld_parse_number(ld, v, &mu) || !ms_ld_at_least(ld, mu, 0.0))
+    return 0;
+  if (mu > FLT_MAX)
+    return ms_ld_bad_value(ld, "%g does not fit in a float", mu);
+  *out = (float)mu;
+  return 1;
+}
+
+/* tangential_stiffness = k_t / k_n, a ratio in (0, 1] (docs/friction.md: 1/3 for discs). */
+static int read_kt_ratio(loader *ld, const char *v, float *out)
+{
+  double r = 0.0;
+  if (!ms_ld_parse_number(ld, v, &r))
+    return 0;
+  if (!(r > 0.0 && r <= 1.0))
+    return ms_ld_bad_value(ld, "the ratio k_t / k_n must be in (0, 1] (got %g)", r);
+  return ms_ld_positive_float(ld, r, out);
+}
+
 static int set_material(loader *ld, const char *key, const char *v)
 {
+  ms_scene *s = ld->scene;
+  if (ms_ld_is(key, "friction"))
+    return read_coefficient(ld, v, &s->friction);
+  if (ms_ld_is(key, "rolling_friction"))
+    return read_coefficient(ld, v, &s->rolling_friction);
+  if (ms_ld_is(key, "wall_friction"))
+    return read_coefficient(ld, v, &s->wall_friction);
+  if (ms_ld_is(key, "tangential_stiffness"))
+    return read_kt_ratio(ld, v, &s->tangential_stiffness);
   if (ms_ld_is(key, "stiffness"))
     return ms_ld_read_positive_float(ld, v, &ld->scene->stiffness);
   double e = 0.0;
@@ -234,6 +268,8 @@ static int set_small(loader *ld, const char *key, const char *v)
     return ms_ld_parse_number(ld, v, &sm->spacing) && ms_ld_at_least(ld, sm->spacing, 1.0);
   if (ms_ld_is(key, "velocity"))
     return ms_ld_read_vec2(ld, v, sm->velocity);
+  if (ms_ld_is(key, "spin"))
+    return ms_ld_parse_number(ld, v, &s->small_spin);
   return ms_ld_read_spread(ld, v, &sm->spread); /* velocity_spread */
 }
 
@@ -245,6 +281,8 @@ static int set_large(loader *ld, large_spec *l, const char *key, const char *v)
     return ms_ld_read_positive_float(ld, v, &l->radius);
   if (ms_ld_is(key, "velocity"))
     return ms_ld_read_vec2(ld, v, l->velocity);
+  if (ms_ld_is(key, "spin"))
+    return ms_ld_parse_number(ld, v, &l->spin);
   return ms_ld_read_bool(ld, v, &l->is_static); /* static */
 }
 
@@ -262,6 +300,8 @@ static int set_group(loader *ld, group_spec *g, const char *key, const char *v)
     return ms_ld_read_vec2(ld, v, g->velocity);
   if (ms_ld_is(key, "velocity_spread"))
     return ms_ld_read_spread(ld, v, &g->spread);
+  if (ms_ld_is(key, "spin"))
+    return ms_ld_parse_number(ld, v, &g->spin);
   return ms_ld_read_bool(ld, v, &g->is_static); /* static */
 }
 
@@ -501,6 +541,8 @@ static int check_large(loader *ld, const section *sec)
     return 0;
   if (l->is_static && (l->velocity[0] != 0.0f || l->velocity[1] != 0.0f))
     return ms_ld_fail_key(ld, sec, "velocity", "a static particle must have velocity 0, 0");
+  if (l->is_static && l->spin != 0.0)
+    return ms_ld_fail_key(ld, sec, "spin", "a static particle never turns: its spin must be 0");
   return 1;
 }
 
@@ -523,6 +565,8 @@ static int check_group(loader *ld, const section *sec)
     return ms_ld_fail_key(ld, sec, "velocity", "static particles must have velocity 0, 0");
   if (g->is_static && g->spread != 0.0)
     return ms_ld_fail_key(ld, sec, "velocity_spread", "static particles must have velocity_spread 0");
+  if (g->is_static && g->spin != 0.0)
+    return ms_ld_fail_key(ld, sec, "spin", "static particles never turn: their spin must be 0");
   return 1;
 }
 
@@ -559,10 +603,27 @@ int ms_ld_check_grid(loader *ld)
                         nx, ny, cell, MS_GRID_MAX_CELLS);
 }
 
+/* The device-only path (large_on = device) is frictionless: with friction on the key
+ * is refused rather than run without it. */
+static int check_large_on(loader *ld)
+{
+  const ms_scene *s = ld->scene;
+  if (s->large_on != MS_LARGE_ON_DEVICE || !ms_scene_friction_on(s))
+    return 1;
+  const char *key = s->friction > 0.0f           ? "friction"
+                    : s->rolling_friction > 0.0f ? "rolling_friction"
+                                                 : "wall_friction";
+  return ms_ld_fail_key(ld, ms_ld_find_kind(ld, SEC_SIMULATION), "large_on",
+                        "device has no friction ([material] %s at line %d); use cpu",
+                        key, ms_ld_line_of(ms_ld_find_kind(ld, SEC_MATERIAL), key));
+}
+
 int ms_ld_check_sections(loader *ld)
 {
   const ms_scene *s = ld->scene;
   const section *box = ms_ld_find_kind(ld, SEC_BOX);
+  if (!check_large_on(ld))
+    return 0;
   if (!(s->box_max[0] > s->box_min[0] && s->box_max[1] > s->box_min[1]))
     return ms_ld_fail_key(ld, box, "max", "must be greater than min in x and y (min = %g, %g)",
                     s->box_min[0], s->box_min[1]);

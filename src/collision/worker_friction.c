@@ -1,0 +1,208 @@
+/* The CPU worker's frictional contacts (collision/worker_friction.h): the normal law as
+ * the frictionless worker computes it, plus the tangential law with history and the
+ * rolling torque of kernels/shared/friction.h, in the conventions of docs/friction.md
+ * (n from i to j, t = (-n.y, n.x), both torques +r F_t, the rolling torque M on i and -M
+ * on j). A static large particle acts with infinite mass and inertia and never spins. */
+#include "collision/worker_friction.h"
+
+#include <stdlib.h>
+
+#include "shared/contact.h"
+
+ms_status ms_fr_ready(ms_sim *s)
+{
+  if (!s->friction_on || s->hist.n_large == s->n_large)
+    return MS_OK;
+  return ms_history_init(&s->hist, s->n_large);
+}
+
+/* A closed contact's normal part: ms_contact_force step for step (so f has its bits),
+ * keeping the unit normal n (from i to j) and the signed magnitude fn the friction law
+ * limits by. Only for touching pairs (ms_touching). */
+typedef struct normal_part {
+  ms_v2 n, f;
+  float fn;
+} normal_part;
+
+static normal_part normal_of(float dx, float dy, float dvx, float dvy, float r_sum, float k,
+                             float two_zeta, float m_eff)
+{
+  normal_part c;
+  float dist = ms_sqrtf(dx * dx + dy * dy);
+  c.n.x = dx / dist;
+  c.n.y = dy / dist;
+  float overlap = r_sum - dist;
+  float approach = dvx * c.n.x + dvy * c.n.y;
+  c.fn = k * overlap + ms_dashpot(two_zeta, k, m_eff) * approach;
+  c.f.x = -c.fn * c.n.x;
+  c.f.y = -c.fn * c.n.y;
+  return c;
+}
+
+/* One disc of a pair: spin, radius, inertia (0: static, infinite). */
+typedef struct disc {
+  float w, r, inertia;
+} disc;
+
+/* What a pair adds: the total force on i, the torques on i and j, the new xi. */
+typedef struct pair_out {
+  ms_v2 f;
+  float ti, tj, xi;
+} pair_out;
+
+static pair_out pair_friction(const ms_sim *s, normal_part c, float dvx, float dvy, disc i,
+                              disc j, float m_eff, float xi)
+{
+  float dt = (float)s->dt;
+  float u = ms_slip_velocity(c.n, dvx, dvy, i.w, i.r, j.w, j.r);
+  float ct = ms_tangential_dashpot(s->two_zeta, s->kt, m_eff);
+  ms_tangential t = ms_tangential_law(c.n, i.r, j.r, u, xi, c.fn, s->kt, ct, s->mu, dt);
+  float i_eff = i.inertia == 0.0f   ? j.inertia
+                : j.inertia == 0.0f ? i.inertia
+                                    : ms_rolling_inertia(i.inertia, j.inertia);
+  float m = ms_rolling_torque(i.w - j.w, c.fn, s->mu_r, ms_rolling_radius(i.r, j.r), i_eff, dt);
+  pair_out o;
+  o.f.x = c.f.x + t.f.x;
+  o.f.y = c.f.y + t.f.y;
+  o.ti = t.torque_i + m;
+  o.tj = t.torque_j - m;
+  o.xi = t.xi;
+  return o;
+}
+
+static disc large_disc(const ms_body *B)
+{
+  disc d = {0.0f, B->r, 0.0f};
+  if (!B->is_static) {
+    d.w = (float)B->w;
+    d.inertia = ms_disc_inertia(B->m, B->r);
+  }
+  return d;
+}
+
+/* Appends one force and torque on a small particle to the chunk's list. */
+static int record(ms_worker_chunk *c, size_t at, ms_v2 f, float t)
+{
+  if (c->n_ls == c->ls_cap) {
+    size_t cap = c->ls_cap ? 2 * c->ls_cap : 256;
+    ms_ls_contact *p = realloc(c->ls, cap * sizeof *p);
+    if (!p)
+      return 0;
+    c->ls = p;
+    c->ls_cap = cap;
+  }
+  c->ls[c->n_ls++] = (ms_ls_contact){(int)at, f.x, f.y, t};
+  return 1;
+}
+
+/* i = the small particle, j = L, as the frictionless worker computes the normal force
+ * (on the small one, from L). */
+int ms_fr_large_small_pair(const ms_sim *s, int i, ms_body *L, int j, size_t at,
+                           const ms_ls_source *src, ms_worker_chunk *out)
+{
+  const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
+  float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
+  if (!ms_touching(dx, dy, L->r + s->r_small_max))
+    return 1;
+  float rj = s->shape[2 * j], mj = s->shape[2 * j + 1];
+  if (!ms_touching(dx, dy, L->r + rj))
+    return 1;
+  float m_eff = L->is_static ? mj : ms_pair_mass(L->m, mj);
+  float dvx = (float)(vj[0] - L->vx), dvy = (float)(vj[1] - L->vy);
+  normal_part c = normal_of(dx, dy, dvx, dvy, L->r + rj, s->k, s->two_zeta, m_eff);
+  disc small = {(float)src->w[(size_t)src->w_stride * at], rj, ms_disc_inertia(mj, rj)};
+  float xi = ms_xi_find(&s->hist.ls_cur[i], j);
+  pair_out o = pair_friction(s, c, dvx, dvy, small, large_disc(L), m_eff, xi);
+  if (!record(out, at, o.f, o.ti) || !ms_xi_push(&s->hist.ls_next[i], j, o.xi))
+    return 0;
+  L->fx -= o.f.x;
+  L->fy -= o.f.y;
+  L->torque += o.tj;
+  return 1;
+}
+
+/* i = A (ia), j = B (ib), as pair_force of cpu_worker.c computes the force of B on A. */
+int ms_fr_large_large_pair(const ms_sim *s, int ia, int ib, ms_ll_pair *p)
+{
+  const ms_body *A = &s->large[ia], *B = &s->large[ib];
+  if (A->is_static && B->is_static)
+    return 0;
+  float dx = (float)(B->x - A->x), dy = (float)(B->y - A->y), rs = A->r + B->r;
+  if (!ms_touching(dx, dy, rs))
+    return 0;
+  float m_eff = A->is_static ? B->m : B->is_static ? A->m : ms_pair_mass(A->m, B->m);
+  float dvx = (float)(A->vx - B->vx), dvy = (float)(A->vy - B->vy);
+  normal_part c = normal_of(dx, dy, dvx, dvy, rs, s->k, s->two_zeta, m_eff);
+  float xi = ms_xi_pair_find(&s->hist.ll_cur, ia, ib);
+  pair_out o = pair_friction(s, c, dvx, dvy, large_disc(A), large_disc(B), m_eff, xi);
+  *p = (ms_ll_pair){ia, ib, o.f.x, o.f.y, o.ti, o.tj, o.xi};
+  return 1;
+}
+
+int ms_fr_apply_large_large(ms_sim *s)
+{
+  ms_history_ll_start(&s->hist);
+  for (int t = 0; t < s->cpu_threads; t++) {
+    const ms_worker_chunk *c = &s->chunk[t];
+    for (size_t e = 0; e < c->n_ll; e++) {
+      const ms_ll_pair *p = &c->ll[e];
+      ms_body *A = &s->large[p->a], *B = &s->large[p->b];
+      A->fx += p->fx;
+      A->fy += p->fy;
+      B->fx -= p->fx;
+      B->fy -= p->fy;
+      A->torque += p->ta;
+      B->torque += p->tb;
+      if (!ms_xi_pair_push(&s->hist.ll_next, p->a, p->b, p->xi))
+        return 0;
+    }
+  }
+  ms_history_ll_finish(&s->hist);
+  return 1;
+}
+
+/* One wall: n towards it, its push (0 when clear), the disc's xi against it. */
+static void wall_friction(const ms_sim *s, ms_body *L, ms_v2 n, float push, int touching,
+                          float *xi)
+{
+  if (!touching) {
+    *xi = 0.0f;
+    return;
+  }
+  float dt = (float)s->dt, vx = (float)L->vx, vy = (float)L->vy, w = (float)L->w;
+  float inertia = ms_disc_inertia(L->m, L->r);
+  float u = ms_wall_slip_velocity(n, vx, vy, w, L->r);
+  float ct = ms_tangential_dashpot(s->two_zeta, s->kt, L->m);
+  ms_tangential t = ms_wall_tangential_law(n, L->r, u, *xi, push, s->kt, ct, s->mu_wall, dt);
+  float m = ms_rolling_torque(w, push, s->mu_r, L->r, inertia, dt);
+  L->fx += t.f.x;
+  L->fy += t.f.y;
+  L->torque += t.torque_i + m;
+  *xi = t.xi;
+}
+
+void ms_fr_walls(ms_sim *s, int i)
+{
+  ms_body *L = &s->large[i];
+  float *xi = &s->hist.wall_xi[4 * i];
+  float r = L->r, vx = (float)L->vx, vy = (float)L->vy;
+  float gl = (float)L->x, gr = (float)(s->box[0] - L->x), gb = (float)L->y,
+        gt = (float)(s->box[1] - L->y);
+  if (gl >= r && gr >= r && gb >= r && gt >= r) {
+    xi[0] = xi[1] = xi[2] = xi[3] = 0.0f;
+    return;
+  }
+  /* The normal pushes, summed as ms_walls_force sums them. */
+  float c = ms_dashpot(s->two_zeta, s->k, L->m);
+  float pl = ms_wall_push(gl, -vx, r, s->k, c), pr = ms_wall_push(gr, vx, r, s->k, c);
+  float pb = ms_wall_push(gb, -vy, r, s->k, c), pt = ms_wall_push(gt, vy, r, s->k, c);
+  float fx = pl, fy = pb;
+  fx = fx - pr;
+  fy = fy - pt;
+  L->fx += fx;
+  L->fy += fy;
+  wall_friction(s, L, (ms_v2){-1.0f, 0.0f}, pl, gl < r, &xi[0]);
+  wall_friction(s, L, (ms_v2){1.0f, 0.0f}, pr, gr < r, &xi[1]);
+  wall_friction(s, L, (ms_v2){0.0f, -1.0f}, pb, gb < r, &xi[2]);
+  wall_friction(s, L, (ms_v2){0.0f, 1.0f}, pt, gt < r, &xi[3]);
+}
