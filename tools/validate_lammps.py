@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The angle of repose of a poured heap, mixsim against LAMMPS (issue 12's heap validation).
+"""The angle of repose of a heap, mixsim against LAMMPS (issue 12's heap validation).
 
-One description of the heap (particles, material, box, pour region, dt, steps, seed) becomes a
+A column of discs released on a rough floor (a row of static discs) collapses into a heap.
+One description of it (particles, material, box, pour column, dt, steps, seed) becomes a
 mixsim scene and a LAMMPS input of the same physics; both codes run it, and the angle of repose
 of each final heap is measured the same way from its final positions. Repeated over a list of
 friction coefficients mu and rolling coefficients mu_r, it prints a table and draws a PNG: the
@@ -22,7 +23,9 @@ The mapping (docs/validation.md, "Heap against LAMMPS", says it in full):
   The spring is made as stiff as the normal one (the relative rolling mode of a mean pair
   oscillates at the normal frequency) and critically damped, so that it is a stiff plastic
   limit with almost no elastic rolling, which is what the CDT torque is;
-- walls: fix wall/gran granular with the same laws, mu_wall and mu_r (R_eff = r at a wall).
+- walls: fix wall/gran granular with the same laws, mu_wall and mu_r (R_eff = r at a wall);
+- the floor's static discs: mixsim's static large particles (infinite mass, no spin) are
+  LAMMPS atoms held by `fix freeze`, which the pair style treats the same way.
 
 usage: validate_lammps.py --mixsim EXE [--device cpu] [--lmp lmp] [--out DIR] [--quick]
                           [--mu 0.1,0.3,0.5,0.8] [--mu-r 0,0.1] [--n 400] [--steps N] ...
