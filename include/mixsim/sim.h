@@ -42,6 +42,12 @@ typedef struct ms_sim_stats {
   int large_list_capacity;  /* slots per cell now (0: never built) */
   long large_list_builds;
   long large_list_growths;  /* times a cell's list overflowed and the list grew */
+
+  /* Friction on: the small particles' neighbour list (collision/nlist.h). */
+  int nlist_capacity;         /* slots per particle now (0: friction off) */
+  long nlist_builds;          /* builds, overflowing ones included */
+  long nlist_overflow_builds; /* builds that found a particle with more partners than slots */
+  long nlist_growths;         /* times the slots grew */
 } ms_sim_stats;
 
 /* The state in particle order; arrays hold x,y pairs, positions in the simulation frame

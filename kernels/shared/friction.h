@@ -2,8 +2,9 @@
  * the host like the normal law in contact.h, which includes this file: a tangential
  * spring-dashpot with contact history and a Coulomb limit (Cundall-Strack, what LAMMPS
  * calls `tangential linear_history`), a constant directional rolling torque, and the
- * rotation step of a disc. Not yet called by the pipeline; docs/friction.md derives
- * the equations, the defaults and what tests/test_friction_law.c measures.
+ * rotation step of a disc. Called by kernels/friction.cl (small particles) and the CPU
+ * worker; docs/friction.md derives the equations, the defaults and what
+ * tests/test_friction_law.c measures.
  *
  * Conventions, for a pair (i, j) and for a disc i against a static wall:
  *   n = unit vector from the centre of i towards j (towards the wall);
@@ -20,6 +21,9 @@
 #define MS_SHARED_FRICTION_H
 
 #include "compat.h"
+/* contact.h includes this file at its end; included first, this brings the normal law
+ * in (its guard makes the inner include of this file a no-op). */
+#include "contact.h"
 
 /* Tangential to normal stiffness for discs: k_t / k_n = 1/3 makes the tangential
  * (slip) oscillation as fast as the normal one. The slip mode's effective mass is
@@ -113,6 +117,41 @@ MS_FN ms_tangential ms_wall_tangential_law(ms_v2 n, float r, float u, float xi, 
                                            float kt, float ct, float mu_wall, float dt)
 {
   return ms_tangential_law(n, r, 0.0f, u, xi, fn, kt, ct, mu_wall, dt);
+}
+
+/* A closed pair contact's normal part, as the tangential and rolling laws need it: the
+ * force on i (the same bits as ms_contact_force gives, by the same arithmetic), the unit
+ * normal n from i towards j and the normal force fn along -n (spring plus dashpot; the
+ * dashpot may make it negative). Zero when the discs do not touch. */
+typedef struct ms_normal {
+  ms_v2 f;
+  ms_v2 n;
+  float fn;
+} ms_normal;
+
+MS_FN ms_normal ms_contact_normal(float dx, float dy, float dvx, float dvy, float r_sum, float k,
+                                  float two_zeta, float m_eff)
+{
+  ms_normal c;
+  c.f.x = 0.0f;
+  c.f.y = 0.0f;
+  c.n.x = 0.0f;
+  c.n.y = 0.0f;
+  c.fn = 0.0f;
+  if (!ms_touching(dx, dy, r_sum))
+    return c;
+  float dist = ms_sqrtf(dx * dx + dy * dy);
+  float nx = dx / dist;
+  float ny = dy / dist;
+  float overlap = r_sum - dist;
+  float approach = dvx * nx + dvy * ny; /* > 0 while closing */
+  float fn = k * overlap + ms_dashpot(two_zeta, k, m_eff) * approach;
+  c.f.x = -fn * nx;
+  c.f.y = -fn * ny;
+  c.n.x = nx;
+  c.n.y = ny;
+  c.fn = fn;
+  return c;
 }
 
 /* The displacement a contact slot keeps: an open contact forgets its history, so that a

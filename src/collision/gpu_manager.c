@@ -20,7 +20,7 @@ static ms_status bind_friction(ms_sim *s)
   ARG(MS_K_INTEGRATE_FRIC, 9, b->rot);
   ARG(MS_K_INTEGRATE_FRIC, 10, b->t_ss);
   ARG(MS_K_INTEGRATE_FRIC, 11, b->t_ls);
-  return MS_OK;
+  return ms_nlist_bind(s);
 }
 
 ms_status ms_gpu_bind(ms_sim *s)
@@ -126,7 +126,8 @@ static ms_status run_phase(ms_sim *s, int kernel, ms_phase phase, cl_event after
 
 ms_status ms_gpu_collide(ms_sim *s)
 {
-  return run_phase(s, MS_K_COLLIDE_SMALL, MS_PHASE_COLLIDE, NULL);
+  int kernel = s->friction_on ? MS_K_COLLIDE_FRIC : MS_K_COLLIDE_SMALL;
+  return run_phase(s, kernel, MS_PHASE_COLLIDE, NULL);
 }
 
 ms_status ms_gpu_integrate(ms_sim *s)

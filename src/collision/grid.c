@@ -43,6 +43,8 @@ static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
     if (!st)
       st = kept;
   }
+  if (!st && s->friction_on)
+    st = ms_nlist_enqueue_check(s); /* its flag comes back with the grid's */
   if (!st)
     st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, s->buf.flags, CL_TRUE, 0,
                                          MS_FLAG_COUNT * sizeof(int), flags, 0, NULL, NULL),
@@ -110,6 +112,9 @@ ms_status ms_gpu_build_grid(ms_sim *s, long step)
     if ((st = grow_capacity(s, flags[MS_FLAG_MAX_COUNT], step)))
       return st;
   }
+  ms_status st = ms_nlist_update(s, step);
+  if (st)
+    return st;
   s->grid_current = 1;
   return MS_OK;
 }

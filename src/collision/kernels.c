@@ -33,6 +33,9 @@ static const char *const kernel_functions[MS_KERNEL_COUNT] = {
     [MS_K_LARGE_WALLS] = "ms_large_walls",
     [MS_K_INTEGRATE_LARGE] = "ms_integrate_large",
     [MS_K_INTEGRATE_FRIC] = "ms_integrate_small_fric",
+    [MS_K_NLIST_CHECK] = "ms_nlist_check",
+    [MS_K_NLIST_BUILD] = "ms_nlist_build",
+    [MS_K_COLLIDE_FRIC] = "ms_collide_small_fric",
 };
 
 /* Concatenates the kernel files from `dir`; their includes resolve through -I dir. */

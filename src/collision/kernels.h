@@ -32,6 +32,9 @@ enum ms_kernel_id {
   MS_K_INTEGRATE_LARGE,
   /* friction on (kernels/friction.cl), on the manager's queue */
   MS_K_INTEGRATE_FRIC,
+  MS_K_NLIST_CHECK,
+  MS_K_NLIST_BUILD,
+  MS_K_COLLIDE_FRIC,
   MS_KERNEL_COUNT
 };
 

@@ -9,6 +9,7 @@
 #include "collision/device_large.h"
 #include "collision/history.h"
 #include "collision/kernels.h"
+#include "collision/nlist.h"
 #include "mixsim/sim.h"
 #include "collision/sync.h"
 #include "collision/trace.h"
@@ -132,6 +133,7 @@ struct ms_sim {
   ms_zone zone;         /* the worker's: touched only on its thread during an advance */
   ms_large_on large_on; /* where the large particles are stepped: CPU worker or device */
   ms_dlarge dl;         /* large_on = device: their buffers and cell list */
+  ms_nlist nl;          /* friction on: the small particles' neighbour list */
   int grid_current; /* the device grid matches the current small positions */
 
   /* Kernel events not yet booked: read once a blocking call shows them complete. */

@@ -96,7 +96,7 @@
 
 #include "core/file.h"
 #include "scene/loader.h"
-#include "shared/friction.h"
+#include "shared/contact.h"
 
 static void loader_init(loader *ld, const char *path, ms_scene *scene)
 {

@@ -1,0 +1,433 @@
+/* The small particles' neighbour list with contact history (collision/nlist.h): its
+ * buffers, the rebuild when a particle has moved half the skin, the growth of its slots,
+ * and the export and import of the small side of the friction state. */
+#include "collision/nlist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/gpu_manager.h"
+#include "collision/sim_internal.h"
+
+#define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
+
+static ms_status new_buffer(ms_cl *cl, size_t bytes, const char *what, cl_mem *out)
+{
+  cl_int err;
+  if (bytes > cl->max_alloc)
+    return ms_fail(MS_ERR_RUNTIME, "buffer '%s' needs %zu bytes, more than the device's largest "
+                                   "allocation (CL_DEVICE_MAX_MEM_ALLOC_SIZE = %llu bytes)",
+                   what, bytes, (unsigned long long)cl->max_alloc);
+  *out = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes ? bytes : 8, NULL, &err);
+  return ms_cl_check(err, "clCreateBuffer", what);
+}
+
+static ms_status fill_zero(ms_cl *cl, cl_mem m, size_t bytes)
+{
+  static const int zero = 0;
+  if (bytes == 0)
+    return MS_OK;
+  return ms_cl_check(clEnqueueFillBuffer(cl->gpu_queue, m, &zero, sizeof zero, 0, bytes, 0, NULL,
+                                         NULL),
+                     "clEnqueueFillBuffer", "neighbour list");
+}
+
+static void release(cl_mem *m)
+{
+  if (*m)
+    clReleaseMemObject(*m);
+  *m = NULL;
+}
+
+/* (Re)makes list `which` with `k` slots per particle, empty. */
+static ms_status make_list(ms_sim *s, int which, int k)
+{
+  ms_nlist *nl = &s->nl;
+  size_t n = (size_t)s->n_small, slots = n * (size_t)k;
+  release(&nl->j[which]);
+  release(&nl->xi[which]);
+  release(&nl->count[which]);
+  ms_status st = new_buffer(&s->cl, slots * sizeof(int), "neighbour list", &nl->j[which]);
+  if (!st)
+    st = new_buffer(&s->cl, slots * sizeof(float), "neighbour list history", &nl->xi[which]);
+  if (!st)
+    st = new_buffer(&s->cl, n * sizeof(int), "neighbour list counts", &nl->count[which]);
+  if (!st)
+    st = fill_zero(&s->cl, nl->count[which], n * sizeof(int));
+  nl->k[which] = k;
+  return st;
+}
+
+ms_status ms_nlist_create(ms_sim *s)
+{
+  ms_nlist *nl = &s->nl;
+  size_t n = (size_t)s->n_small;
+  nl->k_want = MS_NLIST_K0;
+  nl->stale = 1;
+  ms_status st = make_list(s, 0, MS_NLIST_K0);
+  if (!st)
+    st = make_list(s, 1, MS_NLIST_K0);
+  if (!st)
+    st = new_buffer(&s->cl, n * 2 * sizeof(double), "neighbour list positions", &nl->ref);
+  if (!st)
+    st = new_buffer(&s->cl, n * 4 * sizeof(float), "wall history", &nl->wall_xi);
+  if (!st)
+    st = new_buffer(&s->cl, 4 * sizeof(int), "neighbour list flags", &nl->flags);
+  if (!st)
+    st = fill_zero(&s->cl, nl->wall_xi, n * 4 * sizeof(float));
+  if (!st)
+    st = fill_zero(&s->cl, nl->flags, 4 * sizeof(int));
+  if (!st)
+    st = ms_cl_check(clFinish(s->cl.gpu_queue), "clFinish", "neighbour list");
+  s->stats.nlist_capacity = MS_NLIST_K0;
+  return st;
+}
+
+void ms_nlist_release(ms_nlist *nl)
+{
+  for (int w = 0; w < 2; w++) {
+    release(&nl->j[w]);
+    release(&nl->xi[w]);
+    release(&nl->count[w]);
+  }
+  release(&nl->ref);
+  release(&nl->wall_xi);
+  release(&nl->flags);
+}
+
+/* The friction collide kernel reads the live list. */
+static ms_status bind_live(ms_sim *s)
+{
+  ms_nlist *nl = &s->nl;
+  int w = nl->live;
+  ARG(MS_K_COLLIDE_FRIC, 4, nl->j[w]);
+  ARG(MS_K_COLLIDE_FRIC, 5, nl->xi[w]);
+  ARG(MS_K_COLLIDE_FRIC, 6, nl->count[w]);
+  ARG(MS_K_COLLIDE_FRIC, 7, nl->k[w]);
+  return MS_OK;
+}
+
+ms_status ms_nlist_bind(ms_sim *s)
+{
+  ms_buffers *b = &s->buf;
+  ms_nlist *nl = &s->nl;
+  const ms_grid *g = &s->grid;
+  int cap = (int)b->cap;
+  /* Half the skin, less 2 % so that float rounding of the distances never lets a pair
+   * close that the build (at r_i + r_j + skin) left out. */
+  double half = 0.49 * (double)nl->skin, limit2 = half * half;
+  float dt = (float)s->dt;
+  cl_double2 box = {{s->box[0], s->box[1]}};
+  ARG(MS_K_NLIST_CHECK, 0, b->pos);
+  ARG(MS_K_NLIST_CHECK, 1, nl->ref);
+  ARG(MS_K_NLIST_CHECK, 2, s->n_small);
+  ARG(MS_K_NLIST_CHECK, 3, limit2);
+  ARG(MS_K_NLIST_CHECK, 4, nl->flags);
+
+  ARG(MS_K_NLIST_BUILD, 0, b->pos);
+  ARG(MS_K_NLIST_BUILD, 1, b->shape);
+  ARG(MS_K_NLIST_BUILD, 2, b->count);
+  ARG(MS_K_NLIST_BUILD, 3, b->idx);
+  ARG(MS_K_NLIST_BUILD, 4, cap);
+  ARG(MS_K_NLIST_BUILD, 5, s->n_small);
+  ARG(MS_K_NLIST_BUILD, 6, g->inv_cell);
+  ARG(MS_K_NLIST_BUILD, 7, g->nx);
+  ARG(MS_K_NLIST_BUILD, 8, g->ny);
+  ARG(MS_K_NLIST_BUILD, 9, nl->skin);
+  ARG(MS_K_NLIST_BUILD, 18, nl->flags);
+
+  ARG(MS_K_COLLIDE_FRIC, 0, b->pos);
+  ARG(MS_K_COLLIDE_FRIC, 1, b->vel);
+  ARG(MS_K_COLLIDE_FRIC, 2, b->shape);
+  ARG(MS_K_COLLIDE_FRIC, 3, b->rot);
+  ARG(MS_K_COLLIDE_FRIC, 8, s->n_small);
+  ARG(MS_K_COLLIDE_FRIC, 9, s->k);
+  ARG(MS_K_COLLIDE_FRIC, 10, s->two_zeta);
+  ARG(MS_K_COLLIDE_FRIC, 11, s->kt);
+  ARG(MS_K_COLLIDE_FRIC, 12, s->mu);
+  ARG(MS_K_COLLIDE_FRIC, 13, s->mu_r);
+  ARG(MS_K_COLLIDE_FRIC, 14, s->mu_wall);
+  ARG(MS_K_COLLIDE_FRIC, 15, dt);
+  ARG(MS_K_COLLIDE_FRIC, 16, box);
+  ARG(MS_K_COLLIDE_FRIC, 17, nl->wall_xi);
+  ARG(MS_K_COLLIDE_FRIC, 18, b->f_ss);
+  ARG(MS_K_COLLIDE_FRIC, 19, b->t_ss);
+  return bind_live(s);
+}
+
+static ms_status run(ms_sim *s, int kernel)
+{
+  cl_event ev = 0;
+  ms_status st = ms_kernels_run_1d(&s->kern, &s->cl, kernel, (size_t)s->n_small, &ev);
+  ms_status kept = ms_gpu_keep_event(s, kernel, ev);
+  return st ? st : kept;
+}
+
+ms_status ms_nlist_enqueue_check(ms_sim *s)
+{
+  ms_nlist *nl = &s->nl;
+  nl->moved = 0;
+  if (nl->stale || s->n_small == 0)
+    return MS_OK; /* rebuilt anyway */
+  ms_status st = run(s, MS_K_NLIST_CHECK);
+  if (st)
+    return st;
+  return ms_cl_check(clEnqueueReadBuffer(s->cl.gpu_queue, nl->flags, CL_FALSE, 0, sizeof(int),
+                                         &nl->moved, 0, NULL, NULL),
+                     "clEnqueueReadBuffer", "neighbour list flags");
+}
+
+/* One build into list `to` from the live one; flags come back (a blocking read). */
+static ms_status build_into(ms_sim *s, int to, int flags[4])
+{
+  ms_nlist *nl = &s->nl;
+  int from = nl->live;
+  ARG(MS_K_NLIST_BUILD, 10, nl->j[from]);
+  ARG(MS_K_NLIST_BUILD, 11, nl->xi[from]);
+  ARG(MS_K_NLIST_BUILD, 12, nl->count[from]);
+  ARG(MS_K_NLIST_BUILD, 13, nl->k[from]);
+  ARG(MS_K_NLIST_BUILD, 14, nl->j[to]);
+  ARG(MS_K_NLIST_BUILD, 15, nl->xi[to]);
+  ARG(MS_K_NLIST_BUILD, 16, nl->count[to]);
+  ARG(MS_K_NLIST_BUILD, 17, nl->k[to]);
+  ms_status st = fill_zero(&s->cl, nl->flags, 4 * sizeof(int));
+  if (!st)
+    st = run(s, MS_K_NLIST_BUILD);
+  if (!st)
+    st = ms_cl_check(clEnqueueReadBuffer(s->cl.gpu_queue, nl->flags, CL_TRUE, 0, 4 * sizeof(int),
+                                         flags, 0, NULL, NULL),
+                     "clEnqueueReadBuffer", "neighbour list flags");
+  if (!st)
+    ms_gpu_settle(s);
+  return st;
+}
+
+static ms_status grow(ms_sim *s, int needed, long step)
+{
+  ms_nlist *nl = &s->nl;
+  int k = (needed + 3) / 4 * 4; /* a little headroom saves regrowing */
+  if ((size_t)k * (size_t)s->n_small > (size_t)1 << 31) /* slots are indexed in 64 bits, but */
+    return ms_fail(MS_ERR_RUNTIME, "step %ld: a small particle has %d neighbours within the "
+                                   "skin: a list of %d slots for %d particles is too large",
+                   step, needed, k, s->n_small);
+  nl->k_want = k;
+  s->stats.nlist_growths++;
+  s->stats.nlist_capacity = k;
+  return MS_OK;
+}
+
+ms_status ms_nlist_update(ms_sim *s, long step)
+{
+  ms_nlist *nl = &s->nl;
+  if (!s->friction_on || s->n_small == 0 || (!nl->stale && !nl->moved))
+    return MS_OK;
+  double t0 = ms_now();
+  int to = 1 - nl->live, flags[4];
+  ms_status st = MS_OK;
+  for (;;) {
+    if (nl->k[to] != nl->k_want && (st = make_list(s, to, nl->k_want)))
+      break;
+    if ((st = build_into(s, to, flags)))
+      break;
+    s->stats.nlist_builds++;
+    if (!flags[1])
+      break;
+    s->stats.nlist_overflow_builds++;
+    if ((st = grow(s, flags[2], step)))
+      break;
+  }
+  if (!st)
+    st = ms_cl_check(clEnqueueCopyBuffer(s->cl.gpu_queue, s->buf.pos, nl->ref, 0, 0,
+                                         (size_t)s->n_small * 2 * sizeof(double), 0, NULL, NULL),
+                     "clEnqueueCopyBuffer", "neighbour list positions");
+  if (!st) {
+    nl->live = to;
+    nl->stale = 0;
+    nl->moved = 0;
+    st = bind_live(s);
+  }
+  ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
+  return st;
+}
+
+ms_status ms_nlist_reset(ms_sim *s)
+{
+  ms_nlist *nl = &s->nl;
+  size_t n = (size_t)s->n_small;
+  nl->stale = 1;
+  ms_status st = fill_zero(&s->cl, nl->count[nl->live], n * sizeof(int));
+  if (!st)
+    st = fill_zero(&s->cl, nl->wall_xi, n * 4 * sizeof(float));
+  if (!st)
+    st = ms_cl_check(clFinish(s->cl.gpu_queue), "clFinish", "neighbour list");
+  return st;
+}
+
+/* The live list's slots on the host: partners, displacements, counts. */
+typedef struct host_list {
+  int k;
+  int *j, *count;
+  float *xi;
+} host_list;
+
+static void host_list_free(host_list *h)
+{
+  free(h->j);
+  free(h->count);
+  free(h->xi);
+}
+
+static ms_status host_list_alloc(host_list *h, size_t n, int k)
+{
+  h->k = k;
+  h->j = malloc((n * (size_t)k + 1) * sizeof *h->j);
+  h->xi = malloc((n * (size_t)k + 1) * sizeof *h->xi);
+  h->count = calloc(n + 1, sizeof *h->count);
+  if (h->j && h->xi && h->count)
+    return MS_OK;
+  host_list_free(h);
+  return ms_fail(MS_ERR_RUNTIME, "out of memory for the neighbour list of %zu particles", n);
+}
+
+/* A displacement worth keeping: any bits but +0's (an open pair's slot holds +0). */
+static int holds_history(float xi)
+{
+  static const float plus_zero = 0.0f;
+  return memcmp(&xi, &plus_zero, sizeof xi) != 0;
+}
+
+ms_status ms_nlist_export(ms_sim *s, ms_friction_state *out)
+{
+  ms_nlist *nl = &s->nl;
+  size_t n = (size_t)s->n_small;
+  int w = nl->live, k = nl->k[w];
+  host_list h = {0};
+  out->small_wall_xi = malloc((4 * n + 1) * sizeof *out->small_wall_xi);
+  ms_status st = out->small_wall_xi ? host_list_alloc(&h, n, k)
+                                    : ms_fail(MS_ERR_RUNTIME, "out of memory");
+  if (!st)
+    st = ms_buffers_download(&s->cl, nl->wall_xi, out->small_wall_xi, 4 * n * sizeof(float));
+  if (!st)
+    st = ms_buffers_download(&s->cl, nl->j[w], h.j, n * (size_t)k * sizeof(int));
+  if (!st)
+    st = ms_buffers_download(&s->cl, nl->xi[w], h.xi, n * (size_t)k * sizeof(float));
+  if (!st)
+    st = ms_buffers_download(&s->cl, nl->count[w], h.count, n * sizeof(int));
+  for (int pass = 0; pass < 2 && !st; pass++) { /* count, then fill */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+      size_t c = (size_t)(h.count[i] < k ? h.count[i] : k);
+      for (size_t e = 0; e < c; e++) {
+        size_t slot = i * (size_t)k + e;
+        if ((size_t)h.j[slot] <= i || !holds_history(h.xi[slot]))
+          continue;
+        if (pass)
+          out->ss[m] = (ms_history_entry){(int)i, h.j[slot], h.xi[slot]};
+        m++;
+      }
+    }
+    out->n_ss = m;
+    if (!pass && !(out->ss = malloc((m + 1) * sizeof *out->ss)))
+      st = ms_fail(MS_ERR_RUNTIME, "out of memory exporting %zu contacts", m);
+  }
+  host_list_free(&h);
+  return st;
+}
+
+typedef struct slot {
+  int j;
+  float xi;
+} slot;
+
+static int by_partner(const void *a, const void *b)
+{
+  int x = ((const slot *)a)->j, y = ((const slot *)b)->j;
+  return (x > y) - (x < y);
+}
+
+/* Checks the entries and counts each particle's; returns the most any has, or -1. */
+static int count_entries(const ms_sim *s, const ms_friction_state *in, int *count)
+{
+  int most = 0;
+  for (size_t e = 0; e < in->n_ss; e++) {
+    const ms_history_entry *h = &in->ss[e];
+    if (h->a < 0 || h->b < 0 || h->a >= s->n_small || h->b >= s->n_small || h->a == h->b) {
+      ms_fail(MS_ERR_INPUT, "small-small history entry %zu names the pair (%d, %d): there are "
+                            "%d small particles",
+              e, h->a, h->b, s->n_small);
+      return -1;
+    }
+    int ca = ++count[h->a], cb = ++count[h->b];
+    most = ca > most ? ca : most;
+    most = cb > most ? cb : most;
+  }
+  return most;
+}
+
+/* Lays the entries out as per-particle slots sorted by partner (both copies of a pair). */
+static ms_status lay_out(const ms_friction_state *in, host_list *h, size_t n)
+{
+  memset(h->count, 0, n * sizeof *h->count);
+  slot *row = malloc(((size_t)h->k + 1) * sizeof *row);
+  if (!row)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  for (size_t e = 0; e < in->n_ss; e++) {
+    const ms_history_entry *p = &in->ss[e];
+    size_t a = (size_t)p->a * (size_t)h->k + (size_t)h->count[p->a]++;
+    size_t b = (size_t)p->b * (size_t)h->k + (size_t)h->count[p->b]++;
+    h->j[a] = p->b;
+    h->xi[a] = p->xi;
+    h->j[b] = p->a;
+    h->xi[b] = p->xi;
+  }
+  ms_status st = MS_OK;
+  for (size_t i = 0; i < n && !st; i++) {
+    int c = h->count[i];
+    for (int e = 0; e < c; e++)
+      row[e] = (slot){h->j[i * (size_t)h->k + (size_t)e], h->xi[i * (size_t)h->k + (size_t)e]};
+    qsort(row, (size_t)c, sizeof *row, by_partner);
+    for (int e = 0; e < c; e++) {
+      if (e > 0 && row[e].j == row[e - 1].j)
+        st = ms_fail(MS_ERR_INPUT, "small-small history: the pair (%zu, %d) is given twice", i,
+                     row[e].j);
+      h->j[i * (size_t)h->k + (size_t)e] = row[e].j;
+      h->xi[i * (size_t)h->k + (size_t)e] = row[e].xi;
+    }
+  }
+  free(row);
+  return st;
+}
+
+ms_status ms_nlist_import(ms_sim *s, const ms_friction_state *in)
+{
+  ms_nlist *nl = &s->nl;
+  size_t n = (size_t)s->n_small;
+  host_list h = {0};
+  ms_status st = host_list_alloc(&h, n, 1);
+  if (st)
+    return st;
+  int most = count_entries(s, in, h.count);
+  int k = most > nl->k[nl->live] ? most : nl->k[nl->live];
+  host_list_free(&h);
+  if (most < 0)
+    return MS_ERR_INPUT;
+  if ((st = host_list_alloc(&h, n, k)) || (st = lay_out(in, &h, n)))
+    goto done;
+  int w = nl->live;
+  if (k != nl->k[w] && (st = make_list(s, w, k)))
+    goto done;
+  if (k > nl->k_want)
+    nl->k_want = k;
+  if (!(st = ms_buffers_upload(&s->cl, nl->j[w], h.j, n * (size_t)k * sizeof(int))) &&
+      !(st = ms_buffers_upload(&s->cl, nl->xi[w], h.xi, n * (size_t)k * sizeof(float))) &&
+      !(st = ms_buffers_upload(&s->cl, nl->count[w], h.count, n * sizeof(int))))
+    st = in->small_wall_xi ? ms_buffers_upload(&s->cl, nl->wall_xi, in->small_wall_xi,
+                                               4 * n * sizeof(float))
+                           : fill_zero(&s->cl, nl->wall_xi, 4 * n * sizeof(float));
+  nl->stale = 1; /* the next grid build lays the list out at the current positions */
+  if (!st)
+    st = bind_live(s);
+done:
+  host_list_free(&h);
+  return st;
+}
