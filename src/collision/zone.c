@@ -13,9 +13,10 @@
 #define ZONE_MIN_ROOM 64
 #define ZONE_LANES 256 /* MS_ZONE_LANES of kernels/zone.cl: the most lanes of a group */
 
-/* Bytes per zone slot: index, position and velocity down, force up. */
-#define SLOT_DOWN ((double)(sizeof(int) + 4 * sizeof(double)))
-#define SLOT_UP ((double)(2 * sizeof(float)))
+/* Bytes per zone slot: index, position and velocity (and the spin) down, force (and the
+ * torque) up; `fr`: friction on. */
+#define SLOT_DOWN(fr) ((double)(sizeof(int) + 4 * sizeof(double) + (fr) * sizeof(double)))
+#define SLOT_UP(fr) ((double)(2 * sizeof(float) + (fr) * sizeof(float)))
 
 static void release_mems(cl_mem *const *mems, size_t n)
 {
@@ -501,12 +502,12 @@ static ms_status complete(ms_sim *s, ms_zone *z, zone_events *e, double *down)
     if ((st = fit_slots(s, z, n)) || (st = gather(s, z, e)))
       return st;
     st = slots_down(z, cl, 0, n, CL_TRUE);
-    *down += (double)n * SLOT_DOWN;
+    *down += (double)n * SLOT_DOWN(s->friction_on);
   } else if (n > z->expect) {
     if (z->mode == MS_BUFFERS_SHARED && (st = unmap_slots(z, cl)))
       return st;
     st = slots_down(z, cl, z->expect, n, CL_TRUE);
-    *down += (double)(n - z->expect) * SLOT_DOWN;
+    *down += (double)(n - z->expect) * SLOT_DOWN(s->friction_on);
   }
   z->n_slots = n;
   /* Next time read what this one had, with an eighth to spare. */
@@ -581,7 +582,7 @@ ms_status ms_zone_begin(ms_sim *s)
   if (z->expect == 0 || z->expect > z->room)
     z->expect = z->room;
   zone_events e = {{0}};
-  double down = (double)z->expect * SLOT_DOWN;
+  double down = (double)z->expect * SLOT_DOWN(s->friction_on);
   if (!(st = rectangles_up(s, z)) && !(st = mark_and_count(s, z, &e)) &&
       !(st = gather(s, z, &e)) && !(st = spans(s, z, &e)) && !(st = all_down(z, cl)))
     st = complete(s, z, &e, &down);
@@ -591,7 +592,8 @@ ms_status ms_zone_begin(ms_sim *s)
   memset(z->h_f, 0, z->n_slots * 2 * sizeof(float)); /* F_ls starts at +0.0f too */
   if (z->h_t)
     memset(z->h_t, 0, z->n_slots * sizeof(float)); /* and t_ls */
-  double up = (double)s->n_large * 5 * sizeof(int) + (double)z->n_slots * SLOT_UP;
+  double up = (double)s->n_large * 5 * sizeof(int) +
+              (double)z->n_slots * SLOT_UP(s->friction_on);
   count_stats(s, z, up + down + (double)(z->n_spans + 1) * 2 * sizeof(int));
   return MS_OK;
 }
@@ -647,8 +649,7 @@ ms_status ms_zone_end(ms_sim *s)
   z->h_f = z->h_t = NULL;
   forget_scattered(s, z);
   cl_event ev = 0;
-  /* The torques first: the forces' scatter, last on the in-order queue, is the event
-   * the small integration waits for. */
+  /* The torques first: the small integration waits for the forces' scatter, the last. */
   if (!st && z->n_slots > 0 && z->m_t)
     st = scatter_torque(s, z, &z->torqued);
   if (!st && z->n_slots > 0)
@@ -670,18 +671,19 @@ double ms_zone_full_bytes(const ms_sim *s)
   const ms_buffers *b = &s->buf;
   double v2 = (double)b->n_small * 2 * sizeof(float), d2 = (double)b->n_small * 2 * sizeof(double);
   double cb = (double)b->n_cells * sizeof(int), ib = cb * (double)b->cap;
-  /* pos, vel, the grid down; F_ls down (shared maps it for reading too) and up */
-  return 2 * d2 + cb + ib + (b->mode == MS_BUFFERS_SHARED ? 2 : 1) * v2;
+  /* pos, vel, the grid down; F_ls down (shared maps it for reading too) and up; with
+   * friction rot down like pos, and t_ls like F_ls but one float */
+  double fr = b->rot ? d2 + (b->mode == MS_BUFFERS_SHARED ? 2 : 1) * v2 / 2 : 0.0;
+  return 2 * d2 + cb + ib + (b->mode == MS_BUFFERS_SHARED ? 2 : 1) * v2 + fr;
 }
 
 void ms_zone_release(ms_zone *z, ms_cl *cl)
 {
-  cl_event *evs[] = {&z->torqued, &z->scattered};
+  cl_event evs[] = {z->torqued, z->scattered}; /* (the fields are zeroed below) */
   for (int i = 0; i < 2; i++) {
-    if (*evs[i]) {
-      clWaitForEvents(1, evs[i]);
-      clReleaseEvent(*evs[i]);
-      *evs[i] = NULL;
+    if (evs[i]) {
+      clWaitForEvents(1, &evs[i]);
+      clReleaseEvent(evs[i]);
     }
   }
   if (cl->zone_queue) {

@@ -6,7 +6,8 @@
  * that, in one round trip: the totals, the runs and the slots. It adds the large-small
  * forces per zone slot, and a last kernel stores them into F_ls. The full arrays never
  * cross to the host (exchange = zone); the exchange = full path of collision/buffers.h
- * moves them all. */
+ * moves them all. With friction on, the zone also carries each slot's spin down and the
+ * large particles' torque on it up, stored into t_ls like the forces into F_ls. */
 #ifndef MS_ZONE_H
 #define MS_ZONE_H
 
