@@ -39,6 +39,7 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the tools
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lammps_compare import tsuji_coefficient  # noqa: E402
 
