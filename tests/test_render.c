@@ -6,6 +6,7 @@
  * whole (the device name included).
  * usage: test_render MIXSIM SOURCE_ROOT [filter] */
 #include <dirent.h>
+#include <math.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +150,72 @@ static void test_screenshot_particles_in_their_colours(void)
   ENSURE(bar > 0);
 }
 
+/* With friction, a radius line on each large particle at its angle: tests/scenes/
+ * render_spin.ini turns one disc by 1 rad (the simulation's own angle is the reference)
+ * and keeps a static peg at 0. Along the angle the disc shows the line's colour, a
+ * quarter and a half turn away its own. */
+static int line_at(const image *img, const ms_layout *l, const ms_large *d, double theta,
+                   SDL_Color disc, const char *what)
+{
+  float cx, cy, r = d->radius * l->scale;
+  ms_layout_to_pixel(l, (float)d->x, (float)d->y, &cx, &cy);
+  int bad = 0;
+  for (int k = 0; k < 4; k++) {
+    double a = theta + k * 1.5707963267948966;
+    for (float f = 0.25f; f < 0.9f; f += 0.2f) {
+      float x = cx + f * r * (float)cos(a), y = cy - f * r * (float)sin(a);
+      const unsigned char *p = pixel(img, x, y);
+      int ok = near_color(p, k == 0 ? MS_COLOR_RADIUS : disc);
+      /* the line is 3 pixels wide: its colour within a pixel of the point will do */
+      for (int dy = -1; k == 0 && dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+          ok |= near_color(pixel(img, x + (float)dx, y + (float)dy), MS_COLOR_RADIUS);
+      if (!ok)
+        printf("    %s: %.2f rad, %.2f r out: %d %d %d\n", what, a, (double)f, p[0], p[1], p[2]);
+      bad += !ok;
+    }
+  }
+  return bad;
+}
+
+static void test_screenshot_radius_lines_at_the_angles(void)
+{
+  char path[1200], args[2400], spin_scene[1100];
+  snprintf(spin_scene, sizeof spin_scene, "%s", scene_path);
+  char *slash = strrchr(spin_scene, '/');
+  ENSURE(slash);
+  snprintf(slash + 1, sizeof spin_scene - (size_t)(slash + 1 - spin_scene), "render_spin.ini");
+  snprintf(path, sizeof path, "%s/spin.png", tmp_dir);
+  snprintf(args, sizeof args, "--screenshot '%s' '%s'", path, spin_scene);
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "'%s' -q %s >/dev/null", mixsim, args);
+  ENSURE(system(cmd) == 0);
+  image img;
+  ENSURE(read_png(path, &img) == 0);
+  ms_scene sc;
+  ENSURE(ms_scene_load(spin_scene, &sc) == MS_OK);
+  /* The angle the run ended with, from the simulation itself. */
+  ms_sim *sim = NULL;
+  ms_state st = {0};
+  int ran = ms_sim_create(&sc, NULL, &sim) == MS_OK && ms_sim_advance(sim, sc.steps) == MS_OK &&
+            ms_sim_read_state(sim, &st) == MS_OK && st.large_rot;
+  ms_sim_destroy(sim);
+  ENSURE(ran);
+  double wheel = st.large_rot[0], peg = st.large_rot[2];
+  ms_state_free(&st);
+  printf("    wheel at %.4f rad, peg at %.4f rad\n", wheel, peg);
+  ms_layout l;
+  float box[4] = {0.0f, 0.0f, (float)(sc.box_max[0] - sc.box_min[0]),
+                  (float)(sc.box_max[1] - sc.box_min[1])};
+  ms_layout_compute(&l, img.w, img.h, box);
+  int bad = line_at(&img, &l, &sc.large[0], wheel, MS_COLOR_DYNAMIC, "wheel") +
+            line_at(&img, &l, &sc.large[1], peg, MS_COLOR_STATIC, "peg");
+  ms_scene_free(&sc);
+  free(img.rgba);
+  ENSURE(fabs(wheel - 1.0) < 1e-6 && peg == 0.0);
+  ENSURE(bad == 0);
+}
+
 static void test_frames_numbered_every_k(void)
 {
   char dir[1200], args[1400], path[1300];
@@ -245,8 +312,9 @@ static int has_box(const ms_render_box *b, int n, const char *what)
   return 0;
 }
 
-/* Draws `f` on a w x h picture and checks the panel's boxes; returns the problems found. */
-static int check_layout(ms_frame *f, int w, int h)
+/* Draws `f` on a w x h picture and checks the panel's boxes; returns the problems found.
+ * With `spin` the frame has rotation and the window colours spins (the W row). */
+static int check_layout(ms_frame *f, int w, int h, int spin)
 {
   SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGBA32);
   SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
@@ -255,7 +323,7 @@ static int check_layout(ms_frame *f, int w, int h)
     fprintf(stderr, "cannot draw offscreen: %s %s\n", SDL_GetError(), ms_error_message());
     return 1;
   }
-  ms_render_ui ui = {.grabbed = -1};
+  ms_render_ui ui = {.grabbed = -1, .spin = spin};
   ms_render_frame(rc, f, &ui);
   const ms_render_box *b;
   int n = ms_render_boxes(rc, &b), bad = 0;
@@ -325,12 +393,25 @@ static void test_panel_layout_no_overlaps_down_to_minimum_size(void)
   for (int mode = 0; mode < 2; mode++) {
     ms_frame *f = busy_frame(mode ? MS_MODE_GRAVITY : MS_MODE_COLLISION);
     for (size_t i = 0; f && i < sizeof sizes / sizeof sizes[0]; i++)
-      bad += check_layout(f, sizes[i][0], sizes[i][1]);
+      bad += check_layout(f, sizes[i][0], sizes[i][1], 0);
+    /* with friction: the spin row (W) as well */
+    float *spin = calloc(8200, sizeof(float)), *theta = calloc(150, sizeof(float));
+    if (f && !mode && spin && theta) {
+      f->rotation = 1;
+      f->small_spin = spin;
+      f->large_theta = theta;
+      f->small_spin_max = 12.5f;
+      spin = theta = NULL; /* the frame's now */
+      for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        bad += check_layout(f, sizes[i][0], sizes[i][1], 1);
+    }
+    free(spin);
+    free(theta);
     /* the initial frame: no iterations yet */
     if (f && !mode) {
       f->n_events = 0;
       f->iterations = 0;
-      bad += check_layout(f, MS_RENDER_MIN_WIDTH, MS_RENDER_MIN_HEIGHT);
+      bad += check_layout(f, MS_RENDER_MIN_WIDTH, MS_RENDER_MIN_HEIGHT, 1);
     }
     ENSURE(f);
     ms_frame_free(f);
@@ -354,6 +435,7 @@ int main(int argc, char **argv)
     return 1;
   }
   RUN_TEST(test_screenshot_particles_in_their_colours, filter);
+  RUN_TEST(test_screenshot_radius_lines_at_the_angles, filter);
   RUN_TEST(test_frames_numbered_every_k, filter);
   RUN_TEST(test_panel_layout_no_overlaps_down_to_minimum_size, filter);
   char cmd[1200];

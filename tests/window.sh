@@ -4,7 +4,8 @@
 # screenshot and quit. The run exits 0, each command shows in its log, the report
 # covers the whole session broken down by mode, and the final hash equals a headless
 # run of the same number of iterations. The same for a gravity scene's 3D window, which
-# also prints the headless run's report. On a 1366x768 screen the window fits.
+# also prints the headless run's report. With friction W switches the spin colours. On a
+# 1366x768 screen the window fits.
 # usage: window.sh MIXSIM SOURCE_ROOT
 # Skipped (77) only where xvfb-run is missing and $CI is not set.
 set -u
@@ -116,6 +117,23 @@ for line in device run speed energy momentum "time per phase" "    force kernel"
   grep -q "^$line" gout || fail "the gravity window's report has no '$line' line"
   grep -q "^$line" ghead || fail "the headless gravity report has no '$line' line"
 done
+# With friction, W colours the small particles by their spin and back; without, it says
+# there is no spin to colour and changes nothing.
+"$exe" -q --headless -n 4 "$root/tests/scenes/tiny_friction.ini" >/dev/null ||
+  fail "the frictional warm-up run failed"
+timeout 300 xvfb-run -a -s "-screen 0 1280x1024x24" \
+  "$exe" --script "3:W,6:F12,9:W,12:H,15:Q" "$root/tests/scenes/tiny_friction.ini" >sout 2>err
+rc=$?
+cat err
+[ $rc -eq 0 ] || fail "the frictional window run exited $rc"
+[ -n "$(step_of "spin colours on")" ] && [ -n "$(step_of "spin colours off")" ] ||
+  fail "W did not switch the spin colours on and off"
+timeout 300 xvfb-run -a -s "-screen 0 1280x1024x24" \
+  "$exe" --script "3:W,6:Q" "$root/tests/scenes/tiny.ini" >/dev/null 2>err
+cat err
+grep -q "W: no spin to colour (the scene has no friction)" err ||
+  fail "W on a frictionless scene did not say why nothing changes"
+
 # On a 1366x768 screen the window fits: SDL's report of where it is (the scripted log),
 # and the X server's own (xwininfo, where installed), lie inside the screen, and the
 # window keeps the picture's aspect at no less than the minimum size.

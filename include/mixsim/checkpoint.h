@@ -9,8 +9,11 @@
 #include "mixsim/sim.h"
 #include "mixsim/status.h"
 
-/* 2: collision state in double precision (1: floats, refused with a message saying so). */
-#define MS_CHECKPOINT_VERSION 2
+/* 3: with the friction state (rotation, contact histories) of frictional scenes; every
+ * checkpoint is written as version 3. 2: collision state in double precision, refused
+ * now (it has no friction section), as is 1 (floats); each with a message saying so.
+ * Gravity payloads have not changed: versions 1 to 3 are read. */
+#define MS_CHECKPOINT_VERSION 3
 
 /* Identity of a scene: CRC-32 of its file's bytes. A checkpoint only resumes the scene
  * it was written from. Returns MS_ERR_INPUT when the file cannot be read. */

@@ -46,6 +46,7 @@ typedef struct ms_large {
   float mass;   /* kg (density * pi r^2) */
   int is_static;
   double spin;  /* rad/s, anticlockwise (0 when static); used only with friction on */
+  double theta; /* rad, the initial angle (a file's theta column; else 0); friction on */
 } ms_large;
 
 /* The section that placed a run of large particles, for messages that name a particle
@@ -144,6 +145,8 @@ typedef struct ms_scene {
   double *small_pos;      /* 2 * small_count, simulation frame: x0 y0 x1 y1 ... */
   double *small_vel;      /* 2 * small_count, m/s */
   double small_spin;      /* [small] spin: rad/s, anticlockwise, every small particle */
+  double *small_rot;      /* 2 * small_count, (theta, omega) of each from a [small] file
+                             with a theta or omega column; NULL: angle 0, small_spin */
 
   /* [large.NAME] and [large_random.NAME] */
   int large_count;

@@ -61,6 +61,7 @@ static ms_status setup_large(ms_sim *s, const ms_scene *sc)
     L->m = in->mass;
     L->is_static = in->is_static;
     L->w = in->is_static || !s->friction_on ? 0.0 : in->spin;
+    L->theta = s->friction_on ? in->theta : 0.0;
     s->sweep_order[i] = i;
   }
   return MS_OK;
@@ -263,7 +264,7 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
     s->exchange = default_exchange(s, (size_t)sc->grid_capacity);
   if (!st)
     st = load_buffers(s, sc->buffers, (size_t)sc->grid_capacity, sc->small_pos, sc->small_vel,
-                      NULL);
+                      sc->small_rot); /* (NULL: angle 0 and the scene's spin) */
   if (st) {
     ms_sim_destroy(s);
     return st;

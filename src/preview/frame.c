@@ -1,6 +1,8 @@
-/* Capturing a frame from the simulation, and finding a large particle under a point. */
+/* Capturing a frame from the simulation (with the particles' rotation when the scene has
+ * friction), and finding a large particle under a point. */
 #include "preview/frame.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,18 +22,37 @@ static ms_status reserve(ms_frame *f, int n_small, int n_large)
 {
   if (n_small > f->cap_small) {
     if (grow((void **)&f->small_pos, 2 * sizeof(float), n_small) ||
-        grow((void **)&f->small_r, sizeof(float), n_small))
+        grow((void **)&f->small_r, sizeof(float), n_small) ||
+        grow((void **)&f->small_spin, sizeof(float), n_small))
       return ms_fail(MS_ERR_RUNTIME, "out of memory for a frame");
     f->cap_small = n_small;
   }
   if (n_large > f->cap_large) {
     if (grow((void **)&f->large_pos, 2 * sizeof(float), n_large) ||
         grow((void **)&f->large_radius, sizeof(float), n_large) ||
-        grow((void **)&f->large_static, 1, n_large))
+        grow((void **)&f->large_static, 1, n_large) ||
+        grow((void **)&f->large_theta, sizeof(float), n_large))
       return ms_fail(MS_ERR_RUNTIME, "out of memory for a frame");
     f->cap_large = n_large;
   }
   return MS_OK;
+}
+
+/* theta, omega pairs of the state (friction on) to the frame's spins and angles. */
+static void capture_rotation(ms_frame *f, const ms_state *st)
+{
+  f->rotation = st->small_rot != NULL && st->large_rot != NULL;
+  f->small_spin_max = 0.0f;
+  if (!f->rotation)
+    return;
+  for (int i = 0; i < st->n_small; i++) {
+    float w = (float)st->small_rot[2 * i + 1];
+    f->small_spin[i] = w;
+    if (fabsf(w) > f->small_spin_max)
+      f->small_spin_max = fabsf(w);
+  }
+  for (int i = 0; i < st->n_large; i++)
+    f->large_theta[i] = (float)fmod(st->large_rot[2 * i], 6.283185307179586);
 }
 
 ms_status ms_frame_capture(ms_frame *f, ms_sim *s)
@@ -66,6 +87,7 @@ ms_status ms_frame_capture(ms_frame *f, ms_sim *s)
     f->large_static[i] = (unsigned char)(s->large[i].is_static != 0);
     f->n_static += f->large_static[i];
   }
+  capture_rotation(f, &st);
   f->step = st.step;
   ms_state_free(&st);
 
@@ -129,6 +151,10 @@ void ms_frame_free(ms_frame *f)
   free(f->large_pos);
   free(f->large_radius);
   free(f->large_static);
+  free(f->small_spin);
+  free(f->large_theta);
+  f->small_spin = f->large_theta = NULL;
+  f->rotation = 0;
   f->small_pos = f->small_r = f->large_pos = f->large_radius = NULL;
   f->large_static = NULL;
   f->cap_small = f->cap_large = 0;

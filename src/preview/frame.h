@@ -19,6 +19,13 @@ typedef struct ms_frame {
   float *large_radius;        /* m */
   unsigned char *large_static;
   int cap_small, cap_large;   /* allocated */
+  /* Rotation, when the scene has friction (else `rotation` is 0 and these are unset):
+   * the spin of each small particle, with the frame's largest |spin|, and the angle of
+   * each large one (anticlockwise from +x). */
+  int rotation;
+  float *small_spin;    /* rad/s, anticlockwise positive */
+  float small_spin_max; /* rad/s */
+  float *large_theta;   /* rad */
 
   long step;
   int iterations;                       /* in the last advance */

@@ -216,6 +216,7 @@ typedef struct window {
   ms_frame *shown;
   commands cmd; /* the window's copy; sent with each tick */
   int help, quit, shot, log;
+  int spin; /* W: small particles coloured by their spin */
   float grab_dx, grab_dy; /* from the mouse to the held particle's centre (m) */
 } window;
 
@@ -254,6 +255,23 @@ static void change_ipf(window *w, int up)
   w->cmd.ipf = ipf;
 }
 
+/* W: spin colours, where the scene has rotation (friction); otherwise a note says why
+ * nothing changes. */
+static void toggle_spin(window *w)
+{
+  if (!w->shown->rotation) {
+    snprintf(w->w.note, sizeof w->w.note, "W: no spin to colour (the scene has no friction)");
+    w->w.note_until = ms_now() + 2.5;
+    if (w->log)
+      fprintf(stderr, "mixsim: preview: step %ld: %s\n", w->shown->step, w->w.note);
+    return;
+  }
+  w->spin = !w->spin;
+  if (w->log)
+    fprintf(stderr, "mixsim: preview: step %ld: spin colours %s\n", w->shown->step,
+            w->spin ? "on" : "off");
+}
+
 static void on_key(window *w, const SDL_KeyboardEvent *k)
 {
   SDL_Keycode key = k->keysym.sym;
@@ -277,6 +295,7 @@ static void on_key(window *w, const SDL_KeyboardEvent *k)
   case SDLK_KP_MINUS: change_ipf(w, 0); break;
   case SDLK_F12: w->shot = 1; break;
   case SDLK_h: w->help = !w->help; break;
+  case SDLK_w: toggle_spin(w); break;
   case SDLK_ESCAPE:
   case SDLK_q: w->quit = 1; break;
   default: break;
@@ -352,7 +371,7 @@ static int window_frame(window *w, handoff *k, ms_status *status)
   if (stopped || w->quit)
     return 1;
   /* A particle index from an older frame stays valid: reset keeps the particle count. */
-  ms_render_ui ui = {.help = w->help, .grabbed = w->cmd.drag,
+  ms_render_ui ui = {.help = w->help, .spin = w->spin, .grabbed = w->cmd.drag,
                      .note = ms_now() < w->w.note_until ? w->w.note : NULL};
   ms_render_frame(w->w.rc, w->shown, &ui);
   if (w->shot) {

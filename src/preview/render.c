@@ -98,6 +98,7 @@ static void draw_help(ms_render *rc, const ms_layout *l, ms_mode mode)
     {"Space", "pause / run"},
     {"N", "one iteration (while paused)"},
     {"R", "reset: the scene from its start"},
+    {"W", "small particles coloured by spin"},
     {"+ / -", "iterations per frame"},
     {"F12", "screenshot (PNG, current folder)"},
     {"H", "this help"},
@@ -142,7 +143,7 @@ void ms_render_frame(ms_render *rc, const ms_frame *f, const ms_render_ui *ui)
     ms_draw_gravity_panel(rc, f, &l, ui != NULL);
   } else {
     ms_draw_collision_view(rc, f, &l, ui);
-    ms_draw_panel(rc, f, &l, ui != NULL);
+    ms_draw_panel(rc, f, &l, ui);
   }
   int lh = ms_text_line_height(rc->text);
   if (f->paused)

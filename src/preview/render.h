@@ -1,7 +1,8 @@
 /* Drawing one frame of the preview onto any SDL_Renderer: the window's, or a software
  * renderer on a surface for PNG output. The picture follows the case study's Fig 10.1:
  * the scene at the left (small particles blue, dynamic large green, static large red,
- * the walls), and at the right the timing bar, one column per thread, full height
+ * the walls; with friction a radius line on each large particle at its angle, and on W
+ * the small particles coloured by their spin), and at the right the timing bar, one column per thread, full height
  * 1/60 s, with a legend and the figures of the run. Gravity scenes get a 3D view of
  * their bodies and the figures, without the bar. */
 #ifndef MS_RENDER_H
@@ -24,6 +25,13 @@
 #define MS_COLOR_DYNAMIC ((SDL_Color){60, 200, 80, 255})
 #define MS_COLOR_STATIC ((SDL_Color){220, 60, 50, 255})
 #define MS_COLOR_BACKGROUND ((SDL_Color){16, 18, 24, 255})
+/* With friction: the radius line drawn on each large particle at its angle, and the
+ * ends of the small particles' spin colours (W), through MS_COLOR_SPIN_ZERO at rest: the
+ * diverging purple-orange map of ColorBrewer (PuOr), clear of the particles' colours. */
+#define MS_COLOR_RADIUS ((SDL_Color){240, 240, 240, 255})
+#define MS_COLOR_SPIN_CCW ((SDL_Color){230, 97, 1, 255}) /* anticlockwise, the largest |w| */
+#define MS_COLOR_SPIN_ZERO ((SDL_Color){247, 247, 247, 255})
+#define MS_COLOR_SPIN_CW ((SDL_Color){94, 60, 153, 255}) /* clockwise */
 
 /* Where things go in a w x h picture, and how the scene's metres map to pixels. */
 typedef struct ms_layout {
@@ -40,6 +48,7 @@ void ms_layout_to_world(const ms_layout *l, float px, float py, float *x, float 
 /* What the window adds to a frame; all zero for offscreen frames. */
 typedef struct ms_render_ui {
   int help;          /* show the keys */
+  int spin;          /* colour small particles by their spin (frames with rotation) */
   int grabbed;       /* large particle held by the mouse, -1: none */
   const char *note;  /* a short message at the bottom of the scene, or NULL */
   /* The gravity view's camera: turned by yaw about the vertical axis, then tilted by

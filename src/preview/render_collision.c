@@ -1,5 +1,6 @@
-/* The collision scene view: small particles as one texture blitted per disc, large ones
- * as triangle fans with an outline, and the walls. */
+/* The collision scene view: small particles as one texture blitted per disc (coloured by
+ * their spin on request), large ones as triangle fans with an outline and, with
+ * friction, a radius line at their angle, and the walls. */
 #include "preview/render_internal.h"
 
 #include <math.h>
@@ -31,7 +32,20 @@ static SDL_Texture *disc_texture(SDL_Renderer *r, int px)
   return t;
 }
 
-static void draw_small(ms_render *rc, const ms_frame *f, const ms_layout *l)
+static Uint8 mix(Uint8 a, Uint8 b, float t) { return (Uint8)lroundf((float)a + t * ((float)b - (float)a)); }
+
+/* A diverging colour map: the spin over the frame's largest |spin|, orange
+ * anticlockwise, purple clockwise, near white at rest. */
+static SDL_Color spin_color(float w, float w_max)
+{
+  float t = w_max > 0.0f ? w / w_max : 0.0f;
+  t = t > 1.0f ? 1.0f : t < -1.0f ? -1.0f : t;
+  SDL_Color z = MS_COLOR_SPIN_ZERO, e = t >= 0.0f ? MS_COLOR_SPIN_CCW : MS_COLOR_SPIN_CW;
+  float a = fabsf(t);
+  return (SDL_Color){mix(z.r, e.r, a), mix(z.g, e.g, a), mix(z.b, e.b, a), 255};
+}
+
+static void draw_small(ms_render *rc, const ms_frame *f, const ms_layout *l, int spin)
 {
   int px = (int)lroundf(2.0f * f->small_radius * l->scale);
   if (px < 2)
@@ -46,8 +60,13 @@ static void draw_small(ms_render *rc, const ms_frame *f, const ms_layout *l)
     return;
   SDL_Color c = MS_COLOR_SMALL;
   SDL_SetTextureColorMod(rc->disc, c.r, c.g, c.b);
+  spin = spin && f->rotation;
   /* One texture at the largest size, scaled down for smaller discs. */
   for (int i = 0; i < f->n_small; i++) {
+    if (spin) {
+      SDL_Color s = spin_color(f->small_spin[i], f->small_spin_max);
+      SDL_SetTextureColorMod(rc->disc, s.r, s.g, s.b);
+    }
     int pi = (int)lroundf(2.0f * f->small_r[i] * l->scale);
     pi = pi < 2 ? 2 : pi > px ? px : pi;
     float x, y, half = 0.5f * (float)pi;
@@ -92,15 +111,34 @@ static void quad_strip(int *index, int *k, int inner, int outer, int n)
   }
 }
 
+/* The radius line of a large disc at its angle theta (anticlockwise from +x; the
+ * picture's y points down): a quad three pixels wide from the centre to the rim. */
+static void radius_line(ms_render *rc, int *v, int *k, float cx, float cy, float r, float theta)
+{
+  float ux = cosf(theta), uy = -sinf(theta), h = 1.5f;
+  float ex = cx + (r - 1.0f) * ux, ey = cy + (r - 1.0f) * uy;
+  SDL_Color c = MS_COLOR_RADIUS;
+  int first = *v;
+  float px = -uy * h, py = ux * h; /* across the line */
+  rc->vert[(*v)++] = (SDL_Vertex){{cx + px, cy + py}, c, {0, 0}};
+  rc->vert[(*v)++] = (SDL_Vertex){{cx - px, cy - py}, c, {0, 0}};
+  rc->vert[(*v)++] = (SDL_Vertex){{ex - px, ey - py}, c, {0, 0}};
+  rc->vert[(*v)++] = (SDL_Vertex){{ex + px, ey + py}, c, {0, 0}};
+  int q[6] = {0, 1, 2, 0, 2, 3};
+  for (int i = 0; i < 6; i++)
+    rc->index[(*k)++] = first + q[i];
+}
+
 /* All large discs in one call: each a fan of its colour, a band shading to a darker rim
- * and a one-pixel band fading out, which keeps the edge smooth without multisampling. */
+ * and a one-pixel band fading out, which keeps the edge smooth without multisampling;
+ * with rotation, its radius line on top. */
 static void draw_large(ms_render *rc, const ms_frame *f, const ms_layout *l, int grabbed)
 {
   int n_vert = 0, n_index = 0;
   for (int i = 0; i < f->n_large; i++) {
     int n = fan_segments(f->large_radius[i] * l->scale);
-    n_vert += 3 * n + 1;
-    n_index += 15 * n;
+    n_vert += 3 * n + 1 + 4;
+    n_index += 15 * n + 6;
   }
   if (f->n_large == 0 || reserve_fans(rc, n_vert, n_index))
     return;
@@ -130,6 +168,8 @@ static void draw_large(ms_render *rc, const ms_frame *f, const ms_layout *l, int
     }
     quad_strip(rc->index, &k, centre + 1, centre + 1 + n, n);
     quad_strip(rc->index, &k, centre + 1 + n, centre + 1 + 2 * n, n);
+    if (f->rotation)
+      radius_line(rc, &v, &k, cx, cy, r, f->large_theta[i]);
   }
   SDL_RenderGeometry(rc->r, NULL, rc->vert, v, rc->index, k);
 }
@@ -152,6 +192,6 @@ void ms_draw_collision_view(ms_render *rc, const ms_frame *f, const ms_layout *l
 {
   SDL_RenderSetClipRect(rc->r, NULL);
   draw_walls(rc->r, f, l);
-  draw_small(rc, f, l);
+  draw_small(rc, f, l, ui && ui->spin);
   draw_large(rc, f, l, ui ? ui->grabbed : -1);
 }

@@ -54,12 +54,13 @@ static inline SDL_Color darker(SDL_Color c)
 }
 
 /* The scene views (render_collision.c, render_gravity.c) and the panels beside them
- * (render_panel.c); `window` is set when drawing for the window rather than a file. */
+ * (render_panel.c); `ui` (non-NULL) and `window` say when drawing for the window rather
+ * than a file. */
 void ms_draw_collision_view(ms_render *rc, const ms_frame *f, const ms_layout *l,
                             const ms_render_ui *ui);
 void ms_draw_gravity_view(ms_render *rc, const ms_frame *f, const ms_layout *l,
                           const ms_render_ui *ui);
-void ms_draw_panel(ms_render *rc, const ms_frame *f, const ms_layout *l, int window);
+void ms_draw_panel(ms_render *rc, const ms_frame *f, const ms_layout *l, const ms_render_ui *ui);
 void ms_draw_gravity_panel(ms_render *rc, const ms_frame *f, const ms_layout *l, int window);
 
 #endif

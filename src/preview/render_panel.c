@@ -344,8 +344,9 @@ static void draw_rows(ms_render *rc, const fig_rows *rows, int x, int y, int w, 
 enum { KEEP_KEYS = 1, KEEP_LAST_FRAME = 2, KEEP_WARNING = 3, KEEP_IPF = 4, KEEP_COUNTS = 5,
        KEEP_ALWAYS = 9 };
 
-static void collision_rows(const ms_frame *f, int window, fig_rows *rows)
+static void collision_rows(const ms_frame *f, const ms_render_ui *ui, fig_rows *rows)
 {
+  int window = ui != NULL;
   double busy[MS_THREAD_COUNT] = {0}, end = f->advance_t0;
   for (int i = 0; i < f->n_events; i++) {
     const ms_trace_event *e = &f->events[i];
@@ -374,8 +375,15 @@ static void collision_rows(const ms_frame *f, int window, fig_rows *rows)
   add_row(rows, "buffers  [B]", KEEP_ALWAYS, "%s", ms_buffer_mode_name(f->buffers));
   add_row(rows, "pipeline [P]", KEEP_ALWAYS, "%s", ms_pipeline_name(f->pipeline));
   add_row(rows, "device", KEEP_ALWAYS, "%s", f->device);
+  /* The spin colours' legend: orange anticlockwise, purple clockwise, full at the largest. */
+  if (window && f->rotation && ui->spin)
+    add_row(rows, "spin  [W]", KEEP_COUNTS, "orange ccw, purple cw, full %.3g rad/s",
+            (double)f->small_spin_max);
+  else if (window && f->rotation)
+    add_row(rows, "spin  [W]", KEEP_COUNTS, "off");
   if (window)
-    add_row(rows, "keys", KEEP_KEYS, "H help, Space pause, B / P switch");
+    add_row(rows, "keys", KEEP_KEYS, "H help, Space pause, B / P switch%s",
+            f->rotation ? ", W spin" : "");
   if (end - f->advance_t0 > FRAME_S)
     add_row(rows, NULL, KEEP_WARNING, "the frame took %.1f ms; the bar shows 1/60 s",
             1e3 * (end - f->advance_t0));
@@ -423,7 +431,7 @@ static void plan_panel(const ms_text *t, const ms_frame *f, const fig_rows *rows
   pl->figures_y = beside ? top + pl->g.height + lh : pl->legend_y + legend_h + lh;
 }
 
-void ms_draw_panel(ms_render *rc, const ms_frame *f, const ms_layout *l, int window)
+void ms_draw_panel(ms_render *rc, const ms_frame *f, const ms_layout *l, const ms_render_ui *ui)
 {
   const SDL_Rect *p = &l->panel;
   fill(rc->r, panel_bg, p->x, p->y, p->w, p->h);
@@ -434,7 +442,7 @@ void ms_draw_panel(ms_render *rc, const ms_frame *f, const ms_layout *l, int win
   y += lh + 6;
 
   fig_rows rows;
-  collision_rows(f, window, &rows);
+  collision_rows(f, ui, &rows);
   panel_plan pl;
   /* The bar starts half a line under the heads: its "0 ms" label sits beside its top. */
   plan_panel(t, f, &rows, x, y + 2 * lh + lh / 2 + 2, w, p->y + p->h - MARGIN, &pl);

@@ -214,6 +214,7 @@ void ms_scene_free(ms_scene *scene)
   free(scene->small_vel);
   free(scene->small_r);
   free(scene->small_m);
+  free(scene->small_rot);
   free(scene->large);
   free(scene->large_origin);
   free(scene->grav.pos);

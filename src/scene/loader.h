@@ -48,6 +48,7 @@ typedef struct section {
 /* One particle read from a CSV file, in the simulation frame. */
 typedef struct file_disc {
   double x, y, vx, vy;
+  double theta, w; /* angle and spin (the theta, omega columns; else 0 and the spin key) */
   float r, m;
   int is_static;
   long line; /* its line in the file, for messages */
@@ -63,6 +64,7 @@ typedef struct particle_file {
   double density;     /* areal, kg/m^2: the mass of rows without one */
   double velocity[2]; /* of rows without vx, vy */
   int is_static;      /* of rows without static */
+  int has_rot;        /* the file has a theta or an omega column */
   file_disc *disc;
   long count;
   long other_kind;    /* rows of the other kind (kind column), not taken */

@@ -1,6 +1,6 @@
 /* Scene loader, particle files: [small] file and [large_file.NAME] file read collision
  * particles from a CSV with the columns --dump writes (kind,index,x,y,vx,vy,radius,
- * mass,static), found by name in the header. Every value is checked with its file, line
+ * mass,static, and with friction theta,omega), found by name in the header. Every value is checked with its file, line
  * and column; placement.c then checks the discs against the box and each other. */
 #include "scene/loader.h"
 
@@ -19,9 +19,9 @@
 #define MAX_BYTES (256L * MAX_ROWS)
 
 enum { COL_KIND, COL_INDEX, COL_X, COL_Y, COL_VX, COL_VY, COL_RADIUS, COL_MASS, COL_STATIC,
-       COL_COUNT };
-static const char *const g_names[COL_COUNT] = {"kind", "index", "x", "y", "vx",
-                                               "vy", "radius", "mass", "static"};
+       COL_THETA, COL_OMEGA, COL_COUNT };
+static const char *const g_names[COL_COUNT] = {"kind", "index", "x",    "y",     "vx",   "vy",
+                                               "radius", "mass", "static", "theta", "omega"};
 
 typedef struct reader {
   loader *ld;
@@ -64,8 +64,8 @@ static ms_status take_header(reader *r, char *field[MS_CSV_MAX_FIELDS], int n)
       k++;
     if (k == COL_COUNT)
       return ms_csv_fail(c, "column '%s' is not one of kind, index, x, y, vx, vy, radius, mass, "
-                            "static (the first line must be a header naming the columns, as "
-                            "--dump writes it)", field[i]);
+                            "static, theta, omega (the first line must be a header naming the "
+                            "columns, as --dump writes it)", field[i]);
     if (r->col[k] >= 0)
       return ms_csv_fail(c, "column %s given twice", g_names[k]);
     r->col[k] = i;
@@ -86,7 +86,7 @@ static int check_header_keys(reader *r)
   const char *path = r->pf->path;
   static const struct { int column; const char *key; } pairs[] = {
       {COL_RADIUS, "radius"}, {COL_MASS, "density"}, {COL_MASS, "thickness"},
-      {COL_VX, "velocity"}, {COL_VY, "velocity"}, {COL_STATIC, "static"}};
+      {COL_VX, "velocity"}, {COL_VY, "velocity"}, {COL_STATIC, "static"}, {COL_OMEGA, "spin"}};
   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
     if (has(r, pairs[i].column) && ms_ld_line_of(sec, pairs[i].key))
       return ms_ld_fail_key(ld, sec, pairs[i].key,
@@ -197,11 +197,13 @@ static ms_status take_row(reader *r, char *field[MS_CSV_MAX_FIELDS], int n)
   if ((st = grow_discs(r)))
     return st;
   file_disc d = {.vx = pf->velocity[0], .vy = pf->velocity[1], .r = pf->radius,
-                 .is_static = pf->is_static, .line = c->line};
+                 .w = r->large ? 0.0 : r->ld->scene->small_spin, .is_static = pf->is_static,
+                 .line = c->line};
   const double *o = r->ld->scene->box_min;
-  double *value[COL_COUNT] = {[COL_X] = &d.x, [COL_Y] = &d.y, [COL_VX] = &d.vx, [COL_VY] = &d.vy};
-  for (int k = COL_X; k <= COL_VY; k++)
-    if (has(r, k) && (st = ms_csv_number(c, g_names[k], field[r->col[k]], value[k])))
+  double *value[COL_COUNT] = {[COL_X] = &d.x, [COL_Y] = &d.y, [COL_VX] = &d.vx, [COL_VY] = &d.vy,
+                              [COL_THETA] = &d.theta, [COL_OMEGA] = &d.w};
+  for (int k = COL_X; k < COL_COUNT; k++)
+    if (value[k] && has(r, k) && (st = ms_csv_number(c, g_names[k], field[r->col[k]], value[k])))
       return st;
   d.x -= o[0]; /* into the frame */
   d.y -= o[1];
@@ -213,6 +215,9 @@ static ms_status take_row(reader *r, char *field[MS_CSV_MAX_FIELDS], int n)
     return st;
   if (d.is_static && (d.vx != 0.0 || d.vy != 0.0))
     return ms_csv_fail(c, "a static particle must have velocity 0, 0 (got %g, %g)", d.vx, d.vy);
+  if (d.is_static && d.w != 0.0)
+    return ms_csv_fail(c, "column omega: a static particle never turns: its spin must be 0 "
+                          "(got %g)", d.w);
   pf->disc[pf->count++] = d;
   return MS_OK;
 }
@@ -277,6 +282,12 @@ static int read_file(loader *ld, particle_file *pf, int large)
   fclose(f);
   if (!ok)
     return 0;
+  pf->has_rot = has(&r, COL_THETA) || has(&r, COL_OMEGA);
+  if (pf->has_rot && !ms_scene_friction_on(ld->scene))
+    ms_ld_warn_key(ld, sec, "file", "%s has %s, which this scene does not use: it has no "
+                   "friction, so no particle turns", pf->path,
+                   has(&r, COL_THETA) && has(&r, COL_OMEGA) ? "theta and omega columns"
+                   : has(&r, COL_THETA) ? "a theta column" : "an omega column");
   /* The density's warning, now that the radii are known (rows with a mass use none). */
   double r_min = INFINITY, areal = 0.0;
   for (long i = 0; i < pf->count; i++)

@@ -272,6 +272,8 @@ static int place_large_files(loader *ld, disc_hash *h)
         return file_disc_fails(ld, pf, d, other);
       }
       add_large(s, h, d->x, d->y, d->r, d->m, d->vx, d->vy, d->is_static);
+      s->large[s->large_count - 1].spin = d->w;
+      s->large[s->large_count - 1].theta = d->theta;
     }
   }
   return 1;
@@ -289,6 +291,10 @@ static int place_small_file(loader *ld, const disc_hash *large)
   }
   char other[600];
   int ok = 1;
+  if (pf->has_rot && !(s->small_rot = malloc(2 * (size_t)s->small_count * sizeof(double)))) {
+    hash_free(&own);
+    return ms_ld_fail_memory(ld);
+  }
   for (int i = 0; ok && i < s->small_count; i++) {
     const file_disc *d = &pf->disc[i];
     int lo = file_overlap(large, d->x, d->y, d->r), so = file_overlap(&own, d->x, d->y, d->r);
@@ -307,6 +313,10 @@ static int place_small_file(loader *ld, const disc_hash *large)
     s->small_vel[2 * i + 1] = d->vy;
     s->small_r[i] = d->r;
     s->small_m[i] = d->m;
+    if (s->small_rot) {
+      s->small_rot[2 * i] = d->theta;
+      s->small_rot[2 * i + 1] = d->w;
+    }
   }
   hash_free(&own);
   return ok;

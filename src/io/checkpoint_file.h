@@ -1,0 +1,69 @@
+/* The checkpoint file format shared by the modes (checkpoint_file.c): a payload is a
+ * table of fields, in sections whose leading counts size their arrays; the helpers read
+ * and write a table's image and name the file and the field when they refuse one. */
+#ifndef MS_CHECKPOINT_FILE_H
+#define MS_CHECKPOINT_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mixsim/status.h"
+
+typedef struct field {
+  const char *name;
+  size_t (*size)(const void *im);
+  void *(*at)(void *im);
+} field;
+
+#define SCALAR(T, member)                                                            \
+  static size_t sz_##T##_##member(const void *im) { (void)im; return sizeof(((T *)0)->member); } \
+  static void *at_##T##_##member(void *im) { return &((T *)im)->member; }
+#define ARRAY(T, member, count_expr)                                                 \
+  static size_t sz_##T##_##member(const void *v) { const T *im = v; return (size_t)(count_expr) * sizeof(*im->member); } \
+  static void *at_##T##_##member(void *im) { return ((T *)im)->member; }
+#define F(T, member, name) {name, sz_##T##_##member, at_##T##_##member}
+
+/* A mode's payload: its table, in sections; each section's leading `counts` fields
+ * are counts, after which its arrays are made room for. release frees them all. */
+#define MAX_SECTIONS 2
+typedef struct section_def {
+  int first, counts; /* the section's first field, and the field after its counts */
+  int (*alloc)(void *im);
+} section_def;
+
+typedef struct layout {
+  uint32_t mode;
+  uint32_t oldest; /* the oldest format version whose payload this layout still reads */
+  const field *fields;
+  int n_fields, n_sections;
+  section_def section[MAX_SECTIONS];
+  void (*release)(void *im);
+} layout;
+
+/* What a mode checks of a file's fields against the running simulation (ctx): each
+ * section's counts before its arrays are allocated, every field once the checksums
+ * hold. Each returns MS_OK or a refusal naming the file and the field. */
+typedef struct checks {
+  ms_status (*counts)(const char *path, const void *im, const void *ctx, int section);
+  ms_status (*fields)(const char *path, const void *im, const void *ctx);
+} checks;
+
+/* Writes `im` by its layout, atomically. */
+ms_status ms_ck_save(const char *path, const layout *l, void *im, uint32_t scene_id);
+
+/* Reads and checks the whole file into `im` (zeroed by the caller); on failure frees
+ * what it allocated. */
+ms_status ms_ck_read(const char *path, const layout *l, void *im, uint32_t scene_id,
+                     const checks *chk, const void *ctx);
+
+/* "checkpoint 'PATH' refused: field 'NAME' ...", MS_ERR_INPUT. */
+ms_status ms_ck_refuse_field(const char *path, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+ms_status ms_ck_non_finite(const char *path, const char *field, size_t i);
+ms_status ms_ck_finite_doubles(const char *path, const char *field, const double *v, size_t n);
+ms_status ms_ck_finite_floats(const char *path, const char *field, const float *v, size_t n);
+/* A counter of the run: at least 0, at most `max` when max_name is given. */
+ms_status ms_ck_counter(const char *path, const char *field, int64_t v, int64_t max,
+                        const char *max_name);
+
+#endif

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# Friction from the command line: one state hash across runs, pipelines, buffer modes,
+# exchanges, CPU worker threads and pocl threads; checkpoints (format 3) that carry the
+# rotation and the contact histories and resume to the uninterrupted hash; an older
+# format refused naming both versions; a damaged friction section refused; the dump's
+# theta, omega columns, read back as the scene's particles.
+# usage: friction.sh MIXSIM SOURCE_ROOT
+set -u
+exe=$(realpath "$1")
+root=$(realpath "$2")
+scene=$root/tests/scenes/tiny_friction.ini
+. "$(dirname "$0")/lib.sh"
+cd "$tmp" || exit 1
+
+test_one_hash_everywhere() {
+  local want got p b x t xt
+  "$exe" -q -n 300 "$scene" >full || return 1
+  want=$(hash_of full)
+  "$exe" -q -n 300 "$scene" >again || return 1
+  [ "$(hash_of again)" = "$want" ] || { echo "    a second run: $(hash_of again), first $want"; return 1; }
+  for p in naive reordered; do
+    for b in shared copied; do
+      for xt in zone/1 full/3 zone/3 full/1; do
+        x=${xt%/*} t=${xt#*/}
+        # (all four exchange and thread pairs in two of the modes, two in the others)
+        [ $p/$b = naive/shared ] || [ $p/$b = reordered/copied ] || [ "$xt" = zone/1 ] ||
+          [ "$xt" = full/3 ] || continue
+        MIXSIM_CPU_GRAIN=1 "$exe" -q -n 300 -p $p -b $b --exchange $x --cpu-threads $t "$scene" >r ||
+          return 1
+        got=$(hash_of r)
+        [ "$got" = "$want" ] || { echo "    $p/$b/$x/$t threads: $got, want $want"; return 1; }
+      done
+    done
+  done
+  for t in 1 2; do
+    POCL_MAX_PTHREAD_COUNT=$t "$exe" -q -n 300 "$scene" >r || return 1
+    [ "$(hash_of r)" = "$want" ] || { echo "    pocl $t threads: $(hash_of r), want $want"; return 1; }
+  done
+  echo "    all: $want"
+  # and the hash covers the rotation: it is not the frictionless scene's
+  sed '/friction = \|wall_friction\|rolling_friction/d' "$scene" >nofric.ini
+  "$exe" -q -n 300 nofric.ini >nf || return 1
+  [ "$(hash_of nf)" != "$want" ]
+}
+
+test_resume_equals_uninterrupted() {
+  local want got p b
+  "$exe" -q -n 240 "$scene" >full || return 1
+  want=$(hash_of full)
+  "$exe" -q -n 90 --checkpoint k.ck "$scene" >/dev/null || return 1
+  for p in naive reordered; do
+    for b in shared copied; do
+      "$exe" -q -n 240 -p $p -b $b --resume k.ck "$scene" >r || return 1
+      got=$(hash_of r)
+      echo "    $p/$b: $got (uninterrupted $want)"
+      [ -n "$want" ] && [ "$got" = "$want" ] || return 1
+    done
+  done
+}
+
+refused() { # checkpoint, expected words (grep -E)
+  "$exe" -q -n 240 --resume "$1" "$scene" >/dev/null 2>err
+  local rc=$?
+  [ $rc -eq 2 ] && grep -qE "$2" err || { echo "    $1: exit $rc: $(cat err)"; return 1; }
+}
+
+test_old_version_refused() {
+  # Written by the mixsim before friction (format 2) from tests/scenes/tiny.ini.
+  "$exe" -q -n 10 --resume "$root/tests/data/tiny_v2.ck" "$root/tests/scenes/tiny.ini" >out 2>err
+  local rc=$?
+  cat err
+  [ $rc -eq 2 ] && grep -q "format version 2" err && grep -q "version 3" err && [ ! -s out ]
+}
+
+# A checkpoint's friction section (payload after the header's 40 bytes):
+# counts n_small, n_large (i32), step (i64), capacity, largest overflow (i32), four i64
+# counters, then small pos/vel (16 n_small each), large state (32 n_large); then
+# friction (i32), n_ss, n_ls, n_ll (i64), small rotation (16 n_small), large rotation
+# (16 n_large), wall histories (16 n_small, 16 n_large), the history entries (12 each).
+friction_at() { # checkpoint: offset of the friction flag in the file
+  python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+ns, nl = struct.unpack_from('<ii', d, 40)
+print(40 + 56 + 32 * ns + 32 * nl)
+PY
+}
+
+# edit IN OUT PYTHON: runs PYTHON on the bytearray d (f = the friction flag's offset,
+# ns, nl the counts), then fixes the payload size and both checksums.
+edit() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], 'rb').read())
+ns, nl = struct.unpack_from('<ii', d, 40)
+f = 40 + 56 + 32 * ns + 32 * nl
+exec(sys.argv[3])
+struct.pack_into('<Q', d, 24, len(d) - 40)
+struct.pack_into('<I', d, 32, zlib.crc32(bytes(d[40:])))
+struct.pack_into('<I', d, 36, zlib.crc32(bytes(d[:36])))
+open(sys.argv[2], 'wb').write(d)
+PY
+}
+
+test_damaged_friction_section_refused() {
+  "$exe" -q -n 90 --checkpoint k.ck "$scene" >/dev/null || return 1
+  local size f cut at
+  size=$(stat -c %s k.ck)
+  f=$(friction_at k.ck)
+  # cut inside the friction section, or flipped there: the checks and checksums see it
+  for cut in $((f + 2)) $((f + 20)) $((f + 40)) $(((f + size) / 2)) $((size - 1)); do
+    head -c $cut k.ck >cut.ck
+    refused cut.ck "refused: truncated in field '(friction|.*contacts|.*rotation|.*histories)'" ||
+      return 1
+  done
+  for at in $((f + 1)) $((f + 30)) $((f + 60)) $((size - 3)); do
+    python3 -c "import sys; d=bytearray(open(sys.argv[1],'rb').read()); d[int(sys.argv[2])]^=0x40; open(sys.argv[3],'wb').write(d)" \
+      k.ck $at flip.ck
+    refused flip.ck "refused: .*(checksum mismatch|field)" || return 1
+  done
+  # valid checksums, fields no run writes: each named
+  edit k.ck e1.ck "struct.pack_into('<i', d, f, 0)" || return 1
+  refused e1.ck "field 'friction' = 0: the scene has friction" || return 1
+  edit k.ck e2.ck "struct.pack_into('<q', d, f + 4, 1 << 40)" || return 1
+  refused e2.ck "field 'small-small contacts' = 1099511627776 is more than the pairs" || return 1
+  edit k.ck e3.ck "struct.pack_into('<d', d, f + 28 + 16 * 7, float('nan'))" || return 1
+  refused e3.ck "field 'small rotation' has a non-finite value \(entry 14\)" || return 1
+  # one more large-large entry, pairing particle 0 with itself
+  edit k.ck e4.ck "n = struct.unpack_from('<q', d, f + 20)[0]; struct.pack_into('<q', d, f + 20, n + 1); d += struct.pack('<iif', 0, 0, 0.0)" ||
+    return 1
+  refused e4.ck "field 'large-large histories' entry" || return 1
+  # one more byte than the counts call for
+  edit k.ck e5.ck "d += b'x'" || return 1
+  refused e5.ck "trailing bytes"
+}
+
+test_dump_has_theta_omega() {
+  "$exe" -q -n 50 --dump d.csv "$scene" >/dev/null || return 1
+  head -1 d.csv | grep -qx "kind,index,x,y,vx,vy,radius,mass,static,theta,omega" || return 1
+  # every row has both; the static peg (large 0) neither turns nor turned
+  awk -F, 'NR > 1 && NF != 11 { bad = 1 } END { exit bad }' d.csv || return 1
+  grep -q "^large,0,.*,1,0,0$" d.csv || return 1
+  # frictionless scenes keep the old columns
+  "$exe" -q -n 5 --dump plain.csv "$root/tests/scenes/tiny.ini" >/dev/null || return 1
+  head -1 plain.csv | grep -qx "kind,index,x,y,vx,vy,radius,mass,static"
+}
+
+# The scene with its particles from a dump: the same keys, [small] file and one
+# [large_file.all] instead of the placed particles.
+from_dump() { # dump, scene out
+  python3 - "$scene" "$1" "$2" <<'PY'
+import sys
+src, dump, out = sys.argv[1:4]
+text, skip = [], False
+for line in open(src):
+    s = line.strip()
+    if s.startswith('['):
+        skip = s in ('[small]', '[large.peg]', '[large_random.rocks]')
+    if not skip:
+        text.append(line)
+text.append('[small]\nfile = %s\n[large_file.all]\nfile = %s\n' % (dump, dump))
+open(out, 'w').write(''.join(text))
+PY
+}
+
+test_dump_read_back() {
+  # The state at step 120 (angles and spins included) is the read-back scene's step 0.
+  "$exe" -q -n 120 --dump d120.csv "$scene" >full || return 1
+  from_dump d120.csv back.ini || return 1
+  "$exe" -q -n 0 back.ini >b0 2>err || { cat err; return 1; }
+  echo "    step 120: $(hash_of full), read back: $(hash_of b0)"
+  [ "$(hash_of full)" = "$(hash_of b0)" ] || return 1
+  # The initial state (no contact has a history yet) runs on to the uninterrupted hash.
+  "$exe" -q -n 0 --dump d0.csv "$scene" >/dev/null || return 1
+  from_dump d0.csv back0.ini || return 1
+  "$exe" -q -n 150 back0.ini >r 2>err || { cat err; return 1; }
+  "$exe" -q -n 150 "$scene" >full150 || return 1
+  echo "    step 150: $(hash_of full150), from the dump of step 0: $(hash_of r)"
+  [ "$(hash_of full150)" = "$(hash_of r)" ] || return 1
+  # A frictionless scene reading theta, omega says it does not use them.
+  sed '/friction = \|wall_friction\|rolling_friction/d' back.ini >plain.ini
+  "$exe" -n 0 plain.ini >/dev/null 2>err || { cat err; return 1; }
+  grep -q "theta and omega columns, which this scene does not use" err
+}
+
+test_spin_column_and_key_refused() {
+  "$exe" -q -n 0 --dump d0.csv "$scene" >/dev/null || return 1
+  from_dump d0.csv back.ini || return 1
+  sed '0,/^file = d0.csv$/s//file = d0.csv\nspin = 1/' back.ini >both.ini
+  "$exe" -q -n 0 both.ini >/dev/null 2>err
+  local rc=$?
+  cat err
+  [ $rc -eq 2 ] && grep -q "both.ini:[0-9]*: \[small\] spin: .*omega column" err
+}
+
+check test_one_hash_everywhere
+check test_resume_equals_uninterrupted
+check test_old_version_refused
+check test_damaged_friction_section_refused
+check test_dump_has_theta_omega
+check test_dump_read_back
+check test_spin_column_and_key_refused
+finish
