@@ -234,6 +234,11 @@ def run_lammps(lmp, out_dir):
         tail = open(log).read()[-3000:] if os.path.exists(log) else ""
         raise RuntimeError("LAMMPS failed in %s:\n%s%s%s" % (out_dir, p.stdout[-2000:],
                                                              p.stderr[-2000:], tail))
+    return load_lammps(out_dir) + (time.time() - t,)
+
+
+def load_lammps(out_dir):
+    """The final discs (x, y, r, static) and kinetic energy of a LAMMPS run in out_dir."""
     ke = None
     lines = open(os.path.join(out_dir, "log.lammps")).read().splitlines()
     for i, line in enumerate(lines):
@@ -250,7 +255,7 @@ def run_lammps(lmp, out_dir):
         v = dict(zip(cols, line.split()))
         if v:
             parts.append((float(v["x"]), float(v["y"]), float(v["radius"]), v["type"] == "2"))
-    return parts, ke, time.time() - t
+    return parts, ke
 
 
 def run_mixsim(exe, device, out_dir):
@@ -262,10 +267,15 @@ def run_mixsim(exe, device, out_dir):
     if p.returncode != 0:
         raise RuntimeError("mixsim failed (exit %d) in %s:\n%s%s" % (p.returncode, out_dir,
                                                                     p.stdout[-2000:], p.stderr[-2000:]))
+    return load_mixsim(out_dir) + (time.time() - t,)
+
+
+def load_mixsim(out_dir):
+    """The final discs (x, y, r, static) and kinetic energy of a mixsim run in out_dir."""
     stats = json.load(open(os.path.join(out_dir, "stats.json")))
     parts = [(x, y, r, st) for x, y, r, _, _, _, st in read_dump_csv(os.path.join(out_dir,
                                                                                 "final.csv"))]
-    return parts, stats.get("kinetic_energy"), time.time() - t, p.stdout.strip().splitlines()[-1]
+    return parts, stats.get("kinetic_energy")
 
 
 def surface(parts, x0, x1, width):
@@ -334,12 +344,13 @@ def draw(path, d, cases, results, show):
     from matplotlib.collections import PatchCollection
     from matplotlib.patches import Circle
 
-    fig = plt.figure(figsize=(12, 7.5))
+    fig = plt.figure(figsize=(12, 6.2))
+    grid = fig.add_gridspec(2, 2, height_ratios=[1, 1.8])
     x0, y0, x1, y1 = d["box"]
     res = results[show]
     top = max(max(p[1] + p[2] for p in res[code]["parts"]) for code in ("mixsim", "LAMMPS"))
     for k, code in enumerate(("mixsim", "LAMMPS")):
-        ax = fig.add_subplot(2, 2, k + 1)
+        ax = fig.add_subplot(grid[0, k])
         r = res[code]
         ax.add_collection(PatchCollection(
             [Circle((x, y), rr) for x, y, rr, _ in r["parts"]], edgecolor="none",
@@ -352,12 +363,12 @@ def draw(path, d, cases, results, show):
                 xa, xb, a, b = ln
                 ax.plot([xa, xb], [a * xa + b, a * xb + b], "k-", lw=1.5)
         ax.set_xlim(x0, x1)
-        ax.set_ylim(y0, y0 + 1.3 * (top - y0))
+        ax.set_ylim(y0, y0 + 1.15 * (top - y0))
         ax.set_aspect("equal")
         ax.set_title("%s: mu %g, mu_r %g: %.1f deg (left %.1f, right %.1f)" % (
             code, show[0], show[1], r["angle"][2], r["angle"][0], r["angle"][1]), fontsize=9)
         ax.set_xlabel("x (m)")
-    ax = fig.add_subplot(2, 1, 2)
+    ax = fig.add_subplot(grid[1, :])
     for j, mu_r in enumerate(sorted({c[1] for c in cases})):
         mus = [c[0] for c in cases if c[1] == mu_r]
         for code, style in (("mixsim", "o-"), ("LAMMPS", "s--")):
@@ -392,6 +403,8 @@ def main():
     ap.add_argument("--seed", type=int)
     ap.add_argument("--show", type=floats, default=None, help="mu,mu_r of the heaps drawn")
     ap.add_argument("--skip-lammps", action="store_true", help="mixsim only (no comparison)")
+    ap.add_argument("--replot", action="store_true",
+                    help="run nothing: measure and draw the final states already in --out")
     a = ap.parse_args()
 
     d = dict(DEFAULTS)
@@ -415,15 +428,20 @@ def main():
         mu_wall = mu if d["mu_wall"] is None else d["mu_wall"]
         case_dir = os.path.join(a.out, "mu%g_mur%g" % (mu, mu_r))
         os.makedirs(case_dir, exist_ok=True)
-        with open(os.path.join(case_dir, "heap.ini"), "w") as f:
-            f.write(mixsim_scene(d, mu, mu_r, mu_wall))
-        if base_csv(d):
-            with open(os.path.join(case_dir, "base.csv"), "w") as f:
-                f.write(base_csv(d))
         res = {}
-        parts, ke, secs, hash_line = run_mixsim(exe, a.device, case_dir)
-        res["mixsim"] = {"parts": parts, "ke": ke, "seconds": secs, "hash": hash_line}
-        if not a.skip_lammps:
+        if a.replot:
+            for code, load in (("mixsim", load_mixsim), ("LAMMPS", load_lammps))[:len(codes)]:
+                parts, ke = load(case_dir)
+                res[code] = {"parts": parts, "ke": ke, "seconds": 0.0}
+        else:
+            with open(os.path.join(case_dir, "heap.ini"), "w") as f:
+                f.write(mixsim_scene(d, mu, mu_r, mu_wall))
+            if base_csv(d):
+                with open(os.path.join(case_dir, "base.csv"), "w") as f:
+                    f.write(base_csv(d))
+            parts, ke, secs = run_mixsim(exe, a.device, case_dir)
+            res["mixsim"] = {"parts": parts, "ke": ke, "seconds": secs}
+        if not a.skip_lammps and not a.replot:
             subprocess.run([exe, "-q", "--headless", "--steps", "0", "--dump", "initial.csv",
                             "heap.ini"] + (["--device", a.device] if a.device else []),
                            cwd=case_dir, check=True, stdout=subprocess.DEVNULL)
