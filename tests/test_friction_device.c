@@ -170,7 +170,8 @@ typedef struct pour_spec {
   ms_exchange exchange;
   int cpu_threads;    /* 0: the default */
   int grid_capacity;  /* 0: the scene's */
-  int slots;          /* 0: the list's own start; else its first build's slots */
+  int slots;          /* 0: the list's own; else its slots at the first build and at a
+                         rebuild forced halfway, when the pairs have histories */
   int rebuild_always; /* rebuild the list before every iteration */
   long switch_every;  /* 0: never; else flip buffers and exchange between advances */
 } pour_spec;
@@ -192,10 +193,14 @@ static uint32_t pour_hash(const pour_spec *p, long steps, ms_sim_stats *stats)
   int ok = sim != NULL;
   if (ok && p->slots)
     sim->nl.k_want = p->slots;
-  long chunk = p->rebuild_always ? 1 : p->switch_every ? p->switch_every : steps;
+  long chunk = p->rebuild_always ? 1 : p->switch_every ? p->switch_every : p->slots ? steps / 2 : steps;
   for (long done = 0; ok && done < steps; done += chunk) {
     if (p->rebuild_always)
       sim->nl.stale = 1;
+    if (p->slots && done > 0) { /* the overflowing build must keep the live list's history */
+      sim->nl.k_want = p->slots;
+      sim->nl.stale = 1;
+    }
     ok = ms_sim_advance(sim, chunk) == MS_OK;
     if (ok && p->switch_every) {
       ms_sim_set_exchange(sim, ms_sim_exchange(sim) == MS_EXCHANGE_ZONE ? MS_EXCHANGE_FULL
@@ -244,23 +249,28 @@ static void test_pour_same_hash_everywhere(void)
                    POUR_STEPS, NULL) == want);
 }
 
-/* A list that starts with 1 slot per particle grows (counted, nothing dropped) and gives
- * the hash of one that starts with 64; a grid of capacity 1 grows and changes nothing;
+/* A list cut to 1 slot per particle at the start and again halfway grows (counted,
+ * nothing dropped, the live list's histories kept) and gives the run's hash, as does one
+ * of 64 slots; a grid of capacity 1 grows and changes nothing;
  * rebuilding the list before every iteration changes nothing either: the sums do not
  * depend on when the list was built. */
 static void test_pour_same_hash_through_growth_and_rebuilds(void)
 {
   ms_sim_stats tiny, ample, always;
   uint32_t want = pour_hash(&(pour_spec){MS_PIPELINE_REORDERED, MS_BUFFERS_SHARED,
-                                         MS_EXCHANGE_FULL, 0, 0, 64, 0, 0},
-                            POUR_STEPS, &ample);
-  ENSURE(want != 0 && ample.nlist_growths == 0);
+                                         MS_EXCHANGE_FULL, 0, 0, 0, 0, 0},
+                            POUR_STEPS, NULL);
+  ENSURE(want != 0);
+  ENSURE(pour_hash(&(pour_spec){MS_PIPELINE_REORDERED, MS_BUFFERS_SHARED, MS_EXCHANGE_FULL, 0, 0,
+                                64, 0, 0},
+                   POUR_STEPS, &ample) == want);
+  ENSURE(ample.nlist_growths == 0 && ample.nlist_capacity == 64);
   ENSURE(pour_hash(&(pour_spec){MS_PIPELINE_REORDERED, MS_BUFFERS_SHARED, MS_EXCHANGE_FULL, 0, 0,
                                 1, 0, 0},
                    POUR_STEPS, &tiny) == want);
   printf("    slots from 1: %d growths, %ld overflowing builds, %d slots\n", (int)tiny.nlist_growths,
          tiny.nlist_overflow_builds, tiny.nlist_capacity);
-  ENSURE(tiny.nlist_growths > 0 && tiny.nlist_overflow_builds > 0 && tiny.nlist_capacity > 1);
+  ENSURE(tiny.nlist_growths >= 2 && tiny.nlist_overflow_builds >= 2 && tiny.nlist_capacity > 1);
   ENSURE(pour_hash(&(pour_spec){MS_PIPELINE_NAIVE, MS_BUFFERS_COPIED, MS_EXCHANGE_ZONE, 0, 1, 0,
                                 0, 0},
                    POUR_STEPS, &tiny) == want);
@@ -316,6 +326,31 @@ static void test_export_import_resumes(void)
   ENSURE(bare != want);
 }
 
+/* The scene's spins are the initial state: every small particle's, each large one's (the
+ * static peg's 0), at angle 0; the friction state exports the same. */
+static void test_initial_spins(void)
+{
+  ms_scene sc;
+  ENSURE(load_file(POUR, &sc) == MS_OK);
+  ms_sim *sim = create(&sc);
+  ms_state st = {0};
+  ms_friction_state fr = {0};
+  int ok = sim && ms_sim_friction_on(sim) && !ms_sim_read_state(sim, &st) && st.small_rot &&
+           st.large_rot && !ms_sim_friction_export(sim, &fr);
+  for (int i = 0; ok && i < st.n_small; i++)
+    ok = st.small_rot[2 * i] == 0.0 && st.small_rot[2 * i + 1] == 2.0 &&
+         fr.small_rot[2 * i + 1] == 2.0;
+  for (int i = 0; ok && i < st.n_large; i++)
+    ok = st.large_rot[2 * i] == 0.0 && st.large_rot[2 * i + 1] == (i == 0 ? 0.0 : -1.0) &&
+         fr.large_rot[2 * i + 1] == st.large_rot[2 * i + 1];
+  ok = ok && fr.n_ss == 0 && st.n_large == 3;
+  ms_friction_state_free(&fr);
+  ms_state_free(&st);
+  ms_sim_destroy(sim);
+  ms_scene_free(&sc);
+  ENSURE(ok);
+}
+
 /* Friction off: no friction state to export, no rotation in the state. */
 static void test_frictionless_has_no_friction_state(void)
 {
@@ -343,6 +378,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_pour_same_hash_everywhere, filter);
   RUN_TEST(test_pour_same_hash_through_growth_and_rebuilds, filter);
   RUN_TEST(test_export_import_resumes, filter);
+  RUN_TEST(test_initial_spins, filter);
   RUN_TEST(test_frictionless_has_no_friction_state, filter);
   return TEST_EXIT();
 }

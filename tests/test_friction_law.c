@@ -187,6 +187,31 @@ static void test_pair_law_symmetric(void)
   ENSURE_SMALL(m / (0.1f * ms_rolling_radius(ri, rj)) + 1.0f, 1e-6);
 }
 
+/* ms_contact_normal, which the friction kernels use for a pair's normal part, gives the
+ * force of ms_contact_force to the bit, the unit normal from i to j, and |F_n| = |f|; the
+ * same n and F_n (n negated) seen from j; zeros for discs apart. */
+static void test_contact_normal_matches_contact_force(void)
+{
+  unsigned seed = 777u;
+  for (int k = 0; k < 1000; k++) {
+    float dx = 0.04f * lcg_unit(&seed), dy = 0.04f * lcg_unit(&seed);
+    float dvx = lcg_unit(&seed), dvy = lcg_unit(&seed), r_sum = 0.035f, m_eff = 0.05f;
+    ms_v2 f = ms_contact_force(dx, dy, dvx, dvy, r_sum, 1e5f, 0.4f, m_eff);
+    ms_normal c = ms_contact_normal(dx, dy, dvx, dvy, r_sum, 1e5f, 0.4f, m_eff);
+    ms_normal o = ms_contact_normal(-dx, -dy, -dvx, -dvy, r_sum, 1e5f, 0.4f, m_eff);
+    ENSURE(memcmp(&f, &c.f, sizeof f) == 0);
+    ENSURE(c.fn == o.fn && c.n.x == -o.n.x && c.n.y == -o.n.y);
+    if (!ms_touching(dx, dy, r_sum)) {
+      ENSURE(c.fn == 0.0f && c.n.x == 0.0f && c.n.y == 0.0f);
+      continue;
+    }
+    ENSURE_SMALL(c.n.x * c.n.x + c.n.y * c.n.y - 1.0f, 1e-6);
+    ENSURE_SMALL(c.n.x * dy - c.n.y * dx, 1e-6); /* along the line of centres */
+    ENSURE(c.n.x * dx + c.n.y * dy > 0.0f);
+    ENSURE_SMALL(fabsf(c.fn) - sqrtf(f.x * f.x + f.y * f.y), 1e-4 * fabsf(c.fn) + 1e-12);
+  }
+}
+
 /* An incline with tan(theta) < 3 mu: rolls without slipping, a = 2/3 g sin(theta) and
  * w = -v/r (rolling towards +x turns the disc clockwise). */
 static void test_incline_rolls(void)
@@ -368,6 +393,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_coulomb_limit_slides, filter);
   RUN_TEST(test_coulomb_limit_sticks_as_spring, filter);
   RUN_TEST(test_pair_law_symmetric, filter);
+  RUN_TEST(test_contact_normal_matches_contact_force, filter);
   RUN_TEST(test_incline_rolls, filter);
   RUN_TEST(test_incline_slides, filter);
   RUN_TEST(test_sliding_disc_reaches_rolling, filter);

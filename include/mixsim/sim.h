@@ -101,7 +101,7 @@ void ms_sim_origin(const ms_sim *sim, double origin[2]);
 float ms_sim_small_radius(const ms_sim *sim, int i);
 float ms_sim_small_mass(const ms_sim *sim, int i);
 
-/* Puts large particle `index` (scene order) at (x, y) m (simulation frame) with zero velocity, between
+/* Puts large particle `index` (scene order) at (x, y) m (simulation frame) with zero velocity (and spin), between
  * advances: the preview's mouse drag. MS_ERR_INPUT for a bad index or position. */
 ms_status ms_sim_move_large(ms_sim *sim, int index, double x, double y);
 

@@ -128,7 +128,7 @@ static inline double ms_effective_mass(double m1, int static1, double m2, int st
 }
 #endif
 
-/* Friction, rolling resistance and rotation (issue 12), not yet used by the pipeline. */
+/* Friction, rolling resistance and rotation (issue 12), used when a scene has friction. */
 #include "friction.h"
 
 #endif

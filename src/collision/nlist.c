@@ -3,6 +3,7 @@
  * and the export and import of the small side of the friction state. */
 #include "collision/nlist.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,18 +203,21 @@ static ms_status build_into(ms_sim *s, int to, int flags[4])
   return st;
 }
 
-static ms_status grow(ms_sim *s, int needed, long step)
+/* Makes list `to` the size the next build needs; a failure names the step and why. */
+static ms_status size_target(ms_sim *s, int to, long step)
 {
   ms_nlist *nl = &s->nl;
-  int k = (needed + 3) / 4 * 4; /* a little headroom saves regrowing */
-  if ((size_t)k * (size_t)s->n_small > (size_t)1 << 31) /* slots are indexed in 64 bits, but */
-    return ms_fail(MS_ERR_RUNTIME, "step %ld: a small particle has %d neighbours within the "
-                                   "skin: a list of %d slots for %d particles is too large",
-                   step, needed, k, s->n_small);
-  nl->k_want = k;
-  s->stats.nlist_growths++;
-  s->stats.nlist_capacity = k;
-  return MS_OK;
+  if (nl->k[to] == nl->k_want)
+    return MS_OK;
+  ms_status st = make_list(s, to, nl->k_want);
+  if (!st)
+    return MS_OK;
+  char why[1024]; /* the first message recorded wins: put the context in front */
+  snprintf(why, sizeof why, "%s", ms_error_message());
+  ms_error_clear();
+  return ms_fail(st, "step %ld: the neighbour list needs %d slots for each of %d small "
+                     "particles and cannot have them: %s",
+                 step, nl->k_want, s->n_small, why);
 }
 
 ms_status ms_nlist_update(ms_sim *s, long step)
@@ -225,16 +229,14 @@ ms_status ms_nlist_update(ms_sim *s, long step)
   int to = 1 - nl->live, flags[4];
   ms_status st = MS_OK;
   for (;;) {
-    if (nl->k[to] != nl->k_want && (st = make_list(s, to, nl->k_want)))
-      break;
-    if ((st = build_into(s, to, flags)))
+    if ((st = size_target(s, to, step)) || (st = build_into(s, to, flags)))
       break;
     s->stats.nlist_builds++;
     if (!flags[1])
       break;
     s->stats.nlist_overflow_builds++;
-    if ((st = grow(s, flags[2], step)))
-      break;
+    s->stats.nlist_growths++;
+    nl->k_want = (flags[2] + 3) / 4 * 4; /* a little headroom saves regrowing */
   }
   if (!st)
     st = ms_cl_check(clEnqueueCopyBuffer(s->cl.gpu_queue, s->buf.pos, nl->ref, 0, 0,
@@ -242,6 +244,7 @@ ms_status ms_nlist_update(ms_sim *s, long step)
                      "clEnqueueCopyBuffer", "neighbour list positions");
   if (!st) {
     nl->live = to;
+    s->stats.nlist_capacity = nl->k[to];
     nl->stale = 0;
     nl->moved = 0;
     st = bind_live(s);

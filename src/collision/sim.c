@@ -360,7 +360,9 @@ ms_status ms_sim_move_large(ms_sim *s, int index, double x, double y)
   L->y = y;
   L->vx = 0.0;
   L->vy = 0.0;
-  s->nl.stale = 1; /* (friction on: the list is rebuilt with the grid, as the brief asks) */
+  L->w = 0.0; /* put down at rest: no spin either (friction on) */
+  s->nl.stale = 1; /* friction on: the neighbour list is rebuilt with the grid, as after any
+                      change from outside the run */
   /* The case study rebuilds the grid after a user moves a particle. Our grid holds only
    * small particles, so a moved large one leaves it valid; the rebuild keeps to the
    * prescription and costs one grid build. */
@@ -542,6 +544,8 @@ ms_status ms_sim_friction_import(ms_sim *s, const ms_friction_state *in)
 {
   if (!s->friction_on)
     return ms_fail(MS_ERR_INPUT, "the simulation has no friction state (friction is off)");
+  if ((s->n_small > 0 && !in->small_rot) || (s->n_large > 0 && !in->large_rot))
+    return ms_fail(MS_ERR_INPUT, "friction state without the particles' rotation");
   if (in->n_small != s->n_small || in->n_large != s->n_large)
     return ms_fail(MS_ERR_INPUT, "friction state of %d small and %d large particles, the "
                                  "simulation has %d and %d",

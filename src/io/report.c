@@ -149,6 +149,9 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
   if (st->large_list_builds > 0) /* large_on = device at some point of the run */
     fprintf(out, "large list capacity %d, %ld builds, %ld growths (large particles per cell)\n",
             st->large_list_capacity, st->large_list_builds, st->large_list_growths);
+  if (st->nlist_capacity > 0) /* friction on: the small particles' neighbour list */
+    fprintf(out, "nlist     %d slots per particle, %ld builds, %ld overflowed (%ld growths)\n",
+            st->nlist_capacity, st->nlist_builds, st->nlist_overflow_builds, st->nlist_growths);
   const ms_state_summary *sm = &info->summary;
   fprintf(out, "contacts  %ld small-small, %ld large-small, %ld large-large, %ld at walls; "
                "kinetic energy %.9g J/m\n",
@@ -276,6 +279,9 @@ static int write_json(FILE *f, void *arg)
           st->overflow_builds, st->capacity_growths, st->outside_events);
   fprintf(f, ",\n  \"large_list\": {\"capacity\": %d, \"builds\": %ld, \"growths\": %ld}",
           st->large_list_capacity, st->large_list_builds, st->large_list_growths);
+  fprintf(f, ",\n  \"nlist\": {\"capacity\": %d, \"builds\": %ld, \"overflow_builds\": %ld, "
+             "\"growths\": %ld}",
+          st->nlist_capacity, st->nlist_builds, st->nlist_overflow_builds, st->nlist_growths);
   fprintf(f, ",\n  \"exchange_stats\": {\"bytes_per_iteration\": %.9g, \"zone_iterations\": %ld, "
              "\"zone_cells_per_iteration\": %.9g, \"zone_cells_max\": %ld, "
              "\"zone_particles_per_iteration\": %.9g, \"zone_particles_max\": %ld, "
