@@ -16,29 +16,6 @@ ms_status ms_fr_ready(ms_sim *s)
   return ms_history_init(&s->hist, s->n_large);
 }
 
-/* A closed contact's normal part: ms_contact_force step for step (so f has its bits),
- * keeping the unit normal n (from i to j) and the signed magnitude fn the friction law
- * limits by. Only for touching pairs (ms_touching). */
-typedef struct normal_part {
-  ms_v2 n, f;
-  float fn;
-} normal_part;
-
-static normal_part normal_of(float dx, float dy, float dvx, float dvy, float r_sum, float k,
-                             float two_zeta, float m_eff)
-{
-  normal_part c;
-  float dist = ms_sqrtf(dx * dx + dy * dy);
-  c.n.x = dx / dist;
-  c.n.y = dy / dist;
-  float overlap = r_sum - dist;
-  float approach = dvx * c.n.x + dvy * c.n.y;
-  c.fn = k * overlap + ms_dashpot(two_zeta, k, m_eff) * approach;
-  c.f.x = -c.fn * c.n.x;
-  c.f.y = -c.fn * c.n.y;
-  return c;
-}
-
 /* One disc of a pair: spin, radius, inertia (0: static, infinite). */
 typedef struct disc {
   float w, r, inertia;
@@ -50,7 +27,7 @@ typedef struct pair_out {
   float ti, tj, xi;
 } pair_out;
 
-static pair_out pair_friction(const ms_sim *s, normal_part c, float dvx, float dvy, disc i,
+static pair_out pair_friction(const ms_sim *s, ms_normal c, float dvx, float dvy, disc i,
                               disc j, float m_eff, float xi)
 {
   float dt = (float)s->dt;
@@ -109,7 +86,7 @@ int ms_fr_large_small_pair(const ms_sim *s, int i, ms_body *L, int j, size_t at,
     return 1;
   float m_eff = L->is_static ? mj : ms_pair_mass(L->m, mj);
   float dvx = (float)(vj[0] - L->vx), dvy = (float)(vj[1] - L->vy);
-  normal_part c = normal_of(dx, dy, dvx, dvy, L->r + rj, s->k, s->two_zeta, m_eff);
+  ms_normal c = ms_contact_normal(dx, dy, dvx, dvy, L->r + rj, s->k, s->two_zeta, m_eff);
   disc small = {(float)src->w[(size_t)src->w_stride * at], rj, ms_disc_inertia(mj, rj)};
   float xi = ms_xi_find(&s->hist.ls_cur[i], j);
   pair_out o = pair_friction(s, c, dvx, dvy, small, large_disc(L), m_eff, xi);
@@ -132,7 +109,7 @@ int ms_fr_large_large_pair(const ms_sim *s, int ia, int ib, ms_ll_pair *p)
     return 0;
   float m_eff = A->is_static ? B->m : B->is_static ? A->m : ms_pair_mass(A->m, B->m);
   float dvx = (float)(A->vx - B->vx), dvy = (float)(A->vy - B->vy);
-  normal_part c = normal_of(dx, dy, dvx, dvy, rs, s->k, s->two_zeta, m_eff);
+  ms_normal c = ms_contact_normal(dx, dy, dvx, dvy, rs, s->k, s->two_zeta, m_eff);
   float xi = ms_xi_pair_find(&s->hist.ll_cur, ia, ib);
   pair_out o = pair_friction(s, c, dvx, dvy, large_disc(A), large_disc(B), m_eff, xi);
   *p = (ms_ll_pair){ia, ib, o.f.x, o.f.y, o.ti, o.tj, o.xi};
