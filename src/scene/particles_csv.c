@@ -90,8 +90,10 @@ static int check_header_keys(reader *r)
   for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
     if (has(r, pairs[i].column) && ms_ld_line_of(sec, pairs[i].key))
       return ms_ld_fail_key(ld, sec, pairs[i].key,
-                            "%s has a %s column (line %ld), which gives it per particle; give "
-                            "one or the other", path, g_names[pairs[i].column], r->header_line);
+                            "%s has %s %s column (line %ld), which gives it per particle; give "
+                            "one or the other", path,
+                            strchr("aeiou", g_names[pairs[i].column][0]) ? "an" : "a",
+                            g_names[pairs[i].column], r->header_line);
   if (!has(r, COL_RADIUS) && !ms_ld_line_of(sec, "radius"))
     return ms_ld_fail_key(ld, sec, "file",
                           "%s:%ld: no radius column: add one or give radius = r in [%s]", path,
