@@ -14,7 +14,7 @@ root=$2
 have_preview=${3:-0}
 filter=${4:-}
 . "$(dirname "$0")/lib.sh"
-mixed=$root/scenes/mixed.ini
+mixed=$root/tests/scenes/mixed_frictionless.ini
 many=$root/tests/scenes/many_large.ini
 
 # The JSON's auto block: `axes` auto, every candidate timed in every round with its

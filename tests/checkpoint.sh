@@ -7,7 +7,7 @@
 set -u
 exe=$1
 root=$2
-scene=$root/scenes/mixed.ini
+scene=$root/tests/scenes/mixed_frictionless.ini
 . "$(dirname "$0")/lib.sh"
 
 test_resume_equals_uninterrupted() {

@@ -118,7 +118,7 @@ ends_with_4() { # scene, then options
 }
 
 test_exit_4_never_hangs() {
-  sed '/^\[simulation\]/a max_speed = 0.3' "$root/scenes/mixed.ini" >slow.ini
+  sed '/^\[simulation\]/a max_speed = 0.3' "$root/tests/scenes/mixed_frictionless.ini" >slow.ini
   local p b
   for p in naive reordered; do
     for b in shared copied; do
@@ -138,8 +138,8 @@ ends_with_4_or_refused() { # scene, key
 }
 
 test_huge_velocity_and_tiny_restitution_end() {
-  sed 's/^velocity = 0, 0$/velocity = 3e38, 0/' "$root/scenes/mixed.ini" >fast.ini
-  sed 's/^restitution = .*/restitution = 1e-300/' "$root/scenes/mixed.ini" >soft.ini
+  sed 's/^velocity = 0, 0$/velocity = 3e38, 0/' "$root/tests/scenes/mixed_frictionless.ini" >fast.ini
+  sed 's/^restitution = .*/restitution = 1e-300/' "$root/tests/scenes/mixed_frictionless.ini" >soft.ini
   grep -q "^velocity = 3e38, 0" fast.ini && ends_with_4_or_refused fast.ini velocity &&
     ends_with_4_or_refused soft.ini restitution
 }

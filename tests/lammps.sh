@@ -29,8 +29,11 @@ PY
 # the energies part at about 1e-7 per step of a contact (measured: 3e-7 and 7e-6 after 300
 # steps); a wrong damping, mass or wall law shows at 1e-3 and above.
 
-# The demo: a size range, static pegs, falling rocks, gravity, walls.
-test_mixed_scene_matches_lammps() { same_energy --scene "$root/scenes/mixed.ini" 1e-4; }
+# The demo as it was before it became frictional: a size range, static pegs, falling rocks,
+# gravity, walls.
+test_mixed_scene_matches_lammps() {
+  same_energy --scene "$root/tests/scenes/mixed_frictionless.ini" 1e-4
+}
 
 # Large discs of 4 small radii among small ones, in a bed.
 test_sweep_scene_matches_lammps() { same_energy --small 3000 --large 30 --ratio 4 1e-4; }

@@ -46,7 +46,7 @@ same_as_cpu() {
 
 test_mixed_2000_steps() {
   local got
-  got=$(hash_run "$root/scenes/mixed.ini" 2000 --large-on device) || return 1
+  got=$(hash_run "$root/tests/scenes/mixed_frictionless.ini" 2000 --large-on device) || return 1
   echo "    device: $got (the CPU worker's is 4fe41352)"
   [ "$got" = 4fe41352 ]
 }

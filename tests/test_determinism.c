@@ -136,7 +136,7 @@ int main(int argc, char **argv)
     snprintf(scenes_dir, sizeof scenes_dir, "%s/scenes", argv[2]);
     snprintf(test_scenes_dir, sizeof test_scenes_dir, "%s/tests/scenes", argv[2]);
   }
-  snprintf(mixed, sizeof mixed, "%s/mixed.ini", scenes_dir);
+  snprintf(mixed, sizeof mixed, "%s/mixed_frictionless.ini", test_scenes_dir);
   snprintf(packed, sizeof packed, "%s/packed.ini", test_scenes_dir);
   RUN_TEST(test_hash_same_scene_twice, filter);
   RUN_TEST(test_hash_changes_with_steps, filter);

@@ -91,7 +91,7 @@ static void matrix(const char *scene, long steps)
       }
 }
 
-static void test_zone_same_hash_mixed(void) { matrix("scenes/mixed.ini", 120); }
+static void test_zone_same_hash_mixed(void) { matrix("tests/scenes/mixed_frictionless.ini", 120); }
 static void test_zone_same_hash_packed(void) { matrix("tests/scenes/packed.ini", 120); }
 static void test_zone_same_hash_tiny(void) { matrix("tests/scenes/tiny.ini", 120); }
 static void test_zone_same_hash_many_large(void) { matrix("tests/scenes/many_large.ini", 40); }
@@ -161,7 +161,7 @@ static void test_zone_follows_grid_capacity(void)
 /* Switching zone <-> full (and the buffer mode) between advances keeps the trajectory. */
 static void test_zone_live_switch(void)
 {
-  const char *scenes[] = {"scenes/mixed.ini", "tests/scenes/many_large.ini"};
+  const char *scenes[] = {"tests/scenes/mixed_frictionless.ini", "tests/scenes/many_large.ini"};
   for (int i = 0; i < 2; i++) {
     uint32_t straight = 0, switched = 0;
     ENSURE(run_hash(&(run_spec){scenes[i], MS_PIPELINE_REORDERED, MS_BUFFERS_SHARED,

@@ -606,16 +606,20 @@ static void test_friction_keys(void)
   ms_scene_free(&s);
 }
 
-/* The scene files shipped for the demo and for other tests must load. */
+/* The scene files shipped for the demo and for other tests must load; the granular demos
+ * (heap, incline) are frictional, the frozen copy of the old demo is not. */
 static void test_shipped_scenes_load(void)
 {
   static const struct {
     const char *file;
-    int small, large;
-  } scenes[] = {{"../../scenes/mixed.ini", 8200, 150},
-                {"../scenes/tiny.ini", -1, 5},
-                {"../scenes/packed.ini", -1, -1},
-                {"../scenes/from_files.ini", 88, 3}};
+    int small, large, friction; /* -1: not checked */
+  } scenes[] = {{"../../scenes/mixed.ini", 8200, 150, -1},
+                {"../../scenes/heap.ini", 1000, 159, 1},
+                {"../../scenes/incline.ini", 300, 4, 1},
+                {"../scenes/mixed_frictionless.ini", 8200, 150, 0},
+                {"../scenes/tiny.ini", -1, 5, -1},
+                {"../scenes/packed.ini", -1, -1, -1},
+                {"../scenes/from_files.ini", 88, 3, -1}};
   for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
     char path[1024];
     ms_scene s;
@@ -627,6 +631,7 @@ static void test_shipped_scenes_load(void)
     ENSURE(st == MS_OK);
     ENSURE(scenes[i].small < 0 || s.small_count == scenes[i].small);
     ENSURE(scenes[i].large < 0 || s.large_count == scenes[i].large);
+    ENSURE(scenes[i].friction < 0 || ms_scene_friction_on(&s) == scenes[i].friction);
     ENSURE(!small_overlaps(&s) && !large_overlaps(&s));
     ms_scene_free(&s);
   }

@@ -33,8 +33,8 @@ same_hash_every_count() { # want, then the scene and its arguments
 }
 
 test_mixed_same_hash_for_1_2_3_8_threads() {
-  same_hash_every_count b13fd7b0 -n 200 "$root/scenes/mixed.ini" &&
-    grain=1 same_hash_every_count 26b4e1df -n 100 "$root/scenes/mixed.ini"
+  same_hash_every_count b13fd7b0 -n 200 "$root/tests/scenes/mixed_frictionless.ini" &&
+    grain=1 same_hash_every_count 26b4e1df -n 100 "$root/tests/scenes/mixed_frictionless.ini"
 }
 
 test_packed_same_hash_for_1_2_3_8_threads() {
