@@ -35,4 +35,10 @@ meson test -C build-tsan --print-errorlogs --suite determinism --repeat "$repeat
 TSAN_OPTIONS="$TSAN_OPTIONS report_bugs=0" meson test -C build-tsan --suite pool-threads >/dev/null ||
   true
 meson test -C build-tsan --print-errorlogs --suite pool-threads --repeat "${TSAN_POOL_REPEAT:-3}"
-echo "tools/sanitize.sh: ASan+UBSan suite, $repeat ThreadSanitizer pipeline runs and ${TSAN_POOL_REPEAT:-3} of the worker pool clean"
+# Friction's one-hash matrix (pipelines, buffers, exchanges, worker and pocl threads): the
+# pool and the pipeline's threads on the friction paths. The other friction tests repeat
+# what the determinism suite already runs under TSan, on one more kind of contact.
+TSAN_OPTIONS="$TSAN_OPTIONS report_bugs=0" meson test -C build-tsan --suite friction-threads >/dev/null ||
+  true
+meson test -C build-tsan --print-errorlogs --suite friction-threads --repeat "${TSAN_FRICTION_REPEAT:-3}"
+echo "tools/sanitize.sh: ASan+UBSan suite, $repeat ThreadSanitizer pipeline runs, ${TSAN_POOL_REPEAT:-3} of the worker pool and ${TSAN_FRICTION_REPEAT:-3} of the friction matrix clean"
