@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The scaling-sweep tools: every generated scene loads and runs (small and large counts,
 # size ratios from 2 to 50), and the runner writes one CSV row per scene and variant,
-# recording a variant mixsim refuses instead of stopping.
+# recording a variant mixsim refuses instead of stopping; friction_cost.py runs one scene
+# with and without friction and reports both.
 #   sweep.sh MIXSIM SOURCE_ROOT
 exe=$(realpath "$1")
 root=$2
@@ -43,6 +44,26 @@ assert all("no-such-option" in r["error"] for r in bad), bad
 PY
 }
 
+test_friction_cost_runs_both() {
+  # The frozen frictionless demo, run as it is and with friction added: the first must
+  # give the scene's own hash, the second another.
+  python3 "$root/tools/friction_cost.py" --mixsim "$exe" --scene "$root/tests/scenes/mixed_frictionless.ini" \
+    --steps 3 --repeat 2 --csv "$tmp/cost.csv" >"$tmp/log" 2>&1 || { cat "$tmp/log"; return 1; }
+  cat "$tmp/log"
+  grep -q "friction / frictionless: [0-9.]*$" "$tmp/log" || return 1
+  "$exe" -q -n 3 "$root/tests/scenes/mixed_frictionless.ini" >"$tmp/plain" || return 1
+  python3 - "$tmp/cost.csv" "$(hash_of "$tmp/plain")" <<'PY'
+import csv, sys
+rows = {r["variant"]: r for r in csv.DictReader(open(sys.argv[1]))}
+assert set(rows) == {"frictionless", "friction"}, rows
+assert rows["frictionless"]["state_hash"] == sys.argv[2], (rows, sys.argv[2])
+assert rows["friction"]["state_hash"] != sys.argv[2], rows
+assert all(int(r["runs"]) == 2 and float(r["ms_min"]) <= float(r["ms_median"]) <= float(r["ms_max"])
+           for r in rows.values()), rows
+PY
+}
+
 check test_generated_scenes_run
 check test_runner_writes_rows
+check test_friction_cost_runs_both
 finish
