@@ -401,12 +401,6 @@ static int apply_overrides(const cli *c, ms_scene *sc)
   if (c->large_on && !option_auto(c->large_on, &sc->large_on_auto) &&
       !ms_large_on_parse(c->large_on, &sc->large_on))
     return bad_option("--large-on", "cpu, device or auto", c->large_on);
-  if (c->large_on && sc->large_on == MS_LARGE_ON_DEVICE && !sc->large_on_auto &&
-      ms_scene_friction_on(sc)) { /* the device-only path is frictionless */
-    fprintf(stderr, "mixsim: --large-on device: the scene has friction, which only the CPU "
-                    "worker computes; use --large-on cpu\n");
-    return MS_ERR_INPUT;
-  }
   if (c->cpu_threads > 0)
     sc->cpu_threads = (int)c->cpu_threads;
   if (c->steps >= 0) /* 0: the initial state's outputs, no step */

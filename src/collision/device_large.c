@@ -16,6 +16,7 @@
 #define LFLAG_OVERFLOW 0
 #define LFLAG_MAX_COUNT 1
 #define LFLAG_FIRST_FAIL 2
+#define LFLAG_HISTORY 3 /* friction on: a history list's overflow (large_friction.cl) */
 #define LFLAG_COUNT 4
 
 /* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
@@ -274,9 +275,6 @@ static ms_status grow_until_fits(ms_sim *s)
 
 ms_status ms_dl_begin(ms_sim *s)
 {
-  if (s->friction_on) /* the scene and the command line refuse it before; the API here */
-    return ms_fail(MS_ERR_INPUT, "large_on = device has no friction: with friction on the "
-                                 "large particles run on the CPU worker (large_on = cpu)");
   ms_dlarge *d = &s->dl;
   double t0 = ms_now();
   ms_status st = d->made ? MS_OK : make_all(s);
@@ -296,6 +294,8 @@ ms_status ms_dl_begin(ms_sim *s)
     st = build_list(s, 1, 1);
   if (!st)
     st = grow_until_fits(s);
+  if (!st && s->friction_on)
+    st = ms_dlf_begin(s);
   d->host_current = 0;
   ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   return st;
@@ -305,13 +305,15 @@ ms_status ms_dl_forces(ms_sim *s)
 {
   double t0 = ms_now();
   ms_status st = bind_small(s);
-  if (!st)
+  if (!st && s->friction_on)
+    st = ms_dlf_forces(s);
+  else if (!st)
     st = enqueue(s, MS_K_LARGE_SMALL_REACT, (size_t)s->n_large);
-  if (!st)
+  if (!st && !s->friction_on)
     st = enqueue(s, MS_K_LARGE_SMALL_APPLY, (size_t)s->n_small);
-  if (!st)
+  if (!st && !s->friction_on)
     st = enqueue(s, MS_K_LARGE_LARGE, (size_t)s->n_large);
-  if (!st)
+  if (!st && !s->friction_on)
     st = enqueue(s, MS_K_LARGE_WALLS, (size_t)s->n_large);
   if (!st)
     st = ms_cl_check(clFlush(s->cl.gpu_queue), "clFlush", "large forces");
@@ -322,7 +324,8 @@ ms_status ms_dl_forces(ms_sim *s)
 ms_status ms_dl_integrate(ms_sim *s)
 {
   double t0 = ms_now();
-  ms_status st = enqueue(s, MS_K_INTEGRATE_LARGE, (size_t)s->n_large);
+  ms_status st = s->friction_on ? ms_dlf_integrate(s)
+                                : enqueue(s, MS_K_INTEGRATE_LARGE, (size_t)s->n_large);
   if (!st)
     st = build_list(s, 0, 0);
   ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_INTEGRATE, t0);
@@ -351,7 +354,7 @@ static ms_status read_back(ms_sim *s, int failed)
     }
   }
   d->host_current = 1;
-  return MS_OK;
+  return s->friction_on ? ms_dlf_read_back(s, failed) : MS_OK;
 }
 
 ms_status ms_dl_check(ms_sim *s, long step, ms_status grid)
@@ -371,11 +374,16 @@ ms_status ms_dl_check(ms_sim *s, long step, ms_status grid)
     if (st)
       return st;
     const ms_body *L = &s->large[failed];
-    int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy);
+    int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy) &&
+                 (!s->friction_on || isfinite(L->w));
     return ms_cpu_large_failure(s, step, failed, finite);
   }
   if (grid)
     return grid;
+  if (s->friction_on && d->h_flags[LFLAG_HISTORY] > 0) /* large_friction.cl: never */
+    return ms_fail(MS_ERR_RUNTIME, "step %ld: a large particle's contact history needed %d "
+                                   "slots, more than its list has", step,
+                   d->h_flags[LFLAG_HISTORY]);
   return grow_until_fits(s);
 }
 
@@ -396,5 +404,6 @@ void ms_dl_release(ms_dlarge *d)
   free(d->h_vel);
   free(d->h_shape);
   free(d->h_stat);
+  ms_dlf_release(&d->fr);
   memset(d, 0, sizeof *d);
 }

@@ -8,6 +8,7 @@
 #define MS_DEVICE_LARGE_H
 
 #include "cl/runtime.h"
+#include "collision/device_friction.h"
 
 /* The large cell list's first slots per cell; it grows when a cell's list overflows. */
 #define MS_DL_FIRST_CAPACITY 4
@@ -25,6 +26,7 @@ typedef struct ms_dlarge {
   int *h_stat;
   int h_flags[4]; /* the list's and the integration's flags, read without waiting */
   int host_current; /* a failure already read the state back this advance */
+  ms_dl_friction fr; /* friction on: rotation and histories (device_friction.h) */
 } ms_dlarge;
 
 struct ms_sim;

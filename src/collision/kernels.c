@@ -36,6 +36,11 @@ static const char *const kernel_functions[MS_KERNEL_COUNT] = {
     [MS_K_NLIST_CHECK] = "ms_nlist_check",
     [MS_K_NLIST_BUILD] = "ms_nlist_build",
     [MS_K_COLLIDE_FRIC] = "ms_collide_small_fric",
+    [MS_K_LARGE_SMALL_REACT_FRIC] = "ms_large_small_react_fric",
+    [MS_K_LARGE_SMALL_APPLY_FRIC] = "ms_large_small_apply_fric",
+    [MS_K_LARGE_LARGE_FRIC] = "ms_large_large_fric",
+    [MS_K_LARGE_WALLS_FRIC] = "ms_large_walls_fric",
+    [MS_K_INTEGRATE_LARGE_FRIC] = "ms_integrate_large_fric",
 };
 
 /* Concatenates the kernel files from `dir`; their includes resolve through -I dir. */

@@ -1,5 +1,5 @@
 /* The collision mode's OpenCL program: kernels/grid.cl, collide.cl, integrate.cl, zone.cl,
- * large.cl and friction.cl,
+ * large.cl, friction.cl and large_friction.cl,
  * built from the copy embedded at build time or from MIXSIM_KERNEL_DIR, and the
  * kernels the GPU manager enqueues. */
 #ifndef MS_KERNELS_H
@@ -35,6 +35,12 @@ enum ms_kernel_id {
   MS_K_NLIST_CHECK,
   MS_K_NLIST_BUILD,
   MS_K_COLLIDE_FRIC,
+  /* large_on = device with friction (kernels/large_friction.cl), on the manager's queue */
+  MS_K_LARGE_SMALL_REACT_FRIC,
+  MS_K_LARGE_SMALL_APPLY_FRIC,
+  MS_K_LARGE_LARGE_FRIC,
+  MS_K_LARGE_WALLS_FRIC,
+  MS_K_INTEGRATE_LARGE_FRIC,
   MS_KERNEL_COUNT
 };
 

@@ -43,16 +43,6 @@ static const ms_tune_axis g_axes[] = {
 };
 #define N_AXES ((int)(sizeof g_axes / sizeof g_axes[0]))
 
-/* With friction on the device-only path is not a candidate (it has no friction): large_on
- * = auto times cpu alone. */
-static const ms_tune_axis g_axes_friction[] = {
-  {"buffers", 2, {MS_BUFFERS_SHARED, MS_BUFFERS_COPIED}, buffers_auto, buffers_get, buffers_set,
-   buffers_name},
-  {"exchange", 2, {MS_EXCHANGE_ZONE, MS_EXCHANGE_FULL}, exchange_auto, exchange_get,
-   exchange_set, exchange_name},
-  {"large_on", 1, {MS_LARGE_ON_CPU}, large_on_auto, large_on_get, large_on_set, large_on_name},
-};
-_Static_assert(sizeof g_axes_friction == sizeof g_axes, "one entry per axis of g_axes");
 _Static_assert(N_AXES <= MS_TUNE_AXES_MAX, "raise MS_TUNE_AXES_MAX");
 
 /* "When axis A has value X, axis B does not matter": with the large particles on the
@@ -233,7 +223,7 @@ ms_status ms_tuner_create(const ms_scene *sc, ms_sim *sim, long total, ms_tuner 
 {
   *out = NULL;
   int is_auto[MS_TUNE_AXES_MAX] = {0}, base[MS_TUNE_AXES_MAX] = {0}, any = 0;
-  const ms_tune_axis *axes = ms_sim_friction_on(sim) ? g_axes_friction : g_axes;
+  const ms_tune_axis *axes = g_axes;
   for (int a = 0; a < N_AXES; a++) {
     is_auto[a] = axes[a].given_auto(sc);
     base[a] = axes[a].get(sim);

@@ -603,27 +603,10 @@ int ms_ld_check_grid(loader *ld)
                         nx, ny, cell, MS_GRID_MAX_CELLS);
 }
 
-/* The device-only path (large_on = device) is frictionless: with friction on the key
- * is refused rather than run without it. */
-static int check_large_on(loader *ld)
-{
-  const ms_scene *s = ld->scene;
-  if (s->large_on != MS_LARGE_ON_DEVICE || !ms_scene_friction_on(s))
-    return 1;
-  const char *key = s->friction > 0.0f           ? "friction"
-                    : s->rolling_friction > 0.0f ? "rolling_friction"
-                                                 : "wall_friction";
-  return ms_ld_fail_key(ld, ms_ld_find_kind(ld, SEC_SIMULATION), "large_on",
-                        "device has no friction ([material] %s at line %d); use cpu",
-                        key, ms_ld_line_of(ms_ld_find_kind(ld, SEC_MATERIAL), key));
-}
-
 int ms_ld_check_sections(loader *ld)
 {
   const ms_scene *s = ld->scene;
   const section *box = ms_ld_find_kind(ld, SEC_BOX);
-  if (!check_large_on(ld))
-    return 0;
   if (!(s->box_max[0] > s->box_min[0] && s->box_max[1] > s->box_min[1]))
     return ms_ld_fail_key(ld, box, "max", "must be greater than min in x and y (min = %g, %g)",
                     s->box_min[0], s->box_min[1]);

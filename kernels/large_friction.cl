@@ -1,0 +1,395 @@
+/* The friction variants of kernels/large.cl (issue 12, docs/friction.md): the device-only
+ * path (large_on = device) with tangential friction, contact history, rolling resistance
+ * and the large particles' rotation, enqueued only when the scene has friction.
+ *
+ * Every sum is the CPU worker's (src/collision/worker_friction.c), term for term, in the
+ * order large.cl already follows, so the state is the same bit for bit. The histories
+ * are kept per large particle as the worker keeps its large-small ones: a list of
+ * (partner, xi) sorted by partner, read from the previous iteration's list by binary
+ * search and written anew (double buffered; the host swaps them). Large-large keeps one
+ * list per particle too: both members of a pair compute the same pair with the same
+ * roles (the sweep's), so their two copies of xi are the same bits. A list has room for
+ * every candidate its owner walks (collision/device_friction.c sizes it), so nothing is
+ * ever dropped. Uses ms_large_rect of large.cl, which comes before this file. */
+#pragma OPENCL FP_CONTRACT OFF
+
+#include "shared/contact.h"
+#include "shared/grid.h"
+
+/* One disc of a pair: spin, radius, inertia (0: static, infinite). */
+typedef struct ms_fdisc {
+  float w, r, inertia;
+} ms_fdisc;
+
+/* What a pair adds: the total force on i, the torques on i and j, the new xi. */
+typedef struct ms_fpair {
+  ms_v2 f;
+  float ti, tj, xi;
+} ms_fpair;
+
+/* The friction constants: kt, mu, mu_r, mu_wall in fr; dt as the worker's float. */
+static ms_fpair ms_pair_friction(ms_normal c, float dvx, float dvy, ms_fdisc i, ms_fdisc j,
+                                 float m_eff, float xi, float two_zeta, float4 fr, float dt)
+{
+  float u = ms_slip_velocity(c.n, dvx, dvy, i.w, i.r, j.w, j.r);
+  float ct = ms_tangential_dashpot(two_zeta, fr.x, m_eff);
+  ms_tangential t = ms_tangential_law(c.n, i.r, j.r, u, xi, c.fn, fr.x, ct, fr.y, dt);
+  float i_eff = i.inertia == 0.0f   ? j.inertia
+                : j.inertia == 0.0f ? i.inertia
+                                    : ms_rolling_inertia(i.inertia, j.inertia);
+  float m = ms_rolling_torque(i.w - j.w, c.fn, fr.z, ms_rolling_radius(i.r, j.r), i_eff, dt);
+  ms_fpair o;
+  o.f.x = c.f.x + t.f.x;
+  o.f.y = c.f.y + t.f.y;
+  o.ti = t.torque_i + m;
+  o.tj = t.torque_j - m;
+  o.xi = t.xi;
+  return o;
+}
+
+static ms_fdisc ms_large_fdisc(float2 shape, int stat, double2 rot)
+{
+  ms_fdisc d;
+  d.w = 0.0f;
+  d.r = shape.x;
+  d.inertia = 0.0f;
+  if (!stat) {
+    d.w = (float)rot.y;
+    d.inertia = ms_disc_inertia(shape.y, shape.x);
+  }
+  return d;
+}
+
+/* xi of partner j in a list sorted by partner (0 when it is not there: a new contact). */
+static float ms_list_find(__global const int *key, __global const float *xi, int n, int j)
+{
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = lo + (hi - lo) / 2;
+    int k = key[mid];
+    if (k == j)
+      return xi[mid];
+    if (k < j)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return 0.0f;
+}
+
+/* Insertion sort of a new list by partner (partners are distinct: one order). */
+static void ms_list_sort(__global int *key, __global float *xi, int n)
+{
+  for (int a = 1; a < n; a++) {
+    int k = key[a];
+    float x = xi[a];
+    int b = a - 1;
+    while (b >= 0 && key[b] > k) {
+      key[b + 1] = key[b];
+      xi[b + 1] = xi[b];
+      b--;
+    }
+    key[b + 1] = k;
+    xi[b + 1] = x;
+  }
+}
+
+/* The contact of large particle L (state lx, lv, shape ls, static st, disc dl) with small
+ * particle j, as ms_fr_large_small_pair computes it (the small one is i, L is j).
+ * Returns 0 when they do not touch. */
+static int ms_ls_friction(double2 lx, double2 lv, float2 ls, int st, ms_fdisc dl, double2 xj,
+                          double2 vj, float2 sj, double2 rj, float r_small_max, float k,
+                          float two_zeta, float4 fr, float dt, float xi, ms_fpair *o)
+{
+  float dx = (float)(lx.x - xj.x), dy = (float)(lx.y - xj.y);
+  if (!ms_touching(dx, dy, ls.x + r_small_max))
+    return 0;
+  if (!ms_touching(dx, dy, ls.x + sj.x))
+    return 0;
+  float m_eff = st ? sj.y : ms_pair_mass(ls.y, sj.y);
+  float dvx = (float)(vj.x - lv.x), dvy = (float)(vj.y - lv.y);
+  ms_normal c = ms_contact_normal(dx, dy, dvx, dvy, ls.x + sj.x, k, two_zeta, m_eff);
+  ms_fdisc small;
+  small.w = (float)rj.y;
+  small.r = sj.x;
+  small.inertia = ms_disc_inertia(sj.y, sj.x);
+  *o = ms_pair_friction(c, dvx, dvy, small, dl, m_eff, xi, two_zeta, fr, dt);
+  return 1;
+}
+
+/* One work-item per large particle: its reaction and torque from the small particles
+ * under it (cells and slots in the worker's order), and its new large-small list. */
+__kernel void ms_large_small_react_fric(
+    __global const double2 *lpos, __global const double2 *lvel, __global const float2 *lshape,
+    __global const int *lstat, __global const double2 *lrot, int n_large,
+    __global const double2 *pos, __global const double2 *vel, __global const float2 *shape,
+    __global const double2 *rot, __global const int *count, __global const int *idx, int cap,
+    double inv_cell, int nx, int ny, float r_small_max, float k, float two_zeta, float4 fr,
+    float dt, int kls, __global const int *ls_n, __global const int *ls_j,
+    __global const float *ls_xi, __global int *new_n, __global int *new_j,
+    __global float *new_xi, __global float2 *lf, __global float *lt, __global int *lflags)
+{
+  int i = get_global_id(0);
+  if (i >= n_large)
+    return;
+  double2 lx = lpos[i], lv = lvel[i];
+  float2 ls = lshape[i];
+  int st = lstat[i];
+  ms_fdisc dl = ms_large_fdisc(ls, st, lrot[i]);
+  size_t base = (size_t)i * (size_t)kls;
+  int n_old = ls_n[i], n_new = 0;
+  float fx = 0.0f, fy = 0.0f, tq = 0.0f;
+  ms_cell_rect q = ms_large_rect(lx, ls.x, r_small_max, 0.0, inv_cell, nx, ny);
+  for (int cy = q.y0; cy <= q.y1; cy++) {
+    for (int cx = q.x0; cx <= q.x1; cx++) {
+      int cell = cy * nx + cx;
+      int n = min(count[cell], cap);
+      for (int s = 0; s < n; s++) {
+        int j = idx[ms_grid_slot(cell, cap, s)];
+        ms_fpair o;
+        float xi = ms_list_find(ls_j + base, ls_xi + base, n_old, j);
+        if (!ms_ls_friction(lx, lv, ls, st, dl, pos[j], vel[j], shape[j], rot[j], r_small_max,
+                            k, two_zeta, fr, dt, xi, &o))
+          continue;
+        fx -= o.f.x;
+        fy -= o.f.y;
+        tq += o.tj;
+        if (n_new < kls) {
+          new_j[base + n_new] = j;
+          new_xi[base + n_new] = o.xi;
+        }
+        n_new++;
+      }
+    }
+  }
+  if (n_new > kls) /* cannot happen (the list has room for every candidate): reported */
+    atomic_max(&lflags[3], n_new);
+  n_new = min(n_new, kls);
+  ms_list_sort(new_j + base, new_xi + base, n_new);
+  new_n[i] = n_new;
+  lf[i] = (float2)(fx, fy);
+  lt[i] = tq;
+}
+
+/* One work-item per small particle: F_ls and t_ls from its large partners in ascending
+ * large index, each contact's xi from L's previous list (the react kernel computes the
+ * same contact from L's side, the same bits). */
+__kernel void ms_large_small_apply_fric(
+    __global const double2 *pos, __global const double2 *vel, __global const float2 *shape,
+    __global const double2 *rot, int n_small, double inv_cell, int nx, int ny,
+    __global const int *lcount, __global const int *lidx, int lcap,
+    __global const double2 *lpos, __global const double2 *lvel, __global const float2 *lshape,
+    __global const int *lstat, __global const double2 *lrot, float r_small_max, float k,
+    float two_zeta, float4 fr, float dt, int kls, __global const int *ls_n,
+    __global const int *ls_j, __global const float *ls_xi, __global float2 *f_ls,
+    __global float *t_ls)
+{
+  int j = get_global_id(0);
+  if (j >= n_small)
+    return;
+  double2 xj = pos[j], vj = vel[j], rj = rot[j];
+  float2 sj = shape[j];
+  int cell = ms_grid_axis(xj.y, inv_cell, ny) * nx + ms_grid_axis(xj.x, inv_cell, nx);
+  int n = min(lcount[cell], lcap);
+  float fx = 0.0f, fy = 0.0f, tq = 0.0f; /* F_ls and t_ls are zero between iterations */
+  for (int a = 0; a < n; a++) {
+    int L = lidx[ms_grid_slot(cell, lcap, a)];
+    float2 ls = lshape[L];
+    int st = lstat[L];
+    size_t base = (size_t)L * (size_t)kls;
+    float xi = ms_list_find(ls_j + base, ls_xi + base, ls_n[L], j);
+    ms_fpair o;
+    if (!ms_ls_friction(lpos[L], lvel[L], ls, st, ms_large_fdisc(ls, st, lrot[L]), xj, vj, sj,
+                        rj, r_small_max, k, two_zeta, fr, dt, xi, &o))
+      continue;
+    fx += o.f.x;
+    fy += o.f.y;
+    tq += o.ti;
+  }
+  f_ls[j] = (float2)(fx, fy);
+  t_ls[j] = tq;
+}
+
+/* Large-large as ms_large_large walks it (partners in sweep order), with the pair's
+ * friction computed in the sweep's roles (A before B, as ms_fr_large_large_pair), X's
+ * torque, and X's new list of (partner, xi). */
+__kernel void ms_large_large_fric(
+    __global const double2 *lpos, __global const double2 *lvel, __global const float2 *lshape,
+    __global const int *lstat, __global const double2 *lrot, int n_large,
+    __global const int *lcount, __global const int *lidx, int lcap, double inv_cell, int nx,
+    int ny, float r_small_max, double margin, float k, float two_zeta, float4 fr, float dt,
+    int kll, __global const int *ll_n, __global const int *ll_p, __global const float *ll_xi,
+    __global int *new_n, __global int *new_p, __global float *new_xi, __global float2 *lf,
+    __global float *lt, __global int *lflags)
+{
+  int x = get_global_id(0);
+  if (x >= n_large)
+    return;
+  double2 px = lpos[x];
+  float rx = lshape[x].x;
+  double ex = px.x - rx;
+  float2 fsum = lf[x];
+  float tq = lt[x];
+  size_t base = (size_t)x * (size_t)kll;
+  int n_old = ll_n[x], n_new = 0;
+  ms_cell_rect q = ms_large_rect(px, rx, r_small_max, margin, inv_cell, nx, ny);
+  int last = -1;
+  double last_e = 0.0;
+  for (;;) {
+    int best = -1;
+    double best_e = 0.0;
+    for (int cy = q.y0; cy <= q.y1; cy++) {
+      for (int cx = q.x0; cx <= q.x1; cx++) {
+        int cell = cy * nx + cx;
+        int n = min(lcount[cell], lcap);
+        for (int a = 0; a < n; a++) {
+          int p = lidx[ms_grid_slot(cell, lcap, a)];
+          if (p == x)
+            continue;
+          double e = lpos[p].x - lshape[p].x;
+          if (last >= 0 && !(e > last_e || (e == last_e && p > last)))
+            continue;
+          if (best < 0 || e < best_e || (e == best_e && p < best)) {
+            best = p;
+            best_e = e;
+          }
+        }
+      }
+    }
+    if (best < 0)
+      break;
+    last = best;
+    last_e = best_e;
+    int before = best_e < ex || (best_e == ex && best < x);
+    int a = before ? best : x, b = before ? x : best;
+    double2 pa = lpos[a], pb = lpos[b];
+    float2 sa = lshape[a], sb = lshape[b];
+    if (pb.x - sb.x > pa.x + sa.x)
+      continue;
+    int sta = lstat[a], stb = lstat[b];
+    if (sta && stb)
+      continue;
+    float dx = (float)(pb.x - pa.x), dy = (float)(pb.y - pa.y), rs = sa.x + sb.x;
+    if (dx * dx + dy * dy >= rs * rs || !ms_touching(dx, dy, rs))
+      continue;
+    float m_eff = sta ? sb.y : stb ? sa.y : ms_pair_mass(sa.y, sb.y);
+    double2 va = lvel[a], vb = lvel[b];
+    float dvx = (float)(va.x - vb.x), dvy = (float)(va.y - vb.y);
+    ms_normal c = ms_contact_normal(dx, dy, dvx, dvy, rs, k, two_zeta, m_eff);
+    float xi = ms_list_find(ll_p + base, ll_xi + base, n_old, best);
+    ms_fpair o = ms_pair_friction(c, dvx, dvy, ms_large_fdisc(sa, sta, lrot[a]),
+                                  ms_large_fdisc(sb, stb, lrot[b]), m_eff, xi, two_zeta, fr, dt);
+    if (before) {
+      fsum.x -= o.f.x;
+      fsum.y -= o.f.y;
+      tq += o.tj;
+    } else {
+      fsum.x += o.f.x;
+      fsum.y += o.f.y;
+      tq += o.ti;
+    }
+    if (n_new < kll) {
+      new_p[base + n_new] = best;
+      new_xi[base + n_new] = o.xi;
+    }
+    n_new++;
+  }
+  if (n_new > kll)
+    atomic_max(&lflags[3], n_new);
+  n_new = min(n_new, kll);
+  ms_list_sort(new_p + base, new_xi + base, n_new);
+  new_n[x] = n_new;
+  lf[x] = fsum;
+  lt[x] = tq;
+}
+
+/* One wall of ms_fr_walls: n towards it, its push, the disc's xi against it. */
+static void ms_wall_fric(ms_v2 n, float push, int touching, float vx, float vy, float w,
+                         float2 s, float k_t, float two_zeta, float mu_wall, float mu_r,
+                         float dt, float2 *f, float *tq, __global float *xi)
+{
+  if (!touching) {
+    *xi = 0.0f;
+    return;
+  }
+  float inertia = ms_disc_inertia(s.y, s.x);
+  float u = ms_wall_slip_velocity(n, vx, vy, w, s.x);
+  float ct = ms_tangential_dashpot(two_zeta, k_t, s.y);
+  ms_tangential t = ms_wall_tangential_law(n, s.x, u, *xi, push, k_t, ct, mu_wall, dt);
+  float m = ms_rolling_torque(w, push, mu_r, s.x, inertia, dt);
+  f->x += t.f.x;
+  f->y += t.f.y;
+  *tq += t.torque_i + m;
+  *xi = t.xi;
+}
+
+/* The walls with friction, as ms_fr_walls: the normal pushes summed as ms_walls_force
+ * sums them, then each touching side's tangential law and rolling torque. */
+__kernel void ms_large_walls_fric(__global const double2 *lpos, __global const double2 *lvel,
+                                  __global const float2 *lshape, __global const int *lstat,
+                                  __global const double2 *lrot, int n_large, double2 box,
+                                  float k, float two_zeta, float4 fr, float dt,
+                                  __global float *wall_xi, __global float2 *lf,
+                                  __global float *lt)
+{
+  int i = get_global_id(0);
+  if (i >= n_large || lstat[i])
+    return;
+  double2 p = lpos[i], v = lvel[i];
+  float2 s = lshape[i];
+  __global float *xi = wall_xi + 4 * (size_t)i;
+  float r = s.x, vx = (float)v.x, vy = (float)v.y, w = (float)lrot[i].y;
+  float gl = (float)p.x, gr = (float)(box.x - p.x), gb = (float)p.y, gt = (float)(box.y - p.y);
+  if (gl >= r && gr >= r && gb >= r && gt >= r) {
+    xi[0] = xi[1] = xi[2] = xi[3] = 0.0f;
+    return;
+  }
+  float c = ms_dashpot(two_zeta, k, s.y);
+  float pl = ms_wall_push(gl, -vx, r, k, c), pr = ms_wall_push(gr, vx, r, k, c);
+  float pb = ms_wall_push(gb, -vy, r, k, c), pt = ms_wall_push(gt, vy, r, k, c);
+  float fx = pl, fy = pb;
+  fx = fx - pr;
+  fy = fy - pt;
+  float2 f = lf[i];
+  float tq = lt[i];
+  f.x += fx;
+  f.y += fy;
+  ms_v2 nl = {-1.0f, 0.0f}, nr = {1.0f, 0.0f}, nb = {0.0f, -1.0f}, nt = {0.0f, 1.0f};
+  ms_wall_fric(nl, pl, gl < r, vx, vy, w, s, fr.x, two_zeta, fr.w, fr.z, dt, &f, &tq, xi);
+  ms_wall_fric(nr, pr, gr < r, vx, vy, w, s, fr.x, two_zeta, fr.w, fr.z, dt, &f, &tq, xi + 1);
+  ms_wall_fric(nb, pb, gb < r, vx, vy, w, s, fr.x, two_zeta, fr.w, fr.z, dt, &f, &tq, xi + 2);
+  ms_wall_fric(nt, pt, gt < r, vx, vy, w, s, fr.x, two_zeta, fr.w, fr.z, dt, &f, &tq, xi + 3);
+  lf[i] = f;
+  lt[i] = tq;
+}
+
+/* ms_integrate_large with the rotation step after the translation, as the worker's
+ * integrate_chunk: the previous (theta, w) kept too, the spin checked with the state. */
+__kernel void ms_integrate_large_fric(__global double2 *lpos, __global double2 *lvel,
+                                      __global const float2 *lshape, __global const int *lstat,
+                                      __global const float2 *lf, int n_large, double gx,
+                                      double gy, double dt, double max_speed2,
+                                      __global double2 *prev_pos, __global double2 *prev_vel,
+                                      __global int *lflags, __global double2 *lrot,
+                                      __global double2 *prev_rot, __global const float *lt)
+{
+  int i = get_global_id(0);
+  if (i >= n_large)
+    return;
+  double2 p = lpos[i], v = lvel[i], ro = lrot[i];
+  prev_pos[i] = p;
+  prev_vel[i] = v;
+  prev_rot[i] = ro;
+  if (lstat[i])
+    return;
+  float2 f = lf[i], s = lshape[i];
+  double x = p.x, y = p.y, vx = v.x, vy = v.y, theta = ro.x, w = ro.y;
+  ms_integrate(&x, &y, &vx, &vy, f.x, f.y, s.y, gx, gy, dt);
+  ms_integrate_rotation(&theta, &w, lt[i], ms_disc_inertia(s.y, s.x), dt);
+  lpos[i] = (double2)(x, y);
+  lvel[i] = (double2)(vx, vy);
+  lrot[i] = (double2)(theta, w);
+  int finite = isfinite(x) && isfinite(y) && isfinite(vx) && isfinite(vy) && isfinite(w);
+  if (!finite || (max_speed2 > 0.0 && !(vx * vx + vy * vy <= max_speed2)))
+    atomic_min(&lflags[MS_LFLAG_FIRST_FAIL], i);
+}

@@ -1,0 +1,525 @@
+/* Friction on the device-only path (collision/device_friction.h): buffers, the lists'
+ * room, the exchange with the host's ms_worker_history, and the enqueueing of
+ * kernels/large_friction.cl. */
+#include "collision/device_friction.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/gpu_manager.h"
+#include "collision/sim_internal.h"
+#include "collision/worker_friction.h"
+
+#define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
+
+static ms_status make(ms_sim *s, size_t bytes, const char *what, cl_mem *out)
+{
+  cl_int err;
+  if (bytes > s->cl.max_alloc)
+    return ms_fail(MS_ERR_RUNTIME, "large_on = device: buffer '%s' needs %zu bytes, more than "
+                                   "the device's largest allocation "
+                                   "(CL_DEVICE_MAX_MEM_ALLOC_SIZE = %llu bytes)",
+                   what, bytes, (unsigned long long)s->cl.max_alloc);
+  *out = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &err);
+  return ms_cl_check(err, "clCreateBuffer", what);
+}
+
+static void release(cl_mem *m)
+{
+  if (*m)
+    clReleaseMemObject(*m);
+  *m = NULL;
+}
+
+static void release_lists(ms_dl_lists *l)
+{
+  for (int g = 0; g < 2; g++) {
+    release(&l->n[g]);
+    release(&l->key[g]);
+    release(&l->xi[g]);
+  }
+}
+
+/* Cells of a rectangle of half-width `reach` along an axis of n cells, at most: the
+ * rounding of the two ends can add one cell to the exact count, the +3 covers it. */
+static size_t axis_cells(double reach, double inv_cell, int n)
+{
+  double c = ceil(2.0 * reach * inv_cell) + 3.0;
+  return c > (double)n ? (size_t)n : (size_t)c;
+}
+
+static size_t rect_cells(const ms_sim *s, double reach)
+{
+  const ms_grid *g = &s->grid;
+  return axis_cells(reach, g->inv_cell, g->nx) * axis_cells(reach, g->inv_cell, g->ny);
+}
+
+static float r_large_max(const ms_sim *s)
+{
+  float r = 0.0f;
+  for (int i = 0; i < s->n_large; i++)
+    r = s->large[i].r > r ? s->large[i].r : r;
+  return r;
+}
+
+/* Slots a list needs so that it can never overflow: every candidate its owner walks
+ * (the cells of its rectangle, each at most full), at most every possible partner. */
+static size_t ls_room(const ms_sim *s)
+{
+  double reach = (double)r_large_max(s) + s->r_small_max;
+  size_t k = rect_cells(s, reach) * s->buf.cap;
+  k = k < (size_t)s->n_small ? k : (size_t)s->n_small;
+  return k ? k : 1;
+}
+
+static size_t ll_room(const ms_sim *s)
+{
+  double reach = (double)r_large_max(s) + s->r_small_max + s->dl.margin;
+  size_t k = rect_cells(s, reach) * s->dl.cap;
+  size_t most = s->n_large > 1 ? (size_t)s->n_large - 1 : 1;
+  k = k < most ? k : most;
+  return k ? k : 1;
+}
+
+/* The host's histories need this many slots (after an import or a CPU advance). */
+static void host_needs(const ms_sim *s, size_t *ls, size_t *ll)
+{
+  const ms_worker_history *h = &s->hist;
+  int *per = calloc((size_t)s->n_large + 1, sizeof *per);
+  *ls = *ll = 0;
+  for (int i = 0; i < s->n_large; i++)
+    if ((size_t)h->ls_cur[i].n > *ls)
+      *ls = (size_t)h->ls_cur[i].n;
+  for (size_t e = 0; per && e < h->ll_cur.n; e++) {
+    per[h->ll_cur.e[e].a]++;
+    per[h->ll_cur.e[e].b]++;
+  }
+  for (int i = 0; per && i < s->n_large; i++)
+    if ((size_t)per[i] > *ll)
+      *ll = (size_t)per[i];
+  if (!per) /* no memory to count: room for every partner */
+    *ll = (size_t)s->n_large;
+  free(per);
+}
+
+static ms_status make_lists(ms_sim *s, ms_dl_lists *l, size_t k, const char *what)
+{
+  size_t n = (size_t)s->n_large;
+  ms_status st = MS_OK;
+  release_lists(l);
+  l->k = k;
+  l->cur = 0;
+  for (int g = 0; !st && g < 2; g++) {
+    st = make(s, n * sizeof(int), what, &l->n[g]);
+    if (!st)
+      st = make(s, n * k * sizeof(int), what, &l->key[g]);
+    if (!st)
+      st = make(s, n * k * sizeof(float), what, &l->xi[g]);
+  }
+  return st;
+}
+
+/* Host staging of one generation of a list. */
+typedef struct staging {
+  int *n, *key;
+  float *xi;
+} staging;
+
+static int staging_alloc(staging *t, size_t n, size_t k)
+{
+  t->n = calloc(n + 1, sizeof *t->n);
+  t->key = malloc((n * k + 1) * sizeof *t->key);
+  t->xi = malloc((n * k + 1) * sizeof *t->xi);
+  return t->n && t->key && t->xi;
+}
+
+static void staging_free(staging *t)
+{
+  free(t->n);
+  free(t->key);
+  free(t->xi);
+}
+
+static ms_status put(ms_sim *s, ms_dl_lists *l, const staging *t)
+{
+  size_t n = (size_t)s->n_large;
+  ms_status st = ms_buffers_upload(&s->cl, l->n[l->cur], t->n, n * sizeof(int));
+  if (!st)
+    st = ms_buffers_upload(&s->cl, l->key[l->cur], t->key, n * l->k * sizeof(int));
+  if (!st)
+    st = ms_buffers_upload(&s->cl, l->xi[l->cur], t->xi, n * l->k * sizeof(float));
+  return st;
+}
+
+static ms_status get(ms_sim *s, ms_dl_lists *l, staging *t)
+{
+  size_t n = (size_t)s->n_large;
+  ms_status st = ms_buffers_download(&s->cl, l->n[l->cur], t->n, n * sizeof(int));
+  if (!st)
+    st = ms_buffers_download(&s->cl, l->key[l->cur], t->key, n * l->k * sizeof(int));
+  if (!st)
+    st = ms_buffers_download(&s->cl, l->xi[l->cur], t->xi, n * l->k * sizeof(float));
+  return st;
+}
+
+static ms_status no_memory(void)
+{
+  return ms_fail(MS_ERR_RUNTIME, "out of memory for the large particles' contact histories");
+}
+
+/* The host's large-small lists and large-large pairs into the device's current lists:
+ * each pair (a, b) goes to both a's and b's lists; taken in (a, b) order each list comes
+ * out sorted by partner (its partners below it first, by a, then those above, by b). */
+static ms_status upload_lists(ms_sim *s)
+{
+  ms_dl_friction *f = &s->dl.fr;
+  const ms_worker_history *h = &s->hist;
+  size_t n = (size_t)s->n_large;
+  size_t big = f->ls.k > f->ll.k ? f->ls.k : f->ll.k;
+  staging t;
+  ms_status st = MS_OK;
+  if (!staging_alloc(&t, n, big))
+    st = no_memory();
+  for (size_t i = 0; !st && i < n; i++) {
+    const ms_xi_list *l = &h->ls_cur[i];
+    t.n[i] = l->n;
+    for (int e = 0; e < l->n; e++) {
+      t.key[i * f->ls.k + (size_t)e] = l->e[e].j;
+      t.xi[i * f->ls.k + (size_t)e] = l->e[e].xi;
+    }
+  }
+  if (!st)
+    st = put(s, &f->ls, &t);
+  if (!st) {
+    memset(t.n, 0, n * sizeof *t.n);
+    for (size_t e = 0; e < h->ll_cur.n; e++) {
+      const ms_xi_pair *p = &h->ll_cur.e[e];
+      int ends[2][2] = {{p->a, p->b}, {p->b, p->a}};
+      for (int w = 0; w < 2; w++) {
+        size_t at = (size_t)ends[w][0] * f->ll.k + (size_t)t.n[ends[w][0]]++;
+        t.key[at] = ends[w][1];
+        t.xi[at] = p->xi;
+      }
+    }
+    st = put(s, &f->ll, &t);
+  }
+  staging_free(&t);
+  return st;
+}
+
+/* The device's current lists into the host's histories (large-large: each pair from
+ * its lower member's list, so the pairs come in (a, b) order). */
+static ms_status download_lists(ms_sim *s)
+{
+  ms_dl_friction *f = &s->dl.fr;
+  ms_worker_history *h = &s->hist;
+  size_t n = (size_t)s->n_large;
+  size_t big = f->ls.k > f->ll.k ? f->ls.k : f->ll.k;
+  staging t;
+  ms_status st = MS_OK;
+  if (!staging_alloc(&t, n, big))
+    st = no_memory();
+  if (!st)
+    st = get(s, &f->ls, &t);
+  for (size_t i = 0; !st && i < n; i++) {
+    ms_xi_list *l = &h->ls_cur[i];
+    l->n = 0;
+    for (int e = 0; !st && e < t.n[i]; e++)
+      if (!ms_xi_push(l, t.key[i * f->ls.k + (size_t)e], t.xi[i * f->ls.k + (size_t)e]))
+        st = no_memory();
+  }
+  if (!st)
+    st = get(s, &f->ll, &t);
+  h->ll_cur.n = 0;
+  for (size_t i = 0; !st && i < n; i++)
+    for (int e = 0; !st && e < t.n[i]; e++) {
+      int p = t.key[i * f->ll.k + (size_t)e];
+      if (p > (int)i && !ms_xi_pair_push(&h->ll_cur, (int)i, p, t.xi[i * f->ll.k + (size_t)e]))
+        st = no_memory();
+    }
+  staging_free(&t);
+  return st;
+}
+
+/* Lists with room for what the host holds and every candidate; when they must grow
+ * during an advance, their contents go through the host's histories. */
+static ms_status ensure_room(ms_sim *s, int keep)
+{
+  ms_dl_friction *f = &s->dl.fr;
+  size_t ls = ls_room(s), ll = ll_room(s), hls = 0, hll = 0;
+  if (!keep) {
+    host_needs(s, &hls, &hll);
+    ls = ls > hls ? ls : hls;
+    ll = ll > hll ? ll : hll;
+  }
+  if (keep && ls <= f->ls.k && ll <= f->ll.k)
+    return MS_OK;
+  ms_status st = keep ? download_lists(s) : MS_OK;
+  if (keep)
+    f->growths++;
+  if (!st && ls > f->ls.k)
+    st = make_lists(s, &f->ls, ls, "large-small history");
+  if (!st && ll > f->ll.k)
+    st = make_lists(s, &f->ll, ll, "large-large history");
+  return st ? st : upload_lists(s);
+}
+
+static ms_status make_all(ms_sim *s)
+{
+  ms_dl_friction *f = &s->dl.fr;
+  size_t n = (size_t)s->n_large;
+  ms_status st = make(s, n * 2 * sizeof(double), "large rotation", &f->rot);
+  if (!st)
+    st = make(s, n * 2 * sizeof(double), "large prev rotation", &f->prev_rot);
+  if (!st)
+    st = make(s, n * sizeof(float), "large torque", &f->torque);
+  if (!st)
+    st = make(s, n * 4 * sizeof(float), "large wall history", &f->wall_xi);
+  f->made = !st;
+  return st;
+}
+
+ms_status ms_dlf_begin(ms_sim *s)
+{
+  ms_dl_friction *f = &s->dl.fr;
+  size_t n = (size_t)s->n_large;
+  ms_status st = ms_fr_ready(s);
+  if (!st && !f->made)
+    st = make_all(s);
+  double *rot = malloc((2 * n + 2) * sizeof *rot);
+  if (!st && !rot)
+    st = no_memory();
+  for (size_t i = 0; !st && i < n; i++) {
+    rot[2 * i] = s->large[i].theta;
+    rot[2 * i + 1] = s->large[i].w;
+  }
+  if (!st)
+    st = ms_buffers_upload(&s->cl, f->rot, rot, n * 2 * sizeof(double));
+  free(rot);
+  if (!st && n)
+    st = ms_buffers_upload(&s->cl, f->wall_xi, s->hist.wall_xi, n * 4 * sizeof(float));
+  if (!st) {
+    static const int zero = 0; /* the lists' overflow slot (never set: see large_friction.cl) */
+    st = ms_cl_check(clEnqueueWriteBuffer(s->cl.gpu_queue, s->dl.flags, CL_TRUE,
+                                          3 * sizeof(int), sizeof zero, &zero, 0, NULL, NULL),
+                     "clEnqueueWriteBuffer", "large flags");
+  }
+  return st ? st : ensure_room(s, 0);
+}
+
+static ms_status enqueue(ms_sim *s, int kernel, size_t n)
+{
+  cl_event ev = 0;
+  ms_status st = ms_kernels_run_1d(&s->kern, &s->cl, kernel, n, &ev);
+  ms_status kept = ms_gpu_keep_event(s, kernel, ev);
+  return st ? st : kept;
+}
+
+/* The arguments every friction kernel shares after the large particles' own. */
+static cl_float4 constants(const ms_sim *s)
+{
+  cl_float4 fr = {{s->kt, s->mu, s->mu_r, s->mu_wall}};
+  return fr;
+}
+
+static ms_status bind_react(ms_sim *s)
+{
+  ms_dlarge *d = &s->dl;
+  ms_dl_friction *f = &d->fr;
+  const ms_buffers *b = &s->buf;
+  const ms_grid *g = &s->grid;
+  int id = MS_K_LARGE_SMALL_REACT_FRIC, n = s->n_large, cap = (int)b->cap, k = (int)f->ls.k;
+  int c = f->ls.cur, o = 1 - c;
+  cl_float4 fr = constants(s);
+  float dt = (float)s->dt;
+  cl_mem in[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
+  for (int a = 0; a < 5; a++)
+    ARG(id, a, in[a]);
+  ARG(id, 5, n);
+  cl_mem small[] = {b->pos, b->vel, b->shape, b->rot, b->count, b->idx};
+  for (int a = 0; a < 6; a++)
+    ARG(id, 6 + a, small[a]);
+  ARG(id, 12, cap);
+  ARG(id, 13, g->inv_cell);
+  ARG(id, 14, g->nx);
+  ARG(id, 15, g->ny);
+  ARG(id, 16, s->r_small_max);
+  ARG(id, 17, s->k);
+  ARG(id, 18, s->two_zeta);
+  ARG(id, 19, fr);
+  ARG(id, 20, dt);
+  ARG(id, 21, k);
+  cl_mem lists[] = {f->ls.n[c], f->ls.key[c], f->ls.xi[c], f->ls.n[o], f->ls.key[o],
+                    f->ls.xi[o], d->f, f->torque, d->flags};
+  for (int a = 0; a < 9; a++)
+    ARG(id, 22 + a, lists[a]);
+  return MS_OK;
+}
+
+static ms_status bind_apply(ms_sim *s)
+{
+  ms_dlarge *d = &s->dl;
+  ms_dl_friction *f = &d->fr;
+  const ms_buffers *b = &s->buf;
+  const ms_grid *g = &s->grid;
+  int id = MS_K_LARGE_SMALL_APPLY_FRIC, n = s->n_small, lcap = (int)d->cap, k = (int)f->ls.k;
+  int c = f->ls.cur;
+  cl_float4 fr = constants(s);
+  float dt = (float)s->dt;
+  cl_mem small[] = {b->pos, b->vel, b->shape, b->rot};
+  for (int a = 0; a < 4; a++)
+    ARG(id, a, small[a]);
+  ARG(id, 4, n);
+  ARG(id, 5, g->inv_cell);
+  ARG(id, 6, g->nx);
+  ARG(id, 7, g->ny);
+  ARG(id, 8, d->count);
+  ARG(id, 9, d->idx);
+  ARG(id, 10, lcap);
+  cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
+  for (int a = 0; a < 5; a++)
+    ARG(id, 11 + a, large[a]);
+  ARG(id, 16, s->r_small_max);
+  ARG(id, 17, s->k);
+  ARG(id, 18, s->two_zeta);
+  ARG(id, 19, fr);
+  ARG(id, 20, dt);
+  ARG(id, 21, k);
+  cl_mem rest[] = {f->ls.n[c], f->ls.key[c], f->ls.xi[c], b->f_ls, b->t_ls};
+  for (int a = 0; a < 5; a++)
+    ARG(id, 22 + a, rest[a]);
+  return MS_OK;
+}
+
+static ms_status bind_large_large(ms_sim *s)
+{
+  ms_dlarge *d = &s->dl;
+  ms_dl_friction *f = &d->fr;
+  const ms_grid *g = &s->grid;
+  int id = MS_K_LARGE_LARGE_FRIC, n = s->n_large, lcap = (int)d->cap, k = (int)f->ll.k;
+  int c = f->ll.cur, o = 1 - c;
+  cl_float4 fr = constants(s);
+  float dt = (float)s->dt;
+  cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
+  for (int a = 0; a < 5; a++)
+    ARG(id, a, large[a]);
+  ARG(id, 5, n);
+  ARG(id, 6, d->count);
+  ARG(id, 7, d->idx);
+  ARG(id, 8, lcap);
+  ARG(id, 9, g->inv_cell);
+  ARG(id, 10, g->nx);
+  ARG(id, 11, g->ny);
+  ARG(id, 12, s->r_small_max);
+  ARG(id, 13, d->margin);
+  ARG(id, 14, s->k);
+  ARG(id, 15, s->two_zeta);
+  ARG(id, 16, fr);
+  ARG(id, 17, dt);
+  ARG(id, 18, k);
+  cl_mem rest[] = {f->ll.n[c], f->ll.key[c], f->ll.xi[c], f->ll.n[o], f->ll.key[o],
+                   f->ll.xi[o], d->f, f->torque, d->flags};
+  for (int a = 0; a < 9; a++)
+    ARG(id, 19 + a, rest[a]);
+  return MS_OK;
+}
+
+static ms_status bind_walls(ms_sim *s)
+{
+  ms_dlarge *d = &s->dl;
+  ms_dl_friction *f = &d->fr;
+  int id = MS_K_LARGE_WALLS_FRIC, n = s->n_large;
+  cl_double2 box = {{s->box[0], s->box[1]}};
+  cl_float4 fr = constants(s);
+  float dt = (float)s->dt;
+  cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
+  for (int a = 0; a < 5; a++)
+    ARG(id, a, large[a]);
+  ARG(id, 5, n);
+  ARG(id, 6, box);
+  ARG(id, 7, s->k);
+  ARG(id, 8, s->two_zeta);
+  ARG(id, 9, fr);
+  ARG(id, 10, dt);
+  ARG(id, 11, f->wall_xi);
+  ARG(id, 12, d->f);
+  ARG(id, 13, f->torque);
+  return MS_OK;
+}
+
+ms_status ms_dlf_forces(ms_sim *s)
+{
+  ms_dl_friction *f = &s->dl.fr;
+  ms_status st = ensure_room(s, 1);
+  if (!st)
+    st = bind_react(s);
+  if (!st)
+    st = bind_apply(s);
+  if (!st)
+    st = bind_large_large(s);
+  if (!st)
+    st = bind_walls(s);
+  if (!st)
+    st = enqueue(s, MS_K_LARGE_SMALL_REACT_FRIC, (size_t)s->n_large);
+  if (!st)
+    st = enqueue(s, MS_K_LARGE_SMALL_APPLY_FRIC, (size_t)s->n_small);
+  if (!st)
+    st = enqueue(s, MS_K_LARGE_LARGE_FRIC, (size_t)s->n_large);
+  if (!st)
+    st = enqueue(s, MS_K_LARGE_WALLS_FRIC, (size_t)s->n_large);
+  if (!st) { /* the kernels have their arguments: the new lists become current */
+    f->ls.cur = 1 - f->ls.cur;
+    f->ll.cur = 1 - f->ll.cur;
+  }
+  return st;
+}
+
+ms_status ms_dlf_integrate(ms_sim *s)
+{
+  ms_dlarge *d = &s->dl;
+  ms_dl_friction *f = &d->fr;
+  int id = MS_K_INTEGRATE_LARGE_FRIC, n = s->n_large;
+  cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, d->f};
+  for (int a = 0; a < 5; a++)
+    ARG(id, a, large[a]);
+  ARG(id, 5, n);
+  ARG(id, 6, s->gx);
+  ARG(id, 7, s->gy);
+  ARG(id, 8, s->dt);
+  ARG(id, 9, s->max_speed2);
+  cl_mem rest[] = {d->prev_pos, d->prev_vel, d->flags, f->rot, f->prev_rot, f->torque};
+  for (int a = 0; a < 6; a++)
+    ARG(id, 10 + a, rest[a]);
+  return enqueue(s, id, (size_t)n);
+}
+
+ms_status ms_dlf_read_back(ms_sim *s, int failed)
+{
+  ms_dl_friction *f = &s->dl.fr;
+  size_t n = (size_t)s->n_large, bytes = n * 2 * sizeof(double);
+  double *rot = malloc(bytes + 16);
+  ms_status st = rot ? MS_OK : no_memory();
+  for (int pass = 0; !st && pass < (failed >= 0 ? 2 : 1); pass++) {
+    st = ms_buffers_download(&s->cl, pass ? f->prev_rot : f->rot, rot, bytes);
+    for (size_t i = pass ? (size_t)failed + 1 : 0; !st && i < n; i++) {
+      s->large[i].theta = rot[2 * i];
+      s->large[i].w = rot[2 * i + 1];
+    }
+  }
+  free(rot);
+  if (!st && n)
+    st = ms_buffers_download(&s->cl, f->wall_xi, s->hist.wall_xi, n * 4 * sizeof(float));
+  return st ? st : download_lists(s);
+}
+
+void ms_dlf_release(ms_dl_friction *f)
+{
+  release(&f->rot);
+  release(&f->prev_rot);
+  release(&f->torque);
+  release(&f->wall_xi);
+  release_lists(&f->ls);
+  release_lists(&f->ll);
+  memset(f, 0, sizeof *f);
+}
