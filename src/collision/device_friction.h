@@ -23,7 +23,8 @@ typedef struct ms_dl_friction {
   cl_mem torque;        /* float per large particle */
   cl_mem wall_xi;       /* 4 floats per large particle: left, right, bottom, top */
   ms_dl_lists ls, ll;   /* large-small (partner: small index), large-large (large index) */
-  long growths;         /* times a list was made longer during the run */
+  long growths;         /* times a list was made longer during an advance */
+  int test_regrow;      /* tests only: make both lists one slot longer every iteration */
 } ms_dl_friction;
 
 struct ms_sim;
