@@ -179,38 +179,39 @@ friction_scene() {
     -e "s/^seed = 7\$/seed = 7${1:+\\nlarge_on = $1}/" "$root/tests/scenes/tiny.ini" >"$tmp/f.ini"
 }
 
-# The device-only path has no friction: with friction on, large_on = device is refused at
-# its line (naming the friction key's), --large-on device naming the option, both exit 2
-# and run nothing; --large-on cpu, or a frictionless scene, run.
-test_friction_refuses_device() {
+# With friction on, the device-only path gives the CPU worker's hash: the key and the
+# option; a frictional pour (peg, rocks, walls) on both of the worker's pipelines against
+# the device on pocl 1 thread and pocl's default; a bed of pegs and rocks (large-small,
+# large-large, walls) the same way.
+test_friction_device_same_as_cpu() {
   friction_scene device
-  grep -n "large_on\|friction" "$tmp/f.ini"
-  "$exe" -q -n 5 -o "$tmp/d.csv" "$tmp/f.ini" >/dev/null 2>"$tmp/err"
-  local rc=$?
-  cat "$tmp/err"
-  [ $rc -eq 2 ] && [ ! -e "$tmp/d.csv" ] || return 1
-  grep -q "f.ini:8: \[simulation\] large_on: device has no friction (\[material\] friction at line 18); use cpu" \
-    "$tmp/err" || return 1
+  local key opt cpu
+  key=$(hash_run "$tmp/f.ini" 400) || return 1
   friction_scene ""
-  "$exe" -q -n 5 -o "$tmp/d.csv" --large-on device "$tmp/f.ini" >/dev/null 2>"$tmp/err"
-  rc=$?
-  cat "$tmp/err"
-  [ $rc -eq 2 ] && [ ! -e "$tmp/d.csv" ] || return 1
-  grep -q "^mixsim: --large-on device: the scene has friction, which only the CPU worker computes; use --large-on cpu" \
-    "$tmp/err" || return 1
-  "$exe" -q -n 5 --large-on cpu "$tmp/f.ini" >"$tmp/out" && grep -q "^state hash" "$tmp/out" || return 1
-  "$exe" -q -n 5 --large-on device "$root/tests/scenes/tiny.ini" >/dev/null
+  opt=$(hash_run "$tmp/f.ini" 400 --large-on device) || return 1
+  cpu=$(hash_run "$tmp/f.ini" 400 --large-on cpu) || return 1
+  echo "    tiny with friction: key $key, option $opt, cpu $cpu"
+  [ -n "$cpu" ] && [ "$key" = "$cpu" ] && [ "$opt" = "$cpu" ] || return 1
+  local naive
+  naive=$(hash_run "$root/tests/scenes/friction_pour.ini" 1500 --large-on cpu -p naive) || return 1
+  echo "    pour: cpu naive $naive"
+  same_as_cpu "$root/tests/scenes/friction_pour.ini" 1500 "-p,reordered,POCL=1" "-p,naive" || return 1
+  [ "$(hash_run "$root/tests/scenes/friction_pour.ini" 1500 --large-on device)" = "$naive" ] || return 1
+  same_as_cpu "$root/tests/scenes/friction_bed.ini" 250 "POCL=1" "-b,copied"
 }
 
-# With friction on, large_on = auto (key or option) times the CPU worker alone.
-test_friction_auto_is_cpu() {
+# With friction on, large_on = auto (key or option) times the CPU worker and the device.
+test_friction_auto_times_device() {
   friction_scene auto
-  "$exe" -n 400 "$tmp/f.ini" >"$tmp/out" 2>&1 || return 1
+  "$exe" -n 1000 "$tmp/f.ini" >"$tmp/out" 2>&1 || return 1
   grep "^auto" "$tmp/out"
-  grep -q "^auto      large_on cpu [0-9.]* ms/it ([0-9.-]*) -> cpu" "$tmp/out" || return 1
+  grep -q "^auto      large_on cpu [0-9.]* ms/it ([0-9.-]*), device [0-9.]* ([0-9.-]*) -> " \
+    "$tmp/out" || return 1
   friction_scene ""
-  "$exe" -n 400 --large-on auto "$tmp/f.ini" >"$tmp/out2" 2>&1 || return 1
-  grep -q "^auto      large_on cpu [0-9.]* ms/it ([0-9.-]*) -> cpu" "$tmp/out2"
+  "$exe" -n 1000 --large-on auto "$tmp/f.ini" >"$tmp/out2" 2>&1 || return 1
+  grep -q "^auto      large_on cpu [0-9.]* ms/it ([0-9.-]*), device [0-9.]* ([0-9.-]*) -> " \
+    "$tmp/out2" || return 1
+  [ "$(hash_of "$tmp/out")" = "$(hash_of "$tmp/out2")" ]
 }
 
 check test_mixed_2000_steps
@@ -222,6 +223,6 @@ check test_checkpoint_resume
 check test_key_report_and_json
 check test_bad_key_names_file_line
 check test_gravity_refuses_large_on
-check test_friction_refuses_device
-check test_friction_auto_is_cpu
+check test_friction_device_same_as_cpu
+check test_friction_auto_times_device
 finish
