@@ -200,6 +200,21 @@ test_friction_device_same_as_cpu() {
   same_as_cpu "$root/tests/scenes/friction_bed.ini" 250 "POCL=1" "-b,copied"
 }
 
+# With friction on, checkpoints carry the rotation and the histories across the two
+# paths: written on the device and resumed there or on the worker, written on the worker
+# and resumed on the device, each the uninterrupted run's hash.
+test_friction_checkpoint_resume() {
+  local scene=$root/tests/scenes/friction_bed.ini a b c d
+  a=$(hash_run "$scene" 240 --large-on cpu) || return 1
+  "$exe" -q -n 120 --large-on device --checkpoint "$tmp/fd.ck" "$scene" >/dev/null || return 1
+  b=$(hash_run "$scene" 240 --large-on device --resume "$tmp/fd.ck") || return 1
+  c=$(hash_run "$scene" 240 --large-on cpu --resume "$tmp/fd.ck") || return 1
+  "$exe" -q -n 120 --large-on cpu --checkpoint "$tmp/fc.ck" "$scene" >/dev/null || return 1
+  d=$(hash_run "$scene" 240 --large-on device -p naive --resume "$tmp/fc.ck") || return 1
+  echo "    straight $a, device->device $b, device->cpu $c, cpu->device $d"
+  [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" = "$c" ] && [ "$a" = "$d" ]
+}
+
 # With friction on, large_on = auto (key or option) times the CPU worker and the device.
 test_friction_auto_times_device() {
   friction_scene auto
@@ -224,5 +239,6 @@ check test_key_report_and_json
 check test_bad_key_names_file_line
 check test_gravity_refuses_large_on
 check test_friction_device_same_as_cpu
+check test_friction_checkpoint_resume
 check test_friction_auto_times_device
 finish

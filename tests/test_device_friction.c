@@ -5,7 +5,8 @@
  * worker's hash, bit for bit, on both of the worker's pipelines; switching large_on
  * between advances, exporting the friction state on one path and importing it on the
  * other, and per-large history lists that must grow with a grid that starts with one
- * slot per cell all end where the CPU worker alone does. */
+ * slot per cell all end where the CPU worker alone does; and a failing advance leaves the
+ * worker's state and message. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,46 @@ static void test_history_lists_grow(void)
   ENSURE(got == want);
 }
 
+/* A failing advance with friction (tests/scenes/exploding_group.ini, its three rocks past
+ * max_speed in one iteration, with friction and spins added): the same status, message and
+ * state (the first failing rock integrated, rotation included, those after it not). */
+static int failing(ms_large_on on, uint32_t *hash, char *message, size_t size)
+{
+  char path[1400];
+  snprintf(path, sizeof path, "%s/tests/scenes/exploding_group.ini", root);
+  ms_scene sc;
+  ms_sim *sim = NULL;
+  if (ms_scene_load(path, &sc))
+    return -1;
+  sc.friction = 0.4f;
+  sc.rolling_friction = 0.01f;
+  sc.wall_friction = 0.3f;
+  for (int i = 0; i < sc.large_count; i++) /* spinning, so that the rotation's rollback shows */
+    sc.large[i].spin = sc.large[i].is_static ? 0.0 : 5.0 + i;
+  sc.large_on = on;
+  ms_status st = ms_sim_create(&sc, NULL, &sim);
+  int rc = st ? -1 : (int)ms_sim_advance(sim, 100);
+  snprintf(message, size, "%s", ms_error_message());
+  ms_error_clear();
+  if (sim && (!ms_sim_friction_on(sim) || ms_sim_hash(sim, hash)))
+    rc = -1;
+  ms_sim_destroy(sim);
+  ms_scene_free(&sc);
+  return rc;
+}
+
+static void test_failure_leaves_serial_state(void)
+{
+  uint32_t want = 0, got = 1;
+  char m_cpu[2048], m_dev[2048];
+  ENSURE(failing(MS_LARGE_ON_CPU, &want, m_cpu, sizeof m_cpu) == (int)MS_ERR_NUMERIC);
+  ENSURE(failing(MS_LARGE_ON_DEVICE, &got, m_dev, sizeof m_dev) == (int)MS_ERR_NUMERIC);
+  printf("    cpu %08x: %s\n    device %08x: %s\n", want, m_cpu, got, m_dev);
+  ENSURE(strcmp(m_cpu, m_dev) == 0);
+  ENSURE(strstr(m_dev, "large particle [large_random.rocks] #0 moves faster") != NULL);
+  ENSURE(got == want);
+}
+
 int main(int argc, char **argv)
 {
   ms_set_quiet(1);
@@ -202,5 +243,6 @@ int main(int argc, char **argv)
   RUN_TEST(test_switch_between_advances, filter);
   RUN_TEST(test_export_import, filter);
   RUN_TEST(test_history_lists_grow, filter);
+  RUN_TEST(test_failure_leaves_serial_state, filter);
   return TEST_EXIT();
 }
