@@ -3,7 +3,9 @@
 # the same state hash as the CPU worker's on the shipped scenes, with every pipeline and
 # buffer mode and pocl on 1 or 2 threads; through a large cell list that outgrows its
 # first capacity; the same failure (exit 4, step, message, last good state); checkpoints
-# written and resumed under either; the key, the report and the JSON.
+# written and resumed under either; the key, the report and the JSON; with friction on
+# (kernels/large_friction.cl) the worker's hash too, through checkpoints, and auto timing
+# the device.
 # usage: large_on.sh MIXSIM SOURCE_ROOT [filter]
 set -u
 exe=$(realpath "$1")
@@ -193,10 +195,10 @@ test_friction_device_same_as_cpu() {
   echo "    tiny with friction: key $key, option $opt, cpu $cpu"
   [ -n "$cpu" ] && [ "$key" = "$cpu" ] && [ "$opt" = "$cpu" ] || return 1
   local naive
-  naive=$(hash_run "$root/tests/scenes/friction_pour.ini" 1500 --large-on cpu -p naive) || return 1
+  naive=$(hash_run "$root/tests/scenes/friction_pour.ini" 1000 --large-on cpu -p naive) || return 1
   echo "    pour: cpu naive $naive"
-  same_as_cpu "$root/tests/scenes/friction_pour.ini" 1500 "-p,reordered,POCL=1" "-p,naive" || return 1
-  [ "$(hash_run "$root/tests/scenes/friction_pour.ini" 1500 --large-on device)" = "$naive" ] || return 1
+  same_as_cpu "$root/tests/scenes/friction_pour.ini" 1000 "-p,reordered,POCL=1" "-p,naive" || return 1
+  [ "$(hash_run "$root/tests/scenes/friction_pour.ini" 1000 --large-on device)" = "$naive" ] || return 1
   same_as_cpu "$root/tests/scenes/friction_bed.ini" 250 "POCL=1" "-b,copied"
 }
 
