@@ -16,6 +16,10 @@
 #include "shared/contact.h"
 #include "shared/grid.h"
 
+/* The flags' slot for a history list that needed more room than it has (the host sizes
+ * the lists so that this never happens; collision/device_large.c reports it if it does). */
+#define MS_LFLAG_HISTORY 3
+
 /* One disc of a pair: spin, radius, inertia (0: static, infinite). */
 typedef struct ms_fdisc {
   float w, r, inertia;
@@ -163,7 +167,7 @@ __kernel void ms_large_small_react_fric(
     }
   }
   if (n_new > kls) /* cannot happen (the list has room for every candidate): reported */
-    atomic_max(&lflags[3], n_new);
+    atomic_max(&lflags[MS_LFLAG_HISTORY], n_new);
   n_new = min(n_new, kls);
   ms_list_sort(new_j + base, new_xi + base, n_new);
   new_n[i] = n_new;
@@ -295,7 +299,7 @@ __kernel void ms_large_large_fric(
     n_new++;
   }
   if (n_new > kll)
-    atomic_max(&lflags[3], n_new);
+    atomic_max(&lflags[MS_LFLAG_HISTORY], n_new);
   n_new = min(n_new, kll);
   ms_list_sort(new_p + base, new_xi + base, n_new);
   new_n[x] = n_new;
