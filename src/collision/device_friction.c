@@ -13,31 +13,12 @@
 
 #define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
 
-static ms_status make(ms_sim *s, size_t bytes, const char *what, cl_mem *out)
-{
-  cl_int err;
-  if (bytes > s->cl.max_alloc)
-    return ms_fail(MS_ERR_RUNTIME, "large_on = device: buffer '%s' needs %zu bytes, more than "
-                                   "the device's largest allocation "
-                                   "(CL_DEVICE_MAX_MEM_ALLOC_SIZE = %llu bytes)",
-                   what, bytes, (unsigned long long)s->cl.max_alloc);
-  *out = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &err);
-  return ms_cl_check(err, "clCreateBuffer", what);
-}
-
-static void release(cl_mem *m)
-{
-  if (*m)
-    clReleaseMemObject(*m);
-  *m = NULL;
-}
-
 static void release_lists(ms_dl_lists *l)
 {
   for (int g = 0; g < 2; g++) {
-    release(&l->n[g]);
-    release(&l->key[g]);
-    release(&l->xi[g]);
+    ms_dl_release_mem(&l->n[g]);
+    ms_dl_release_mem(&l->key[g]);
+    ms_dl_release_mem(&l->xi[g]);
   }
 }
 
@@ -111,11 +92,11 @@ static ms_status make_lists(ms_sim *s, ms_dl_lists *l, size_t k, const char *wha
   l->k = k;
   l->cur = 0;
   for (int g = 0; !st && g < 2; g++) {
-    st = make(s, n * sizeof(int), what, &l->n[g]);
+    st = ms_dl_make(s, n * sizeof(int), what, &l->n[g]);
     if (!st)
-      st = make(s, n * k * sizeof(int), what, &l->key[g]);
+      st = ms_dl_make(s, n * k * sizeof(int), what, &l->key[g]);
     if (!st)
-      st = make(s, n * k * sizeof(float), what, &l->xi[g]);
+      st = ms_dl_make(s, n * k * sizeof(float), what, &l->xi[g]);
   }
   return st;
 }
@@ -273,13 +254,13 @@ static ms_status make_all(ms_sim *s)
 {
   ms_dl_friction *f = &s->dl.fr;
   size_t n = (size_t)s->n_large;
-  ms_status st = make(s, n * 2 * sizeof(double), "large rotation", &f->rot);
+  ms_status st = ms_dl_make(s, n * 2 * sizeof(double), "large rotation", &f->rot);
   if (!st)
-    st = make(s, n * 2 * sizeof(double), "large prev rotation", &f->prev_rot);
+    st = ms_dl_make(s, n * 2 * sizeof(double), "large prev rotation", &f->prev_rot);
   if (!st)
-    st = make(s, n * sizeof(float), "large torque", &f->torque);
+    st = ms_dl_make(s, n * sizeof(float), "large torque", &f->torque);
   if (!st)
-    st = make(s, n * 4 * sizeof(float), "large wall history", &f->wall_xi);
+    st = ms_dl_make(s, n * 4 * sizeof(float), "large wall history", &f->wall_xi);
   f->made = !st;
   return st;
 }
@@ -321,10 +302,17 @@ static ms_status enqueue(ms_sim *s, int kernel, size_t n)
 }
 
 /* The arguments every friction kernel shares after the large particles' own. */
-static cl_float4 constants(const ms_sim *s)
+/* The contact law's arguments, the same four in every friction kernel from `first` on:
+ * k, 2 zeta, (k_t, mu, mu_r, mu_wall), dt. */
+static ms_status bind_law(ms_sim *s, int id, int first)
 {
   cl_float4 fr = {{s->kt, s->mu, s->mu_r, s->mu_wall}};
-  return fr;
+  float dt = (float)s->dt;
+  ARG(id, first, s->k);
+  ARG(id, first + 1, s->two_zeta);
+  ARG(id, first + 2, fr);
+  ARG(id, first + 3, dt);
+  return MS_OK;
 }
 
 static ms_status bind_react(ms_sim *s)
@@ -335,8 +323,6 @@ static ms_status bind_react(ms_sim *s)
   const ms_grid *g = &s->grid;
   int id = MS_K_LARGE_SMALL_REACT_FRIC, n = s->n_large, cap = (int)b->cap, k = (int)f->ls.k;
   int c = f->ls.cur, o = 1 - c;
-  cl_float4 fr = constants(s);
-  float dt = (float)s->dt;
   cl_mem in[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, a, in[a]);
@@ -349,10 +335,9 @@ static ms_status bind_react(ms_sim *s)
   ARG(id, 14, g->nx);
   ARG(id, 15, g->ny);
   ARG(id, 16, s->r_small_max);
-  ARG(id, 17, s->k);
-  ARG(id, 18, s->two_zeta);
-  ARG(id, 19, fr);
-  ARG(id, 20, dt);
+  ms_status law = bind_law(s, id, 17);
+  if (law)
+    return law;
   ARG(id, 21, k);
   cl_mem lists[] = {f->ls.n[c], f->ls.key[c], f->ls.xi[c], f->ls.n[o], f->ls.key[o],
                     f->ls.xi[o], d->f, f->torque, d->flags};
@@ -369,8 +354,6 @@ static ms_status bind_apply(ms_sim *s)
   const ms_grid *g = &s->grid;
   int id = MS_K_LARGE_SMALL_APPLY_FRIC, n = s->n_small, lcap = (int)d->cap, k = (int)f->ls.k;
   int c = f->ls.cur;
-  cl_float4 fr = constants(s);
-  float dt = (float)s->dt;
   cl_mem small[] = {b->pos, b->vel, b->shape, b->rot};
   for (int a = 0; a < 4; a++)
     ARG(id, a, small[a]);
@@ -385,10 +368,9 @@ static ms_status bind_apply(ms_sim *s)
   for (int a = 0; a < 5; a++)
     ARG(id, 11 + a, large[a]);
   ARG(id, 16, s->r_small_max);
-  ARG(id, 17, s->k);
-  ARG(id, 18, s->two_zeta);
-  ARG(id, 19, fr);
-  ARG(id, 20, dt);
+  ms_status law = bind_law(s, id, 17);
+  if (law)
+    return law;
   ARG(id, 21, k);
   cl_mem rest[] = {f->ls.n[c], f->ls.key[c], f->ls.xi[c], b->f_ls, b->t_ls};
   for (int a = 0; a < 5; a++)
@@ -403,8 +385,6 @@ static ms_status bind_large_large(ms_sim *s)
   const ms_grid *g = &s->grid;
   int id = MS_K_LARGE_LARGE_FRIC, n = s->n_large, lcap = (int)d->cap, k = (int)f->ll.k;
   int c = f->ll.cur, o = 1 - c;
-  cl_float4 fr = constants(s);
-  float dt = (float)s->dt;
   cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, a, large[a]);
@@ -417,10 +397,9 @@ static ms_status bind_large_large(ms_sim *s)
   ARG(id, 11, g->ny);
   ARG(id, 12, s->r_small_max);
   ARG(id, 13, d->margin);
-  ARG(id, 14, s->k);
-  ARG(id, 15, s->two_zeta);
-  ARG(id, 16, fr);
-  ARG(id, 17, dt);
+  ms_status law = bind_law(s, id, 14);
+  if (law)
+    return law;
   ARG(id, 18, k);
   cl_mem rest[] = {f->ll.n[c], f->ll.key[c], f->ll.xi[c], f->ll.n[o], f->ll.key[o],
                    f->ll.xi[o], d->f, f->torque, d->flags};
@@ -435,17 +414,14 @@ static ms_status bind_walls(ms_sim *s)
   ms_dl_friction *f = &d->fr;
   int id = MS_K_LARGE_WALLS_FRIC, n = s->n_large;
   cl_double2 box = {{s->box[0], s->box[1]}};
-  cl_float4 fr = constants(s);
-  float dt = (float)s->dt;
   cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, a, large[a]);
   ARG(id, 5, n);
   ARG(id, 6, box);
-  ARG(id, 7, s->k);
-  ARG(id, 8, s->two_zeta);
-  ARG(id, 9, fr);
-  ARG(id, 10, dt);
+  ms_status law = bind_law(s, id, 7);
+  if (law)
+    return law;
   ARG(id, 11, f->wall_xi);
   ARG(id, 12, d->f);
   ARG(id, 13, f->torque);
@@ -519,10 +495,10 @@ ms_status ms_dlf_read_back(ms_sim *s, int failed)
 
 void ms_dlf_release(ms_dl_friction *f)
 {
-  release(&f->rot);
-  release(&f->prev_rot);
-  release(&f->torque);
-  release(&f->wall_xi);
+  ms_dl_release_mem(&f->rot);
+  ms_dl_release_mem(&f->prev_rot);
+  ms_dl_release_mem(&f->torque);
+  ms_dl_release_mem(&f->wall_xi);
   release_lists(&f->ls);
   release_lists(&f->ll);
   memset(f, 0, sizeof *f);

@@ -22,7 +22,7 @@
 /* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
 #define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
 
-static ms_status make(ms_sim *s, size_t bytes, const char *what, cl_mem *out)
+ms_status ms_dl_make(ms_sim *s, size_t bytes, const char *what, cl_mem *out)
 {
   cl_int err;
   if (bytes > s->cl.max_alloc)
@@ -34,7 +34,7 @@ static ms_status make(ms_sim *s, size_t bytes, const char *what, cl_mem *out)
   return ms_cl_check(err, "clCreateBuffer", what);
 }
 
-static void release(cl_mem *m)
+void ms_dl_release_mem(cl_mem *m)
 {
   if (*m)
     clReleaseMemObject(*m);
@@ -152,10 +152,10 @@ static ms_status bind_small(ms_sim *s)
 static ms_status set_capacity(ms_sim *s, size_t cap)
 {
   ms_dlarge *d = &s->dl;
-  release(&d->idx);
+  ms_dl_release_mem(&d->idx);
   d->cap = cap;
   s->stats.large_list_capacity = (int)cap;
-  ms_status st = make(s, d->n_cells * cap * sizeof(int), "large cell list", &d->idx);
+  ms_status st = ms_dl_make(s, d->n_cells * cap * sizeof(int), "large cell list", &d->idx);
   return st ? st : bind_list(s);
 }
 
@@ -196,7 +196,7 @@ static ms_status make_all(ms_sim *s)
               {&d->count, d->n_cells * sizeof(int), "large cell counts"},
               {&d->flags, LFLAG_COUNT * sizeof(int), "large flags"}};
   for (size_t b = 0; !st && b < sizeof bufs / sizeof bufs[0]; b++)
-    st = make(s, bufs[b].bytes, bufs[b].what, bufs[b].m);
+    st = ms_dl_make(s, bufs[b].bytes, bufs[b].what, bufs[b].m);
   if (!st)
     st = set_capacity(s, MS_DL_FIRST_CAPACITY);
   if (!st)
@@ -399,7 +399,7 @@ void ms_dl_release(ms_dlarge *d)
   cl_mem *mems[] = {&d->pos,   &d->vel,      &d->shape,    &d->stat,  &d->f,
                     &d->prev_pos, &d->prev_vel, &d->count, &d->idx, &d->flags};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
-    release(mems[i]);
+    ms_dl_release_mem(mems[i]);
   free(d->h_pos);
   free(d->h_vel);
   free(d->h_shape);

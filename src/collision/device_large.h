@@ -56,4 +56,9 @@ ms_status ms_dl_end(struct ms_sim *s);
 
 void ms_dl_release(ms_dlarge *d);
 
+/* One device buffer of the baseline (refused with the device's limit named when it is
+ * larger than one allocation), and its release; for device_friction.c too. */
+ms_status ms_dl_make(struct ms_sim *s, size_t bytes, const char *what, cl_mem *out);
+void ms_dl_release_mem(cl_mem *m);
+
 #endif
