@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# On the GPU machine: the friction figures of docs/friction.md. Builds mixsim, checks that
+# the GPU and pocl give every shipped scene the same state hash (the CPU worker and the
+# device-only path, 500 steps), then measures friction's cost at one million small particles
+# with tools/friction_cost.py, frictional and frictionless runs interleaved, in the hybrid
+# pipeline and with the large particles on the device.
+#   OUT=results REPEAT=5 SMALL=1048576 tools/friction-device.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-device-results}
+mkdir -p "$out"
+eval "$(tools/device-setup.sh)"
+{
+  rm -rf bd && meson setup bd -Dsdl=disabled --buildtype=release && meson compile -C bd
+} >/tmp/friction-build.log 2>&1 || { tail -40 /tmp/friction-build.log; exit 1; }
+nvidia-smi -L
+lscpu | grep -E "^Model name|^CPU\(s\)"
+if [ -z "${NO_HASHES:-}" ]; then
+  for where in "gpu" "cpu" "gpu --large-on device" "cpu --large-on device"; do
+    set -- $where
+    dev=$1
+    shift
+    MIXSIM_DEVICE=$dev tools/scene_hashes.sh bd/mixsim -n "${HASH_STEPS:-500}" "$@" \
+      >"$out/hashes_${dev}${1:+_device}.txt" 2>&1
+  done
+  for f in "$out"/hashes_gpu*.txt; do
+    c=${f/hashes_gpu/hashes_cpu}
+    if cmp -s "$f" "$c"; then echo "same hashes: $(basename "$f") $(basename "$c")"
+    else echo "HASHES DIFFER: $(basename "$f") $(basename "$c")"; diff "$f" "$c"; fi
+  done
+  cat "$out/hashes_gpu.txt"
+fi
+small=${SMALL:-1048576}
+for opts in "" "--large-on device"; do
+  python3 tools/friction_cost.py --mixsim bd/mixsim --small "$small" --large "${LARGE:-1000}" \
+    --ratio "${RATIO:-10}" --steps "${STEPS:-300}" --repeat "${REPEAT:-5}" --device gpu \
+    ${opts:+--options "$opts"} --csv "$out/friction_cost_${small}${opts:+_device}.csv"
+done
