@@ -197,6 +197,8 @@ ms_status ms_cl_open(const char *spec, ms_cl *cl)
   clGetDeviceInfo(cl->device, CL_DEVICE_NAME, sizeof cl->device_name, cl->device_name, NULL);
   clGetPlatformInfo(cl->platform, CL_PLATFORM_NAME, sizeof cl->platform_name, cl->platform_name,
                     NULL);
+  clGetDeviceInfo(cl->device, CL_DRIVER_VERSION, sizeof cl->driver_version, cl->driver_version,
+                  NULL);
   MS_CL_TRY(clGetDeviceInfo(cl->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof cl->max_alloc,
                             &cl->max_alloc, NULL),
             "clGetDeviceInfo(CL_DEVICE_MAX_MEM_ALLOC_SIZE)");

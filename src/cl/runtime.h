@@ -19,6 +19,7 @@ typedef struct ms_cl {
   cl_ulong max_alloc;
   char device_name[256];
   char platform_name[256];
+  char driver_version[128]; /* CL_DRIVER_VERSION: benchmarks report it with the device */
   char spec[32]; /* "P:D" */
 } ms_cl;
 

@@ -240,6 +240,8 @@ static int write_json(FILE *f, void *arg)
   ms_json_string(f, s->cl.device_name);
   fputs(",\n  \"platform\": ", f);
   ms_json_string(f, s->cl.platform_name);
+  fputs(",\n  \"driver_version\": ", f);
+  ms_json_string(f, s->cl.driver_version);
   fprintf(f, ",\n  \"device_is_gpu\": %s", (s->cl.device_type & CL_DEVICE_TYPE_GPU) ? "true" : "false");
   fprintf(f, ",\n  \"pipeline\": \"%s\",\n  \"buffers\": \"%s\",\n  \"exchange\": \"%s\"",
           ms_pipeline_name(s->pipeline), ms_buffer_mode_name(s->buf.mode),
