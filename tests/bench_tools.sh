@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The benchmark tools: bench.py reports each configuration's median, min-max, IQR and
+# runs, the machine it ran on and a verdict for each compared pair (never timings asserted:
+# either verdict passes), says when too few runs allow no test, names a missing module and
+# refuses bad configurations; plot_breakdown.py draws a PNG from its JSON or from --stats
+# files; the stats JSON carries the OpenCL driver's version.
+#   bench_tools.sh MIXSIM SOURCE_ROOT PYTHON   (a Python with scipy and matplotlib)
+exe=$(realpath "$1")
+root=$2
+py=${3:-python3}
+set -u
+filter=${4:-}
+. "$root/tests/lib.sh"
+
+if ! "$py" -c "import scipy.stats, matplotlib" 2>/dev/null; then
+  echo "skipped: $py lacks scipy or matplotlib (tools/deps.sh installs python3-scipy, python3-matplotlib)"
+  exit 77
+fi
+bench() { "$py" "$root/tools/bench.py" "$exe" "$root/tests/scenes/tiny.ini" --steps 3 "$@"; }
+variants=(--variant "shared=-b shared" --variant "copied=-b copied")
+
+test_bench_reports_spread_machine_and_verdict() {
+  bench "${variants[@]}" --repeat 5 --json "$tmp/bench.json" >"$tmp/out" 2>&1 || {
+    cat "$tmp/out"
+    return 1
+  }
+  cat "$tmp/out"
+  local want
+  for want in "^| configuration | median ms/iteration | min-max | IQR | runs |" \
+    "^| shared | [0-9.]* | [0-9.]*-[0-9.]* | [0-9.]* | 5 |" "^| copied | [0-9.]* | [0-9.]*-[0-9.]* | [0-9.]* | 5 |" \
+    "^machine:" "^  CPU  .*, [0-9]* cores" "^  load average [0-9. ]* at start, [0-9. ]* at end" \
+    "^  OpenCL  .*\[.*\], driver ." \
+    "^- \(\(shared\|copied\) faster than \(shared\|copied\) by [0-9.]* % (p = [0-9.e-]*, Mann-Whitney U, n = 5 + 5)\|shared vs copied: no difference measurable at this noise (p = [0-9.e-]*, n = 5 + 5)\)$"; do
+    grep -q -- "$want" "$tmp/out" || { echo "    missing: $want"; return 1; }
+  done
+  "$py" - "$tmp/bench.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["configurations"] == ["shared", "copied"], d["configurations"]
+for n in d["configurations"]:
+    s = d["stats"][n]
+    assert len(d["runs"][n]) == s["runs"] == 5, s
+    assert s["min"] <= s["q1"] <= s["median"] <= s["q3"] <= s["max"], s
+for k in ("cpu_model", "cores", "load_start", "load_end", "device", "driver_version"):
+    assert d["machine"].get(k), (k, d["machine"])
+(v,) = d["verdicts"]
+assert v["p"] is not None and 0 <= v["p"] <= 1, v
+PY
+}
+
+test_too_few_runs_no_test() {
+  bench "${variants[@]}" --repeat 2 >"$tmp/few" 2>&1 || { cat "$tmp/few"; return 1; }
+  grep -q "^- shared vs copied: no test possible with 2 and 2 runs" "$tmp/few" || { cat "$tmp/few"; return 1; }
+  grep -q "faster\|no difference" "$tmp/few" && return 1
+  return 0
+}
+
+test_plot_from_bench_json_and_stats() {
+  [ -f "$tmp/bench.json" ] || bench "${variants[@]}" --repeat 1 --json "$tmp/bench.json" >/dev/null 2>&1
+  "$py" "$root/tools/plot_breakdown.py" "$tmp/bench.json" --out "$tmp/fig.png" || return 1
+  "$exe" -q --headless -n 3 --stats "$tmp/one.json" "$root/tests/scenes/tiny.ini" >/dev/null || return 1
+  "$exe" -q --headless -n 3 -b copied --stats "$tmp/two.json" "$root/tests/scenes/tiny.ini" >/dev/null || return 1
+  "$py" "$root/tools/plot_breakdown.py" "$tmp/one.json" "$tmp/two.json" --out "$tmp/fig2.png" || return 1
+  local f
+  for f in "$tmp/fig.png" "$tmp/fig2.png"; do # a PNG, not empty
+    [ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || return 1
+    [ "$(stat -c %s "$f")" -gt 10000 ] || return 1
+  done
+}
+
+test_stats_json_has_driver_version() {
+  "$exe" -q --headless -n 2 --stats "$tmp/s.json" "$root/tests/scenes/tiny.ini" >/dev/null || return 1
+  "$py" -c 'import json, sys; v = json.load(open(sys.argv[1]))["driver_version"]; assert v.strip(), v' \
+    "$tmp/s.json"
+}
+
+test_missing_scipy_named() {
+  mkdir -p "$tmp/noscipy/scipy"
+  echo 'raise ImportError("No module named scipy")' >"$tmp/noscipy/scipy/__init__.py"
+  PYTHONPATH="$tmp/noscipy" bench "${variants[@]}" --repeat 1 >"$tmp/ns" 2>&1
+  local rc=$?
+  cat "$tmp/ns"
+  [ $rc -eq 2 ] && grep -q "the Python module 'scipy' is missing.*python3-scipy" "$tmp/ns"
+}
+
+test_bad_configurations_refused() {
+  bench --variant "noequals" >"$tmp/e1" 2>&1 && return 1
+  grep -q -- "--variant needs NAME=OPTIONS, got 'noequals'" "$tmp/e1" || { cat "$tmp/e1"; return 1; }
+  bench "${variants[@]}" --compare shared nosuch >"$tmp/e2" 2>&1 && return 1
+  grep -q -- "--compare nosuch: no such configuration (have: shared, copied)" "$tmp/e2" || { cat "$tmp/e2"; return 1; }
+  bench --variant "bad=--no-such-option" --repeat 1 >"$tmp/e3" 2>&1 && return 1
+  grep -q "no-such-option" "$tmp/e3" || { cat "$tmp/e3"; return 1; }
+}
+
+check test_bench_reports_spread_machine_and_verdict
+check test_too_few_runs_no_test
+check test_plot_from_bench_json_and_stats
+check test_stats_json_has_driver_version
+check test_missing_scipy_named
+check test_bad_configurations_refused
+finish
