@@ -118,6 +118,8 @@ def plot(confs, machine, scene, out, title=None, n_runs=0):
                        linewidth=0)
                 bottom += v
                 seen.setdefault((label, color, wait), True)
+            if bottom == 0.0:  # e.g. the CPU worker when the device runs everything
+                ax.text(x, 0, "no work", ha="center", va="bottom", fontsize=7, rotation=90)
             ticks.append((x, THREAD_LABEL[th]))
         if pooled:
             busy = sum(run.get("cpu_threads_busy_ms_per_iteration") or [])
