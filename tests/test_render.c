@@ -3,7 +3,8 @@
  * their colours, beside a timing bar that shows the last frame's phases. The panel's
  * layout, at every size from the window's full size down to its minimum: no text over
  * other text or the bar, everything inside the picture, the figures that matter shown
- * whole (the device name included).
+ * whole (the device name included), with the bar's average of the last second (key A) as
+ * well; that average: the frames of the last second only, each once, drawn stacked.
  * usage: test_render MIXSIM SOURCE_ROOT [filter] */
 #include <dirent.h>
 #include <math.h>
@@ -312,6 +313,9 @@ static int has_box(const ms_render_box *b, int n, const char *what)
   return 0;
 }
 
+/* The window's A: the layout is checked with the bar's average too. */
+static const ms_bar_average *layout_average;
+
 /* Draws `f` on a w x h picture and checks the panel's boxes; returns the problems found.
  * With `spin` the frame has rotation and the window colours spins (the W row). */
 static int check_layout(ms_frame *f, int w, int h, int spin)
@@ -323,7 +327,7 @@ static int check_layout(ms_frame *f, int w, int h, int spin)
     fprintf(stderr, "cannot draw offscreen: %s %s\n", SDL_GetError(), ms_error_message());
     return 1;
   }
-  ms_render_ui ui = {.grabbed = -1, .spin = spin};
+  ms_render_ui ui = {.grabbed = -1, .spin = spin, .average = layout_average};
   ms_render_frame(rc, f, &ui);
   const ms_render_box *b;
   int n = ms_render_boxes(rc, &b), bad = 0;
@@ -407,6 +411,18 @@ static void test_panel_layout_no_overlaps_down_to_minimum_size(void)
     }
     free(spin);
     free(theta);
+    /* the bar's average of the last second (A), with its own heading and row */
+    ms_bar_history *h = calloc(1, sizeof *h);
+    ms_bar_average avg;
+    if (f && !mode && h) {
+      ms_bar_history_add(h, f);
+      ms_bar_history_average(h, &avg);
+      layout_average = &avg;
+      for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        bad += check_layout(f, sizes[i][0], sizes[i][1], 1);
+      layout_average = NULL;
+    }
+    free(h);
     /* the initial frame: no iterations yet */
     if (f && !mode) {
       f->n_events = 0;
@@ -419,6 +435,105 @@ static void test_panel_layout_no_overlaps_down_to_minimum_size(void)
   }
   TTF_Quit();
   ENSURE(bad == 0);
+}
+
+/* ---- the bar's average of the last second (key A) ------------------------------------ */
+
+/* The colour at `ms` milliseconds down the bar, in the middle of column `th`. */
+static const unsigned char *bar_pixel_at(const image *img, const ms_render_box *bar, int col_x,
+                                         int col_w, double ms)
+{
+  double u = ms * 1e-3 * 60.0;
+  return pixel(img, (float)(col_x + col_w / 2), (float)(bar->r.y + u * (bar->r.h - 1)));
+}
+
+static void test_bar_average_of_the_last_second(void)
+{
+  ENSURE(TTF_Init() == 0);
+  ms_frame *f = busy_frame(MS_MODE_COLLISION);
+  ms_bar_history *h = calloc(1, sizeof *h);
+  ENSURE(f && h);
+  /* An old frame, 1.5 s before the rest, where grid building took 15 ms: outside the
+   * second averaged, so it must not count. */
+  double t0 = f->advance_t0;
+  int n = f->n_events;
+  f->advance_t0 = t0 - 1.5;
+  f->events[0] = (ms_trace_event){0.0, 15e-3, MS_THREAD_GPU, MS_PHASE_GRID};
+  f->n_events = 1;
+  ms_bar_history_add(h, f);
+  /* Then five frames of busy_frame's phases (2.08 ms of each per frame), one of them
+   * published twice (as while paused): counted once. */
+  f->n_events = n;
+  f->events[0] = (ms_trace_event){t0, t0 + 25e-3 / 480.0, MS_THREAD_GPU, MS_PHASE_GRID};
+  for (int k = 0; k < 5; k++) {
+    for (int i = 0; i < n; i++) {
+      f->events[i].t0 += 0.1 * (k > 0);
+      f->events[i].t1 += 0.1 * (k > 0);
+    }
+    f->advance_t0 = t0 + 0.1 * k;
+    ms_bar_history_add(h, f);
+  }
+  ms_bar_history_add(h, f);
+  ms_bar_average avg;
+  ms_bar_history_average(h, &avg);
+  printf("    %d frames, %.1f iterations each, grid %.3f ms, host_in %.3f ms\n", avg.frames,
+         avg.iterations, 1e3 * avg.s[MS_THREAD_GPU][MS_PHASE_GRID],
+         1e3 * avg.s[MS_THREAD_GPU][MS_PHASE_HOST_IN]);
+  ENSURE(avg.frames == 5);
+  ENSURE_SMALL(avg.iterations - 40.0, 1e-9);
+  ENSURE_SMALL(avg.s[MS_THREAD_GPU][MS_PHASE_GRID] - 40 * 25e-3 / 480.0, 1e-9);
+  ENSURE_SMALL(avg.s[MS_THREAD_CPU][MS_PHASE_WAIT_SYNC1] - 40 * 25e-3 / 480.0, 1e-9);
+
+  /* Drawn: the heading says so, and the GPU manager's column shows its phases stacked in
+   * an iteration's order, each a solid block of its mean time: grid building first,
+   * then the copy in (0 to 2.08 ms, 2.08 to 4.17 ms), then nothing past 10.4 ms. */
+  int w = MS_RENDER_WIDTH, hh = MS_RENDER_HEIGHT;
+  SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, w, hh, 32, SDL_PIXELFORMAT_RGBA32);
+  SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
+  ms_render *rc = NULL;
+  ENSURE(r && ms_render_create(r, &rc) == MS_OK);
+  for (int mode = 0; mode < 2; mode++) {
+    ms_render_ui ui = {.grabbed = -1, .average = mode ? &avg : NULL};
+    ms_render_frame(rc, f, &ui);
+    image img = {w, hh, malloc((size_t)w * hh * 4)};
+    ENSURE(img.rgba);
+    ENSURE(SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGBA32, img.rgba, w * 4) == 0);
+    const ms_render_box *b;
+    int nb = ms_render_boxes(rc, &b), bar = -1;
+    for (int i = 0; i < nb; i++)
+      bar = b[i].bar ? i : bar;
+    ENSURE(bar >= 0);
+    ENSURE(has_box(b, nb, mode ? "Time per thread, average of last 1 s"
+                               : "Time per thread, last frame"));
+    ENSURE(has_box(b, nb, mode ? "last 1 s  [A]" : "last frame"));
+    /* the column: from the bar's box (10 px left of it) to the first idle pixel right */
+    int col_x = b[bar].r.x + 10, col_w = 8;
+    int solid = 0;
+    for (double ms = 0.2; ms < 1.9; ms += 0.1)
+      solid += near_color(bar_pixel_at(&img, &b[bar], col_x, col_w, ms),
+                          (SDL_Color){45, 95, 215, 255});
+    int host_in = 0;
+    for (double ms = 2.3; ms < 3.9; ms += 0.1)
+      host_in += near_color(bar_pixel_at(&img, &b[bar], col_x, col_w, ms),
+                            (SDL_Color){235, 150, 40, 255});
+    int idle = near_color(bar_pixel_at(&img, &b[bar], col_x, col_w, 12.0),
+                          (SDL_Color){44, 46, 56, 255});
+    printf("    %s: %d/17 grid rows, %d/16 copy-in rows, idle at 12 ms: %d\n",
+           mode ? "average" : "last frame", solid, host_in, idle);
+    if (mode) {
+      ENSURE(solid == 17 && host_in == 16 && idle);
+    } else { /* the last frame interleaves the phases row by row */
+      ENSURE(solid < 17);
+    }
+    free(img.rgba);
+  }
+  ms_render_destroy(rc);
+  SDL_DestroyRenderer(r);
+  SDL_FreeSurface(surf);
+  free(h);
+  ms_frame_free(f);
+  free(f);
+  TTF_Quit();
 }
 
 int main(int argc, char **argv)
@@ -438,6 +553,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_screenshot_radius_lines_at_the_angles, filter);
   RUN_TEST(test_frames_numbered_every_k, filter);
   RUN_TEST(test_panel_layout_no_overlaps_down_to_minimum_size, filter);
+  RUN_TEST(test_bar_average_of_the_last_second, filter);
   char cmd[1200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
   if (system(cmd) != 0)

@@ -4,7 +4,8 @@
 # screenshot and quit. The run exits 0, each command shows in its log, the report
 # covers the whole session broken down by mode, and the final hash equals a headless
 # run of the same number of iterations. The same for a gravity scene's 3D window, which
-# also prints the headless run's report. With friction W switches the spin colours. On a
+# also prints the headless run's report. With friction W switches the spin colours; A the
+# timing bar's average of the last second. On a
 # 1366x768 screen the window fits.
 # usage: window.sh MIXSIM SOURCE_ROOT
 # Skipped (77) only where xvfb-run is missing and $CI is not set.
@@ -133,6 +134,17 @@ timeout 300 xvfb-run -a -s "-screen 0 1280x1024x24" \
 cat err
 grep -q "W: no spin to colour (the scene has no friction)" err ||
   fail "W on a frictionless scene did not say why nothing changes"
+
+# A switches the timing bar to the average of the last second and back.
+timeout 300 xvfb-run -a -s "-screen 0 1280x1024x24" \
+  "$exe" --script "3:A,20:F12,24:A,27:Q" "$root/tests/scenes/tiny.ini" >/dev/null 2>err
+rc=$?
+cat err
+[ $rc -eq 0 ] || fail "the bar-average window run exited $rc"
+on=$(step_of "timing bar: average of the last second")
+off=$(step_of "timing bar: last frame")
+[ -n "$on" ] && [ -n "$off" ] && [ "$on" -le "$off" ] ||
+  fail "A did not switch the timing bar to the average and back"
 
 # On a 1366x768 screen the window fits: SDL's report of where it is (the scripted log),
 # and the X server's own (xwininfo, where installed), lie inside the screen, and the

@@ -217,6 +217,8 @@ typedef struct window {
   commands cmd; /* the window's copy; sent with each tick */
   int help, quit, shot, log;
   int spin; /* W: small particles coloured by their spin */
+  int average; /* A: the timing bar shows the average of the last second */
+  ms_bar_history history; /* the frames shown, for that average */
   float grab_dx, grab_dy; /* from the mouse to the held particle's centre (m) */
 } window;
 
@@ -272,6 +274,15 @@ static void toggle_spin(window *w)
             w->spin ? "on" : "off");
 }
 
+/* A: the timing bar between the last frame and the average of the last second. */
+static void toggle_average(window *w)
+{
+  w->average = !w->average;
+  if (w->log)
+    fprintf(stderr, "mixsim: preview: step %ld: timing bar: %s\n", w->shown->step,
+            w->average ? "average of the last second" : "last frame");
+}
+
 static void on_key(window *w, const SDL_KeyboardEvent *k)
 {
   SDL_Keycode key = k->keysym.sym;
@@ -296,6 +307,7 @@ static void on_key(window *w, const SDL_KeyboardEvent *k)
   case SDLK_F12: w->shot = 1; break;
   case SDLK_h: w->help = !w->help; break;
   case SDLK_w: toggle_spin(w); break;
+  case SDLK_a: toggle_average(w); break;
   case SDLK_ESCAPE:
   case SDLK_q: w->quit = 1; break;
   default: break;
@@ -341,6 +353,7 @@ static void take_fresh(window *w, handoff *k)
   w->shown = k->ready;
   k->ready = t;
   k->fresh = 0;
+  ms_bar_history_add(&w->history, w->shown);
 }
 
 /* One window frame: events, a tick for the driver, the latest picture. Returns 0 to go
@@ -371,8 +384,12 @@ static int window_frame(window *w, handoff *k, ms_status *status)
   if (stopped || w->quit)
     return 1;
   /* A particle index from an older frame stays valid: reset keeps the particle count. */
+  ms_bar_average avg;
+  if (w->average)
+    ms_bar_history_average(&w->history, &avg);
   ms_render_ui ui = {.help = w->help, .spin = w->spin, .grabbed = w->cmd.drag,
-                     .note = ms_now() < w->w.note_until ? w->w.note : NULL};
+                     .note = ms_now() < w->w.note_until ? w->w.note : NULL,
+                     .average = w->average ? &avg : NULL};
   ms_render_frame(w->w.rc, w->shown, &ui);
   if (w->shot) {
     w->shot = 0;

@@ -99,6 +99,7 @@ static void draw_help(ms_render *rc, const ms_layout *l, ms_mode mode)
     {"N", "one iteration (while paused)"},
     {"R", "reset: the scene from its start"},
     {"W", "small particles coloured by spin"},
+    {"A", "bar: last frame / average of 1 s"},
     {"+ / -", "iterations per frame"},
     {"F12", "screenshot (PNG, current folder)"},
     {"H", "this help"},

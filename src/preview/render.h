@@ -10,6 +10,7 @@
 
 #include <SDL.h>
 
+#include "preview/bar_history.h"
 #include "preview/frame.h"
 
 /* Window and offscreen frame size, pixels; the window shrinks to the screen, keeping
@@ -51,6 +52,9 @@ typedef struct ms_render_ui {
   int spin;          /* colour small particles by their spin (frames with rotation) */
   int grabbed;       /* large particle held by the mouse, -1: none */
   const char *note;  /* a short message at the bottom of the scene, or NULL */
+  /* A: the timing bar shows this average of the last second, stacked; NULL: the last
+   * frame's phases where they happened. */
+  const ms_bar_average *average;
   /* The gravity view's camera: turned by yaw about the vertical axis, then tilted by
    * pitch; zoom 1 fits a sphere of view_radius (scene units) into the scene area. */
   float yaw, pitch, zoom, view_radius;

@@ -107,23 +107,60 @@ static void draw_blocks(ms_render *rc, const ms_frame *f, const bar_geom *g, int
   }
 }
 
-static void draw_bar(ms_render *rc, const ms_frame *f, const bar_geom *g)
+/* The last frame: each phase where it happened. */
+static void draw_timeline(ms_render *rc, const ms_frame *f, const bar_geom *g, int x0, int x1)
 {
-  SDL_Renderer *r = rc->r;
-  for (int th = 0; th < MS_THREAD_COUNT; th++)
-    fill(r, idle_color, g->col[th].x, g->top, g->col[th].w, g->height);
   /* The threads leave a sync together: draw each release across both columns. The lines
    * go under the blocks: iterations far shorter than a row would otherwise put a line over
    * every block; the lines still show in the margins and between the columns. */
-  int x0 = g->col[0].x - 3, x1 = g->col[MS_THREAD_COUNT - 1].x + g->col[MS_THREAD_COUNT - 1].w + 3;
   for (int i = 0; i < f->n_events; i++) {
     const ms_trace_event *e = &f->events[i];
     if (e->thread != MS_THREAD_GPU || !is_wait(e->phase) || e->t1 - f->advance_t0 >= FRAME_S)
       continue;
-    fill(r, sync_color, x0, time_to_y(g, e->t1 - f->advance_t0), x1 - x0, 1);
+    fill(rc->r, sync_color, x0, time_to_y(g, e->t1 - f->advance_t0), x1 - x0, 1);
   }
   draw_blocks(rc, f, g, 1);
   draw_blocks(rc, f, g, 0);
+}
+
+/* The average of the last second (key A): each thread's phases stacked from the top in
+ * the order an iteration runs them, a frame's mean time each; no sync lines, since the
+ * averaged blocks are not where the phases happened. */
+static void draw_average(ms_render *rc, const ms_bar_average *a, const bar_geom *g)
+{
+  static const ms_phase order[] = {MS_PHASE_GRID, MS_PHASE_WAIT_SYNC1, MS_PHASE_HOST_IN,
+                                   MS_PHASE_COLLIDE, MS_PHASE_LARGE_SMALL, MS_PHASE_HOST_OUT,
+                                   MS_PHASE_LARGE_LARGE, MS_PHASE_WAIT_SYNC2,
+                                   MS_PHASE_INTEGRATE, MS_PHASE_LARGE_INTEGRATE};
+  for (int th = 0; th < MS_THREAD_COUNT; th++) {
+    double at = 0.0;
+    for (size_t k = 0; k < sizeof order / sizeof order[0]; k++) {
+      double d = a->s[th][order[k]];
+      if (d <= 0.0 || at >= FRAME_S)
+        continue;
+      int y0 = time_to_y(g, at), y1 = time_to_y(g, at + d);
+      at += d;
+      if (y1 <= y0)
+        y1 = y0 + 1;
+      SDL_Color color = phase_color(order[k]);
+      fill(rc->r, color, g->col[th].x, y0, g->col[th].w, y1 - y0);
+      if (y1 - y0 >= 4)
+        fill(rc->r, darker(color), g->col[th].x, y0, g->col[th].w, 1);
+    }
+  }
+}
+
+static void draw_bar(ms_render *rc, const ms_frame *f, const bar_geom *g,
+                     const ms_bar_average *avg)
+{
+  SDL_Renderer *r = rc->r;
+  for (int th = 0; th < MS_THREAD_COUNT; th++)
+    fill(r, idle_color, g->col[th].x, g->top, g->col[th].w, g->height);
+  int x0 = g->col[0].x - 3, x1 = g->col[MS_THREAD_COUNT - 1].x + g->col[MS_THREAD_COUNT - 1].w + 3;
+  if (avg)
+    draw_average(rc, avg, g);
+  else
+    draw_timeline(rc, f, g, x0, x1);
   int yb = g->top + g->height;
   record(rc, (SDL_Rect){g->col[0].x - 10, g->top, x1 - (g->col[0].x - 10), g->height + 1}, 1, 0,
          "timing bar");
@@ -144,7 +181,7 @@ static void draw_bar(ms_render *rc, const ms_frame *f, const bar_geom *g)
   fill(r, text_fg, g->col[0].x - 10, yb, x1 - g->col[0].x + 10, 1);
   put_text(rc, g->col[0].x - 12 - ms_text_width(rc->text, "1/60 s"), yb - lh / 2, text_fg,
            "1/60 s");
-  if (f->n_events == 0) { /* over the columns, on two lines where they are narrow */
+  if (avg ? avg->frames == 0 : f->n_events == 0) { /* over the columns, on two lines where they are narrow */
     char lines[2][200];
     int n = wrap_lines(rc->text, "no iterations yet", x1 - 3 - g->col[0].x, lines, 2);
     for (int k = 0; k < n; k++) {
@@ -368,8 +405,12 @@ static void collision_rows(const ms_frame *f, const ms_render_ui *ui, fig_rows *
             f->sim_rate);
   else
     add_row(rows, "iterations/s", KEEP_ALWAYS, "%.0f  (sim alone)", f->sim_rate);
-  add_row(rows, "last frame", KEEP_LAST_FRAME, "%d iterations in %.2f ms", f->iterations,
-          1e3 * (end - f->advance_t0));
+  if (window && ui->average)
+    add_row(rows, "last 1 s  [A]", KEEP_LAST_FRAME, "%d frames, %.1f iterations each",
+            ui->average->frames, ui->average->iterations);
+  else
+    add_row(rows, "last frame", KEEP_LAST_FRAME, "%d iterations in %.2f ms", f->iterations,
+            1e3 * (end - f->advance_t0));
   add_row(rows, "ms/iteration", KEEP_ALWAYS, "GPU mgr %.3f, CPU %.3f (busy)",
           busy[MS_THREAD_GPU] * per_it, busy[MS_THREAD_CPU] * per_it);
   add_row(rows, "buffers  [B]", KEEP_ALWAYS, "%s", ms_buffer_mode_name(f->buffers));
@@ -438,7 +479,9 @@ void ms_draw_panel(ms_render *rc, const ms_frame *f, const ms_layout *l, const m
   ms_text *t = rc->text;
   int lh = ms_text_line_height(t);
   int x = p->x + MARGIN, y = p->y + MARGIN, w = p->w - 2 * MARGIN;
-  put_fit(rc, x, y, w, text_fg, "Time per thread, last frame");
+  const ms_bar_average *avg = ui ? ui->average : NULL;
+  put_fit(rc, x, y, w, text_fg,
+          avg ? "Time per thread, average of last 1 s" : "Time per thread, last frame");
   y += lh + 6;
 
   fig_rows rows;
@@ -459,7 +502,7 @@ void ms_draw_panel(ms_render *rc, const ms_frame *f, const ms_layout *l, const m
     put_text(rc, x0, y + k * lh, text_fg, head[0][k]);
     put_text(rc, x1, y + k * lh, text_fg, head[1][k]);
   }
-  draw_bar(rc, f, &pl.g);
+  draw_bar(rc, f, &pl.g, avg);
   draw_legend(rc, f, pl.legend_x, pl.legend_y, pl.titled);
   draw_rows(rc, &rows, x, pl.figures_y, w, pl.cut);
 }
