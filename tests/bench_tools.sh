@@ -3,7 +3,8 @@
 # runs, the machine it ran on and a verdict for each compared pair (never timings asserted:
 # either verdict passes), says when too few runs allow no test, names a missing module and
 # refuses bad configurations; plot_breakdown.py draws a PNG from its JSON or from --stats
-# files; the stats JSON carries the OpenCL driver's version.
+# files; the stats JSON carries the OpenCL driver's version; tools/breakdown-device.sh runs
+# through on pocl at tiny sizes.
 #   bench_tools.sh MIXSIM SOURCE_ROOT PYTHON   (a Python with scipy and matplotlib)
 exe=$(realpath "$1")
 root=$2
@@ -92,10 +93,25 @@ test_bad_configurations_refused() {
   grep -q "no-such-option" "$tmp/e3" || { cat "$tmp/e3"; return 1; }
 }
 
+test_breakdown_device_script_on_pocl() {
+  # tools/breakdown-device.sh's runs and plots at tiny sizes, on an existing build
+  MIXSIM="$exe" DEVICE=cpu PYTHON="$py" SMALL=800 STEPS_MIXED=3 STEPS_BIG=3 REPEAT=1 \
+    OUT="$tmp/bd" "$root/tools/breakdown-device.sh" >"$tmp/bd.log" 2>&1 || { cat "$tmp/bd.log"; return 1; }
+  local f
+  for f in machine.txt bench_mixed.txt bench_mixed.json breakdown_mixed.png bench_800.json \
+    breakdown_800.png; do
+    [ -s "$tmp/bd/$f" ] || { echo "    no $f"; cat "$tmp/bd.log"; return 1; }
+  done
+  for f in naive/shared naive/copied reordered/shared reordered/copied zone device-only; do
+    grep -q "^| $f | " "$tmp/bd/bench_800.txt" || { echo "    no $f row"; return 1; }
+  done
+}
+
 check test_bench_reports_spread_machine_and_verdict
 check test_too_few_runs_no_test
 check test_plot_from_bench_json_and_stats
 check test_stats_json_has_driver_version
 check test_missing_scipy_named
 check test_bad_configurations_refused
+check test_breakdown_device_script_on_pocl
 finish
