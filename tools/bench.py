@@ -34,15 +34,19 @@ DEFAULT_VARIANTS = ["%s/%s=-p %s -b %s" % (p, b, p, b)
                     for p in ("naive", "reordered") for b in ("shared", "copied")]
 
 
-def need_scipy():
-    """scipy.stats.mannwhitneyu, or exit 2 naming the missing module and this interpreter."""
+MISSING_SCIPY = ("the Python module 'scipy' is missing for %s (Debian: apt-get install "
+                 "python3-scipy, or run bench.py with the /usr/bin/python3 that has it)"
+                 % sys.executable)
+
+
+def find_mannwhitneyu():
+    """scipy.stats.mannwhitneyu, or None (said on stderr at once): the runs are still worth
+    having, the verdicts are withheld."""
     try:
         from scipy.stats import mannwhitneyu
     except ImportError:
-        sys.stderr.write(
-            "bench.py: the Python module 'scipy' is missing for %s (Debian: apt-get install "
-            "python3-scipy, then run bench.py with /usr/bin/python3)\n" % sys.executable)
-        sys.exit(2)
+        sys.stderr.write("bench.py: %s: no verdicts\n" % MISSING_SCIPY)
+        return None
     return mannwhitneyu
 
 
@@ -119,6 +123,9 @@ def verdict(a, b, ms_a, ms_b, mannwhitneyu):
         out["text"] = ("%s vs %s: no test possible with %d and %d runs (a Mann-Whitney test "
                        "needs at least %d each)" % (a, b, len(ms_a), len(ms_b), MIN_RUNS_FOR_TEST))
         return out
+    if mannwhitneyu is None:
+        out["text"] = "%s vs %s: no test possible: %s" % (a, b, MISSING_SCIPY)
+        return out
     p = float(mannwhitneyu(ms_a, ms_b, alternative="two-sided").pvalue)
     out["p"] = p
     ma, mb = statistics.median(ms_a), statistics.median(ms_b)
@@ -194,7 +201,7 @@ def main():
                  ("reordered/shared", "reordered/copied")]
     elif not pairs:  # the first configuration is the baseline
         pairs = [(names[0], n) for n in names[1:]]
-    mannwhitneyu = need_scipy()
+    mannwhitneyu = find_mannwhitneyu()
 
     machine = {"cpu_model": cpu_model(), "cores": os.cpu_count() or 0,
                "load_start": load_average(), "host": platform.node()}

@@ -11,7 +11,7 @@
 # STEPS_BIG (iterations per run), SMALL, LARGE, RATIO (the generated scene), DEVICE (gpu),
 # MIXSIM (an existing build: skips the build and the device setup, e.g. to try the script
 # on pocl with MIXSIM=build/mixsim DEVICE=cpu SMALL=3000 STEPS_MIXED=20 STEPS_BIG=5
-# REPEAT=2), PYTHON (a Python with scipy; matplotlib too for the figures).
+# REPEAT=2), PYTHON (a Python with scipy for the verdicts; matplotlib too for the figures).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-device-results}
@@ -25,10 +25,10 @@ if [ -z "$py" ]; then # the first Python that has scipy
     if "$p" -c "import scipy.stats" 2>/dev/null; then py=$p; break; fi
   done
 fi
-if [ -z "$py" ] || ! "$py" -c "import scipy.stats" 2>/dev/null; then
-  echo "breakdown-device.sh: no Python here has the module 'scipy' (bench.py's Mann-Whitney" \
-    "test; Debian: python3-scipy), so nothing was run" >&2
-  exit 2
+if [ -z "$py" ]; then # the runs and figures are still worth having; the verdicts are not there
+  py=python3
+  echo "breakdown-device.sh: no Python here has the module 'scipy' (Debian: python3-scipy):" \
+    "bench.py reports without its Mann-Whitney verdicts" >&2
 fi
 plots=1
 "$py" -c "import matplotlib" 2>/dev/null || {
