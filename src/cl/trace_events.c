@@ -16,7 +16,7 @@ static int g_n, g_cap;
 static long g_dropped, g_clamped;
 static long g_first, g_last;
 static double g_origin;
-static const char *g_track[MS_TEV_TRACKS];
+static char *g_track[MS_TEV_TRACKS];
 static ms_tev_calib g_calib[MS_TEV_TRACKS];
 static int g_tracks;
 
@@ -45,9 +45,8 @@ static int track_of(const char *name)
   for (int i = 0; i < g_tracks; i++)
     if (strcmp(g_track[i], name) == 0)
       return i;
-  if (g_tracks == MS_TEV_TRACKS)
-    return -1;
-  g_track[g_tracks] = name;
+  if (g_tracks == MS_TEV_TRACKS || !(g_track[g_tracks] = strdup(name)))
+    return -1; /* (a copy: a device's name may go before the trace is written) */
   return g_tracks++;
 }
 
@@ -148,6 +147,10 @@ void ms_tev_calibrate(const char *track, cl_command_queue q)
       c->min_s = off < c->min_s ? off : c->min_s;
       c->max_s = off > c->max_s ? off : c->max_s;
     }
+    if (c->tries < MS_TEV_TRIES) {
+      c->try_offset[c->tries] = off;
+      c->try_half[c->tries] = half;
+    }
     c->tries++;
     if (!c->done || half < c->uncertainty_s) {
       c->offset_s = off;
@@ -158,11 +161,27 @@ void ms_tev_calibrate(const char *track, cl_command_queue q)
   }
 }
 
+/* A try whose bracket does not overlap the tightest's saw the device clock somewhere
+ * else: how far, at worst. */
+static void residual(ms_tev_calib *c)
+{
+  int n = c->tries < MS_TEV_TRIES ? c->tries : MS_TEV_TRIES;
+  c->residual_s = 0.0;
+  for (int i = 0; i < n; i++) {
+    double d = c->try_offset[i] - c->offset_s;
+    double miss = (d < 0 ? -d : d) - c->try_half[i] - c->uncertainty_s;
+    if (miss > c->residual_s)
+      c->residual_s = miss;
+  }
+}
+
 void ms_tev_stop(void)
 {
   if (!ms_tev_on)
     return;
   ms_tev_on = 0;
+  for (int t = 0; t < g_tracks; t++)
+    residual(&g_calib[t]);
   for (int i = 0; i < g_n; i++) {
     ms_tev *e = &g_ev[i];
     if (!e->device || !e->ev)

@@ -14,6 +14,7 @@ extern int ms_tev_on;
 
 #define MS_TEV_MAX 1000000 /* events kept at most */
 #define MS_TEV_TRACKS 64
+#define MS_TEV_TRIES 256 /* calibration tries kept per queue for the residual */
 
 typedef struct ms_tev {
   double t0, t1;    /* host seconds (ms_now) */
@@ -31,7 +32,10 @@ typedef struct ms_tev_calib {
   double uncertainty_s; /* half the tightest bracket */
   double spread_s;      /* max - min offset over all tries: drift plus noise */
   double min_s, max_s;  /* offsets seen */
+  double residual_s;    /* how far the worst try misses the tightest beyond both brackets
+                         * (0: every try agrees with it), set by ms_tev_stop */
   int tries;
+  double try_offset[MS_TEV_TRIES], try_half[MS_TEV_TRIES]; /* the first MS_TEV_TRIES */
 } ms_tev_calib;
 
 /* Starts recording iterations [first, last). */

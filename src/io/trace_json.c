@@ -105,9 +105,10 @@ static void write_other(FILE *f)
     const ms_tev_calib *c = ms_tev_track_calib(i);
     if (!c->done)
       continue;
-    fprintf(f, "%s\"%s\":{\"uncertainty_us\":%.3f,\"spread_us\":%.3f,\"tries\":%d}",
-            n++ ? "," : "", ms_tev_track_name(i), c->uncertainty_s * 1e6, c->spread_s * 1e6,
-            c->tries);
+    fprintf(f, "%s\"%s\":{\"offset_s\":%.9f,\"uncertainty_us\":%.3f,\"spread_us\":%.3f,"
+               "\"residual_us\":%.3f,\"tries\":%d}",
+            n++ ? "," : "", ms_tev_track_name(i), c->offset_s, c->uncertainty_s * 1e6,
+            c->spread_s * 1e6, c->residual_s * 1e6, c->tries);
   }
   fputs("}}", f);
 }

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# --trace (docs/trace.md): on a mixed scene with every exchange, buffer mode and pipeline,
+# on the device-only path and on a gravity scene, the trace parses, holds every phase of
+# every kept iteration on its track, no track's events overlap, the device's commands lie
+# inside their iteration, --trace-steps keeps exactly its window, and the state hash is
+# the run's without --trace. Bad --trace-steps values are refused naming the option.
+# usage: trace.sh MIXSIM SOURCE_ROOT [FILTER]
+set -u
+mixsim=$(realpath "$1")
+root=$(realpath "$2")
+filter=${3:-}
+. "$root/tests/lib.sh"
+export MIXSIM_DEVICE=${MIXSIM_DEVICE:-cpu}
+checker="$root/tests/trace_check.py"
+
+# traced NAME PHASES SCENE STEPS WINDOW [OPTIONS...]: the traced run's hash equals the
+# untraced one's, and the checker accepts the trace.
+traced() {
+  local name=$1 phases=$2 scene=$3 steps=$4 window=$5
+  shift 5
+  "$mixsim" "$scene" --steps "$steps" -q --headless "$@" >"$tmp/$name.plain" 2>&1 || return 1
+  "$mixsim" "$scene" --steps "$steps" -q --headless "$@" --trace "$tmp/$name.json" \
+    --trace-steps "$window" >"$tmp/$name.traced" 2>&1 || return 1
+  local a b
+  a=$(hash_of "$tmp/$name.plain")
+  b=$(hash_of "$tmp/$name.traced")
+  [ -n "$a" ] && [ "$a" = "$b" ] || { echo "hash $a without --trace, $b with"; return 1; }
+  python3 "$checker" "$tmp/$name.json" --window "$window" --phases "$phases"
+}
+
+mixed="$root/scenes/mixed.ini"
+full_shared_naive() { traced fsn collision "$mixed" 40 10:20 --exchange full --buffers shared --pipeline naive; }
+full_copied_reordered() { traced fcr collision "$mixed" 40 10:20 --exchange full --buffers copied --pipeline reordered; }
+zone_shared_reordered() { traced zsr collision "$mixed" 40 10:20 --exchange zone --buffers shared --pipeline reordered; }
+zone_copied_naive() { traced zcn collision "$mixed" 40 10:20 --exchange zone --buffers copied --pipeline naive --cpu-threads 2; }
+device_only() { traced dev device "$mixed" 40 10:20 --large-on device; }
+gravity() { traced grav gravity "$root/scenes/kepler.ini" 40 10:20; }
+
+# The default window is the first 200 iterations (fewer when the run is shorter).
+default_window() {
+  "$mixsim" "$mixed" --steps 30 -q --headless --trace "$tmp/dw.json" >/dev/null 2>&1 &&
+    python3 "$checker" "$tmp/dw.json" --window 0:30
+}
+
+# A stopped run (SIGTERM) and a failing one still write what they recorded.
+signal_writes() {
+  "$mixsim" "$mixed" --steps 100000000 -q --headless --trace "$tmp/sig.json" >/dev/null 2>&1 &
+  local pid=$!
+  sleep 1 # (when it arrives does not matter: before the first iteration, none is kept)
+  kill -TERM $pid
+  wait $pid
+  [ $? -eq $((128 + 15)) ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/sig.json"
+}
+
+failing_writes() {
+  (cd "$tmp" && "$mixsim" "$root/tests/scenes/exploding.ini" -q --headless \
+    --trace "$tmp/fail.json" >"$tmp/fail.out" 2>&1)
+  [ $? -ne 0 ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/fail.json"
+}
+
+bad_window() {
+  local v out
+  for v in 5 5:5 7:3 -1:4 a:b 3: :9; do
+    out=$("$mixsim" "$mixed" --steps 5 -q --headless --trace "$tmp/b.json" --trace-steps "$v" 2>&1)
+    [ $? -ne 0 ] && [[ $out == *"--trace-steps"* ]] || { echo "'$v' accepted: $out"; return 1; }
+  done
+  out=$("$mixsim" "$mixed" --steps 5 -q --headless --trace-steps 1:2 2>&1)
+  [ $? -ne 0 ] && [[ $out == *"--trace-steps needs --trace"* ]] && [ ! -e "$tmp/b.json" ]
+}
+
+check full_shared_naive
+check full_copied_reordered
+check zone_shared_reordered
+check zone_copied_naive
+check device_only
+check gravity
+check default_window
+check signal_writes
+check failing_writes
+check bad_window
+finish
