@@ -58,14 +58,46 @@ failing_writes() {
   [ $? -ne 0 ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/fail.json"
 }
 
+# The checker itself: a trace with a phase removed, two spans overlapping, or a kernel
+# moved out of its iteration is refused.
+checker_catches() {
+  traced cc collision "$mixed" 30 10:20 || return 1
+  local how
+  for how in drop overlap outside; do
+    python3 - "$tmp/cc.json" "$tmp/cc-$how.json" "$how" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"]
+x = [e for e in ev if e["ph"] == "X"]
+how = sys.argv[3]
+if how == "drop":
+    ev.remove(next(e for e in x if e["name"] == "large-small" and e["args"]["iteration"] == 15))
+elif how == "overlap":
+    e = next(e for e in x if e["name"] == "small-small" and e["args"]["iteration"] == 12)
+    e["dur"] += 1e6
+else:
+    e = next(e for e in x if e["cat"] == "device" and e["args"]["iteration"] == 11)
+    e["ts"] += 1e7
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    if python3 "$checker" "$tmp/cc-$how.json" --window 10:20 >/dev/null 2>&1; then
+      echo "the checker passed a trace with '$how'"
+      return 1
+    fi
+  done
+}
+
 bad_window() {
   local v out
   for v in 5 5:5 7:3 -1:4 a:b 3: :9; do
     out=$("$mixsim" "$mixed" --steps 5 -q --headless --trace "$tmp/b.json" --trace-steps "$v" 2>&1)
-    [ $? -ne 0 ] && [[ $out == *"--trace-steps"* ]] || { echo "'$v' accepted: $out"; return 1; }
+    [ $? -eq 2 ] && [[ $out == *"--trace-steps"* ]] || { echo "'$v' accepted: $out"; return 1; }
   done
   out=$("$mixsim" "$mixed" --steps 5 -q --headless --trace-steps 1:2 2>&1)
-  [ $? -ne 0 ] && [[ $out == *"--trace-steps needs --trace"* ]] && [ ! -e "$tmp/b.json" ]
+  [ $? -eq 2 ] && [[ $out == *"--trace-steps needs --trace"* ]] && [ ! -e "$tmp/b.json" ] ||
+    { echo "$out"; return 1; }
+  out=$("$mixsim" "$mixed" --steps 5 -q --headless --trace "$tmp/no/such/t.json" 2>&1)
+  [ $? -eq 2 ] && [[ $out == *"--trace:"* ]] || { echo "$out"; return 1; }
 }
 
 check full_shared_naive
@@ -78,4 +110,5 @@ check default_window
 check signal_writes
 check failing_writes
 check bad_window
+check checker_catches
 finish
