@@ -8,7 +8,7 @@
 
 #include "core/clock.h"
 
-int ms_tev_on;
+_Atomic int ms_tev_on;
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static ms_tev *g_ev;
@@ -54,6 +54,12 @@ static int track_of(const char *name)
 static void add(const char *track, ms_tev e)
 {
   pthread_mutex_lock(&g_lock);
+  if (!ms_tev_on) { /* stopped since the caller looked: the events are being written */
+    pthread_mutex_unlock(&g_lock);
+    if (e.ev)
+      clReleaseEvent(e.ev);
+    return;
+  }
   e.track = track_of(track);
   if (e.track < 0 || g_n == MS_TEV_MAX) {
     g_dropped++;
@@ -180,6 +186,8 @@ void ms_tev_stop(void)
   if (!ms_tev_on)
     return;
   ms_tev_on = 0;
+  pthread_mutex_lock(&g_lock); /* a span being added as recording stopped */
+  pthread_mutex_unlock(&g_lock);
   for (int t = 0; t < g_tracks; t++)
     residual(&g_calib[t]);
   for (int i = 0; i < g_n; i++) {
@@ -209,6 +217,22 @@ void ms_tev_stop(void)
       g_clamped++;
     }
   }
+}
+
+void ms_tev_release(void)
+{
+  pthread_mutex_lock(&g_lock);
+  for (int i = 0; i < g_n; i++)
+    if (g_ev[i].ev)
+      clReleaseEvent(g_ev[i].ev);
+  free(g_ev);
+  g_ev = NULL;
+  g_n = g_cap = 0;
+  for (int t = 0; t < g_tracks; t++)
+    free(g_track[t]);
+  g_tracks = 0;
+  memset(g_calib, 0, sizeof g_calib);
+  pthread_mutex_unlock(&g_lock);
 }
 
 int ms_tev_count(void) { return g_n; }

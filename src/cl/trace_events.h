@@ -9,8 +9,9 @@
 
 #include "cl/runtime.h"
 
-/* Non-zero while recording (set by ms_tev_start, cleared by ms_tev_stop). */
-extern int ms_tev_on;
+/* Non-zero while recording (set by ms_tev_start, cleared by ms_tev_stop); atomic, since
+ * a thread of its own (the writer's) may be recording when the run ends. */
+extern _Atomic int ms_tev_on;
 
 #define MS_TEV_MAX 1000000 /* events kept at most */
 #define MS_TEV_TRACKS 64
@@ -64,6 +65,9 @@ void ms_tev_device(const char *track, const char *name, cl_event ev);
 /* Brackets markers on `q` between host clock reads (several tries, the tightest kept)
  * to calibrate `track`'s device clock. Blocks on `q`. */
 void ms_tev_calibrate(const char *track, cl_command_queue q);
+
+/* Frees what was recorded (after writing it). */
+void ms_tev_release(void);
 
 /* For the writer, after ms_tev_stop. */
 int ms_tev_count(void);

@@ -129,7 +129,9 @@ static int write_all(FILE *f, void *ctx)
 ms_status ms_trace_json_write(const char *path)
 {
   ms_tev_stop();
-  return ms_write_atomic(path, write_all, NULL);
+  ms_status st = ms_write_atomic(path, write_all, NULL);
+  ms_tev_release();
+  return st;
 }
 
 ms_status ms_trace_parse_window(const char *text, long *first, long *last)
