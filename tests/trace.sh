@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --trace (docs/trace.md): on a mixed scene with every exchange, buffer mode and pipeline,
-# on the device-only path and on a gravity scene, the trace parses, holds every phase of
+# with the pool's helpers, on the device-only path and on a gravity scene, the trace parses, holds every phase of
 # every kept iteration on its track, no track's events overlap, the device's commands lie
 # inside their iteration, --trace-steps keeps exactly its window, and the state hash is
 # the run's without --trace. Bad --trace-steps values are refused naming the option.
@@ -35,6 +35,12 @@ zone_shared_reordered() { traced zsr collision "$mixed" 40 10:20 --exchange zone
 zone_copied_naive() { traced zcn collision "$mixed" 40 10:20 --exchange zone --buffers copied --pipeline naive --cpu-threads 2; }
 device_only() { traced dev device "$mixed" 40 10:20 --large-on device; }
 gravity() { traced grav gravity "$root/scenes/kepler.ini" 40 10:20; }
+
+# The worker's pool helpers get a track each (many large particles: the job is split).
+pool_threads() {
+  traced pool collision "$root/tests/scenes/many_large.ini" 30 10:20 --cpu-threads 2 &&
+    grep -q '"name":"pool thread 1"' "$tmp/pool.json"
+}
 
 # The default window is the first 200 iterations (fewer when the run is shorter).
 default_window() {
@@ -106,6 +112,7 @@ check zone_shared_reordered
 check zone_copied_naive
 check device_only
 check gravity
+check pool_threads
 check default_window
 check signal_writes
 check failing_writes
