@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # --trace (docs/trace.md): on a mixed scene with every exchange, buffer mode and pipeline,
-# with the pool's helpers, on the device-only path and on a gravity scene, the trace parses, holds every phase of
-# every kept iteration on its track, no track's events overlap, the device's commands lie
-# inside their iteration, --trace-steps keeps exactly its window, and the state hash is
-# the run's without --trace. Bad --trace-steps values are refused naming the option.
+# with the pool's helpers, on the device-only path and on a gravity scene, the trace
+# parses, holds every phase of every kept iteration on its track, no track's events
+# overlap, the device's commands lie inside their iteration, --trace-steps keeps exactly
+# its window, and the state hash is the run's without --trace. A stopped and a failing
+# run still write theirs; bad --trace-steps values are refused naming the option; the
+# checker refuses doctored traces.
 # usage: trace.sh MIXSIM SOURCE_ROOT [FILTER]
 set -u
 mixsim=$(realpath "$1")
