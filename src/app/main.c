@@ -19,6 +19,7 @@
 #include "preview/preview.h"
 #include "io/output_file.h"
 #include "io/report.h"
+#include "io/trace_json.h"
 #include "collision/trace.h"
 
 typedef struct cli {
@@ -37,6 +38,8 @@ typedef struct cli {
   const char *checkpoint, *resume;
   long checkpoint_every; /* 0: only at the end or on a signal */
   long cpu_threads;      /* 0: the scene's */
+  const char *trace_path; /* --trace; its window [trace_first, trace_last) */
+  long trace_first, trace_last;
 } cli;
 
 /* SIGINT/SIGTERM: the running simulation stops after its current iteration.
@@ -122,6 +125,9 @@ static void usage(FILE *out)
         "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
         "  -s, --stats FILE         write the figures as JSON ('-': standard output)\n"
         "  -o, --dump FILE          write the final particle state as CSV ('-': standard output)\n"
+        "      --trace FILE.json    write a Perfetto/Chrome trace of the threads and queues\n"
+        "                           (docs/trace.md)\n"
+        "      --trace-steps A:B    the iterations --trace keeps: A to B-1 (default 0:200)\n"
         "      --gravity-kernel K   gravity: force kernel, one of simple, tiled, tiled2, tiled4,\n"
         "                           jsplit4, soa8, soa16 (default: by device type)\n"
         "      --devices LIST       gravity: all, or comma-separated gpu | cpu | P:D | P:D/K\n"
@@ -233,6 +239,7 @@ static int parse_args(int argc, char **argv, cli *c)
     {"exchange", required_argument, 0, 1021},
     {"large-on", required_argument, 0, 1022},
     {"cpu-threads", required_argument, 0, 1007},
+    {"trace", required_argument, 0, 1031}, {"trace-steps", required_argument, 0, 1032},
     {0, 0, 0, 0}};
   int ch, rc = -1;
   while (rc < 0 && (ch = getopt_long(argc, argv, "n:p:b:d:ls:o:qhV", opts, NULL)) != -1) {
@@ -263,6 +270,11 @@ static int parse_args(int argc, char **argv, cli *c)
     case 1007:
       rc = option_long("--cpu-threads", optarg, 1, MS_CPU_THREADS_MAX, &c->cpu_threads);
       break;
+    case 1031: c->trace_path = optarg; break;
+    case 1032:
+      if (ms_trace_parse_window(optarg, &c->trace_first, &c->trace_last))
+        rc = fail(MS_ERR_INPUT);
+      break;
     case 'h': usage(stdout); return 0;
     case 'V': printf("mixsim %s\n", MIXSIM_VERSION); return 0;
     default: usage(stderr); return MS_ERR_INPUT;
@@ -277,6 +289,10 @@ static int parse_args(int argc, char **argv, cli *c)
     return MS_ERR_INPUT;
   }
   c->scene = argv[optind];
+  if (c->trace_last && !c->trace_path) {
+    fprintf(stderr, "mixsim: --trace-steps needs --trace FILE.json\n");
+    return MS_ERR_INPUT;
+  }
   if (c->checkpoint_every && !c->checkpoint) {
     fprintf(stderr, "mixsim: --checkpoint-every needs --checkpoint FILE\n");
     return MS_ERR_INPUT;
@@ -504,6 +520,28 @@ static int fail(ms_status st)
   return (int)st;
 }
 
+/* --trace: its path checked, and the recorder started (cl/trace_events.h). Returns -1
+ * to go on, or an exit code. */
+static int start_trace(const cli *c)
+{
+  if (!c->trace_path)
+    return -1;
+  ms_status st = ms_output_check("--trace", c->trace_path, 0);
+  if (st)
+    return fail(st);
+  ms_output_clean_stale(c->trace_path, time(NULL));
+  ms_tev_start(c->trace_first, c->trace_last ? c->trace_last : MS_TRACE_DEFAULT_STEPS);
+  return -1;
+}
+
+/* --trace: what was recorded, at the end of any run (finished, stopped by a signal, or
+ * failed: then what it reached). */
+static void write_trace(const cli *c)
+{
+  if (c->trace_path)
+    note_output(ms_trace_json_write(c->trace_path), "--trace");
+}
+
 /* Gravity scenes: the 3D window where a display is available, else the headless run.
  * Offscreen frames are drawn for collision scenes only. */
 static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_scene *scene)
@@ -545,7 +583,7 @@ int main(int argc, char **argv)
     ms_status st = ms_cl_list_devices(stdout);
     return st ? fail(st) : 0;
   }
-  if ((rc = check_outputs(&c)) >= 0)
+  if ((rc = check_outputs(&c)) >= 0 || (rc = start_trace(&c)) >= 0)
     return rc;
 
   ms_scene scene;
@@ -564,6 +602,7 @@ int main(int argc, char **argv)
                         c.resume,     c.checkpoint_every,
                         &g_signal};
     rc = run_gravity_chosen(&c, &g, &scene);
+    write_trace(&c);
     ms_scene_free(&scene);
     if (!rc && g_signal) {
       fprintf(stderr, "mixsim: stopped by signal %d%s\n", (int)g_signal,
@@ -593,6 +632,7 @@ int main(int argc, char **argv)
     st = write_outputs(&c, sim, &info);
   ms_tuner_destroy(info.tuner);
   rc = st ? fail(st) : 0;
+  write_trace(&c);
   long stopped_at = ms_sim_step(sim);
   ms_sim_destroy(sim);
   if (!rc && g_signal) {

@@ -81,6 +81,7 @@ ms_status ms_gpu_bind(ms_sim *s)
 
 ms_status ms_gpu_keep_event(ms_sim *s, int kernel, cl_event ev)
 {
+  ms_trace_device("queue: main", kernel, ev);
   if (!ev)
     return MS_OK;
   if (s->n_pending == (int)(sizeof s->pending_event / sizeof s->pending_event[0])) {

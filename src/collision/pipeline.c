@@ -91,6 +91,23 @@ static ms_status meet(ms_sim *s, ms_thread_id thread, ms_phase wait_phase)
   return rc ? MS_ERR_ABORTED : MS_OK;
 }
 
+/* --trace: the calling thread's phases from here on belong to iteration `step`. */
+static void mark(long step)
+{
+  if (ms_tev_on)
+    ms_tev_iteration(step);
+}
+
+/* --trace: the device clocks against the host's, before and after each advance. */
+static void calibrate(ms_sim *s)
+{
+  if (!ms_tev_on)
+    return;
+  ms_tev_calibrate("queue: main", s->cl.gpu_queue);
+  if (s->cl.zone_queue)
+    ms_tev_calibrate("queue: zone", s->cl.zone_queue);
+}
+
 #define TRY(expr)                                                                    \
   do {                                                                               \
     ms_status st_ = (expr);                                                          \
@@ -128,6 +145,7 @@ static ms_status gpu_iteration(ms_sim *s, ms_pipeline p, long step, int more)
 {
   /* Naive builds here every iteration (the integration made the grid stale) but the
    * first of an advance, whose grid the previous advance built to check its end. */
+  mark(step);
   if (!s->grid_current) {
     TRY(ms_gpu_build_grid(s, step));
     TRY(request_exchange(s));
@@ -139,6 +157,7 @@ static ms_status gpu_iteration(ms_sim *s, ms_pipeline p, long step, int more)
   TRY(meet(s, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC2));
   TRY(ms_gpu_integrate(s));
   if (p == MS_PIPELINE_REORDERED) {
+    mark(step + 1); /* the next iteration's grid */
     TRY(ms_gpu_build_grid(s, step + 1));
     if (more)
       TRY(request_exchange(s));
@@ -149,6 +168,8 @@ static ms_status gpu_iteration(ms_sim *s, ms_pipeline p, long step, int more)
 static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
 {
   ms_trace *t = &s->trace;
+  mark(step);
+  t->copied = s->buf.mode == MS_BUFFERS_COPIED;
   TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BEFORE_SYNC1, step));
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
   double t0 = ms_now();
@@ -195,8 +216,10 @@ static void *gpu_manager_main(void *arg)
                                 job->done + 1 < job->iterations);
   }
   /* Naive: check the final state now (see the top of this file). */
-  if (!job->status && job->done > 0 && !s->grid_current)
+  if (!job->status && job->done > 0 && !s->grid_current) {
+    mark(s->step + job->done);
     job->status = ms_gpu_build_grid(s, s->step + job->done);
+  }
   ms_status fin = ms_gpu_finish(s);
   if (!job->status)
     job->status = fin;
@@ -227,6 +250,7 @@ static void *cpu_worker_main(void *arg)
  * faults fire at the manager's points of the two-thread iteration. */
 static ms_status device_iteration(ms_sim *s, long step)
 {
+  mark(step);
   if (!s->grid_current)
     TRY(ms_gpu_build_grid(s, step));
   TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BEFORE_SYNC1, step));
@@ -236,6 +260,7 @@ static ms_status device_iteration(ms_sim *s, long step)
   TRY(ms_gpu_integrate(s));
   TRY(ms_dl_integrate(s));
   /* The grid's blocking read completes the large particles' flags too. */
+  mark(step + 1);
   TRY(ms_dl_check(s, step, ms_gpu_build_grid(s, step + 1)));
   return fault(s, MS_THREAD_GPU, MS_FAULT_AFTER_SYNC2, step);
 }
@@ -245,6 +270,7 @@ static ms_status run_device(ms_sim *s, long iterations)
 {
   s->halted = 0;
   ms_trace_begin_advance(&s->trace);
+  calibrate(s);
   double t0 = ms_now();
   ms_status st = ms_dl_begin(s);
   long done = 0;
@@ -258,6 +284,7 @@ static ms_status run_device(ms_sim *s, long iterations)
   ms_status fin = ms_gpu_finish(s);
   ms_status end = ms_dl_end(s); /* the host's large particles are current again */
   s->trace.wall_s += ms_now() - t0;
+  calibrate(s);
   if (!st)
     st = fin ? fin : end;
   if (!st) {
@@ -280,6 +307,7 @@ ms_status ms_pipeline_run(ms_sim *s, long iterations)
   ms_sync_reset(&s->sync);
   s->halted = 0;
   ms_trace_begin_advance(&s->trace);
+  calibrate(s);
   double t0 = ms_now();
   if (pthread_create(&gpu_thread, NULL, gpu_manager_main, &gpu))
     return ms_fail(MS_ERR_RUNTIME, "cannot start the GPU manager thread");
@@ -292,6 +320,7 @@ ms_status ms_pipeline_run(ms_sim *s, long iterations)
   pthread_join(cpu_thread, NULL);
   ms_buffers_host_cancel(&s->buf, &s->cl); /* requested for an iteration that never ran */
   s->trace.wall_s += ms_now() - t0;
+  calibrate(s);
   /* The thread that failed first holds the real reason; the other only saw the abort.
    * Both can find the same state bad (the worker checks the large particles after
    * integrating them while the manager builds the grid of the small ones): then the

@@ -2,6 +2,10 @@
 #include "collision/trace.h"
 
 #include "core/clock.h"
+#include "mixsim/scene.h"
+
+#include <pthread.h>
+#include <stdio.h>
 
 double ms_trace_phase(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0)
 {
@@ -11,6 +15,9 @@ double ms_trace_phase(ms_trace *t, ms_thread_id thread, ms_phase phase, double t
   ms_trace_ring *r = &t->ring[thread];
   r->event[r->written % MS_TRACE_RING] = (ms_trace_event){t0, now, thread, phase};
   r->written++;
+  if (ms_tev_on)
+    ms_tev_span(thread == MS_THREAD_GPU ? "GPU manager" : "CPU worker",
+                ms_phase_name(phase, t->copied), t0, now);
   return now;
 }
 
@@ -60,4 +67,27 @@ const char *ms_phase_name(ms_phase p, int copied)
   case MS_PHASE_WAIT_SYNC2: return "wait sync2";
   default: return "?";
   }
+}
+
+void ms_trace_device_on(const char *queue, int kernel, cl_event ev)
+{
+  ms_tev_device(queue, ms_kernel_name(kernel), ev);
+}
+
+/* "pool thread k" for every helper, made once (tracks keep the pointer). */
+static char g_pool_track[MS_CPU_THREADS_MAX][24];
+static void name_pool_tracks(void)
+{
+  for (int k = 0; k < MS_CPU_THREADS_MAX; k++)
+    snprintf(g_pool_track[k], sizeof g_pool_track[k], "pool thread %d", k);
+}
+
+void ms_trace_pool_span(int chunk, long iteration, double t0, double t1)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  if (chunk < 1 || chunk >= MS_CPU_THREADS_MAX)
+    return;
+  pthread_once(&once, name_pool_tracks);
+  ms_tev_iteration(iteration);
+  ms_tev_span(g_pool_track[chunk], "chunk", t0, t1);
 }

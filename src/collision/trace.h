@@ -5,6 +5,7 @@
 #define MS_TRACE_H
 
 #include "collision/kernels.h"
+#include "cl/trace_events.h"
 #include "core/clock.h"
 
 typedef enum ms_thread_id { MS_THREAD_GPU, MS_THREAD_CPU, MS_THREAD_COUNT } ms_thread_id;
@@ -55,6 +56,7 @@ typedef struct ms_trace {
   long kernel_count[MS_KERNEL_COUNT];
   long iterations;
   double wall_s; /* wall time of the iterations, both threads running */
+  int copied;    /* the worker's phases are named for the copied buffers (--trace) */
 } ms_trace;
 
 /* Adds one phase of `thread` that started at `t0`; returns the current time. */
@@ -72,5 +74,17 @@ int ms_trace_last_advance(const ms_trace *t, ms_trace_event *out, int max);
 void ms_trace_kernel(ms_trace *t, int kernel, cl_event ev);
 
 const char *ms_phase_name(ms_phase p, int copied);
+
+/* --trace (cl/trace_events.h): kernel `kernel`'s command `ev` (NULL: none) on the queue
+ * track `queue`, for the calling thread's iteration. A branch when not tracing. */
+void ms_trace_device_on(const char *queue, int kernel, cl_event ev);
+static inline void ms_trace_device(const char *queue, int kernel, cl_event ev)
+{
+  if (ms_tev_on && ev)
+    ms_trace_device_on(queue, kernel, ev);
+}
+
+/* --trace: a chunk of the worker's pool run by helper `chunk` (1..) for `iteration`. */
+void ms_trace_pool_span(int chunk, long iteration, double t0, double t1);
 
 #endif

@@ -6,6 +6,7 @@
  * costs tens of microseconds per job, and an iteration has four jobs. */
 #include "collision/worker_pool.h"
 
+#include "collision/trace.h"
 #include "core/clock.h"
 
 #include <pthread.h>
@@ -37,6 +38,7 @@ struct ms_pool {
   void *ctx;
   int n;
   int threads_now; /* chunks of the current job (not set for a job run inline) */
+  long iteration;  /* the caller's, for --trace */
   helper *helpers;      /* threads - 1 */
   chunk_result *result; /* threads */
   int started;          /* helpers actually created */
@@ -59,7 +61,10 @@ static void run_chunk(ms_pool *p, ms_pool_fn fn, void *ctx, int n, int chunks, i
   r->message[0] = '\0';
   double t0 = ms_now();
   r->status = begin < end ? fn(ctx, begin, end, chunk, r->message, sizeof r->message) : MS_OK;
-  r->busy_s += ms_now() - t0;
+  double t1 = ms_now();
+  r->busy_s += t1 - t0;
+  if (ms_tev_on && chunk > 0)
+    ms_trace_pool_span(chunk, p->iteration, t0, t1);
 }
 
 /* Polls `*word` while it equals `than`, for at most `spin_s`. Returns whether it changed. */
@@ -208,6 +213,7 @@ ms_status ms_pool_run(ms_pool *p, ms_pool_fn fn, void *ctx, int n, int grain)
   pthread_mutex_lock(&p->lock);
   p->fn = fn;
   p->ctx = ctx;
+  p->iteration = ms_tev_on ? ms_tev_current() : -1;
   p->n = n;
   p->threads_now = chunks;
   atomic_store(&p->pending, chunks - 1);

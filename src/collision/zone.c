@@ -242,7 +242,8 @@ static size_t first_room(const ms_sim *s, const ms_zone *z)
 
 static ms_status run(ms_sim *s, int kernel, size_t n, cl_event *ev)
 {
-  return ms_kernels_run_1d_on(&s->kern, s->cl.zone_queue, kernel, n, ev);
+  ms_status st = ms_kernels_run_1d_on(&s->kern, s->cl.zone_queue, kernel, n, ev);
+  return ms_trace_device("queue: zone", kernel, st ? NULL : *ev), st;
 }
 
 /* The zone's kernels' events, booked once a blocking call has passed them. */
@@ -325,6 +326,7 @@ static ms_status gather(ms_sim *s, ms_zone *z, zone_events *e)
   }
   ms_status st = ms_kernels_run_groups_on(&s->kern, s->cl.zone_queue, MS_K_ZONE_GATHER,
                                          z->n_blocks, z->lanes, &e->ev[MS_K_ZONE_GATHER]);
+  ms_trace_device("queue: zone", MS_K_ZONE_GATHER, st ? NULL : e->ev[MS_K_ZONE_GATHER]);
   return st || !s->friction_on ? st : gather_spin(s, z, e);
 }
 
@@ -336,10 +338,8 @@ static ms_status spans(ms_sim *s, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_SPANS, 2, z->m_rect);
   ARG(MS_K_ZONE_SPANS, 3, z->m_base);
   ARG(MS_K_ZONE_SPANS, 4, nx);
-  ARG(MS_K_ZONE_SPANS, 5, cap);
-  ARG(MS_K_ZONE_SPANS, 6, s->buf.count);
-  ARG(MS_K_ZONE_SPANS, 7, z->m_first);
-  ARG(MS_K_ZONE_SPANS, 8, z->m_span);
+  ARG(MS_K_ZONE_SPANS, 5, cap); ARG(MS_K_ZONE_SPANS, 6, s->buf.count);
+  ARG(MS_K_ZONE_SPANS, 7, z->m_first); ARG(MS_K_ZONE_SPANS, 8, z->m_span);
   return run(s, MS_K_ZONE_SPANS, z->n_spans, &e->ev[MS_K_ZONE_SPANS]);
 }
 

@@ -9,6 +9,7 @@
 
 #include "gravity/split.h"
 #include "mixsim/gravity.h"
+#include "cl/trace_events.h"
 #include "core/clock.h"
 
 struct ms_gravity {
@@ -48,6 +49,8 @@ static ms_status read_back(ms_gravity *g)
   double t0 = ms_now();
   ms_status st = ms_gset_read(&g->set, g->pos, g->vel, NULL);
   g->stats.readback_s += ms_now() - t0;
+  if (ms_tev_on)
+    ms_tev_span("driver", "read-back", t0, ms_now());
   if (st)
     return st;
   g->host_step = g->step;
@@ -177,6 +180,19 @@ void ms_gravity_destroy(ms_gravity *g)
   free(g);
 }
 
+/* --trace: the devices' clocks calibrated, and the step about to be enqueued marked as
+ * this thread's iteration; returns the time. */
+static double trace_step(ms_gravity *g)
+{
+  if (!ms_tev_on)
+    return 0.0;
+  if (g->step % 64 == 0) /* (the first step's too: calibrating waits for the queues) */
+    for (int i = 0; i < g->set.n_dev; i++)
+      ms_tev_calibrate(g->set.dev[i].spec, g->set.dev[i].queue);
+  ms_tev_iteration(g->step);
+  return ms_now();
+}
+
 ms_status ms_gravity_advance(ms_gravity *g, long steps)
 {
   double t0 = ms_now();
@@ -190,7 +206,10 @@ ms_status ms_gravity_advance(ms_gravity *g, long steps)
         chunk = k;
         break;
       }
+      double ts = trace_step(g);
       st = ms_gset_step(&g->set, g->integrator, &g->params);
+      if (ms_tev_on)
+        ms_tev_span("driver", "enqueue step", ts, ms_now());
       g->step++;
       if (!st && g->set.n_dev > 1 && is_rebalance_step(g->step)) {
         st = ms_gset_finish(&g->set);
@@ -199,8 +218,11 @@ ms_status ms_gravity_advance(ms_gravity *g, long steps)
         g->host_step = -1; /* the scratch arrays were the host copy */
       }
     }
+    double tf = ms_now();
     if (!st)
       st = ms_gset_finish(&g->set);
+    if (ms_tev_on)
+      ms_tev_span("driver", "finish", tf, ms_now());
     if (!st)
       st = read_back(g);
     done += chunk;

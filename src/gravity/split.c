@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "cl/trace_events.h"
 #include "core/file.h"
 
 extern const char ms_gravity_kernel_source[];
@@ -290,6 +291,8 @@ static ms_status run(ms_gdev *d, cl_kernel k, const char *name, size_t global, s
   cl_int err = clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, &local, 0, NULL, &ev);
   if (err != CL_SUCCESS)
     return ms_cl_check(err, "clEnqueueNDRangeKernel", name);
+  if (ms_tev_on) /* --trace: one track per device */
+    ms_tev_device(d->spec, name, ev);
   return keep_event(d, ev, is_force);
 }
 
@@ -395,6 +398,8 @@ static ms_status exchange(ms_gset *set, int buffer)
   for (int i = 0; i < set->n_dev; i++)
     MS_CL_TRY(clFinish(set->dev[i].queue), "clFinish");
   set->exchange_s += ms_now() - t0;
+  if (ms_tev_on)
+    ms_tev_span("exchange", "exchange", t0, ms_now());
   return MS_OK;
 }
 
