@@ -5,14 +5,13 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "collision/sim_internal.h"
 #include "collision/worker_pool.h"
 #include "shared/contact.h"
 #include "shared/grid.h"
 
-/* A particle may move this far between builds (the small ones' check uses the same: 
+/* A particle may move this far between builds (the small ones' check uses the same:
  * collision/nlist.c), less 2 % so that float rounding never lets a pair close that the
  * build left out. */
 #define REBUILD_SHARE 0.49
