@@ -31,7 +31,7 @@ import sweep_scene  # noqa: E402
 
 FIELDS = ["scene", "small", "large", "ratio", "variant", "options", "ms_median", "ms_min",
           "ms_max", "runs", "idle_gpu_manager", "idle_cpu_worker", "kernels_ms", "chosen",
-          "state_hash", "error"]
+          "state_hash", "worker_ls_ms", "worker_list_builds", "error"]
 
 
 def ints(text):
@@ -78,7 +78,10 @@ def row_of(point, name, options, runs, error):
                    idle_cpu_worker=idle.get("cpu_worker", ""),
                    kernels_ms=sum(k["ms_per_iteration"] for k in med["kernels"].values()),
                    chosen=" ".join(sorted({chosen_of(r) for r in runs} - {""})),
-                   state_hash=med["state_hash"])
+                   state_hash=med["state_hash"],
+                   worker_ls_ms=med.get("threads", {}).get("cpu_worker", {})
+                   .get("large_small", {}).get("ms_per_iteration", ""),
+                   worker_list_builds=med.get("worker_list", {}).get("builds", ""))
     return row
 
 

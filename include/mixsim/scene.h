@@ -117,6 +117,7 @@ typedef struct ms_scene {
    * itself only ever runs concrete values. */
   int buffers_auto, exchange_auto, large_on_auto;
   int cpu_threads;  /* the CPU worker's threads; 0: by the host (mixsim/sim.h) */
+  int worker_list_off; /* worker_list = off: the CPU worker walks the cells every iteration */
   float gravity[2]; /* m/s^2 */
 
   /* [box]: walls are the four sides */
@@ -220,6 +221,8 @@ const char *ms_exchange_name(ms_exchange e);
 int ms_exchange_parse(const char *s, ms_exchange *out);
 const char *ms_large_on_name(ms_large_on l);
 int ms_large_on_parse(const char *s, ms_large_on *out);
+/* worker_list: "on" or "off" into *off (ms_scene.worker_list_off); 0 for anything else. */
+int ms_worker_list_parse(const char *s, int *off);
 
 const char *ms_bodies_name(ms_bodies b);
 const char *ms_integrator_name(ms_integrator i);

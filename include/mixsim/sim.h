@@ -48,6 +48,12 @@ typedef struct ms_sim_stats {
   long nlist_builds;          /* builds, overflowing ones included */
   long nlist_overflow_builds; /* builds that found a particle with more partners than slots */
   long nlist_growths;         /* times the slots grew */
+
+  /* The CPU worker's large-small list (exchange = full; collision/ls_list.h). */
+  int worker_list;             /* worker_list = on */
+  long worker_list_iterations; /* iterations that used it */
+  long worker_list_builds;
+  double worker_list_entries;  /* entries summed over the builds */
 } ms_sim_stats;
 
 /* The state in particle order; arrays hold x,y pairs, positions in the simulation frame

@@ -40,6 +40,7 @@ typedef struct cli {
   long cpu_threads;      /* 0: the scene's */
   const char *trace_path; /* --trace; its window [trace_first, trace_last) */
   long trace_first, trace_last;
+  const char *worker_list;
 } cli;
 
 /* SIGINT/SIGTERM: the running simulation stops after its current iteration.
@@ -120,6 +121,9 @@ static void usage(FILE *out)
         "                           (headless and offscreen runs; the window refuses auto)\n"
         "      --cpu-threads N      threads of the CPU worker, 1 to 256 (default: the scene's\n"
         "                           cpu_threads, else by the host's cores; see README)\n"
+        "      --worker-list W      on | off: the CPU worker's large-small neighbour list\n"
+        "                           with exchange full (default: the scene's worker_list,\n"
+        "                           else on; the state is the same either way)\n"
         "  -d, --device DEV         gpu | cpu | P:D (default: $MIXSIM_DEVICE, else first GPU,\n"
         "                           else first CPU device)\n"
         "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
@@ -240,6 +244,7 @@ static int parse_args(int argc, char **argv, cli *c)
     {"large-on", required_argument, 0, 1022},
     {"cpu-threads", required_argument, 0, 1007},
     {"trace", required_argument, 0, 1031}, {"trace-steps", required_argument, 0, 1032},
+    {"worker-list", required_argument, 0, 1023},
     {0, 0, 0, 0}};
   int ch, rc = -1;
   while (rc < 0 && (ch = getopt_long(argc, argv, "n:p:b:d:ls:o:qhV", opts, NULL)) != -1) {
@@ -261,6 +266,7 @@ static int parse_args(int argc, char **argv, cli *c)
     case 1002: c->devices = optarg; break;
     case 1021: c->exchange = optarg; break;
     case 1022: c->large_on = optarg; break;
+    case 1023: c->worker_list = optarg; break;
     case 1003: rc = option_long("--burst", optarg, 1, MS_BURST_MAX, &c->burst); break;
     case 1004: c->checkpoint = optarg; break;
     case 1005:
@@ -417,6 +423,8 @@ static int apply_overrides(const cli *c, ms_scene *sc)
   if (c->large_on && !option_auto(c->large_on, &sc->large_on_auto) &&
       !ms_large_on_parse(c->large_on, &sc->large_on))
     return bad_option("--large-on", "cpu, device or auto", c->large_on);
+  if (c->worker_list && !ms_worker_list_parse(c->worker_list, &sc->worker_list_off))
+    return bad_option("--worker-list", "on or off", c->worker_list);
   if (c->cpu_threads > 0)
     sc->cpu_threads = (int)c->cpu_threads;
   if (c->steps >= 0) /* 0: the initial state's outputs, no step */
@@ -434,9 +442,9 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
     return MS_ERR_INPUT;
   }
   if (sc->mode == MS_MODE_GRAVITY && (c->pipeline || c->buffers || c->exchange || c->cpu_threads ||
-                                      c->large_on))
+                                      c->large_on || c->worker_list))
     return bad_option(c->pipeline ? "--pipeline" : c->buffers ? "--buffers" : c->exchange ? "--exchange" :
-                      c->large_on ? "--large-on" : "--cpu-threads",
+                      c->large_on ? "--large-on" : c->worker_list ? "--worker-list" : "--cpu-threads",
                       "a scene with mode = collision", c->scene);
   return -1;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collision/ls_list.h"
 #include "collision/worker_friction.h"
 #include "collision/worker_pool.h"
 #include "shared/contact.h"
@@ -110,12 +111,32 @@ static int visit(const ms_sim *s, int i, ms_body *L, int j, size_t at, const ls_
   return large_small_pair(s, L, j, at, src, out);
 }
 
+/* The same contacts through the worker's list (collision/ls_list.h): its candidates
+ * sorted by (cell, index), the order the walk below visits them; the walk's other
+ * candidates do not touch, and visit() does nothing for those. */
+static int large_small_listed(const ms_sim *s, int i, const ls_source *src,
+                              ms_worker_chunk *out)
+{
+  ms_body *L = &s->large[i];
+  long n = ms_ls_list_candidates(s, i, src->pos, out);
+  if (n < 0)
+    return 0;
+  for (long e = 0; e < n; e++) {
+    int j = (int)(out->key[e] & 0xffffffffu);
+    if (!visit(s, i, L, j, (size_t)j, src, out))
+      return 0;
+  }
+  return 1;
+}
+
 /* Contacts of large particle i with the small ones in the cells under its reach, rows
  * ascending, cells ascending in a row, each cell's slots ascending. Returns 0 when out
  * of memory. */
 static int large_small_one(const ms_sim *s, int i, const ls_source *src, ms_worker_chunk *out)
 {
   ms_body *L = &s->large[i];
+  /* The zone keeps walking its slots: the device gathered exactly the rectangles'
+   * particles already, and a list would need it to gather by index (ls_list.h). */
   if (src->span) { /* the zone: each row is one run of slots, in that order */
     for (int r = src->base[i]; r < src->base[i + 1]; r++)
       for (int slot = src->span[2 * r]; slot < src->span[2 * r + 1]; slot++)
@@ -154,6 +175,7 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
   ms_sim *s = ctx;
   ms_worker_chunk *c = &s->chunk[chunk];
   ls_source src = source_of(s);
+  int listed = ms_ls_list_in_use(s);
   c->n_ls = 0;
   for (int i = begin; i < end; i++) {
     ms_body *L = &s->large[i];
@@ -162,7 +184,8 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
     L->torque = 0.0f;
     if (s->friction_on) /* L's new history, written in the loop's order, then sorted */
       ms_history_ls_start(&s->hist, i);
-    if (s->n_small > 0 && !large_small_one(s, i, &src, c))
+    if (s->n_small > 0 &&
+        !(listed ? large_small_listed(s, i, &src, c) : large_small_one(s, i, &src, c)))
       return out_of_memory(why, why_size, "large-small");
     if (s->friction_on)
       ms_history_ls_finish(&s->hist, i);
@@ -209,6 +232,16 @@ static int large_small_grain(const ms_sim *s)
   return grain < 1.0 ? 1 : grain > (double)s->n_large ? s->n_large : (int)grain;
 }
 
+/* The same with the list: its entries are the visits. */
+static int listed_grain(const ms_sim *s)
+{
+  if (s->cpu_grain > 0)
+    return s->cpu_grain;
+  double per_large = (double)s->wl.entries / (double)s->n_large;
+  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)s->n_large;
+  return grain < 1.0 ? 1 : grain > (double)s->n_large ? s->n_large : (int)grain;
+}
+
 ms_status ms_cpu_large_small(ms_sim *s)
 {
   for (int t = 0; t < s->cpu_threads; t++)
@@ -216,8 +249,14 @@ ms_status ms_cpu_large_small(ms_sim *s)
   ms_status st = ms_fr_ready(s);
   if (st)
     return st;
-  st = ms_pool_run(s->pool, large_small_chunk, s, s->n_large,
-                             s->n_large > 0 ? large_small_grain(s) : 1);
+  int grain = s->n_large > 0 ? large_small_grain(s) : 1;
+  if (ms_ls_list_in_use(s)) {
+    if ((st = ms_ls_list_prepare(s, grain)))
+      return st;
+    s->stats.worker_list_iterations++;
+    grain = listed_grain(s);
+  }
+  st = ms_pool_run(s->pool, large_small_chunk, s, s->n_large, grain);
   if (!st)
     apply_large_small(s);
   return st;

@@ -138,7 +138,10 @@ ms_status ms_gpu_integrate(ms_sim *s)
   int zone = s->large_on == MS_LARGE_ON_CPU && s->exchange == MS_EXCHANGE_ZONE;
   cl_event after = zone ? s->zone.scattered : NULL;
   int kernel = s->friction_on ? MS_K_INTEGRATE_FRIC : MS_K_INTEGRATE_SMALL;
-  ms_status st = run_phase(s, kernel, MS_PHASE_INTEGRATE, after);
+  /* The worker built its list on this state: its reference positions, before they move. */
+  ms_status st = ms_nlist_worker_ref(s);
+  if (!st)
+    st = run_phase(s, kernel, MS_PHASE_INTEGRATE, after);
   s->grid_current = 0;
   return st;
 }

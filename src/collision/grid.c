@@ -43,7 +43,7 @@ static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
     if (!st)
       st = kept;
   }
-  if (!st && s->friction_on)
+  if (!st)
     st = ms_nlist_enqueue_check(s); /* its flag comes back with the grid's */
   if (!st)
     st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, s->buf.flags, CL_TRUE, 0,

@@ -164,8 +164,54 @@ static ms_status run(ms_sim *s, int kernel)
   return st ? st : kept;
 }
 
+/* Without friction the worker's list (collision/ls_list.h) has no small list to follow:
+ * the same check against its own reference positions, while it is in use and they are
+ * taken. The kernel is free for it then (the small list exists only with friction). */
+static ms_status enqueue_worker_check(ms_sim *s)
+{
+  ms_ls_list *wl = &s->wl;
+  wl->checked = 0;
+  if (!ms_ls_list_in_use(s) || !wl->ref_valid)
+    return MS_OK;
+  double half = 0.49 * (double)wl->skin, limit2 = half * half; /* as bind's, below */
+  ARG(MS_K_NLIST_CHECK, 0, s->buf.pos);
+  ARG(MS_K_NLIST_CHECK, 1, wl->ref);
+  ARG(MS_K_NLIST_CHECK, 2, s->n_small);
+  ARG(MS_K_NLIST_CHECK, 3, limit2);
+  ARG(MS_K_NLIST_CHECK, 4, wl->flags);
+  ms_status st = run(s, MS_K_NLIST_CHECK);
+  if (!st)
+    st = ms_cl_check(clEnqueueReadBuffer(s->cl.gpu_queue, wl->flags, CL_FALSE, 0, sizeof(int),
+                                         &wl->moved_read, 0, NULL, NULL),
+                     "clEnqueueReadBuffer", "worker list flags");
+  wl->checked = !st;
+  return st;
+}
+
+ms_status ms_nlist_worker_ref(ms_sim *s)
+{
+  ms_ls_list *wl = &s->wl;
+  if (!wl->ref_due)
+    return MS_OK;
+  wl->ref_due = 0;
+  size_t bytes = (size_t)s->n_small * 2 * sizeof(double);
+  ms_status st = MS_OK;
+  if (!wl->ref && !(st = new_buffer(&s->cl, bytes, "worker list positions", &wl->ref)))
+    st = new_buffer(&s->cl, sizeof(int), "worker list flags", &wl->flags);
+  if (!st)
+    st = ms_cl_check(clEnqueueCopyBuffer(s->cl.gpu_queue, s->buf.pos, wl->ref, 0, 0, bytes, 0,
+                                         NULL, NULL),
+                     "clEnqueueCopyBuffer", "worker list positions");
+  if (!st)
+    st = fill_zero(&s->cl, wl->flags, sizeof(int));
+  wl->ref_valid = !st;
+  return st;
+}
+
 ms_status ms_nlist_enqueue_check(ms_sim *s)
 {
+  if (!s->friction_on)
+    return enqueue_worker_check(s);
   ms_nlist *nl = &s->nl;
   nl->moved = 0;
   if (nl->stale || s->n_small == 0)
@@ -223,7 +269,14 @@ static ms_status size_target(ms_sim *s, int to, long step)
 ms_status ms_nlist_update(ms_sim *s, long step)
 {
   ms_nlist *nl = &s->nl;
-  if (!s->friction_on || s->n_small == 0 || (!nl->stale && !nl->moved))
+  /* The worker's list follows this one's rebuilds, or its own check without friction:
+   * the flag goes to the worker through sync 1 (collision/ls_list.h). */
+  if (!s->friction_on) {
+    s->wl.small_moved = !s->wl.checked || s->wl.moved_read;
+    return MS_OK;
+  }
+  s->wl.small_moved = 0;
+  if (s->n_small == 0 || (!nl->stale && !nl->moved))
     return MS_OK;
   double t0 = ms_now();
   int to = 1 - nl->live, flags[4];
@@ -247,6 +300,7 @@ ms_status ms_nlist_update(ms_sim *s, long step)
     s->stats.nlist_capacity = nl->k[to];
     nl->stale = 0;
     nl->moved = 0;
+    s->wl.small_moved = 1;
     st = bind_live(s);
   }
   ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);

@@ -40,11 +40,17 @@ void ms_nlist_release(ms_nlist *nl);
 ms_status ms_nlist_bind(struct ms_sim *s);
 
 /* Enqueues the moved-too-far check and the non-blocking read of its flag, ahead of the
- * grid's blocking flags read (collision/grid.c). */
+ * grid's blocking flags read (collision/grid.c); without friction the worker list's. */
 ms_status ms_nlist_enqueue_check(struct ms_sim *s);
 
-/* After a grid build: rebuilds the list when due (growing it until it fits). */
+/* After a grid build: rebuilds the list when due (growing it until it fits), and tells
+ * the worker's list whether a small particle may have moved too far for it. */
 ms_status ms_nlist_update(struct ms_sim *s, long step);
+
+/* Without friction, the worker's list's check (collision/ls_list.h): ms_nlist_enqueue_check
+ * runs it with the grid build; this takes its reference positions when the worker built
+ * the list this iteration (after sync 2, before the small integration). */
+ms_status ms_nlist_worker_ref(struct ms_sim *s);
 
 /* The small side of ms_sim_friction_export/import (sim_internal.h): each particle's wall
  * displacements, and one entry (a < b) per pair whose slot holds a displacement (its

@@ -91,6 +91,12 @@ static void setup_params(ms_sim *s, const ms_scene *sc)
   s->kt = sc->tangential_stiffness * sc->stiffness;
   s->small_spin0 = s->friction_on ? sc->small_spin : 0.0;
   s->nl.skin = s->friction_on ? (float)(MS_NLIST_SKIN_RATIO * sc->small_radius) : 0.0f;
+  /* The worker's list takes the small list's skin (collision/ls_list.h: measured in
+   * docs/friction.md) and is built at its first use. */
+  s->wl.on = !sc->worker_list_off;
+  s->wl.skin = (float)(MS_NLIST_SKIN_RATIO * sc->small_radius);
+  s->wl.stale = 1;
+  s->stats.worker_list = s->wl.on;
 }
 
 /* The small particles' (radius, mass) pairs, kept on the host for the CPU worker and
@@ -207,6 +213,7 @@ static ms_status load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const 
   if (!st)
     st = ms_gpu_bind(s);
   s->grid_current = 0;
+  ms_ls_list_invalidate(s);
   s->stats.grid_capacity = (int)s->buf.cap;
   return st;
 }
@@ -280,6 +287,7 @@ void ms_sim_destroy(ms_sim *s)
   ms_zone_release(&s->zone, &s->cl);
   ms_dl_release(&s->dl);
   ms_nlist_release(&s->nl);
+  ms_ls_list_release(&s->wl);
   ms_buffers_release(&s->buf, &s->cl);
   ms_kernels_release(&s->kern);
   ms_cl_close(&s->cl);
@@ -288,6 +296,7 @@ void ms_sim_destroy(ms_sim *s)
   for (int t = 0; s->chunk && t < s->cpu_threads; t++) {
     free(s->chunk[t].ls);
     free(s->chunk[t].ll);
+    free(s->chunk[t].key);
   }
   free(s->chunk);
   ms_history_free(&s->hist);
@@ -308,10 +317,20 @@ ms_status ms_sim_advance(ms_sim *s, long iterations)
 }
 
 void ms_sim_set_pipeline(ms_sim *s, ms_pipeline p) { s->pipeline = p; }
-void ms_sim_set_exchange(ms_sim *s, ms_exchange e) { s->exchange = e; }
+/* A switch of the exchange or of large_on may start or stop the worker's list (its
+ * flags were not kept meanwhile): it is rebuilt at its next use. */
+void ms_sim_set_exchange(ms_sim *s, ms_exchange e)
+{
+  s->exchange = e;
+  ms_ls_list_invalidate(s);
+}
 ms_exchange ms_sim_exchange(const ms_sim *s) { return s->exchange; }
 /* Either path starts each advance from the host's large particles (device_large.h). */
-void ms_sim_set_large_on(ms_sim *s, ms_large_on where) { s->large_on = where; }
+void ms_sim_set_large_on(ms_sim *s, ms_large_on where)
+{
+  s->large_on = where;
+  ms_ls_list_invalidate(s);
+}
 ms_large_on ms_sim_large_on(const ms_sim *s) { return s->large_on; }
 void ms_sim_request_stop(ms_sim *s) { atomic_store(&s->stop_requested, 1); }
 int ms_sim_stop_requested(const ms_sim *s) { return atomic_load(&s->stop_requested); }
@@ -367,6 +386,7 @@ ms_status ms_sim_move_large(ms_sim *s, int index, double x, double y)
    * small particles, so a moved large one leaves it valid; the rebuild keeps to the
    * prescription and costs one grid build. */
   s->grid_current = 0;
+  ms_ls_list_invalidate(s);
   return MS_OK;
 }
 
@@ -500,6 +520,7 @@ ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *sm
   }
   s->step = step;
   s->grid_current = 0;
+  ms_ls_list_invalidate(s);
   /* The histories belonged to the state left behind: ms_sim_friction_import puts the
    * saved ones back. */
   return s->friction_on ? ms_nlist_reset(s) : MS_OK;
@@ -557,5 +578,6 @@ ms_status ms_sim_friction_import(ms_sim *s, const ms_friction_state *in)
   if (!st)
     st = ms_worker_history_import(s, in);
   s->grid_current = 0;
+  ms_ls_list_invalidate(s);
   return st;
 }

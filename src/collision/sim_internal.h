@@ -9,6 +9,7 @@
 #include "collision/device_large.h"
 #include "collision/history.h"
 #include "collision/kernels.h"
+#include "collision/ls_list.h"
 #include "collision/nlist.h"
 #include "mixsim/sim.h"
 #include "collision/sync.h"
@@ -73,6 +74,8 @@ typedef struct ms_worker_chunk {
   int begin, end;    /* integration: the chunk's particles */
   int failed;        /* ... its first failing particle, -1: none */
   int failed_finite; /* ... and whether its state was finite (too fast) */
+  uint64_t *key;     /* large-small with the list: one large particle's candidates */
+  size_t key_cap;
 } ms_worker_chunk;
 
 struct ms_pool; /* collision/worker_pool.h */
@@ -134,6 +137,7 @@ struct ms_sim {
   ms_large_on large_on; /* where the large particles are stepped: CPU worker or device */
   ms_dlarge dl;         /* large_on = device: their buffers and cell list */
   ms_nlist nl;          /* friction on: the small particles' neighbour list */
+  ms_ls_list wl;        /* the worker's large-small list (exchange = full) */
   int grid_current; /* the device grid matches the current small positions */
 
   /* Kernel events not yet booked: read once a blocking call shows them complete. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collision/ls_list.h"
 #include "collision/sim_internal.h"
 #include "collision/worker_pool.h"
 #include "io/output_file.h"
@@ -152,6 +153,11 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
   if (st->nlist_capacity > 0) /* friction on: the small particles' neighbour list */
     fprintf(out, "nlist     %d slots per particle, %ld builds, %ld overflowed (%ld growths)\n",
             st->nlist_capacity, st->nlist_builds, st->nlist_overflow_builds, st->nlist_growths);
+  if (s->n_large > 0 && s->n_small > 0) /* the CPU worker's large-small list */
+    fprintf(out, "wlist     %s, %ld builds in the %ld iterations that used it, %.1f entries per "
+                 "large particle\n",
+            st->worker_list ? "on" : "off", st->worker_list_builds, st->worker_list_iterations,
+            ms_ls_list_mean(s));
   const ms_state_summary *sm = &info->summary;
   fprintf(out, "contacts  %ld small-small, %ld large-small, %ld large-large, %ld at walls; "
                "kinetic energy %.9g J/m\n",
@@ -284,6 +290,10 @@ static int write_json(FILE *f, void *arg)
   fprintf(f, ",\n  \"nlist\": {\"capacity\": %d, \"builds\": %ld, \"overflow_builds\": %ld, "
              "\"growths\": %ld}",
           st->nlist_capacity, st->nlist_builds, st->nlist_overflow_builds, st->nlist_growths);
+  fprintf(f, ",\n  \"worker_list\": {\"on\": %s, \"iterations\": %ld, \"builds\": %ld, "
+             "\"entries_per_large\": %.9g}",
+          st->worker_list ? "true" : "false", st->worker_list_iterations,
+          st->worker_list_builds, ms_ls_list_mean(s));
   fprintf(f, ",\n  \"exchange_stats\": {\"bytes_per_iteration\": %.9g, \"zone_iterations\": %ld, "
              "\"zone_cells_per_iteration\": %.9g, \"zone_cells_max\": %ld, "
              "\"zone_particles_per_iteration\": %.9g, \"zone_particles_max\": %ld, "

@@ -83,6 +83,17 @@ int ms_large_on_parse(const char *s, ms_large_on *out)
   return 1;
 }
 
+int ms_worker_list_parse(const char *s, int *off)
+{
+  if (strcmp(s, "on") == 0)
+    *off = 0;
+  else if (strcmp(s, "off") == 0)
+    *off = 1;
+  else
+    return 0;
+  return 1;
+}
+
 const char *ms_bodies_name(ms_bodies b)
 {
   switch (b) {

@@ -22,7 +22,7 @@ static const char *const g_kind_names[SEC_KIND_COUNT] = {
 static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_SIMULATION] = {"mode", "dt", "steps", "iterations_per_frame", "seed", "pipeline",
                         "buffers", "exchange", "gravity", "max_speed", "cpu_threads",
-                        "large_on"},
+                        "large_on", "worker_list"},
     [SEC_BOX] = {"min", "max"},
     [SEC_MATERIAL] = {"stiffness", "restitution", "friction", "rolling_friction", "wall_friction",
                       "tangential_stiffness"},
@@ -163,6 +163,11 @@ static int set_simulation(loader *ld, const char *key, const char *v)
   }
   if (ms_ld_is(key, "cpu_threads"))
     return ms_ld_read_int(ld, v, 1, MS_CPU_THREADS_MAX, &s->cpu_threads);
+  if (ms_ld_is(key, "worker_list")) {
+    if (!ms_worker_list_parse(v, &s->worker_list_off))
+      return ms_ld_bad_value(ld, "expected on or off, got '%s'", v);
+    return 1;
+  }
   if (ms_ld_is(key, "max_speed"))
     return ms_ld_read_positive_float(ld, v, &s->max_speed) && check_max_speed(ld, s->max_speed);
   return ms_ld_read_vec2f(ld, v, s->gravity); /* gravity */
@@ -646,7 +651,7 @@ int ms_ld_check_mode(loader *ld)
   }
   static const char *const collision_keys[] = {"iterations_per_frame", "pipeline", "buffers",
                                                "exchange", "gravity", "max_speed", "cpu_threads",
-                                               "large_on"};
+                                               "large_on", "worker_list"};
   for (size_t k = 0; sim && k < sizeof collision_keys / sizeof collision_keys[0]; k++)
     if (ms_ld_line_of(sim, collision_keys[k]))
       return ms_ld_fail_key(ld, sim, collision_keys[k],

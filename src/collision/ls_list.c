@@ -1,0 +1,236 @@
+/* The CPU worker's Verlet list for large-small (collision/ls_list.h): when it is rebuilt,
+ * its build over the pool, and the candidates it gives each iteration, in the walk's
+ * order. */
+#include "collision/ls_list.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "collision/sim_internal.h"
+#include "collision/worker_pool.h"
+#include "shared/contact.h"
+#include "shared/grid.h"
+
+/* A particle may move this far between builds (the small ones' check uses the same:
+ * collision/nlist.c), less 2 % so that float rounding never lets a pair close that the
+ * build left out. */
+#define REBUILD_SHARE 0.49
+
+int ms_ls_list_in_use(const ms_sim *s)
+{
+  return s->wl.on && s->exchange == MS_EXCHANGE_FULL && s->large_on == MS_LARGE_ON_CPU &&
+         s->n_small > 0 && s->n_large > 0;
+}
+
+void ms_ls_list_invalidate(ms_sim *s)
+{
+  s->wl.stale = 1;
+  s->wl.ref_valid = 0;
+  s->wl.ref_due = 0;
+}
+
+void ms_ls_list_release(ms_ls_list *wl)
+{
+  for (int i = 0; i < wl->n_rows; i++)
+    free(wl->row[i].j);
+  free(wl->row);
+  wl->row = NULL;
+  wl->n_rows = 0;
+  if (wl->ref)
+    clReleaseMemObject(wl->ref);
+  if (wl->flags)
+    clReleaseMemObject(wl->flags);
+  wl->ref = wl->flags = NULL;
+}
+
+/* Whether some large particle moved more than the rebuild distance since the build. */
+static int large_moved(const ms_sim *s)
+{
+  double d = REBUILD_SHARE * (double)s->wl.skin, limit2 = d * d;
+  for (int i = 0; i < s->n_large; i++) {
+    const ms_body *L = &s->large[i];
+    double dx = L->x - s->wl.row[i].x, dy = L->y - s->wl.row[i].y;
+    if (!(dx * dx + dy * dy <= limit2))
+      return 1;
+  }
+  return 0;
+}
+
+static int push(ms_ls_row *r, int j)
+{
+  if (r->n == r->cap) {
+    int cap = r->cap ? 2 * r->cap : 64;
+    int *p = realloc(r->j, (size_t)cap * sizeof *p);
+    if (!p)
+      return 0;
+    r->j = p;
+    r->cap = cap;
+  }
+  r->j[r->n++] = j;
+  return 1;
+}
+
+/* One large particle's list: the walk over the rectangle of reach r_L + r_max + margin,
+ * keeping the small particles within r_L + r_j + margin (in double: the margin holds a
+ * rounding allowance, see REBUILD_SHARE). */
+static int build_row(const ms_sim *s, int i)
+{
+  const ms_body *L = &s->large[i];
+  const ms_grid *g = &s->grid;
+  const ms_buffers *b = &s->buf;
+  ms_ls_row *r = &s->wl.row[i];
+  double margin = s->wl.margin;
+  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->r_small_max + margin, g->inv_cell,
+                                g->nx, g->ny);
+  int cap = (int)b->cap;
+  r->n = 0;
+  r->x = L->x;
+  r->y = L->y;
+  for (int cy = q.y0; cy <= q.y1; cy++) {
+    for (int cx = q.x0; cx <= q.x1; cx++) {
+      int cell = cy * g->nx + cx;
+      int n = b->h_count[cell] < cap ? b->h_count[cell] : cap;
+      for (int k = 0; k < n; k++) {
+        int j = b->h_idx[ms_grid_slot(cell, cap, k)];
+        double dx = L->x - b->h_pos[2 * j], dy = L->y - b->h_pos[2 * j + 1];
+        double reach = (double)L->r + (double)s->shape[2 * j] + margin;
+        if (dx * dx + dy * dy <= reach * reach && !push(r, j))
+          return 0;
+      }
+    }
+  }
+  return 1;
+}
+
+static ms_status build_chunk(void *ctx, int begin, int end, int chunk, char *why,
+                             size_t why_size)
+{
+  ms_sim *s = ctx;
+  (void)chunk;
+  for (int i = begin; i < end; i++)
+    if (!build_row(s, i)) {
+      snprintf(why, why_size, "out of memory for the CPU worker's large-small list");
+      return MS_ERR_RUNTIME;
+    }
+  return MS_OK;
+}
+
+/* The rows, one per large particle, made at the first build (n_large is fixed). */
+static ms_status make_rows(ms_sim *s)
+{
+  ms_ls_list *wl = &s->wl;
+  if (wl->row)
+    return MS_OK;
+  wl->row = calloc((size_t)s->n_large + 1, sizeof *wl->row);
+  if (!wl->row)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the CPU worker's large-small list of %d "
+                                   "large particles", s->n_large);
+  wl->n_rows = s->n_large;
+  return MS_OK;
+}
+
+/* The margin a build needs so that every pair that can touch before the next build is
+ * in the list: the large particle moves at most the rebuild distance d = 0.49 skin from
+ * its build position, and so does a small one from the positions of the check's
+ * reference. Without friction that reference is taken at this build: d + d < skin. With
+ * friction it is the small list's, taken at its own build; when that was this grid build
+ * the same holds, otherwise the small particle may already be up to d from it and move
+ * d further: d + 2 d < 1.5 skin. */
+static double build_margin(const ms_sim *s)
+{
+  double skin = (double)s->wl.skin;
+  return s->friction_on && !s->wl.small_moved ? 1.5 * skin : skin;
+}
+
+ms_status ms_ls_list_prepare(ms_sim *s, int grain)
+{
+  ms_ls_list *wl = &s->wl;
+  ms_status st = make_rows(s);
+  if (st)
+    return st;
+  if (!wl->stale && !wl->small_moved && !large_moved(s))
+    return MS_OK;
+  wl->margin = build_margin(s);
+  st = ms_pool_run(s->pool, build_chunk, s, s->n_large, grain);
+  if (st) {
+    wl->stale = 1;
+    return st;
+  }
+  wl->stale = 0;
+  wl->entries = 0;
+  for (int i = 0; i < s->n_large; i++)
+    wl->entries += wl->row[i].n;
+  if (!s->friction_on)
+    wl->ref_due = 1; /* the manager copies the positions of this build after sync 2 */
+  s->stats.worker_list_builds++;
+  s->stats.worker_list_entries += (double)wl->entries;
+  return MS_OK;
+}
+
+double ms_ls_list_mean(const ms_sim *s)
+{
+  const ms_sim_stats *st = &s->stats;
+  if (st->worker_list_builds == 0 || s->n_large == 0)
+    return 0.0;
+  return st->worker_list_entries / (double)st->worker_list_builds / (double)s->n_large;
+}
+
+/* Insertion sort, near linear here: the build lists in walk order and the cells change
+ * little before the next build. Gives up past `budget` moves (0: then qsort). */
+static int insertion_sort(uint64_t *k, long n, long budget)
+{
+  for (long a = 1; a < n; a++) {
+    uint64_t v = k[a];
+    long b = a - 1;
+    while (b >= 0 && k[b] > v) {
+      k[b + 1] = k[b];
+      b--;
+    }
+    k[b + 1] = v;
+    budget -= a - 1 - b;
+    if (budget < 0)
+      return 0;
+  }
+  return 1;
+}
+
+static int by_key(const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+long ms_ls_list_candidates(const ms_sim *s, int i, const double *pos, ms_worker_chunk *c)
+{
+  const ms_body *L = &s->large[i];
+  const ms_grid *g = &s->grid;
+  const ms_ls_row *r = &s->wl.row[i];
+  /* The rectangle the walk visits now: an entry outside it the walk would not see, even
+   * where rounding lets it touch. */
+  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->r_small_max, g->inv_cell, g->nx,
+                                g->ny);
+  if ((size_t)r->n > c->key_cap) {
+    size_t cap = (size_t)r->n + (size_t)r->n / 2 + 64;
+    uint64_t *p = realloc(c->key, cap * sizeof *p);
+    if (!p)
+      return -1;
+    c->key = p;
+    c->key_cap = cap;
+  }
+  long n = 0;
+  for (int e = 0; e < r->n; e++) {
+    int j = r->j[e];
+    const double *xj = &pos[2 * j];
+    float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
+    if (!ms_touching(dx, dy, L->r + s->r_small_max))
+      continue;
+    int cx = ms_grid_axis(xj[0], g->inv_cell, g->nx), cy = ms_grid_axis(xj[1], g->inv_cell, g->ny);
+    if (cx < q.x0 || cx > q.x1 || cy < q.y0 || cy > q.y1)
+      continue;
+    uint64_t cell = (uint64_t)(uint32_t)(cy * g->nx + cx);
+    c->key[n++] = cell << 32 | (uint64_t)(uint32_t)j;
+  }
+  if (!insertion_sort(c->key, n, 4 * n + 64))
+    qsort(c->key, (size_t)n, sizeof *c->key, by_key);
+  return n;
+}
