@@ -5,6 +5,9 @@
 # with tools/friction_cost.py, frictional and frictionless runs interleaved, in the hybrid
 # pipeline and with the large particles on the device.
 #   OUT=results REPEAT=5 SMALL=1048576 tools/friction-device.sh
+# PART=wlist instead measures the CPU worker's large-small list (docs/friction.md): the full
+# exchange with the list and with the cell walk, and the zone exchange, interleaved
+# (tools/sweep.py), on generated scenes with and without friction (POINTS="SMALL LARGE RATIO;...").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-device-results}
@@ -15,6 +18,30 @@ eval "$(tools/device-setup.sh)"
 } >/tmp/friction-build.log 2>&1 || { tail -40 /tmp/friction-build.log; exit 1; }
 nvidia-smi -L
 lscpu | grep -E "^Model name|^CPU\(s\)"
+if [ "${PART:-cost}" = wlist ]; then
+  IFS=';' read -r -a points <<<"${POINTS:-1048576 1000 10;1048576 20000 4;65536 1000 10}"
+  for point in "${points[@]}"; do
+    set -- $point
+    for fr in off on; do
+      scene=$out/scene_$1_$2_$3_$fr.ini
+      python3 - "$1" "$2" "$3" "$fr" "$scene" <<'PY' || exit 1
+import sys
+sys.path.insert(0, "tools")
+import friction_cost, sweep_scene
+n, m, r, fr, path = sys.argv[1:]
+text = sweep_scene.scene(int(n), int(m), float(r))
+if fr == "on":
+    text = friction_cost.with_friction(text, 0.5, 0.05, 0.5)
+open(path, "w").write(text)
+PY
+      python3 tools/sweep.py --mixsim bd/mixsim --scene "$scene" --steps "${STEPS:-300}" \
+        --repeat "${REPEAT:-3}" --device gpu --variant "list=--exchange full --worker-list on" \
+        --variant "walk=--exchange full --worker-list off" --variant "zone=--exchange zone" \
+        --out "$out/wlist_$1_$2_$3_$fr"
+    done
+  done
+  exit 0
+fi
 if [ -z "${NO_HASHES:-}" ]; then
   for where in "gpu" "cpu" "gpu --large-on device" "cpu --large-on device"; do
     set -- $where
