@@ -124,6 +124,24 @@ test_failed_write_stops_the_run() {
     grep -q 'file="frame_004800.vtp"' "$tmp/w/frames.pvd" && ! grep -q 'frame_005000' "$tmp/w/frames.pvd"
 }
 
+# SIGINT: the run stops at an iteration, the writer writes what it was given and the
+# state the run stopped at, and frames.pvd lists it last (a bounded wait, no timing).
+test_signal_writes_the_stopped_state() {
+  "$exe" -d cpu -q "$fric" -n 100000000 --output "$tmp/s" --output-every 200 >"$tmp/s.out" 2>&1 &
+  local pid=$! i
+  for i in $(seq 600); do [ -f "$tmp/s/frame_000400.vtp" ] && break; sleep 0.1; done
+  kill -INT $pid
+  for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  kill -0 $pid 2>/dev/null && { echo "    still running 60 s after SIGINT"; kill -KILL $pid; }
+  wait $pid
+  local rc=$? step
+  step=$(sed -n 's/^state hash [0-9a-f]* (step \([0-9]*\)).*/\1/p' "$tmp/s.out")
+  echo "    exit $rc, stopped at step $step"
+  [ $rc -eq 130 ] && [ -n "$step" ] &&
+    tail -3 "$tmp/s/frames.pvd" | grep -q "file=\"$(printf 'frame_%06d.vtp' "$step")\"" &&
+    "$py" "$reader" series "$tmp/s" "$(ls "$tmp/s" | grep -c '\.vtp$')"
+}
+
 check test_last_frame_equals_dump
 check test_signal_writes_the_stopped_state
 check test_last_state_written_off_the_beat
