@@ -161,6 +161,13 @@ typedef struct ms_scene {
   /* [gravity], mode = gravity only */
   ms_gravity_scene grav;
 
+  /* [output]: the --output time series (docs/output.md); output_dir "" : none. The
+   * lines are for messages (0: not given). */
+  char output_dir[512];
+  long output_every; /* 0: not given */
+  int output_csv;    /* format = csv (else vtk) */
+  int output_line;
+
   /* [simulation] max_speed: a particle faster than this (m/s) stops the run as
    * exploding; 0 means no limit (NaN/Inf always stop it). */
   float max_speed;

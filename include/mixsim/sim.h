@@ -112,6 +112,11 @@ float ms_sim_small_mass(const ms_sim *sim, int i);
 ms_status ms_sim_move_large(ms_sim *sim, int index, double x, double y);
 
 ms_status ms_sim_read_state(ms_sim *sim, ms_state *state);
+/* The same in two halves, for a caller that reads the state again and again (the output
+ * writer's buffers): arrays of this sim's sizes (rotation only with friction on), then a
+ * copy of the current state into them, between advances. Free with ms_state_free. */
+ms_status ms_sim_state_alloc(const ms_sim *sim, ms_state *state);
+ms_status ms_sim_snapshot(ms_sim *sim, ms_state *state);
 void ms_state_free(ms_state *state);
 
 /* Closed contacts by kind, and the kinetic energy, of the current state. */

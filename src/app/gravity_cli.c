@@ -124,9 +124,11 @@ static void write_last_good(ms_gravity *g, ms_gravity_state *good, long end,
 /* Runs up to step `total` (a resumed run starts past 0), in chunks that end at
  * diagnostics and checkpoint boundaries, and stops early on a signal. */
 static ms_status run(ms_gravity *g, long total, long every, run_log *log, const ms_gravity_cli *c,
-                     uint32_t scene_id)
+                     uint32_t scene_id, ms_series *out)
 {
   ms_status st = diagnose(g, log, c, 0.0);
+  if (!st) /* --output: the first state, every K steps, the last */
+    st = ms_series_frame_gravity(out, g, 1);
   long ck = c->checkpoint ? c->checkpoint_every : 0;
   while (!st && ms_gravity_step(g) < total && !(c->stop && *c->stop)) {
     long step = ms_gravity_step(g), chunk = total - step;
@@ -134,6 +136,8 @@ static ms_status run(ms_gravity *g, long total, long every, run_log *log, const 
       chunk = every - step % every;
     if (ck > 0 && ck - step % ck < chunk)
       chunk = ck - step % ck;
+    if (out && ms_series_room(out, step) < chunk)
+      chunk = ms_series_room(out, step);
     ms_gravity_state good = {0};
     if ((st = ms_gravity_read_state(g, &good)))
       break;
@@ -150,8 +154,10 @@ static ms_status run(ms_gravity *g, long total, long every, run_log *log, const 
       st = ms_checkpoint_save_gravity(c->checkpoint, g, scene_id);
     if (!st && done > 0)
       st = diagnose(g, log, c, wall > 0 ? interactions(ms_gravity_get_stats(g), done) / wall : 0);
+    if (!st)
+      st = ms_series_frame_gravity(out, g, 0);
   }
-  return st;
+  return st ? st : ms_series_frame_gravity(out, g, 1);
 }
 
 /* ---- files ------------------------------------------------------------------------- */
@@ -296,7 +302,16 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
     return fail(st);
   }
   run_log log = {0};
-  st = run(g, scene->steps, scene->grav.diagnostics_every, &log, c, scene_id);
+  ms_series *out = NULL;
+  st = c->output ? ms_series_open_gravity(c->output, g, &out) : MS_OK;
+  if (!st)
+    st = run(g, scene->steps, scene->grav.diagnostics_every, &log, c, scene_id, out);
+  ms_writer_stats ws;
+  ms_status written = ms_series_close(out, &ws); /* every frame handed over */
+  st = st ? st : written;
+  if (!st && c->output && !c->quiet)
+    fprintf(stderr, "mixsim: --output: %ld frames in %s (writer %.3f s, waited %.3f s)\n",
+            ws.jobs, c->output->dir, ws.busy_s, ws.wait_s);
   ms_gravity_state state = {0};
   if (!st)
     st = ms_gravity_read_state(g, &state);

@@ -5,6 +5,7 @@
 
 #include <signal.h>
 
+#include "io/series.h"
 #include "mixsim/scene.h"
 
 typedef struct ms_gravity_cli {
@@ -17,6 +18,7 @@ typedef struct ms_gravity_cli {
   const char *checkpoint, *resume; /* --checkpoint FILE, --resume FILE */
   long checkpoint_every;
   const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop after this step */
+  const ms_series_options *output;   /* --output; NULL: none */
 } ms_gravity_cli;
 
 /* Returns the process exit code (0, or the ms_status of the failure, reported). */

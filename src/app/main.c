@@ -41,6 +41,9 @@ typedef struct cli {
   const char *trace_path; /* --trace; its window [trace_first, trace_last) */
   long trace_first, trace_last;
   const char *worker_list;
+  const char *output, *output_format; /* --output DIR, --output-format vtk|csv */
+  long output_every;                  /* 0: not given */
+  int output_clear;
 } cli;
 
 /* SIGINT/SIGTERM: the running simulation stops after its current iteration.
@@ -145,6 +148,11 @@ static void usage(FILE *out)
         "                           scene's iterations_per_frame iterations)\n"
         "      --screenshot FILE    draw the final state offscreen to FILE (PNG, named *.png)\n"
         "      --script KEYS        (testing) key presses for the window, FRAME:KEY,...\n"
+        "      --output DIR         a time series for ParaView: DIR/frame_SSSSSS.vtp (S: the\n"
+        "                           step) and DIR/frames.pvd (DIR is made if missing)\n"
+        "      --output-every K     ... a frame every K steps (default: the scene's, else 100)\n"
+        "      --output-format F    vtk | csv (CSV frames and DIR/frames.csv; default vtk)\n"
+        "      --output-clear       remove an earlier run's frames from DIR (else refused)\n"
         "  -h, --help               this text\n"
         "  -V, --version            print the version\n"
         "\n"
@@ -245,6 +253,8 @@ static int parse_args(int argc, char **argv, cli *c)
     {"cpu-threads", required_argument, 0, 1007},
     {"trace", required_argument, 0, 1031}, {"trace-steps", required_argument, 0, 1032},
     {"worker-list", required_argument, 0, 1023},
+    {"output", required_argument, 0, 1040}, {"output-every", required_argument, 0, 1041},
+    {"output-format", required_argument, 0, 1042}, {"output-clear", no_argument, 0, 1043},
     {0, 0, 0, 0}};
   int ch, rc = -1;
   while (rc < 0 && (ch = getopt_long(argc, argv, "n:p:b:d:ls:o:qhV", opts, NULL)) != -1) {
@@ -281,6 +291,10 @@ static int parse_args(int argc, char **argv, cli *c)
       if (ms_trace_parse_window(optarg, &c->trace_first, &c->trace_last))
         rc = fail(MS_ERR_INPUT);
       break;
+    case 1040: c->output = optarg; break;
+    case 1041: rc = option_long("--output-every", optarg, 1, MS_STEPS_MAX, &c->output_every); break;
+    case 1042: c->output_format = optarg; break;
+    case 1043: c->output_clear = 1; break;
     case 'h': usage(stdout); return 0;
     case 'V': printf("mixsim %s\n", MIXSIM_VERSION); return 0;
     default: usage(stderr); return MS_ERR_INPUT;
@@ -449,6 +463,26 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
   return -1;
 }
 
+/* The time series: the options over the scene's [output] keys; the folder is made and
+ * checked for an earlier run's frames before anything runs. Returns -1 to go on, or an
+ * exit code. */
+static int output_options(const cli *c, const ms_scene *sc, ms_series_options *o)
+{
+  *o = (ms_series_options){c->output ? c->output : sc->output_dir[0] ? sc->output_dir : NULL,
+                           c->output_every ? c->output_every : sc->output_every ? sc->output_every
+                                                                               : 100,
+                           sc->output_csv, c->output_clear};
+  if (!o->dir && (c->output_every || c->output_format || c->output_clear))
+    return bad_option(c->output_every ? "--output-every" : c->output_format ? "--output-format"
+                      : "--output-clear", "--output DIR (or [output] dir) with it", "nothing");
+  if (c->output_format && strcmp(c->output_format, "vtk") && strcmp(c->output_format, "csv"))
+    return bad_option("--output-format", "vtk or csv", c->output_format);
+  if (c->output_format)
+    o->csv = strcmp(c->output_format, "csv") == 0;
+  ms_status st = o->dir ? ms_series_prepare("--output", o) : MS_OK;
+  return st ? fail(st) : -1;
+}
+
 static void say_headless(const cli *c, const char *why)
 {
   if (c->quiet)
@@ -485,7 +519,8 @@ static ms_status refuse_auto_in_window(const ms_scene *sc)
  * signal) and may replace *sim (reset); the run loop resumes, checkpoints and tunes
  * what is auto (info->tuner, for the report). */
 static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
-                            const ms_sim_options *opt, long steps, ms_run_info *info)
+                            const ms_sim_options *opt, long steps, ms_run_info *info,
+                            ms_series *series)
 {
   ms_preview_options po = {scene->iterations_per_frame, c->frames_dir, c->every,
                            c->screenshot, c->script, c->quiet, &g_signal};
@@ -503,7 +538,7 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
     say_headless(c, why);
   ms_run_plan plan = {steps, !c->quiet && isatty(fileno(stderr)), c->checkpoint,
                       c->checkpoint_every, 0, c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt",
-                      offscreen ? &po : NULL, note_output, NULL};
+                      offscreen ? &po : NULL, note_output, NULL, series};
   ms_status st = ms_scene_identity(c->scene, &plan.scene_id);
   if (!st && c->resume)
     st = resume_from(c->resume, *sim, plan.scene_id, steps);
@@ -598,17 +633,21 @@ int main(int argc, char **argv)
   ms_status st = ms_scene_load(c.scene, &scene);
   if (st)
     return fail(st);
-  if ((rc = apply_overrides(&c, &scene)) >= 0 || (rc = check_mode_options(&c, &scene)) >= 0) {
+  ms_series_options so;
+  if ((rc = apply_overrides(&c, &scene)) >= 0 || (rc = check_mode_options(&c, &scene)) >= 0 ||
+      (rc = output_options(&c, &scene, &so)) >= 0) {
     ms_scene_free(&scene);
     return rc;
   }
+  if (so.dir) /* the time series is written by headless (and offscreen) runs */
+    c.headless = 1;
   if (scene.mode == MS_MODE_GRAVITY) {
     ms_gravity_cli g = {c.scene,      c.devices ? c.devices : c.device,
                         c.gravity_kernel, c.burst,
                         c.stats_path, c.dump_path,
                         c.quiet,      c.checkpoint,
                         c.resume,     c.checkpoint_every,
-                        &g_signal};
+                        &g_signal,    so.dir ? &so : NULL};
     rc = run_gravity_chosen(&c, &g, &scene);
     write_trace(&c);
     ms_scene_free(&scene);
@@ -633,8 +672,13 @@ int main(int argc, char **argv)
     return fail(st);
   }
 
-  ms_run_info info = {.scene_path = c.scene};
-  st = run_chosen(&c, &sim, &scene, &opt, steps, &info);
+  ms_run_info info = {.scene_path = c.scene, .writer_used = so.dir != NULL};
+  ms_series *series = NULL;
+  st = so.dir ? ms_series_open(&so, sim, &series) : MS_OK;
+  if (!st)
+    st = run_chosen(&c, &sim, &scene, &opt, steps, &info, series);
+  ms_status written = ms_series_close(series, &info.writer); /* every frame handed over */
+  st = st ? st : written;
   ms_scene_free(&scene); /* the window's reset needed it until now */
   if (!st)
     st = write_outputs(&c, sim, &info);

@@ -176,6 +176,8 @@ static long next_chunk(const ms_run_plan *p, const frames *f, long step, long ch
     n = n < room ? n : room;
   }
   long room = frames_room(f, step, p->total);
+  n = n < room ? n : room;
+  room = p->series ? ms_series_room(p->series, step) : n;
   return n < room ? n : room;
 }
 
@@ -200,6 +202,8 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
   double t0 = ms_now();
   frames f;
   ms_status st = frames_open(&f, p->offscreen, sim, p->total);
+  if (!st)
+    st = ms_series_frame(p->series, sim, 1);
   ms_snapshot *snap = NULL;
   while (!st && ms_sim_step(sim) < p->total && !ms_sim_stop_requested(sim)) {
     long step = ms_sim_step(sim), want = chunk;
@@ -224,6 +228,8 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
       st = lost(p, ms_checkpoint_save(p->checkpoint, sim, p->scene_id), "--checkpoint-every");
     if (!st)
       st = lost(p, frames_draw_due(&f, sim, p->total), "--frames");
+    if (!st)
+      st = ms_series_frame(p->series, sim, 0);
     /* (a batch's time says nothing of the chunk's) */
     if (!tuning && dt < 0.125 && chunk < (1L << 20))
       chunk *= 2;
@@ -233,6 +239,8 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
       progress(ms_sim_step(sim) - start, p->total - start, ms_now() - t0);
   }
   ms_snapshot_free(snap);
+  if (!st) /* the last state, also where a signal stopped the run */
+    st = ms_series_frame(p->series, sim, 1);
   st = frames_close(&f, sim, st, p);
   *wall = ms_now() - t0;
   if (p->progress)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "collision/tuner.h"
+#include "io/series.h"
 #include "mixsim/sim.h"
 #include "preview/preview.h"
 
@@ -26,6 +27,10 @@ typedef struct ms_run_plan {
    * caps the chunk at its batch, and is told the chunk's time after (collision/tuner.h).
    * NULL: the configuration stays as it is. */
   ms_tuner *tuner;
+  /* --output: a frame of the first state, every K steps and of the last (where a signal
+   * stopped the run too), handed to the writer thread; a failed write stops the run.
+   * NULL: none. */
+  ms_series *series;
 } ms_run_plan;
 
 /* Runs `sim` to plan->total, or until ms_sim_request_stop (from a signal handler):

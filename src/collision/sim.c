@@ -390,21 +390,13 @@ ms_status ms_sim_move_large(ms_sim *s, int index, double x, double y)
   return MS_OK;
 }
 
-/* Friction on: (theta, w) of every particle, small then large. */
+/* Friction on: (theta, w) of every particle, small then large, into arrays of the right size. */
 static ms_status read_rotation(ms_sim *s, ms_state *out)
 {
-  size_t ns = (size_t)s->n_small * 2, nl = (size_t)s->n_large * 2;
-  out->small_rot = malloc((ns + 1) * sizeof(double));
-  out->large_rot = malloc((nl + 1) * sizeof(double));
-  if (!out->small_rot || !out->large_rot) {
-    ms_state_free(out);
-    return ms_fail(MS_ERR_RUNTIME, "out of memory reading the state");
-  }
+  size_t ns = (size_t)s->n_small * 2;
   ms_status st = ms_buffers_download(&s->cl, s->buf.rot, out->small_rot, ns * sizeof(double));
-  if (st) {
-    ms_state_free(out);
+  if (st)
     return st;
-  }
   for (int i = 0; i < s->n_large; i++) {
     out->large_rot[2 * i] = s->large[i].theta;
     out->large_rot[2 * i + 1] = s->large[i].w;
@@ -412,28 +404,38 @@ static ms_status read_rotation(ms_sim *s, ms_state *out)
   return MS_OK;
 }
 
-ms_status ms_sim_read_state(ms_sim *s, ms_state *out)
+ms_status ms_sim_state_alloc(const ms_sim *s, ms_state *out)
 {
   memset(out, 0, sizeof *out);
   size_t ns = (size_t)s->n_small * 2, nl = (size_t)s->n_large * 2;
-  out->step = s->step;
   out->n_small = s->n_small;
   out->n_large = s->n_large;
   out->small_pos = malloc((ns + 1) * sizeof(double));
   out->small_vel = malloc((ns + 1) * sizeof(double));
   out->large_pos = malloc((nl + 1) * sizeof(double));
   out->large_vel = malloc((nl + 1) * sizeof(double));
-  if (!out->small_pos || !out->small_vel || !out->large_pos || !out->large_vel) {
+  int ok = out->small_pos && out->small_vel && out->large_pos && out->large_vel;
+  if (ok && s->friction_on) {
+    out->small_rot = malloc((ns + 1) * sizeof(double));
+    out->large_rot = malloc((nl + 1) * sizeof(double));
+    ok = out->small_rot && out->large_rot;
+  }
+  if (!ok) {
     ms_state_free(out);
     return ms_fail(MS_ERR_RUNTIME, "out of memory reading the state");
   }
+  return MS_OK;
+}
+
+ms_status ms_sim_snapshot(ms_sim *s, ms_state *out)
+{
+  size_t ns = (size_t)s->n_small * 2;
+  out->step = s->step;
   ms_status st = ms_buffers_download(&s->cl, s->buf.pos, out->small_pos, ns * sizeof(double));
   if (!st)
     st = ms_buffers_download(&s->cl, s->buf.vel, out->small_vel, ns * sizeof(double));
-  if (st) {
-    ms_state_free(out);
+  if (st)
     return st;
-  }
   for (int i = 0; i < s->n_large; i++) {
     out->large_pos[2 * i] = s->large[i].x;
     out->large_pos[2 * i + 1] = s->large[i].y;
@@ -441,6 +443,14 @@ ms_status ms_sim_read_state(ms_sim *s, ms_state *out)
     out->large_vel[2 * i + 1] = s->large[i].vy;
   }
   return s->friction_on ? read_rotation(s, out) : MS_OK;
+}
+
+ms_status ms_sim_read_state(ms_sim *s, ms_state *out)
+{
+  ms_status st = ms_sim_state_alloc(s, out);
+  if (!st && (st = ms_sim_snapshot(s, out)))
+    ms_state_free(out);
+  return st;
 }
 
 void ms_state_free(ms_state *st)

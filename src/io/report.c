@@ -139,6 +139,11 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
   for (int i = 0; i < s->cpu_threads; i++)
     fprintf(out, " %s%.4f", i ? "/ " : "", per_iter_ms(ms_pool_busy_s(s->pool, i), it));
   fprintf(out, " ms/it\n");
+  if (info->writer_used) /* --output: the writer thread, and the simulation's waits for it */
+    fprintf(out, "  writer thread (--output)\n    %-18s %9.4f ms/it  %ld frames\n    %-18s %9.4f "
+                 "ms/it  %ld waits for a free buffer\n", "writing", per_iter_ms(info->writer.busy_s, it),
+            info->writer.jobs, "simulation waited", per_iter_ms(info->writer.wait_s, it),
+            info->writer.waits);
   fprintf(out, "  kernels (OpenCL profiling)\n");
   for (int k = 0; k < MS_KERNEL_COUNT; k++)
     fprintf(out, "    %-18s %9.4f ms/it\n", ms_kernel_name(k), per_iter_ms(t->kernel_s[k], it));
@@ -276,6 +281,10 @@ static int write_json(FILE *f, void *arg)
   json_phases(f, s, MS_THREAD_CPU, cpu_phases, COUNT(cpu_phases));
   fprintf(f, "\n  },\n  \"idle_fraction\": {\"gpu_manager\": %.6f, \"cpu_worker\": %.6f}",
           idle_fraction(s, MS_THREAD_GPU), idle_fraction(s, MS_THREAD_CPU));
+  const ms_writer_stats *w = &c->info->writer;
+  if (c->info->writer_used)
+    fprintf(f, ",\n  \"writer\": {\"frames\": %ld, \"busy_s\": %.9g, \"wait_s\": %.9g, "
+               "\"waits\": %ld}", w->jobs, w->busy_s, w->wait_s, w->waits);
   fputs(",\n  \"kernels\": {", f);
   for (int k = 0; k < MS_KERNEL_COUNT; k++)
     fprintf(f, "%s\n    \"%s\": {\"total_s\": %.9g, \"ms_per_iteration\": %.9g}", k ? "," : "",

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "collision/tuner.h"
+#include "io/writer.h"
 #include "mixsim/sim.h"
 
 typedef struct ms_run_info {
@@ -15,6 +16,8 @@ typedef struct ms_run_info {
   double wall_s; /* wall time of the whole stepping loop */
   ms_state_summary summary; /* contacts and kinetic energy at the end */
   ms_tuner *tuner; /* what was auto and how it was chosen; NULL: nothing was */
+  int writer_used;      /* --output: the writer thread's figures below */
+  ms_writer_stats writer;
 } ms_run_info;
 
 void ms_report_breakdown(FILE *out, const ms_sim *sim, const ms_run_info *info);

@@ -215,8 +215,8 @@ static int begin_section(loader *ld, const char *name)
   if (!ms_ld_kind_of(name, &kind))
     return ms_ld_fail_at(ld, ld->line, name, NULL,
                    "unknown section (expected simulation, box, material, grid, small, "
-                   "gravity, large.NAME or large_random.NAME)");
-  if (kind >= SEC_LARGE && !valid_item_name(strchr(name, '.') + 1))
+                   "gravity, large.NAME, large_random.NAME, large_file.NAME or output)");
+  if (kind >= SEC_LARGE && kind <= SEC_LARGE_FILE && !valid_item_name(strchr(name, '.') + 1))
     return ms_ld_fail_at(ld, ld->line, name, NULL,
                    "NAME must be non-empty and use only letters, digits, '_' and '-'");
   if (!grow_names(ld))

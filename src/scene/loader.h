@@ -31,6 +31,7 @@ typedef enum section_kind {
   SEC_LARGE,
   SEC_LARGE_RANDOM,
   SEC_LARGE_FILE,
+  SEC_OUTPUT, /* the --output time series: dir, every, format */
   SEC_KIND_COUNT
 } section_kind;
 

@@ -15,7 +15,7 @@
 
 static const char *const g_kind_names[SEC_KIND_COUNT] = {
     "simulation", "box", "material", "grid", "small", "gravity", "large.", "large_random.",
-    "large_file.",
+    "large_file.", "output",
 };
 
 /* Known keys of each section kind. */
@@ -37,6 +37,7 @@ static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_LARGE_RANDOM] = {"count", "radius_min", "radius_max", "region", "density", "velocity",
                           "velocity_spread", "static", "thickness", "spin"},
     [SEC_LARGE_FILE] = {"file", "radius", "density", "thickness", "velocity", "static"},
+    [SEC_OUTPUT] = {"dir", "every", "format"},
 };
 
 /* Keys that must be given, in the order missing ones are reported. */
@@ -49,6 +50,7 @@ static const char *const g_required[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_LARGE] = {"position", "radius"},
     [SEC_LARGE_RANDOM] = {"count", "radius_min", "radius_max", "region"},
     [SEC_LARGE_FILE] = {"file"},
+    [SEC_OUTPUT] = {"dir"},
 };
 
 static int key_index(section_kind kind, const char *key)
@@ -321,6 +323,28 @@ static int set_file_section(loader *ld, particle_file *pf, const char *key, cons
   return ms_ld_read_bool(ld, v, &pf->is_static); /* static */
 }
 
+/* [output]: the folder (relative to the current directory, as --output), frames every
+ * K steps, vtk or csv; --output, --output-every and --output-format override them. */
+static int set_output(loader *ld, const char *key, const char *v)
+{
+  ms_scene *s = ld->scene;
+  s->output_line = s->output_line ? s->output_line : ld->line;
+  if (ms_ld_is(key, "every"))
+    return ms_ld_read_long(ld, v, 1, MS_STEPS_MAX, &s->output_every);
+  if (ms_ld_is(key, "format")) {
+    if (!ms_ld_is(v, "vtk") && !ms_ld_is(v, "csv"))
+      return ms_ld_bad_value(ld, "expected vtk or csv, got '%s'", v);
+    s->output_csv = ms_ld_is(v, "csv");
+    return 1;
+  }
+  if (!*v) /* dir */
+    return ms_ld_bad_value(ld, "empty path");
+  if (strlen(v) >= sizeof s->output_dir)
+    return ms_ld_bad_value(ld, "path too long");
+  strcpy(s->output_dir, v);
+  return 1;
+}
+
 static int set_key(loader *ld, section *sec, const char *key, const char *v)
 {
   /* Densities and thicknesses of the particle sections ([gravity] has its own). */
@@ -338,6 +362,7 @@ static int set_key(loader *ld, section *sec, const char *key, const char *v)
   case SEC_LARGE: return set_large(ld, &ld->large[sec->item], key, v);
   case SEC_LARGE_RANDOM: return set_group(ld, &ld->groups[sec->item], key, v);
   case SEC_LARGE_FILE: return set_file_section(ld, &ld->files[sec->item], key, v);
+  case SEC_OUTPUT: return set_output(ld, key, v);
   case SEC_KIND_COUNT: break;
   }
   return 0;
@@ -645,7 +670,7 @@ int ms_ld_check_mode(loader *ld)
   }
   for (int i = 0; i < ld->section_count; i++) {
     const section *sec = &ld->sections[i];
-    if (sec->kind != SEC_SIMULATION && sec->kind != SEC_GRAVITY)
+    if (sec->kind != SEC_SIMULATION && sec->kind != SEC_GRAVITY && sec->kind != SEC_OUTPUT)
       return ms_ld_fail_at(ld, sec->line, sec->name, NULL,
                      "only used in collision mode (mode = gravity at line %d)", mode_line);
   }

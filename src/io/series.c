@@ -1,0 +1,403 @@
+/* The --output time series (io/series.h): the folder's checks, the two slots the
+ * simulation thread copies the state into, and the writer thread's job, which turns a
+ * slot into points (scene coordinates, 3 components), counts the contacts, writes the
+ * frame and rewrites the collection, each file whole or not at all. */
+#include "io/series.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collision/sim_internal.h"
+#include "io/contacts.h"
+#include "io/vtk_out.h"
+
+typedef struct slot {
+  ms_state st;        /* collision mode */
+  ms_gravity_state g; /* gravity mode */
+} slot;
+
+struct ms_series {
+  ms_series_options o;
+  int gravity, rot;
+  int n, n_small;
+  double origin[2], box[2], dt;
+  float *radius, *mass; /* fixed per particle (collision mode) */
+  uint8_t *kind;
+  int32_t *id;
+  slot slots[2];
+  ms_writer *w;      /* NULL once stopped by a failed write */
+  ms_writer_stats stats;
+  long last_step; /* the last step handed over (-1: none) */
+  /* the writer thread's own */
+  double *pos3, *vel3, *theta, *omega, *pos2;
+  float *gmass;
+  int32_t *contacts;
+  ms_frame_entry *entries;
+  long n_entries, cap_entries;
+};
+
+/* ---- the folder --------------------------------------------------------------------- */
+
+static int digits(const char *s, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (s[i] < '0' || s[i] > '9')
+      return 0;
+  return n > 0;
+}
+
+/* The names this writer gives (and their temporary files, "NAME.tmpXXXXXX"):
+ * frame_NNNNNN.vtp and frame_NNNNNN.csv (six digits or more), frames.pvd, frames.csv. */
+static int our_name(const char *name)
+{
+  size_t n = strlen(name);
+  if (n > 10 && strncmp(name + n - 10, ".tmp", 4) == 0)
+    n -= 10;
+  if (n == 10 && (strncmp(name, "frames.pvd", 10) == 0 || strncmp(name, "frames.csv", 10) == 0))
+    return 1;
+  return n >= 16 && strncmp(name, "frame_", 6) == 0 && digits(name + 6, n - 10) &&
+         (strncmp(name + n - 4, ".vtp", 4) == 0 || strncmp(name + n - 4, ".csv", 4) == 0);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+  size_t n = strlen(s), m = strlen(tail);
+  return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+static ms_status make_dirs(const char *opt, const char *dir)
+{
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path || !*path)
+    return ms_fail(MS_ERR_INPUT, "%s: '%s': not a usable folder name", opt, dir);
+  for (char *p = path + 1;; p++) {
+    int end = *p == '\0';
+    if (*p == '/' || end) {
+      *p = '\0';
+      if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        return ms_fail(MS_ERR_INPUT, "%s: cannot make the folder '%s': %s", opt, path,
+                       strerror(errno));
+      if (end)
+        break;
+      *p = '/';
+    }
+  }
+  struct stat sb;
+  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    return ms_fail(MS_ERR_INPUT, "%s: '%s' is not a folder", opt, dir);
+  return MS_OK;
+}
+
+/* Removes our files (with `clear`), then names the first file left that an older run's
+ * frames would be mixed with; `ours` says whether it is one of ours. */
+static ms_status scan(const char *opt, const char *dir, int clear, char *left, size_t size,
+                      int *ours)
+{
+  DIR *d = opendir(dir);
+  if (!d)
+    return ms_fail(MS_ERR_INPUT, "%s: cannot read the folder '%s': %s", opt, dir, strerror(errno));
+  *left = '\0';
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    int mine = our_name(e->d_name);
+    if (mine && clear) {
+      char path[4352];
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      if (unlink(path) != 0 && errno != ENOENT) {
+        ms_status st = ms_fail(MS_ERR_INPUT, "%s --output-clear: cannot remove '%s': %s", opt,
+                               path, strerror(errno));
+        closedir(d);
+        return st;
+      }
+    } else if (!*left && (mine || ends_with(e->d_name, ".vtp") || ends_with(e->d_name, ".pvd"))) {
+      snprintf(left, size, "%s", e->d_name);
+      *ours = mine;
+    }
+  }
+  closedir(d);
+  return MS_OK;
+}
+
+ms_status ms_series_prepare(const char *opt, const ms_series_options *o)
+{
+  ms_status st = make_dirs(opt, o->dir);
+  char left[256];
+  int ours = 0;
+  if (!st)
+    st = scan(opt, o->dir, o->clear, left, sizeof left, &ours);
+  if (st || !*left)
+    return st;
+  if (ours)
+    return ms_fail(MS_ERR_INPUT, "%s: the folder '%s' holds frames of an earlier run ('%s'); "
+                   "give --output-clear to remove them, or choose another folder", opt, o->dir,
+                   left);
+  return ms_fail(MS_ERR_INPUT, "%s: the folder '%s' holds '%s', which ParaView would list with "
+                 "this run's frames and --output-clear does not remove; choose another folder",
+                 opt, o->dir, left);
+}
+
+/* ---- the writer thread's job -------------------------------------------------------- */
+
+static void collision_points(ms_series *s, const slot *k, ms_points *p)
+{
+  const ms_state *st = &k->st;
+  for (int i = 0; i < s->n; i++) {
+    int sm = i < s->n_small, j = sm ? i : i - s->n_small;
+    const double *x = sm ? &st->small_pos[2 * j] : &st->large_pos[2 * j];
+    const double *v = sm ? &st->small_vel[2 * j] : &st->large_vel[2 * j];
+    s->pos2[2 * i] = x[0];
+    s->pos2[2 * i + 1] = x[1];
+    s->pos3[3 * i] = s->origin[0] + x[0];
+    s->pos3[3 * i + 1] = s->origin[1] + x[1];
+    s->pos3[3 * i + 2] = 0.0;
+    s->vel3[3 * i] = v[0];
+    s->vel3[3 * i + 1] = v[1];
+    s->vel3[3 * i + 2] = 0.0;
+    if (s->rot) {
+      const double *r = sm ? &st->small_rot[2 * j] : &st->large_rot[2 * j];
+      s->theta[i] = r[0];
+      s->omega[i] = r[1];
+    }
+  }
+  *p = (ms_points){st->step, (double)st->step * s->dt, s->n, s->n_small, 0, s->pos3, s->vel3,
+                   s->rot ? s->theta : NULL, s->rot ? s->omega : NULL, s->radius, s->mass,
+                   s->id, s->kind, s->contacts};
+}
+
+static void gravity_points(ms_series *s, const slot *k, ms_points *p)
+{
+  const ms_gravity_state *g = &k->g;
+  for (int i = 0; i < s->n; i++) {
+    for (int c = 0; c < 3; c++) {
+      s->pos3[3 * i + c] = g->pos[4 * i + c];
+      s->vel3[3 * i + c] = g->vel[3 * i + c];
+    }
+    s->gmass[i] = g->pos[4 * i + 3];
+  }
+  *p = (ms_points){g->step, g->time, s->n, 0, 1, s->pos3, s->vel3, NULL, NULL, NULL, s->gmass,
+                   s->id, s->kind, NULL};
+}
+
+static ms_status add_entry(ms_series *s, const ms_points *p, const char *file)
+{
+  if (s->n_entries == s->cap_entries) {
+    long cap = s->cap_entries ? 2 * s->cap_entries : 64;
+    ms_frame_entry *e = realloc(s->entries, (size_t)cap * sizeof *e);
+    if (!e)
+      return ms_fail(MS_ERR_RUNTIME, "--output: out of memory listing the frames");
+    s->entries = e;
+    s->cap_entries = cap;
+  }
+  ms_frame_entry *e = &s->entries[s->n_entries++];
+  e->step = p->step;
+  e->time = p->time;
+  snprintf(e->file, sizeof e->file, "%s", file);
+  return MS_OK;
+}
+
+static ms_status write_slot(void *arg, void *ctx)
+{
+  ms_series *s = ctx;
+  ms_points p;
+  if (s->gravity) {
+    gravity_points(s, arg, &p);
+  } else {
+    collision_points(s, arg, &p);
+    ms_contact_input in = {s->n, s->n_small, s->pos2, s->radius, s->kind, {s->box[0], s->box[1]}};
+    ms_status st = ms_count_contacts(&in, s->contacts);
+    if (st)
+      return st;
+  }
+  char file[48], path[4352];
+  snprintf(file, sizeof file, "frame_%06ld.%s", p.step, s->o.csv ? "csv" : "vtp");
+  snprintf(path, sizeof path, "%s/%s", s->o.dir, file);
+  ms_status st = s->o.csv ? ms_vtk_write_csv(path, &p) : ms_vtk_write_vtp(path, &p);
+  if (!st)
+    st = add_entry(s, &p, file);
+  if (st)
+    return st;
+  snprintf(path, sizeof path, "%s/%s", s->o.dir, s->o.csv ? "frames.csv" : "frames.pvd");
+  return s->o.csv ? ms_vtk_write_index(path, s->entries, s->n_entries)
+                  : ms_vtk_write_pvd(path, s->entries, s->n_entries);
+}
+
+/* ---- the simulation thread's side --------------------------------------------------- */
+
+static void series_free(ms_series *s)
+{
+  for (int i = 0; i < 2; i++) {
+    ms_state_free(&s->slots[i].st);
+    ms_gravity_state_free(&s->slots[i].g);
+  }
+  free(s->radius), free(s->mass), free(s->kind), free(s->id);
+  free(s->pos3), free(s->vel3), free(s->theta), free(s->omega), free(s->pos2);
+  free(s->gmass), free(s->contacts), free(s->entries);
+  free(s);
+}
+
+/* The arrays every mode has, n per particle; then the writer thread. */
+static ms_status alloc_common(ms_series *s)
+{
+  size_t n = (size_t)s->n + 1;
+  s->kind = calloc(n, 1);
+  s->id = malloc(n * sizeof *s->id);
+  s->pos3 = malloc(3 * n * sizeof *s->pos3);
+  s->vel3 = malloc(3 * n * sizeof *s->vel3);
+  if (!s->kind || !s->id || !s->pos3 || !s->vel3)
+    return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
+  for (int i = 0; i < s->n; i++)
+    s->id[i] = i;
+  return MS_OK;
+}
+
+static ms_status start(ms_series *s, ms_series **out)
+{
+  void *slots[2] = {&s->slots[0], &s->slots[1]};
+  ms_status st = ms_writer_start(slots, write_slot, s, &s->w);
+  if (st) {
+    series_free(s);
+    return st;
+  }
+  *out = s;
+  return MS_OK;
+}
+
+static ms_status collision_fixed(ms_series *s, const ms_sim *sim)
+{
+  size_t n = (size_t)s->n + 1;
+  s->radius = malloc(n * sizeof *s->radius);
+  s->mass = malloc(n * sizeof *s->mass);
+  s->pos2 = malloc(2 * n * sizeof *s->pos2);
+  s->contacts = malloc(n * sizeof *s->contacts);
+  s->theta = s->rot ? malloc(n * sizeof *s->theta) : NULL;
+  s->omega = s->rot ? malloc(n * sizeof *s->omega) : NULL;
+  if (!s->radius || !s->mass || !s->pos2 || !s->contacts || (s->rot && (!s->theta || !s->omega)))
+    return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
+  for (int i = 0; i < s->n_small; i++) {
+    s->radius[i] = ms_sim_small_radius(sim, i);
+    s->mass[i] = ms_sim_small_mass(sim, i);
+  }
+  for (int i = s->n_small; i < s->n; i++) {
+    const ms_body *L = &sim->large[i - s->n_small];
+    s->radius[i] = L->r;
+    s->mass[i] = L->m;
+    s->kind[i] = L->is_static ? 2 : 1;
+  }
+  ms_status st = ms_sim_state_alloc(sim, &s->slots[0].st);
+  if (!st)
+    st = ms_sim_state_alloc(sim, &s->slots[1].st);
+  return st;
+}
+
+ms_status ms_series_open(const ms_series_options *o, ms_sim *sim, ms_series **out)
+{
+  *out = NULL;
+  ms_series *s = calloc(1, sizeof *s);
+  if (!s)
+    return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
+  s->o = *o;
+  s->last_step = -1;
+  s->n_small = sim->n_small;
+  s->n = sim->n_small + sim->n_large;
+  s->rot = ms_sim_friction_on(sim);
+  s->dt = sim->dt;
+  s->box[0] = sim->box[0];
+  s->box[1] = sim->box[1];
+  ms_sim_origin(sim, s->origin);
+  ms_status st = alloc_common(s);
+  if (!st)
+    st = collision_fixed(s, sim);
+  if (st) {
+    series_free(s);
+    return st;
+  }
+  return start(s, out);
+}
+
+ms_status ms_series_open_gravity(const ms_series_options *o, ms_gravity *g, ms_series **out)
+{
+  *out = NULL;
+  ms_series *s = calloc(1, sizeof *s);
+  if (!s)
+    return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
+  s->o = *o;
+  s->gravity = 1;
+  s->last_step = -1;
+  s->n = ms_gravity_body_count(g);
+  ms_status st = alloc_common(s);
+  if (!st && !(s->gmass = malloc(((size_t)s->n + 1) * sizeof *s->gmass)))
+    st = ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
+  if (st) {
+    series_free(s);
+    return st;
+  }
+  return start(s, out);
+}
+
+long ms_series_room(const ms_series *s, long step)
+{
+  return s ? s->o.every - step % s->o.every : -1;
+}
+
+/* A free slot for the frame of `step`, or NULL when none is due; *st says why not. */
+static slot *frame_slot(ms_series *s, long step, int force, ms_status *st)
+{
+  *st = MS_OK;
+  if (!s || step == s->last_step || (!force && step % s->o.every != 0))
+    return NULL;
+  slot *k = s->w ? ms_writer_acquire(s->w) : NULL;
+  if (!k && s->w) { /* a write failed: its message (naming the file) stops the run */
+    *st = ms_writer_finish(s->w, &s->stats);
+    s->w = NULL;
+  } else if (!k) {
+    *st = ms_fail(MS_ERR_RUNTIME, "--output: the writer stopped after a failed write");
+  }
+  return k;
+}
+
+ms_status ms_series_frame(ms_series *s, ms_sim *sim, int force)
+{
+  ms_status st;
+  slot *k = frame_slot(s, s ? ms_sim_step(sim) : 0, force, &st);
+  if (!k)
+    return st;
+  if ((st = ms_sim_snapshot(sim, &k->st))) {
+    ms_writer_release(s->w, k);
+    return st;
+  }
+  s->last_step = k->st.step;
+  ms_writer_submit(s->w, k);
+  return MS_OK;
+}
+
+ms_status ms_series_frame_gravity(ms_series *s, ms_gravity *g, int force)
+{
+  ms_status st;
+  slot *k = frame_slot(s, s ? ms_gravity_step(g) : 0, force, &st);
+  if (!k)
+    return st;
+  ms_gravity_state_free(&k->g); /* the read allocates: the slot takes its arrays */
+  if ((st = ms_gravity_read_state(g, &k->g))) {
+    ms_writer_release(s->w, k);
+    return st;
+  }
+  s->last_step = k->g.step;
+  ms_writer_submit(s->w, k);
+  return MS_OK;
+}
+
+ms_status ms_series_close(ms_series *s, ms_writer_stats *stats)
+{
+  if (!s)
+    return MS_OK;
+  ms_status st = s->w ? ms_writer_finish(s->w, &s->stats) : MS_OK;
+  if (stats)
+    *stats = s->stats;
+  series_free(s);
+  return st;
+}

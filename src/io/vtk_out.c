@@ -1,0 +1,198 @@
+/* VTK XML PolyData frames, their .pvd collection, and the CSV variant (io/vtk_out.h).
+ * A .vtp holds its arrays as raw appended data: each block is a UInt64 byte count, then
+ * the values, little-endian, as this host writes them (the header says LittleEndian, so
+ * a big-endian host is refused rather than written wrongly). */
+#include "io/vtk_out.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "io/output_file.h"
+
+enum { T_F64, T_F32, T_I64, T_I32, T_U8 };
+static const char *const type_name[] = {"Float64", "Float32", "Int64", "Int32", "UInt8"};
+static const size_t type_size[] = {8, 4, 8, 4, 1};
+
+/* One array of the file; seq > 0: generated Int64 values i + seq - 1 (Verts'
+ * connectivity: 0, 1, ...; offsets: 1, 2, ...) instead of `data`. */
+typedef struct array {
+  const char *name;
+  int type, comps, seq;
+  const void *data;
+} array;
+
+static uint64_t array_bytes(const array *a, int n)
+{
+  return (uint64_t)n * (uint64_t)a->comps * type_size[a->type];
+}
+
+static void array_tag(FILE *f, const array *a, uint64_t offset)
+{
+  fprintf(f, "        <DataArray type=\"%s\" Name=\"%s\"", type_name[a->type], a->name);
+  if (a->comps > 1)
+    fprintf(f, " NumberOfComponents=\"%d\"", a->comps);
+  fprintf(f, " format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)offset);
+}
+
+static int array_data(FILE *f, const array *a, int n)
+{
+  uint64_t bytes = array_bytes(a, n);
+  if (fwrite(&bytes, sizeof bytes, 1, f) != 1)
+    return -1;
+  if (!a->seq)
+    return n && fwrite(a->data, (size_t)bytes, 1, f) != 1 ? -1 : 0;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v = i + a->seq - 1;
+    if (fwrite(&v, sizeof v, 1, f) != 1)
+      return -1;
+  }
+  return 0;
+}
+
+typedef struct layout {
+  array points, verts[2], data[9];
+  int n_data;
+} layout;
+
+static void make_layout(const ms_points *p, layout *l)
+{
+  memset(l, 0, sizeof *l);
+  l->points = (array){"Points", T_F64, 3, 0, p->pos};
+  l->verts[0] = (array){"connectivity", T_I64, 1, 1, NULL};
+  l->verts[1] = (array){"offsets", T_I64, 1, 2, NULL};
+  array *d = l->data;
+  int k = 0;
+  d[k++] = (array){"id", T_I32, 1, 0, p->id};
+  d[k++] = (array){"kind", T_U8, 1, 0, p->kind};
+  if (p->radius)
+    d[k++] = (array){"radius", T_F32, 1, 0, p->radius};
+  d[k++] = (array){"mass", T_F32, 1, 0, p->mass};
+  d[k++] = (array){"velocity", T_F64, 3, 0, p->vel};
+  if (p->omega)
+    d[k++] = (array){"angular_velocity", T_F64, 1, 0, p->omega};
+  if (p->theta)
+    d[k++] = (array){"angle", T_F64, 1, 0, p->theta};
+  if (p->contacts)
+    d[k++] = (array){"contacts", T_I32, 1, 0, p->contacts};
+  l->n_data = k;
+}
+
+static int write_vtp(FILE *f, void *arg)
+{
+  const ms_points *p = arg;
+  layout l;
+  make_layout(p, &l);
+  uint64_t off = 0;
+  fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" "
+             "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <PolyData>\n"
+             "    <FieldData>\n      <DataArray type=\"Float64\" Name=\"TimeValue\" "
+             "NumberOfTuples=\"1\" format=\"ascii\">%.17g</DataArray>\n"
+             "      <DataArray type=\"Int64\" Name=\"step\" NumberOfTuples=\"1\" "
+             "format=\"ascii\">%ld</DataArray>\n    </FieldData>\n"
+             "    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"%d\" NumberOfLines=\"0\" "
+             "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <PointData Scalars=\"kind\">\n",
+          p->time, p->step, p->n, p->n);
+  for (int i = 0; i < l.n_data; off += 8 + array_bytes(&l.data[i], p->n), i++)
+    array_tag(f, &l.data[i], off);
+  fputs("      </PointData>\n      <Points>\n", f);
+  array_tag(f, &l.points, off);
+  off += 8 + array_bytes(&l.points, p->n);
+  fputs("      </Points>\n      <Verts>\n", f);
+  for (int i = 0; i < 2; off += 8 + array_bytes(&l.verts[i], p->n), i++)
+    array_tag(f, &l.verts[i], off);
+  fputs("      </Verts>\n    </Piece>\n  </PolyData>\n  <AppendedData encoding=\"raw\">\n   _", f);
+  int rc = 0;
+  for (int i = 0; !rc && i < l.n_data; i++)
+    rc = array_data(f, &l.data[i], p->n);
+  rc = rc ? rc : array_data(f, &l.points, p->n);
+  for (int i = 0; !rc && i < 2; i++)
+    rc = array_data(f, &l.verts[i], p->n);
+  fputs("\n  </AppendedData>\n</VTKFile>\n", f);
+  return rc;
+}
+
+static int little_endian(void)
+{
+  const uint16_t one = 1;
+  return *(const unsigned char *)&one == 1;
+}
+
+ms_status ms_vtk_write_vtp(const char *path, const ms_points *p)
+{
+  if (!little_endian())
+    return ms_fail(MS_ERR_RUNTIME, "--output: '%s': .vtp frames are written on little-endian "
+                   "hosts only; use --output-format csv", path);
+  return ms_write_atomic(path, write_vtp, (void *)p);
+}
+
+/* Collision mode: the --dump columns, then contacts; gravity mode: the gravity dump's
+ * columns (x,y,z,vx,vy,vz,m), then id. */
+static int write_frame_csv(FILE *f, void *arg)
+{
+  const ms_points *p = arg;
+  if (p->gravity) {
+    fputs("x,y,z,vx,vy,vz,m,id\n", f);
+    for (int i = 0; i < p->n; i++) {
+      const double *x = &p->pos[3 * i], *v = &p->vel[3 * i];
+      fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n", x[0], x[1], x[2], v[0], v[1], v[2],
+              (double)p->mass[i], p->id[i]);
+    }
+    return 0;
+  }
+  fputs(p->omega ? "kind,index,x,y,vx,vy,radius,mass,static,theta,omega,contacts\n"
+                 : "kind,index,x,y,vx,vy,radius,mass,static,contacts\n", f);
+  for (int i = 0; i < p->n; i++) {
+    const double *x = &p->pos[3 * i], *v = &p->vel[3 * i];
+    int small = i < p->n_small;
+    fprintf(f, "%s,%d,%.17g,%.17g,%.17g,%.17g,%.9g,%.9g,%d", small ? "small" : "large",
+            small ? i : i - p->n_small, x[0], x[1], v[0], v[1], (double)p->radius[i],
+            (double)p->mass[i], p->kind[i] == 2);
+    if (p->omega)
+      fprintf(f, ",%.17g,%.17g", p->theta[i], p->omega[i]);
+    fprintf(f, ",%d\n", p->contacts ? p->contacts[i] : 0);
+  }
+  return 0;
+}
+
+ms_status ms_vtk_write_csv(const char *path, const ms_points *p)
+{
+  return ms_write_atomic(path, write_frame_csv, (void *)p);
+}
+
+typedef struct entries {
+  const ms_frame_entry *e;
+  long n;
+} entries;
+
+static int write_pvd(FILE *f, void *arg)
+{
+  const entries *c = arg;
+  fputs("<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" "
+        "byte_order=\"LittleEndian\">\n  <Collection>\n", f);
+  for (long i = 0; i < c->n; i++)
+    fprintf(f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"%s\"/>\n",
+            c->e[i].time, c->e[i].file);
+  fputs("  </Collection>\n</VTKFile>\n", f);
+  return 0;
+}
+
+static int write_index(FILE *f, void *arg)
+{
+  const entries *c = arg;
+  fputs("step,time,file\n", f);
+  for (long i = 0; i < c->n; i++)
+    fprintf(f, "%ld,%.17g,%s\n", c->e[i].step, c->e[i].time, c->e[i].file);
+  return 0;
+}
+
+ms_status ms_vtk_write_pvd(const char *path, const ms_frame_entry *e, long n)
+{
+  entries c = {e, n};
+  return ms_write_atomic(path, write_pvd, &c);
+}
+
+ms_status ms_vtk_write_index(const char *path, const ms_frame_entry *e, long n)
+{
+  entries c = {e, n};
+  return ms_write_atomic(path, write_index, &c);
+}

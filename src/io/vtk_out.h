@@ -1,0 +1,38 @@
+/* The files of the --output time series (docs/output.md): a VTK XML PolyData file per
+ * frame (.vtp, binary appended raw data with UInt64 headers) or a CSV per frame, and
+ * the collection that lists the frames (a .pvd for ParaView, or frames.csv). */
+#ifndef MS_IO_VTK_OUT_H
+#define MS_IO_VTK_OUT_H
+
+#include <stdint.h>
+
+#include "mixsim/status.h"
+
+/* One frame, ready to write: every array has one entry (or 3: x, y, z) per point. */
+typedef struct ms_points {
+  long step;
+  double time;
+  int n, n_small;          /* points; small particles first (collision mode) */
+  int gravity;             /* gravity mode: 3D bodies, mass and velocity (no radius) */
+  const double *pos, *vel; /* 3 per point, scene coordinates (z = 0 in collision mode) */
+  const double *theta, *omega; /* angle and spin; NULL without rotation (friction off) */
+  const float *radius, *mass;  /* radius NULL in gravity mode */
+  const int32_t *id;       /* 0 .. n-1: small particles then large ones, as in --dump */
+  const uint8_t *kind;     /* 0 small, 1 dynamic large, 2 static large */
+  const int32_t *contacts; /* NULL: not counted (gravity mode) */
+} ms_points;
+
+/* A frame written, for the collection. */
+typedef struct ms_frame_entry {
+  long step;
+  double time;
+  char file[48]; /* the name in the folder */
+} ms_frame_entry;
+
+/* Each writes `path` whole or not at all (io/output_file.h's ms_write_atomic). */
+ms_status ms_vtk_write_vtp(const char *path, const ms_points *p);
+ms_status ms_vtk_write_csv(const char *path, const ms_points *p);
+ms_status ms_vtk_write_pvd(const char *path, const ms_frame_entry *e, long n);
+ms_status ms_vtk_write_index(const char *path, const ms_frame_entry *e, long n);
+
+#endif

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# The --output time series (docs/output.md): the last .vtp read back with VTK's own
+# reader equals --dump of the same step (positions, velocities, radii, masses, spins and
+# ids; a frictional scene), frames.pvd lists every frame with increasing timesteps, the
+# same in gravity mode, the CSV format, an older run's frames refused and then cleared
+# with --output-clear (only our files), the [output] keys, and the state hash with
+# output on equal to the hash without. The VTK checks need python3-vtk9 (tools/deps.sh);
+# without it the test is skipped (77), as tests/lammps.sh is without LAMMPS.
+# usage: output_vtk.sh MIXSIM SOURCE_ROOT [filter]
+set -u
+exe=$1
+root=$2
+filter=${3:-}
+. "$(dirname "$0")/lib.sh"
+reader=$root/tests/read_vtp.py
+
+# A Python with the vtk module: the distribution's (python3-vtk9) may not be first on PATH.
+py=""
+for p in python3 /usr/bin/python3; do
+  if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import vtk' >/dev/null 2>&1; then
+    py=$p
+    break
+  fi
+done
+if [ -z "$py" ]; then
+  echo "no Python with the vtk module: install python3-vtk9 (tools/deps.sh) to run this test"
+  exit 77
+fi
+
+fric=$root/tests/scenes/tiny_friction.ini
+run() { "$exe" -d cpu -q "$@"; }
+
+test_last_frame_equals_dump() {
+  run "$fric" -n 120 --output "$tmp/f" --output-every 40 -o "$tmp/f.csv" >"$tmp/f.out" &&
+    "$py" "$reader" frame "$tmp/f/frame_000120.vtp" "$tmp/f.csv" &&
+    "$py" "$reader" series "$tmp/f" 4
+}
+
+# A run that does not end on a multiple of K still writes its last state.
+test_last_state_written_off_the_beat() {
+  run "$fric" -n 50 --output "$tmp/o" --output-every 40 -o "$tmp/o.csv" >/dev/null &&
+    "$py" "$reader" series "$tmp/o" 3 && [ -f "$tmp/o/frame_000050.vtp" ] &&
+    "$py" "$reader" frame "$tmp/o/frame_000050.vtp" "$tmp/o.csv"
+}
+
+test_hash_unchanged_by_output() {
+  run "$fric" -n 120 >"$tmp/plain.out" &&
+    run "$fric" -n 120 --output "$tmp/h" --output-every 1 >"$tmp/h.out" &&
+    [ -n "$(hash_of "$tmp/plain.out")" ] && [ "$(hash_of "$tmp/plain.out")" = "$(hash_of "$tmp/h.out")" ] &&
+    [ "$(ls "$tmp/h" | grep -c '\.vtp$')" = 121 ]
+}
+
+test_report_has_writer_block() {
+  run "$fric" -n 20 --output "$tmp/r" --output-every 10 -s "$tmp/r.json" >"$tmp/r.out" &&
+    grep -q "writer thread (--output)" "$tmp/r.out" &&
+    "$py" -c 'import json,sys; w=json.load(open(sys.argv[1]))["writer"]; assert w["frames"] == 3, w' "$tmp/r.json"
+}
+
+test_gravity_frame_equals_dump() {
+  run "$root/scenes/kepler.ini" --headless -n 100 --output "$tmp/g" --output-every 40 \
+    -o "$tmp/g.csv" >/dev/null &&
+    "$py" "$reader" gravity "$tmp/g/frame_000100.vtp" "$tmp/g.csv" &&
+    "$py" "$reader" series "$tmp/g" 4
+}
+
+test_csv_frames() {
+  run "$fric" -n 40 --output "$tmp/c" --output-every 20 --output-format csv -o "$tmp/c.csv" >/dev/null &&
+    [ "$(cat "$tmp/c/frames.csv")" = "$(printf 'step,time,file\n0,0,frame_000000.csv\n20,0.002,frame_000020.csv\n40,0.0040000000000000001,frame_000040.csv')" ] &&
+    # the --dump columns, then contacts
+    diff <(cut -d, -f1-11 "$tmp/c/frame_000040.csv") "$tmp/c.csv" &&
+    head -1 "$tmp/c/frame_000040.csv" | grep -q ',omega,contacts$'
+}
+
+test_older_frames_refused_then_cleared() {
+  mkdir -p "$tmp/old" && echo keep >"$tmp/old/notes.txt" &&
+    run "$fric" -n 10 --output "$tmp/old" --output-every 5 >/dev/null || return 1
+  run "$fric" -n 10 --output "$tmp/old" >/dev/null 2>"$tmp/old.err"
+  [ $? -eq 2 ] && grep -q "'$tmp/old' holds frames of an earlier run" "$tmp/old.err" &&
+    grep -q -- "--output-clear" "$tmp/old.err" || return 1
+  run "$fric" -n 4 --output "$tmp/old" --output-every 4 --output-clear >/dev/null &&
+    [ "$(ls "$tmp/old" | tr '\n' ' ')" = "frame_000000.vtp frame_000004.vtp frames.pvd notes.txt " ]
+}
+
+test_foreign_vtp_refused_even_with_clear() {
+  mkdir -p "$tmp/foreign" && echo x >"$tmp/foreign/mesh.vtp"
+  run "$fric" -n 4 --output "$tmp/foreign" --output-clear >/dev/null 2>"$tmp/foreign.err"
+  [ $? -eq 2 ] && grep -q "'mesh.vtp'" "$tmp/foreign.err" && [ -f "$tmp/foreign/mesh.vtp" ]
+}
+
+test_folder_made_with_parents() {
+  run "$fric" -n 2 --output "$tmp/deep/er/still" --output-every 1 >/dev/null &&
+    [ -f "$tmp/deep/er/still/frames.pvd" ]
+}
+
+test_output_keys_and_overrides() {
+  cp "$fric" "$tmp/keys.ini" && printf '[output]\ndir = %s\nevery = 30\nformat = csv\n' "$tmp/k" >>"$tmp/keys.ini" &&
+    run "$tmp/keys.ini" -n 60 >/dev/null && [ -f "$tmp/k/frame_000030.csv" ] &&
+    run "$tmp/keys.ini" -n 60 --output "$tmp/k2" --output-every 20 --output-format vtk >/dev/null &&
+    "$py" "$reader" series "$tmp/k2" 4
+}
+
+test_bad_options() {
+  run "$fric" --output-every 5 >/dev/null 2>&1; [ $? -eq 2 ] || return 1
+  run "$fric" --output "$tmp/b" --output-format vtu >/dev/null 2>"$tmp/b.err"
+  [ $? -eq 2 ] && grep -q -- "--output-format: expected vtk or csv" "$tmp/b.err" || return 1
+  echo x >"$tmp/afile"
+  run "$fric" --output "$tmp/afile" >/dev/null 2>&1; [ $? -eq 2 ]
+}
+
+# A frame that cannot be written stops the run with exit 1 and a message naming the file,
+# and leaves no temporary file behind: a folder put where frame 5000 is to go (after the
+# run started, so the folder check passes; works as root too) makes its rename fail.
+test_failed_write_stops_the_run() {
+  "$exe" -d cpu -q "$fric" -n 100000000 --output "$tmp/w" --output-every 200 >"$tmp/w.out" 2>"$tmp/w.err" &
+  local pid=$! i
+  for i in $(seq 600); do [ -f "$tmp/w/frame_000200.vtp" ] && break; sleep 0.1; done
+  mkdir "$tmp/w/frame_005000.vtp"
+  for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  kill -0 $pid 2>/dev/null && { echo "    still running after 60 s"; kill -KILL $pid; }
+  wait $pid
+  local rc=$?
+  cat "$tmp/w.err"
+  [ $rc -eq 1 ] && grep -q "frame_005000.vtp" "$tmp/w.err" && ! ls "$tmp/w" | grep -q '\.tmp' &&
+    grep -q 'file="frame_004800.vtp"' "$tmp/w/frames.pvd" && ! grep -q 'frame_005000' "$tmp/w/frames.pvd"
+}
+
+# SIGINT: the run stops at an iteration, the writer writes what it was given and the
+# state the run stopped at, and frames.pvd lists it last (a bounded wait, no timing).
+test_signal_writes_the_stopped_state() {
+  "$exe" -d cpu -q "$fric" -n 100000000 --output "$tmp/s" --output-every 200 >"$tmp/s.out" 2>&1 &
+  local pid=$! i
+  for i in $(seq 600); do [ -f "$tmp/s/frame_000400.vtp" ] && break; sleep 0.1; done
+  kill -INT $pid
+  for i in $(seq 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+  kill -0 $pid 2>/dev/null && { echo "    still running 60 s after SIGINT"; kill -KILL $pid; }
+  wait $pid
+  local rc=$? step
+  step=$(sed -n 's/^state hash [0-9a-f]* (step \([0-9]*\)).*/\1/p' "$tmp/s.out")
+  echo "    exit $rc, stopped at step $step"
+  [ $rc -eq 130 ] && [ -n "$step" ] &&
+    tail -3 "$tmp/s/frames.pvd" | grep -q "file=\"$(printf 'frame_%06d.vtp' "$step")\"" &&
+    "$py" "$reader" series "$tmp/s" "$(ls "$tmp/s" | grep -c '\.vtp$')"
+}
+
+check test_last_frame_equals_dump
+check test_signal_writes_the_stopped_state
+check test_last_state_written_off_the_beat
+check test_hash_unchanged_by_output
+check test_report_has_writer_block
+check test_gravity_frame_equals_dump
+check test_csv_frames
+check test_older_frames_refused_then_cleared
+check test_foreign_vtp_refused_even_with_clear
+check test_folder_made_with_parents
+check test_output_keys_and_overrides
+check test_bad_options
+check test_failed_write_stops_the_run
+finish
