@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --trace (docs/trace.md): on a mixed scene with every exchange, buffer mode and pipeline,
-# with the pool's helpers, on the device-only path and on a gravity scene, the trace
+# with the pool's helpers, with the --output writer, on the device-only path and on a gravity scene, the trace
 # parses, holds every phase of every kept iteration on its track, no track's events
 # overlap, the device's commands lie inside their iteration, --trace-steps keeps exactly
 # its window, and the state hash is the run's without --trace. A stopped and a failing
@@ -42,6 +42,12 @@ gravity() { traced grav gravity "$root/scenes/kepler.ini" 40 10:20; }
 pool_threads() {
   traced pool collision "$root/tests/scenes/many_large.ini" 30 10:20 --cpu-threads 2 &&
     grep -q '"name":"pool thread 1"' "$tmp/pool.json"
+}
+
+# With --output the writer thread's frames get a track of their own (checked like the rest).
+writer_track() {
+  traced wri collision "$mixed" 40 10:20 --output "$tmp/frames" --output-every 10 --output-clear &&
+    grep -q '"name":"writer"' "$tmp/wri.json" && grep -q '"name":"write frame"' "$tmp/wri.json"
 }
 
 # The default window is the first 200 iterations (fewer when the run is shorter).
@@ -115,6 +121,7 @@ check zone_copied_naive
 check device_only
 check gravity
 check pool_threads
+check writer_track
 check default_window
 check signal_writes
 check failing_writes
