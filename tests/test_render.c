@@ -536,6 +536,40 @@ static void test_bar_average_of_the_last_second(void)
   TTF_Quit();
 }
 
+/* A frame whose threads all began after the bar's 1/60 s (a loaded machine woke them
+ * late): the bar still shows their work, in its last row, not an empty column. */
+static void test_bar_shows_a_frame_that_began_late(void)
+{
+  ENSURE(TTF_Init() == 0);
+  ms_frame *f = busy_frame(MS_MODE_COLLISION);
+  ENSURE(f != NULL);
+  for (int i = 0; i < f->n_events; i++) { /* busy_frame's 25 ms, 30 ms late */
+    f->events[i].t0 += 30e-3;
+    f->events[i].t1 += 30e-3;
+  }
+  int w = MS_RENDER_WIDTH, hh = MS_RENDER_HEIGHT;
+  SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, w, hh, 32, SDL_PIXELFORMAT_RGBA32);
+  SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
+  ms_render *rc = NULL;
+  ENSURE(r && ms_render_create(r, &rc) == MS_OK);
+  ms_render_frame(rc, f, NULL);
+  image img = {w, hh, malloc((size_t)w * hh * 4)};
+  ENSURE(img.rgba);
+  ENSURE(SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGBA32, img.rgba, w * 4) == 0);
+  ms_layout l;
+  ms_layout_compute(&l, w, hh, f->box);
+  int bar = bar_pixels(&img, &l);
+  printf("    %d pixels in the bar\n", bar);
+  ENSURE(bar > 0);
+  free(img.rgba);
+  ms_render_destroy(rc);
+  SDL_DestroyRenderer(r);
+  SDL_FreeSurface(surf);
+  ms_frame_free(f);
+  free(f);
+  TTF_Quit();
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 3) {
@@ -554,6 +588,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_frames_numbered_every_k, filter);
   RUN_TEST(test_panel_layout_no_overlaps_down_to_minimum_size, filter);
   RUN_TEST(test_bar_average_of_the_last_second, filter);
+  RUN_TEST(test_bar_shows_a_frame_that_began_late, filter);
   char cmd[1200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
   if (system(cmd) != 0)

@@ -92,9 +92,12 @@ static void draw_blocks(ms_render *rc, const ms_frame *f, const bar_geom *g, int
     if (is_wait(e->phase) != waits)
       continue;
     double a = e->t0 - f->advance_t0, b = e->t1 - f->advance_t0;
-    if (b <= 0.0 || a >= FRAME_S)
+    if (b <= 0.0)
       continue;
-    int y0 = time_to_y(g, a), y1 = time_to_y(g, b);
+    /* A phase that began after the bar's 1/60 s (the frame overran: the panel says by
+     * how much) goes in the bar's last row, so the bar still shows who worked past it
+     * (a loaded machine can start the threads themselves that late). */
+    int y0 = a >= FRAME_S ? g->top + g->height - 1 : time_to_y(g, a), y1 = time_to_y(g, b);
     if (y1 <= y0)
       y1 = y0 + 1;
     if (y1 > g->top + g->height)
