@@ -35,7 +35,7 @@ struct ms_series {
   long last_step; /* the last step handed over (-1: none) */
   /* the writer thread's own */
   double *pos3, *vel3, *theta, *omega, *pos2;
-  float *gmass;
+  float *gmass, *force3;
   int32_t *contacts;
   ms_frame_entry *entries;
   long n_entries, cap_entries;
@@ -158,6 +158,10 @@ static void collision_points(ms_series *s, const slot *k, ms_points *p)
     s->vel3[3 * i] = v[0];
     s->vel3[3 * i + 1] = v[1];
     s->vel3[3 * i + 2] = 0.0;
+    const float *f = sm ? &st->small_force[2 * j] : &st->large_force[2 * j];
+    s->force3[3 * i] = f[0];
+    s->force3[3 * i + 1] = f[1];
+    s->force3[3 * i + 2] = 0.0f;
     if (s->rot) {
       const double *r = sm ? &st->small_rot[2 * j] : &st->large_rot[2 * j];
       s->theta[i] = r[0];
@@ -166,7 +170,7 @@ static void collision_points(ms_series *s, const slot *k, ms_points *p)
   }
   *p = (ms_points){st->step, (double)st->step * s->dt, s->n, s->n_small, 0, s->pos3, s->vel3,
                    s->rot ? s->theta : NULL, s->rot ? s->omega : NULL, s->radius, s->mass,
-                   s->id, s->kind, s->contacts};
+                   s->id, s->kind, s->contacts, s->force3};
 }
 
 static void gravity_points(ms_series *s, const slot *k, ms_points *p)
@@ -180,7 +184,7 @@ static void gravity_points(ms_series *s, const slot *k, ms_points *p)
     s->gmass[i] = g->pos[4 * i + 3];
   }
   *p = (ms_points){g->step, g->time, s->n, 0, 1, s->pos3, s->vel3, NULL, NULL, NULL, s->gmass,
-                   s->id, s->kind, NULL};
+                   s->id, s->kind, NULL, NULL};
 }
 
 static ms_status add_entry(ms_series *s, const ms_points *p, const char *file)
@@ -236,7 +240,7 @@ static void series_free(ms_series *s)
   }
   free(s->radius), free(s->mass), free(s->kind), free(s->id);
   free(s->pos3), free(s->vel3), free(s->theta), free(s->omega), free(s->pos2);
-  free(s->gmass), free(s->contacts), free(s->entries);
+  free(s->gmass), free(s->contacts), free(s->entries), free(s->force3);
   free(s);
 }
 
@@ -248,7 +252,8 @@ static ms_status alloc_common(ms_series *s)
   s->id = malloc(n * sizeof *s->id);
   s->pos3 = malloc(3 * n * sizeof *s->pos3);
   s->vel3 = malloc(3 * n * sizeof *s->vel3);
-  if (!s->kind || !s->id || !s->pos3 || !s->vel3)
+  s->force3 = malloc(3 * n * sizeof *s->force3);
+  if (!s->kind || !s->id || !s->pos3 || !s->vel3 || !s->force3)
     return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
   for (int i = 0; i < s->n; i++)
     s->id[i] = i;
@@ -267,7 +272,7 @@ static ms_status start(ms_series *s, ms_series **out)
   return MS_OK;
 }
 
-static ms_status collision_fixed(ms_series *s, const ms_sim *sim)
+static ms_status collision_fixed(ms_series *s, ms_sim *sim)
 {
   size_t n = (size_t)s->n + 1;
   s->radius = malloc(n * sizeof *s->radius);
@@ -288,9 +293,10 @@ static ms_status collision_fixed(ms_series *s, const ms_sim *sim)
     s->mass[i] = L->m;
     s->kind[i] = L->is_static ? 2 : 1;
   }
-  ms_status st = ms_sim_state_alloc(sim, &s->slots[0].st);
-  if (!st)
-    st = ms_sim_state_alloc(sim, &s->slots[1].st);
+  ms_status st = MS_OK;
+  for (int i = 0; !st && i < 2; i++)
+    if (!(st = ms_sim_state_alloc(sim, &s->slots[i].st)))
+      st = ms_sim_state_want_forces(sim, &s->slots[i].st);
   return st;
 }
 
