@@ -64,6 +64,19 @@ test_gravity_frame_equals_dump() {
     "$py" "$reader" series "$tmp/g" 4
 }
 
+# Gravity mode: the force on each body is m a, the gravity of the other (G = 1 in
+# kepler.ini), at the first frame and after steps; the output leaves the hash alone.
+test_gravity_force() {
+  run "$root/scenes/kepler.ini" --headless -n 100 >"$tmp/gk.out" &&
+    run "$root/scenes/kepler.ini" --headless -n 100 --output "$tmp/gk" --output-every 50 >"$tmp/gk2.out" &&
+    [ -n "$(hash_of "$tmp/gk.out")" ] && [ "$(hash_of "$tmp/gk.out")" = "$(hash_of "$tmp/gk2.out")" ] &&
+    "$py" "$reader" kepler "$tmp/gk/frame_000000.vtp" &&
+    "$py" "$reader" kepler "$tmp/gk/frame_000100.vtp" &&
+    run "$root/scenes/kepler.ini" --headless -n 100 --output "$tmp/gkc" --output-every 50 \
+      --output-format csv >/dev/null &&
+    head -1 "$tmp/gkc/frame_000100.csv" | grep -q ',id,fx,fy,fz$'
+}
+
 test_csv_frames() {
   run "$fric" -n 40 --output "$tmp/c" --output-every 20 --output-format csv -o "$tmp/c.csv" >/dev/null &&
     [ "$(cat "$tmp/c/frames.csv")" = "$(printf 'step,time,file\n0,0,frame_000000.csv\n20,0.002,frame_000020.csv\n40,0.0040000000000000001,frame_000040.csv')" ] &&
@@ -198,6 +211,7 @@ check test_last_state_written_off_the_beat
 check test_hash_unchanged_by_output
 check test_report_has_writer_block
 check test_gravity_frame_equals_dump
+check test_gravity_force
 check test_csv_frames
 check test_force_at_rest_is_m_g
 check test_forces_cancel_in_free_flight

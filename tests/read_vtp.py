@@ -12,6 +12,8 @@ tests/output_vtk.sh:
   read_vtp.py pushed FRAME.vtp           the forces are finite, and some small and some
                                          large particles are pushed
   read_vtp.py csvforce FRAME.vtp FRAME.csv  the CSV frame's fx, fy are the .vtp's floats
+  read_vtp.py kepler FRAME.vtp           gravity, two bodies, G = 1: the forces are equal
+                                         and opposite, of size m1 m2 / r^2
 Exits 1 with a message on the first difference."""
 import csv
 import os
@@ -174,6 +176,25 @@ def csvforce(vtp, frame_csv):
     print(f"{frame_csv}: fx, fy equal the .vtp's")
 
 
+def kepler(vtp):
+    a = read(vtp)
+    if "force" not in a or a["force"].shape != (2, 3):
+        fail(f"{vtp}: no force array of two bodies")
+    f0, f1 = ([float(c) for c in f] for f in a["force"])
+    p0, p1 = ([float(c) for c in p] for p in a["Points"])
+    r2 = sum((x - y) ** 2 for x, y in zip(p0, p1))
+    want = float(a["mass"][0]) * float(a["mass"][1]) / r2
+    size = sum(c * c for c in f0) ** 0.5
+    if any(abs(x + y) > 1e-5 * size for x, y in zip(f0, f1)):
+        fail(f"{vtp}: forces {f0} and {f1} are not opposite")
+    if abs(size - want) > 1e-4 * want:
+        fail(f"{vtp}: |F| = {size!r}, m1 m2 / r^2 = {want!r}")
+    # towards the other body
+    if sum(c * (y - x) for c, x, y in zip(f0, p0, p1)) <= 0:
+        fail(f"{vtp}: the force on body 0 points away from body 1")
+    print(f"{vtp}: |F| = {size:.6g} = m1 m2 / r^2, equal and opposite")
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "frame":
@@ -190,6 +211,8 @@ if __name__ == "__main__":
         unknown(sys.argv[2])
     elif mode == "pushed":
         pushed(sys.argv[2])
+    elif mode == "kepler":
+        kepler(sys.argv[2])
     elif mode == "csvforce":
         csvforce(sys.argv[2], sys.argv[3])
     else:

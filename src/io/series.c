@@ -19,6 +19,7 @@
 typedef struct slot {
   ms_state st;        /* collision mode */
   ms_gravity_state g; /* gravity mode */
+  float *acc;         /* gravity mode: the bodies' accelerations, 3 each */
 } slot;
 
 struct ms_series {
@@ -182,9 +183,11 @@ static void gravity_points(ms_series *s, const slot *k, ms_points *p)
       s->vel3[3 * i + c] = g->vel[3 * i + c];
     }
     s->gmass[i] = g->pos[4 * i + 3];
+    for (int c = 0; c < 3; c++) /* F = m a, in float as the bodies are */
+      s->force3[3 * i + c] = s->gmass[i] * k->acc[3 * i + c];
   }
   *p = (ms_points){g->step, g->time, s->n, 0, 1, s->pos3, s->vel3, NULL, NULL, NULL, s->gmass,
-                   s->id, s->kind, NULL, NULL};
+                   s->id, s->kind, NULL, s->force3};
 }
 
 static ms_status add_entry(ms_series *s, const ms_points *p, const char *file)
@@ -237,6 +240,7 @@ static void series_free(ms_series *s)
   for (int i = 0; i < 2; i++) {
     ms_state_free(&s->slots[i].st);
     ms_gravity_state_free(&s->slots[i].g);
+    free(s->slots[i].acc);
   }
   free(s->radius), free(s->mass), free(s->kind), free(s->id);
   free(s->pos3), free(s->vel3), free(s->theta), free(s->omega), free(s->pos2);
@@ -336,7 +340,10 @@ ms_status ms_series_open_gravity(const ms_series_options *o, ms_gravity *g, ms_s
   s->last_step = -1;
   s->n = ms_gravity_body_count(g);
   ms_status st = alloc_common(s);
-  if (!st && !(s->gmass = malloc(((size_t)s->n + 1) * sizeof *s->gmass)))
+  size_t n3 = 3 * (size_t)s->n + 1;
+  if (!st && (!(s->gmass = malloc(((size_t)s->n + 1) * sizeof *s->gmass)) ||
+              !(s->slots[0].acc = malloc(n3 * sizeof(float))) ||
+              !(s->slots[1].acc = malloc(n3 * sizeof(float)))))
     st = ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
   if (st) {
     series_free(s);
@@ -388,7 +395,7 @@ ms_status ms_series_frame_gravity(ms_series *s, ms_gravity *g, int force)
   if (!k)
     return st;
   ms_gravity_state_free(&k->g); /* the read allocates: the slot takes its arrays */
-  if ((st = ms_gravity_read_state(g, &k->g))) {
+  if ((st = ms_gravity_read_state(g, &k->g)) || (st = ms_gravity_step_accelerations(g, k->acc))) {
     ms_writer_release(s->w, k);
     return st;
   }
