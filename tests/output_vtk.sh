@@ -2,7 +2,8 @@
 # The --output time series (docs/output.md): the last .vtp read back with VTK's own
 # reader equals --dump of the same step (positions, velocities, radii, masses, spins and
 # ids; a frictional scene), frames.pvd lists every frame with increasing timesteps, the
-# same in gravity mode, the CSV format, an older run's frames refused and then cleared
+# same in gravity mode, the CSV format, the forces (at rest: m g; summed in free flight:
+# zero; the same on every path), an older run's frames refused and then cleared
 # with --output-clear (only our files), the [output] keys, and the state hash with
 # output on equal to the hash without. The VTK checks need python3-vtk9 (tools/deps.sh);
 # without it the test is skipped (77), as tests/lammps.sh is without LAMMPS.
@@ -63,12 +64,74 @@ test_gravity_frame_equals_dump() {
     "$py" "$reader" series "$tmp/g" 4
 }
 
+# Gravity mode: the force on each body is m a, the gravity of the other (G = 1 in
+# kepler.ini), at the first frame and after steps; the output leaves the hash alone.
+test_gravity_force() {
+  run "$root/scenes/kepler.ini" --headless -n 100 >"$tmp/gk.out" &&
+    run "$root/scenes/kepler.ini" --headless -n 100 --output "$tmp/gk" --output-every 50 >"$tmp/gk2.out" &&
+    [ -n "$(hash_of "$tmp/gk.out")" ] && [ "$(hash_of "$tmp/gk.out")" = "$(hash_of "$tmp/gk2.out")" ] &&
+    "$py" "$reader" kepler "$tmp/gk/frame_000000.vtp" &&
+    "$py" "$reader" kepler "$tmp/gk/frame_000100.vtp" &&
+    run "$root/scenes/kepler.ini" --headless -n 100 --output "$tmp/gkc" --output-every 50 \
+      --output-format csv >/dev/null &&
+    head -1 "$tmp/gkc/frame_000100.csv" | grep -q ',id,fx,fy,fz$'
+}
+
 test_csv_frames() {
   run "$fric" -n 40 --output "$tmp/c" --output-every 20 --output-format csv -o "$tmp/c.csv" >/dev/null &&
     [ "$(cat "$tmp/c/frames.csv")" = "$(printf 'step,time,file\n0,0,frame_000000.csv\n20,0.002,frame_000020.csv\n40,0.0040000000000000001,frame_000040.csv')" ] &&
-    # the --dump columns, then contacts
+    # the --dump columns, then contacts and the force
     diff <(cut -d, -f1-11 "$tmp/c/frame_000040.csv") "$tmp/c.csv" &&
-    head -1 "$tmp/c/frame_000040.csv" | grep -q ',omega,contacts$'
+    head -1 "$tmp/c/frame_000040.csv" | grep -q ',omega,contacts,fx,fy$' &&
+    run "$fric" -n 40 --output "$tmp/cv" --output-every 20 >/dev/null &&
+    "$py" "$reader" csvforce "$tmp/cv/frame_000040.vtp" "$tmp/c/frame_000040.csv" &&
+    head -1 "$tmp/c/frame_000000.csv" | grep -q ',contacts,fx,fy$' &&
+    sed -n 2p "$tmp/c/frame_000000.csv" | grep -q ',nan,nan$'
+}
+
+# The force of a particle at rest on the floor is the floor's push, m g upwards (gravity
+# itself is not in it), for a small and a large disc, the large ones on the worker and on
+# the device; the first frame, which no step made, has NaN.
+test_force_at_rest_is_m_g() {
+  local where
+  for where in cpu device; do
+    run "$root/tests/scenes/force_rest.ini" --large-on $where --output "$tmp/rest_$where" \
+      --output-every 3000 >/dev/null &&
+      "$py" "$reader" rest "$tmp/rest_$where/frame_003000.vtp" 9.81 &&
+      "$py" "$reader" unknown "$tmp/rest_$where/frame_000000.vtp" || return 1
+  done
+}
+
+# No gravity, no wall reached: the contact forces cancel pairwise (small-small, large-small
+# and large-large), so they sum to zero over all particles.
+test_forces_cancel_in_free_flight() {
+  run "$root/tests/scenes/force_cloud.ini" --output "$tmp/cloud" --output-every 100 >/dev/null &&
+    "$py" "$reader" cancel "$tmp/cloud/frame_000100.vtp" &&
+    "$py" "$reader" cancel "$tmp/cloud/frame_000200.vtp"
+}
+
+# Every path gives the same state bit for bit, so the same forces: each frame's file is
+# the same, byte for byte, with and without friction (scenes with large-small and
+# large-large contacts at those steps).
+test_force_same_on_every_path() {
+  local sc o i s
+  for sc in squeeze friction_bed; do
+    i=0
+    for o in "--exchange full" "--exchange zone" "--large-on device" \
+      "--exchange zone -p naive -b copied" "--exchange full -p naive -b copied --worker-list off"; do
+      run "$root/tests/scenes/$sc.ini" -n 100 --output "$tmp/p_${sc}_$i" --output-every 50 $o \
+        >/dev/null || return 1
+      if [ $i -gt 0 ]; then
+        for s in 000050 000100; do
+          cmp "$tmp/p_${sc}_0/frame_$s.vtp" "$tmp/p_${sc}_$i/frame_$s.vtp" ||
+            { echo "    $sc $o: frame $s differs"; return 1; }
+        done
+      fi
+      i=$((i + 1))
+    done
+    "$py" "$reader" pushed "$tmp/p_${sc}_0/frame_000050.vtp" &&
+      "$py" "$reader" pushed "$tmp/p_${sc}_0/frame_000100.vtp" || return 1
+  done
 }
 
 test_older_frames_refused_then_cleared() {
@@ -148,7 +211,11 @@ check test_last_state_written_off_the_beat
 check test_hash_unchanged_by_output
 check test_report_has_writer_block
 check test_gravity_frame_equals_dump
+check test_gravity_force
 check test_csv_frames
+check test_force_at_rest_is_m_g
+check test_forces_cancel_in_free_flight
+check test_force_same_on_every_path
 check test_older_frames_refused_then_cleared
 check test_foreign_vtp_refused_even_with_clear
 check test_folder_made_with_parents

@@ -5,6 +5,15 @@ tests/output_vtk.sh:
   read_vtp.py gravity FRAME.vtp DUMP.csv the same for a gravity run's dump
   read_vtp.py series DIR N               DIR/frames.pvd lists N frames, each in DIR and
                                          readable, timesteps increasing
+  read_vtp.py rest FRAME.vtp G           every particle is at rest on the floor: its force
+                                         is (0, m G) within 1e-3 m G
+  read_vtp.py cancel FRAME.vtp           the forces sum to zero (no walls, no gravity)
+  read_vtp.py unknown FRAME.vtp          the forces are NaN (no step made the state)
+  read_vtp.py pushed FRAME.vtp           the forces are finite, and some small and some
+                                         large particles are pushed
+  read_vtp.py csvforce FRAME.vtp FRAME.csv  the CSV frame's fx, fy are the .vtp's floats
+  read_vtp.py kepler FRAME.vtp           gravity, two bodies, G = 1: the forces are equal
+                                         and opposite, of size m1 m2 / r^2
 Exits 1 with a message on the first difference."""
 import csv
 import os
@@ -106,6 +115,86 @@ def series(folder, n):
     print(f"{pvd}: {n} frames, timesteps {times[0]} .. {times[-1]}")
 
 
+def forces(vtp):
+    a = read(vtp)
+    if "force" not in a:
+        fail(f"{vtp}: no force array")
+    f = a["force"]
+    if f.dtype.name != "float32" or f.shape != (len(a["id"]), 3):
+        fail(f"{vtp}: force is {f.dtype.name} x {f.shape}, not Float32 x 3 per point")
+    if any(float(z) != 0.0 for z in f[:, 2]):
+        fail(f"{vtp}: a force has z != 0")
+    return a, [(float(x), float(y)) for x, y, _ in f]
+
+
+def rest(vtp, g):
+    a, f = forces(vtp)
+    for i, (fx, fy) in enumerate(f):
+        mg = float(a["mass"][i]) * g
+        if not (abs(fy - mg) < 1e-3 * mg and abs(fx) < 1e-3 * mg):
+            fail(f"particle {i}: force ({fx!r}, {fy!r}), m g = {mg!r}: not resting on the floor")
+    print(f"{vtp}: {len(f)} particles at rest, each pushed up by m g")
+
+
+def cancel(vtp):
+    _, f = forces(vtp)
+    sx = sum(x for x, _ in f)
+    sy = sum(y for _, y in f)
+    big = max(max(abs(x), abs(y)) for x, y in f)
+    if not big > 0:
+        fail(f"{vtp}: no force at all: nothing to cancel")
+    if not (abs(sx) <= 1e-5 * big and abs(sy) <= 1e-5 * big):
+        fail(f"{vtp}: the forces sum to ({sx!r}, {sy!r}), the largest is {big!r}")
+    print(f"{vtp}: the forces sum to ({sx:.3g}, {sy:.3g}), the largest {big:.3g}")
+
+
+def unknown(vtp):
+    _, f = forces(vtp)
+    if not all(x != x and y != y for x, y in f):
+        fail(f"{vtp}: a force is not NaN in a state no step made")
+    print(f"{vtp}: forces NaN")
+
+
+def pushed(vtp):
+    a, f = forces(vtp)
+    if not all(abs(x) < float("inf") and abs(y) < float("inf") for x, y in f):
+        fail(f"{vtp}: a force is not finite")
+    for kind, what in ((0, "small"), (1, "dynamic large")):
+        if not any((x or y) and int(a["kind"][i]) == kind for i, (x, y) in enumerate(f)):
+            fail(f"{vtp}: no {what} particle is pushed")
+    print(f"{vtp}: forces finite, small and large particles pushed")
+
+
+def csvforce(vtp, frame_csv):
+    _, f = forces(vtp)
+    rows = list(csv.DictReader(open(frame_csv)))
+    if len(rows) != len(f):
+        fail(f"{len(f)} points, {len(rows)} CSV rows")
+    for i, row in enumerate(rows):
+        same("fx", i, "%.9g" % f[i][0], "%.9g" % float(row["fx"]))
+        same("fy", i, "%.9g" % f[i][1], "%.9g" % float(row["fy"]))
+    print(f"{frame_csv}: fx, fy equal the .vtp's")
+
+
+def kepler(vtp):
+    a = read(vtp)
+    if "force" not in a or a["force"].shape != (2, 3):
+        fail(f"{vtp}: no force array of two bodies")
+    f0, f1 = ([float(c) for c in f] for f in a["force"])
+    p0, p1 = ([float(c) for c in p] for p in a["Points"])
+    r2 = sum((x - y) ** 2 for x, y in zip(p0, p1))
+    want = float(a["mass"][0]) * float(a["mass"][1]) / r2
+    size = sum(c * c for c in f0) ** 0.5
+    if any(abs(x + y) > 1e-5 * size for x, y in zip(f0, f1)):
+        fail(f"{vtp}: forces {f0} and {f1} are not opposite")
+    if abs(size - want) > 1e-4 * want:
+        fail(f"{vtp}: |F| = {size!r}, m1 m2 / r^2 = {want!r}")
+    # towards the other body
+    if sum(c * (y - x) for c, x, y in zip(f0, p0, p1)) <= 0:
+        fail(f"{vtp}: the force on body 0 points away from body 1")
+    print(f"{vtp}: |F| = {size:.6g} = m1 m2 / r^2, equal and opposite")
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "frame":
@@ -114,5 +203,17 @@ if __name__ == "__main__":
         gravity(sys.argv[2], sys.argv[3])
     elif mode == "series":
         series(sys.argv[2], int(sys.argv[3]))
+    elif mode == "rest":
+        rest(sys.argv[2], float(sys.argv[3]))
+    elif mode == "cancel":
+        cancel(sys.argv[2])
+    elif mode == "unknown":
+        unknown(sys.argv[2])
+    elif mode == "pushed":
+        pushed(sys.argv[2])
+    elif mode == "kepler":
+        kepler(sys.argv[2])
+    elif mode == "csvforce":
+        csvforce(sys.argv[2], sys.argv[3])
     else:
         fail("unknown mode " + mode)

@@ -102,6 +102,10 @@ ms_status ms_gravity_hash(ms_gravity *g, uint32_t *hash);
 /* The accelerations (3 per body) the force kernels compute for the current positions;
  * does not change the run. */
 ms_status ms_gravity_accelerations(ms_gravity *g, float *acc);
+/* The accelerations (3 per body) the last step's force kernels left, read back without
+ * computing them again (leapfrog: a(x) at the current positions; Taylor: a at the
+ * positions the step started from); before any step, a(x) of the start. */
+ms_status ms_gravity_step_accelerations(ms_gravity *g, float *acc);
 
 const ms_gravity_stats *ms_gravity_get_stats(const ms_gravity *g);
 

@@ -64,6 +64,10 @@ typedef struct ms_state {
   double *small_pos, *small_vel;
   double *large_pos, *large_vel;
   double *small_rot, *large_rot; /* (theta, w) per particle; NULL when friction is off */
+  /* (fx, fy) per particle, N: the contact and wall forces of the step that produced the
+   * state (gravity not included); NaN where no step of this run did. NULL unless asked
+   * for with ms_sim_state_want_forces: only --output reads them. */
+  float *small_force, *large_force;
 } ms_state;
 
 ms_status ms_sim_create(const ms_scene *scene, const ms_sim_options *opt, ms_sim **out);
@@ -117,6 +121,10 @@ ms_status ms_sim_read_state(ms_sim *sim, ms_state *state);
  * copy of the current state into them, between advances. Free with ms_state_free. */
 ms_status ms_sim_state_alloc(const ms_sim *sim, ms_state *state);
 ms_status ms_sim_snapshot(ms_sim *sim, ms_state *state);
+/* Adds the force arrays to a state of ms_sim_state_alloc, which ms_sim_snapshot then
+ * fills (one more blocking read), and has every advance keep its last iteration's forces
+ * on the device (a copy there; the state does not change). */
+ms_status ms_sim_state_want_forces(ms_sim *sim, ms_state *state);
 void ms_state_free(ms_state *state);
 
 /* Closed contacts by kind, and the kinetic energy, of the current state. */

@@ -155,6 +155,8 @@ static ms_status gpu_iteration(ms_sim *s, ms_pipeline p, long step, int more)
   TRY(ms_gpu_collide(s));
   TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BETWEEN_SYNCS, step));
   TRY(meet(s, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC2));
+  if (ms_forces_due(s, more)) /* --output: before the integration clears F_ls */
+    TRY(ms_forces_keep(s, step));
   TRY(ms_gpu_integrate(s));
   if (p == MS_PIPELINE_REORDERED) {
     mark(step + 1); /* the next iteration's grid */
@@ -248,7 +250,7 @@ static void *cpu_worker_main(void *arg)
 
 /* One iteration of the device-only baseline (see the top of this file). The test-only
  * faults fire at the manager's points of the two-thread iteration. */
-static ms_status device_iteration(ms_sim *s, long step)
+static ms_status device_iteration(ms_sim *s, long step, int more)
 {
   mark(step);
   if (!s->grid_current)
@@ -257,6 +259,8 @@ static ms_status device_iteration(ms_sim *s, long step)
   TRY(ms_gpu_collide(s));
   TRY(ms_dl_forces(s));
   TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BETWEEN_SYNCS, step));
+  if (ms_forces_due(s, more))
+    TRY(ms_forces_keep(s, step));
   TRY(ms_gpu_integrate(s));
   TRY(ms_dl_integrate(s));
   /* The grid's blocking read completes the large particles' flags too. */
@@ -279,7 +283,7 @@ static ms_status run_device(ms_sim *s, long iterations)
       s->halted = 1;
       break;
     }
-    st = device_iteration(s, s->step + done);
+    st = device_iteration(s, s->step + done, done + 1 < iterations);
   }
   ms_status fin = ms_gpu_finish(s);
   ms_status end = ms_dl_end(s); /* the host's large particles are current again */

@@ -286,6 +286,7 @@ void ms_sim_destroy(ms_sim *s)
     return;
   ms_zone_release(&s->zone, &s->cl);
   ms_dl_release(&s->dl);
+  ms_forces_release(&s->forces);
   ms_nlist_release(&s->nl);
   ms_ls_list_release(&s->wl);
   ms_buffers_release(&s->buf, &s->cl);
@@ -380,6 +381,7 @@ ms_status ms_sim_move_large(ms_sim *s, int index, double x, double y)
   L->vx = 0.0;
   L->vy = 0.0;
   L->w = 0.0; /* put down at rest: no spin either (friction on) */
+  s->forces.step = -1; /* no step made this state */
   s->nl.stale = 1; /* friction on: the neighbour list is rebuilt with the grid, as after any
                       change from outside the run */
   /* The case study rebuilds the grid after a user moves a particle. Our grid holds only
@@ -442,7 +444,19 @@ ms_status ms_sim_snapshot(ms_sim *s, ms_state *out)
     out->large_vel[2 * i] = s->large[i].vx;
     out->large_vel[2 * i + 1] = s->large[i].vy;
   }
-  return s->friction_on ? read_rotation(s, out) : MS_OK;
+  if (s->friction_on && (st = read_rotation(s, out)))
+    return st;
+  return out->small_force ? ms_forces_read(s, out->small_force, out->large_force) : MS_OK;
+}
+
+ms_status ms_sim_state_want_forces(ms_sim *s, ms_state *out)
+{
+  out->small_force = malloc(((size_t)s->n_small * 2 + 1) * sizeof(float));
+  out->large_force = malloc(((size_t)s->n_large * 2 + 1) * sizeof(float));
+  if (!out->small_force || !out->large_force)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the forces");
+  s->forces.on = 1;
+  return MS_OK;
 }
 
 ms_status ms_sim_read_state(ms_sim *s, ms_state *out)
@@ -461,6 +475,8 @@ void ms_state_free(ms_state *st)
   free(st->large_vel);
   free(st->small_rot);
   free(st->large_rot);
+  free(st->small_force);
+  free(st->large_force);
   memset(st, 0, sizeof *st);
 }
 
@@ -529,6 +545,7 @@ ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *sm
     L->vy = L->is_static ? 0.0 : large_state[4 * i + 3];
   }
   s->step = step;
+  s->forces.step = -1; /* no step of this run made this state */
   s->grid_current = 0;
   ms_ls_list_invalidate(s);
   /* The histories belonged to the state left behind: ms_sim_friction_import puts the

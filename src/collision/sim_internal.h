@@ -7,6 +7,7 @@
 #include "collision/buffers.h"
 #include "cl/runtime.h"
 #include "collision/device_large.h"
+#include "collision/forces.h"
 #include "collision/history.h"
 #include "collision/kernels.h"
 #include "collision/ls_list.h"
@@ -139,6 +140,7 @@ struct ms_sim {
   ms_nlist nl;          /* friction on: the small particles' neighbour list */
   ms_ls_list wl;        /* the worker's large-small list (exchange = full) */
   int grid_current; /* the device grid matches the current small positions */
+  ms_kept_forces forces; /* --output: the forces of an advance's last iteration */
 
   /* Kernel events not yet booked: read once a blocking call shows them complete. */
   cl_event pending_event[16];

@@ -300,6 +300,19 @@ ms_status ms_gravity_accelerations(ms_gravity *g, float *acc)
   return MS_OK;
 }
 
+ms_status ms_gravity_step_accelerations(ms_gravity *g, float *acc)
+{
+  size_t bytes = (size_t)g->set.n_pad * 4 * sizeof(float);
+  float *p = malloc(bytes), *a = malloc(bytes);
+  ms_status st = p && a ? ms_gset_read(&g->set, p, NULL, a)
+                        : ms_fail(MS_ERR_RUNTIME, "out of memory for %d bodies", g->n);
+  for (int i = 0; !st && i < g->n; i++)
+    memcpy(&acc[3 * i], &a[4 * i], 3 * sizeof(float));
+  free(p);
+  free(a);
+  return st;
+}
+
 const ms_gravity_stats *ms_gravity_get_stats(const ms_gravity *g) { return &g->stats; }
 
 long ms_gravity_step(const ms_gravity *g) { return g->step; }

@@ -19,6 +19,7 @@
 typedef struct slot {
   ms_state st;        /* collision mode */
   ms_gravity_state g; /* gravity mode */
+  float *acc;         /* gravity mode: the bodies' accelerations, 3 each */
 } slot;
 
 struct ms_series {
@@ -35,7 +36,7 @@ struct ms_series {
   long last_step; /* the last step handed over (-1: none) */
   /* the writer thread's own */
   double *pos3, *vel3, *theta, *omega, *pos2;
-  float *gmass;
+  float *gmass, *force3;
   int32_t *contacts;
   ms_frame_entry *entries;
   long n_entries, cap_entries;
@@ -158,6 +159,10 @@ static void collision_points(ms_series *s, const slot *k, ms_points *p)
     s->vel3[3 * i] = v[0];
     s->vel3[3 * i + 1] = v[1];
     s->vel3[3 * i + 2] = 0.0;
+    const float *f = sm ? &st->small_force[2 * j] : &st->large_force[2 * j];
+    s->force3[3 * i] = f[0];
+    s->force3[3 * i + 1] = f[1];
+    s->force3[3 * i + 2] = 0.0f;
     if (s->rot) {
       const double *r = sm ? &st->small_rot[2 * j] : &st->large_rot[2 * j];
       s->theta[i] = r[0];
@@ -166,7 +171,7 @@ static void collision_points(ms_series *s, const slot *k, ms_points *p)
   }
   *p = (ms_points){st->step, (double)st->step * s->dt, s->n, s->n_small, 0, s->pos3, s->vel3,
                    s->rot ? s->theta : NULL, s->rot ? s->omega : NULL, s->radius, s->mass,
-                   s->id, s->kind, s->contacts};
+                   s->id, s->kind, s->contacts, s->force3};
 }
 
 static void gravity_points(ms_series *s, const slot *k, ms_points *p)
@@ -178,9 +183,11 @@ static void gravity_points(ms_series *s, const slot *k, ms_points *p)
       s->vel3[3 * i + c] = g->vel[3 * i + c];
     }
     s->gmass[i] = g->pos[4 * i + 3];
+    for (int c = 0; c < 3; c++) /* F = m a, in float as the bodies are */
+      s->force3[3 * i + c] = s->gmass[i] * k->acc[3 * i + c];
   }
   *p = (ms_points){g->step, g->time, s->n, 0, 1, s->pos3, s->vel3, NULL, NULL, NULL, s->gmass,
-                   s->id, s->kind, NULL};
+                   s->id, s->kind, NULL, s->force3};
 }
 
 static ms_status add_entry(ms_series *s, const ms_points *p, const char *file)
@@ -233,10 +240,11 @@ static void series_free(ms_series *s)
   for (int i = 0; i < 2; i++) {
     ms_state_free(&s->slots[i].st);
     ms_gravity_state_free(&s->slots[i].g);
+    free(s->slots[i].acc);
   }
   free(s->radius), free(s->mass), free(s->kind), free(s->id);
   free(s->pos3), free(s->vel3), free(s->theta), free(s->omega), free(s->pos2);
-  free(s->gmass), free(s->contacts), free(s->entries);
+  free(s->gmass), free(s->contacts), free(s->entries), free(s->force3);
   free(s);
 }
 
@@ -248,7 +256,8 @@ static ms_status alloc_common(ms_series *s)
   s->id = malloc(n * sizeof *s->id);
   s->pos3 = malloc(3 * n * sizeof *s->pos3);
   s->vel3 = malloc(3 * n * sizeof *s->vel3);
-  if (!s->kind || !s->id || !s->pos3 || !s->vel3)
+  s->force3 = malloc(3 * n * sizeof *s->force3);
+  if (!s->kind || !s->id || !s->pos3 || !s->vel3 || !s->force3)
     return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
   for (int i = 0; i < s->n; i++)
     s->id[i] = i;
@@ -267,7 +276,7 @@ static ms_status start(ms_series *s, ms_series **out)
   return MS_OK;
 }
 
-static ms_status collision_fixed(ms_series *s, const ms_sim *sim)
+static ms_status collision_fixed(ms_series *s, ms_sim *sim)
 {
   size_t n = (size_t)s->n + 1;
   s->radius = malloc(n * sizeof *s->radius);
@@ -288,9 +297,10 @@ static ms_status collision_fixed(ms_series *s, const ms_sim *sim)
     s->mass[i] = L->m;
     s->kind[i] = L->is_static ? 2 : 1;
   }
-  ms_status st = ms_sim_state_alloc(sim, &s->slots[0].st);
-  if (!st)
-    st = ms_sim_state_alloc(sim, &s->slots[1].st);
+  ms_status st = MS_OK;
+  for (int i = 0; !st && i < 2; i++)
+    if (!(st = ms_sim_state_alloc(sim, &s->slots[i].st)))
+      st = ms_sim_state_want_forces(sim, &s->slots[i].st);
   return st;
 }
 
@@ -330,7 +340,10 @@ ms_status ms_series_open_gravity(const ms_series_options *o, ms_gravity *g, ms_s
   s->last_step = -1;
   s->n = ms_gravity_body_count(g);
   ms_status st = alloc_common(s);
-  if (!st && !(s->gmass = malloc(((size_t)s->n + 1) * sizeof *s->gmass)))
+  size_t n3 = 3 * (size_t)s->n + 1;
+  if (!st && (!(s->gmass = malloc(((size_t)s->n + 1) * sizeof *s->gmass)) ||
+              !(s->slots[0].acc = malloc(n3 * sizeof(float))) ||
+              !(s->slots[1].acc = malloc(n3 * sizeof(float)))))
     st = ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
   if (st) {
     series_free(s);
@@ -382,7 +395,7 @@ ms_status ms_series_frame_gravity(ms_series *s, ms_gravity *g, int force)
   if (!k)
     return st;
   ms_gravity_state_free(&k->g); /* the read allocates: the slot takes its arrays */
-  if ((st = ms_gravity_read_state(g, &k->g))) {
+  if ((st = ms_gravity_read_state(g, &k->g)) || (st = ms_gravity_step_accelerations(g, k->acc))) {
     ms_writer_release(s->w, k);
     return st;
   }

@@ -50,7 +50,7 @@ static int array_data(FILE *f, const array *a, int n)
 }
 
 typedef struct layout {
-  array points, verts[2], data[9];
+  array points, verts[2], data[10];
   int n_data;
 } layout;
 
@@ -74,6 +74,8 @@ static void make_layout(const ms_points *p, layout *l)
     d[k++] = (array){"angle", T_F64, 1, 0, p->theta};
   if (p->contacts)
     d[k++] = (array){"contacts", T_I32, 1, 0, p->contacts};
+  if (p->force)
+    d[k++] = (array){"force", T_F32, 3, 0, p->force};
   l->n_data = k;
 }
 
@@ -125,22 +127,29 @@ ms_status ms_vtk_write_vtp(const char *path, const ms_points *p)
   return ms_write_atomic(path, write_vtp, (void *)p);
 }
 
-/* Collision mode: the --dump columns, then contacts; gravity mode: the gravity dump's
- * columns (x,y,z,vx,vy,vz,m), then id. */
+/* Collision mode: the --dump columns, then contacts, fx, fy; gravity mode: the gravity
+ * dump's columns (x,y,z,vx,vy,vz,m), then id (and fx,fy,fz when there are forces). Forces
+ * with 9 digits: floats, read back exactly. */
 static int write_frame_csv(FILE *f, void *arg)
 {
   const ms_points *p = arg;
+  const float *F = p->force;
   if (p->gravity) {
-    fputs("x,y,z,vx,vy,vz,m,id\n", f);
+    fputs(F ? "x,y,z,vx,vy,vz,m,id,fx,fy,fz\n" : "x,y,z,vx,vy,vz,m,id\n", f);
     for (int i = 0; i < p->n; i++) {
       const double *x = &p->pos[3 * i], *v = &p->vel[3 * i];
-      fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d\n", x[0], x[1], x[2], v[0], v[1], v[2],
+      fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d", x[0], x[1], x[2], v[0], v[1], v[2],
               (double)p->mass[i], p->id[i]);
+      if (F)
+        fprintf(f, ",%.9g,%.9g,%.9g", (double)F[3 * i], (double)F[3 * i + 1],
+                (double)F[3 * i + 2]);
+      fputc('\n', f);
     }
     return 0;
   }
-  fputs(p->omega ? "kind,index,x,y,vx,vy,radius,mass,static,theta,omega,contacts\n"
-                 : "kind,index,x,y,vx,vy,radius,mass,static,contacts\n", f);
+  fputs(p->omega ? "kind,index,x,y,vx,vy,radius,mass,static,theta,omega,contacts"
+                 : "kind,index,x,y,vx,vy,radius,mass,static,contacts", f);
+  fputs(F ? ",fx,fy\n" : "\n", f);
   for (int i = 0; i < p->n; i++) {
     const double *x = &p->pos[3 * i], *v = &p->vel[3 * i];
     int small = i < p->n_small;
@@ -149,7 +158,10 @@ static int write_frame_csv(FILE *f, void *arg)
             (double)p->mass[i], p->kind[i] == 2);
     if (p->omega)
       fprintf(f, ",%.17g,%.17g", p->theta[i], p->omega[i]);
-    fprintf(f, ",%d\n", p->contacts ? p->contacts[i] : 0);
+    fprintf(f, ",%d", p->contacts ? p->contacts[i] : 0);
+    if (F)
+      fprintf(f, ",%.9g,%.9g", (double)F[3 * i], (double)F[3 * i + 1]);
+    fputc('\n', f);
   }
   return 0;
 }

@@ -20,6 +20,7 @@ typedef struct ms_points {
   const int32_t *id;       /* 0 .. n-1: small particles then large ones, as in --dump */
   const uint8_t *kind;     /* 0 small, 1 dynamic large, 2 static large */
   const int32_t *contacts; /* NULL: not counted (gravity mode) */
+  const float *force;      /* 3 per point (z = 0 in collision mode); NULL: none */
 } ms_points;
 
 /* A frame written, for the collection. */
