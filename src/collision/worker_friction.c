@@ -112,7 +112,7 @@ int ms_fr_large_large_pair(const ms_sim *s, int ia, int ib, ms_ll_pair *p)
   ms_normal c = ms_contact_normal(dx, dy, dvx, dvy, rs, s->k, s->two_zeta, m_eff);
   float xi = ms_xi_pair_find(&s->hist.ll_cur, ia, ib);
   pair_out o = pair_friction(s, c, dvx, dvy, large_disc(A), large_disc(B), m_eff, xi);
-  *p = (ms_ll_pair){ia, ib, o.f.x, o.f.y, o.ti, o.tj, o.xi};
+  *p = (ms_ll_pair){ia, ib, o.f.x, o.f.y, o.ti, o.tj, o.xi, 0.0f};
   return 1;
 }
 
