@@ -134,6 +134,10 @@ ms_status ms_sim_summarise(ms_sim *sim, ms_state_summary *out);
  * Between advances. */
 ms_status ms_sim_dissipated(ms_sim *sim, double *out);
 
+/* The energy (J per metre) the tangential springs of the contact histories hold now,
+ * 1/2 k_t xi^2 summed over every closed contact and wall contact; 0 without friction. */
+ms_status ms_sim_spring_energy(ms_sim *sim, double *out);
+
 /* CRC-32 (zlib) over positions then velocities (doubles, simulation frame), small
  * particles then large; with friction on, then (theta, w) of the small particles and
  * of the large ones (absent when off, so frictionless hashes are as they were). */

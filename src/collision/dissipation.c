@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "shared/contact.h"
+
 static ms_status zero_device(ms_sim *s)
 {
   size_t n = (size_t)s->n_small;
@@ -39,6 +41,7 @@ ms_status ms_diss_reset(ms_sim *s)
     return MS_OK;
   for (int i = 0; i < s->n_large; i++)
     s->diss_large[i] = 0.0;
+  s->diss_worker = 0.0;
   return zero_device(s);
 }
 
@@ -49,6 +52,33 @@ void ms_diss_release(ms_sim *s)
   s->diss = NULL;
   free(s->diss_large);
   s->diss_large = NULL;
+}
+
+/* Every history the friction state holds (one entry per closed pair, four per particle
+ * against the walls), in its export order. */
+ms_status ms_sim_spring_energy(ms_sim *s, double *out)
+{
+  *out = 0.0;
+  if (!s->friction_on)
+    return MS_OK;
+  ms_friction_state f;
+  ms_status st = ms_sim_friction_export(s, &f);
+  if (st)
+    return st;
+  double e = 0.0;
+  for (size_t k = 0; k < f.n_ss; k++)
+    e += ms_spring_energy(s->kt, f.ss[k].xi);
+  for (size_t k = 0; k < f.n_ls; k++)
+    e += ms_spring_energy(s->kt, f.ls[k].xi);
+  for (size_t k = 0; k < f.n_ll; k++)
+    e += ms_spring_energy(s->kt, f.ll[k].xi);
+  for (size_t k = 0; k < 4 * (size_t)f.n_small; k++)
+    e += ms_spring_energy(s->kt, f.small_wall_xi[k]);
+  for (size_t k = 0; k < 4 * (size_t)f.n_large; k++)
+    e += ms_spring_energy(s->kt, f.large_wall_xi[k]);
+  ms_friction_state_free(&f);
+  *out = e;
+  return MS_OK;
 }
 
 /* Small particles in index order, then large ones: the same sum every time. */
@@ -67,6 +97,7 @@ ms_status ms_sim_dissipated(ms_sim *s, double *out)
     sum += d[i];
   for (int i = 0; i < s->n_large; i++)
     sum += s->diss_large[i];
+  sum += s->diss_worker;
   free(d);
   *out = sum;
   return st;

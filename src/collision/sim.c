@@ -255,11 +255,10 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (kdir && !*kdir)
     kdir = NULL;
   ms_status st = MS_OK;
-  if (s->diag && (s->friction_on || s->large_on == MS_LARGE_ON_DEVICE))
-    st = ms_fail(MS_ERR_INPUT, "--diagnostics: not with %s: the dissipated energy is "
-                 "accumulated only by the frictionless kernels and the CPU worker",
-                 s->friction_on ? "friction (mu, mu_r or mu_wall > 0)"
-                                : "the large particles on the device (large_on = device)");
+  if (s->diag && s->large_on == MS_LARGE_ON_DEVICE)
+    st = ms_fail(MS_ERR_INPUT, "--diagnostics: not with the large particles on the device "
+                 "(large_on = device): its kernels do not accumulate the dissipated energy; "
+                 "use --large-on cpu");
   if (!st)
     st = setup_grid(s, sc);
   if (!st)

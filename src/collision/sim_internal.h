@@ -63,7 +63,8 @@ typedef struct ms_ll_pair {
   int a, b;
   float fx, fy;
   float ta, tb, xi; /* friction on: the torques on a and b, the new history */
-  float lost;       /* --diagnostics: the power its dashpot dissipates */
+  double lost;      /* --diagnostics: the energy it dissipated this step (with friction:
+                       spring storage not taken off, see worker_friction.c) */
 } ms_ll_pair;
 
 /* What one pool thread found in its chunk this iteration. */
@@ -152,6 +153,7 @@ struct ms_sim {
   int diag;
   cl_mem diss;        /* double per small particle */
   double *diss_large; /* per large particle (its large-small, large-large, wall contacts) */
+  double diss_worker; /* friction: what the large-large springs stored, taken off */
 
   long step;
   atomic_int stop_requested; /* set from a signal handler: stop at the next iteration */

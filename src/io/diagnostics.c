@@ -36,7 +36,8 @@ struct edge {
 };
 
 static const char collision_header[] =
-    "step,time,ke_translational,ke_rotational,potential,elastic,dissipated,total,px,py,"
+    "step,time,ke_translational,ke_rotational,potential,elastic_normal,elastic_tangential,"
+    "dissipated,total,px,py,"
     "contacts_ss,contacts_ls,contacts_ll,contacts_wall,max_overlap,coordination,"
     "grid_builds,grid_overflow_builds,grid_capacity,zone_iterations,zone_cells_mean,"
     "zone_particles_mean\n";
@@ -132,7 +133,8 @@ ms_status ms_diag_take(ms_sim *sim, ms_diag_sample *out)
 {
   memset(out, 0, sizeof *out);
   out->stats = *ms_sim_get_stats(sim);
-  return ms_sim_dissipated(sim, &out->dissipated);
+  ms_status st = ms_sim_dissipated(sim, &out->dissipated);
+  return st ? st : ms_sim_spring_energy(sim, &out->spring);
 }
 
 ms_status ms_diag_take_gravity(ms_gravity *g, ms_diag_sample *out)
@@ -298,15 +300,16 @@ ms_status ms_diag_row(ms_diag *d, const ms_state *st, const ms_diag_sample *smp)
   large_pairs(d, &v, &t);
   double m[5];
   motion(d, &v, m);
-  double total = m[0] + m[1] + m[2] + t.elastic + smp->dissipated;
+  double total = m[0] + m[1] + m[2] + t.elastic + smp->spring + smp->dissipated;
   double z = d->c.n > 0 ? (2.0 * (double)(t.ss + t.ls + t.ll) + (double)t.wall) / d->c.n : 0.0;
   const ms_sim_stats *s = &smp->stats;
   char row[1024];
   int len = snprintf(row, sizeof row,
-                     "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%ld,%ld,%ld,"
+                     "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%ld,%ld,"
+                     "%ld,"
                      "%.9g,%.9g,%ld,%ld,%d,%ld,%.9g,%.9g\n",
                      st->step, (double)st->step * d->c.dt, m[0], m[1], m[2], t.elastic,
-                     smp->dissipated, total, m[3], m[4], t.ss, t.ls, t.ll, t.wall, t.max_overlap,
+                     smp->spring, smp->dissipated, total, m[3], m[4], t.ss, t.ls, t.ll, t.wall, t.max_overlap,
                      z, s->grid_builds, s->overflow_builds, s->grid_capacity, s->zone_iterations,
                      mean(s->zone_cells_total, s->zone_iterations),
                      mean(s->zone_particles_total, s->zone_iterations));

@@ -13,6 +13,7 @@
 /* What only the simulation thread can read, taken with the frame's snapshot. */
 typedef struct ms_diag_sample {
   double dissipated;   /* J/m since the run (or the resume) started: ms_sim_dissipated */
+  double spring;       /* J/m in the tangential springs: ms_sim_spring_energy */
   ms_sim_stats stats;  /* the grid and zone counters at that step */
   ms_gravity_diag grav; /* gravity mode */
 } ms_diag_sample;
