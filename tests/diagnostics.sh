@@ -56,6 +56,15 @@ test_hash_unchanged() {
   done
 }
 
+# The exchange, the buffers and the worker's thread count change no sum: the rows are the
+# same (but for the zone's own counters).
+test_paths_agree() {
+  run "$fbox" -n 1000 --output "$tmp/p1" --output-every 250 --diagnostics >/dev/null &&
+    run "$fbox" -n 1000 --exchange zone -b copied --cpu-threads 3 --output "$tmp/p2" \
+      --output-every 250 --diagnostics >/dev/null &&
+    cmp <(cut -d, -f1-20 "$tmp/p1/diagnostics.csv") <(cut -d, -f1-20 "$tmp/p2/diagnostics.csv")
+}
+
 # Rows at the frames' steps, the last state's included off the beat.
 test_rows_at_frame_steps() {
   run "$box" -n 250 --output "$tmp/r" --output-every 100 --diagnostics >/dev/null &&
@@ -123,6 +132,7 @@ test_output_clear() {
 check test_balance_frictionless
 check test_balance_friction
 check test_hash_unchanged
+check test_paths_agree
 check test_rows_at_frame_steps
 check test_gravity_csv
 check test_resume_fresh_file

@@ -255,10 +255,11 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (kdir && !*kdir)
     kdir = NULL;
   ms_status st = MS_OK;
-  if (s->diag && s->large_on == MS_LARGE_ON_DEVICE)
+  /* auto would time the device candidate, whose kernels do not accumulate */
+  if (s->diag && (s->large_on == MS_LARGE_ON_DEVICE || sc->large_on_auto))
     st = ms_fail(MS_ERR_INPUT, "--diagnostics: not with the large particles on the device "
-                 "(large_on = device): its kernels do not accumulate the dissipated energy; "
-                 "use --large-on cpu");
+                 "(large_on = %s): its kernels do not accumulate the dissipated energy; use "
+                 "--large-on cpu", sc->large_on_auto ? "auto" : "device");
   if (!st)
     st = setup_grid(s, sc);
   if (!st)
