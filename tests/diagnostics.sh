@@ -87,6 +87,14 @@ assert float(rows[0]["energy_error"]) == 0.0
 PY
 }
 
+# The scene's [output] diagnostics = true asks for the same.
+test_scene_key() {
+  { cat "$box"; printf '[output]\ndir = %s\nevery = 100\ndiagnostics = true\n' "$tmp/k"; } \
+    >"$tmp/key.ini" &&
+    run "$tmp/key.ini" -n 200 >/dev/null &&
+    python3 "$checker" "$tmp/k/diagnostics.csv" --steps 0,100,200 --min-dissipated 0
+}
+
 # A resumed run into a fresh folder starts its own file, from the resumed step, with the
 # dissipated energy counted from there.
 test_resume_fresh_file() {
@@ -135,6 +143,7 @@ check test_hash_unchanged
 check test_paths_agree
 check test_rows_at_frame_steps
 check test_gravity_csv
+check test_scene_key
 check test_resume_fresh_file
 check test_refusals
 check test_output_clear

@@ -472,9 +472,8 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
 static int output_options(const cli *c, const ms_scene *sc, ms_series_options *o)
 {
   *o = (ms_series_options){c->output ? c->output : sc->output_dir[0] ? sc->output_dir : NULL,
-                           c->output_every ? c->output_every : sc->output_every ? sc->output_every
-                                                                               : 100,
-                           sc->output_csv, c->output_clear, c->diagnostics};
+                           c->output_every ? c->output_every : sc->output_every ? sc->output_every : 100,
+                           sc->output_csv, c->output_clear, c->diagnostics || sc->output_diagnostics};
   if (!o->dir && (c->output_every || c->output_format || c->output_clear || c->diagnostics))
     return bad_option(c->output_every ? "--output-every" : c->output_format ? "--output-format"
                       : c->output_clear ? "--output-clear" : "--diagnostics",

@@ -309,8 +309,8 @@ ms_status ms_diag_row(ms_diag *d, const ms_state *st, const ms_diag_sample *smp)
                      "%ld,"
                      "%.9g,%.9g,%ld,%ld,%d,%ld,%.9g,%.9g\n",
                      st->step, (double)st->step * d->c.dt, m[0], m[1], m[2], t.elastic,
-                     smp->spring, smp->dissipated, total, m[3], m[4], t.ss, t.ls, t.ll, t.wall, t.max_overlap,
-                     z, s->grid_builds, s->overflow_builds, s->grid_capacity, s->zone_iterations,
+                     smp->spring, smp->dissipated, total, m[3], m[4], t.ss, t.ls, t.ll, t.wall,
+                     t.max_overlap, z, s->grid_builds, s->overflow_builds, s->grid_capacity, s->zone_iterations,
                      mean(s->zone_cells_total, s->zone_iterations),
                      mean(s->zone_particles_total, s->zone_iterations));
   return put(d, row, (size_t)len);
