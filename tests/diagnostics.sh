@@ -105,6 +105,28 @@ test_resume_fresh_file() {
     [ "$(sed -n 2p "$tmp/s/diagnostics.csv" | cut -d, -f8)" = 0 ]
 }
 
+# A run stopped by SIGTERM leaves complete rows only, the stopped state's last.
+test_stopped_run_complete_rows() {
+  "$exe" -d cpu -q "$box" -n 1000000 --output "$tmp/t" --output-every 50 --diagnostics \
+    >"$tmp/t.out" 2>"$tmp/t.err" &
+  local pid=$! waited=0
+  while [ "$(cat "$tmp/t/diagnostics.csv" 2>/dev/null | wc -l)" -lt 4 ] && [ $waited -lt 600 ]; do
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  kill -TERM $pid
+  wait $pid
+  local rc=$? last
+  [ $rc -eq 143 ] || { echo "exit $rc"; return 1; }
+  last=$(sed -n 's/^mixsim: stopped by signal 15 at step \([0-9]*\).*/\1/p' "$tmp/t.err")
+  python3 - "$tmp/t/diagnostics.csv" "$last" <<'PY'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert all(len(r) == len(rows[0]) for r in rows), "a row is cut"
+assert rows[-1][0] == sys.argv[2], (rows[-1][0], sys.argv[2])
+PY
+}
+
 refused() { # expected text, then the arguments
   local want=$1
   shift
@@ -145,6 +167,7 @@ check test_rows_at_frame_steps
 check test_gravity_csv
 check test_scene_key
 check test_resume_fresh_file
+check test_stopped_run_complete_rows
 check test_refusals
 check test_output_clear
 finish
