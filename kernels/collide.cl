@@ -10,7 +10,11 @@ __kernel void ms_collide_small(__global const double2 *pos, __global const doubl
                                __global const float2 *shape, __global const int *count,
                                __global const int *idx, int cap, int n, double inv_cell, int nx,
                                int ny, float k, float two_zeta, double2 box,
-                               __global float2 *f_out)
+                               __global float2 *f_out
+#ifdef MS_DIAG
+                               , __global double *diss, double dt
+#endif
+                               )
 {
   int i = get_global_id(0);
   if (i >= n)
@@ -21,6 +25,11 @@ __kernel void ms_collide_small(__global const double2 *pos, __global const doubl
   int cx = ms_grid_axis(xi.x, inv_cell, nx);
   int cy = ms_grid_axis(xi.y, inv_cell, ny);
   float fx = 0.0f, fy = 0.0f;
+#ifdef MS_DIAG
+  /* --diagnostics: the energy the dashpots dissipate this step, half of each pair's
+   * (its partner books the other half) and all of the walls'; a side output only. */
+  double lost = 0.0;
+#endif
   for (int y = max(cy - 1, 0); y <= min(cy + 1, ny - 1); y++) {
     for (int x = max(cx - 1, 0); x <= min(cx + 1, nx - 1); x++) {
       int cell = y * nx + x;
@@ -39,6 +48,11 @@ __kernel void ms_collide_small(__global const double2 *pos, __global const doubl
                                    si.x + sj.x, k, two_zeta, ms_pair_mass(si.y, sj.y));
         fx += f.x;
         fy += f.y;
+#ifdef MS_DIAG
+        lost += 0.5 * (double)ms_contact_dissipation(dx, dy, (float)(vi.x - vj.x),
+                                                     (float)(vi.y - vj.y), si.x + sj.x, k,
+                                                     two_zeta, ms_pair_mass(si.y, sj.y));
+#endif
       }
     }
   }
@@ -47,4 +61,9 @@ __kernel void ms_collide_small(__global const double2 *pos, __global const doubl
   fx += w.x;
   fy += w.y;
   f_out[i] = (float2)(fx, fy);
+#ifdef MS_DIAG
+  lost += (double)ms_walls_dissipation(xi.x, xi.y, (float)vi.x, (float)vi.y, si.x, box.x, box.y,
+                                       k, two_zeta, si.y);
+  diss[i] += lost * dt;
+#endif
 }

@@ -130,6 +130,21 @@ static inline float wall_friction(ms_v2 n, float fn, float vx, float vy, float w
   return t.xi;
 }
 
+#ifdef MS_DIAG
+/* --diagnostics: what one wall side's friction (as wall_friction computes it from the
+ * displacement xi_old) dissipated this step: its work less what its spring stored. */
+static inline double wall_lost(ms_v2 n, float fn, float vx, float vy, float w, float r,
+                               float inertia, float kt, float ct, float mu_wall, float mu_r,
+                               float dt, float xi_old, float xi_new)
+{
+  float u = ms_wall_slip_velocity(n, vx, vy, w, r);
+  ms_tangential t = ms_wall_tangential_law(n, r, u, xi_old, fn, kt, ct, mu_wall, dt);
+  float m = ms_rolling_torque(w, fn, mu_r, r, inertia, dt);
+  return ms_slip_work(t.ft, u, m, w, dt) -
+         (ms_spring_energy(kt, xi_new) - ms_spring_energy(kt, xi_old));
+}
+#endif
+
 /* Small-small contacts with friction over each particle's neighbour list, in ascending
  * partner index (a pure function of the state: the list's extra, distant entries add
  * nothing), then the four walls, left, right, bottom, top. The normal force is
@@ -144,7 +159,11 @@ __kernel void ms_collide_small_fric(__global const double2 *pos, __global const 
                                     float two_zeta, float kt, float mu, float mu_r,
                                     float mu_wall, float dt, double2 box,
                                     __global float *wall_xi, __global float2 *f_out,
-                                    __global float *t_out)
+                                    __global float *t_out
+#ifdef MS_DIAG
+                                    , __global double *diss
+#endif
+                                    )
 {
   int i = get_global_id(0);
   if (i >= n)
@@ -155,6 +174,13 @@ __kernel void ms_collide_small_fric(__global const double2 *pos, __global const 
   float wi = (float)rot[i].y;
   float ii = ms_disc_inertia(si.y, si.x);
   float fx = 0.0f, fy = 0.0f, tq = 0.0f;
+#ifdef MS_DIAG
+  /* --diagnostics: the energy dissipated this step, half of each pair's (its partner
+   * books the other half, computed to the same bits) and all of the walls'. A contact's
+   * part is its dashpot's, plus its friction's work less what its tangential spring
+   * stored (an opening contact gives up what it held); a side output only. */
+  double lost = 0.0;
+#endif
   ms_slot_index base = (ms_slot_index)i * (ms_slot_index)kslots;
   int m = min(nb_n[i], kslots);
   for (int e = 0; e < m; e++) {
@@ -182,7 +208,18 @@ __kernel void ms_collide_small_fric(__global const double2 *pos, __global const 
       tq += t.torque_i;
       tq += ms_rolling_torque(wi - wj, c.fn, mu_r, ms_rolling_radius(si.x, sj.x), i_eff, dt);
       kept = t.xi;
+#ifdef MS_DIAG
+      float m_roll = ms_rolling_torque(wi - wj, c.fn, mu_r, ms_rolling_radius(si.x, sj.x), i_eff,
+                                       dt);
+      lost += 0.5 * ((double)ms_contact_dissipation(dx, dy, dvx, dvy, r_sum, k, two_zeta, m_eff) *
+                         (double)dt +
+                     ms_slip_work(t.ft, u, m_roll, wi - wj, dt));
+#endif
     }
+#ifdef MS_DIAG
+    lost -= 0.5 * (ms_spring_energy(kt, ms_tangential_history(touch, kept)) -
+                   ms_spring_energy(kt, nb_xi[base + e]));
+#endif
     nb_xi[base + e] = ms_tangential_history(touch, kept);
   }
   /* The walls: the normal push as ms_walls_force adds it, then each touching side's
@@ -214,14 +251,31 @@ __kernel void ms_collide_small_fric(__global const double2 *pos, __global const 
       ms_v2 nw;
       nw.x = side == 0 ? -1.0f : side == 1 ? 1.0f : 0.0f;
       nw.y = side == 2 ? -1.0f : side == 3 ? 1.0f : 0.0f;
+#ifdef MS_DIAG
+      float old = wx[side];
+#endif
       wx[side] = gap[side] < r ? wall_friction(nw, pushes[side], vx, vy, wi, r, ii, kt, ct,
                                                mu_wall, mu_r, dt, wx[side], &fx, &fy, &tq)
                                : 0.0f;
+#ifdef MS_DIAG
+      lost += gap[side] < r ? wall_lost(nw, pushes[side], vx, vy, wi, r, ii, kt, ct, mu_wall,
+                                        mu_r, dt, old, wx[side])
+                            : ms_spring_energy(kt, old);
+#endif
     }
   } else {
-    for (int side = 0; side < 4; side++)
+    for (int side = 0; side < 4; side++) {
+#ifdef MS_DIAG
+      lost += ms_spring_energy(kt, wx[side]);
+#endif
       wx[side] = 0.0f;
+    }
   }
   f_out[i] = (float2)(fx, fy);
   t_out[i] = tq;
+#ifdef MS_DIAG
+  lost += (double)ms_walls_dissipation(xi.x, xi.y, vx, vy, r, box.x, box.y, k, two_zeta, si.y) *
+          (double)dt;
+  diss[i] += lost;
+#endif
 }

@@ -166,6 +166,7 @@ typedef struct ms_scene {
   char output_dir[512];
   long output_every; /* 0: not given */
   int output_csv;    /* format = csv (else vtk) */
+  int output_diagnostics; /* diagnostics = true: DIR/diagnostics.csv too */
   int output_line;
 
   /* [simulation] max_speed: a particle faster than this (m/s) stops the run as

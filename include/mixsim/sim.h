@@ -14,6 +14,8 @@ typedef struct ms_sim ms_sim;
 typedef struct ms_sim_options {
   const char *device;     /* "gpu", "cpu", "P:D"; NULL: $MIXSIM_DEVICE, then first GPU, else CPU */
   const char *kernel_dir; /* NULL: $MIXSIM_KERNEL_DIR, then the kernels built into the binary */
+  int diagnostics;        /* accumulate the dissipated energy (ms_sim_dissipated); refused with
+                             friction and with large_on = device */
 } ms_sim_options;
 
 /* Counters of everything the grid had to handle; nothing is dropped silently. */
@@ -134,6 +136,15 @@ typedef struct ms_state_summary {
   double kinetic_energy; /* J (per metre of disc thickness: masses are areal) */
 } ms_state_summary;
 ms_status ms_sim_summarise(ms_sim *sim, ms_state_summary *out);
+
+/* The energy (J per metre) the contact dashpots dissipated since the sim was created or
+ * restored, summed over every step: only with ms_sim_options.diagnostics (else 0).
+ * Between advances. */
+ms_status ms_sim_dissipated(ms_sim *sim, double *out);
+
+/* The energy (J per metre) the tangential springs of the contact histories hold now,
+ * 1/2 k_t xi^2 summed over every closed contact and wall contact; 0 without friction. */
+ms_status ms_sim_spring_energy(ms_sim *sim, double *out);
 
 /* CRC-32 (zlib) over positions then velocities (doubles, simulation frame), small
  * particles then large; with friction on, then (theta, w) of the small particles and

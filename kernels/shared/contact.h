@@ -80,6 +80,42 @@ MS_FN ms_v2 ms_walls_force(double x, double y, float vx, float vy, float r, doub
   return f;
 }
 
+/* Diagnostics only (--diagnostics): the power the normal dashpot of a contact dissipates,
+ * c * approach^2 (W per metre of disc thickness), 0 when the discs do not touch. The same
+ * normal and approach speed as ms_contact_force; the law has no tension cut-off, so the
+ * dashpot acts (and dissipates) for as long as the discs touch. Called beside the force,
+ * never in its place: the force's arithmetic is untouched. */
+MS_FN float ms_contact_dissipation(float dx, float dy, float dvx, float dvy, float r_sum, float k,
+                                   float two_zeta, float m_eff)
+{
+  if (!ms_touching(dx, dy, r_sum))
+    return 0.0f;
+  float dist = ms_sqrtf(dx * dx + dy * dy);
+  float approach = dvx * (dx / dist) + dvy * (dy / dist);
+  return ms_dashpot(two_zeta, k, m_eff) * approach * approach;
+}
+
+/* The same for the four walls of ms_walls_force: each touching side's dashpot times the
+ * squared speed along its normal. */
+MS_FN float ms_walls_dissipation(double x, double y, float vx, float vy, float r, double w,
+                                 double h, float k, float two_zeta, float m)
+{
+  float gl = (float)x, gr = (float)(w - x), gb = (float)y, gt = (float)(h - y);
+  if (gl >= r && gr >= r && gb >= r && gt >= r)
+    return 0.0f;
+  float c = ms_dashpot(two_zeta, k, m);
+  float p = 0.0f;
+  if (gl < r)
+    p += c * vx * vx;
+  if (gr < r)
+    p += c * vx * vx;
+  if (gb < r)
+    p += c * vy * vy;
+  if (gt < r)
+    p += c * vy * vy;
+  return p;
+}
+
 /* Symplectic Euler step, the same for small (device) and large (host) particles:
  *     v += (F/m + g) dt;  x += v dt
  * The force and F/m are float (a sum of float contacts); the state is double, so a

@@ -186,6 +186,23 @@ MS_FN float ms_rolling_torque(float w_rel, float fn, float mu_r, float r_eff, fl
   return 0.0f;
 }
 
+/* Diagnostics only (--diagnostics): the energy one step of a closed frictional contact
+ * takes from the motion through its tangential force and rolling torque, (-F_t u - M w_rel)
+ * dt, with u the slip speed, M the rolling torque on i and w_rel = w_i - w_j (a wall:
+ * w_rel = w_i). Part of it is stored in the tangential spring: the caller subtracts the
+ * change of ms_spring_energy, which leaves what the tangential dashpot, the Coulomb slip
+ * and the rolling resistance dissipated. In double: a small difference of larger terms. */
+MS_FN double ms_slip_work(float ft, float u, float m_roll, float w_rel, float dt)
+{
+  return (-(double)ft * (double)u - (double)m_roll * (double)w_rel) * (double)dt;
+}
+
+/* The energy 1/2 k_t xi^2 a contact's tangential spring holds. */
+MS_FN double ms_spring_energy(float kt, float xi)
+{
+  return 0.5 * (double)kt * (double)xi * (double)xi;
+}
+
 /* Symplectic Euler step of the rotation, as ms_integrate does the translation:
  *     w += (torque / I) dt;  theta += w dt
  * with the state in double and the torque (a sum of float contacts) in float. */

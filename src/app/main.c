@@ -43,7 +43,7 @@ typedef struct cli {
   const char *worker_list;
   const char *output, *output_format; /* --output DIR, --output-format vtk|csv */
   long output_every;                  /* 0: not given */
-  int output_clear;
+  int output_clear, diagnostics; /* --output-clear, --diagnostics */
 } cli;
 
 /* SIGINT/SIGTERM: the running simulation stops after its current iteration.
@@ -153,6 +153,7 @@ static void usage(FILE *out)
         "      --output-every K     ... a frame every K steps (default: the scene's, else 100)\n"
         "      --output-format F    vtk | csv (CSV frames and DIR/frames.csv; default vtk)\n"
         "      --output-clear       remove an earlier run's frames from DIR (else refused)\n"
+        "      --diagnostics        ... and DIR/diagnostics.csv: energies, contacts per frame\n"
         "  -h, --help               this text\n"
         "  -V, --version            print the version\n"
         "\n"
@@ -255,6 +256,7 @@ static int parse_args(int argc, char **argv, cli *c)
     {"worker-list", required_argument, 0, 1023},
     {"output", required_argument, 0, 1040}, {"output-every", required_argument, 0, 1041},
     {"output-format", required_argument, 0, 1042}, {"output-clear", no_argument, 0, 1043},
+    {"diagnostics", no_argument, 0, 1044},
     {0, 0, 0, 0}};
   int ch, rc = -1;
   while (rc < 0 && (ch = getopt_long(argc, argv, "n:p:b:d:ls:o:qhV", opts, NULL)) != -1) {
@@ -295,6 +297,7 @@ static int parse_args(int argc, char **argv, cli *c)
     case 1041: rc = option_long("--output-every", optarg, 1, MS_STEPS_MAX, &c->output_every); break;
     case 1042: c->output_format = optarg; break;
     case 1043: c->output_clear = 1; break;
+    case 1044: c->diagnostics = 1; break;
     case 'h': usage(stdout); return 0;
     case 'V': printf("mixsim %s\n", MIXSIM_VERSION); return 0;
     default: usage(stderr); return MS_ERR_INPUT;
@@ -469,12 +472,12 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
 static int output_options(const cli *c, const ms_scene *sc, ms_series_options *o)
 {
   *o = (ms_series_options){c->output ? c->output : sc->output_dir[0] ? sc->output_dir : NULL,
-                           c->output_every ? c->output_every : sc->output_every ? sc->output_every
-                                                                               : 100,
-                           sc->output_csv, c->output_clear};
-  if (!o->dir && (c->output_every || c->output_format || c->output_clear))
+                           c->output_every ? c->output_every : sc->output_every ? sc->output_every : 100,
+                           sc->output_csv, c->output_clear, c->diagnostics || sc->output_diagnostics};
+  if (!o->dir && (c->output_every || c->output_format || c->output_clear || c->diagnostics))
     return bad_option(c->output_every ? "--output-every" : c->output_format ? "--output-format"
-                      : "--output-clear", "--output DIR (or [output] dir) with it", "nothing");
+                      : c->output_clear ? "--output-clear" : "--diagnostics",
+                      "--output DIR (or [output] dir) with it", "nothing");
   if (c->output_format && strcmp(c->output_format, "vtk") && strcmp(c->output_format, "csv"))
     return bad_option("--output-format", "vtk or csv", c->output_format);
   if (c->output_format)
@@ -663,7 +666,7 @@ int main(int argc, char **argv)
     return bad_option(c.gravity_kernel ? "--gravity-kernel" : c.devices ? "--devices" : "--burst",
                       "a scene with mode = gravity", c.scene);
   }
-  ms_sim_options opt = {c.device, NULL};
+  ms_sim_options opt = {c.device, NULL, so.dir && so.diagnostics};
   ms_sim *sim = NULL;
   st = ms_sim_create(&scene, &opt, &sim);
   long steps = scene.steps;

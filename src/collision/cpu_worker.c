@@ -99,6 +99,11 @@ static int large_small_pair(const ms_sim *s, ms_body *L, int j, size_t at, const
     return 0;
   L->fx -= f.x;
   L->fy -= f.y;
+  if (s->diag) /* the whole pair's: the device never sees it (collision/dissipation.h) */
+    s->diss_large[L - s->large] +=
+        s->dt * (double)ms_contact_dissipation(dx, dy, (float)(vj[0] - L->vx),
+                                               (float)(vj[1] - L->vy), L->r + rj, s->k,
+                                               s->two_zeta, m_eff);
   return 1;
 }
 
@@ -182,6 +187,8 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
     L->fx = 0.0f;
     L->fy = 0.0f;
     L->torque = 0.0f;
+    /* --diagnostics with friction: what L's springs held, to take off what they store */
+    double held = s->diag && s->friction_on ? ms_fr_ls_spring(s, i) : 0.0;
     if (s->friction_on) /* L's new history, written in the loop's order, then sorted */
       ms_history_ls_start(&s->hist, i);
     if (s->n_small > 0 &&
@@ -189,6 +196,8 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
       return out_of_memory(why, why_size, "large-small");
     if (s->friction_on)
       ms_history_ls_finish(&s->hist, i);
+    if (s->diag && s->friction_on) /* opened contacts give up what they held */
+      s->diss_large[i] -= ms_fr_ls_spring(s, i) - held;
   }
   return MS_OK;
 }
@@ -368,7 +377,8 @@ void ms_cpu_sort_sweep(ms_sim *s)
 
 /* The force of B on A when they touch, and whether to add it (never for two static
  * particles). Reads positions and velocities only, so pairs can run on any thread. */
-static int pair_force(const ms_sim *s, const ms_body *A, const ms_body *B, ms_v2 *f)
+static int pair_force(const ms_sim *s, const ms_body *A, const ms_body *B, ms_v2 *f,
+                      double *lost)
 {
   if (A->is_static && B->is_static)
     return 0;
@@ -379,6 +389,10 @@ static int pair_force(const ms_sim *s, const ms_body *A, const ms_body *B, ms_v2
   float m_eff = A->is_static ? B->m : B->is_static ? A->m : ms_pair_mass(A->m, B->m);
   *f = ms_contact_force(dx, dy, (float)(A->vx - B->vx), (float)(A->vy - B->vy), rs, s->k,
                         s->two_zeta, m_eff);
+  if (s->diag)
+    *lost = s->dt * (double)ms_contact_dissipation(dx, dy, (float)(A->vx - B->vx),
+                                                   (float)(A->vy - B->vy), rs, s->k,
+                                                   s->two_zeta, m_eff);
   return 1;
 }
 
@@ -389,7 +403,7 @@ static int ll_pair(const ms_sim *s, ms_ll_pair *p)
   if (s->friction_on)
     return ms_fr_large_large_pair(s, p->a, p->b, p);
   ms_v2 f;
-  if (!pair_force(s, &s->large[p->a], &s->large[p->b], &f))
+  if (!pair_force(s, &s->large[p->a], &s->large[p->b], &f, &p->lost))
     return 0;
   p->fx = f.x;
   p->fy = f.y;
@@ -445,7 +459,7 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
       float dx = (float)(w[b].x - w[a].x), dy = (float)(w[b].y - w[a].y), rs = w[a].r + w[b].r;
       if (dx * dx + dy * dy >= rs * rs)
         continue;
-      ms_ll_pair p = {w[a].index, w[b].index, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+      ms_ll_pair p = {w[a].index, w[b].index, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0};
       if (!ll_pair(s, &p))
         continue;
       if (!grow((void **)&c->ll, &c->ll_cap, c->n_ll, sizeof *c->ll))
@@ -476,6 +490,10 @@ static ms_status walls_chunk(void *ctx, int begin, int end, int chunk, char *why
                              s->k, s->two_zeta, L->m);
     L->fx += w.x;
     L->fy += w.y;
+    if (s->diag)
+      s->diss_large[i] += s->dt * (double)ms_walls_dissipation(L->x, L->y, (float)L->vx,
+                                                              (float)L->vy, L->r, s->box[0],
+                                                              s->box[1], s->k, s->two_zeta, L->m);
   }
   return MS_OK;
 }
@@ -490,6 +508,10 @@ static void apply_large_large(ms_sim *s)
       A->fy += c->ll[e].fy;
       B->fx -= c->ll[e].fx;
       B->fy -= c->ll[e].fy;
+      if (s->diag) { /* half of the pair's to each, as the device books its pairs */
+        s->diss_large[c->ll[e].a] += 0.5 * c->ll[e].lost;
+        s->diss_large[c->ll[e].b] += 0.5 * c->ll[e].lost;
+      }
     }
   }
 }

@@ -66,6 +66,10 @@ ms_status ms_gpu_bind(ms_sim *s)
   ARG(MS_K_COLLIDE_SMALL, 11, s->two_zeta);
   ARG(MS_K_COLLIDE_SMALL, 12, box);
   ARG(MS_K_COLLIDE_SMALL, 13, b->f_ss);
+  if (s->diag) { /* the program was built with MS_DIAG (collision/dissipation.h) */
+    ARG(MS_K_COLLIDE_SMALL, 14, s->diss);
+    ARG(MS_K_COLLIDE_SMALL, 15, s->dt);
+  }
 
   ARG(MS_K_INTEGRATE_SMALL, 0, b->pos);
   ARG(MS_K_INTEGRATE_SMALL, 1, b->vel);

@@ -80,12 +80,15 @@ static ms_status load_kernel_dir(const char *dir, char **out)
   return MS_OK;
 }
 
-ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_dir)
+ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_dir,
+                           int diagnostics)
 {
   memset(k, 0, sizeof *k);
   char *from_disk = NULL;
   const char *src = ms_kernel_source;
   char options[1200] = "-cl-std=CL1.2";
+  if (diagnostics)
+    strcat(options, " -D MS_DIAG");
   if (kernel_dir) {
     ms_status st = load_kernel_dir(kernel_dir, &from_disk);
     if (st)

@@ -153,6 +153,8 @@ ms_status ms_nlist_bind(ms_sim *s)
   ARG(MS_K_COLLIDE_FRIC, 17, nl->wall_xi);
   ARG(MS_K_COLLIDE_FRIC, 18, b->f_ss);
   ARG(MS_K_COLLIDE_FRIC, 19, b->t_ss);
+  if (s->diag) /* built with MS_DIAG (collision/dissipation.h) */
+    ARG(MS_K_COLLIDE_FRIC, 20, s->diss);
   return bind_live(s);
 }
 

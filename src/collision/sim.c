@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "collision/dissipation.h"
 #include "collision/gpu_manager.h"
 #include "collision/pipeline.h"
 #include "collision/worker_pool.h"
@@ -248,11 +249,19 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
     return ms_fail(MS_ERR_RUNTIME, "out of memory");
   ms_sync_init(&s->sync);
   setup_params(s, sc);
+  s->diag = opt && opt->diagnostics;
   const char *device = opt && opt->device ? opt->device : getenv("MIXSIM_DEVICE");
   const char *kdir = opt && opt->kernel_dir ? opt->kernel_dir : getenv("MIXSIM_KERNEL_DIR");
   if (kdir && !*kdir)
     kdir = NULL;
-  ms_status st = setup_grid(s, sc);
+  ms_status st = MS_OK;
+  /* auto would time the device candidate, whose kernels do not accumulate */
+  if (s->diag && (s->large_on == MS_LARGE_ON_DEVICE || sc->large_on_auto))
+    st = ms_fail(MS_ERR_INPUT, "--diagnostics: not with the large particles on the device "
+                 "(large_on = %s): its kernels do not accumulate the dissipated energy; use "
+                 "--large-on cpu", sc->large_on_auto ? "auto" : "device");
+  if (!st)
+    st = setup_grid(s, sc);
   if (!st)
     st = setup_large(s, sc);
   if (!st)
@@ -264,7 +273,9 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st)
     st = setup_pool(s, sc);
   if (!st)
-    st = ms_kernels_build(&s->kern, &s->cl, kdir);
+    st = ms_kernels_build(&s->kern, &s->cl, kdir, s->diag);
+  if (!st)
+    st = ms_diss_create(s); /* before the first binding, which passes it */
   if (!st && s->friction_on)
     st = ms_nlist_create(s);
   if (!st && !sc->exchange_given)
@@ -285,6 +296,7 @@ void ms_sim_destroy(ms_sim *s)
   if (!s)
     return;
   ms_zone_release(&s->zone, &s->cl);
+  ms_diss_release(s);
   ms_dl_release(&s->dl);
   ms_forces_release(&s->forces);
   ms_nlist_release(&s->nl);
@@ -314,6 +326,9 @@ ms_status ms_sim_advance(ms_sim *s, long iterations)
 {
   if (iterations <= 0)
     return MS_OK;
+  if (s->diag && s->large_on == MS_LARGE_ON_DEVICE) /* its kernels do not accumulate */
+    return ms_fail(MS_ERR_INPUT, "--diagnostics: not with the large particles on the device "
+                   "(--large-on device or auto); use --large-on cpu");
   return ms_pipeline_run(s, iterations);
 }
 
@@ -548,6 +563,8 @@ ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *sm
   s->forces.step = -1; /* no step of this run made this state */
   s->grid_current = 0;
   ms_ls_list_invalidate(s);
+  if ((st = ms_diss_reset(s)))
+    return st;
   /* The histories belonged to the state left behind: ms_sim_friction_import puts the
    * saved ones back. */
   return s->friction_on ? ms_nlist_reset(s) : MS_OK;

@@ -64,6 +64,8 @@ typedef struct ms_ll_pair {
   int a, b;
   float fx, fy;
   float ta, tb, xi; /* friction on: the torques on a and b, the new history */
+  double lost;      /* --diagnostics: the energy it dissipated this step (with friction:
+                       spring storage not taken off, see worker_friction.c) */
 } ms_ll_pair;
 
 /* What one pool thread found in its chunk this iteration. */
@@ -146,6 +148,14 @@ struct ms_sim {
   cl_event pending_event[16];
   int pending_kernel[16];
   int n_pending;
+
+  /* --diagnostics (ms_sim_options.diagnostics): the energy the contacts dissipated since
+   * the start (or the resume) of the run, per small particle on the device (the program
+   * built with MS_DIAG) and per large particle on the worker; side outputs only. */
+  int diag;
+  cl_mem diss;        /* double per small particle */
+  double *diss_large; /* per large particle (its large-small, large-large, wall contacts) */
+  double diss_worker; /* friction: what the large-large springs stored, taken off */
 
   long step;
   atomic_int stop_requested; /* set from a signal handler: stop at the next iteration */

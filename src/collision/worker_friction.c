@@ -25,10 +25,12 @@ typedef struct disc {
 typedef struct pair_out {
   ms_v2 f;
   float ti, tj, xi;
+  double lost; /* --diagnostics: the dashpots' and the friction's work (spring storage not
+                  taken off: the callers do, over a whole list of histories) */
 } pair_out;
 
 static pair_out pair_friction(const ms_sim *s, ms_normal c, float dvx, float dvy, disc i,
-                              disc j, float m_eff, float xi)
+                              disc j, float m_eff, float xi, float dx, float dy)
 {
   float dt = (float)s->dt;
   float u = ms_slip_velocity(c.n, dvx, dvy, i.w, i.r, j.w, j.r);
@@ -44,6 +46,11 @@ static pair_out pair_friction(const ms_sim *s, ms_normal c, float dvx, float dvy
   o.ti = t.torque_i + m;
   o.tj = t.torque_j - m;
   o.xi = t.xi;
+  o.lost = 0.0;
+  if (s->diag)
+    o.lost = (double)ms_contact_dissipation(dx, dy, dvx, dvy, i.r + j.r, s->k, s->two_zeta,
+                                            m_eff) * s->dt +
+             ms_slip_work(t.ft, u, m, i.w - j.w, dt);
   return o;
 }
 
@@ -89,12 +96,15 @@ int ms_fr_large_small_pair(const ms_sim *s, int i, ms_body *L, int j, size_t at,
   ms_normal c = ms_contact_normal(dx, dy, dvx, dvy, L->r + rj, s->k, s->two_zeta, m_eff);
   disc small = {(float)src->w[(size_t)src->w_stride * at], rj, ms_disc_inertia(mj, rj)};
   float xi = ms_xi_find(&s->hist.ls_cur[i], j);
-  pair_out o = pair_friction(s, c, dvx, dvy, small, large_disc(L), m_eff, xi);
+  /* the pair seen from the small one: the offset from it to L */
+  pair_out o = pair_friction(s, c, dvx, dvy, small, large_disc(L), m_eff, xi, dx, dy);
   if (!record(out, at, o.f, o.ti) || !ms_xi_push(&s->hist.ls_next[i], j, o.xi))
     return 0;
   L->fx -= o.f.x;
   L->fy -= o.f.y;
   L->torque += o.tj;
+  if (s->diag)
+    s->diss_large[L - s->large] += o.lost;
   return 1;
 }
 
@@ -111,13 +121,32 @@ int ms_fr_large_large_pair(const ms_sim *s, int ia, int ib, ms_ll_pair *p)
   float dvx = (float)(A->vx - B->vx), dvy = (float)(A->vy - B->vy);
   ms_normal c = ms_contact_normal(dx, dy, dvx, dvy, rs, s->k, s->two_zeta, m_eff);
   float xi = ms_xi_pair_find(&s->hist.ll_cur, ia, ib);
-  pair_out o = pair_friction(s, c, dvx, dvy, large_disc(A), large_disc(B), m_eff, xi);
-  *p = (ms_ll_pair){ia, ib, o.f.x, o.f.y, o.ti, o.tj, o.xi};
+  pair_out o = pair_friction(s, c, dvx, dvy, large_disc(A), large_disc(B), m_eff, xi, dx, dy);
+  *p = (ms_ll_pair){ia, ib, o.f.x, o.f.y, o.ti, o.tj, o.xi, o.lost};
   return 1;
+}
+
+/* --diagnostics: the energy the tangential springs of a set of histories hold. */
+double ms_fr_ls_spring(const ms_sim *s, int i)
+{
+  double e = 0.0;
+  const ms_xi_list *l = &s->hist.ls_cur[i];
+  for (int k = 0; k < l->n; k++)
+    e += ms_spring_energy(s->kt, l->e[k].xi);
+  return e;
+}
+
+static double ll_spring(const ms_sim *s)
+{
+  double e = 0.0;
+  for (size_t k = 0; k < s->hist.ll_cur.n; k++)
+    e += ms_spring_energy(s->kt, s->hist.ll_cur.e[k].xi);
+  return e;
 }
 
 int ms_fr_apply_large_large(ms_sim *s)
 {
+  double held = s->diag ? ll_spring(s) : 0.0;
   ms_history_ll_start(&s->hist);
   for (int t = 0; t < s->cpu_threads; t++) {
     const ms_worker_chunk *c = &s->chunk[t];
@@ -132,16 +161,22 @@ int ms_fr_apply_large_large(ms_sim *s)
       B->torque += p->tb;
       if (!ms_xi_pair_push(&s->hist.ll_next, p->a, p->b, p->xi))
         return 0;
+      if (s->diag) { /* half of the pair's to each, as the device books its pairs */
+        s->diss_large[p->a] += 0.5 * p->lost;
+        s->diss_large[p->b] += 0.5 * p->lost;
+      }
     }
   }
   ms_history_ll_finish(&s->hist);
+  if (s->diag) /* what the springs took or gave back, opened contacts' included */
+    s->diss_worker -= ll_spring(s) - held;
   return 1;
 }
 
 /* One wall: n towards it, its push (0 when clear), the disc's xi against it. */
-static void wall_friction(const ms_sim *s, ms_body *L, ms_v2 n, float push, int touching,
-                          float *xi)
+static void wall_friction(ms_sim *s, int i, ms_v2 n, float push, int touching, float *xi)
 {
+  ms_body *L = &s->large[i];
   if (!touching) {
     *xi = 0.0f;
     return;
@@ -156,6 +191,17 @@ static void wall_friction(const ms_sim *s, ms_body *L, ms_v2 n, float push, int 
   L->fy += t.f.y;
   L->torque += t.torque_i + m;
   *xi = t.xi;
+  if (s->diag) /* the springs' part is taken off in ms_fr_walls */
+    s->diss_large[i] += ms_slip_work(t.ft, u, m, w, dt);
+}
+
+/* --diagnostics: the energy of a large particle's four wall springs. */
+static double wall_spring(const ms_sim *s, const float *xi)
+{
+  double e = 0.0;
+  for (int side = 0; side < 4; side++)
+    e += ms_spring_energy(s->kt, xi[side]);
+  return e;
 }
 
 void ms_fr_walls(ms_sim *s, int i)
@@ -163,10 +209,13 @@ void ms_fr_walls(ms_sim *s, int i)
   ms_body *L = &s->large[i];
   float *xi = &s->hist.wall_xi[4 * i];
   float r = L->r, vx = (float)L->vx, vy = (float)L->vy;
+  double held = s->diag ? wall_spring(s, xi) : 0.0;
   float gl = (float)L->x, gr = (float)(s->box[0] - L->x), gb = (float)L->y,
         gt = (float)(s->box[1] - L->y);
   if (gl >= r && gr >= r && gb >= r && gt >= r) {
     xi[0] = xi[1] = xi[2] = xi[3] = 0.0f;
+    if (s->diag) /* clear of the walls: the springs give up what they held */
+      s->diss_large[i] += held;
     return;
   }
   /* The normal pushes, summed as ms_walls_force sums them. */
@@ -178,8 +227,13 @@ void ms_fr_walls(ms_sim *s, int i)
   fy = fy - pt;
   L->fx += fx;
   L->fy += fy;
-  wall_friction(s, L, (ms_v2){-1.0f, 0.0f}, pl, gl < r, &xi[0]);
-  wall_friction(s, L, (ms_v2){1.0f, 0.0f}, pr, gr < r, &xi[1]);
-  wall_friction(s, L, (ms_v2){0.0f, -1.0f}, pb, gb < r, &xi[2]);
-  wall_friction(s, L, (ms_v2){0.0f, 1.0f}, pt, gt < r, &xi[3]);
+  wall_friction(s, i, (ms_v2){-1.0f, 0.0f}, pl, gl < r, &xi[0]);
+  wall_friction(s, i, (ms_v2){1.0f, 0.0f}, pr, gr < r, &xi[1]);
+  wall_friction(s, i, (ms_v2){0.0f, -1.0f}, pb, gb < r, &xi[2]);
+  wall_friction(s, i, (ms_v2){0.0f, 1.0f}, pt, gt < r, &xi[3]);
+  if (s->diag)
+    s->diss_large[i] += (double)ms_walls_dissipation(L->x, L->y, vx, vy, r, s->box[0],
+                                                     s->box[1], s->k, s->two_zeta, L->m) *
+                            s->dt -
+                        (wall_spring(s, xi) - held);
 }

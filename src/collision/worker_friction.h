@@ -39,6 +39,10 @@ int ms_fr_large_large_pair(const ms_sim *s, int ia, int ib, ms_ll_pair *p);
  * history from them (serial order, then sorted). Returns 0 when out of memory. */
 int ms_fr_apply_large_large(ms_sim *s);
 
+/* --diagnostics: the energy the tangential springs of large particle i's large-small
+ * histories (the current ones) hold. */
+double ms_fr_ls_spring(const ms_sim *s, int i);
+
 /* The four walls on large particle i (dynamic): the normal pushes as ms_walls_force sums
  * them, then each touching wall's tangential force and rolling torque; its wall xi kept
  * while touching, zeroed when not. */

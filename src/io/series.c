@@ -14,12 +14,14 @@
 
 #include "collision/sim_internal.h"
 #include "io/contacts.h"
+#include "io/diagnostics.h"
 #include "io/vtk_out.h"
 
 typedef struct slot {
   ms_state st;        /* collision mode */
   ms_gravity_state g; /* gravity mode */
   float *acc;         /* gravity mode: the bodies' accelerations, 3 each */
+  ms_diag_sample diag; /* --diagnostics */
 } slot;
 
 struct ms_series {
@@ -32,6 +34,7 @@ struct ms_series {
   int32_t *id;
   slot slots[2];
   ms_writer *w;      /* NULL once stopped by a failed write */
+  ms_diag *diag;     /* --diagnostics: DIR/diagnostics.csv, else NULL */
   ms_writer_stats stats;
   long last_step; /* the last step handed over (-1: none) */
   /* the writer thread's own */
@@ -60,6 +63,8 @@ static int our_name(const char *name)
   if (n > 10 && strncmp(name + n - 10, ".tmp", 4) == 0)
     n -= 10;
   if (n == 10 && (strncmp(name, "frames.pvd", 10) == 0 || strncmp(name, "frames.csv", 10) == 0))
+    return 1;
+  if (n == 15 && strncmp(name, "diagnostics.csv", 15) == 0)
     return 1;
   return n >= 16 && strncmp(name, "frame_", 6) == 0 && digits(name + 6, n - 10) &&
          (strncmp(name + n - 4, ".vtp", 4) == 0 || strncmp(name + n - 4, ".csv", 4) == 0);
@@ -229,6 +234,10 @@ static ms_status write_slot(void *arg, void *ctx)
   if (st)
     return st;
   snprintf(path, sizeof path, "%s/%s", s->o.dir, s->o.csv ? "frames.csv" : "frames.pvd");
+  const slot *k = arg;
+  if (s->diag && (st = s->gravity ? ms_diag_row_gravity(s->diag, &k->diag)
+                                  : ms_diag_row(s->diag, &k->st, &k->diag)))
+    return st;
   return s->o.csv ? ms_vtk_write_index(path, s->entries, s->n_entries)
                   : ms_vtk_write_pvd(path, s->entries, s->n_entries);
 }
@@ -245,6 +254,7 @@ static void series_free(ms_series *s)
   free(s->radius), free(s->mass), free(s->kind), free(s->id);
   free(s->pos3), free(s->vel3), free(s->theta), free(s->omega), free(s->pos2);
   free(s->gmass), free(s->contacts), free(s->entries), free(s->force3);
+  ms_diag_close(s->diag);
   free(s);
 }
 
@@ -301,6 +311,10 @@ static ms_status collision_fixed(ms_series *s, ms_sim *sim)
   for (int i = 0; !st && i < 2; i++)
     if (!(st = ms_sim_state_alloc(sim, &s->slots[i].st)))
       st = ms_sim_state_want_forces(sim, &s->slots[i].st);
+  ms_diag_setup ds = {s->n, s->n_small, s->radius, s->mass, s->kind, {s->box[0], s->box[1]},
+                      {sim->gx, sim->gy}, s->dt, sim->k};
+  if (!st && s->o.diagnostics)
+    st = ms_diag_open(s->o.dir, &ds, &s->diag);
   return st;
 }
 
@@ -345,6 +359,8 @@ ms_status ms_series_open_gravity(const ms_series_options *o, ms_gravity *g, ms_s
               !(s->slots[0].acc = malloc(n3 * sizeof(float))) ||
               !(s->slots[1].acc = malloc(n3 * sizeof(float)))))
     st = ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
+  if (!st && o->diagnostics)
+    st = ms_diag_open_gravity(o->dir, &s->diag);
   if (st) {
     series_free(s);
     return st;
@@ -379,7 +395,7 @@ ms_status ms_series_frame(ms_series *s, ms_sim *sim, int force)
   slot *k = frame_slot(s, s ? ms_sim_step(sim) : 0, force, &st);
   if (!k)
     return st;
-  if ((st = ms_sim_snapshot(sim, &k->st))) {
+  if ((st = ms_sim_snapshot(sim, &k->st)) || (s->diag && (st = ms_diag_take(sim, &k->diag)))) {
     ms_writer_release(s->w, k);
     return st;
   }
@@ -395,7 +411,8 @@ ms_status ms_series_frame_gravity(ms_series *s, ms_gravity *g, int force)
   if (!k)
     return st;
   ms_gravity_state_free(&k->g); /* the read allocates: the slot takes its arrays */
-  if ((st = ms_gravity_read_state(g, &k->g)) || (st = ms_gravity_step_accelerations(g, k->acc))) {
+  if ((st = ms_gravity_read_state(g, &k->g)) || (st = ms_gravity_step_accelerations(g, k->acc)) ||
+      (s->diag && (st = ms_diag_take_gravity(g, &k->diag)))) {
     ms_writer_release(s->w, k);
     return st;
   }

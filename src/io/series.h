@@ -14,6 +14,7 @@ typedef struct ms_series_options {
   long every;      /* a frame every K steps, K >= 1 */
   int csv;         /* CSV frames and frames.csv instead of .vtp and frames.pvd */
   int clear;       /* remove an older run's frames (only files of the names written here) */
+  int diagnostics; /* also DIR/diagnostics.csv, a row per frame (io/diagnostics.h) */
 } ms_series_options;
 
 typedef struct ms_series ms_series;

@@ -37,7 +37,7 @@ static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_LARGE_RANDOM] = {"count", "radius_min", "radius_max", "region", "density", "velocity",
                           "velocity_spread", "static", "thickness", "spin"},
     [SEC_LARGE_FILE] = {"file", "radius", "density", "thickness", "velocity", "static"},
-    [SEC_OUTPUT] = {"dir", "every", "format"},
+    [SEC_OUTPUT] = {"dir", "every", "format", "diagnostics"},
 };
 
 /* Keys that must be given, in the order missing ones are reported. */
@@ -324,13 +324,16 @@ static int set_file_section(loader *ld, particle_file *pf, const char *key, cons
 }
 
 /* [output]: the folder (relative to the current directory, as --output), frames every
- * K steps, vtk or csv; --output, --output-every and --output-format override them. */
+ * K steps, vtk or csv, diagnostics.csv or not; --output, --output-every and
+ * --output-format override them (--diagnostics turns it on). */
 static int set_output(loader *ld, const char *key, const char *v)
 {
   ms_scene *s = ld->scene;
   s->output_line = s->output_line ? s->output_line : ld->line;
   if (ms_ld_is(key, "every"))
     return ms_ld_read_long(ld, v, 1, MS_STEPS_MAX, &s->output_every);
+  if (ms_ld_is(key, "diagnostics"))
+    return ms_ld_read_bool(ld, v, &s->output_diagnostics);
   if (ms_ld_is(key, "format")) {
     if (!ms_ld_is(v, "vtk") && !ms_ld_is(v, "csv"))
       return ms_ld_bad_value(ld, "expected vtk or csv, got '%s'", v);

@@ -1,0 +1,104 @@
+/* The dissipated-energy accumulators of --diagnostics: per small particle on the device
+ * (kernels/collide.cl built with MS_DIAG adds each step's dashpot work) and per large
+ * particle on the CPU worker (cpu_worker.c), read back and summed only when asked. */
+#include "collision/dissipation.h"
+
+#include <stdlib.h>
+
+#include "shared/contact.h"
+
+static ms_status zero_device(ms_sim *s)
+{
+  size_t n = (size_t)s->n_small;
+  if (n == 0)
+    return MS_OK;
+  double *zero = calloc(n, sizeof *zero);
+  if (!zero)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the dissipation accumulators");
+  ms_status st = ms_buffers_upload(&s->cl, s->diss, zero, n * sizeof *zero);
+  free(zero);
+  return st;
+}
+
+ms_status ms_diss_create(ms_sim *s)
+{
+  if (!s->diag)
+    return MS_OK;
+  s->diss_large = calloc((size_t)s->n_large + 1, sizeof *s->diss_large);
+  if (!s->diss_large)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the dissipation accumulators");
+  cl_int err;
+  size_t bytes = ((size_t)s->n_small + 1) * sizeof(double);
+  s->diss = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  if (err != CL_SUCCESS)
+    return ms_cl_check(err, "clCreateBuffer", "dissipation accumulators");
+  return zero_device(s);
+}
+
+ms_status ms_diss_reset(ms_sim *s)
+{
+  if (!s->diag)
+    return MS_OK;
+  for (int i = 0; i < s->n_large; i++)
+    s->diss_large[i] = 0.0;
+  s->diss_worker = 0.0;
+  return zero_device(s);
+}
+
+void ms_diss_release(ms_sim *s)
+{
+  if (s->diss)
+    clReleaseMemObject(s->diss);
+  s->diss = NULL;
+  free(s->diss_large);
+  s->diss_large = NULL;
+}
+
+/* Every history the friction state holds (one entry per closed pair, four per particle
+ * against the walls), in its export order. */
+ms_status ms_sim_spring_energy(ms_sim *s, double *out)
+{
+  *out = 0.0;
+  if (!s->friction_on)
+    return MS_OK;
+  ms_friction_state f;
+  ms_status st = ms_sim_friction_export(s, &f);
+  if (st)
+    return st;
+  double e = 0.0;
+  for (size_t k = 0; k < f.n_ss; k++)
+    e += ms_spring_energy(s->kt, f.ss[k].xi);
+  for (size_t k = 0; k < f.n_ls; k++)
+    e += ms_spring_energy(s->kt, f.ls[k].xi);
+  for (size_t k = 0; k < f.n_ll; k++)
+    e += ms_spring_energy(s->kt, f.ll[k].xi);
+  for (size_t k = 0; k < 4 * (size_t)f.n_small; k++)
+    e += ms_spring_energy(s->kt, f.small_wall_xi[k]);
+  for (size_t k = 0; k < 4 * (size_t)f.n_large; k++)
+    e += ms_spring_energy(s->kt, f.large_wall_xi[k]);
+  ms_friction_state_free(&f);
+  *out = e;
+  return MS_OK;
+}
+
+/* Small particles in index order, then large ones: the same sum every time. */
+ms_status ms_sim_dissipated(ms_sim *s, double *out)
+{
+  *out = 0.0;
+  if (!s->diag)
+    return MS_OK;
+  size_t n = (size_t)s->n_small;
+  double *d = n ? malloc(n * sizeof *d) : NULL;
+  if (n && !d)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory reading the dissipation accumulators");
+  ms_status st = n ? ms_buffers_download(&s->cl, s->diss, d, n * sizeof *d) : MS_OK;
+  double sum = 0.0;
+  for (size_t i = 0; !st && i < n; i++)
+    sum += d[i];
+  for (int i = 0; i < s->n_large; i++)
+    sum += s->diss_large[i];
+  sum += s->diss_worker;
+  free(d);
+  *out = sum;
+  return st;
+}

@@ -1,0 +1,14 @@
+/* The dissipated-energy accumulators of --diagnostics (collision/sim_internal.h: diag,
+ * diss, diss_large): made with the sim, zeroed on a restore, summed on request. */
+#ifndef MS_COLLISION_DISSIPATION_H
+#define MS_COLLISION_DISSIPATION_H
+
+#include "collision/sim_internal.h"
+
+/* With s->diag: the device buffer and the large particles' array, zeroed. */
+ms_status ms_diss_create(ms_sim *s);
+/* Zeroes both (a restored state starts its own account). */
+ms_status ms_diss_reset(ms_sim *s);
+void ms_diss_release(ms_sim *s);
+
+#endif

@@ -1,0 +1,336 @@
+/* DIR/diagnostics.csv (io/diagnostics.h): the header, the sample the simulation thread
+ * takes with a frame, and the row the writer thread computes from the frame's copy of
+ * the state (energies, momentum, contacts by kind over a host grid of the small
+ * particles, as io/contacts.c finds them) and appends in one write. docs/output.md
+ * defines every column. */
+#include "io/diagnostics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shared/contact.h"
+#include "shared/grid.h"
+
+struct ms_diag {
+  int fd;
+  char path[4352];
+  int gravity;
+  ms_diag_setup c;
+  /* the writer thread's grid of the small particles */
+  double inv_cell;
+  int nx, ny;
+  float r_max;
+  size_t *first;
+  int *order;
+  struct edge *edges; /* the large particles by left edge */
+};
+
+struct edge {
+  double left;
+  int i;
+};
+
+static const char collision_header[] =
+    "step,time,ke_translational,ke_rotational,potential,elastic_normal,elastic_tangential,"
+    "dissipated,total,px,py,"
+    "contacts_ss,contacts_ls,contacts_ll,contacts_wall,max_overlap,coordination,"
+    "grid_builds,grid_overflow_builds,grid_capacity,zone_iterations,zone_cells_mean,"
+    "zone_particles_mean\n";
+
+static const char gravity_header[] =
+    "step,time,kinetic,potential,energy,energy_error,px,py,pz,lx,ly,lz,virial_ratio\n";
+
+/* Writes all of `text` (a whole row) in one call where the system allows. */
+static ms_status put(ms_diag *d, const char *text, size_t n)
+{
+  while (n > 0) {
+    ssize_t w = write(d->fd, text, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return ms_fail(MS_ERR_RUNTIME, "--diagnostics: cannot write '%s': %s", d->path,
+                     strerror(errno));
+    text += w;
+    n -= (size_t)w;
+  }
+  return MS_OK;
+}
+
+static ms_status open_file(const char *dir, int gravity, ms_diag **out)
+{
+  *out = NULL;
+  ms_diag *d = calloc(1, sizeof *d);
+  if (!d)
+    return ms_fail(MS_ERR_RUNTIME, "--diagnostics: out of memory");
+  d->gravity = gravity;
+  snprintf(d->path, sizeof d->path, "%s/diagnostics.csv", dir);
+  d->fd = open(d->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+  if (d->fd < 0) {
+    ms_status st = ms_fail(MS_ERR_RUNTIME, "--diagnostics: cannot create '%s': %s", d->path,
+                           strerror(errno));
+    free(d);
+    return st;
+  }
+  const char *h = gravity ? gravity_header : collision_header;
+  ms_status st = put(d, h, strlen(h));
+  if (st) {
+    ms_diag_close(d);
+    return st;
+  }
+  *out = d;
+  return MS_OK;
+}
+
+ms_status ms_diag_open(const char *dir, const ms_diag_setup *setup, ms_diag **out)
+{
+  ms_status st = open_file(dir, 0, out);
+  if (st)
+    return st;
+  ms_diag *d = *out;
+  d->c = *setup;
+  for (int i = 0; i < setup->n_small; i++)
+    d->r_max = setup->radius[i] > d->r_max ? setup->radius[i] : d->r_max;
+  double cell = d->r_max > 0.0f ? 2.0 * (double)d->r_max : 1.0;
+  double w = setup->box[0] > setup->box[1] ? setup->box[0] : setup->box[1];
+  cell = cell > w / 4096.0 ? cell : w / 4096.0; /* a bounded grid whatever the sizes */
+  d->inv_cell = 1.0 / cell;
+  d->nx = (int)ceil(setup->box[0] * d->inv_cell) + 1;
+  d->ny = (int)ceil(setup->box[1] * d->inv_cell) + 1;
+  d->first = malloc(((size_t)d->nx * (size_t)d->ny + 2) * sizeof *d->first);
+  d->order = malloc(((size_t)setup->n_small + 1) * sizeof *d->order);
+  d->edges = malloc(((size_t)(setup->n - setup->n_small) + 1) * sizeof *d->edges);
+  if (!d->first || !d->order || !d->edges) {
+    ms_diag_close(d);
+    *out = NULL;
+    return ms_fail(MS_ERR_RUNTIME, "--diagnostics: out of memory");
+  }
+  return MS_OK;
+}
+
+ms_status ms_diag_open_gravity(const char *dir, ms_diag **out)
+{
+  return open_file(dir, 1, out);
+}
+
+void ms_diag_close(ms_diag *d)
+{
+  if (!d)
+    return;
+  if (d->fd >= 0)
+    close(d->fd);
+  free(d->first);
+  free(d->order);
+  free(d->edges);
+  free(d);
+}
+
+ms_status ms_diag_take(ms_sim *sim, ms_diag_sample *out)
+{
+  memset(out, 0, sizeof *out);
+  out->stats = *ms_sim_get_stats(sim);
+  ms_status st = ms_sim_dissipated(sim, &out->dissipated);
+  return st ? st : ms_sim_spring_energy(sim, &out->spring);
+}
+
+ms_status ms_diag_take_gravity(ms_gravity *g, ms_diag_sample *out)
+{
+  memset(out, 0, sizeof *out);
+  return ms_gravity_diagnose(g, &out->grav);
+}
+
+/* ---- one collision row (writer thread) ---------------------------------------------- */
+
+/* The contacts of one row: counts by kind, the elastic energy of the normal springs,
+ * the largest overlap over the smaller radius. */
+typedef struct tally {
+  long ss, ls, ll, wall;
+  double elastic, max_overlap;
+} tally;
+
+typedef struct view {
+  const ms_state *st;
+  const ms_diag_setup *c;
+} view;
+
+static const double *pos_of(const view *v, int i)
+{
+  int n = v->c->n_small;
+  return i < n ? &v->st->small_pos[2 * i] : &v->st->large_pos[2 * (i - n)];
+}
+
+static const double *vel_of(const view *v, int i)
+{
+  int n = v->c->n_small;
+  return i < n ? &v->st->small_vel[2 * i] : &v->st->large_vel[2 * (i - n)];
+}
+
+static int cell_of(const ms_diag *d, const double *p)
+{
+  return ms_grid_axis(p[1], d->inv_cell, d->ny) * d->nx + ms_grid_axis(p[0], d->inv_cell, d->nx);
+}
+
+static void bin_small(ms_diag *d, const view *v)
+{
+  size_t cells = (size_t)d->nx * (size_t)d->ny;
+  memset(d->first, 0, (cells + 2) * sizeof *d->first);
+  for (int i = 0; i < d->c.n_small; i++)
+    d->first[cell_of(d, pos_of(v, i)) + 2]++;
+  for (size_t k = 2; k < cells + 2; k++)
+    d->first[k] += d->first[k - 1];
+  for (int i = 0; i < d->c.n_small; i++)
+    d->order[d->first[cell_of(d, pos_of(v, i)) + 1]++] = i;
+}
+
+/* A touching pair (the force law's own test): its count, spring energy and overlap. */
+static int pair(const view *v, int i, int j, tally *t)
+{
+  const double *a = pos_of(v, i), *b = pos_of(v, j);
+  float ri = v->c->radius[i], rj = v->c->radius[j];
+  if (!ms_touching((float)(b[0] - a[0]), (float)(b[1] - a[1]), ri + rj))
+    return 0;
+  double overlap = (double)(ri + rj) - hypot(b[0] - a[0], b[1] - a[1]);
+  t->elastic += 0.5 * (double)v->c->k * overlap * overlap;
+  double rel = overlap / (double)(ri < rj ? ri : rj);
+  t->max_overlap = rel > t->max_overlap ? rel : t->max_overlap;
+  return 1;
+}
+
+/* Particle i against the small particles in its reach; small pairs once (j > i). */
+static void against_small(const ms_diag *d, const view *v, int i, tally *t)
+{
+  const double *p = pos_of(v, i);
+  float r = d->c.radius[i];
+  ms_cell_rect q = ms_grid_rect(p[0], p[1], (double)r + (double)d->r_max, d->inv_cell, d->nx,
+                                d->ny);
+  for (int y = q.y0; y <= q.y1; y++)
+    for (int x = q.x0; x <= q.x1; x++) {
+      size_t cell = (size_t)y * (size_t)d->nx + (size_t)x;
+      for (size_t k = d->first[cell]; k < d->first[cell + 1]; k++) {
+        int j = d->order[k];
+        if ((i < d->c.n_small && j <= i) || !pair(v, i, j, t))
+          continue;
+        if (i < d->c.n_small)
+          t->ss++;
+        else
+          t->ls++;
+      }
+    }
+}
+
+static int by_left(const void *a, const void *b)
+{
+  const struct edge *x = a, *y = b;
+  return x->left < y->left ? -1 : x->left > y->left ? 1 : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Large pairs by a sweep along x; two static particles never act on each other. */
+static void large_pairs(ms_diag *d, const view *v, tally *t)
+{
+  int n0 = d->c.n_small, nl = d->c.n - n0;
+  for (int a = 0; a < nl; a++)
+    d->edges[a] = (struct edge){pos_of(v, n0 + a)[0] - d->c.radius[n0 + a], n0 + a};
+  qsort(d->edges, (size_t)nl, sizeof *d->edges, by_left);
+  for (int a = 0; a < nl; a++) {
+    int i = d->edges[a].i;
+    double right = pos_of(v, i)[0] + d->c.radius[i];
+    for (int b = a + 1; b < nl && d->edges[b].left <= right; b++) {
+      int j = d->edges[b].i;
+      if (!(d->c.kind[i] == 2 && d->c.kind[j] == 2) && pair(v, i, j, t))
+        t->ll++;
+    }
+  }
+}
+
+/* The walls that push particle i (ms_walls_force's gaps; static ones feel none). */
+static void walls(const ms_diag *d, const view *v, int i, tally *t)
+{
+  if (d->c.kind[i] == 2)
+    return;
+  const double *p = pos_of(v, i);
+  float r = d->c.radius[i];
+  double gap[4] = {p[0], d->c.box[0] - p[0], p[1], d->c.box[1] - p[1]};
+  for (int side = 0; side < 4; side++) {
+    if (!((float)gap[side] < r))
+      continue;
+    double overlap = (double)r - gap[side];
+    t->wall++;
+    t->elastic += 0.5 * (double)d->c.k * overlap * overlap;
+    t->max_overlap = overlap / r > t->max_overlap ? overlap / r : t->max_overlap;
+  }
+}
+
+/* Kinetic (translational, rotational) and potential energy and momentum. */
+static void motion(const ms_diag *d, const view *v, double out[5])
+{
+  memset(out, 0, 5 * sizeof *out);
+  const ms_state *st = v->st;
+  for (int i = 0; i < d->c.n; i++) {
+    if (d->c.kind[i] == 2)
+      continue; /* static: no motion, a constant potential left out */
+    double m = d->c.mass[i], r = d->c.radius[i];
+    const double *x = pos_of(v, i), *u = vel_of(v, i);
+    out[0] += 0.5 * m * (u[0] * u[0] + u[1] * u[1]);
+    const double *rot = i < d->c.n_small ? (st->small_rot ? &st->small_rot[2 * i] : NULL)
+                                         : (st->large_rot ? &st->large_rot[2 * (i - d->c.n_small)]
+                                                          : NULL);
+    if (rot)
+      out[1] += 0.5 * (0.5 * m * r * r) * rot[1] * rot[1];
+    out[2] -= m * (d->c.g[0] * x[0] + d->c.g[1] * x[1]);
+    out[3] += m * u[0];
+    out[4] += m * u[1];
+  }
+}
+
+static double mean(long total, long n) { return n > 0 ? (double)total / (double)n : 0.0; }
+
+ms_status ms_diag_row(ms_diag *d, const ms_state *st, const ms_diag_sample *smp)
+{
+  view v = {st, &d->c};
+  tally t = {0};
+  bin_small(d, &v);
+  for (int i = 0; i < d->c.n; i++) {
+    against_small(d, &v, i, &t);
+    walls(d, &v, i, &t);
+  }
+  large_pairs(d, &v, &t);
+  double m[5];
+  motion(d, &v, m);
+  double total = m[0] + m[1] + m[2] + t.elastic + smp->spring + smp->dissipated;
+  double z = d->c.n > 0 ? (2.0 * (double)(t.ss + t.ls + t.ll) + (double)t.wall) / d->c.n : 0.0;
+  const ms_sim_stats *s = &smp->stats;
+  char row[1024];
+  int len = snprintf(row, sizeof row,
+                     "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%ld,%ld,"
+                     "%ld,"
+                     "%.9g,%.9g,%ld,%ld,%d,%ld,%.9g,%.9g\n",
+                     st->step, (double)st->step * d->c.dt, m[0], m[1], m[2], t.elastic,
+                     smp->spring, smp->dissipated, total, m[3], m[4], t.ss, t.ls, t.ll, t.wall,
+                     t.max_overlap, z, s->grid_builds, s->overflow_builds, s->grid_capacity, s->zone_iterations,
+                     mean(s->zone_cells_total, s->zone_iterations),
+                     mean(s->zone_particles_total, s->zone_iterations));
+  return put(d, row, (size_t)len);
+}
+
+/* ---- gravity mode ------------------------------------------------------------------- */
+
+ms_status ms_diag_row_gravity(ms_diag *d, const ms_diag_sample *smp)
+{
+  const ms_gravity_diag *g = &smp->grav;
+  char row[1024], e[200] = ",,";
+  if (g->has_energy)
+    snprintf(e, sizeof e, "%.17g,%.17g,%.17g", g->potential, g->energy, g->energy_error);
+  int len = snprintf(row, sizeof row,
+                     "%ld,%.17g,%.17g,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,",
+                     g->step, g->time, g->kinetic, e, g->momentum[0], g->momentum[1],
+                     g->momentum[2], g->angular_momentum[0], g->angular_momentum[1],
+                     g->angular_momentum[2]);
+  if (g->has_energy)
+    len += snprintf(row + len, sizeof row - (size_t)len, "%.17g", g->virial_ratio);
+  row[len++] = '\n';
+  return put(d, row, (size_t)len);
+}

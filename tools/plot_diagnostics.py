@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Plots a run's DIR/diagnostics.csv (mixsim --output DIR --diagnostics; docs/output.md)
+as a PNG.
+
+Collision mode, three panels over time: the energies stacked (kinetic, rotational,
+potential above its smallest value, elastic normal and tangential, dissipated so far)
+with their sum as a line, so a closing balance shows as a flat top; the momentum (px,
+py); the contacts by kind and the mean coordination number. Gravity mode, two panels:
+kinetic, potential and total energy with the relative drift, and the momentum.
+
+usage: plot_diagnostics.py DIR/diagnostics.csv --out FIG.png [--title TEXT]
+"""
+import argparse
+import csv
+import sys
+
+
+def read(path):
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        sys.exit(f"{path}: no rows")
+    cols = {}
+    for k in rows[0]:
+        cols[k] = [float(r[k]) if r[k] != "" else float("nan") for r in rows]
+    return cols
+
+
+def collision(c, plt, title):
+    t = c["time"]
+    fig, ax = plt.subplots(3, 1, figsize=(8, 9), sharex=True)
+    # The potential energy is relative to the box's min corner; its smallest value in the
+    # run is taken off, so the stack shows what changes.
+    u0 = min(c["potential"])
+    parts = [
+        ("kinetic (translational)", c["ke_translational"], "#4477aa"),
+        ("kinetic (rotational)", c["ke_rotational"], "#66ccee"),
+        (f"potential - {u0:.4g}", [u - u0 for u in c["potential"]], "#228833"),
+        ("elastic (normal)", c["elastic_normal"], "#ccbb44"),
+        ("elastic (tangential)", c["elastic_tangential"], "#ee9944"),
+        ("dissipated so far", c["dissipated"], "#aa3377"),
+    ]
+    ax[0].stackplot(t, *[p[1] for p in parts], labels=[p[0] for p in parts],
+                    colors=[p[2] for p in parts], alpha=0.85)
+    ax[0].plot(t, [x - u0 for x in c["total"]], "k-", lw=1.2, label=f"total - {u0:.4g}")
+    ax[0].set_ylabel("energy (J/m)")
+    ax[0].legend(loc="lower left", fontsize=7, ncol=2)
+    e0 = c["total"][0]
+    drift = max(abs(x - e0) for x in c["total"]) / abs(e0) if e0 else 0.0
+    ax[0].set_title(f"{title}: largest |E - E0| / E0 = {drift:.2%}" if title else
+                    f"largest |E - E0| / E0 = {drift:.2%}", fontsize=10)
+    ax[1].plot(t, c["px"], label="px")
+    ax[1].plot(t, c["py"], label="py")
+    ax[1].set_ylabel("momentum (kg m/s per m)")
+    ax[1].legend(fontsize=8)
+    for k, lab in (("contacts_ss", "small-small"), ("contacts_ls", "large-small"),
+                   ("contacts_ll", "large-large"), ("contacts_wall", "wall")):
+        ax[2].plot(t, c[k], label=lab)
+    ax[2].set_ylabel("contacts")
+    ax[2].legend(loc="upper left", fontsize=8)
+    z = ax[2].twinx()
+    z.plot(t, c["coordination"], "k--", lw=1, label="coordination")
+    z.set_ylabel("mean coordination (dashed)")
+    ax[2].set_xlabel("time (s)")
+    return fig
+
+
+def gravity(c, plt, title):
+    t = c["time"]
+    fig, ax = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    for k in ("kinetic", "potential", "energy"):
+        ax[0].plot(t, c[k], label=k)
+    ax[0].set_ylabel("energy")
+    ax[0].legend(fontsize=8)
+    d = ax[0].twinx()
+    d.plot(t, c["energy_error"], "k:", lw=1)
+    d.set_ylabel("(E - E0) / |E0| (dotted)")
+    if title:
+        ax[0].set_title(title, fontsize=10)
+    for k in ("px", "py", "pz"):
+        ax[1].plot(t, c[k], label=k)
+    ax[1].set_ylabel("momentum")
+    ax[1].legend(fontsize=8)
+    ax[1].set_xlabel("time")
+    return fig
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("csv")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--title", default="")
+    a = ap.parse_args()
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("plot_diagnostics.py needs matplotlib (tools/deps.sh installs python3-matplotlib)")
+    c = read(a.csv)
+    fig = gravity(c, plt, a.title) if "virial_ratio" in c else collision(c, plt, a.title)
+    fig.tight_layout()
+    fig.savefig(a.out, dpi=110)
+    print(f"wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()
