@@ -41,4 +41,9 @@ meson test -C build-tsan --print-errorlogs --suite pool-threads --repeat "${TSAN
 TSAN_OPTIONS="$TSAN_OPTIONS report_bugs=0" meson test -C build-tsan --suite friction-threads >/dev/null ||
   true
 meson test -C build-tsan --print-errorlogs --suite friction-threads --repeat "${TSAN_FRICTION_REPEAT:-3}"
-echo "tools/sanitize.sh: ASan+UBSan suite, $repeat ThreadSanitizer pipeline runs, ${TSAN_POOL_REPEAT:-3} of the worker pool and ${TSAN_FRICTION_REPEAT:-3} of the friction matrix clean"
+# The CPU worker's list (its rebuild flags cross the two threads at the syncs) and
+# --trace (every thread records): a minute or two each under TSan, so three rounds.
+TSAN_OPTIONS="$TSAN_OPTIONS report_bugs=0" meson test -C build-tsan --suite threads >/dev/null ||
+  true
+meson test -C build-tsan --print-errorlogs --suite threads --repeat "${TSAN_THREADS_REPEAT:-3}"
+echo "tools/sanitize.sh: ASan+UBSan suite, $repeat ThreadSanitizer pipeline runs, ${TSAN_POOL_REPEAT:-3} of the worker pool, ${TSAN_FRICTION_REPEAT:-3} of the friction matrix and ${TSAN_THREADS_REPEAT:-3} of the list and trace tests clean"

@@ -171,7 +171,6 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
 {
   ms_trace *t = &s->trace;
   mark(step);
-  t->copied = s->buf.mode == MS_BUFFERS_COPIED;
   TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BEFORE_SYNC1, step));
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
   double t0 = ms_now();
@@ -311,6 +310,9 @@ ms_status ms_pipeline_run(ms_sim *s, long iterations)
   ms_sync_reset(&s->sync);
   s->halted = 0;
   ms_trace_begin_advance(&s->trace);
+  /* The phase names (map or read copies) follow the buffer mode, which changes only
+   * between advances: set here, before the threads that read it start. */
+  s->trace.copied = s->buf.mode == MS_BUFFERS_COPIED;
   calibrate(s);
   double t0 = ms_now();
   if (pthread_create(&gpu_thread, NULL, gpu_manager_main, &gpu))
