@@ -1,5 +1,6 @@
 /* OpenCL runtime: devices, context, queues, program build and error reporting. */
 #include "cl/runtime.h"
+#include "cl/trace_events.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -208,10 +209,12 @@ ms_status ms_cl_open(const char *spec, ms_cl *cl)
   MS_CL_TRY(err, "clCreateContext");
   cl->gpu_queue = clCreateCommandQueue(cl->context, cl->device, CL_QUEUE_PROFILING_ENABLE, &err);
   MS_CL_TRY(err, "clCreateCommandQueue(manager)");
-  /* Not profiled: on NVIDIA's runtime profiling makes each map and unmap of the full
-   * exchange tens of microseconds slower (0.05 -> 0.08 ms and 0.02 -> 0.05 ms per
-   * iteration of scenes/mixed.ini on an H200). */
-  cl->cpu_queue = clCreateCommandQueue(cl->context, cl->device, 0, &err);
+  /* Profiled only while --trace records (it starts before the device is opened), so the
+   * worker's maps, reads, writes and unmaps appear on "queue: worker": on NVIDIA's runtime
+   * profiling makes each map and unmap of the full exchange tens of microseconds slower
+   * (0.05 -> 0.08 ms and 0.02 -> 0.05 ms per iteration of scenes/mixed.ini on an H200). */
+  cl->cpu_queue = clCreateCommandQueue(cl->context, cl->device,
+                                       ms_tev_on ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
   MS_CL_TRY(err, "clCreateCommandQueue(worker)");
   /* The worker's queue when it exchanges through the contact zone: profiled, so the zone
    * kernels (collision/zone.h) report their times. */

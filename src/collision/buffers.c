@@ -1,5 +1,6 @@
 /* Shared (mapped) versus copied buffers for the data the CPU worker touches. */
 #include "collision/buffers.h"
+#include "cl/trace_events.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -251,21 +252,44 @@ ms_status ms_buffers_set_capacity(ms_buffers *b, ms_cl *cl, size_t cap)
 
 /* Maps and reads are enqueued without blocking, the last one blocking: the worker's
  * queue is in order, so one wait covers them all (each wait costs a round trip). */
+/* --trace: an event slot for a transfer while recording (NULL otherwise, so an untraced
+ * run enqueues exactly as before), then the event handed to the worker queue's track. */
+static cl_event *tev_slot(cl_event *ev)
+{
+  *ev = 0;
+  return ms_tev_on ? ev : NULL;
+}
+
+static void tev_note(const char *name, cl_event ev)
+{
+  if (!ev)
+    return;
+  ms_tev_device("queue: worker", name, ev);
+  clReleaseEvent(ev);
+}
+
 static ms_status map(ms_cl *cl, cl_mem m, cl_map_flags flags, size_t bytes, const char *what,
-                     cl_bool block, void **out)
+                     const char *tname, cl_bool block, void **out)
 {
   cl_int err;
-  *out = clEnqueueMapBuffer(cl->cpu_queue, m, block, flags, 0, bytes ? bytes : 8, 0, NULL, NULL,
-                            &err);
+  cl_event ev;
+  *out = clEnqueueMapBuffer(cl->cpu_queue, m, block, flags, 0, bytes ? bytes : 8, 0, NULL,
+                            tev_slot(&ev), &err);
+  if (err == CL_SUCCESS)
+    tev_note(tname, ev);
   return ms_cl_check(err, "clEnqueueMapBuffer", what);
 }
 
 static ms_status read_into(ms_cl *cl, cl_mem m, void *dst, size_t bytes, const char *what,
-                           cl_bool block)
+                           const char *tname, cl_bool block)
 {
   cl_int err = CL_SUCCESS;
-  if (bytes)
-    err = clEnqueueReadBuffer(cl->cpu_queue, m, CL_FALSE, 0, bytes, dst, 0, NULL, NULL);
+  cl_event ev;
+  if (bytes) {
+    err = clEnqueueReadBuffer(cl->cpu_queue, m, CL_FALSE, 0, bytes, dst, 0, NULL, tev_slot(&ev));
+    if (err == CL_SUCCESS)
+      tev_note(tname, ev);
+  }
   if (err == CL_SUCCESS && block)
     err = clFinish(cl->cpu_queue);
   return ms_cl_check(err, "clEnqueueReadBuffer", what);
@@ -277,10 +301,15 @@ static cl_int unmap_views(const ms_buffers *b, ms_cl *cl)
 {
   const void *views[] = {b->h_pos, b->h_vel, b->h_count, b->h_idx, b->h_f_ls, b->h_rot, b->h_t_ls};
   cl_mem mems[] = {b->pos, b->vel, b->count, b->idx, b->f_ls, b->rot, b->t_ls};
+  static const char *names[] = {"unmap pos", "unmap vel", "unmap grid count", "unmap grid index",
+                                "unmap f_ls", "unmap rot", "unmap t_ls"};
   for (int k = 0; k < (b->rot ? 7 : 5); k++) {
-    cl_int err = clEnqueueUnmapMemObject(cl->cpu_queue, mems[k], (void *)views[k], 0, NULL, NULL);
+    cl_event ev;
+    cl_int err = clEnqueueUnmapMemObject(cl->cpu_queue, mems[k], (void *)views[k], 0, NULL,
+                                         tev_slot(&ev));
     if (err != CL_SUCCESS)
       return err;
+    tev_note(names[k], ev);
   }
   return CL_SUCCESS;
 }
@@ -294,11 +323,11 @@ ms_status ms_buffers_host_request(ms_buffers *b, ms_cl *cl)
     return MS_OK;
   if (b->mode == MS_BUFFERS_SHARED) {
     void *p, *v, *c, *i, *f;
-    if ((st = map(cl, b->pos, CL_MAP_READ, d2, "pos", CL_FALSE, &p)) ||
-        (st = map(cl, b->vel, CL_MAP_READ, d2, "vel", CL_FALSE, &v)) ||
-        (st = map(cl, b->count, CL_MAP_READ, cb, "grid count", CL_FALSE, &c)) ||
-        (st = map(cl, b->idx, CL_MAP_READ, ib, "grid index", CL_FALSE, &i)) ||
-        (st = map(cl, b->f_ls, CL_MAP_READ | CL_MAP_WRITE, v2, "f_ls", CL_FALSE, &f)))
+    if ((st = map(cl, b->pos, CL_MAP_READ, d2, "pos", "map pos", CL_FALSE, &p)) ||
+        (st = map(cl, b->vel, CL_MAP_READ, d2, "vel", "map vel", CL_FALSE, &v)) ||
+        (st = map(cl, b->count, CL_MAP_READ, cb, "grid count", "map grid count", CL_FALSE, &c)) ||
+        (st = map(cl, b->idx, CL_MAP_READ, ib, "grid index", "map grid index", CL_FALSE, &i)) ||
+        (st = map(cl, b->f_ls, CL_MAP_READ | CL_MAP_WRITE, v2, "f_ls", "map f_ls", CL_FALSE, &f)))
       return st;
     b->h_pos = p;
     b->h_vel = v;
@@ -308,17 +337,17 @@ ms_status ms_buffers_host_request(ms_buffers *b, ms_cl *cl)
     if (b->rot) {
       size_t f1 = b->n_small * sizeof(float);
       void *r, *t;
-      if ((st = map(cl, b->rot, CL_MAP_READ, d2, "rot", CL_FALSE, &r)) ||
-          (st = map(cl, b->t_ls, CL_MAP_READ | CL_MAP_WRITE, f1, "t_ls", CL_FALSE, &t)))
+      if ((st = map(cl, b->rot, CL_MAP_READ, d2, "rot", "map rot", CL_FALSE, &r)) ||
+          (st = map(cl, b->t_ls, CL_MAP_READ | CL_MAP_WRITE, f1, "t_ls", "map t_ls", CL_FALSE, &t)))
         return st;
       b->h_rot = r;
       b->h_t_ls = t;
     }
   } else {
-    if ((st = read_into(cl, b->pos, b->copy_pos.ptr, d2, "pos", CL_FALSE)) ||
-        (st = read_into(cl, b->vel, b->copy_vel.ptr, d2, "vel", CL_FALSE)) ||
-        (st = read_into(cl, b->count, b->copy_count.ptr, cb, "grid count", CL_FALSE)) ||
-        (st = read_into(cl, b->idx, b->copy_idx.ptr, ib, "grid index", CL_FALSE)))
+    if ((st = read_into(cl, b->pos, b->copy_pos.ptr, d2, "pos", "read pos", CL_FALSE)) ||
+        (st = read_into(cl, b->vel, b->copy_vel.ptr, d2, "vel", "read vel", CL_FALSE)) ||
+        (st = read_into(cl, b->count, b->copy_count.ptr, cb, "grid count", "read grid count", CL_FALSE)) ||
+        (st = read_into(cl, b->idx, b->copy_idx.ptr, ib, "grid index", "read grid index", CL_FALSE)))
       return st;
     b->h_pos = b->copy_pos.ptr;
     b->h_vel = b->copy_vel.ptr;
@@ -326,7 +355,7 @@ ms_status ms_buffers_host_request(ms_buffers *b, ms_cl *cl)
     b->h_idx = b->copy_idx.ptr;
     b->h_f_ls = b->copy_f_ls.ptr;
     if (b->rot) {
-      if ((st = read_into(cl, b->rot, b->copy_rot.ptr, d2, "rot", CL_FALSE)))
+      if ((st = read_into(cl, b->rot, b->copy_rot.ptr, d2, "rot", "read rot", CL_FALSE)))
         return st;
       b->h_rot = b->copy_rot.ptr;
       b->h_t_ls = b->copy_t_ls.ptr;
@@ -372,19 +401,22 @@ void ms_buffers_host_cancel(ms_buffers *b, ms_cl *cl)
 ms_status ms_buffers_host_end(ms_buffers *b, ms_cl *cl)
 {
   cl_int err;
+  cl_event ev;
   if (b->mode == MS_BUFFERS_SHARED) {
     if ((err = unmap_views(b, cl)) != CL_SUCCESS)
       return ms_cl_check(err, "clEnqueueUnmapMemObject", NULL);
   } else if (b->n_small) {
     err = clEnqueueWriteBuffer(cl->cpu_queue, b->f_ls, CL_FALSE, 0, b->n_small * 2 * sizeof(float),
-                               b->copy_f_ls.ptr, 0, NULL, NULL);
+                               b->copy_f_ls.ptr, 0, NULL, tev_slot(&ev));
     if (err != CL_SUCCESS)
       return ms_cl_check(err, "clEnqueueWriteBuffer", "f_ls");
+    tev_note("write F_ls", ev);
     if (b->rot) {
       err = clEnqueueWriteBuffer(cl->cpu_queue, b->t_ls, CL_FALSE, 0, b->n_small * sizeof(float),
-                                 b->copy_t_ls.ptr, 0, NULL, NULL);
+                                 b->copy_t_ls.ptr, 0, NULL, tev_slot(&ev));
       if (err != CL_SUCCESS)
         return ms_cl_check(err, "clEnqueueWriteBuffer", "t_ls");
+      tev_note("write T_ls", ev);
     }
   }
   b->h_pos = b->h_vel = NULL;

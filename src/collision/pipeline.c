@@ -104,6 +104,7 @@ static void calibrate(ms_sim *s)
   if (!ms_tev_on)
     return;
   ms_tev_calibrate("queue: main", s->cl.gpu_queue);
+  ms_tev_calibrate("queue: worker", s->cl.cpu_queue);
   if (s->cl.zone_queue)
     ms_tev_calibrate("queue: zone", s->cl.zone_queue);
 }
