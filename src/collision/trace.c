@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 double ms_trace_phase(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0)
 {
@@ -90,4 +91,84 @@ void ms_trace_pool_span(int chunk, long iteration, double t0, double t1)
   pthread_once(&once, name_pool_tracks);
   ms_tev_iteration(iteration);
   ms_tev_span(g_pool_track[chunk], "chunk", t0, t1);
+}
+
+/* Transfer names ("map zone pos"): interned once each, since a trace event keeps its
+ * name's pointer until the file is written. Few and fixed (the exchange's buffers). */
+#define XFER_NAMES 64
+static char g_xfer_name[XFER_NAMES][48];
+static int g_xfer_names;
+static pthread_mutex_t g_xfer_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *xfer_name(const char *op, const char *what)
+{
+  char want[48];
+  snprintf(want, sizeof want, "%s %s", op, what);
+  const char *name = "transfer"; /* past the table (not expected): still recorded */
+  pthread_mutex_lock(&g_xfer_lock);
+  for (int k = 0; k < g_xfer_names; k++)
+    if (strcmp(g_xfer_name[k], want) == 0)
+      name = g_xfer_name[k];
+  if (name[0] == 't' && g_xfer_names < XFER_NAMES) {
+    memcpy(g_xfer_name[g_xfer_names], want, sizeof want);
+    name = g_xfer_name[g_xfer_names++];
+  }
+  pthread_mutex_unlock(&g_xfer_lock);
+  return name;
+}
+
+/* The event slot while recording (NULL otherwise: no event is made). */
+static cl_event *slot(cl_event *ev)
+{
+  *ev = 0;
+  return ms_tev_on ? ev : NULL;
+}
+
+static void note(const char *track, const char *op, const char *what, cl_event ev)
+{
+  if (!ev)
+    return;
+  ms_tev_device(track, xfer_name(op, what), ev);
+  clReleaseEvent(ev);
+}
+
+ms_status ms_xfer_map(cl_command_queue q, const char *track, cl_mem m, cl_map_flags flags,
+                      size_t from, size_t bytes, const char *what, cl_bool block, void **out)
+{
+  cl_int err;
+  cl_event ev;
+  *out = clEnqueueMapBuffer(q, m, block, flags, from, bytes, 0, NULL, slot(&ev), &err);
+  if (err == CL_SUCCESS)
+    note(track, "map", what, ev);
+  return ms_cl_check(err, "clEnqueueMapBuffer", what);
+}
+
+ms_status ms_xfer_read(cl_command_queue q, const char *track, cl_mem m, size_t from, size_t bytes,
+                       void *dst, const char *what, cl_bool block)
+{
+  cl_event ev;
+  cl_int err = clEnqueueReadBuffer(q, m, block, from, bytes, dst, 0, NULL, slot(&ev));
+  if (err == CL_SUCCESS)
+    note(track, "read", what, ev);
+  return ms_cl_check(err, "clEnqueueReadBuffer", what);
+}
+
+ms_status ms_xfer_write(cl_command_queue q, const char *track, cl_mem m, size_t bytes,
+                        const void *src, const char *what)
+{
+  cl_event ev;
+  cl_int err = clEnqueueWriteBuffer(q, m, CL_FALSE, 0, bytes, src, 0, NULL, slot(&ev));
+  if (err == CL_SUCCESS)
+    note(track, "write", what, ev);
+  return ms_cl_check(err, "clEnqueueWriteBuffer", what);
+}
+
+ms_status ms_xfer_unmap(cl_command_queue q, const char *track, cl_mem m, const void *view,
+                        const char *what)
+{
+  cl_event ev;
+  cl_int err = clEnqueueUnmapMemObject(q, m, (void *)view, 0, NULL, slot(&ev));
+  if (err == CL_SUCCESS)
+    note(track, "unmap", what, ev);
+  return ms_cl_check(err, "clEnqueueUnmapMemObject", what);
 }

@@ -84,6 +84,18 @@ static inline void ms_trace_device(const char *queue, int kernel, cl_event ev)
     ms_trace_device_on(queue, kernel, ev);
 }
 
+/* Transfers of the exchange on queue `q`, each (while --trace records) an event named
+ * "map WHAT", "read WHAT", "write WHAT" or "unmap WHAT" on the queue track `track`; off,
+ * they enqueue exactly as without the hook. Errors name the call and `what`. */
+ms_status ms_xfer_map(cl_command_queue q, const char *track, cl_mem m, cl_map_flags flags,
+                      size_t from, size_t bytes, const char *what, cl_bool block, void **out);
+ms_status ms_xfer_read(cl_command_queue q, const char *track, cl_mem m, size_t from, size_t bytes,
+                       void *dst, const char *what, cl_bool block);
+ms_status ms_xfer_write(cl_command_queue q, const char *track, cl_mem m, size_t bytes,
+                        const void *src, const char *what);
+ms_status ms_xfer_unmap(cl_command_queue q, const char *track, cl_mem m, const void *view,
+                        const char *what);
+
 /* --trace: a chunk of the worker's pool run by helper `chunk` (1..) for `iteration`. */
 void ms_trace_pool_span(int chunk, long iteration, double t0, double t1);
 

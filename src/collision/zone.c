@@ -382,25 +382,21 @@ static void book(ms_sim *s, zone_events *e, int ok)
 static ms_status map(ms_cl *cl, cl_mem m, cl_map_flags flags, size_t from, size_t bytes,
                      const char *what, cl_bool block, void **out)
 {
-  cl_int err;
-  *out = clEnqueueMapBuffer(cl->zone_queue, m, block, flags, from, bytes, 0, NULL, NULL, &err);
-  return ms_cl_check(err, "clEnqueueMapBuffer", what);
+  return ms_xfer_map(cl->zone_queue, "queue: zone", m, flags, from, bytes, what, block, out);
 }
 
 static ms_status read_into(ms_cl *cl, cl_mem m, size_t from, size_t bytes, void *dst,
                            const char *what, cl_bool block)
 {
-  cl_int err = clEnqueueReadBuffer(cl->zone_queue, m, block, from, bytes, (char *)dst + from, 0,
-                                   NULL, NULL);
-  return ms_cl_check(err, "clEnqueueReadBuffer", what);
+  return ms_xfer_read(cl->zone_queue, "queue: zone", m, from, bytes, (char *)dst + from, what,
+                      block);
 }
 
 static ms_status unmap(ms_cl *cl, cl_mem m, const void *view, const char *what)
 {
   if (!view)
     return MS_OK;
-  cl_int err = clEnqueueUnmapMemObject(cl->zone_queue, m, (void *)view, 0, NULL, NULL);
-  return ms_cl_check(err, "clEnqueueUnmapMemObject", what);
+  return ms_xfer_unmap(cl->zone_queue, "queue: zone", m, view, what);
 }
 
 /* Shared mode: gives the slots' views back (to map a longer range or after growing). */
@@ -547,13 +543,11 @@ static ms_status rectangles_up(ms_sim *s, ms_zone *z)
 {
   cl_command_queue q = s->cl.zone_queue;
   size_t nl = (size_t)s->n_large;
-  ms_status st = ms_cl_check(clEnqueueWriteBuffer(q, z->m_rect, CL_FALSE, 0, nl * 4 * sizeof(int),
-                                                  z->up_rect.ptr, 0, NULL, NULL),
-                             "clEnqueueWriteBuffer", "zone rectangles");
+  ms_status st = ms_xfer_write(q, "queue: zone", z->m_rect, nl * 4 * sizeof(int), z->up_rect.ptr,
+                               "zone rectangles");
   if (!st)
-    st = ms_cl_check(clEnqueueWriteBuffer(q, z->m_base, CL_FALSE, 0, nl * sizeof(int),
-                                          z->up_base.ptr, 0, NULL, NULL),
-                     "clEnqueueWriteBuffer", "zone bases");
+    st = ms_xfer_write(q, "queue: zone", z->m_base, nl * sizeof(int), z->up_base.ptr,
+                       "zone bases");
   return st;
 }
 
@@ -633,15 +627,11 @@ ms_status ms_zone_end(ms_sim *s)
         (st = unmap(cl, z->m_span, z->h_span, "zone spans")) || (st = unmap_slots(z, cl)))
       return st;
   } else if (z->n_slots > 0) {
-    st = ms_cl_check(clEnqueueWriteBuffer(cl->zone_queue, z->m_f, CL_FALSE, 0,
-                                          z->n_slots * 2 * sizeof(float), z->c_f.ptr, 0, NULL,
-                                          NULL),
-                     "clEnqueueWriteBuffer", "zone f_ls");
+    st = ms_xfer_write(cl->zone_queue, "queue: zone", z->m_f, z->n_slots * 2 * sizeof(float),
+                       z->c_f.ptr, "zone f_ls");
     if (!st && z->m_t)
-      st = ms_cl_check(clEnqueueWriteBuffer(cl->zone_queue, z->m_t, CL_FALSE, 0,
-                                            z->n_slots * sizeof(float), z->c_t.ptr, 0, NULL,
-                                            NULL),
-                       "clEnqueueWriteBuffer", "zone torque");
+      st = ms_xfer_write(cl->zone_queue, "queue: zone", z->m_t, z->n_slots * sizeof(float),
+                         z->c_t.ptr, "zone torque");
   }
   z->h_totals = z->h_span = NULL;
   z->h_idx = NULL;
