@@ -5,9 +5,15 @@ every device event of iteration n lies within n's host span (its first host even
 start .. the later of its last host event's end and the next iteration's grid build end:
 the manager's blocking grid read waits for the queue), give or take the calibration's
 uncertainty; and, with --window A:B, the iterations are exactly A..B-1 (a last one holding
-only the manager's grid build, the check of the final state, aside).
+only the manager's grid build, the check of the final state, aside); in collision mode
+every iteration holds, on a "queue: ..." track, the transfers of the exchange in use
+(full/shared: the maps and unmaps; full/copied: the reads and the F_ls write; zone: its
+reads or maps of totals and spans and its writes of rectangles and bases), each inside its
+iteration's host span like every device event. --exchange says which (default: zone when
+the trace holds zone kernels, else full); the buffer mode is the worker's phase names'.
 
 usage: trace_check.py TRACE.json [--window A:B] [--phases collision|device|gravity]
+                      [--exchange full|zone]
 Exit 0 when it holds, 1 with the reasons on stderr otherwise."""
 import collections
 import json
@@ -20,6 +26,15 @@ WORKER_COPIED = ["wait sync1", "read copies", "large-small", "write F_ls", "wait
                  "large-large", "integrate large"]
 DEVICE_ONLY = ["grid build+wait", "small-small", "integrate small"]
 GRAVITY = ["enqueue step"]
+FULL = ["pos", "vel", "grid count", "grid index"]
+TRANSFERS = {
+    ("full", "shared"): ["map " + b for b in FULL + ["f_ls"]] + ["unmap " + b for b in FULL + ["f_ls"]],
+    ("full", "copied"): ["read " + b for b in FULL] + ["write F_ls"],
+    ("zone", "shared"): ["map zone totals", "map zone spans", "unmap zone totals",
+                         "unmap zone spans", "write zone rectangles", "write zone bases"],
+    ("zone", "copied"): ["read zone totals", "read zone spans", "write zone rectangles",
+                         "write zone bases"],
+}
 
 
 def fail(msgs):
@@ -32,6 +47,7 @@ def main(argv):
     path = argv[1]
     window = None
     mode = "collision"
+    exchange = None
     i = 2
     while i < len(argv):
         if argv[i] == "--window":
@@ -39,6 +55,8 @@ def main(argv):
             window = (int(a), int(b))
         elif argv[i] == "--phases":
             mode = argv[i + 1]
+        elif argv[i] == "--exchange":
+            exchange = argv[i + 1]
         i += 2
     with open(path) as f:
         doc = json.load(f)
@@ -65,6 +83,15 @@ def main(argv):
             iters[it][names[e["tid"]]].add(e["name"])
     if not iters:
         fail(errs + ["no iterations"])
+    # The transfers: device events on a queue track, by iteration.
+    moved = collections.defaultdict(set)
+    for e in spans:
+        it = e.get("args", {}).get("iteration")
+        if it is not None and e["cat"] == "device" and names[e["tid"]].startswith("queue: "):
+            moved[it].add(e["name"])
+    if exchange is None:
+        zone_kernels = any(e["cat"] == "device" and e["name"].startswith("zone_") for e in spans)
+        exchange = "zone" if zone_kernels else "full"
     its = sorted(iters)
     # The run's end: the manager builds the grid of the iteration after the last to check
     # the final state; that iteration never runs.
@@ -88,6 +115,12 @@ def main(argv):
             missing = [p for p in phases if p not in got.get(track, ())]
             if missing:
                 errs.append("iteration %d: %s lacks %s" % (it, track, ", ".join(missing)))
+        if mode == "collision":
+            buffers = "copied" if "read copies" in got.get("CPU worker", ()) else "shared"
+            missing = [t for t in TRANSFERS[(exchange, buffers)] if t not in moved[it]]
+            if missing:
+                errs.append("iteration %d: no queue track holds the %s/%s exchange's %s" % (
+                    it, exchange, buffers, ", ".join(missing)))
     if mode != "gravity":
         calib = doc["otherData"]["calibration"]
         host = collections.defaultdict(lambda: [float("inf"), -float("inf")])
