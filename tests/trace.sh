@@ -36,7 +36,8 @@ full_copied_reordered() { traced fcr collision "$mixed" 40 10:20 --exchange full
 zone_shared_reordered() { traced zsr collision "$mixed" 40 10:20 --exchange zone --buffers shared --pipeline reordered; }
 zone_copied_naive() { traced zcn collision "$mixed" 40 10:20 --exchange zone --buffers copied --pipeline naive --cpu-threads 2; }
 device_only() { traced dev device "$mixed" 40 10:20 --large-on device; }
-gravity() { traced grav gravity "$root/scenes/kepler.ini" 40 10:20; }
+# (the window ends the run: its read-back, with its device event "read pos", is in it)
+gravity() { traced grav gravity "$root/scenes/kepler.ini" 40 30:40; }
 
 # The worker's pool helpers get a track each (many large particles: the job is split).
 pool_threads() {

@@ -9,7 +9,8 @@ only the manager's grid build, the check of the final state, aside); in collisio
 every iteration holds, on a "queue: ..." track, the transfers of the exchange in use
 (full/shared: the maps and unmaps; full/copied: the reads and the F_ls write; zone: its
 reads or maps of totals and spans and its writes of rectangles and bases), each inside its
-iteration's host span like every device event. --exchange says which (default: zone when
+iteration's host span like every device event; in gravity mode each read-back has its
+"read pos" device event. --exchange says which (default: zone when
 the trace holds zone kernels, else full); the buffer mode is the worker's phase names'.
 
 usage: trace_check.py TRACE.json [--window A:B] [--phases collision|device|gravity]
@@ -121,6 +122,15 @@ def main(argv):
             if missing:
                 errs.append("iteration %d: no queue track holds the %s/%s exchange's %s" % (
                     it, exchange, buffers, ", ".join(missing)))
+    if mode == "gravity":
+        # A read-back reads the positions on each device's track (a device event).
+        dev_reads = collections.defaultdict(set)
+        for e in spans:
+            if e["cat"] == "device" and e["name"].startswith("read "):
+                dev_reads[e.get("args", {}).get("iteration")].add(e["name"])
+        for it in its:
+            if "read-back" in iters[it].get("driver", ()) and "read pos" not in dev_reads[it]:
+                errs.append("iteration %d: a read-back without its device event 'read pos'" % it)
     if mode != "gravity":
         calib = doc["otherData"]["calibration"]
         host = collections.defaultdict(lambda: [float("inf"), -float("inf")])

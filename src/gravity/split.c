@@ -284,6 +284,22 @@ static ms_status keep_event(ms_gdev *d, cl_event ev, int is_force)
   return MS_OK;
 }
 
+/* --trace: an event slot for a transfer while recording (NULL otherwise: enqueued as
+ * without the hook), then the event on the device's track, as its kernels. */
+static cl_event *tev_slot(cl_event *ev)
+{
+  *ev = 0;
+  return ms_tev_on ? ev : NULL;
+}
+
+static void tev_note(const ms_gdev *d, const char *name, cl_event ev)
+{
+  if (!ev)
+    return;
+  ms_tev_device(d->spec, name, ev);
+  clReleaseEvent(ev);
+}
+
 static ms_status run(ms_gdev *d, cl_kernel k, const char *name, size_t global, size_t local,
                      int is_force)
 {
@@ -373,10 +389,12 @@ static ms_status exchange(ms_gset *set, int buffer)
     ms_gdev *d = &set->dev[i];
     if (d->count == 0)
       continue;
+    cl_event ev;
     MS_CL_TRY(clEnqueueReadBuffer(d->queue, d->pos[buffer], CL_FALSE, (size_t)d->first * F4,
                                   (size_t)d->count * F4, stage + 4 * (size_t)d->first, 0, NULL,
-                                  NULL),
+                                  tev_slot(&ev)),
               "clEnqueueReadBuffer(exchange)");
+    tev_note(d, "read exchange", ev);
     MS_CL_TRY(clFlush(d->queue), "clFlush");
   }
   for (int i = 0; i < set->n_dev; i++)
@@ -384,15 +402,20 @@ static ms_status exchange(ms_gset *set, int buffer)
   for (int i = 0; i < set->n_dev; i++) {
     ms_gdev *d = &set->dev[i];
     size_t head = (size_t)d->first, tail = (size_t)(d->first + d->count);
-    if (head > 0)
+    cl_event ev;
+    if (head > 0) {
       MS_CL_TRY(clEnqueueWriteBuffer(d->queue, d->pos[buffer], CL_FALSE, 0, head * F4, stage, 0,
-                                     NULL, NULL),
+                                     NULL, tev_slot(&ev)),
                 "clEnqueueWriteBuffer(exchange)");
-    if (tail < (size_t)set->n_pad)
+      tev_note(d, "write exchange", ev);
+    }
+    if (tail < (size_t)set->n_pad) {
       MS_CL_TRY(clEnqueueWriteBuffer(d->queue, d->pos[buffer], CL_FALSE, tail * F4,
                                      ((size_t)set->n_pad - tail) * F4, stage + 4 * tail, 0,
-                                     NULL, NULL),
+                                     NULL, tev_slot(&ev)),
                 "clEnqueueWriteBuffer(exchange)");
+      tev_note(d, "write exchange", ev);
+    }
     MS_CL_TRY(clFlush(d->queue), "clFlush");
   }
   for (int i = 0; i < set->n_dev; i++)
@@ -450,25 +473,28 @@ ms_status ms_gset_finish(ms_gset *set)
   return MS_OK;
 }
 
-static ms_status read_range(ms_gdev *d, cl_mem buf, float *host)
+static ms_status read_range(ms_gdev *d, cl_mem buf, float *host, const char *name)
 {
   if (d->count == 0)
     return MS_OK;
-  return ms_cl_check(clEnqueueReadBuffer(d->queue, buf, CL_FALSE, (size_t)d->first * F4,
-                                         (size_t)d->count * F4, host + 4 * (size_t)d->first, 0,
-                                         NULL, NULL),
-                     "clEnqueueReadBuffer", NULL);
+  cl_event ev;
+  cl_int err = clEnqueueReadBuffer(d->queue, buf, CL_FALSE, (size_t)d->first * F4,
+                                   (size_t)d->count * F4, host + 4 * (size_t)d->first, 0, NULL,
+                                   tev_slot(&ev));
+  if (err == CL_SUCCESS)
+    tev_note(d, name, ev);
+  return ms_cl_check(err, "clEnqueueReadBuffer", NULL);
 }
 
 ms_status ms_gset_read(ms_gset *set, float *pos, float *vel, float *acc)
 {
   for (int i = 0; i < set->n_dev; i++) {
     ms_gdev *d = &set->dev[i];
-    ms_status st = read_range(d, d->pos[set->cur], pos);
+    ms_status st = read_range(d, d->pos[set->cur], pos, "read pos");
     if (!st && vel)
-      st = read_range(d, d->vel, vel);
+      st = read_range(d, d->vel, vel, "read vel");
     if (!st && acc)
-      st = read_range(d, d->acc, acc);
+      st = read_range(d, d->acc, acc, "read acc");
     if (st)
       return st;
   }
@@ -548,9 +574,9 @@ ms_status ms_gset_rebalance(ms_gset *set, float *vel, float *acc)
   ms_status st = MS_OK;
   for (int i = 0; !st && i < set->n_dev; i++) {
     ms_gdev *d = &set->dev[i];
-    st = read_range(d, d->vel, vel);
+    st = read_range(d, d->vel, vel, "read vel");
     if (!st)
-      st = read_range(d, d->acc, acc);
+      st = read_range(d, d->acc, acc, "read acc");
   }
   for (int i = 0; !st && i < set->n_dev; i++)
     st = ms_cl_check(clFinish(set->dev[i].queue), "clFinish", NULL);
