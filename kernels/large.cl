@@ -98,6 +98,19 @@ static int ms_ls_force(double2 lx, double2 lv, float2 ls, int lstat, double2 xj,
   return !(f->x == 0.0f && f->y == 0.0f);
 }
 
+#ifdef MS_DIAG
+/* --diagnostics: the whole dissipation of a large-small pair goes to the large particle,
+ * as the CPU worker books it (the apply kernel books none), added pair by pair. */
+static void ms_ls_diss(double2 lx, double2 lv, float2 ls, int lstat, double2 xj, double2 vj,
+                       float2 sj, float k, float two_zeta, double dt, __global double *acc)
+{
+  float dx = (float)(lx.x - xj.x), dy = (float)(lx.y - xj.y);
+  float m_eff = lstat ? sj.y : ms_pair_mass(ls.y, sj.y);
+  *acc += dt * (double)ms_contact_dissipation(dx, dy, (float)(vj.x - lv.x), (float)(vj.y - lv.y),
+                                              ls.x + sj.x, k, two_zeta, m_eff);
+}
+#endif
+
 /* One work-item per large particle: its reaction to the small particles under it,
  * which starts its force for this iteration. */
 __kernel void ms_large_small_react(__global const double2 *lpos, __global const double2 *lvel,
@@ -106,7 +119,11 @@ __kernel void ms_large_small_react(__global const double2 *lpos, __global const 
                                    __global const double2 *vel, __global const float2 *shape,
                                    __global const int *count, __global const int *idx, int cap,
                                    double inv_cell, int nx, int ny, float r_small_max, float k,
-                                   float two_zeta, __global float2 *lf)
+                                   float two_zeta, __global float2 *lf
+#ifdef MS_DIAG
+                                   , __global double *diss, int diss_off, double dt
+#endif
+                                   )
 {
   int i = get_global_id(0);
   if (i >= n_large)
@@ -127,6 +144,10 @@ __kernel void ms_large_small_react(__global const double2 *lpos, __global const 
           continue;
         fx -= f.x;
         fy -= f.y;
+#ifdef MS_DIAG
+        ms_ls_diss(lx, lv, ls, st, pos[j], vel[j], shape[j], k, two_zeta, dt,
+                   &diss[diss_off + i]);
+#endif
       }
     }
   }
@@ -173,13 +194,20 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
                              __global const float2 *lshape, __global const int *lstat,
                              int n_large, __global const int *lcount, __global const int *lidx,
                              int lcap, double inv_cell, int nx, int ny, float r_small_max,
-                             double margin, float k, float two_zeta, __global float2 *lf)
+                             double margin, float k, float two_zeta, __global float2 *lf
+#ifdef MS_DIAG
+                             , __global double *diss, int diss_off, double dt
+#endif
+                             )
 {
   int x = get_global_id(0);
   if (x >= n_large)
     return;
   double2 px = lpos[x];
   float rx = lshape[x].x;
+#ifdef MS_DIAG
+  double acc = diss[diss_off + x];
+#endif
   double ex = px.x - rx; /* X's left edge */
   float2 fsum = lf[x];
   ms_cell_rect q = ms_large_rect(px, rx, r_small_max, margin, inv_cell, nx, ny);
@@ -236,15 +264,27 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
       fsum.x += f.x;
       fsum.y += f.y;
     }
+#ifdef MS_DIAG /* half of the pair's to each side, as the worker books it */
+    acc += 0.5 * (dt * (double)ms_contact_dissipation(dx, dy, (float)(va.x - vb.x),
+                                                      (float)(va.y - vb.y), rs, k, two_zeta,
+                                                      m_eff));
+#endif
   }
   lf[x] = fsum;
+#ifdef MS_DIAG
+  diss[diss_off + x] = acc;
+#endif
 }
 
 /* The walls, added last to each moving large particle's force. */
 __kernel void ms_large_walls(__global const double2 *lpos, __global const double2 *lvel,
                              __global const float2 *lshape, __global const int *lstat,
                              int n_large, double2 box, float k, float two_zeta,
-                             __global float2 *lf)
+                             __global float2 *lf
+#ifdef MS_DIAG
+                             , __global double *diss, int diss_off, double dt
+#endif
+                             )
 {
   int i = get_global_id(0);
   if (i >= n_large || lstat[i])
@@ -257,6 +297,10 @@ __kernel void ms_large_walls(__global const double2 *lpos, __global const double
   f.x += w.x;
   f.y += w.y;
   lf[i] = f;
+#ifdef MS_DIAG /* after the pairs, as the worker books its walls */
+  diss[diss_off + i] += dt * (double)ms_walls_dissipation(p.x, p.y, (float)v.x, (float)v.y, s.x,
+                                                          box.x, box.y, k, two_zeta, s.y);
+#endif
 }
 
 /* Integrates the moving large particles in double, keeping each one's previous state

@@ -4,8 +4,9 @@
 # kernels and the CPU worker both accumulate the dissipated energy), and fails when the
 # dissipated or the elastic term is left out; the columns and the rows' steps; the state
 # hash with diagnostics on equals the hash without; gravity mode's CSV; a resumed run
-# starts a fresh file; the refusals (no --output, the large particles on the device) and
-# --output-clear.
+# starts a fresh file; the large particles on the device (--large-on device and auto): the
+# balance closes, the rows are the CPU worker's; the refusals (no --output, friction with
+# the large particles on the device) and --output-clear.
 # usage: diagnostics.sh MIXSIM SOURCE_ROOT [filter]
 set -u
 exe=$1
@@ -43,17 +44,67 @@ test_balance_friction() {
 }
 
 # The state with diagnostics on is the state without, bit for bit (the accumulators are
-# side outputs; the kernels built with MS_DIAG compute the same forces).
+# side outputs; the kernels built with MS_DIAG compute the same forces), on the device-only
+# path too.
 test_hash_unchanged() {
   local s
-  for s in "$box" "$fbox"; do
-    run "$s" -n 600 >"$tmp/off" && run "$s" -n 600 --output "$tmp/h" --output-every 300 \
+  for s in "$box" "$fbox" "$box --large-on device"; do
+    # shellcheck disable=SC2086 # the scene and its options
+    run $s -n 600 >"$tmp/off" && run $s -n 600 --output "$tmp/h" --output-every 300 \
       --output-clear --diagnostics >"$tmp/on" || return 1
     [ -n "$(hash_of "$tmp/off")" ] && [ "$(hash_of "$tmp/off")" = "$(hash_of "$tmp/on")" ] || {
-      echo "hash $(hash_of "$tmp/off") without, $(hash_of "$tmp/on") with diagnostics"
+      echo "$s: hash $(hash_of "$tmp/off") without, $(hash_of "$tmp/on") with diagnostics"
       return 1
     }
   done
+}
+
+# The large particles on the device (kernels/large.cl): the balance closes, and the rows
+# are the CPU worker's to the last digit: each kernel books a pair's share as the worker
+# does (a large-small pair all to the large particle, half of a large-large pair to each)
+# and in the worker's order (large-small, large-large in the sweep's order, walls).
+# mixed_frictionless has large-large and wall contacts, diag_box large-small ones.
+test_device_balance_frictionless() {
+  run "$box" --large-on device --output "$tmp/bd" --output-every 200 --diagnostics \
+    >"$tmp/bd.out" &&
+    python3 "$checker" "$tmp/bd/diagnostics.csv" --steps "$every200" --tol 0.03 \
+      --min-dissipated 0.3 --positive contacts_ls,contacts_wall,dissipated
+}
+
+test_device_rows_equal_cpu() {
+  local s on
+  # diag_box to its end (the rocks reach the walls), mixed_frictionless for 1000 steps
+  for s in "$box" "$root/tests/scenes/mixed_frictionless.ini -n 1000"; do
+    for on in cpu device; do
+      # shellcheck disable=SC2086 # the scene and its options
+      run $s --large-on $on --output "$tmp/e_$on" --output-every 500 --output-clear \
+        --diagnostics >/dev/null || return 1
+    done
+    # the physics columns (the grid's and the zone's counters belong to the path)
+    cmp <(cut -d, -f1-15 "$tmp/e_cpu/diagnostics.csv") \
+      <(cut -d, -f1-15 "$tmp/e_device/diagnostics.csv") || return 1
+    [ "$(cut -d, -f8 "$tmp/e_device/diagnostics.csv" | sort -g | tail -1)" != 0 ] || return 1
+  done
+}
+
+# auto: the tuner's timed batches run on both candidates, each booking into its own
+# accumulators (both summed), so the totals are the CPU worker's but for the summation
+# order of the split: a relative 1e-12.
+test_device_auto() {
+  local s=$root/tests/scenes/mixed_frictionless.ini
+  run "$s" -n 1000 --large-on cpu --output "$tmp/a_cpu" --output-every 250 \
+    --diagnostics >/dev/null &&
+    run "$s" -n 1000 --large-on auto --output "$tmp/a_auto" --output-every 250 \
+      --diagnostics >/dev/null || return 1
+  python3 - "$tmp/a_cpu/diagnostics.csv" "$tmp/a_auto/diagnostics.csv" <<'PY'
+import csv, sys
+a, b = (list(csv.DictReader(open(f))) for f in sys.argv[1:3])
+assert [r["step"] for r in a] == [r["step"] for r in b], (a, b)
+for ra, rb in zip(a, b):
+    x, y = float(ra["dissipated"]), float(rb["dissipated"])
+    assert abs(x - y) <= 1e-12 * abs(x), (ra["step"], x, y)
+assert float(a[-1]["dissipated"]) > 0
+PY
 }
 
 # The exchange, the buffers and the worker's thread count change no sum: the rows are the
@@ -141,10 +192,10 @@ refused() { # expected text, then the arguments
 
 test_refusals() {
   refused "--diagnostics: expected --output DIR" "$box" -n 10 --diagnostics &&
-    refused "--diagnostics: not with the large particles on the device (large_on = device)" \
-      "$box" -n 10 --large-on device --output "$tmp/x" --diagnostics &&
-    refused "--diagnostics: not with the large particles on the device (large_on = auto)" \
-      "$box" -n 10 --large-on auto --output "$tmp/x" --diagnostics &&
+    refused "--diagnostics: not with friction and the large particles on the device (large_on = device)" \
+      "$fbox" -n 10 --large-on device --output "$tmp/x" --diagnostics &&
+    refused "--diagnostics: not with friction and the large particles on the device (large_on = auto)" \
+      "$fbox" -n 10 --large-on auto --output "$tmp/x" --diagnostics &&
     [ ! -e "$tmp/x/diagnostics.csv" ]
 }
 
@@ -162,6 +213,9 @@ test_output_clear() {
 check test_balance_frictionless
 check test_balance_friction
 check test_hash_unchanged
+check test_device_balance_frictionless
+check test_device_rows_equal_cpu
+check test_device_auto
 check test_paths_agree
 check test_rows_at_frame_steps
 check test_gravity_csv

@@ -126,6 +126,18 @@ static ms_status bind_large(ms_sim *s)
   ARG(MS_K_INTEGRATE_LARGE, 10, d->prev_pos);
   ARG(MS_K_INTEGRATE_LARGE, 11, d->prev_vel);
   ARG(MS_K_INTEGRATE_LARGE, 12, d->flags);
+  if (s->diag) { /* built with MS_DIAG: each large particle's sum after the small ones' */
+    int off = s->n_small;
+    ARG(MS_K_LARGE_SMALL_REACT, 18, s->diss);
+    ARG(MS_K_LARGE_SMALL_REACT, 19, off);
+    ARG(MS_K_LARGE_SMALL_REACT, 20, s->dt);
+    ARG(MS_K_LARGE_LARGE, 16, s->diss);
+    ARG(MS_K_LARGE_LARGE, 17, off);
+    ARG(MS_K_LARGE_LARGE, 18, s->dt);
+    ARG(MS_K_LARGE_WALLS, 9, s->diss);
+    ARG(MS_K_LARGE_WALLS, 10, off);
+    ARG(MS_K_LARGE_WALLS, 11, s->dt);
+  }
   return bind_list(s);
 }
 

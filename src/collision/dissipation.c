@@ -1,15 +1,22 @@
 /* The dissipated-energy accumulators of --diagnostics: per small particle on the device
  * (kernels/collide.cl built with MS_DIAG adds each step's dashpot work) and per large
- * particle on the CPU worker (cpu_worker.c), read back and summed only when asked. */
+ * particle on the CPU worker (cpu_worker.c) or after them on the device (kernels/large.cl
+ * with --large-on device), read back and summed only when asked. */
 #include "collision/dissipation.h"
 
 #include <stdlib.h>
 
 #include "shared/contact.h"
 
+/* n_small entries, then n_large for the device-only path's kernels (kernels/large.cl). */
+static size_t device_entries(const ms_sim *s)
+{
+  return (size_t)s->n_small + (size_t)s->n_large;
+}
+
 static ms_status zero_device(ms_sim *s)
 {
-  size_t n = (size_t)s->n_small;
+  size_t n = device_entries(s);
   if (n == 0)
     return MS_OK;
   double *zero = calloc(n, sizeof *zero);
@@ -28,7 +35,7 @@ ms_status ms_diss_create(ms_sim *s)
   if (!s->diss_large)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the dissipation accumulators");
   cl_int err;
-  size_t bytes = ((size_t)s->n_small + 1) * sizeof(double);
+  size_t bytes = (device_entries(s) + 1) * sizeof(double);
   s->diss = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, bytes, NULL, &err);
   if (err != CL_SUCCESS)
     return ms_cl_check(err, "clCreateBuffer", "dissipation accumulators");
@@ -81,13 +88,14 @@ ms_status ms_sim_spring_energy(ms_sim *s, double *out)
   return MS_OK;
 }
 
-/* Small particles in index order, then large ones: the same sum every time. */
+/* Small particles in index order, then large ones (on the device, then on the worker:
+ * one of the two is all zeros): the same sum every time. */
 ms_status ms_sim_dissipated(ms_sim *s, double *out)
 {
   *out = 0.0;
   if (!s->diag)
     return MS_OK;
-  size_t n = (size_t)s->n_small;
+  size_t n = device_entries(s);
   double *d = n ? malloc(n * sizeof *d) : NULL;
   if (n && !d)
     return ms_fail(MS_ERR_RUNTIME, "out of memory reading the dissipation accumulators");
