@@ -87,6 +87,8 @@ typedef struct ms_gravity_scene {
   ms_integrator integrator;
   ms_energy_mode energy;
   long diagnostics_every;   /* steps; 0: only at the start and the end */
+  int dt_check;             /* dt checked against the bodies' shortest time (1) */
+  double max_energy_error;  /* |dE/E0| that stops the run (exit 4); 0: no bound */
   /* generator parameters (those that apply to `bodies`) */
   double mass;              /* total mass (disk: of the disk) */
   double radius;            /* plummer: virial radius; uniform: sphere; disk: outer radius */

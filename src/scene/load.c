@@ -114,7 +114,8 @@ static void loader_init(loader *ld, const char *path, ms_scene *scene)
       .grid_capacity = 8,
       .small_density = 1000.0f,
       .tangential_stiffness = MS_DISC_KT_RATIO,
-      .grav = {.g = 1.0, .burst = 10, .diagnostics_every = 100, .mass = 1.0, .radius = 1.0,
+      .grav = {.g = 1.0, .burst = 10, .diagnostics_every = 100, .dt_check = 1,
+               .max_energy_error = 1.0, .mass = 1.0, .radius = 1.0,
                .semi_major_axis = 1.0, .mass_ratio = 1.0},
   };
   snprintf(scene->path, sizeof scene->path, "%s", path);
