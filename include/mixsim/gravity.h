@@ -128,11 +128,6 @@ void ms_gravity_set_stop_flag(ms_gravity *g, const volatile sig_atomic_t *flag);
 long ms_gravity_step(const ms_gravity *g);
 long ms_gravity_burst(const ms_gravity *g);
 
-/* The shortest softened two-body time of the scene's bodies, the minimum over pairs of
- * sqrt((r^2 + eps^2)^(3/2) / (G (m_i + m_j))) (what the loader checks dt against:
- * docs/gravity.md); infinite with fewer than two massive bodies, NaN out of memory. */
-double ms_gravity_shortest_time(const ms_gravity_scene *g);
-
 /* The force-kernel variants, by index; NULL past the end. */
 int ms_gravity_kernel_count(void);
 const char *ms_gravity_kernel_name(int i);

@@ -12,8 +12,6 @@
  * skips both. */
 #include "scene/loader.h"
 
-#include "mixsim/gravity.h"
-
 #include <math.h>
 #include <stdlib.h>
 
