@@ -64,6 +64,8 @@
  *   burst = 10                ; steps on the device between read-backs    (10)
  *   energy = auto             ; auto | exact | sampled | off              (auto)
  *   diagnostics_every = 100   ; steps, >= 0 (0: start and end only)       (100)
+ *   dt_check = on             ; dt against the bodies' shortest time      (on)
+ *   max_energy_error = 1      ; |dE/E0| that stops the run, > 0 or off     (1)
  *   count = 16384             ; bodies: plummer, uniform, disk (required there)
  *   mass = 1                  ; total (disk: of the disk), > 0: all but file (1)
  *   radius = 1                ; > 0: plummer virial radius, uniform sphere, disk (1)
