@@ -15,6 +15,7 @@ static ms_status add_device(ms_gset *set, const ms_cl_device *d, const char *spe
     return ms_fail(MS_ERR_INPUT, "--devices: at most %d devices", MS_GRAVITY_MAX_DEVICES);
   ms_gdev *g = &set->dev[set->n_dev++];
   g->cl = *d;
+  g->slow = 1.0;
   snprintf(g->spec, sizeof g->spec, "%s", spec);
   return MS_OK;
 }

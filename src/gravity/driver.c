@@ -28,9 +28,6 @@ struct ms_gravity {
   ms_gravity_stats stats;
 };
 
-/* Rebalance after these steps (a multi-device run's first measurements). */
-static int is_rebalance_step(long step) { return step == 2 || step == 4 || step == 8 || step == 16; }
-
 static int energy_sample(const ms_gravity *g)
 {
   switch (g->energy) {
@@ -211,7 +208,7 @@ ms_status ms_gravity_advance(ms_gravity *g, long steps)
       if (ms_tev_on)
         ms_tev_span("driver", "enqueue step", ts, ms_now());
       g->step++;
-      if (!st && g->set.n_dev > 1 && is_rebalance_step(g->step)) {
+      if (!st && ms_gset_wants_rebalance(&g->set)) { /* the split's controller (balance.h) */
         st = ms_gset_finish(&g->set);
         if (!st)
           st = ms_gset_rebalance(&g->set, g->vel, g->acc);
