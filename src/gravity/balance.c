@@ -307,7 +307,7 @@ int ms_balance_decide(ms_balance *b, int *next)
   if (b->settled) {
     b->drift_windows = fabs(t - b->settled_s) > MS_BALANCE_DRIFT * b->settled_s
                            ? b->drift_windows + 1 : 0;
-    if (b->drift_windows < 2)
+    if (b->drift_windows < MS_BALANCE_DRIFT_WINDOWS)
       return 0;
     /* The conditions changed: forget what was measured under the old ones. */
     b->settled = b->drift_windows = b->n_tried = b->single_tried = b->changes = 0;

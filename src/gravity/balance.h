@@ -8,9 +8,10 @@
 #define MS_GRAVITY_BALANCE_H
 
 #define MS_BALANCE_MAX 16
-#define MS_BALANCE_WINDOW 4    /* samples per decision (median) */
+#define MS_BALANCE_WINDOW 3    /* samples per decision (median) */
 #define MS_BALANCE_HYSTERESIS 0.03 /* a change must promise at least this gain */
-#define MS_BALANCE_DRIFT 0.15  /* settled: re-plan when the step time moves this much */
+#define MS_BALANCE_DRIFT 0.25  /* settled: re-plan when the step time moves this much */
+#define MS_BALANCE_DRIFT_WINDOWS 3 /* ... in this many windows in a row */
 #define MS_BALANCE_MAX_CHANGES 12 /* per planning round, then the best measured is kept */
 
 /* What the planner knows of each device. The model of a step: every device in the

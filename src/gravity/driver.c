@@ -1,5 +1,5 @@
 /* Gravity mode's driver: turns a scene into device state, runs steps in bursts between
- * read-backs, rebalances a multi-device split over the first steps, and answers for the
+ * read-backs, moves a multi-device split when its controller asks, and answers for the
  * state: diagnostics, hash, accelerations, timings. The step itself is in
  * gravity_split.c, the physics in kernels/gravity.cl. */
 #include <math.h>

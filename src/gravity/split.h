@@ -1,7 +1,7 @@
 /* Gravity mode's devices, after the OpenCL tutorial's two-GPU scheme: every device has
  * its own context, queue, program and a full copy of the positions, updates its own
  * range of bodies, and the ranges cross the host after every position update. The
- * ranges follow the devices' measured force-kernel speed. With one device nothing is
+ * ranges follow the controller of gravity/balance.h. With one device nothing is
  * exchanged and steps queue up without the host. */
 #ifndef MS_GRAVITY_SPLIT_H
 #define MS_GRAVITY_SPLIT_H
@@ -52,6 +52,7 @@ typedef struct ms_gset {
   double reads_done_t; /* when the last exchange's reads were all done; 0: none */
   double idle_from;    /* when the queues were last drained by the host; 0: not since */
   double idle_s;       /* host time with drained queues since the last sample */
+  int seeded;          /* the first split was made from the first kernels' speed */
   int pending;         /* the controller decided on the split in `next` */
   int next[MS_GRAVITY_MAX_DEVICES];
 } ms_gset;
@@ -100,6 +101,7 @@ ms_status ms_gset_rebalance(ms_gset *set, float *vel, float *acc);
  * below 0: none, the kernels so far are not counted). */
 ms_status ms_gset_balance_start(ms_gset *set);
 ms_status ms_gset_sample(ms_gset *set, double step_s);
+ms_status ms_gset_seed(ms_gset *set);
 
 /* split.c, for split_balance.c */
 ms_status ms_gset_settle_all(ms_gdev *d);

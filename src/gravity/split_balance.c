@@ -146,6 +146,43 @@ static ms_status move_split(ms_gset *set, const int *units, float *vel, float *a
   return st;
 }
 
+/* The first split, from the kernels run once before the first step (all devices at
+ * once): by speed rather than even, so that a slow device does not hold the first
+ * steps up for long. The controller then measures the real steps. */
+ms_status ms_gset_seed(ms_gset *set)
+{
+  if (set->seeded || set->n_dev < 2)
+    return MS_OK;
+  set->seeded = 1;
+  ms_balance_input in;
+  memset(&in, 0, sizeof in);
+  in.n_dev = set->n_dev;
+  in.units = set->n_pad / set->granule;
+  for (int i = 0; i < set->n_dev; i++) {
+    const ms_gdev *d = &set->dev[i];
+    if (!(d->count > 0 && d->last_force_s > 0.0))
+      return MS_OK;
+    in.rate[i] = d->count / set->granule / (d->last_force_s * d->slow);
+  }
+  ms_balance_plan p;
+  ms_balance_plan_split(&in, &p);
+  int cur[MS_GRAVITY_MAX_DEVICES];
+  for (int i = 0; i < set->n_dev; i++)
+    cur[i] = set->dev[i].count / set->granule;
+  if (!memcmp(cur, p.units, (size_t)set->n_dev * sizeof *cur))
+    return MS_OK;
+  size_t bytes = (size_t)set->n_pad * 4 * sizeof(float);
+  float *vel = malloc(bytes), *acc = malloc(bytes);
+  ms_status st = vel && acc ? move_split(set, p.units, vel, acc)
+                            : ms_fail(MS_ERR_RUNTIME, "out of memory");
+  free(vel);
+  free(acc);
+  set->rebalances = 0; /* (not a rebalance of the run) */
+  if (!st)
+    ms_balance_init(&set->balance, set->n_dev, in.units, p.units);
+  return st;
+}
+
 ms_status ms_gset_rebalance(ms_gset *set, float *vel, float *acc)
 {
   if (set->n_dev < 2 || !set->pending)
