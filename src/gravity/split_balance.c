@@ -11,7 +11,8 @@
 #include "gravity/split.h"
 
 /* MIXSIM_GRAVITY_SLOW=I:F (a test hook): device I of the list (from 0) counts its force
- * kernels F times slower than measured, so that the tests can make one device slow. */
+ * kernels F times slower than measured, and a step of the split with it as much longer,
+ * so that the tests can make one device slow. */
 static ms_status read_slow_hook(ms_gset *set)
 {
   const char *v = getenv("MIXSIM_GRAVITY_SLOW");
@@ -51,7 +52,7 @@ ms_status ms_gset_balance_start(ms_gset *set)
 ms_status ms_gset_sample(ms_gset *set, double step_s)
 {
   double force[MS_GRAVITY_MAX_DEVICES] = {0}, other[MS_GRAVITY_MAX_DEVICES] = {0};
-  double alone = 0.0;
+  double alone = 0.0, hook = 0.0; /* hook: the step's extra time by MIXSIM_GRAVITY_SLOW */
   for (int i = 0; i < set->n_dev; i++) {
     ms_gdev *d = &set->dev[i];
     ms_status st = MS_OK;
@@ -62,6 +63,8 @@ ms_status ms_gset_sample(ms_gset *set, double step_s)
     if (st)
       return st;
     force[i] = (d->force_s - d->seen_force_s) * d->slow;
+    if (force[i] - (d->force_s - d->seen_force_s) > hook)
+      hook = force[i] - (d->force_s - d->seen_force_s);
     other[i] = d->other_s - d->seen_other_s;
     d->seen_force_s = d->force_s;
     d->seen_other_s = d->other_s;
@@ -69,7 +72,7 @@ ms_status ms_gset_sample(ms_gset *set, double step_s)
       alone += force[i] + other[i];
   }
   if (step_s >= 0.0)
-    ms_balance_sample(&set->balance, step_s > 0.0 ? step_s : alone, force, other);
+    ms_balance_sample(&set->balance, step_s > 0.0 ? step_s + hook : alone, force, other);
   return MS_OK;
 }
 
@@ -96,7 +99,13 @@ static void note_dropped(ms_gset *set)
       continue;
     char name[400], line[800];
     snprintf(name, sizeof name, "%s (%.200s, %.150s)", d->spec, d->cl.platform_name, d->cl.name);
-    ms_balance_drop_reason(&set->balance, i, name, set->granule, line, sizeof line);
+    if (set->balance.measured[i])
+      ms_balance_drop_reason(&set->balance, i, name, set->granule, line, sizeof line);
+    else /* never had bodies: fewer granules than devices */
+      snprintf(line, sizeof line,
+               "--devices: %s gets no bodies: %d bodies make %d granule(s) of %d, fewer than "
+               "the devices",
+               name, set->n_body, set->n_pad / set->granule, set->granule);
     ms_warn("%s", line);
     d->noted = 1;
   }
@@ -166,6 +175,15 @@ ms_status ms_gset_seed(ms_gset *set)
   }
   ms_balance_plan p;
   ms_balance_plan_split(&in, &p);
+  /* Every device keeps a granule: it is dropped only after it was measured in the steps. */
+  for (int i = 0; in.units >= set->n_dev && i < set->n_dev; i++)
+    if (p.units[i] == 0) {
+      int big = 0;
+      for (int j = 1; j < set->n_dev; j++)
+        big = p.units[j] > p.units[big] ? j : big;
+      p.units[big]--;
+      p.units[i] = 1;
+    }
   int cur[MS_GRAVITY_MAX_DEVICES];
   for (int i = 0; i < set->n_dev; i++)
     cur[i] = set->dev[i].count / set->granule;
