@@ -139,7 +139,8 @@ static void test_drift_plans_again(void)
   for (int w = 0; w < 4 && !b.settled; w++) {
     for (int k = 0; k < MS_BALANCE_WINDOW + 1; k++) {
       int alone = b.cur[0] == 0 || b.cur[1] == 0;
-      double f[] = {alone ? (b.cur[0] ? 0.256 : 0.0) : 0.128, alone ? (b.cur[1] ? 0.256 : 0.0) : 0.128};
+      double f[] = {alone ? (b.cur[0] ? 0.256 : 0.0) : 0.128,
+                    alone ? (b.cur[1] ? 0.256 : 0.0) : 0.128};
       ms_balance_sample(&b, alone ? 0.256 : 0.13, f, other);
     }
     ms_balance_decide(&b, next);

@@ -47,8 +47,9 @@ static ms_status partition(cl_device_id parent, int k, cl_uint units, const sub_
   if (!found && !st) {
     sub_devices *s = &g_subs[g_subs_count];
     /* k < 0: one sub-device of -k compute units (reserve_host_cores) */
-    cl_device_partition_property equally[] = {
-        CL_DEVICE_PARTITION_EQUALLY, (cl_device_partition_property)(k > 0 ? units / (cl_uint)k : 1), 0};
+    cl_uint each = k > 0 ? units / (cl_uint)k : 1;
+    cl_device_partition_property equally[] = {CL_DEVICE_PARTITION_EQUALLY,
+                                              (cl_device_partition_property)each, 0};
     cl_device_partition_property counts[] = {CL_DEVICE_PARTITION_BY_COUNTS,
                                              (cl_device_partition_property)-k,
                                              CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0};
