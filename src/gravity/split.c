@@ -194,7 +194,10 @@ ms_status ms_gset_open(ms_gset *set, const char *devices, const char *kernel, in
     if (!(set->stage[i] = malloc((size_t)set->n_pad * F4)))
       st = ms_fail(MS_ERR_RUNTIME, "out of memory");
   split_evenly(set);
-  set->quiet_waits = set->n_dev > 1;
+  /* Sleeping waits where a CPU device shares the split (its threads need the cores);
+   * GPUs alone keep the driver's lower-latency waits. */
+  for (int i = 0; set->n_dev > 1 && i < set->n_dev; i++)
+    set->quiet_waits |= (set->dev[i].cl.type & CL_DEVICE_TYPE_CPU) != 0;
   if (!st && set->n_dev > 1)
     st = ms_gset_balance_start(set);
   return st;
@@ -382,9 +385,9 @@ static ms_status enqueue_drift(ms_gset *set, ms_gdev *d, int in, const ms_gparam
 }
 
 /* A wait that sleeps: NVIDIA's clFinish and clWaitForEvents spin on a core, which
- * pocl's threads need when a CPU device shares the split. The event's completion
- * callback wakes the host thread; clWaitForEvents afterwards returns at once, with the
- * command's error if it failed. */
+ * pocl's threads need when a CPU device shares the split (set->quiet_waits). The
+ * event's completion callback wakes the host thread; clWaitForEvents afterwards returns
+ * at once, with the command's error if it failed. */
 typedef struct waiter {
   pthread_mutex_t lock;
   pthread_cond_t cond;

@@ -48,7 +48,7 @@ typedef struct ms_gset {
   /* the split's controller (gravity/balance.h) and its per-step measurements */
   ms_balance balance;
   int active;          /* devices with bodies */
-  int quiet_waits;     /* wait on events without spinning (several devices) */
+  int quiet_waits;     /* wait on events without spinning (a CPU device in a split) */
   double reads_done_t; /* when the last exchange's reads were all done; 0: none */
   double idle_from;    /* when the queues were last drained by the host; 0: not since */
   double idle_s;       /* host time with drained queues since the last sample */
