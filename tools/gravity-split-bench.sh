@@ -6,8 +6,8 @@
 # and max of the runs); on a machine shared with other work, interactions per CPU-second
 # of the whole mixsim process too (user + system, start-up included: it depends less on
 # what else runs, and with all cores busy it is the figure to compare); the rebalances,
-# the final shares of the devices, and the state hashes. The table is Markdown, on
-# stdout and in $RESULT when set.
+# the final shares of the devices, and the state hashes; then a row per run. The tables
+# are Markdown, on stdout and in $RESULT when set.
 # usage: tools/gravity-split-bench.sh MIXSIM
 #   CONFIGS ("cpu cpu,cpu"), GRAVITY_N (16384), STEPS (60), BURST (10), REPEAT (5)
 set -uo pipefail
@@ -35,6 +35,7 @@ done
 python3 - "$work" "$ns" "${configs[@]}" <<'PY' | tee ${RESULT:+"$RESULT"}
 import glob, json, os, re, statistics, sys
 work, ns, configs = sys.argv[1], sys.argv[2].replace(",", " ").split(), sys.argv[3:]
+every = []
 print("| N | --devices | interactions/s: median (min - max, runs) | vs first | per CPU-s: median (min - max) | vs first | rebalances | final shares | state hash |")
 print("|---|---|---|---|---|---|---|---|---|")
 for n in ns:
@@ -63,4 +64,15 @@ for n in ns:
         print("| %s | %s | %.3g (%.3g - %.3g, %d) | %.2fx | %.3g (%.3g - %.3g) | %.2fx | %s | %s | %s |" % (
             n, devs, med, rates[0], rates[-1], len(rates), med / base, cmed, cpu[0], cpu[-1],
             cmed / cbase, ", ".join(map(str, rebalances)), "; ".join(shares), " ".join(hashes)))
+        for f, r in zip(files, runs):
+            every.append("| %s | %s | %s | %.3g | %d | %s | %s |" % (
+                n, devs, f.rsplit("-", 1)[1][:-5], r["interactions_per_s"], r["phases"]["rebalances"],
+                " / ".join("%.1f %%" % (100.0 * d["count"] / r["bodies"]) for d in r["devices"]),
+                r["state_hash"]))
+print()
+print("Every run (round: the interleaved round it ran in):")
+print()
+print("| N | --devices | round | interactions/s | rebalances | final shares | state hash |")
+print("|---|---|---|---|---|---|---|")
+print("\n".join(every))
 PY
