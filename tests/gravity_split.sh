@@ -3,7 +3,7 @@
 # and two sub-devices give `--devices cpu`'s state hash whatever split the controller
 # settles on; a device made slow by the test hook MIXSIM_GRAVITY_SLOW is dropped, with a
 # note naming it and why, and the report shows it without bodies; bad hook values are
-# refused. No timings are asserted.
+# refused; the measurement tools run through. No timings are asserted.
 # usage: gravity_split.sh MIXSIM SOURCE_ROOT [FILTER]
 set -u
 mixsim=$1
@@ -65,9 +65,23 @@ bad_hook_refused() {
   done
 }
 
+# The measurement tools run through on pocl at a tiny size: the table has both lists, each
+# run's row, and one hash throughout; the GPU machine's script with a DEVICES override.
+split_tools_run() {
+  REPEAT=1 STEPS=6 GRAVITY_N=512 "$root/tools/gravity-split-bench.sh" "$mixsim" >"$tmp/bench.md" 2>&1
+  cat "$tmp/bench.md"
+  [ "$(grep -c '^| 512 | cpu |' "$tmp/bench.md")" = 2 ] &&
+    [ "$(grep -c '^| 512 | cpu,cpu |' "$tmp/bench.md")" = 2 ] &&
+    [ "$(grep '^| 512 |' "$tmp/bench.md" | grep -o '| [0-9a-f]\{8\} |$' | sort -u | wc -l)" = 1 ] &&
+    MIXSIM=$mixsim OUT=$tmp/dev DEVICES="cpu cpu,cpu" GRAVITY_N=512 STEPS_OTHER=6 REPEAT=1 \
+      "$root/tools/gravity-split-device.sh" >/dev/null 2>&1 &&
+    [ "$(grep -c '^| 512 | cpu,cpu |' "$tmp/dev/split.txt")" = 2 ]
+}
+
 check two_contexts_same_hash
 check sub_devices_same_hash
 check slow_device_dropped
 check quiet_hides_the_note
 check bad_hook_refused
+check split_tools_run
 finish

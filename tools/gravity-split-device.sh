@@ -8,6 +8,8 @@
 # DEVICES="cpu cpu,cpu" runs it on pocl alone); GRAVITY_N, REPEAT and STEPS_<N> too;
 # MIXSIM=path uses that build instead of making one (to try the script on pocl here).
 set -uo pipefail
+[ -n "${MIXSIM:-}" ] && MIXSIM=$(realpath "$MIXSIM")
+[ -n "${OUT:-}" ] && OUT=$(realpath -m "$OUT")
 cd "$(dirname "$0")/.."
 out=${OUT:-device-results}
 mkdir -p "$out"
