@@ -1,5 +1,5 @@
 /* Gravity mode's driver: turns a scene into device state, runs steps in bursts between
- * read-backs, rebalances a multi-device split over the first steps, and answers for the
+ * read-backs, moves a multi-device split when its controller asks, and answers for the
  * state: diagnostics, hash, accelerations, timings. The step itself is in
  * gravity_split.c, the physics in kernels/gravity.cl. */
 #include <math.h>
@@ -29,9 +29,6 @@ struct ms_gravity {
   const volatile sig_atomic_t *stop; /* set: stop after the current step */
   ms_gravity_stats stats;
 };
-
-/* Rebalance after these steps (a multi-device run's first measurements). */
-static int is_rebalance_step(long step) { return step == 2 || step == 4 || step == 8 || step == 16; }
 
 static int energy_sample(const ms_gravity *g)
 {
@@ -219,7 +216,8 @@ static double trace_step(ms_gravity *g)
   return ms_now();
 }
 
-/* One step enqueued; with several devices, the split rebalanced after the first steps. */
+/* One step enqueued; with several devices, the split rebalanced when its controller asks
+ * (balance.h). */
 static ms_status one_step(ms_gravity *g)
 {
   double ts = trace_step(g);
@@ -227,7 +225,7 @@ static ms_status one_step(ms_gravity *g)
   if (ms_tev_on)
     ms_tev_span("driver", "enqueue step", ts, ms_now());
   g->step++;
-  if (!st && g->set.n_dev > 1 && is_rebalance_step(g->step)) {
+  if (!st && ms_gset_wants_rebalance(&g->set)) {
     st = ms_gset_finish(&g->set);
     if (!st)
       st = ms_gset_rebalance(&g->set, g->vel, g->acc);
