@@ -149,6 +149,7 @@ static ms_status reserve_host_cores(ms_gset *set)
       continue;
     }
     d->cl.device = subs->dev[0];
+    d->cores_kept = 1;
     char name[sizeof d->cl.name];
     snprintf(name, sizeof name, "%.200s (%d of %u compute units)", d->cl.name, keep, units);
     snprintf(d->cl.name, sizeof d->cl.name, "%s", name);

@@ -194,10 +194,16 @@ ms_status ms_gset_open(ms_gset *set, const char *devices, const char *kernel, in
     if (!(set->stage[i] = malloc((size_t)set->n_pad * F4)))
       st = ms_fail(MS_ERR_RUNTIME, "out of memory");
   split_evenly(set);
-  /* Sleeping waits where a CPU device shares the split (its threads need the cores);
-   * GPUs alone keep the driver's lower-latency waits. */
-  for (int i = 0; set->n_dev > 1 && i < set->n_dev; i++)
-    set->quiet_waits |= (set->dev[i].cl.type & CL_DEVICE_TYPE_CPU) != 0;
+  /* Sleeping waits only where a whole CPU device shares the split with GPUs (its threads
+   * need every core, the driver's waits spin on one). A CPU given a sub-device
+   * (devices.c) leaves the host thread a core, and the driver's waits are then the
+   * better choice: NVIDIA's completion callbacks arrived up to 10 ms after the GPU had
+   * finished on the H200 machine, which made a burst's finish 2x its kernels. */
+  int gpus = 0;
+  for (int i = 0; i < set->n_dev; i++)
+    gpus += !(set->dev[i].cl.type & CL_DEVICE_TYPE_CPU);
+  for (int i = 0; gpus > 0 && i < set->n_dev; i++)
+    set->quiet_waits |= (set->dev[i].cl.type & CL_DEVICE_TYPE_CPU) && !set->dev[i].cores_kept;
   if (!st && set->n_dev > 1)
     st = ms_gset_balance_start(set);
   return st;

@@ -32,6 +32,8 @@ typedef struct ms_gdev {
   double slow;                  /* test hook MIXSIM_GRAVITY_SLOW: measured force time x slow */
   double seen_force_s, seen_other_s; /* force_s, other_s at the last sample */
   int noted;                    /* its drop was reported */
+  int cores_kept;               /* a CPU given a sub-device that leaves the GPUs' host
+                                   threads their cores (devices.c) */
 } ms_gdev;
 
 typedef struct ms_gset {
