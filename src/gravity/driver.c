@@ -7,6 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "gravity/ranks.h"
 #include "gravity/split.h"
 #include "mixsim/gravity.h"
 #include "cl/trace_events.h"
@@ -26,6 +27,7 @@ struct ms_gravity {
   double e0;              /* energy at step 0 */
   const volatile sig_atomic_t *stop; /* set: stop after the current step */
   ms_gravity_stats stats;
+  ms_rank_split ranks; /* several MPI ranks: the bodies among them (set.ranks points here) */
 };
 
 /* Rebalance after these steps (a multi-device run's first measurements). */
@@ -42,12 +44,19 @@ static int energy_sample(const ms_gravity *g)
   return -1;
 }
 
-static ms_status read_back(ms_gravity *g)
+/* The host copy of the state at this step. With several ranks each reads its own range
+ * and the ranges are gathered (accelerations too, for --output), so every rank holds the
+ * whole state after create, every burst and a shared restore: a collective call there,
+ * with `st` (this rank's status so far) agreed first; elsewhere it finds the copy current. */
+static ms_status read_back(ms_gravity *g, ms_status st)
 {
-  if (g->host_step == g->step)
+  if (!st && g->host_step == g->step)
     return MS_OK;
   double t0 = ms_now();
-  ms_status st = ms_gset_read(&g->set, g->pos, g->vel, NULL);
+  if (!st)
+    st = ms_gset_read(&g->set, g->pos, g->vel, g->set.ranks ? g->acc : NULL);
+  if (g->set.ranks)
+    st = ms_ranks_gather_state(g->set.ranks, st, g->pos, g->vel, g->acc);
   g->stats.readback_s += ms_now() - t0;
   if (ms_tev_on)
     ms_tev_span("driver", "read-back", t0, ms_now());
@@ -68,6 +77,11 @@ static ms_status read_back(ms_gravity *g)
 
 static ms_status measure(ms_gravity *g, ms_gravity_diag *d)
 {
+  if (ms_ranks_rank() != 0) { /* several ranks: rank 0 reports; the others skip the O(n^2) */
+    memset(d, 0, sizeof *d);
+    d->step = g->step;
+    return MS_OK;
+  }
   double t0 = ms_now();
   float *vel3 = malloc((size_t)g->n * 3 * sizeof *vel3);
   if (!vel3)
@@ -91,6 +105,8 @@ static void update_stats(ms_gravity *g)
   s->padded = g->set.n_pad;
   s->device_count = g->set.n_dev;
   s->exchange_s = g->set.exchange_s;
+  s->ranks = g->set.ranks ? g->ranks.size : 1;
+  s->mpi_s = g->ranks.mpi_s;
   s->rebalances = g->set.rebalances;
   for (int i = 0; i < g->set.n_dev; i++) {
     const ms_gdev *d = &g->set.dev[i];
@@ -135,6 +151,11 @@ ms_status ms_gravity_create(const ms_scene *scene, const ms_gravity_options *opt
   g->params = (ms_gparams){(float)(gs->softening * gs->softening), (float)gs->g, (float)scene->dt_s};
   g->host_step = -1;
   ms_status st = ms_gset_open(&g->set, opt->devices, opt->kernel, g->n, opt->kernel_dir);
+  if (ms_ranks_size() > 1) { /* every rank opened its devices: then the ranks' ranges */
+    st = ms_ranks_agree(st);
+    if (!st)
+      st = ms_ranks_attach(&g->set, &g->ranks);
+  }
   size_t bytes = (size_t)g->set.n_pad * 4 * sizeof(float);
   if (!st && (!(g->pos = calloc(1, bytes)) || !(g->vel = calloc(1, bytes)) ||
               !(g->acc = calloc(1, bytes))))
@@ -153,8 +174,7 @@ ms_status ms_gravity_create(const ms_scene *scene, const ms_gravity_options *opt
     st = ms_gset_finish(&g->set);
   for (int i = 0; !st && i < g->set.n_dev; i++)
     g->set.dev[i].force_s = g->set.dev[i].other_s = 0.0;
-  if (!st)
-    st = read_back(g);
+  st = read_back(g, st);
   if (!st && g->energy != MS_ENERGY_OFF) {
     ms_gravity_diag d;
     st = measure(g, &d);
@@ -174,6 +194,7 @@ void ms_gravity_destroy(ms_gravity *g)
   if (!g)
     return;
   ms_gset_close(&g->set);
+  ms_rank_split_free(&g->ranks);
   free(g->pos);
   free(g->vel);
   free(g->acc);
@@ -208,23 +229,28 @@ ms_status ms_gravity_advance(ms_gravity *g, long steps)
       }
       double ts = trace_step(g);
       st = ms_gset_step(&g->set, g->integrator, &g->params);
+      if (st && g->set.ranks) /* the other ranks wait in this step's exchange */
+        ms_ranks_abort(st);
       if (ms_tev_on)
         ms_tev_span("driver", "enqueue step", ts, ms_now());
       g->step++;
-      if (!st && g->set.n_dev > 1 && is_rebalance_step(g->step)) {
+      if (!st && (g->set.n_dev > 1 || g->set.ranks) && is_rebalance_step(g->step)) {
         st = ms_gset_finish(&g->set);
-        if (!st)
+        if (g->set.ranks)
+          st = ms_ranks_rebalance(&g->set, st, g->pos, g->vel, g->acc);
+        else if (!st)
           st = ms_gset_rebalance(&g->set, g->vel, g->acc);
         g->host_step = -1; /* the scratch arrays were the host copy */
       }
+      if (!st && g->set.ranks) /* a signal on any rank stops all after the same step */
+        ms_ranks_agree_stop();
     }
     double tf = ms_now();
     if (!st)
       st = ms_gset_finish(&g->set);
     if (ms_tev_on)
       ms_tev_span("driver", "finish", tf, ms_now());
-    if (!st)
-      st = read_back(g);
+    st = read_back(g, st);
     done += chunk;
   }
   g->stats.advance_s += ms_now() - t0;
@@ -234,14 +260,14 @@ ms_status ms_gravity_advance(ms_gravity *g, long steps)
 
 ms_status ms_gravity_diagnose(ms_gravity *g, ms_gravity_diag *out)
 {
-  ms_status st = read_back(g);
+  ms_status st = read_back(g, MS_OK);
   return st ? st : measure(g, out);
 }
 
 ms_status ms_gravity_read_state(ms_gravity *g, ms_gravity_state *state)
 {
   memset(state, 0, sizeof *state);
-  ms_status st = read_back(g);
+  ms_status st = read_back(g, MS_OK);
   if (st)
     return st;
   state->pos = malloc((size_t)g->n * 4 * sizeof(float));
@@ -302,6 +328,11 @@ ms_status ms_gravity_accelerations(ms_gravity *g, float *acc)
 
 ms_status ms_gravity_step_accelerations(ms_gravity *g, float *acc)
 {
+  if (g->set.ranks) { /* several ranks: gathered with the state */
+    for (int i = 0; i < g->n; i++)
+      memcpy(&acc[3 * i], &g->acc[4 * i], 3 * sizeof(float));
+    return MS_OK;
+  }
   size_t bytes = (size_t)g->set.n_pad * 4 * sizeof(float);
   float *p = malloc(bytes), *a = malloc(bytes);
   ms_status st = p && a ? ms_gset_read(&g->set, p, NULL, a)
@@ -335,8 +366,41 @@ ms_status ms_gravity_restore(ms_gravity *g, long step, const float *pos, const f
   g->step = step;
   g->host_step = -1;
   g->e0 = e0;
+  if (g->set.ranks) /* local: the host copy is what was uploaded (ms_gravity_share) */
+    g->host_step = step;
+  else
+    st = read_back(g, st);
+  update_stats(g);
+  return st;
+}
+
+ms_status ms_gravity_share(ms_gravity *g, ms_status st)
+{
+  if (!g->set.ranks)
+    return st;
+  st = ms_ranks_agree(st);
+  long step = g->step;
+  double e0 = g->e0;
+  ms_gravity_state s = {0};
+  if (!st && ms_ranks_rank() == 0)
+    st = ms_gravity_read_state(g, &s);
+  else if (!st && (!(s.pos = malloc((size_t)g->n * 4 * sizeof(float))) ||
+                   !(s.vel = malloc((size_t)g->n * 3 * sizeof(float)))))
+    st = ms_fail(MS_ERR_RUNTIME, "out of memory for %d bodies", g->n);
+  st = ms_ranks_agree(st);
   if (!st)
-    st = read_back(g);
+    st = ms_ranks_bcast(&step, sizeof step);
+  if (!st)
+    st = ms_ranks_bcast(&e0, sizeof e0);
+  if (!st)
+    st = ms_ranks_bcast(s.pos, (size_t)g->n * 4 * sizeof(float));
+  if (!st)
+    st = ms_ranks_bcast(s.vel, (size_t)g->n * 3 * sizeof(float));
+  if (!st && ms_ranks_rank() != 0)
+    st = ms_gravity_restore(g, step, s.pos, s.vel, e0);
+  ms_gravity_state_free(&s);
+  g->host_step = -1; /* every rank's accelerations to all */
+  st = read_back(g, st);
   update_stats(g);
   return st;
 }

@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "cl/trace_events.h"
 #include "core/file.h"
+#include "gravity/ranks.h"
 
 extern const char ms_gravity_kernel_source[];
 
@@ -178,6 +179,7 @@ ms_status ms_gset_open(ms_gset *set, const char *devices, const char *kernel, in
       pad = lcm(pad, set->dev[i].launch.pad);
     }
   }
+  st = ms_ranks_units(st, &granule, &pad); /* several ranks: agreed, common units */
   if (st)
     return st;
   long unit = lcm(granule, pad);
@@ -399,6 +401,9 @@ static ms_status exchange(ms_gset *set, int buffer)
   }
   for (int i = 0; i < set->n_dev; i++)
     MS_CL_TRY(clFinish(set->dev[i].queue), "clFinish");
+  ms_status gathered = ms_ranks_gather(set->ranks, stage); /* the other ranks' ranges */
+  if (gathered)
+    return gathered;
   for (int i = 0; i < set->n_dev; i++) {
     ms_gdev *d = &set->dev[i];
     size_t head = (size_t)d->first, tail = (size_t)(d->first + d->count);
@@ -443,14 +448,14 @@ ms_status ms_gset_step(ms_gset *set, ms_integrator integrator, const ms_gparams 
   if (integrator == MS_INTEGRATOR_LEAPFROG) {
     for (int i = 0; !st && i < set->n_dev; i++)
       st = enqueue_drift(set, &set->dev[i], in, p);
-    if (!st && set->n_dev > 1)
+    if (!st && (set->n_dev > 1 || set->ranks))
       st = exchange(set, out);
     for (int i = 0; !st && i < set->n_dev; i++)
       st = enqueue_force(set, &set->dev[i], out, MS_GRAV_MODE_KICK, p);
   } else {
     for (int i = 0; !st && i < set->n_dev; i++)
       st = enqueue_force(set, &set->dev[i], in, MS_GRAV_MODE_TAYLOR, p);
-    if (!st && set->n_dev > 1)
+    if (!st && (set->n_dev > 1 || set->ranks))
       st = exchange(set, out);
   }
   for (int i = 0; !st && i < set->n_dev; i++)

@@ -30,6 +30,8 @@ typedef struct ms_gdev {
   double bodies_per_s;          /* count / last_force_s, when measured */
 } ms_gdev;
 
+struct ms_rank_split;
+
 typedef struct ms_gset {
   ms_gdev dev[MS_GRAVITY_MAX_DEVICES];
   int n_dev;
@@ -41,6 +43,8 @@ typedef struct ms_gset {
   long exchanges;
   double exchange_s;
   int rebalances;
+  struct ms_rank_split *ranks; /* several MPI ranks (gravity/ranks.h): the devices cover this
+                                  rank's range, the exchange crosses ranks; NULL: one */
 } ms_gset;
 
 /* Float parameters of a step, as the kernels take them. */
