@@ -121,13 +121,11 @@ int ms_app_ranks_launch(int rc, uint32_t hash)
 int ms_app_ranks_end(int rc)
 {
   if (ms_ranks_size() > 1) {
-    if (!app.launched) { /* this rank ended before the launch agreement */
+    if (!app.launched) /* this rank ended before the launch agreement: it meets it here */
       rc = ms_app_ranks_launch(rc, 0);
-    } else {
-      char text[8];
-      int from = 0, code = ms_ranks_agree_code(rc, "", text, sizeof text, &from);
-      rc = code ? code : rc;
-    }
+    char text[8];
+    int from = 0, code = ms_ranks_agree_code(rc, "", text, sizeof text, &from);
+    rc = code ? code : rc;
   }
   fflush(stdout);
   fflush(stderr);
