@@ -141,7 +141,14 @@ static void set_layout(ms_rank_split *r, const int *units)
 
 ms_status ms_ranks_attach(ms_gset *set, ms_rank_split *r)
 {
+  /* rank 0's choice of the exchange, so that all make the same calls (first: a rank
+   * that fails below must have made the collective call too) */
+  const char *how = getenv("MIXSIM_MPI_EXCHANGE");
+  int ring = (how && strncmp(how, "ring", 4) == 0) | (how && strstr(how, "-timed") ? 2 : 0);
+  ms_status st = ms_ranks_bcast(&ring, sizeof ring);
   memset(r, 0, sizeof *r);
+  if (st)
+    return st;
   r->size = world.size;
   r->rank = world.rank;
   r->n_pad = set->n_pad;
@@ -165,6 +172,7 @@ ms_status ms_ranks_attach(ms_gset *set, ms_rank_split *r)
   free(units);
   split_devices(set, r->first[r->rank], r->count[r->rank]);
   set->ranks = r;
+  r->ring = ring;
   /* the exchange's host copy (ms_gset_open makes it for several devices only) */
   for (int i = 0; i < 2; i++)
     if (!set->stage[i] && !(set->stage[i] = malloc((size_t)set->n_pad * 4 * sizeof(float))))
@@ -450,12 +458,35 @@ static ms_status gather(ms_rank_split *r, float *buf)
                    "MPI_Allgatherv");
 }
 
+/* The same result passed around a ring (MIXSIM_MPI_EXCHANGE=ring, for measuring against
+ * MPI_Allgatherv): in round k each rank sends the block it received in round k - 1 (its
+ * own first) to the next rank and receives the previous rank's, P - 1 rounds. */
+static ms_status ring(ms_rank_split *r, float *buf)
+{
+  int next = (r->rank + 1) % r->size, prev = (r->rank + r->size - 1) % r->size;
+  ms_status st = MS_OK;
+  for (int k = 0; !st && k < r->size - 1; k++) {
+    int out = (r->rank - k + r->size) % r->size, in = (r->rank - k - 1 + 2 * r->size) % r->size;
+    MPI_Request req[2];
+    st = mpi_check(MPI_Irecv(buf + r->displs[in], r->counts[in], MPI_FLOAT, prev, k,
+                             MPI_COMM_WORLD, &req[0]), "MPI_Irecv");
+    if (!st)
+      st = mpi_check(MPI_Isend(buf + r->displs[out], r->counts[out], MPI_FLOAT, next, k,
+                               MPI_COMM_WORLD, &req[1]), "MPI_Isend");
+    if (!st)
+      st = mpi_check(MPI_Waitall(2, req, MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
+  return st;
+}
+
 ms_status ms_ranks_gather(ms_rank_split *r, float *buf)
 {
   if (!r || r->size < 2)
     return MS_OK;
+  if (r->ring & 2) /* "-timed": the ranks meet first, so that the time is the transfer's alone */
+    MPI_Barrier(MPI_COMM_WORLD);
   double t0 = ms_now();
-  ms_status st = gather(r, buf);
+  ms_status st = r->ring & 1 ? ring(r, buf) : gather(r, buf);
   r->mpi_s += ms_now() - t0;
   r->gathers++;
   return st;

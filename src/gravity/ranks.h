@@ -77,6 +77,9 @@ typedef struct ms_rank_split {
   int *first, *count; /* per rank: its bodies [first, first + count) of [0, n_pad) */
   double *rate;       /* per rank: measured bodies/s of its force kernels (0: not yet) */
   int *counts, *displs; /* scratch for MPI_Allgatherv (floats) */
+  int ring;           /* MIXSIM_MPI_EXCHANGE: 1 ring of sends (ring), else MPI_Allgatherv;
+                         2 "-timed" (allgatherv-timed, ring-timed): a barrier before each
+                         exchange, so that mpi_s is the transfer without the waiting */
   double mpi_s;       /* time in the position exchange's collective */
   long gathers;
 } ms_rank_split;
@@ -86,8 +89,10 @@ typedef struct ms_rank_split {
  * the bodies alike and their range boundaries suit every device. */
 ms_status ms_ranks_units(ms_status st, long *granule, long *pad);
 
-/* Sets up the ranks' ranges (equal shares in granules) and splits this rank's range
- * among its devices; `set` must have been opened. Local. */
+/* Sets up the ranks' ranges (equal shares in granules), splits this rank's range among
+ * its devices (`set` must have been opened) and takes rank 0's choice of the exchange
+ * (MIXSIM_MPI_EXCHANGE: allgatherv, the default, or ring, each optionally -timed).
+ * Collective. */
 ms_status ms_ranks_attach(ms_gset *set, ms_rank_split *r);
 void ms_rank_split_free(ms_rank_split *r);
 
