@@ -232,8 +232,9 @@ static int write_json(FILE *f, void *arg)
   fprintf(f, "\n  ],\n  \"kernel_interactions_per_s\": %.9g",
           slowest_force > 0 ? interactions(s, steps) / slowest_force : 0.0);
   fprintf(f, ",\n  \"phases\": {\"exchange_s\": %.9g, \"readback_s\": %.9g, \"diagnostics_s\": "
-             "%.9g, \"rebalances\": %d}",
-          s->exchange_s, s->readback_s, s->diagnostics_s, s->rebalances);
+             "%.9g, \"rebalances\": %d, \"mpi_s\": %.9g}",
+          s->exchange_s, s->readback_s, s->diagnostics_s, s->rebalances, s->mpi_s);
+  fprintf(f, ",\n  \"ranks\": %d", s->ranks); /* MPI ranks; devices: rank 0's */
   const ms_gravity_diag *last = &c->log->diag[c->log->count - 1];
   fprintf(f, ",\n  \"energy\": {\"mode\": \"%s\"", ms_energy_mode_name(gs->energy));
   if (last->has_energy)
