@@ -73,17 +73,19 @@ one_message() { # exactly one line of ours, containing $1
 }
 
 # References from one process: the hash at step 15 and 30 (leapfrog) and 30 (Taylor), and a
-# checkpoint at step 15. Every rank runs the same kernel variant (pocl's default).
-single -n 15 --checkpoint "$tmp/b.ckpt" "$tmp/p.ini" && ref15=$(hash_of "$tmp/one")
+# checkpoint and --output frames with diagnostics to step 15. Every rank runs the same kernel variant (pocl's default).
+single -n 15 --checkpoint "$tmp/b.ckpt" --output "$tmp/frames" --diagnostics "$tmp/p.ini" &&
+  ref15=$(hash_of "$tmp/one")
 single "$tmp/p.ini" && ref30=$(hash_of "$tmp/one")
 single "$tmp/t.ini" && ref_taylor=$(hash_of "$tmp/one")
 echo "one process: step 15 ${ref15:-?}, step 30 ${ref30:-?}, Taylor ${ref_taylor:-?}"
 
 # 2 ranks to step 15 with every output, named relative to each rank's own folder: the
-# single hash, only rank 0's folder has the outputs; one process resumes the checkpoint.
+# single hash, only rank 0's folder has the outputs, the checkpoint, frames and diagnostics
+# are the single process's byte for byte; one process resumes the checkpoint.
 test_two_ranks_hash_outputs_and_checkpoint_to_single() {
   ranks 2 --devices cpu -q -n 15 --stats s.json --dump d.csv --checkpoint c.ckpt --trace t.json \
-    --output frames "$tmp/p.ini" || { cat "$tmp/out"; return 1; }
+    --output frames --diagnostics "$tmp/p.ini" || { cat "$tmp/out"; return 1; }
   echo "    2 ranks, step 15: $(hash_of "$tmp/out") (one process: $ref15)"
   [ -n "$ref15" ] && [ "$(hash_of "$tmp/out")" = "$ref15" ] || return 1
   [ "$(grep -c '^state hash' "$tmp/out")" = 1 ] && grep -q "of which MPI .*(2 ranks" "$tmp/out" || return 1
@@ -91,6 +93,9 @@ test_two_ranks_hash_outputs_and_checkpoint_to_single() {
   [ -s "$tmp/in.0/s.json" ] && [ -s "$tmp/in.0/d.csv" ] && [ -s "$tmp/in.0/c.ckpt" ] &&
     [ -s "$tmp/in.0/t.json" ] && [ -s "$tmp/in.0/frames/frames.pvd" ] || return 1
   [ -z "$(ls -A "$tmp/in.1")" ] || return 1
+  cmp "$tmp/in.0/c.ckpt" "$tmp/b.ckpt" || return 1
+  local f
+  for f in "$tmp"/frames/*; do cmp "$f" "$tmp/in.0/frames/${f##*/}" || return 1; done
   python3 - "$tmp/in.0/s.json" "$ref15" <<'EOF2' || return 1
 import json, sys
 d = json.load(open(sys.argv[1]))
