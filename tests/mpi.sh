@@ -17,7 +17,7 @@ filter=${4:-}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # On SIGTERM mpirun (Open MPI 4) passes it on to the ranks after this many seconds and kills
 # them as many seconds later (default 1: too short a grace on a loaded machine).
-export OMPI_MCA_odls_base_sigkill_timeout=3
+export OMPI_MCA_odls_base_sigkill_timeout=5
 # One pocl thread per rank: POCL_MAX_PTHREAD_COUNT (pocl 3), POCL_CPU_MAX_CU_NUM (pocl 4+).
 export POCL_MAX_PTHREAD_COUNT=1 POCL_CPU_MAX_CU_NUM=1
 limit=90 # seconds any launch may take before it counts as a hang
@@ -150,10 +150,10 @@ test_collision_mode_refused() {
 test_sigterm_to_mpirun_reports() {
   rm -rf "$tmp"/in.* "$tmp"/rc.*
   timeout "$limit" "$mpirun" --oversubscribe -np 2 "$tmp/wrap.sh" "$exe" --devices cpu -q \
-    -n 100000000 --checkpoint "$tmp/s.ckpt" "$tmp/p.ini" >"$tmp/out" 2>&1 &
+    -n 100000000 --checkpoint "$tmp/s.ckpt" --checkpoint-every 50 "$tmp/p.ini" >"$tmp/out" 2>&1 &
   local pid=$! i=0
-  while [ ! -e "$tmp/in.1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-  sleep 1 # into the run
+  # into the run: rank 0 wrote its first checkpoint (the kernels are built, steps run)
+  while [ ! -s "$tmp/s.ckpt" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
   kill -TERM "$pid"
   wait "$pid"
   cat "$tmp/out"

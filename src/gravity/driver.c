@@ -55,7 +55,7 @@ static ms_status read_back(ms_gravity *g, ms_status st)
   double t0 = ms_now();
   if (!st)
     st = ms_gset_read(&g->set, g->pos, g->vel, g->set.ranks ? g->acc : NULL);
-  if (g->set.ranks)
+  if (ms_ranks_size() > 1) /* (also when this rank failed before it had its range) */
     st = ms_ranks_gather_state(g->set.ranks, st, g->pos, g->vel, g->acc);
   g->stats.readback_s += ms_now() - t0;
   if (ms_tev_on)
