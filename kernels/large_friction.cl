@@ -29,6 +29,10 @@ typedef struct ms_fdisc {
 typedef struct ms_fpair {
   ms_v2 f;
   float ti, tj, xi;
+#ifdef MS_DIAG /* --diagnostics: the pair's normal dashpot power, its slip work this step */
+  float cdiss;
+  double slip;
+#endif
 } ms_fpair;
 
 /* The friction constants: kt, mu, mu_r, mu_wall in fr; dt as the worker's float. */
@@ -48,6 +52,10 @@ static ms_fpair ms_pair_friction(ms_normal c, float dvx, float dvy, ms_fdisc i, 
   o.ti = t.torque_i + m;
   o.tj = t.torque_j - m;
   o.xi = t.xi;
+#ifdef MS_DIAG /* as worker_friction.c's pair_friction (its caller adds the dashpot's) */
+  o.cdiss = 0.0f;
+  o.slip = ms_slip_work(t.ft, u, m, i.w - j.w, dt);
+#endif
   return o;
 }
 
@@ -118,8 +126,23 @@ static int ms_ls_friction(double2 lx, double2 lv, float2 ls, int st, ms_fdisc dl
   small.r = sj.x;
   small.inertia = ms_disc_inertia(sj.y, sj.x);
   *o = ms_pair_friction(c, dvx, dvy, small, dl, m_eff, xi, two_zeta, fr, dt);
+#ifdef MS_DIAG /* the pair seen from the small one, as ms_fr_large_small_pair books it */
+  o->cdiss = ms_contact_dissipation(dx, dy, dvx, dvy, small.r + dl.r, k, two_zeta, m_eff);
+#endif
   return 1;
 }
+
+#ifdef MS_DIAG
+/* --diagnostics: the energy 1/2 k_t xi^2 the n springs of a list hold, summed in the
+ * list's order as the worker sums them (ms_fr_ls_spring, wall_spring). */
+static double ms_list_spring(float kt, __global const float *xi, int n)
+{
+  double e = 0.0;
+  for (int a = 0; a < n; a++)
+    e += ms_spring_energy(kt, xi[a]);
+  return e;
+}
+#endif
 
 /* One work-item per large particle: its reaction and torque from the small particles
  * under it (cells and slots in the worker's order), and its new large-small list. */
@@ -131,7 +154,11 @@ __kernel void ms_large_small_react_fric(
     double inv_cell, int nx, int ny, float r_small_max, float k, float two_zeta, float4 fr,
     float dt, int kls, __global const int *ls_n, __global const int *ls_j,
     __global const float *ls_xi, __global int *new_n, __global int *new_j,
-    __global float *new_xi, __global float2 *lf, __global float *lt, __global int *lflags)
+    __global float *new_xi, __global float2 *lf, __global float *lt, __global int *lflags
+#ifdef MS_DIAG
+    , __global double *diss, int diss_off, double dt_d
+#endif
+    )
 {
   int i = get_global_id(0);
   if (i >= n_large)
@@ -143,6 +170,9 @@ __kernel void ms_large_small_react_fric(
   size_t base = (size_t)i * (size_t)kls;
   int n_old = ls_n[i], n_new = 0;
   float fx = 0.0f, fy = 0.0f, tq = 0.0f;
+#ifdef MS_DIAG /* what L's springs held, to take off what they store (large_small_chunk) */
+  double acc = diss[diss_off + i], held = ms_list_spring(fr.x, ls_xi + base, n_old);
+#endif
   ms_cell_rect q = ms_large_rect(lx, ls.x, r_small_max, 0.0, inv_cell, nx, ny);
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
@@ -158,6 +188,9 @@ __kernel void ms_large_small_react_fric(
         fx -= o.f.x;
         fy -= o.f.y;
         tq += o.tj;
+#ifdef MS_DIAG /* the whole pair's to L, as the worker books it (the apply kernel: none) */
+        acc += (double)o.cdiss * dt_d + o.slip;
+#endif
         if (n_new < kls) {
           new_j[base + n_new] = j;
           new_xi[base + n_new] = o.xi;
@@ -170,6 +203,10 @@ __kernel void ms_large_small_react_fric(
     atomic_max(&lflags[MS_LFLAG_HISTORY], n_new);
   n_new = min(n_new, kls);
   ms_list_sort(new_j + base, new_xi + base, n_new);
+#ifdef MS_DIAG /* opened contacts give up what they held */
+  acc -= ms_list_spring(fr.x, new_xi + base, n_new) - held;
+  diss[diss_off + i] = acc;
+#endif
   new_n[i] = n_new;
   lf[i] = (float2)(fx, fy);
   lt[i] = tq;
@@ -224,13 +261,20 @@ __kernel void ms_large_large_fric(
     int ny, float r_small_max, double margin, float k, float two_zeta, float4 fr, float dt,
     int kll, __global const int *ll_n, __global const int *ll_p, __global const float *ll_xi,
     __global int *new_n, __global int *new_p, __global float *new_xi, __global float2 *lf,
-    __global float *lt, __global int *lflags)
+    __global float *lt, __global int *lflags
+#ifdef MS_DIAG
+    , __global double *diss, int diss_off, double dt_d
+#endif
+    )
 {
   int x = get_global_id(0);
   if (x >= n_large)
     return;
   double2 px = lpos[x];
   float rx = lshape[x].x;
+#ifdef MS_DIAG
+  double acc = diss[diss_off + x];
+#endif
   double ex = px.x - rx;
   float2 fsum = lf[x];
   float tq = lt[x];
@@ -283,6 +327,10 @@ __kernel void ms_large_large_fric(
     float xi = ms_list_find(ll_p + base, ll_xi + base, n_old, best);
     ms_fpair o = ms_pair_friction(c, dvx, dvy, ms_large_fdisc(sa, sta, lrot[a]),
                                   ms_large_fdisc(sb, stb, lrot[b]), m_eff, xi, two_zeta, fr, dt);
+#ifdef MS_DIAG /* half of the pair's to each side, as ms_fr_apply_large_large books it */
+    acc += 0.5 * ((double)ms_contact_dissipation(dx, dy, dvx, dvy, rs, k, two_zeta, m_eff) * dt_d +
+                  o.slip);
+#endif
     if (before) {
       fsum.x -= o.f.x;
       fsum.y -= o.f.y;
@@ -304,6 +352,9 @@ __kernel void ms_large_large_fric(
   ms_list_sort(new_p + base, new_xi + base, n_new);
   new_n[x] = n_new;
   lf[x] = fsum;
+#ifdef MS_DIAG /* the springs' share: ms_large_walls_fric, over every pair at once */
+  diss[diss_off + x] = acc;
+#endif
   lt[x] = tq;
 }
 
@@ -327,6 +378,38 @@ static void ms_wall_fric(ms_v2 n, float push, int touching, float vx, float vy, 
   *xi = t.xi;
 }
 
+#ifdef MS_DIAG
+/* --diagnostics: the slip work of one touching wall of ms_wall_fric, computed again from
+ * the disc's xi before the step (the same arguments, the same bits; worker_friction.c's
+ * wall_friction books the same). */
+static double ms_wall_slip(ms_v2 n, float push, float vx, float vy, float w, float2 s,
+                           float k_t, float two_zeta, float mu_wall, float mu_r, float dt,
+                           float xi)
+{
+  float inertia = ms_disc_inertia(s.y, s.x);
+  float u = ms_wall_slip_velocity(n, vx, vy, w, s.x);
+  float ct = ms_tangential_dashpot(two_zeta, k_t, s.y);
+  ms_tangential t = ms_wall_tangential_law(n, s.x, u, xi, push, k_t, ct, mu_wall, dt);
+  float m = ms_rolling_torque(w, push, mu_r, s.x, inertia, dt);
+  return ms_slip_work(t.ft, u, m, w, dt);
+}
+
+/* --diagnostics: the energy the large-large springs hold, each pair once, from its lower
+ * member's list: in (a, b) order, the order of the worker's ll_spring. */
+static double ms_ll_spring(float kt, int n_large, int kll, __global const int *n,
+                           __global const int *p, __global const float *xi)
+{
+  double e = 0.0;
+  for (int x = 0; x < n_large; x++) {
+    size_t base = (size_t)x * (size_t)kll;
+    for (int a = 0; a < n[x]; a++)
+      if (p[base + a] > x)
+        e += ms_spring_energy(kt, xi[base + a]);
+  }
+  return e;
+}
+#endif
+
 /* The walls with friction, as ms_fr_walls: the normal pushes summed as ms_walls_force
  * sums them, then each touching side's tangential law and rolling torque. */
 __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const double2 *lvel,
@@ -334,9 +417,24 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
                                   __global const double2 *lrot, int n_large, double2 box,
                                   float k, float two_zeta, float4 fr, float dt,
                                   __global float *wall_xi, __global float2 *lf,
-                                  __global float *lt)
+                                  __global float *lt
+#ifdef MS_DIAG
+                                  , __global double *diss, int diss_off, double dt_d, int kll,
+                                  __global const int *ll_n, __global const int *ll_p,
+                                  __global const float *ll_xi, __global const int *new_n,
+                                  __global const int *new_p, __global const float *new_xi
+#endif
+                                  )
 {
   int i = get_global_id(0);
+#ifdef MS_DIAG
+  /* What the large-large springs took or gave back, opened contacts' included, into the
+   * slot after the large particles' (one sum, as the worker's diss_worker: the large-large
+   * kernel, which wrote the new lists, is complete) */
+  if (i == 0)
+    diss[diss_off + n_large] -= ms_ll_spring(fr.x, n_large, kll, new_n, new_p, new_xi) -
+                                ms_ll_spring(fr.x, n_large, kll, ll_n, ll_p, ll_xi);
+#endif
   if (i >= n_large || lstat[i])
     return;
   double2 p = lpos[i], v = lvel[i];
@@ -344,8 +442,15 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
   __global float *xi = wall_xi + 4 * (size_t)i;
   float r = s.x, vx = (float)v.x, vy = (float)v.y, w = (float)lrot[i].y;
   float gl = (float)p.x, gr = (float)(box.x - p.x), gb = (float)p.y, gt = (float)(box.y - p.y);
+#ifdef MS_DIAG /* as ms_fr_walls: what the four springs held, and their xi before the step */
+  double held = ms_list_spring(fr.x, xi, 4);
+  float xo[4] = {xi[0], xi[1], xi[2], xi[3]};
+#endif
   if (gl >= r && gr >= r && gb >= r && gt >= r) {
     xi[0] = xi[1] = xi[2] = xi[3] = 0.0f;
+#ifdef MS_DIAG /* clear of the walls: the springs give up what they held */
+    diss[diss_off + i] += held;
+#endif
     return;
   }
   float c = ms_dashpot(two_zeta, k, s.y);
@@ -363,6 +468,22 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
   ms_wall_fric(nr, pr, gr < r, vx, vy, w, s, fr.x, two_zeta, fr.w, fr.z, dt, &f, &tq, xi + 1);
   ms_wall_fric(nb, pb, gb < r, vx, vy, w, s, fr.x, two_zeta, fr.w, fr.z, dt, &f, &tq, xi + 2);
   ms_wall_fric(nt, pt, gt < r, vx, vy, w, s, fr.x, two_zeta, fr.w, fr.z, dt, &f, &tq, xi + 3);
+#ifdef MS_DIAG /* each touching side's slip work, then the dashpots' less what the springs stored */
+  {
+    double acc = diss[diss_off + i];
+    ms_v2 nd[4] = {nl, nr, nb, nt};
+    float pd[4] = {pl, pr, pb, pt};
+    int touching[4] = {gl < r, gr < r, gb < r, gt < r};
+    for (int side = 0; side < 4; side++)
+      if (touching[side])
+        acc += ms_wall_slip(nd[side], pd[side], vx, vy, w, s, fr.x, two_zeta, fr.w, fr.z, dt,
+                            xo[side]);
+    acc += (double)ms_walls_dissipation(p.x, p.y, vx, vy, r, box.x, box.y, k, two_zeta, s.y) *
+               dt_d -
+           (ms_list_spring(fr.x, xi, 4) - held);
+    diss[diss_off + i] = acc;
+  }
+#endif
   lf[i] = f;
   lt[i] = tq;
 }

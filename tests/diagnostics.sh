@@ -4,9 +4,9 @@
 # kernels and the CPU worker both accumulate the dissipated energy), and fails when the
 # dissipated or the elastic term is left out; the columns and the rows' steps; the state
 # hash with diagnostics on equals the hash without; gravity mode's CSV; a resumed run
-# starts a fresh file; the large particles on the device (--large-on device and auto): the
-# balance closes, the rows are the CPU worker's; the refusals (no --output, friction with
-# the large particles on the device) and --output-clear.
+# starts a fresh file; the large particles on the device (--large-on device and auto,
+# frictionless and with friction): the balance closes, the rows are the CPU worker's; the
+# refusal (no --output) and --output-clear.
 # usage: diagnostics.sh MIXSIM SOURCE_ROOT [filter]
 set -u
 exe=$1
@@ -16,6 +16,7 @@ filter=${3:-}
 checker=$root/tests/check_diagnostics.py
 box=$root/tests/scenes/diag_box.ini
 fbox=$root/tests/scenes/diag_box_friction.ini
+rocks=$root/tests/scenes/diag_rocks_friction.ini # friction: large-large and large-wall
 run() { "$exe" -d cpu -q "$@"; }
 every200=$(seq -s, 0 200 4000)
 
@@ -45,10 +46,11 @@ test_balance_friction() {
 
 # The state with diagnostics on is the state without, bit for bit (the accumulators are
 # side outputs; the kernels built with MS_DIAG compute the same forces), on the device-only
-# path too.
+# path too, with friction as without.
 test_hash_unchanged() {
   local s
-  for s in "$box" "$fbox" "$box --large-on device"; do
+  for s in "$box" "$fbox" "$box --large-on device" "$fbox --large-on device" \
+    "$rocks --large-on device"; do
     # shellcheck disable=SC2086 # the scene and its options
     run $s -n 600 >"$tmp/off" && run $s -n 600 --output "$tmp/h" --output-every 300 \
       --output-clear --diagnostics >"$tmp/on" || return 1
@@ -59,11 +61,13 @@ test_hash_unchanged() {
   done
 }
 
-# The large particles on the device (kernels/large.cl): the balance closes, and the rows
-# are the CPU worker's to the last digit: each kernel books a pair's share as the worker
-# does (a large-small pair all to the large particle, half of a large-large pair to each)
-# and in the worker's order (large-small, large-large in the sweep's order, walls).
-# mixed_frictionless has large-large and wall contacts, diag_box large-small ones.
+# The large particles on the device (kernels/large.cl, large_friction.cl): the balance
+# closes, and the rows are the CPU worker's to the last digit: each kernel books a pair's
+# share as the worker does (a large-small pair all to the large particle, half of a
+# large-large pair to each) and in the worker's order (large-small, large-large in the
+# sweep's order, walls); with friction the slip work and what the springs stored too.
+# mixed_frictionless and diag_rocks_friction have large-large and wall contacts, the
+# boxes large-small ones.
 test_device_balance_frictionless() {
   run "$box" --large-on device --output "$tmp/bd" --output-every 200 --diagnostics \
     >"$tmp/bd.out" &&
@@ -71,10 +75,23 @@ test_device_balance_frictionless() {
       --min-dissipated 0.3 --positive contacts_ls,contacts_wall,dissipated
 }
 
+# The same 3 % as the CPU worker's test_balance_friction.
+test_device_balance_friction() {
+  run "$fbox" --large-on device --output "$tmp/fd" --output-every 200 --diagnostics \
+    >"$tmp/fd.out" &&
+    python3 "$checker" "$tmp/fd/diagnostics.csv" --steps "$every200" --tol 0.03 \
+      --min-dissipated 0.3 --positive ke_rotational,elastic_tangential,contacts_ls || return 1
+  run "$rocks" --large-on device --output "$tmp/rd" --output-every 200 --diagnostics \
+    >"$tmp/rd.out" &&
+    python3 "$checker" "$tmp/rd/diagnostics.csv" --steps "$every200" --tol 0.03 \
+      --min-dissipated 0.3 --positive ke_rotational,elastic_tangential,contacts_wall
+}
+
 test_device_rows_equal_cpu() {
   local s on
-  # diag_box to its end (the rocks reach the walls), mixed_frictionless for 1000 steps
-  for s in "$box" "$root/tests/scenes/mixed_frictionless.ini -n 1000"; do
+  # diag_box to its end (the rocks reach the walls), mixed_frictionless for 1000 steps;
+  # with friction (the tangential springs' column too) the boxes to their ends
+  for s in "$box" "$root/tests/scenes/mixed_frictionless.ini -n 1000" "$fbox" "$rocks"; do
     for on in cpu device; do
       # shellcheck disable=SC2086 # the scene and its options
       run $s --large-on $on --output "$tmp/e_$on" --output-every 500 --output-clear \
@@ -89,22 +106,28 @@ test_device_rows_equal_cpu() {
 
 # auto: the tuner's timed batches run on both candidates, each booking into its own
 # accumulators (both summed), so the totals are the CPU worker's but for the summation
-# order of the split: a relative 1e-12.
+# order of the split: a relative 1e-12. With friction the histories pass between the two
+# at every batch's end (docs/friction.md), so the springs' share carries over: the
+# tangential springs' column is the worker's to the last digit.
 test_device_auto() {
-  local s=$root/tests/scenes/mixed_frictionless.ini
-  run "$s" -n 1000 --large-on cpu --output "$tmp/a_cpu" --output-every 250 \
-    --diagnostics >/dev/null &&
-    run "$s" -n 1000 --large-on auto --output "$tmp/a_auto" --output-every 250 \
-      --diagnostics >/dev/null || return 1
-  python3 - "$tmp/a_cpu/diagnostics.csv" "$tmp/a_auto/diagnostics.csv" <<'PY'
+  local s
+  for s in "$root/tests/scenes/mixed_frictionless.ini -n 1000" "$rocks -n 1000"; do
+    # shellcheck disable=SC2086 # the scene and its options
+    run $s --large-on cpu --output "$tmp/a_cpu" --output-every 250 --output-clear \
+      --diagnostics >/dev/null &&
+      run $s --large-on auto --output "$tmp/a_auto" --output-every 250 --output-clear \
+        --diagnostics >/dev/null || return 1
+    python3 - "$tmp/a_cpu/diagnostics.csv" "$tmp/a_auto/diagnostics.csv" <<'PY' || return 1
 import csv, sys
 a, b = (list(csv.DictReader(open(f))) for f in sys.argv[1:3])
 assert [r["step"] for r in a] == [r["step"] for r in b], (a, b)
 for ra, rb in zip(a, b):
     x, y = float(ra["dissipated"]), float(rb["dissipated"])
     assert abs(x - y) <= 1e-12 * abs(x), (ra["step"], x, y)
+    assert ra["elastic_tangential"] == rb["elastic_tangential"], ra["step"]
 assert float(a[-1]["dissipated"]) > 0
 PY
+  done
 }
 
 # The exchange, the buffers and the worker's thread count change no sum: the rows are the
@@ -191,12 +214,20 @@ refused() { # expected text, then the arguments
 }
 
 test_refusals() {
-  refused "--diagnostics: expected --output DIR" "$box" -n 10 --diagnostics &&
-    refused "--diagnostics: not with friction and the large particles on the device (large_on = device)" \
-      "$fbox" -n 10 --large-on device --output "$tmp/x" --diagnostics &&
-    refused "--diagnostics: not with friction and the large particles on the device (large_on = auto)" \
-      "$fbox" -n 10 --large-on auto --output "$tmp/x" --diagnostics &&
-    [ ! -e "$tmp/x/diagnostics.csv" ]
+  refused "--diagnostics: expected --output DIR" "$box" -n 10 --diagnostics
+}
+
+# Friction with the large particles on the device was refused before its kernels
+# accumulated: now --large-on device and auto (and the scene's key) run and write their rows.
+test_device_friction_runs() {
+  local on
+  sed 's/^\[simulation\]$/&\nlarge_on = device/' "$fbox" >"$tmp/dkey.ini" || return 1
+  for on in "--large-on device" "--large-on auto" ""; do
+    # shellcheck disable=SC2086 # the option, or none: the scene's key
+    run "$tmp/dkey.ini" -n 20 $on --output "$tmp/x" --output-every 10 --output-clear \
+      --diagnostics >"$tmp/x.out" 2>&1 || { cat "$tmp/x.out"; return 1; }
+    python3 "$checker" "$tmp/x/diagnostics.csv" --steps 0,10,20 --min-dissipated 0 || return 1
+  done
 }
 
 # diagnostics.csv is one of the run's files: an older one is refused, --output-clear
@@ -214,6 +245,7 @@ check test_balance_frictionless
 check test_balance_friction
 check test_hash_unchanged
 check test_device_balance_frictionless
+check test_device_balance_friction
 check test_device_rows_equal_cpu
 check test_device_auto
 check test_paths_agree
@@ -223,5 +255,6 @@ check test_scene_key
 check test_resume_fresh_file
 check test_stopped_run_complete_rows
 check test_refusals
+check test_device_friction_runs
 check test_output_clear
 finish

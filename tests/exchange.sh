@@ -12,13 +12,10 @@ filter=${3:-}
 scene=$root/tests/scenes/many_large.ini
 
 test_cli_zone_equals_full() {
-  "$exe" -q -n 30 --exchange full "$scene" >"$tmp/f" || return 1
-  POCL_MAX_PTHREAD_COUNT=1 "$exe" -q -n 30 --exchange zone "$scene" >"$tmp/z1" || return 1
-  POCL_MAX_PTHREAD_COUNT=2 "$exe" -q -n 30 --exchange zone -b copied "$scene" >"$tmp/z2" || return 1
   local f z1 z2
-  f=$(hash_of "$tmp/f")
-  z1=$(hash_of "$tmp/z1")
-  z2=$(hash_of "$tmp/z2")
+  f=$(hash_run "$scene" 30 --exchange full) || return 1
+  z1=$(POCL_MAX_PTHREAD_COUNT=1 hash_run "$scene" 30 --exchange zone) || return 1
+  z2=$(POCL_MAX_PTHREAD_COUNT=2 hash_run "$scene" 30 --exchange zone -b copied) || return 1
   echo "    full $f, zone (1 pocl thread) $z1, zone copied (2) $z2"
   [ -n "$f" ] && [ "$f" = "$z1" ] && [ "$f" = "$z2" ]
 }

@@ -14,13 +14,6 @@ filter=${3:-}
 . "$(dirname "$0")/lib.sh"
 
 # Runs the scene $1 for $2 steps with the rest of the arguments; prints the hash.
-hash_run() {
-  local scene=$1 steps=$2
-  shift 2
-  "$exe" -q -n "$steps" "$@" "$scene" >"$tmp/h.out" || return 1
-  hash_of "$tmp/h.out"
-}
-
 # The CPU worker's hash, then the device's under each combination given as one word of
 # comma-separated options (POCL=N sets pocl's thread count): all must be equal.
 same_as_cpu() {

@@ -1,5 +1,5 @@
 # Shared by the shell tests (sourced): a temporary folder removed at exit, a runner for
-# test functions with an optional name filter ($filter), the state hash of a report,
+# test functions with an optional name filter ($filter), the state hash of a report or of a run,
 # and the closing "N passed, N failed" line with the exit code.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -19,6 +19,16 @@ check() { # name of a test function, which must succeed
 }
 
 hash_of() { sed -n 's/^state hash \([0-9a-f]*\).*/\1/p' "$1"; }
+
+# scene steps [options...]: prints the state hash of a quiet run of $exe; fails when the
+# run fails or prints no hash.
+hash_run() {
+  local scene=$1 steps=$2 h
+  shift 2
+  "$exe" -q -n "$steps" "$@" "$scene" >"$tmp/hash_run.out" || return 1
+  h=$(hash_of "$tmp/hash_run.out")
+  [ -n "$h" ] && echo "$h"
+}
 
 finish() { # exit 77 (skipped) when the filter left nothing to run
   echo "$passes passed, $fails failed"

@@ -4,7 +4,9 @@
 # with the same kernel variant, checkpoints cross between MPI and single-process runs,
 # only rank 0 writes, and bad launches (ranks given different scenes, a rank without a
 # device, a collision scene) fail on every rank with one message and a non-zero exit,
-# within a bounded time; SIGTERM to mpirun ends the run with rank 0's report.
+# within a bounded time; SIGTERM to mpirun ends the run with rank 0's report. Two devices
+# per rank (the devices' controller within each rank's range, one of them dropped) keep
+# the hash, and a burst that ends non-finite is rerun step by step on every rank alike.
 # usage: mpi.sh MIXSIM SOURCE_ROOT MPIRUN [filter]
 set -u
 exe=$(realpath "$1")
@@ -161,7 +163,43 @@ test_sigterm_to_mpirun_reports() {
     [ -s "$tmp/s.ckpt" ] && [ "$(grep -c '^state hash' "$tmp/out")" = 1 ]
 }
 
+# Two devices per rank: the devices' controller works within each rank's range (its
+# first split, its moves), also once it is down to one device there (MIXSIM_GRAVITY_SLOW
+# makes each rank's second device slow): that rank still exchanges with the others.
+test_two_devices_per_rank_keep_the_hash() {
+  ranks 2 --devices cpu,cpu -q "$tmp/p.ini" || { cat "$tmp/out"; return 1; }
+  echo "    2 ranks x 2 devices: $(hash_of "$tmp/out") (one process: $ref30)"
+  [ -n "$ref30" ] && [ "$(hash_of "$tmp/out")" = "$ref30" ] || return 1
+  MIXSIM_GRAVITY_SLOW=1:1000 ranks 3 --devices cpu,cpu "$tmp/p.ini" || { cat "$tmp/out"; return 1; }
+  grep '^device\|^state hash' "$tmp/out"
+  echo "    3 ranks x 2 devices, one dropped: $(hash_of "$tmp/out")"
+  [ "$(hash_of "$tmp/out")" = "$ref30" ] && grep -q '^device .*no bodies' "$tmp/out"
+}
+
+# A body flies off to infinity at step 4 (x += 1e38 a step) inside a burst of 40: every
+# rank holds the whole state, finds it at the burst's end, reruns the burst from its start
+# one step at a time in lockstep (through the ranks' rebalances at steps 2 and 4) and names
+# step 4 as one process does; rank 0 writes the same last good state.
+test_nonfinite_burst_rerun_on_every_rank() {
+  python3 -c "
+print('0,0,0,1e30,0,0,1')
+for i in range(399): print(f'{10 + i % 20},{10 + i // 20},0,0,0,0,1')" >"$tmp/fast.csv"
+  printf '[simulation]\nmode = gravity\ndt = 1e8\nsteps = 40\n[gravity]\nbodies = file\nfile = fast.csv\nsoftening = 0.1\ndt_check = off\nburst = 50\n' >"$tmp/fast.ini"
+  single --checkpoint "$tmp/f1.ck" "$tmp/fast.ini"
+  [ $? = 4 ] && grep -q "no longer finite at step 4 " "$tmp/one" || { cat "$tmp/one"; return 1; }
+  ranks 2 --devices cpu,cpu -q --checkpoint f.ck "$tmp/fast.ini"
+  local rc=$?
+  cat "$tmp/out"
+  [ $rc = 4 ] && [ "$(cat "$tmp/rc.0")" = 4 ] && [ "$(cat "$tmp/rc.1")" = 4 ] || return 1
+  [ "$(grep -c '^mixsim:' "$tmp/out")" = 2 ] &&
+    [ "$(grep 'no longer finite' "$tmp/out")" = "$(grep 'no longer finite' "$tmp/one")" ] &&
+    grep -q "^mixsim: the last good state (step 3) is in 'f.ck'" "$tmp/out" &&
+    cmp "$tmp/in.0/f.ck" "$tmp/f1.ck" && [ ! -e "$tmp/in.1/f.ck" ]
+}
+
 check test_two_ranks_hash_outputs_and_checkpoint_to_single
+check test_two_devices_per_rank_keep_the_hash
+check test_nonfinite_burst_rerun_on_every_rank
 check test_three_ranks_local_rank_resume_single_checkpoint
 check test_three_ranks_taylor
 check test_ranks_with_different_scenes_fail_together

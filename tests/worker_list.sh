@@ -22,16 +22,12 @@ frictional() {
 # threads (3 threads with one large particle a chunk, so the split paths run too).
 on_equals_off() { # scene steps
   local scene=$1 n=$2 ref h
-  "$exe" -q -n "$n" --exchange full --worker-list off "$scene" >"$tmp/off" || return 1
-  ref=$(hash_of "$tmp/off")
-  [ -n "$ref" ] || return 1
+  ref=$(hash_run "$scene" "$n" --exchange full --worker-list off) || return 1
   local combos=("-p naive -b shared --cpu-threads 1" "-p reordered -b copied --cpu-threads 3"
                 "-p naive -b copied --cpu-threads 3" "-p reordered -b shared --cpu-threads 1")
   for c in "${combos[@]}"; do
     # shellcheck disable=SC2086
-    MIXSIM_CPU_GRAIN=1 "$exe" -q -n "$n" --exchange full --worker-list on $c "$scene" >"$tmp/on" ||
-      return 1
-    h=$(hash_of "$tmp/on")
+    h=$(MIXSIM_CPU_GRAIN=1 hash_run "$scene" "$n" --exchange full --worker-list on $c) || return 1
     if [ "$h" != "$ref" ]; then
       echo "    $(basename "$scene") $c: on $h, off $ref"
       return 1

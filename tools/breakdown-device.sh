@@ -39,10 +39,7 @@ plots=1
 
 exe=${MIXSIM:-}
 if [ -z "$exe" ]; then
-  eval "$(tools/device-setup.sh)"
-  {
-    rm -rf bd && meson setup bd -Dsdl=disabled --buildtype=release && meson compile -C bd
-  } >/tmp/breakdown-build.log 2>&1 || { tail -40 /tmp/breakdown-build.log; exit 1; }
+  . tools/device-build.sh bd
   exe=bd/mixsim
 fi
 {

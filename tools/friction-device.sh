@@ -12,10 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-device-results}
 mkdir -p "$out"
-eval "$(tools/device-setup.sh)"
-{
-  rm -rf bd && meson setup bd -Dsdl=disabled --buildtype=release && meson compile -C bd
-} >/tmp/friction-build.log 2>&1 || { tail -40 /tmp/friction-build.log; exit 1; }
+. tools/device-build.sh bd
 nvidia-smi -L
 lscpu | grep -E "^Model name|^CPU\(s\)"
 if [ "${PART:-cost}" = wlist ]; then

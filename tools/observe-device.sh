@@ -11,10 +11,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-device-results}
 mkdir -p "$out"
-eval "$(tools/device-setup.sh)"
-{
-  rm -rf bd && meson setup bd -Dsdl=disabled --buildtype=release && meson compile -C bd
-} >/tmp/observe-build.log 2>&1 || { tail -40 /tmp/observe-build.log; exit 1; }
+. tools/device-build.sh bd
 nvidia-smi -L
 for dev in gpu cpu; do
   MIXSIM_DEVICE=$dev tools/scene_hashes.sh bd/mixsim -n 500 >"$out/hashes_$dev.txt" 2>&1

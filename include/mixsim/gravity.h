@@ -62,6 +62,7 @@ typedef struct ms_gravity_device_stats {
 
 typedef struct ms_gravity_stats {
   long steps;         /* advanced so far */
+  long steps_run;     /* advanced by this process (a resumed run: since the checkpoint) */
   int bodies;         /* n */
   int padded;         /* n rounded up for the kernels (zero-mass padding) */
   int device_count;
@@ -71,6 +72,7 @@ typedef struct ms_gravity_stats {
   double readback_s;  /* reading the state back at burst ends */
   double diagnostics_s; /* energy and momentum on the host */
   int rebalances;     /* times the split was changed */
+  double initial_energy; /* E0, step 0's (a resumed run's from its checkpoint) */
   int ranks;          /* MPI ranks sharing the bodies (1: this process alone) */
   double mpi_s;       /* of exchange_s, the time in the ranks' collective */
 } ms_gravity_stats;
@@ -88,7 +90,9 @@ ms_status ms_gravity_create(const ms_scene *scene, const ms_gravity_options *opt
 void ms_gravity_destroy(ms_gravity *g);
 
 /* Runs `steps` steps; reads the state back every burst and fails with MS_ERR_NUMERIC
- * when a position or velocity is no longer finite. */
+ * when a position or velocity is no longer finite, naming the step where the first one
+ * turned (a burst that ends non-finite runs again from its start one step at a time);
+ * the state is then that step's. */
 ms_status ms_gravity_advance(ms_gravity *g, long steps);
 
 /* Diagnostics of the current state (energy as the scene's `energy` key says). */

@@ -87,6 +87,8 @@ typedef struct ms_gravity_scene {
   ms_integrator integrator;
   ms_energy_mode energy;
   long diagnostics_every;   /* steps; 0: only at the start and the end */
+  int dt_check;             /* dt checked against the bodies' shortest time (1) */
+  double max_energy_error;  /* |dE/E0| that stops the run (exit 4); 0: no bound */
   /* generator parameters (those that apply to `bodies`) */
   double mass;              /* total mass (disk: of the disk) */
   double radius;            /* plummer: virial radius; uniform: sphere; disk: outer radius */
@@ -201,6 +203,10 @@ void ms_large_label(const ms_large_origin *origin, int n_origin, int index, char
 
 /* Shortest contact duration over every pair kind the scene can produce (s). */
 double ms_scene_min_contact_time(const ms_scene *scene);
+/* The shortest softened two-body time of the scene's bodies, the minimum over pairs of
+ * sqrt((r^2 + eps^2)^(3/2) / (G (m_i + m_j))) (what the loader checks dt against:
+ * docs/gravity.md); infinite with fewer than two massive bodies, NaN out of memory. */
+double ms_gravity_shortest_time(const ms_gravity_scene *g);
 
 /* The time-step error of the restitution (docs/time-step.md). An isolated head-on
  * contact (stiffness k, restitution e, effective mass m_eff) is stepped with the

@@ -14,8 +14,8 @@ typedef struct ms_sim ms_sim;
 typedef struct ms_sim_options {
   const char *device;     /* "gpu", "cpu", "P:D"; NULL: $MIXSIM_DEVICE, then first GPU, else CPU */
   const char *kernel_dir; /* NULL: $MIXSIM_KERNEL_DIR, then the kernels built into the binary */
-  int diagnostics;        /* accumulate the dissipated energy (ms_sim_dissipated); refused with
-                             friction and with large_on = device */
+  int diagnostics;        /* accumulate the dissipated energy (ms_sim_dissipated), on every
+                             path: CPU worker or large_on = device, friction on or off */
 } ms_sim_options;
 
 /* Counters of everything the grid had to handle; nothing is dropped silently. */

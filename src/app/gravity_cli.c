@@ -21,6 +21,9 @@ typedef struct run_log {
   ms_gravity_diag *diag; /* one per report line */
   int count, cap;
   double max_error;      /* largest |dE/E| seen */
+  double bound;          /* [gravity] max_energy_error; 0: none */
+  ms_gravity_state good; /* the last diagnosed state within it (step -1: none yet) */
+  double good_error;     /* its dE/E */
 } run_log;
 
 /* The report and the progress lines go to stdout, unless an output file does ('-'). */
@@ -73,6 +76,24 @@ static int log_diag(run_log *log, const ms_gravity_diag *d)
   return 1;
 }
 
+/* A diagnosed state that is not a result: a non-finite energy, or an energy error past
+ * the bound (a finite runaway reaches |dE/E| of 1e16 without a NaN anywhere). */
+static ms_status check_energy(const run_log *log, const ms_gravity_diag *d)
+{
+  if (!d->has_energy)
+    return MS_OK;
+  if (!isfinite(d->energy) || !isfinite(d->energy_error))
+    return ms_fail(MS_ERR_NUMERIC, "the energy is no longer finite at step %ld (E = %g, kinetic "
+                   "%g, potential %g): dt is too large or the softening too small for this "
+                   "scene", d->step, d->energy, d->kinetic, d->potential);
+  if (log->bound > 0.0 && fabs(d->energy_error) > log->bound)
+    return ms_fail(MS_ERR_NUMERIC, "the energy error at step %ld, |dE/E| = %.3g, exceeds "
+                   "[gravity] max_energy_error = %g: dt is too large or the softening too small "
+                   "for this scene (or set max_energy_error = off)",
+                   d->step, fabs(d->energy_error), log->bound);
+  return MS_OK;
+}
+
 static ms_status diagnose(ms_gravity *g, run_log *log, const ms_gravity_cli *c, double rate)
 {
   ms_gravity_diag d;
@@ -83,7 +104,31 @@ static ms_status diagnose(ms_gravity *g, run_log *log, const ms_gravity_cli *c, 
     return ms_fail(MS_ERR_RUNTIME, "out of memory");
   if (!c->quiet)
     print_diag(report_stream(c), &d, rate);
-  return MS_OK;
+  if ((st = check_energy(log, &d)))
+    return st;
+  ms_gravity_state_free(&log->good);
+  st = ms_gravity_read_state(g, &log->good);
+  log->good_error = d.energy_error;
+  return st;
+}
+
+/* After the energy check failed: the last diagnosed state within the bound, as a
+ * checkpoint where a non-finite state's last good one goes. */
+static void write_last_within(ms_gravity *g, run_log *log, const ms_gravity_cli *c,
+                              uint32_t scene_id)
+{
+  const char *path = c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt";
+  ms_gravity_state *good = &log->good;
+  if (!good->pos)
+    return; /* the first state failed: there is none */
+  if (ms_gravity_restore(g, good->step, good->pos, good->vel, ms_gravity_initial_energy(g)) ||
+      ms_checkpoint_save_gravity(path, g, scene_id)) {
+    fprintf(stderr, "mixsim: the last good state (step %ld) could not be written to '%s'\n",
+            good->step, path);
+    return;
+  }
+  fprintf(stderr, "mixsim: the last good state (step %ld, dE/E %+.3g) is in '%s' (--resume it)\n",
+          good->step, log->good_error, path);
 }
 
 /* After a numerical failure in the chunk from `good` (the state before it) to step
@@ -129,6 +174,7 @@ static ms_status run(ms_gravity *g, long total, long every, run_log *log, const 
                      uint32_t scene_id, ms_series *out)
 {
   ms_status st = diagnose(g, log, c, 0.0);
+  int energy_failed = st == MS_ERR_NUMERIC;
   if (!st) /* --output: the first state, every K steps, the last */
     st = ms_series_frame_gravity(out, g, 1);
   st = ms_ranks_agree(st); /* several ranks: rank 0's outputs failing stop all */
@@ -155,12 +201,16 @@ static ms_status run(ms_gravity *g, long total, long every, run_log *log, const 
     long done = ms_gravity_step(g) - step;
     if (!st && ck > 0 && ms_gravity_step(g) % ck == 0 && ms_app_is_root())
       st = ms_checkpoint_save_gravity(c->checkpoint, g, scene_id);
-    if (!st && done > 0)
+    if (!st && done > 0) {
       st = diagnose(g, log, c, wall > 0 ? interactions(ms_gravity_get_stats(g), done) / wall : 0);
+      energy_failed = st == MS_ERR_NUMERIC;
+    }
     if (!st)
       st = ms_series_frame_gravity(out, g, 0);
     st = ms_ranks_agree(st);
   }
+  if (energy_failed)
+    write_last_within(g, log, c, scene_id);
   return st ? st : ms_series_frame_gravity(out, g, 1);
 }
 
@@ -173,6 +223,7 @@ typedef struct json_ctx {
   const run_log *log;
   long burst;
   uint32_t hash;
+  double e0; /* step 0's energy, which the errors are relative to */
 } json_ctx;
 
 static void json_vec(FILE *f, const double v[3])
@@ -200,19 +251,19 @@ static int write_json(FILE *f, void *arg)
   const json_ctx *c = arg;
   const ms_gravity_stats *s = c->s;
   const ms_gravity_scene *gs = &c->scene->grav;
-  long steps = s->steps;
-  double rate = s->advance_s > 0 ? interactions(s, steps) / s->advance_s : 0.0;
+  long steps = s->steps, run = s->steps_run; /* rates: this run's steps only */
+  double rate = s->advance_s > 0 ? interactions(s, run) / s->advance_s : 0.0;
   fputs("{\n  \"mode\": \"gravity\",\n  \"scene\": ", f);
   ms_json_string(f, c->cli->scene_path);
   fprintf(f, ",\n  \"bodies\": %d,\n  \"padded_bodies\": %d,\n  \"generator\": \"%s\"", s->bodies,
           s->padded, ms_bodies_name(gs->bodies));
   fprintf(f, ",\n  \"integrator\": \"%s\",\n  \"dt\": %.17g,\n  \"softening\": %.17g,\n  \"G\": %.17g",
           ms_integrator_name(gs->integrator), c->scene->dt_s, gs->softening, gs->g);
-  fprintf(f, ",\n  \"steps\": %ld,\n  \"step\": %ld,\n  \"time\": %.17g,\n  \"burst\": %ld", steps,
-          steps, steps * c->scene->dt_s, c->burst);
+  fprintf(f, ",\n  \"steps\": %ld,\n  \"step\": %ld,\n  \"steps_run\": %ld,\n  \"time\": %.17g,"
+             "\n  \"burst\": %ld", steps, steps, run, steps * c->scene->dt_s, c->burst);
   fprintf(f, ",\n  \"wall_s\": %.9g,\n  \"steps_per_s\": %.9g,\n  \"interactions_per_s\": %.9g,"
              "\n  \"gflops\": %.9g,\n  \"flops_per_interaction\": %d",
-          s->advance_s, s->advance_s > 0 ? steps / s->advance_s : 0.0, rate,
+          s->advance_s, s->advance_s > 0 ? run / s->advance_s : 0.0, rate,
           rate * MS_GRAVITY_FLOPS_PER_INTERACTION * 1e-9, MS_GRAVITY_FLOPS_PER_INTERACTION);
   fputs(",\n  \"devices\": [", f);
   double slowest_force = 0.0;
@@ -230,7 +281,7 @@ static int write_json(FILE *f, void *arg)
             d->force_s, d->other_s, d->bodies_per_s);
   }
   fprintf(f, "\n  ],\n  \"kernel_interactions_per_s\": %.9g",
-          slowest_force > 0 ? interactions(s, steps) / slowest_force : 0.0);
+          slowest_force > 0 ? interactions(s, run) / slowest_force : 0.0);
   fprintf(f, ",\n  \"phases\": {\"exchange_s\": %.9g, \"readback_s\": %.9g, \"diagnostics_s\": "
              "%.9g, \"rebalances\": %d, \"mpi_s\": %.9g}",
           s->exchange_s, s->readback_s, s->diagnostics_s, s->rebalances, s->mpi_s);
@@ -240,7 +291,7 @@ static int write_json(FILE *f, void *arg)
   if (last->has_energy)
     fprintf(f, ", \"initial\": %.17g, \"final\": %.17g, \"relative_error\": %.9g, "
                "\"max_abs_relative_error\": %.9g, \"sampled\": %s",
-            c->log->diag[0].energy, last->energy, last->energy_error, c->log->max_error,
+            c->e0, last->energy, last->energy_error, c->log->max_error,
             last->sampled ? "true" : "false");
   fputs("},\n  \"momentum\": ", f);
   json_vec(f, last->momentum);
@@ -275,7 +326,7 @@ static int write_outputs(const ms_gravity_cli *c, ms_gravity *g, const ms_scene 
   if (c->checkpoint)
     ms_lost_note(&lost, ms_checkpoint_save_gravity(c->checkpoint, g, scene_id), "--checkpoint");
   json_ctx ctx = {c, scene, ms_gravity_get_stats(g), log, ms_gravity_burst(g),
-                  ms_gravity_state_hash(state)};
+                  ms_gravity_state_hash(state), ms_gravity_initial_energy(g)};
   ms_gravity_summary sum = {scene, ctx.s, &log->diag[0], &log->diag[log->count - 1],
                             log->max_error, ctx.burst, ctx.hash};
   ms_report_gravity(report_stream(c), &sum);
@@ -310,7 +361,7 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
     ms_gravity_destroy(g);
     return fail(st);
   }
-  run_log log = {0};
+  run_log log = {.bound = scene->grav.max_energy_error};
   ms_series *out = NULL;
   st = ms_ranks_agree(c->output && root ? ms_series_open_gravity(c->output, g, &out) : MS_OK);
   if (!st)
@@ -327,6 +378,7 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
   int unwritten = st || !root ? 0 : write_outputs(c, g, scene, &log, &state, scene_id);
   int rc = st ? fail(st) : unwritten ? MS_ERR_RUNTIME : 0;
   ms_gravity_state_free(&state);
+  ms_gravity_state_free(&log.good);
   free(log.diag);
   ms_gravity_destroy(g);
   return rc;

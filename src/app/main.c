@@ -35,7 +35,7 @@ typedef struct cli {
   int list_devices, quiet;
   const char *gravity_kernel, *devices; /* gravity mode */
   long burst;
-  int headless;
+  int headless; /* 1: --headless (or --output); 2: --steps 0, which the window would not honour */
   const char *frames_dir, *screenshot, *script;
   long every; /* 0: not given */
   const char *checkpoint, *resume;
@@ -498,7 +498,8 @@ static void say_headless(const cli *c, const char *why)
     fprintf(stderr, "mixsim: running headless (%s: checkpointed runs are headless)\n",
             c->checkpoint ? "--checkpoint" : "--resume");
   else if (c->headless)
-    fprintf(stderr, "mixsim: running headless (--headless)\n");
+    fprintf(stderr, "mixsim: running headless (%s)\n",
+            c->headless == 2 ? "--steps 0: the initial state's outputs" : "--headless");
   else
     fprintf(stderr, "mixsim: %s; running headless\n", why);
 }
@@ -632,6 +633,8 @@ static int run_main(int argc, char **argv)
   }
   if (so.dir || ms_ranks_size() > 1) /* the series: headless (and offscreen) runs; MPI too */
     c.headless = 1;
+  else if (scene.steps == 0 && !c.headless) /* 0: the window would step */
+    c.headless = 2;
   if (scene.mode == MS_MODE_GRAVITY) {
     ms_gravity_cli g = {c.scene,      c.devices ? c.devices : c.device,
                         c.gravity_kernel, c.burst,

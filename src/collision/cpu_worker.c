@@ -3,6 +3,8 @@
  * the state does not depend on the thread count. */
 #include "collision/cpu_worker.h"
 
+#include "core/grow.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -32,19 +34,6 @@ static int grain(const ms_sim *s, int phase_default)
 }
 
 /* Appends one entry to a chunk's list, growing it by doubling. 0: out of memory. */
-static int grow(void **items, size_t *cap, size_t n, size_t size)
-{
-  if (n < *cap)
-    return 1;
-  size_t c = *cap ? 2 * *cap : 256;
-  void *p = realloc(*items, c * size);
-  if (!p)
-    return 0;
-  *items = p;
-  *cap = c;
-  return 1;
-}
-
 /* Where large-small reads the small particles and adds their forces. exchange = full:
  * the grid's arrays, rows are cells of `cap` slots, state and forces per particle.
  * exchange = zone: the zone's arrays, each row of a rectangle one run of slots (its
@@ -67,8 +56,10 @@ static ls_source source_of(const ms_sim *s)
  * apply_large_small to add in the serial order. */
 static int record_ls(ms_worker_chunk *c, int j, ms_v2 f)
 {
-  if (!grow((void **)&c->ls, &c->ls_cap, c->n_ls, sizeof *c->ls))
+  ms_ls_contact *ls = ms_grow(c->ls, c->n_ls, &c->ls_cap, sizeof *ls, 256);
+  if (!ls)
     return 0;
+  c->ls = ls;
   c->ls[c->n_ls++] = (ms_ls_contact){j, f.x, f.y, 0.0f};
   return 1;
 }
@@ -462,8 +453,10 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
       ms_ll_pair p = {w[a].index, w[b].index, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0};
       if (!ll_pair(s, &p))
         continue;
-      if (!grow((void **)&c->ll, &c->ll_cap, c->n_ll, sizeof *c->ll))
+      ms_ll_pair *ll = ms_grow(c->ll, c->n_ll, &c->ll_cap, sizeof *ll, 256);
+      if (!ll)
         return out_of_memory(why, why_size, "large-large");
+      c->ll = ll;
       c->ll[c->n_ll++] = p;
     }
   }

@@ -315,6 +315,17 @@ static ms_status bind_law(ms_sim *s, int id, int first)
   return MS_OK;
 }
 
+/* --diagnostics (a program built with MS_DIAG): the accumulators after the small
+ * particles' (collision/dissipation.c), from argument `first` on: diss, its offset, dt. */
+static ms_status bind_diss(ms_sim *s, int id, int first)
+{
+  int off = s->n_small;
+  ARG(id, first, s->diss);
+  ARG(id, first + 1, off);
+  ARG(id, first + 2, s->dt);
+  return MS_OK;
+}
+
 static ms_status bind_react(ms_sim *s)
 {
   ms_dlarge *d = &s->dl;
@@ -343,7 +354,7 @@ static ms_status bind_react(ms_sim *s)
                     f->ls.xi[o], d->f, f->torque, d->flags};
   for (int a = 0; a < 9; a++)
     ARG(id, 22 + a, lists[a]);
-  return MS_OK;
+  return s->diag ? bind_diss(s, id, 31) : MS_OK;
 }
 
 static ms_status bind_apply(ms_sim *s)
@@ -405,7 +416,7 @@ static ms_status bind_large_large(ms_sim *s)
                    f->ll.xi[o], d->f, f->torque, d->flags};
   for (int a = 0; a < 9; a++)
     ARG(id, 19 + a, rest[a]);
-  return MS_OK;
+  return s->diag ? bind_diss(s, id, 28) : MS_OK;
 }
 
 static ms_status bind_walls(ms_sim *s)
@@ -425,6 +436,17 @@ static ms_status bind_walls(ms_sim *s)
   ARG(id, 11, f->wall_xi);
   ARG(id, 12, d->f);
   ARG(id, 13, f->torque);
+  if (!s->diag)
+    return MS_OK;
+  /* the large-large lists before and after this iteration, for their springs' share */
+  int c = f->ll.cur, o = 1 - c, k = (int)f->ll.k;
+  ms_status st = bind_diss(s, id, 14);
+  if (st)
+    return st;
+  ARG(id, 17, k);
+  cl_mem lists[] = {f->ll.n[c], f->ll.key[c], f->ll.xi[c], f->ll.n[o], f->ll.key[o], f->ll.xi[o]};
+  for (int a = 0; a < 6; a++)
+    ARG(id, 18 + a, lists[a]);
   return MS_OK;
 }
 

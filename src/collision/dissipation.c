@@ -1,24 +1,24 @@
 /* The dissipated-energy accumulators of --diagnostics: per small particle on the device
  * (kernels/collide.cl built with MS_DIAG adds each step's dashpot work) and per large
  * particle on the CPU worker (cpu_worker.c) or after them on the device (kernels/large.cl
- * with --large-on device), read back and summed only when asked. */
+ * and large_friction.cl with --large-on device), read back and summed only when asked. */
 #include "collision/dissipation.h"
 
 #include <stdlib.h>
 
 #include "shared/contact.h"
 
-/* n_small entries, then n_large for the device-only path's kernels (kernels/large.cl). */
+/* n_small entries, then n_large for the device-only path's kernels (kernels/large.cl,
+ * large_friction.cl), then one slot: with friction, what the large-large springs stored
+ * there (ms_large_walls_fric), the device's diss_worker. */
 static size_t device_entries(const ms_sim *s)
 {
-  return (size_t)s->n_small + (size_t)s->n_large;
+  return (size_t)s->n_small + (size_t)s->n_large + 1;
 }
 
 static ms_status zero_device(ms_sim *s)
 {
   size_t n = device_entries(s);
-  if (n == 0)
-    return MS_OK;
   double *zero = calloc(n, sizeof *zero);
   if (!zero)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the dissipation accumulators");
@@ -35,7 +35,7 @@ ms_status ms_diss_create(ms_sim *s)
   if (!s->diss_large)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the dissipation accumulators");
   cl_int err;
-  size_t bytes = (device_entries(s) + 1) * sizeof(double);
+  size_t bytes = device_entries(s) * sizeof(double);
   s->diss = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, bytes, NULL, &err);
   if (err != CL_SUCCESS)
     return ms_cl_check(err, "clCreateBuffer", "dissipation accumulators");
@@ -88,24 +88,28 @@ ms_status ms_sim_spring_energy(ms_sim *s, double *out)
   return MS_OK;
 }
 
-/* Small particles in index order, then large ones (on the device, then on the worker:
- * one of the two is all zeros): the same sum every time. */
+/* Small particles in index order, then large ones (on the device, then on the worker),
+ * then the large-large springs' share (the worker's, then the device's): of each pair one
+ * is all zeros unless `auto` ran both paths, and adding zeros changes no sum, so the
+ * device-only path's total is the worker's bit for bit. */
 ms_status ms_sim_dissipated(ms_sim *s, double *out)
 {
   *out = 0.0;
   if (!s->diag)
     return MS_OK;
   size_t n = device_entries(s);
-  double *d = n ? malloc(n * sizeof *d) : NULL;
-  if (n && !d)
+  double *d = malloc(n * sizeof *d);
+  if (!d)
     return ms_fail(MS_ERR_RUNTIME, "out of memory reading the dissipation accumulators");
-  ms_status st = n ? ms_buffers_download(&s->cl, s->diss, d, n * sizeof *d) : MS_OK;
+  ms_status st = ms_buffers_download(&s->cl, s->diss, d, n * sizeof *d);
   double sum = 0.0;
-  for (size_t i = 0; !st && i < n; i++)
+  for (size_t i = 0; !st && i + 1 < n; i++)
     sum += d[i];
   for (int i = 0; i < s->n_large; i++)
     sum += s->diss_large[i];
   sum += s->diss_worker;
+  if (!st)
+    sum += d[n - 1];
   free(d);
   *out = sum;
   return st;

@@ -5,6 +5,8 @@
  * exported for checkpoints and tests and imported after a restore. */
 #include "collision/history.h"
 
+#include "core/grow.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +36,10 @@ float ms_xi_find(const ms_xi_list *l, int j)
 
 int ms_xi_push(ms_xi_list *l, int j, float xi)
 {
-  if (l->n == l->cap) {
-    int cap = l->cap ? 2 * l->cap : 16;
-    ms_xi_entry *p = realloc(l->e, (size_t)cap * sizeof *p);
-    if (!p)
-      return 0;
-    l->e = p;
-    l->cap = cap;
-  }
+  ms_xi_entry *p = ms_grow(l->e, (size_t)l->n, &l->cap, sizeof *p, 16);
+  if (!p)
+    return 0;
+  l->e = p;
   l->e[l->n++] = (ms_xi_entry){j, xi};
   return 1;
 }
@@ -100,14 +98,10 @@ float ms_xi_pair_find(const ms_xi_pairs *p, int a, int b)
 
 int ms_xi_pair_push(ms_xi_pairs *p, int a, int b, float xi)
 {
-  if (p->n == p->cap) {
-    size_t cap = p->cap ? 2 * p->cap : 64;
-    ms_xi_pair *e = realloc(p->e, cap * sizeof *e);
-    if (!e)
-      return 0;
-    p->e = e;
-    p->cap = cap;
-  }
+  ms_xi_pair *e = ms_grow(p->e, p->n, &p->cap, sizeof *e, 64);
+  if (!e)
+    return 0;
+  p->e = e;
   p->e[p->n++] = a < b ? (ms_xi_pair){a, b, xi} : (ms_xi_pair){b, a, xi};
   return 1;
 }

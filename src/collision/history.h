@@ -25,7 +25,8 @@ typedef struct ms_xi_entry {
 /* A large particle's small contacts, sorted by j once ms_xi_sort has run. */
 typedef struct ms_xi_list {
   ms_xi_entry *e;
-  int n, cap;
+  int n;
+  size_t cap;
 } ms_xi_list;
 
 /* xi of partner j in a sorted list, 0 when it is not there (a new contact). */

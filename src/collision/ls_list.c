@@ -3,6 +3,8 @@
  * order. */
 #include "collision/ls_list.h"
 
+#include "core/grow.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -58,14 +60,10 @@ static int large_moved(const ms_sim *s)
 
 static int push(ms_ls_row *r, int j)
 {
-  if (r->n == r->cap) {
-    int cap = r->cap ? 2 * r->cap : 64;
-    int *p = realloc(r->j, (size_t)cap * sizeof *p);
-    if (!p)
-      return 0;
-    r->j = p;
-    r->cap = cap;
-  }
+  int *p = ms_grow(r->j, (size_t)r->n, &r->cap, sizeof *p, 64);
+  if (!p)
+    return 0;
+  r->j = p;
   r->j[r->n++] = j;
   return 1;
 }

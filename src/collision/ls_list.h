@@ -26,7 +26,8 @@
  * the large particle was then. */
 typedef struct ms_ls_row {
   int *j;
-  int n, cap;
+  int n;
+  size_t cap;
   double x, y;
 } ms_ls_row;
 

@@ -254,14 +254,7 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   const char *kdir = opt && opt->kernel_dir ? opt->kernel_dir : getenv("MIXSIM_KERNEL_DIR");
   if (kdir && !*kdir)
     kdir = NULL;
-  ms_status st = MS_OK;
-  /* auto would time the device candidate, whose frictional kernels do not accumulate */
-  if (s->diag && s->friction_on && (s->large_on == MS_LARGE_ON_DEVICE || sc->large_on_auto))
-    st = ms_fail(MS_ERR_INPUT, "--diagnostics: not with friction and the large particles on "
-                 "the device (large_on = %s): its frictional kernels do not accumulate the "
-                 "dissipated energy; use --large-on cpu", sc->large_on_auto ? "auto" : "device");
-  if (!st)
-    st = setup_grid(s, sc);
+  ms_status st = setup_grid(s, sc);
   if (!st)
     st = setup_large(s, sc);
   if (!st)
@@ -326,9 +319,6 @@ ms_status ms_sim_advance(ms_sim *s, long iterations)
 {
   if (iterations <= 0)
     return MS_OK;
-  if (s->diag && s->friction_on && s->large_on == MS_LARGE_ON_DEVICE) /* see ms_sim_create */
-    return ms_fail(MS_ERR_INPUT, "--diagnostics: not with friction and the large particles on "
-                   "the device (--large-on device or auto); use --large-on cpu");
   return ms_pipeline_run(s, iterations);
 }
 

@@ -151,9 +151,10 @@ struct ms_sim {
 
   /* --diagnostics (ms_sim_options.diagnostics): the energy the contacts dissipated since
    * the start (or the resume) of the run, per small particle on the device (the program
-   * built with MS_DIAG) and per large particle on the worker; side outputs only. */
+   * built with MS_DIAG), per large particle on the worker, or after the small ones on the
+   * device when the large particles are there (dissipation.c); side outputs only. */
   int diag;
-  cl_mem diss;        /* double per small particle */
+  cl_mem diss;        /* double per small particle, per large one, and one more slot */
   double *diss_large; /* per large particle (its large-small, large-large, wall contacts) */
   double diss_worker; /* friction: what the large-large springs stored, taken off */
 

@@ -5,6 +5,8 @@
  * on j). A static large particle acts with infinite mass and inertia and never spins. */
 #include "collision/worker_friction.h"
 
+#include "core/grow.h"
+
 #include <stdlib.h>
 
 #include "shared/contact.h"
@@ -67,14 +69,10 @@ static disc large_disc(const ms_body *B)
 /* Appends one force and torque on a small particle to the chunk's list. */
 static int record(ms_worker_chunk *c, size_t at, ms_v2 f, float t)
 {
-  if (c->n_ls == c->ls_cap) {
-    size_t cap = c->ls_cap ? 2 * c->ls_cap : 256;
-    ms_ls_contact *p = realloc(c->ls, cap * sizeof *p);
-    if (!p)
-      return 0;
-    c->ls = p;
-    c->ls_cap = cap;
-  }
+  ms_ls_contact *p = ms_grow(c->ls, c->n_ls, &c->ls_cap, sizeof *p, 256);
+  if (!p)
+    return 0;
+  c->ls = p;
   c->ls[c->n_ls++] = (ms_ls_contact){(int)at, f.x, f.y, t};
   return 1;
 }

@@ -15,6 +15,7 @@ static ms_status add_device(ms_gset *set, const ms_cl_device *d, const char *spe
     return ms_fail(MS_ERR_INPUT, "--devices: at most %d devices", MS_GRAVITY_MAX_DEVICES);
   ms_gdev *g = &set->dev[set->n_dev++];
   g->cl = *d;
+  g->slow = 1.0;
   snprintf(g->spec, sizeof g->spec, "%s", spec);
   return MS_OK;
 }
@@ -45,8 +46,14 @@ static ms_status partition(cl_device_id parent, int k, cl_uint units, const sub_
     st = ms_fail(MS_ERR_INPUT, "--devices: too many different sub-device splits");
   if (!found && !st) {
     sub_devices *s = &g_subs[g_subs_count];
-    cl_device_partition_property props[] = {
-        CL_DEVICE_PARTITION_EQUALLY, (cl_device_partition_property)(units / (cl_uint)k), 0};
+    /* k < 0: one sub-device of -k compute units (reserve_host_cores) */
+    cl_uint each = k > 0 ? units / (cl_uint)k : 1;
+    cl_device_partition_property equally[] = {CL_DEVICE_PARTITION_EQUALLY,
+                                              (cl_device_partition_property)each, 0};
+    cl_device_partition_property counts[] = {CL_DEVICE_PARTITION_BY_COUNTS,
+                                             (cl_device_partition_property)-k,
+                                             CL_DEVICE_PARTITION_BY_COUNTS_LIST_END, 0};
+    const cl_device_partition_property *props = k > 0 ? equally : counts;
     cl_int err = clCreateSubDevices(parent, props, 0, NULL, &s->made);
     if (err == CL_SUCCESS && s->made > MS_GRAVITY_MAX_DEVICES)
       err = CL_DEVICE_PARTITION_FAILED;
@@ -114,7 +121,50 @@ static int parse_item(const char *s, long *k)
   return in_range ? 1 : -1;
 }
 
+/* A whole CPU device that shares the split with GPUs runs on a sub-device that leaves
+ * one core to each GPU's driver thread and one to the host thread: pocl starts a thread
+ * per compute unit, and a driver thread that waits for its GPU (NVIDIA's spins) on a
+ * core that pocl also uses makes every step wait for the slower of the two. Where the
+ * CPU cannot be partitioned it is used whole, with a warning. */
+static ms_status reserve_host_cores(ms_gset *set)
+{
+  int gpus = 0;
+  for (int i = 0; i < set->n_dev; i++)
+    gpus += !(set->dev[i].cl.type & CL_DEVICE_TYPE_CPU);
+  for (int i = 0; gpus > 0 && i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    cl_uint units = 0;
+    if (!(d->cl.type & CL_DEVICE_TYPE_CPU) || strchr(d->spec, '/') ||
+        clGetDeviceInfo(d->cl.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL) !=
+            CL_SUCCESS ||
+        (int)units - gpus - 1 < 1)
+      continue;
+    int keep = (int)units - gpus - 1;
+    const sub_devices *subs;
+    ms_status st = partition(d->cl.device, -keep, units, &subs);
+    if (st) {
+      ms_warn("--devices: %s (%s) cannot be partitioned (%s): it shares its %u cores with the "
+              "host thread that drives the GPUs", d->spec, d->cl.name, ms_error_message(), units);
+      ms_error_clear();
+      continue;
+    }
+    d->cl.device = subs->dev[0];
+    char name[sizeof d->cl.name];
+    snprintf(name, sizeof name, "%.200s (%d of %u compute units)", d->cl.name, keep, units);
+    snprintf(d->cl.name, sizeof d->cl.name, "%s", name);
+  }
+  return MS_OK;
+}
+
+static ms_status parse_list(ms_gset *set, const char *list);
+
 ms_status ms_gset_parse_devices(ms_gset *set, const char *list)
+{
+  ms_status st = parse_list(set, list);
+  return st ? st : reserve_host_cores(set);
+}
+
+static ms_status parse_list(ms_gset *set, const char *list)
 {
   if (!list || !*list)
     list = getenv("MIXSIM_DEVICE");

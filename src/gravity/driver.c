@@ -1,5 +1,5 @@
 /* Gravity mode's driver: turns a scene into device state, runs steps in bursts between
- * read-backs, rebalances a multi-device split over the first steps, and answers for the
+ * read-backs, moves a multi-device split when its controller asks, and answers for the
  * state: diagnostics, hash, accelerations, timings. The step itself is in
  * gravity_split.c, the physics in kernels/gravity.cl. */
 #include <math.h>
@@ -24,14 +24,20 @@ struct ms_gravity {
   long step;
   float *pos, *vel, *acc; /* host copies, float4 x n_pad */
   long host_step;         /* step the host copy of pos and vel holds; -1: none */
+  float *start_pos, *start_vel; /* a burst's start state, to find the step that failed */
+  long start_step;              /* step they hold; -1: none */
   double e0;              /* energy at step 0 */
   const volatile sig_atomic_t *stop; /* set: stop after the current step */
   ms_gravity_stats stats;
   ms_rank_split ranks; /* several MPI ranks: the bodies among them (set.ranks points here) */
 };
 
-/* Rebalance after these steps (a multi-device run's first measurements). */
-static int is_rebalance_step(long step) { return step == 2 || step == 4 || step == 8 || step == 16; }
+/* Several MPI ranks: the ranks' ranges are planned again by their speed after these steps
+ * (the first measurements); within a rank the devices' controller goes on (balance.h). */
+static int is_rank_rebalance_step(long step)
+{
+  return step == 2 || step == 4 || step == 8 || step == 16;
+}
 
 static int energy_sample(const ms_gravity *g)
 {
@@ -44,11 +50,12 @@ static int energy_sample(const ms_gravity *g)
   return -1;
 }
 
-/* The host copy of the state at this step. With several ranks each reads its own range
- * and the ranges are gathered (accelerations too, for --output), so every rank holds the
- * whole state after create, every burst and a shared restore: a collective call there,
- * with `st` (this rank's status so far) agreed first; elsewhere it finds the copy current. */
-static ms_status read_back(ms_gravity *g, ms_status st)
+/* The host copy of the state at this step, read if it is not current. With several ranks
+ * each reads its own range and the ranges are gathered (accelerations too, for --output),
+ * so every rank holds the whole state after create, every burst and a shared restore: a
+ * collective call there, with `st` (this rank's status so far) agreed first; elsewhere it
+ * finds the copy current. */
+static ms_status read_state(ms_gravity *g, ms_status st)
 {
   if (!st && g->host_step == g->step)
     return MS_OK;
@@ -60,19 +67,39 @@ static ms_status read_back(ms_gravity *g, ms_status st)
   g->stats.readback_s += ms_now() - t0;
   if (ms_tev_on)
     ms_tev_span("driver", "read-back", t0, ms_now());
-  if (st)
-    return st;
-  g->host_step = g->step;
+  if (!st)
+    g->host_step = g->step;
+  return st;
+}
+
+/* The first body of the host copy whose position or velocity is not finite; -1: none. */
+static int first_not_finite(const ms_gravity *g)
+{
   for (int i = 0; i < g->n; i++) {
     const float *p = &g->pos[4 * i], *v = &g->vel[4 * i];
     if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2]) || !isfinite(v[0]) ||
         !isfinite(v[1]) || !isfinite(v[2]))
-      return ms_fail(MS_ERR_NUMERIC,
-                     "body %d is no longer finite at step %ld (position %g, %g, %g): dt is too "
-                     "large or the softening too small for this scene",
-                     i, g->step, p[0], p[1], p[2]);
+      return i;
   }
-  return MS_OK;
+  return -1;
+}
+
+static ms_status fail_not_finite(const ms_gravity *g, int i)
+{
+  const float *p = &g->pos[4 * i];
+  return ms_fail(MS_ERR_NUMERIC,
+                 "body %d is no longer finite at step %ld (position %g, %g, %g): dt is too "
+                 "large or the softening too small for this scene",
+                 i, g->step, p[0], p[1], p[2]);
+}
+
+/* read_state, and a body no longer finite fails (several ranks: all find it, from the same
+ * gathered state). */
+static ms_status read_back(ms_gravity *g, ms_status st)
+{
+  st = read_state(g, st);
+  int bad = st ? -1 : first_not_finite(g);
+  return st ? st : bad >= 0 ? fail_not_finite(g, bad) : MS_OK;
 }
 
 static ms_status measure(ms_gravity *g, ms_gravity_diag *d)
@@ -108,6 +135,7 @@ static void update_stats(ms_gravity *g)
   s->ranks = g->set.ranks ? g->ranks.size : 1;
   s->mpi_s = g->ranks.mpi_s;
   s->rebalances = g->set.rebalances;
+  s->initial_energy = g->e0;
   for (int i = 0; i < g->set.n_dev; i++) {
     const ms_gdev *d = &g->set.dev[i];
     ms_gravity_device_stats *o = &s->device[i];
@@ -150,6 +178,7 @@ ms_status ms_gravity_create(const ms_scene *scene, const ms_gravity_options *opt
   g->g = gs->g;
   g->params = (ms_gparams){(float)(gs->softening * gs->softening), (float)gs->g, (float)scene->dt_s};
   g->host_step = -1;
+  g->start_step = -1;
   ms_status st = ms_gset_open(&g->set, opt->devices, opt->kernel, g->n, opt->kernel_dir);
   if (ms_ranks_size() > 1) { /* every rank opened its devices: then the ranks' ranges */
     st = ms_ranks_agree(st);
@@ -158,7 +187,8 @@ ms_status ms_gravity_create(const ms_scene *scene, const ms_gravity_options *opt
   }
   size_t bytes = (size_t)g->set.n_pad * 4 * sizeof(float);
   if (!st && (!(g->pos = calloc(1, bytes)) || !(g->vel = calloc(1, bytes)) ||
-              !(g->acc = calloc(1, bytes))))
+              !(g->acc = calloc(1, bytes)) || !(g->start_pos = calloc(1, bytes)) ||
+              !(g->start_vel = calloc(1, bytes))))
     st = ms_fail(MS_ERR_RUNTIME, "out of memory for %d bodies", g->n);
   if (!st) {
     memcpy(g->pos, gs->pos, (size_t)g->n * 4 * sizeof(float));
@@ -198,6 +228,8 @@ void ms_gravity_destroy(ms_gravity *g)
   free(g->pos);
   free(g->vel);
   free(g->acc);
+  free(g->start_pos);
+  free(g->start_vel);
   free(g);
 }
 
@@ -214,6 +246,58 @@ static double trace_step(ms_gravity *g)
   return ms_now();
 }
 
+/* One step enqueued; with several devices, the split rebalanced when its controller asks
+ * (balance.h). Several ranks: every rank makes the same calls in the same order (the
+ * step's exchange, the ranks' rebalance at fixed steps, the stop agreed), so this runs in
+ * lockstep on all; the devices' controller is each rank's own, within its range. */
+static ms_status one_step(ms_gravity *g)
+{
+  double ts = trace_step(g);
+  ms_status st = ms_gset_step(&g->set, g->integrator, &g->params);
+  if (ms_tev_on)
+    ms_tev_span("driver", "enqueue step", ts, ms_now());
+  g->step++;
+  if (!st && ms_gset_wants_rebalance(&g->set)) {
+    st = ms_gset_finish(&g->set);
+    if (!st)
+      st = ms_gset_rebalance(&g->set, g->vel, g->acc);
+    g->host_step = -1; /* the scratch arrays were the host copy */
+  }
+  if (st && g->set.ranks) /* the other ranks wait in the next exchange */
+    ms_ranks_abort(st);
+  if (g->set.ranks && is_rank_rebalance_step(g->step)) {
+    st = ms_ranks_rebalance(&g->set, ms_gset_finish(&g->set), g->pos, g->vel, g->acc);
+    g->host_step = -1;
+  }
+  if (!st && g->set.ranks) /* a signal on any rank stops all after the same step */
+    ms_ranks_agree_stop();
+  return st;
+}
+
+static ms_status upload_state(ms_gravity *g, long step, const float *pos4, const float *vel4);
+
+/* A burst ended with a body no longer finite: runs it again from its start state one
+ * step at a time (the same bits: runs are deterministic) up to the step where the first
+ * body turned, so the failure names that step, not the burst's end. */
+static ms_status fail_at_exact_step(ms_gravity *g, long end)
+{
+  int bad = first_not_finite(g), at_end = bad;
+  if (g->start_step < 0 || g->start_step >= end - 1)
+    return fail_not_finite(g, bad);
+  /* Several ranks: all hold the same whole state, so all come here and rerun in lockstep,
+   * and each step's read-back agrees on the status and gathers the state. */
+  ms_status st = ms_ranks_agree(upload_state(g, g->start_step, g->start_pos, g->start_vel));
+  while (!st && g->step < end) {
+    st = one_step(g);
+    if (!st)
+      st = ms_gset_finish(&g->set);
+    st = read_state(g, st);
+    if (!st && (bad = first_not_finite(g)) >= 0)
+      break;
+  }
+  return st ? st : fail_not_finite(g, bad >= 0 ? bad : at_end);
+}
+
 ms_status ms_gravity_advance(ms_gravity *g, long steps)
 {
   double t0 = ms_now();
@@ -222,35 +306,29 @@ ms_status ms_gravity_advance(ms_gravity *g, long steps)
     long chunk = steps - done < g->burst ? steps - done : g->burst;
     if (g->stop && *g->stop)
       break;
+    g->start_step = -1;
+    if (chunk > 1 && g->host_step == g->step) { /* the start state, already on the host */
+      memcpy(g->start_pos, g->pos, (size_t)g->set.n_pad * 4 * sizeof(float));
+      memcpy(g->start_vel, g->vel, (size_t)g->set.n_pad * 4 * sizeof(float));
+      g->start_step = g->step;
+    }
+    long before = g->step;
     for (long k = 0; !st && k < chunk; k++) {
       if (g->stop && *g->stop) {
         chunk = k;
         break;
       }
-      double ts = trace_step(g);
-      st = ms_gset_step(&g->set, g->integrator, &g->params);
-      if (st && g->set.ranks) /* the other ranks wait in this step's exchange */
-        ms_ranks_abort(st);
-      if (ms_tev_on)
-        ms_tev_span("driver", "enqueue step", ts, ms_now());
-      g->step++;
-      if (!st && (g->set.n_dev > 1 || g->set.ranks) && is_rebalance_step(g->step)) {
-        st = ms_gset_finish(&g->set);
-        if (g->set.ranks)
-          st = ms_ranks_rebalance(&g->set, st, g->pos, g->vel, g->acc);
-        else if (!st)
-          st = ms_gset_rebalance(&g->set, g->vel, g->acc);
-        g->host_step = -1; /* the scratch arrays were the host copy */
-      }
-      if (!st && g->set.ranks) /* a signal on any rank stops all after the same step */
-        ms_ranks_agree_stop();
+      st = one_step(g);
     }
     double tf = ms_now();
     if (!st)
       st = ms_gset_finish(&g->set);
     if (ms_tev_on)
       ms_tev_span("driver", "finish", tf, ms_now());
-    st = read_back(g, st);
+    st = read_state(g, st); /* (several ranks: all hold the whole state, and agree) */
+    if (!st && first_not_finite(g) >= 0)
+      st = fail_at_exact_step(g, g->step);
+    g->stats.steps_run += g->step - before;
     done += chunk;
   }
   g->stats.advance_s += ms_now() - t0;
@@ -351,20 +429,31 @@ double ms_gravity_initial_energy(const ms_gravity *g) { return g->e0; }
 int ms_gravity_body_count(const ms_gravity *g) { return g->n; }
 void ms_gravity_set_stop_flag(ms_gravity *g, const volatile sig_atomic_t *flag) { g->stop = flag; }
 
-ms_status ms_gravity_restore(ms_gravity *g, long step, const float *pos, const float *vel,
-                             double e0)
+/* Puts a state (4 floats a body for both) on the devices with a(x) computed again: what
+ * the last step's force kernel left for the next opening kick, bit for bit. */
+static ms_status upload_state(ms_gravity *g, long step, const float *pos4, const float *vel4)
 {
-  memcpy(g->pos, pos, (size_t)g->n * 4 * sizeof(float));
-  for (int i = 0; i < g->n; i++)
-    memcpy(&g->vel[4 * i], &vel[3 * i], 3 * sizeof(float));
+  if (pos4 != g->pos)
+    memcpy(g->pos, pos4, (size_t)g->set.n_pad * 4 * sizeof(float));
+  if (vel4 != g->vel)
+    memcpy(g->vel, vel4, (size_t)g->set.n_pad * 4 * sizeof(float));
   ms_status st = ms_gset_upload(&g->set, g->pos, g->vel, g->acc);
-  /* a(x): what the last step's force kernel left for the next opening kick. */
   if (!st)
     st = ms_gset_force(&g->set, MS_GRAV_MODE_ACCEL, &g->params);
   if (!st)
     st = ms_gset_finish(&g->set);
   g->step = step;
   g->host_step = -1;
+  return st;
+}
+
+ms_status ms_gravity_restore(ms_gravity *g, long step, const float *pos, const float *vel,
+                             double e0)
+{
+  memcpy(g->pos, pos, (size_t)g->n * 4 * sizeof(float));
+  for (int i = 0; i < g->n; i++)
+    memcpy(&g->vel[4 * i], &vel[3 * i], 3 * sizeof(float));
+  ms_status st = upload_state(g, step, g->pos, g->vel);
   g->e0 = e0;
   if (g->set.ranks) /* local: the host copy is what was uploaded (ms_gravity_share) */
     g->host_step = step;

@@ -108,7 +108,8 @@ int ms_ranks_plan(const double *rate, int n, int units, const int *old, int *cou
 }
 
 /* This rank's range among its devices: by their measured speeds once all are measured,
- * else equally; boundaries in granules. */
+ * else equally; boundaries in granules. The devices' controller (gravity/balance.h) goes
+ * on from there within the range. */
 static void split_devices(ms_gset *set, int first, int count)
 {
   double rate[MS_GRAVITY_MAX_DEVICES];
@@ -120,11 +121,7 @@ static void split_devices(ms_gset *set, int first, int count)
   for (int i = 0; !measured && i < set->n_dev; i++)
     rate[i] = 1.0;
   ms_ranks_plan(rate, set->n_dev, count / set->granule, NULL, units);
-  for (int i = 0; i < set->n_dev; i++) {
-    set->dev[i].first = first;
-    set->dev[i].count = units[i] * set->granule;
-    first += set->dev[i].count;
-  }
+  ms_gset_set_range(set, first, count / set->granule, units);
 }
 
 static void set_layout(ms_rank_split *r, const int *units)

@@ -4,6 +4,7 @@
 #include "gravity/split.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,12 +190,19 @@ ms_status ms_gset_open(ms_gset *set, const char *devices, const char *kernel, in
   set->n_body = n_body;
   set->n_pad = (int)n_pad;
   set->granule = (int)granule;
+  set->range_units = set->n_pad / set->granule; /* all of them (a rank's: ranks.c) */
   for (int i = 0; !st && i < set->n_dev; i++)
     st = create_buffers(&set->dev[i], set->n_pad);
   for (int i = 0; !st && i < 2 && set->n_dev > 1; i++)
     if (!(set->stage[i] = malloc((size_t)set->n_pad * F4)))
       st = ms_fail(MS_ERR_RUNTIME, "out of memory");
   split_evenly(set);
+  /* Sleeping waits where a CPU device shares the split (its threads need the cores);
+   * GPUs alone keep the driver's lower-latency waits. */
+  for (int i = 0; set->n_dev > 1 && i < set->n_dev; i++)
+    set->quiet_waits |= (set->dev[i].cl.type & CL_DEVICE_TYPE_CPU) != 0;
+  if (!st && set->n_dev > 1)
+    st = ms_gset_balance_start(set);
   return st;
 }
 
@@ -254,6 +262,8 @@ static ms_status settle(ms_gdev *d, int k)
   memmove(d->event_is_force, d->event_is_force + k, (size_t)d->n_events * sizeof(int));
   return MS_OK;
 }
+
+ms_status ms_gset_settle_all(ms_gdev *d) { return settle(d, d->n_events); }
 
 /* Keeps a kernel's event for its profiled time; a long burst settles the older half
  * now and then, so that events do not pile up. */
@@ -377,58 +387,153 @@ static ms_status enqueue_drift(ms_gset *set, ms_gdev *d, int in, const ms_gparam
   return run(d, d->drift, "ms_grav_drift", round_up((size_t)d->count, 64), 64, 0);
 }
 
-/* Every device reads its range of pos[buffer] into the host copy, then receives the
- * other ranges from it (the tutorial's pos2a/pos2b crossing, for any number of
- * devices). Timed from when the kernels before it are done to when every device has
- * all positions, so that the figure is the exchange's own cost. */
-static ms_status exchange(ms_gset *set, int buffer)
+/* A wait that sleeps: NVIDIA's clFinish and clWaitForEvents spin on a core, which
+ * pocl's threads need when a CPU device shares the split (set->quiet_waits). The
+ * event's completion callback wakes the host thread; clWaitForEvents afterwards returns
+ * at once, with the command's error if it failed. */
+typedef struct waiter {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int done;
+} waiter;
+
+static void CL_CALLBACK wake(cl_event ev, cl_int status, void *arg)
 {
-  for (int i = 0; i < set->n_dev; i++)
-    MS_CL_TRY(clFinish(set->dev[i].queue), "clFinish");
-  double t0 = ms_now();
-  float *stage = set->stage[set->exchanges++ & 1];
-  for (int i = 0; i < set->n_dev; i++) {
+  (void)ev;
+  (void)status;
+  waiter *w = arg;
+  pthread_mutex_lock(&w->lock);
+  w->done = 1;
+  pthread_cond_signal(&w->cond);
+  pthread_mutex_unlock(&w->lock);
+}
+
+static ms_status wait_event(const ms_gset *set, cl_event ev)
+{
+  if (set->quiet_waits) {
+    waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    if (clSetEventCallback(ev, CL_COMPLETE, wake, &w) == CL_SUCCESS) {
+      pthread_mutex_lock(&w.lock);
+      while (!w.done)
+        pthread_cond_wait(&w.cond, &w.lock);
+      pthread_mutex_unlock(&w.lock);
+    }
+  }
+  return ms_cl_check(clWaitForEvents(1, &ev), "clWaitForEvents", NULL);
+}
+
+/* clFinish, waiting quietly first (on a marker after everything queued). */
+ms_status ms_gset_quiet_finish(ms_gset *set, ms_gdev *d)
+{
+  if (set->quiet_waits) {
+    cl_event marker;
+    MS_CL_TRY(clEnqueueMarkerWithWaitList(d->queue, 0, NULL, &marker), "clEnqueueMarker");
+    MS_CL_TRY(clFlush(d->queue), "clFlush");
+    ms_status st = wait_event(set, marker);
+    clReleaseEvent(marker);
+    if (st)
+      return st;
+  }
+  return ms_cl_check(clFinish(d->queue), "clFinish", NULL);
+}
+
+/* Several ranks, once every read of this rank is done (its range is whole in `stage`):
+ * the other ranks' ranges are gathered around it and written to each device with bodies,
+ * before and after this rank's range. */
+static ms_status exchange_ranks(ms_gset *set, int buffer, float *stage)
+{
+  ms_status st = ms_ranks_gather(set->ranks, stage);
+  size_t head = (size_t)set->range_first;
+  size_t tail = head + (size_t)set->range_units * (size_t)set->granule;
+  size_t from[2] = {0, tail}, to[2] = {head, (size_t)set->n_pad};
+  for (int i = 0; !st && i < set->n_dev; i++) {
     ms_gdev *d = &set->dev[i];
     if (d->count == 0)
       continue;
-    cl_event ev;
-    MS_CL_TRY(clEnqueueReadBuffer(d->queue, d->pos[buffer], CL_FALSE, (size_t)d->first * F4,
-                                  (size_t)d->count * F4, stage + 4 * (size_t)d->first, 0, NULL,
-                                  tev_slot(&ev)),
-              "clEnqueueReadBuffer(exchange)");
-    tev_note(d, "read exchange", ev);
-    MS_CL_TRY(clFlush(d->queue), "clFlush");
+    for (int k = 0; !st && k < 2; k++) {
+      if (to[k] <= from[k])
+        continue;
+      cl_event ev;
+      cl_int err = clEnqueueWriteBuffer(d->queue, d->pos[buffer], CL_FALSE, from[k] * F4,
+                                        (to[k] - from[k]) * F4, stage + 4 * from[k], 0, NULL,
+                                        tev_slot(&ev));
+      st = ms_cl_check(err, "clEnqueueWriteBuffer", "exchange");
+      if (!st)
+        tev_note(d, "write exchange", ev);
+    }
+    if (!st)
+      st = ms_cl_check(clFlush(d->queue), "clFlush", NULL);
   }
-  for (int i = 0; i < set->n_dev; i++)
-    MS_CL_TRY(clFinish(set->dev[i].queue), "clFinish");
-  ms_status gathered = ms_ranks_gather(set->ranks, stage); /* the other ranks' ranges */
-  if (gathered)
-    return gathered;
-  for (int i = 0; i < set->n_dev; i++) {
+  return st;
+}
+
+/* Range i of pos[buffer], read from device i into the host copy, to every other device
+ * with bodies, queued as soon as that read is done: each write waits only for the read
+ * of its own range, the next kernels on a queue only for that queue's writes, and no
+ * queue is drained. A device without bodies takes no part. With several ranks the other
+ * ranks' ranges follow (exchange_ranks). The time counted is the host's, from the first
+ * range read to the last write queued. */
+static ms_status exchange(ms_gset *set, int buffer)
+{
+  float *stage = set->stage[set->exchanges++ & 1];
+  cl_event read[MS_GRAVITY_MAX_DEVICES] = {0};
+  ms_status st = MS_OK;
+  for (int i = 0; !st && i < set->n_dev; i++) {
     ms_gdev *d = &set->dev[i];
-    size_t head = (size_t)d->first, tail = (size_t)(d->first + d->count);
-    cl_event ev;
-    if (head > 0) {
-      MS_CL_TRY(clEnqueueWriteBuffer(d->queue, d->pos[buffer], CL_FALSE, 0, head * F4, stage, 0,
-                                     NULL, tev_slot(&ev)),
-                "clEnqueueWriteBuffer(exchange)");
-      tev_note(d, "write exchange", ev);
-    }
-    if (tail < (size_t)set->n_pad) {
-      MS_CL_TRY(clEnqueueWriteBuffer(d->queue, d->pos[buffer], CL_FALSE, tail * F4,
-                                     ((size_t)set->n_pad - tail) * F4, stage + 4 * tail, 0,
-                                     NULL, tev_slot(&ev)),
-                "clEnqueueWriteBuffer(exchange)");
-      tev_note(d, "write exchange", ev);
-    }
-    MS_CL_TRY(clFlush(d->queue), "clFlush");
+    if (d->count == 0)
+      continue;
+    cl_int err = clEnqueueReadBuffer(d->queue, d->pos[buffer], CL_FALSE, (size_t)d->first * F4,
+                                     (size_t)d->count * F4, stage + 4 * (size_t)d->first, 0, NULL,
+                                     &read[i]);
+    st = ms_cl_check(err, "clEnqueueReadBuffer", "exchange");
+    if (!st && ms_tev_on)
+      ms_tev_device(d->spec, "read exchange", read[i]);
+    if (!st)
+      st = ms_cl_check(clFlush(d->queue), "clFlush", NULL);
   }
+  double t0 = 0.0;
+  for (int i = 0; !st && i < set->n_dev; i++) {
+    const ms_gdev *src = &set->dev[i];
+    if (!read[i])
+      continue;
+    st = wait_event(set, read[i]);
+    if (t0 == 0.0)
+      t0 = ms_now();
+    for (int j = 0; !st && j < set->n_dev; j++) {
+      ms_gdev *d = &set->dev[j];
+      if (j == i || d->count == 0)
+        continue;
+      cl_event ev;
+      cl_int err = clEnqueueWriteBuffer(d->queue, d->pos[buffer], CL_FALSE, (size_t)src->first * F4,
+                                        (size_t)src->count * F4, stage + 4 * (size_t)src->first,
+                                        0, NULL, tev_slot(&ev));
+      st = ms_cl_check(err, "clEnqueueWriteBuffer", "exchange");
+      if (!st)
+        tev_note(d, "write exchange", ev);
+      if (!st)
+        st = ms_cl_check(clFlush(d->queue), "clFlush", NULL);
+    }
+  }
+  double reads_done = ms_now();
   for (int i = 0; i < set->n_dev; i++)
-    MS_CL_TRY(clFinish(set->dev[i].queue), "clFinish");
-  set->exchange_s += ms_now() - t0;
+    if (read[i])
+      clReleaseEvent(read[i]);
+  if (!st && t0 == 0.0) /* (a rank without bodies reads nothing) */
+    t0 = reads_done;
+  if (!st && set->ranks)
+    st = exchange_ranks(set, buffer, stage);
+  if (st)
+    return st;
+  double end = set->ranks ? ms_now() : reads_done;
+  set->exchange_s += end - t0;
   if (ms_tev_on)
-    ms_tev_span("exchange", "exchange", t0, ms_now());
-  return MS_OK;
+    ms_tev_span("exchange", "exchange", t0, end);
+  /* Every kernel before the reads is done: the step just measured. The wait for the other
+   * ranks is not this rank's step: it counts as idle in the next one. */
+  double step_s = set->reads_done_t > 0.0 ? reads_done - set->reads_done_t - set->idle_s : 0.0;
+  set->reads_done_t = reads_done;
+  set->idle_s = end - reads_done;
+  return set->n_dev > 1 ? ms_gset_sample(set, step_s > 0.0 ? step_s : -1.0) : MS_OK;
 }
 
 ms_status ms_gset_force(ms_gset *set, int mode, const ms_gparams *p)
@@ -441,26 +546,43 @@ ms_status ms_gset_force(ms_gset *set, int mode, const ms_gparams *p)
   return MS_OK;
 }
 
+/* The host time with drained queues (a read-back, diagnostics) is not the step's. */
+static void note_idle(ms_gset *set)
+{
+  if (set->n_dev > 1 && set->idle_from == 0.0)
+    set->idle_from = ms_now();
+}
+
 ms_status ms_gset_step(ms_gset *set, ms_integrator integrator, const ms_gparams *p)
 {
   int in = set->cur, out = 1 - set->cur;
   ms_status st = MS_OK;
+  if (set->idle_from > 0.0) {
+    set->idle_s += ms_now() - set->idle_from;
+    set->idle_from = 0.0;
+  }
   if (integrator == MS_INTEGRATOR_LEAPFROG) {
     for (int i = 0; !st && i < set->n_dev; i++)
       st = enqueue_drift(set, &set->dev[i], in, p);
-    if (!st && (set->n_dev > 1 || set->ranks))
+    if (!st && (set->active > 1 || set->ranks))
       st = exchange(set, out);
     for (int i = 0; !st && i < set->n_dev; i++)
       st = enqueue_force(set, &set->dev[i], out, MS_GRAV_MODE_KICK, p);
   } else {
     for (int i = 0; !st && i < set->n_dev; i++)
       st = enqueue_force(set, &set->dev[i], in, MS_GRAV_MODE_TAYLOR, p);
-    if (!st && (set->n_dev > 1 || set->ranks))
+    if (!st && (set->active > 1 || set->ranks))
       st = exchange(set, out);
   }
   for (int i = 0; !st && i < set->n_dev; i++)
     st = ms_cl_check(clFlush(set->dev[i].queue), "clFlush", NULL);
   set->cur = out;
+  /* One device with bodies: steps queue without the host, except while the controller
+   * still measures (a step at a time, from its kernels' profiled times). Several ranks:
+   * every step exchanges with the other ranks and is measured there. */
+  if (!st && set->n_dev > 1 && set->active == 1 && !set->ranks &&
+      ms_balance_wants_samples(&set->balance))
+    st = ms_gset_sample(set, 0.0);
   return st;
 }
 
@@ -468,17 +590,20 @@ ms_status ms_gset_finish(ms_gset *set)
 {
   for (int i = 0; i < set->n_dev; i++) {
     ms_gdev *d = &set->dev[i];
-    MS_CL_TRY(clFinish(d->queue), "clFinish");
-    ms_status st = settle(d, d->n_events);
+    ms_status st = ms_gset_quiet_finish(set, d);
+    if (st)
+      return st;
+    st = settle(d, d->n_events);
     if (st)
       return st;
     if (d->count > 0 && d->last_force_s > 0.0)
-      d->bodies_per_s = d->count / d->last_force_s;
+      d->bodies_per_s = d->count / (d->last_force_s * d->slow);
   }
-  return MS_OK;
+  note_idle(set);
+  return ms_gset_seed(set);
 }
 
-static ms_status read_range(ms_gdev *d, cl_mem buf, float *host, const char *name)
+ms_status ms_gset_read_range(ms_gdev *d, cl_mem buf, float *host, const char *name)
 {
   if (d->count == 0)
     return MS_OK;
@@ -495,16 +620,20 @@ ms_status ms_gset_read(ms_gset *set, float *pos, float *vel, float *acc)
 {
   for (int i = 0; i < set->n_dev; i++) {
     ms_gdev *d = &set->dev[i];
-    ms_status st = read_range(d, d->pos[set->cur], pos, "read pos");
+    ms_status st = ms_gset_read_range(d, d->pos[set->cur], pos, "read pos");
     if (!st && vel)
-      st = read_range(d, d->vel, vel, "read vel");
+      st = ms_gset_read_range(d, d->vel, vel, "read vel");
     if (!st && acc)
-      st = read_range(d, d->acc, acc, "read acc");
+      st = ms_gset_read_range(d, d->acc, acc, "read acc");
     if (st)
       return st;
   }
-  for (int i = 0; i < set->n_dev; i++)
-    MS_CL_TRY(clFinish(set->dev[i].queue), "clFinish");
+  for (int i = 0; i < set->n_dev; i++) {
+    ms_status st = ms_gset_quiet_finish(set, &set->dev[i]);
+    if (st)
+      return st;
+  }
+  note_idle(set);
   return MS_OK;
 }
 
@@ -520,85 +649,4 @@ ms_status ms_gset_upload(ms_gset *set, const float *pos, const float *vel, const
                 "clEnqueueWriteBuffer");
   }
   return MS_OK;
-}
-
-/* ---- the split ----------------------------------------------------------------------- */
-
-/* Shares in granules proportional to speed, largest remainders first, at least one
- * granule each while there are enough. Returns 1 when the split changed. */
-static int plan_split(const ms_gset *set, int *count)
-{
-  int units = set->n_pad / set->granule, given = 0;
-  double total = 0.0, frac[MS_GRAVITY_MAX_DEVICES];
-  for (int i = 0; i < set->n_dev; i++)
-    total += set->dev[i].bodies_per_s;
-  int changed = 0;
-  for (int i = 0; i < set->n_dev; i++) {
-    double ideal = units * set->dev[i].bodies_per_s / total;
-    int u = (int)ideal;
-    if (u < 1 && units >= set->n_dev)
-      u = 1;
-    frac[i] = ideal - u;
-    count[i] = u;
-    given += u;
-  }
-  while (given > units) { /* the minimum of one granule overshot: take from the largest */
-    int big = 0;
-    for (int i = 1; i < set->n_dev; i++)
-      big = count[i] > count[big] ? i : big;
-    count[big]--;
-    given--;
-  }
-  while (given < units) {
-    int best = 0;
-    for (int i = 1; i < set->n_dev; i++)
-      best = frac[i] > frac[best] ? i : best;
-    count[best]++;
-    frac[best] -= 1.0;
-    given++;
-  }
-  for (int i = 0; i < set->n_dev; i++) {
-    count[i] *= set->granule;
-    changed |= count[i] != set->dev[i].count;
-  }
-  return changed;
-}
-
-ms_status ms_gset_rebalance(ms_gset *set, float *vel, float *acc)
-{
-  if (set->n_dev < 2)
-    return MS_OK;
-  for (int i = 0; i < set->n_dev; i++)
-    if (set->dev[i].count > 0 && !(set->dev[i].bodies_per_s > 0.0))
-      return MS_OK; /* not measured yet */
-  int count[MS_GRAVITY_MAX_DEVICES];
-  if (!plan_split(set, count))
-    return MS_OK;
-  /* Velocities and accelerations move with their bodies; every device has all the
-   * positions already. */
-  ms_status st = MS_OK;
-  for (int i = 0; !st && i < set->n_dev; i++) {
-    ms_gdev *d = &set->dev[i];
-    st = read_range(d, d->vel, vel, "read vel");
-    if (!st)
-      st = read_range(d, d->acc, acc, "read acc");
-  }
-  for (int i = 0; !st && i < set->n_dev; i++)
-    st = ms_cl_check(clFinish(set->dev[i].queue), "clFinish", NULL);
-  int first = 0;
-  for (int i = 0; !st && i < set->n_dev; i++) {
-    ms_gdev *d = &set->dev[i];
-    d->first = first;
-    d->count = count[i];
-    first += count[i];
-    size_t bytes = (size_t)set->n_pad * F4;
-    st = ms_cl_check(clEnqueueWriteBuffer(d->queue, d->vel, CL_TRUE, 0, bytes, vel, 0, NULL, NULL),
-                     "clEnqueueWriteBuffer", NULL);
-    if (!st)
-      st = ms_cl_check(clEnqueueWriteBuffer(d->queue, d->acc, CL_TRUE, 0, bytes, acc, 0, NULL,
-                                            NULL),
-                       "clEnqueueWriteBuffer", NULL);
-  }
-  set->rebalances++;
-  return st;
 }

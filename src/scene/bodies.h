@@ -22,7 +22,8 @@ ms_status ms_bodies_generate(ms_gravity_scene *g, uint64_t seed);
 
 /* Reads `f`, opened from g->file: one body per line, x,y,z,vx,vy,vz,m; a UTF-8 byte
  * order mark, blank lines and lines starting with '#' are skipped, and a first line
- * x,y,z,vx,vy,vz,m is taken as a header. Every value must be a finite number that fits
+ * that does not start with a number is a header naming the seven columns in any order
+ * (no others; each once). Every value must be a finite number that fits
  * in a float, masses 0 or normal floats with a positive total; a NUL byte is an error. Sets g->count, g->pos, g->vel. On failure returns MS_ERR_INPUT with
  * "file:line: problem" in `message` (MS_ERR_RUNTIME: read error, out of memory). */
 ms_status ms_bodies_read_csv(FILE *f, ms_gravity_scene *g, char *message, size_t size);

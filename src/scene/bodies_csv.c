@@ -1,5 +1,6 @@
-/* Gravity-mode bodies from a CSV file: x,y,z,vx,vy,vz,m per line, every value checked
- * with the line it came from (lines and numbers: csv_reader.c). */
+/* Gravity-mode bodies from a CSV file: x,y,z,vx,vy,vz,m per line, or the columns in the
+ * order a header line names them; every value checked with the line it came from
+ * (lines and numbers: csv_reader.c). */
 #include "scene/bodies.h"
 
 #include <float.h>
@@ -13,14 +14,50 @@
 
 static const char *const g_columns[7] = {"x", "y", "z", "vx", "vy", "vz", "m"};
 
-static int is_header(char *field[MS_CSV_MAX_FIELDS], int n)
+/* Where each column is on a line: col[k] is the field of g_columns[k]. Without a
+ * header, the order of g_columns. */
+typedef struct layout {
+  int col[7];
+  int fields;       /* fields a line must have */
+  long header_line; /* 0: no header */
+} layout;
+
+/* A first line whose first field is not a number is a header: it names every column,
+ * in any order, each once; all seven are required and no other is taken (a column that
+ * the reader would drop could be a misspelt one). */
+static ms_status take_header(ms_csv *c, char *field[MS_CSV_MAX_FIELDS], int n, layout *lay)
 {
-  if (n != 7)
-    return 0;
+  if (n > MS_CSV_MAX_FIELDS)
+    return ms_csv_fail(c, "%d columns in the header, more than the %d it may name", n,
+                       MS_CSV_MAX_FIELDS);
   for (int k = 0; k < 7; k++)
-    if (strcasecmp(field[k], g_columns[k]) != 0)
-      return 0;
-  return 1;
+    lay->col[k] = -1;
+  for (int i = 0; i < n; i++) {
+    int k = 0;
+    while (k < 7 && strcasecmp(field[i], g_columns[k]) != 0)
+      k++;
+    if (k == 7)
+      return ms_csv_fail(c, "column '%s' is not one of x, y, z, vx, vy, vz, m (the header "
+                            "names the columns, in any order)", field[i]);
+    if (lay->col[k] >= 0)
+      return ms_csv_fail(c, "column %s given twice in the header", g_columns[k]);
+    lay->col[k] = i;
+  }
+  for (int k = 0; k < 7; k++)
+    if (lay->col[k] < 0)
+      return ms_csv_fail(c, "the header has no column %s (x, y, z, vx, vy, vz and m are "
+                            "required)", g_columns[k]);
+  lay->fields = n;
+  lay->header_line = c->line;
+  return MS_OK;
+}
+
+/* A number, or an empty field (then the row's own error names the column). */
+static int starts_with_number(const char *text)
+{
+  char *end;
+  (void)strtod(text, &end);
+  return end != text || !*text;
 }
 
 static ms_status parse_value(ms_csv *c, int column, const char *text, double *out)
@@ -60,11 +97,11 @@ static ms_status grow_state(ms_gravity_scene *g, int *cap)
 
 /* One body from the fields of a line. */
 static ms_status take_body(ms_csv *c, ms_gravity_scene *g, char *field[MS_CSV_MAX_FIELDS],
-                           double *total_mass)
+                           const layout *lay, double *total_mass)
 {
   double v[7];
   for (int k = 0; k < 7; k++)
-    if (parse_value(c, k, field[k], &v[k]) != MS_OK)
+    if (parse_value(c, k, field[lay->col[k]], &v[k]) != MS_OK)
       return MS_ERR_INPUT;
   float *p = &g->pos[4 * g->count], *u = &g->vel[3 * g->count];
   p[0] = (float)v[0], p[1] = (float)v[1], p[2] = (float)v[2], p[3] = (float)v[6];
@@ -79,18 +116,25 @@ static ms_status read_rows(ms_csv *c, ms_gravity_scene *g)
   int cap = 0, seen_content = 0, n = 0;
   double total_mass = 0.0;
   char *field[MS_CSV_MAX_FIELDS];
+  layout lay = {{0, 1, 2, 3, 4, 5, 6}, 7, 0};
   ms_status st;
   g->count = 0;
   while ((st = ms_csv_next(c, field, &n)) == MS_OK && n > 0) {
-    if (!seen_content++ && is_header(field, n))
+    if (!seen_content++ && !starts_with_number(field[0])) {
+      if ((st = take_header(c, field, n, &lay)))
+        return st;
       continue;
-    if (n != 7)
+    }
+    if (n != lay.fields && lay.header_line)
+      return ms_csv_fail(c, "expected %d comma-separated values (the columns of the header on "
+                            "line %ld), got %d", lay.fields, lay.header_line, n);
+    if (n != lay.fields)
       return ms_csv_fail(c, "expected 7 comma-separated values x,y,z,vx,vy,vz,m, got %d", n);
     if (g->count == MS_GRAVITY_MAX_BODIES)
       return ms_csv_fail(c, "too many bodies (at most %d)", MS_GRAVITY_MAX_BODIES);
     if (g->count == cap && grow_state(g, &cap) != MS_OK)
       return ms_csv_runtime(c, "out of memory");
-    if ((st = take_body(c, g, field, &total_mass)))
+    if ((st = take_body(c, g, field, &lay, &total_mass)))
       return st;
   }
   if (st)

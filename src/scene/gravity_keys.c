@@ -40,6 +40,20 @@ int ms_ld_set_gravity(loader *ld, const char *key, const char *v)
     return ms_ld_read_int(ld, v, 1, MS_GRAVITY_MAX_BODIES, &g->count);
   if (ms_ld_is(key, "burst"))
     return ms_ld_read_long(ld, v, 1, MS_BURST_MAX, &g->burst);
+  if (ms_ld_is(key, "dt_check")) { /* on/off, or any boolean */
+    if (ms_ld_is(v, "on") || ms_ld_is(v, "off")) {
+      g->dt_check = ms_ld_is(v, "on");
+      return 1;
+    }
+    return ms_ld_read_bool(ld, v, &g->dt_check);
+  }
+  if (ms_ld_is(key, "max_energy_error")) {
+    if (ms_ld_is(v, "off")) {
+      g->max_energy_error = 0.0;
+      return 1;
+    }
+    return ms_ld_read_positive(ld, v, &g->max_energy_error);
+  }
   if (ms_ld_is(key, "diagnostics_every"))
     return ms_ld_read_long(ld, v, 0, LONG_MAX, &g->diagnostics_every);
   if (ms_ld_is(key, "softening")) {
@@ -203,5 +217,5 @@ int ms_ld_build_gravity(loader *ld)
   int ok = ld->scene->grav.bodies == MS_BODIES_FILE
              ? read_body_file(ld, sec)
              : ms_bodies_generate(&ld->scene->grav, ld->scene->seed) == MS_OK || ms_ld_fail_memory(ld);
-  return ok && check_gravity_floats(ld, sec);
+  return ok && check_gravity_floats(ld, sec) && ms_ld_check_gravity_dt(ld);
 }

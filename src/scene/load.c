@@ -64,6 +64,8 @@
  *   burst = 10                ; steps on the device between read-backs    (10)
  *   energy = auto             ; auto | exact | sampled | off              (auto)
  *   diagnostics_every = 100   ; steps, >= 0 (0: start and end only)       (100)
+ *   dt_check = on             ; dt against the bodies' shortest time      (on)
+ *   max_energy_error = 1      ; |dE/E0| that stops the run, > 0 or off     (1)
  *   count = 16384             ; bodies: plummer, uniform, disk (required there)
  *   mass = 1                  ; total (disk: of the disk), > 0: all but file (1)
  *   radius = 1                ; > 0: plummer virial radius, uniform sphere, disk (1)
@@ -114,7 +116,8 @@ static void loader_init(loader *ld, const char *path, ms_scene *scene)
       .grid_capacity = 8,
       .small_density = 1000.0f,
       .tangential_stiffness = MS_DISC_KT_RATIO,
-      .grav = {.g = 1.0, .burst = 10, .diagnostics_every = 100, .mass = 1.0, .radius = 1.0,
+      .grav = {.g = 1.0, .burst = 10, .diagnostics_every = 100, .dt_check = 1,
+               .max_energy_error = 1.0, .mass = 1.0, .radius = 1.0,
                .semi_major_axis = 1.0, .mass_ratio = 1.0},
   };
   snprintf(scene->path, sizeof scene->path, "%s", path);

@@ -188,6 +188,8 @@ int ms_ld_check_grid(loader *ld); /* after the small particles' sizes are known 
 /* mode = gravity (gravity_keys.c). */
 int ms_ld_set_gravity(loader *ld, const char *key, const char *v);
 int ms_ld_build_gravity(loader *ld);
+/* dt against the initial bodies' shortest two-body time (gravity_dt.c). */
+int ms_ld_check_gravity_dt(loader *ld);
 
 /* Warnings about a key, "path:line: [section] key: ..." (ini_reader.c). */
 __attribute__((format(printf, 4, 5))) void

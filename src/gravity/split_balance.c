@@ -1,0 +1,232 @@
+/* The OpenCL side of the multi-device split's controller (gravity/balance.h): each
+ * step's measurement under the real conditions of the split (all devices running at
+ * once: the step's wall time between the exchange's reads, each device's profiled kernel
+ * times), the move of the range boundaries it decides, and the note for a device that
+ * it drops. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/number.h"
+#include "gravity/split.h"
+
+/* MIXSIM_GRAVITY_SLOW=I:F (a test hook): device I of the list (from 0) counts its force
+ * kernels F times slower than measured, and a step of the split with it as much longer,
+ * so that the tests can make one device slow. */
+static ms_status read_slow_hook(ms_gset *set)
+{
+  const char *v = getenv("MIXSIM_GRAVITY_SLOW");
+  if (!v || !*v)
+    return MS_OK;
+  char *end = NULL;
+  long i = strtol(v, &end, 10);
+  double f = end && *end == ':' ? strtod(end + 1, &end) : 0.0;
+  if (!end || *end || i < 0 || i >= set->n_dev || !(f >= 1.0 && f <= 1e6))
+    return ms_fail(MS_ERR_INPUT,
+                   "MIXSIM_GRAVITY_SLOW: expected DEVICE:FACTOR, DEVICE 0..%d and FACTOR "
+                   "1..1e6, got '%s'",
+                   set->n_dev - 1, v);
+  set->dev[i].slow = f;
+  return MS_OK;
+}
+
+static int count_active(const ms_gset *set)
+{
+  int k = 0;
+  for (int i = 0; i < set->n_dev; i++)
+    k += set->dev[i].count > 0;
+  return k;
+}
+
+ms_status ms_gset_balance_start(ms_gset *set)
+{
+  int units[MS_GRAVITY_MAX_DEVICES];
+  for (int i = 0; i < set->n_dev; i++)
+    units[i] = set->dev[i].count / set->granule;
+  ms_balance_init(&set->balance, set->n_dev, set->range_units, units);
+  set->active = count_active(set);
+  return read_slow_hook(set);
+}
+
+void ms_gset_set_range(ms_gset *set, int first, int units_total, const int *units)
+{
+  set->range_first = first;
+  set->range_units = units_total;
+  for (int i = 0; i < set->n_dev; i++) {
+    set->dev[i].first = first;
+    set->dev[i].count = units[i] * set->granule;
+    first += set->dev[i].count;
+  }
+  set->pending = 0;        /* (a decision for the old range) */
+  set->reads_done_t = 0.0; /* the next step's interval held the move */
+  if (set->n_dev > 1) {
+    ms_balance_init(&set->balance, set->n_dev, units_total, units);
+    set->active = count_active(set);
+  }
+}
+
+/* step_s 0: the step ran alone on one device; it lasted as long as its kernels. */
+ms_status ms_gset_sample(ms_gset *set, double step_s)
+{
+  double force[MS_GRAVITY_MAX_DEVICES] = {0}, other[MS_GRAVITY_MAX_DEVICES] = {0};
+  double alone = 0.0, hook = 0.0; /* hook: the step's extra time by MIXSIM_GRAVITY_SLOW */
+  for (int i = 0; i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    ms_status st = MS_OK;
+    if (d->count > 0 && step_s == 0.0)
+      st = ms_gset_quiet_finish(set, d);
+    if (!st)
+      st = ms_gset_settle_all(d); /* (already done: they precede the reads) */
+    if (st)
+      return st;
+    force[i] = (d->force_s - d->seen_force_s) * d->slow;
+    if (force[i] - (d->force_s - d->seen_force_s) > hook)
+      hook = force[i] - (d->force_s - d->seen_force_s);
+    other[i] = d->other_s - d->seen_other_s;
+    d->seen_force_s = d->force_s;
+    d->seen_other_s = d->other_s;
+    if (d->count > 0)
+      alone += force[i] + other[i];
+  }
+  if (step_s >= 0.0)
+    ms_balance_sample(&set->balance, step_s > 0.0 ? step_s + hook : alone, force, other);
+  return MS_OK;
+}
+
+static void note_dropped(ms_gset *set);
+
+int ms_gset_wants_rebalance(ms_gset *set)
+{
+  if (set->n_dev > 1 && !set->pending && set->balance.n >= set->balance.want) {
+    set->pending = ms_balance_decide(&set->balance, set->next);
+    note_dropped(set);
+  }
+  return set->pending;
+}
+
+/* A device the settled split leaves out is named once on stderr, with why (when the
+ * split it settled on is in use). */
+static void note_dropped(ms_gset *set)
+{
+  if (!set->balance.settled || set->pending)
+    return;
+  for (int i = 0; i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    if (d->count > 0 || d->noted)
+      continue;
+    char name[400], line[800];
+    snprintf(name, sizeof name, "%s (%.200s, %.150s)", d->spec, d->cl.platform_name, d->cl.name);
+    if (set->balance.measured[i])
+      ms_balance_drop_reason(&set->balance, i, name, set->granule, line, sizeof line);
+    else /* never had bodies: fewer granules than devices */
+      snprintf(line, sizeof line,
+               "--devices: %s gets no bodies: %d bodies make %d granule(s) of %d, fewer than "
+               "the devices",
+               name, set->n_body, set->range_units, set->granule);
+    ms_warn("%s", line);
+    d->noted = 1;
+  }
+}
+
+/* Moves the boundaries to `units` (granules per device): velocities and accelerations
+ * are read from their old owners and written to every device with bodies; a device
+ * that had none gets the current positions too (it was left out of the exchange). */
+static ms_status move_split(ms_gset *set, const int *units, float *vel, float *acc)
+{
+  /* The last exchange's host copy (the queues are drained: no write reads it); under MPI
+   * it also holds the other ranks' ranges, for a device given bodies again. */
+  float *pos = set->stage[(set->exchanges + 1) & 1];
+  int had[MS_GRAVITY_MAX_DEVICES];
+  ms_status st = MS_OK;
+  for (int i = 0; !st && i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    had[i] = d->count > 0;
+    st = ms_gset_read_range(d, d->vel, vel, "read vel");
+    if (!st)
+      st = ms_gset_read_range(d, d->acc, acc, "read acc");
+    if (!st)
+      st = ms_gset_read_range(d, d->pos[set->cur], pos, "read pos");
+  }
+  for (int i = 0; !st && i < set->n_dev; i++)
+    st = ms_gset_quiet_finish(set, &set->dev[i]);
+  size_t bytes = (size_t)set->n_pad * 4 * sizeof(float);
+  for (int i = 0, first = set->range_first; !st && i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    d->first = first;
+    d->count = units[i] * set->granule;
+    first += d->count;
+    if (d->count == 0)
+      continue;
+    cl_mem dst[] = {d->vel, d->acc, d->pos[set->cur]};
+    float *src[] = {vel, acc, pos};
+    for (int b = 0; !st && b < (had[i] ? 2 : 3); b++)
+      st = ms_cl_check(clEnqueueWriteBuffer(d->queue, dst[b], CL_TRUE, 0, bytes, src[b], 0, NULL,
+                                            NULL),
+                       "clEnqueueWriteBuffer", "split");
+  }
+  for (int i = 0; i < set->n_dev; i++) { /* (ms_gset_finish settled every kernel) */
+    set->dev[i].seen_force_s = set->dev[i].force_s;
+    set->dev[i].seen_other_s = set->dev[i].other_s;
+  }
+  set->active = count_active(set);
+  set->reads_done_t = 0.0; /* the next step's interval held the move */
+  set->rebalances++;
+  return st;
+}
+
+/* The first split, from the kernels run once before the first step (all devices at
+ * once): by speed rather than even, so that a slow device does not hold the first
+ * steps up for long. The controller then measures the real steps. */
+ms_status ms_gset_seed(ms_gset *set)
+{
+  if (set->seeded || set->n_dev < 2)
+    return MS_OK;
+  set->seeded = 1;
+  ms_balance_input in;
+  memset(&in, 0, sizeof in);
+  in.n_dev = set->n_dev;
+  in.units = set->range_units;
+  for (int i = 0; i < set->n_dev; i++) {
+    const ms_gdev *d = &set->dev[i];
+    if (!(d->count > 0 && d->last_force_s > 0.0))
+      return MS_OK;
+    in.rate[i] = d->count / set->granule / (d->last_force_s * d->slow);
+  }
+  ms_balance_plan p;
+  ms_balance_plan_split(&in, &p);
+  /* Every device keeps a granule: it is dropped only after it was measured in the steps. */
+  for (int i = 0; in.units >= set->n_dev && i < set->n_dev; i++)
+    if (p.units[i] == 0) {
+      int big = 0;
+      for (int j = 1; j < set->n_dev; j++)
+        big = p.units[j] > p.units[big] ? j : big;
+      p.units[big]--;
+      p.units[i] = 1;
+    }
+  int cur[MS_GRAVITY_MAX_DEVICES];
+  for (int i = 0; i < set->n_dev; i++)
+    cur[i] = set->dev[i].count / set->granule;
+  if (!memcmp(cur, p.units, (size_t)set->n_dev * sizeof *cur))
+    return MS_OK;
+  size_t bytes = (size_t)set->n_pad * 4 * sizeof(float);
+  float *vel = malloc(bytes), *acc = malloc(bytes);
+  ms_status st = vel && acc ? move_split(set, p.units, vel, acc)
+                            : ms_fail(MS_ERR_RUNTIME, "out of memory");
+  free(vel);
+  free(acc);
+  set->rebalances = 0; /* (not a rebalance of the run) */
+  if (!st)
+    ms_balance_init(&set->balance, set->n_dev, in.units, p.units);
+  return st;
+}
+
+ms_status ms_gset_rebalance(ms_gset *set, float *vel, float *acc)
+{
+  if (set->n_dev < 2 || !set->pending)
+    return MS_OK;
+  set->pending = 0;
+  ms_status st = move_split(set, set->next, vel, acc);
+  if (!st)
+    note_dropped(set);
+  return st;
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Gravity mode's split over several devices on pocl: `--devices cpu,cpu` (two contexts)
+# and two sub-devices give `--devices cpu`'s state hash whatever split the controller
+# settles on; a device made slow by the test hook MIXSIM_GRAVITY_SLOW is dropped, with a
+# note naming it and why, and the report shows it without bodies; bad hook values are
+# refused; the measurement tools run through. No timings are asserted.
+# usage: gravity_split.sh MIXSIM SOURCE_ROOT [FILTER]
+set -u
+mixsim=$1
+root=$2
+filter=${3:-}
+. "$root/tests/lib.sh"
+
+scene=$tmp/plummer.ini
+printf '[simulation]\nmode = gravity\ndt = 0.001\nsteps = 40\nseed = 3\n[gravity]\nbodies = plummer\ncount = 2048\nsoftening = 0.05\nenergy = off\ndiagnostics_every = 0\n' >"$scene"
+
+run() { # NAME DEVICES [env...]: the report in $tmp/NAME.txt, stderr in $tmp/NAME.err
+  local name=$1 devices=$2
+  shift 2
+  env "$@" "$mixsim" "$scene" --devices "$devices" --burst 5 >"$tmp/$name.txt" 2>"$tmp/$name.err"
+}
+
+two_contexts_same_hash() {
+  run one cpu && run two cpu,cpu || return 1
+  local a b
+  a=$(hash_of "$tmp/one.txt")
+  b=$(hash_of "$tmp/two.txt")
+  echo "    cpu $a, cpu,cpu $b ($(grep -c '^device' "$tmp/two.txt") devices)"
+  [ -n "$a" ] && [ "$a" = "$b" ]
+}
+
+sub_devices_same_hash() {
+  run one cpu || return 1
+  local spec
+  spec=$(sed -n 's/^device .*\] \([0-9]*:[0-9]*\), kernel.*/\1/p' "$tmp/one.txt" | head -1)
+  if ! run sub "$spec/2"; then
+    grep -q clCreateSubDevices "$tmp/sub.err" && { echo "    $spec/2: no partitioning, skipped"; return 0; }
+    return 1
+  fi
+  echo "    $spec/2: $(hash_of "$tmp/sub.txt")"
+  [ "$(hash_of "$tmp/one.txt")" = "$(hash_of "$tmp/sub.txt")" ]
+}
+
+slow_device_dropped() {
+  run one cpu && run slow cpu,cpu MIXSIM_GRAVITY_SLOW=1:1000 || return 1
+  cat "$tmp/slow.err"
+  grep -q 'warning: --devices: 0:0 (.*) dropped' "$tmp/slow.err" &&
+    [ "$(grep -c 'dropped' "$tmp/slow.err")" = 1 ] &&
+    [ "$(grep -c '^device .*no bodies' "$tmp/slow.txt")" = 1 ] &&
+    grep '^device' "$tmp/slow.txt" | tail -1 | grep -q 'no bodies' &&
+    [ "$(hash_of "$tmp/one.txt")" = "$(hash_of "$tmp/slow.txt")" ]
+}
+
+quiet_hides_the_note() {
+  MIXSIM_GRAVITY_SLOW=1:1000 "$mixsim" "$scene" --devices cpu,cpu -q >/dev/null 2>"$tmp/q.err"
+  [ ! -s "$tmp/q.err" ]
+}
+
+bad_hook_refused() {
+  local v
+  for v in 2:10 1:0.5 x 1:10x; do
+    MIXSIM_GRAVITY_SLOW=$v "$mixsim" "$scene" --devices cpu,cpu >/dev/null 2>"$tmp/bad.err"
+    [ $? = 2 ] && grep -q "MIXSIM_GRAVITY_SLOW: expected DEVICE:FACTOR" "$tmp/bad.err" || {
+      echo "    $v:"; cat "$tmp/bad.err"; return 1; }
+  done
+}
+
+# The measurement tools run through on pocl at a tiny size: the table has both lists, each
+# run's row, and one hash throughout; the GPU machine's script with a DEVICES override.
+split_tools_run() {
+  REPEAT=1 STEPS=6 GRAVITY_N=512 "$root/tools/gravity-split-bench.sh" "$mixsim" >"$tmp/bench.md" 2>&1
+  cat "$tmp/bench.md"
+  [ "$(grep -c '^| 512 | cpu |' "$tmp/bench.md")" = 2 ] &&
+    [ "$(grep -c '^| 512 | cpu,cpu |' "$tmp/bench.md")" = 2 ] &&
+    [ "$(grep '^| 512 |' "$tmp/bench.md" | grep -o '| [0-9a-f]\{8\} |$' | sort -u | wc -l)" = 1 ] &&
+    MIXSIM=$mixsim OUT=$tmp/dev DEVICES="cpu cpu,cpu" GRAVITY_N=512 STEPS_OTHER=6 REPEAT=1 \
+      "$root/tools/gravity-split-device.sh" >/dev/null 2>&1 &&
+    [ "$(grep -c '^| 512 | cpu,cpu |' "$tmp/dev/split.txt")" = 2 ]
+}
+
+check two_contexts_same_hash
+check sub_devices_same_hash
+check slow_device_dropped
+check quiet_hides_the_note
+check bad_hook_refused
+check split_tools_run
+finish

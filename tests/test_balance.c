@@ -1,0 +1,170 @@
+/* The multi-device split's planner and controller without a device (gravity/balance.h):
+ * equal devices split evenly, a faster one gets its share of the speed, a device that
+ * cannot pay for its exchange is dropped (and the note says so), small noise changes
+ * nothing, shares are whole granules, a measured slower split is given up for the best
+ * one measured, and a drifting step time makes it plan again. Figures are made up:
+ * nothing is timed. */
+#include <stdio.h>
+#include <string.h>
+
+#include "gravity/balance.h"
+#include "harness.h"
+
+static const char *filter;
+
+static ms_balance_input input(int n_dev, int units, const double *rate, double exchange_s)
+{
+  ms_balance_input in;
+  memset(&in, 0, sizeof in);
+  in.n_dev = n_dev;
+  in.units = units;
+  for (int i = 0; i < n_dev; i++)
+    in.rate[i] = rate[i];
+  in.exchange_s = exchange_s;
+  return in;
+}
+
+static void test_two_equal_devices_split_evenly(void)
+{
+  double rate[] = {1000.0, 1000.0};
+  ms_balance_input in = input(2, 256, rate, 0.001);
+  ms_balance_plan p;
+  ms_balance_plan_split(&in, &p);
+  ENSURE(p.active == 2 && p.units[0] == 128 && p.units[1] == 128);
+  ENSURE_SMALL(p.step_s - (0.128 + 0.001), 1e-12);
+}
+
+static void test_seven_times_faster_gets_seven_eighths(void)
+{
+  double rate[] = {7000.0, 1000.0};
+  ms_balance_input in = input(2, 800, rate, 0.0);
+  ms_balance_plan p;
+  ms_balance_plan_split(&in, &p);
+  ENSURE(p.units[0] == 700 && p.units[1] == 100);
+  in.exchange_s = 0.002; /* an exchange both pay does not move the shares */
+  ms_balance_plan_split(&in, &p);
+  ENSURE(p.units[0] == 700 && p.units[1] == 100);
+}
+
+static void test_device_slower_than_its_exchange_dropped(void)
+{
+  /* Alone the fast device needs 0.1 s a step; the slow one would take 1 % of it and
+   * save 1 ms, but the exchange costs 5 ms. */
+  double rate[] = {1000.0, 10.0};
+  ms_balance_input in = input(2, 100, rate, 0.005);
+  ms_balance_plan p;
+  ms_balance_plan_split(&in, &p);
+  ENSURE(p.active == 1 && p.units[0] == 100 && p.units[1] == 0);
+  ENSURE_SMALL(p.step_s - 0.1, 1e-12);
+  ENSURE(p.drop_share[1] > 0.0 && p.drop_share[1] < 0.02);
+  ENSURE(p.drop_saves_s[1] > 0.0 && p.drop_saves_s[1] < p.drop_cost_s[1]);
+  ENSURE_SMALL(p.drop_cost_s[1] - 0.005, 1e-12);
+  /* the controller, from measurements that say the same, settles without it and says why */
+  ms_balance b;
+  int even[] = {50, 50}, next[2];
+  ms_balance_init(&b, 2, 100, even);
+  double force[] = {0.05, 5.0}, other[] = {0.0, 0.0};
+  for (int k = 0; k < b.want; k++)
+    ms_balance_sample(&b, 5.005, force, other);
+  ENSURE(ms_balance_decide(&b, next) && next[0] == 100 && next[1] == 0);
+  double alone[] = {0.1, 0.0};
+  for (int k = 0; k < MS_BALANCE_WINDOW + 1; k++)
+    ms_balance_sample(&b, 0.1, alone, other);
+  ENSURE(!ms_balance_decide(&b, next) && b.settled && b.cur[1] == 0);
+  char line[400];
+  ms_balance_drop_reason(&b, 1, "0:1 (pocl, CPU)", 64, line, sizeof line);
+  printf("    %s\n", line);
+  ENSURE(strstr(line, "0:1 (pocl, CPU) dropped") && strstr(line, "exchange costs 5.00 ms"));
+}
+
+static void test_small_noise_keeps_the_plan(void)
+{
+  ms_balance b;
+  int even[] = {128, 128}, next[2];
+  ms_balance_init(&b, 2, 256, even);
+  /* equal devices measured with a few per cent of noise, window after window */
+  double noise[] = {0.0, 0.02, -0.015, 0.01, -0.02, 0.015};
+  int changes = 0;
+  for (int w = 0; w < 12; w++) {
+    for (int k = 0; k < MS_BALANCE_WINDOW + 1; k++) {
+      double e = noise[(w + k) % 6];
+      double force[] = {0.128 * (1.0 + e), 0.128 * (1.0 - e)}, other[] = {0.0, 0.0};
+      int alone = b.cur[0] == 0 || b.cur[1] == 0;
+      /* alone, one device takes twice as long: the split is worth its exchange */
+      double t = alone ? 0.256 : 0.129 * (1.0 + 0.5 * e);
+      if (alone) {
+        force[0] = b.cur[0] ? 0.256 : 0.0;
+        force[1] = b.cur[1] ? 0.256 : 0.0;
+      }
+      ms_balance_sample(&b, t, force, other);
+    }
+    changes += ms_balance_decide(&b, next);
+  }
+  /* one trial of the fastest device alone, measured slower, then back to even for good */
+  ENSURE(b.settled && b.cur[0] == 128 && b.cur[1] == 128);
+  ENSURE(changes == 2);
+}
+
+static void test_granules_respected(void)
+{
+  double rate[] = {1234.5, 987.6, 55.5};
+  ms_balance_input in = input(3, 1000, rate, 0.0001);
+  ms_balance_plan p;
+  ms_balance_plan_split(&in, &p);
+  int sum = 0;
+  for (int i = 0; i < 3; i++) {
+    ENSURE(p.units[i] >= 1); /* worth it: each pays the same small exchange */
+    sum += p.units[i];
+  }
+  ENSURE(sum == 1000);
+  /* no move of one granule would shorten the slowest device's time */
+  double t = ms_balance_predict(&in, p.units);
+  for (int from = 0; from < 3; from++)
+    for (int to = 0; to < 3; to++) {
+      if (from == to)
+        continue;
+      int u[3] = {p.units[0], p.units[1], p.units[2]};
+      u[from]--;
+      u[to]++;
+      ENSURE(ms_balance_predict(&in, u) >= t - 1e-12);
+    }
+}
+
+static void test_drift_plans_again(void)
+{
+  ms_balance b;
+  int even[] = {128, 128}, next[2];
+  ms_balance_init(&b, 2, 256, even);
+  double force[] = {0.128, 0.128}, other[] = {0.0, 0.0};
+  for (int w = 0; w < 4 && !b.settled; w++) {
+    for (int k = 0; k < MS_BALANCE_WINDOW + 1; k++) {
+      int alone = b.cur[0] == 0 || b.cur[1] == 0;
+      double f[] = {alone ? (b.cur[0] ? 0.256 : 0.0) : 0.128,
+                    alone ? (b.cur[1] ? 0.256 : 0.0) : 0.128};
+      ms_balance_sample(&b, alone ? 0.256 : 0.13, f, other);
+    }
+    ms_balance_decide(&b, next);
+  }
+  ENSURE(b.settled && b.cur[0] == 128);
+  /* device 1 becomes three times slower: a window or two are not enough, three are */
+  force[1] = 0.384;
+  for (int w = 0; w < MS_BALANCE_DRIFT_WINDOWS; w++) {
+    for (int k = 0; k < MS_BALANCE_WINDOW + 1; k++) /* (the first after a change is skipped) */
+      ms_balance_sample(&b, 0.386, force, other);
+    int changed = ms_balance_decide(&b, next);
+    ENSURE(w < MS_BALANCE_DRIFT_WINDOWS - 1 ? !changed && b.settled : changed && !b.settled);
+  }
+  ENSURE(next[0] == 192 && next[1] == 64); /* 3:1 */
+}
+
+int main(int argc, char **argv)
+{
+  filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
+  RUN_TEST(test_two_equal_devices_split_evenly, filter);
+  RUN_TEST(test_seven_times_faster_gets_seven_eighths, filter);
+  RUN_TEST(test_device_slower_than_its_exchange_dropped, filter);
+  RUN_TEST(test_small_noise_keeps_the_plan, filter);
+  RUN_TEST(test_granules_respected, filter);
+  RUN_TEST(test_drift_plans_again, filter);
+  return TEST_EXIT();
+}

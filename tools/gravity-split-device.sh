@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# On the GPU machine (two GPUs): gravity mode's multi-device split. Builds, then runs
+# Plummer spheres of N = 16K, 64K, 256K and 1M on one GPU, on both GPUs and on every
+# device (`--devices all`: the GPUs and the host CPU through pocl), 3 runs each,
+# interleaved, through tools/gravity-split-bench.sh: interactions/s, the final shares and
+# the hash of each into $OUT/split.txt (a Markdown table for docs/gravity.md). The steps
+# per N keep the whole under 8 minutes. DEVICES overrides the three lists (e.g.
+# DEVICES="cpu cpu,cpu" runs it on pocl alone); GRAVITY_N, REPEAT and STEPS_<N> too;
+# MIXSIM=path uses that build instead of making one (to try the script on pocl here).
+set -uo pipefail
+[ -n "${MIXSIM:-}" ] && MIXSIM=$(realpath "$MIXSIM")
+[ -n "${OUT:-}" ] && OUT=$(realpath -m "$OUT")
+cd "$(dirname "$0")/.."
+out=${OUT:-device-results}
+mkdir -p "$out"
+build=build-gravity-split
+exe=${MIXSIM:-$build/mixsim}
+if [ -z "${MIXSIM:-}" ]; then
+  eval "$(tools/device-setup.sh)"
+  {
+    nvidia-smi -L; clinfo -l; rm -rf "$build"
+    meson setup "$build" -Dsdl=disabled --buildtype=release && meson compile -C "$build"
+  } >"$out/split-build.log" 2>&1 || { tail -50 "$out/split-build.log"; exit 1; }
+fi
+$exe --list-devices | tee "$out/split-devices.txt"
+gpus=$(awk '$2 == "gpu" {print $1}' "$out/split-devices.txt" | paste -sd, -)
+first=${gpus%%,*}
+devices=${DEVICES:-$first $gpus all}
+echo "device lists: $devices" | tee "$out/split.txt"
+# Steps per N: enough for the controller to settle (about a dozen steps) and to measure.
+# At 1M the `all` runs are the longest: the accelerations at the start are computed on
+# an even split (a third of the bodies on the CPU: about 12 s), so that N gets more time.
+# Worst case (every N at its limit) about 8 minutes; expected about 5.
+for n in ${GRAVITY_N:-16384 65536 262144 1048576}; do
+  limit=80
+  case $n in
+    16384) steps=${STEPS_16384:-400} ;;
+    65536) steps=${STEPS_65536:-200} ;;
+    262144) steps=${STEPS_262144:-60} ;;
+    *) steps=${STEPS_OTHER:-30} limit=220 ;;
+  esac
+  echo "== N $n, $steps steps" | tee -a "$out/split.txt"
+  CONFIGS="$devices" GRAVITY_N=$n STEPS=$steps REPEAT=${REPEAT:-3} BURST=10 \
+    timeout $limit tools/gravity-split-bench.sh "$exe" 2>&1 | tee -a "$out/split.txt"
+done
