@@ -73,6 +73,8 @@ typedef struct ms_gravity_stats {
   double diagnostics_s; /* energy and momentum on the host */
   int rebalances;     /* times the split was changed */
   double initial_energy; /* E0, step 0's (a resumed run's from its checkpoint) */
+  int ranks;          /* MPI ranks sharing the bodies (1: this process alone) */
+  double mpi_s;       /* of exchange_s, the time in the ranks' collective */
 } ms_gravity_stats;
 
 /* The state in body order: pos 4 per body (x, y, z, m), vel 3 per body. */
@@ -120,6 +122,10 @@ const ms_gravity_stats *ms_gravity_get_stats(const ms_gravity *g);
 ms_status ms_gravity_restore(ms_gravity *g, long step, const float *pos, const float *vel,
                              double e0);
 double ms_gravity_initial_energy(const ms_gravity *g);
+/* Several MPI ranks: after rank 0 alone restored a checkpoint (its status `st`), every rank
+ * takes rank 0's state (collective; the state is then whole on every rank). Returns `st`
+ * in one process. */
+ms_status ms_gravity_share(ms_gravity *g, ms_status st);
 int ms_gravity_body_count(const ms_gravity *g);
 
 /* A flag (set by a signal handler) that makes ms_gravity_advance stop after the

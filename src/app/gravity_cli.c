@@ -2,6 +2,7 @@
  * `diagnostics_every` steps, then the per-phase breakdown, the stats JSON and the CSV
  * dump (x,y,z,vx,vy,vz,m, which bodies = file reads back). */
 #include "app/gravity_cli.h"
+#include "app/ranks_launch.h"
 
 #include "mixsim/checkpoint.h"
 
@@ -14,6 +15,7 @@
 #include "io/gravity_report.h"
 #include "io/output_file.h"
 #include "core/clock.h"
+#include "gravity/ranks.h"
 
 typedef struct run_log {
   ms_gravity_diag *diag; /* one per report line */
@@ -138,8 +140,8 @@ static void write_last_good(ms_gravity *g, ms_gravity_state *good, long end,
 {
   const char *path = c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt";
   double e0 = ms_gravity_initial_energy(g);
-  if (ms_gravity_restore(g, good->step, good->pos, good->vel, e0))
-    return;
+  if (ms_ranks_agree(ms_gravity_restore(g, good->step, good->pos, good->vel, e0)))
+    return; /* (several ranks: all replay the steps together; rank 0 writes) */
   int failed = 0, stopped = 0;
   while (!failed && !stopped && ms_gravity_step(g) < end) {
     ms_gravity_state next;
@@ -155,7 +157,7 @@ static void write_last_good(ms_gravity *g, ms_gravity_state *good, long end,
     ms_warn("the replay did not fail again before step %ld; no last good state written", end);
     return;
   }
-  if (ms_gravity_restore(g, good->step, good->pos, good->vel, e0) == MS_OK &&
+  if (ms_app_is_root() && ms_gravity_restore(g, good->step, good->pos, good->vel, e0) == MS_OK &&
       ms_checkpoint_save_gravity(path, g, scene_id) == MS_OK) {
     if (failed)
       fprintf(stderr, "mixsim: the last good state (step %ld) is in '%s' (--resume it)\n",
@@ -175,6 +177,7 @@ static ms_status run(ms_gravity *g, long total, long every, run_log *log, const 
   int energy_failed = st == MS_ERR_NUMERIC;
   if (!st) /* --output: the first state, every K steps, the last */
     st = ms_series_frame_gravity(out, g, 1);
+  st = ms_ranks_agree(st); /* several ranks: rank 0's outputs failing stop all */
   long ck = c->checkpoint ? c->checkpoint_every : 0;
   while (!st && ms_gravity_step(g) < total && !(c->stop && *c->stop)) {
     long step = ms_gravity_step(g), chunk = total - step;
@@ -196,7 +199,7 @@ static ms_status run(ms_gravity *g, long total, long every, run_log *log, const 
     if (st)
       break;
     long done = ms_gravity_step(g) - step;
-    if (!st && ck > 0 && ms_gravity_step(g) % ck == 0)
+    if (!st && ck > 0 && ms_gravity_step(g) % ck == 0 && ms_app_is_root())
       st = ms_checkpoint_save_gravity(c->checkpoint, g, scene_id);
     if (!st && done > 0) {
       st = diagnose(g, log, c, wall > 0 ? interactions(ms_gravity_get_stats(g), done) / wall : 0);
@@ -204,6 +207,7 @@ static ms_status run(ms_gravity *g, long total, long every, run_log *log, const 
     }
     if (!st)
       st = ms_series_frame_gravity(out, g, 0);
+    st = ms_ranks_agree(st);
   }
   if (energy_failed)
     write_last_within(g, log, c, scene_id);
@@ -279,8 +283,9 @@ static int write_json(FILE *f, void *arg)
   fprintf(f, "\n  ],\n  \"kernel_interactions_per_s\": %.9g",
           slowest_force > 0 ? interactions(s, run) / slowest_force : 0.0);
   fprintf(f, ",\n  \"phases\": {\"exchange_s\": %.9g, \"readback_s\": %.9g, \"diagnostics_s\": "
-             "%.9g, \"rebalances\": %d}",
-          s->exchange_s, s->readback_s, s->diagnostics_s, s->rebalances);
+             "%.9g, \"rebalances\": %d, \"mpi_s\": %.9g}",
+          s->exchange_s, s->readback_s, s->diagnostics_s, s->rebalances, s->mpi_s);
+  fprintf(f, ",\n  \"ranks\": %d", s->ranks); /* MPI ranks; devices: rank 0's */
   const ms_gravity_diag *last = &c->log->diag[c->log->count - 1];
   fprintf(f, ",\n  \"energy\": {\"mode\": \"%s\"", ms_energy_mode_name(gs->energy));
   if (last->has_energy)
@@ -334,7 +339,9 @@ static int write_outputs(const ms_gravity_cli *c, ms_gravity *g, const ms_scene 
 
 int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
 {
-  ms_gravity_options opt = {c->devices, c->kernel, c->burst, NULL};
+  char devices[64]; /* --devices local-rank: this rank's device */
+  ms_gravity_options opt = {ms_app_rank_devices(c->devices, devices, sizeof devices), c->kernel,
+                            c->burst, NULL};
   ms_gravity *g = NULL;
   ms_status st = ms_gravity_create(scene, &opt, &g);
   if (st)
@@ -342,8 +349,10 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
   ms_gravity_set_stop_flag(g, c->stop);
   uint32_t scene_id = 0;
   st = ms_scene_identity(c->scene_path, &scene_id);
-  if (!st && c->resume)
+  int root = ms_app_is_root(); /* several ranks: rank 0 reads the checkpoint, all take it */
+  if (!st && c->resume && root)
     st = ms_checkpoint_load_gravity(c->resume, g, scene_id);
+  st = c->resume ? ms_gravity_share(g, st) : ms_ranks_agree(st);
   if (!st && c->resume && ms_gravity_step(g) > scene->steps)
     st = ms_fail(MS_ERR_INPUT, "--resume: checkpoint '%s' is at step %ld, past this run's end "
                  "at step %ld (--steps or the scene's steps): nothing to run",
@@ -354,10 +363,10 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
   }
   run_log log = {.bound = scene->grav.max_energy_error};
   ms_series *out = NULL;
-  st = c->output ? ms_series_open_gravity(c->output, g, &out) : MS_OK;
+  st = ms_ranks_agree(c->output && root ? ms_series_open_gravity(c->output, g, &out) : MS_OK);
   if (!st)
     st = run(g, scene->steps, scene->grav.diagnostics_every, &log, c, scene_id, out);
-  ms_writer_stats ws;
+  ms_writer_stats ws = {0};
   ms_status written = ms_series_close(out, &ws); /* every frame handed over */
   st = st ? st : written;
   if (!st && c->output && !c->quiet)
@@ -366,7 +375,7 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
   ms_gravity_state state = {0};
   if (!st)
     st = ms_gravity_read_state(g, &state);
-  int unwritten = st ? 0 : write_outputs(c, g, scene, &log, &state, scene_id);
+  int unwritten = st || !root ? 0 : write_outputs(c, g, scene, &log, &state, scene_id);
   int rc = st ? fail(st) : unwritten ? MS_ERR_RUNTIME : 0;
   ms_gravity_state_free(&state);
   ms_gravity_state_free(&log.good);

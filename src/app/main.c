@@ -13,7 +13,9 @@
 #include "cl/runtime.h"
 #include "core/number.h"
 #include "app/gravity_cli.h"
+#include "app/ranks_launch.h"
 #include "app/run.h"
+#include "app/window_auto.h"
 #include "mixsim/checkpoint.h"
 #include "mixsim/mixsim.h"
 #include "preview/preview.h"
@@ -21,6 +23,7 @@
 #include "io/report.h"
 #include "io/trace_json.h"
 #include "collision/trace.h"
+#include "gravity/ranks.h"
 
 typedef struct cli {
   const char *scene;
@@ -138,7 +141,8 @@ static void usage(FILE *out)
         "      --gravity-kernel K   gravity: force kernel, one of simple, tiled, tiled2, tiled4,\n"
         "                           jsplit4, soa8, soa16 (default: by device type)\n"
         "      --devices LIST       gravity: all, or comma-separated gpu | cpu | P:D | P:D/K\n"
-        "                           (K equal sub-devices); the bodies are split among them\n"
+        "                           (K equal sub-devices); the bodies are split among them;\n"
+        "                           under mpirun, per rank, or local-rank: a GPU per rank\n"
         "      --burst N            gravity: steps on the device between read-backs\n"
         "  -q, --quiet              no progress line, no warnings\n"
         "      --headless           no window even where a display is available\n"
@@ -482,7 +486,7 @@ static int output_options(const cli *c, const ms_scene *sc, ms_series_options *o
     return bad_option("--output-format", "vtk or csv", c->output_format);
   if (c->output_format)
     o->csv = strcmp(c->output_format, "csv") == 0;
-  ms_status st = o->dir ? ms_series_prepare("--output", o) : MS_OK;
+  ms_status st = o->dir && ms_app_is_root() ? ms_series_prepare("--output", o) : MS_OK;
   return st ? fail(st) : -1;
 }
 
@@ -500,24 +504,6 @@ static void say_headless(const cli *c, const char *why)
     fprintf(stderr, "mixsim: %s; running headless\n", why);
 }
 
-/* The window runs until the user quits, with no first iterations to time and keys
- * that switch the buffers live: it refuses auto rather than pick something silently. */
-static ms_status refuse_auto_in_window(const ms_scene *sc)
-{
-  const char *opt = sc->buffers_auto ? "buffers" : sc->exchange_auto ? "exchange" : "large-on";
-  const char *key = sc->buffers_auto ? "buffers" : sc->exchange_auto ? "exchange" : "large_on";
-  int line = sc->buffers_auto ? sc->buffers_auto
-             : sc->exchange_auto ? sc->exchange_auto : sc->large_on_auto;
-  const char *values = sc->buffers_auto ? "shared or copied"
-                       : sc->exchange_auto ? "zone or full" : "cpu or device";
-  if (line < 0)
-    return ms_fail(MS_ERR_INPUT, "--%s auto: the window does not time the choices; give %s, "
-                   "or run with --headless", opt, values);
-  return ms_fail(MS_ERR_INPUT, "%s:%d: [simulation] %s = auto: the window does not time the "
-                 "choices; give --%s %s, or run with --headless", sc->path, line, key, opt,
-                 values);
-}
-
 /* The window where a display is available, else the run loop (app/run.c): offscreen
  * frames when asked for, or headless. The window runs until the user quits (or a
  * signal) and may replace *sim (reset); the run loop resumes, checkpoints and tunes
@@ -532,7 +518,7 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
   char why[256];
   if (!offscreen && !c->headless && ms_preview_open_display(why, sizeof why)) {
     if (scene->buffers_auto || scene->exchange_auto || scene->large_on_auto)
-      return refuse_auto_in_window(scene);
+      return ms_app_refuse_auto_in_window(scene);
     double t0 = ms_now();
     ms_status st = ms_preview_window(sim, scene, opt, &po);
     info->wall_s = ms_now() - t0;
@@ -585,7 +571,7 @@ static int start_trace(const cli *c)
  * failed: then what it reached). */
 static void write_trace(const cli *c)
 {
-  if (c->trace_path)
+  if (c->trace_path && ms_app_is_root()) /* (several ranks: rank 0's process) */
     note_output(ms_trace_json_write(c->trace_path), "--trace");
 }
 
@@ -618,19 +604,19 @@ static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_sc
   return st ? fail(st) : 0;
 }
 
-int main(int argc, char **argv)
+static int run_main(int argc, char **argv)
 {
   cli c = {.steps = -1};
   int rc = parse_args(argc, argv, &c);
   if (rc >= 0)
     return rc;
   ms_set_quiet(c.quiet);
-  catch_signals();
   if (c.list_devices) {
     ms_status st = ms_cl_list_devices(stdout);
     return st ? fail(st) : 0;
   }
-  if ((rc = check_outputs(&c)) >= 0 || (rc = start_trace(&c)) >= 0)
+  /* Several ranks: rank 0 writes every output, so it alone checks them. */
+  if (ms_app_is_root() && ((rc = check_outputs(&c)) >= 0 || (rc = start_trace(&c)) >= 0))
     return rc;
 
   ms_scene scene;
@@ -639,19 +625,23 @@ int main(int argc, char **argv)
     return fail(st);
   ms_series_options so;
   if ((rc = apply_overrides(&c, &scene)) >= 0 || (rc = check_mode_options(&c, &scene)) >= 0 ||
-      (rc = output_options(&c, &scene, &so)) >= 0) {
+      (rc = output_options(&c, &scene, &so)) >= 0 ||
+      (rc = ms_app_launch(&scene, c.scene, c.gravity_kernel, c.burst, c.checkpoint ?
+                          c.checkpoint_every : -1, c.resume != NULL, &so)) >= 0) { /* MPI */
     ms_scene_free(&scene);
     return rc;
   }
-  if (so.dir || (scene.steps == 0 && !c.headless)) /* series: headless; 0: a window steps */
-    c.headless = so.dir ? 1 : 2;
+  if (so.dir || ms_ranks_size() > 1) /* the series: headless (and offscreen) runs; MPI too */
+    c.headless = 1;
+  else if (scene.steps == 0 && !c.headless) /* 0: the window would step */
+    c.headless = 2;
   if (scene.mode == MS_MODE_GRAVITY) {
     ms_gravity_cli g = {c.scene,      c.devices ? c.devices : c.device,
                         c.gravity_kernel, c.burst,
                         c.stats_path, c.dump_path,
                         c.quiet,      c.checkpoint,
                         c.resume,     c.checkpoint_every,
-                        &g_signal,    so.dir ? &so : NULL};
+                        ms_ranks_stop_flag(&g_signal), so.dir ? &so : NULL};
     rc = run_gravity_chosen(&c, &g, &scene);
     write_trace(&c);
     ms_scene_free(&scene);
@@ -697,4 +687,14 @@ int main(int argc, char **argv)
     rc = 128 + (int)g_signal;
   }
   return outputs_exit_code(rc);
+}
+
+/* Signals are blocked before MPI starts its threads, which inherit the mask (app/ranks_launch.h). */
+int main(int argc, char **argv)
+{
+  catch_signals();
+  int rc = ms_app_ranks_start(&argc, &argv);
+  if (rc < 0)
+    rc = run_main(argc, argv);
+  return ms_app_ranks_end(rc);
 }

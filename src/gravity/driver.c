@@ -7,6 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "gravity/ranks.h"
 #include "gravity/split.h"
 #include "mixsim/gravity.h"
 #include "cl/trace_events.h"
@@ -28,7 +29,15 @@ struct ms_gravity {
   double e0;              /* energy at step 0 */
   const volatile sig_atomic_t *stop; /* set: stop after the current step */
   ms_gravity_stats stats;
+  ms_rank_split ranks; /* several MPI ranks: the bodies among them (set.ranks points here) */
 };
+
+/* Several MPI ranks: the ranks' ranges are planned again by their speed after these steps
+ * (the first measurements); within a rank the devices' controller goes on (balance.h). */
+static int is_rank_rebalance_step(long step)
+{
+  return step == 2 || step == 4 || step == 8 || step == 16;
+}
 
 static int energy_sample(const ms_gravity *g)
 {
@@ -41,13 +50,20 @@ static int energy_sample(const ms_gravity *g)
   return -1;
 }
 
-/* The host copy of the state, read if it is not the current step's. */
-static ms_status read_state(ms_gravity *g)
+/* The host copy of the state at this step, read if it is not current. With several ranks
+ * each reads its own range and the ranges are gathered (accelerations too, for --output),
+ * so every rank holds the whole state after create, every burst and a shared restore: a
+ * collective call there, with `st` (this rank's status so far) agreed first; elsewhere it
+ * finds the copy current. */
+static ms_status read_state(ms_gravity *g, ms_status st)
 {
-  if (g->host_step == g->step)
+  if (!st && g->host_step == g->step)
     return MS_OK;
   double t0 = ms_now();
-  ms_status st = ms_gset_read(&g->set, g->pos, g->vel, NULL);
+  if (!st)
+    st = ms_gset_read(&g->set, g->pos, g->vel, g->set.ranks ? g->acc : NULL);
+  if (ms_ranks_size() > 1) /* (also when this rank failed before it had its range) */
+    st = ms_ranks_gather_state(g->set.ranks, st, g->pos, g->vel, g->acc);
   g->stats.readback_s += ms_now() - t0;
   if (ms_tev_on)
     ms_tev_span("driver", "read-back", t0, ms_now());
@@ -77,15 +93,22 @@ static ms_status fail_not_finite(const ms_gravity *g, int i)
                  i, g->step, p[0], p[1], p[2]);
 }
 
-static ms_status read_back(ms_gravity *g)
+/* read_state, and a body no longer finite fails (several ranks: all find it, from the same
+ * gathered state). */
+static ms_status read_back(ms_gravity *g, ms_status st)
 {
-  ms_status st = read_state(g);
+  st = read_state(g, st);
   int bad = st ? -1 : first_not_finite(g);
   return st ? st : bad >= 0 ? fail_not_finite(g, bad) : MS_OK;
 }
 
 static ms_status measure(ms_gravity *g, ms_gravity_diag *d)
 {
+  if (ms_ranks_rank() != 0) { /* several ranks: rank 0 reports; the others skip the O(n^2) */
+    memset(d, 0, sizeof *d);
+    d->step = g->step;
+    return MS_OK;
+  }
   double t0 = ms_now();
   float *vel3 = malloc((size_t)g->n * 3 * sizeof *vel3);
   if (!vel3)
@@ -109,6 +132,8 @@ static void update_stats(ms_gravity *g)
   s->padded = g->set.n_pad;
   s->device_count = g->set.n_dev;
   s->exchange_s = g->set.exchange_s;
+  s->ranks = g->set.ranks ? g->ranks.size : 1;
+  s->mpi_s = g->ranks.mpi_s;
   s->rebalances = g->set.rebalances;
   s->initial_energy = g->e0;
   for (int i = 0; i < g->set.n_dev; i++) {
@@ -155,6 +180,11 @@ ms_status ms_gravity_create(const ms_scene *scene, const ms_gravity_options *opt
   g->host_step = -1;
   g->start_step = -1;
   ms_status st = ms_gset_open(&g->set, opt->devices, opt->kernel, g->n, opt->kernel_dir);
+  if (ms_ranks_size() > 1) { /* every rank opened its devices: then the ranks' ranges */
+    st = ms_ranks_agree(st);
+    if (!st)
+      st = ms_ranks_attach(&g->set, &g->ranks);
+  }
   size_t bytes = (size_t)g->set.n_pad * 4 * sizeof(float);
   if (!st && (!(g->pos = calloc(1, bytes)) || !(g->vel = calloc(1, bytes)) ||
               !(g->acc = calloc(1, bytes)) || !(g->start_pos = calloc(1, bytes)) ||
@@ -174,8 +204,7 @@ ms_status ms_gravity_create(const ms_scene *scene, const ms_gravity_options *opt
     st = ms_gset_finish(&g->set);
   for (int i = 0; !st && i < g->set.n_dev; i++)
     g->set.dev[i].force_s = g->set.dev[i].other_s = 0.0;
-  if (!st)
-    st = read_back(g);
+  st = read_back(g, st);
   if (!st && g->energy != MS_ENERGY_OFF) {
     ms_gravity_diag d;
     st = measure(g, &d);
@@ -195,6 +224,7 @@ void ms_gravity_destroy(ms_gravity *g)
   if (!g)
     return;
   ms_gset_close(&g->set);
+  ms_rank_split_free(&g->ranks);
   free(g->pos);
   free(g->vel);
   free(g->acc);
@@ -217,7 +247,9 @@ static double trace_step(ms_gravity *g)
 }
 
 /* One step enqueued; with several devices, the split rebalanced when its controller asks
- * (balance.h). */
+ * (balance.h). Several ranks: every rank makes the same calls in the same order (the
+ * step's exchange, the ranks' rebalance at fixed steps, the stop agreed), so this runs in
+ * lockstep on all; the devices' controller is each rank's own, within its range. */
 static ms_status one_step(ms_gravity *g)
 {
   double ts = trace_step(g);
@@ -231,6 +263,14 @@ static ms_status one_step(ms_gravity *g)
       st = ms_gset_rebalance(&g->set, g->vel, g->acc);
     g->host_step = -1; /* the scratch arrays were the host copy */
   }
+  if (st && g->set.ranks) /* the other ranks wait in the next exchange */
+    ms_ranks_abort(st);
+  if (g->set.ranks && is_rank_rebalance_step(g->step)) {
+    st = ms_ranks_rebalance(&g->set, ms_gset_finish(&g->set), g->pos, g->vel, g->acc);
+    g->host_step = -1;
+  }
+  if (!st && g->set.ranks) /* a signal on any rank stops all after the same step */
+    ms_ranks_agree_stop();
   return st;
 }
 
@@ -244,13 +284,14 @@ static ms_status fail_at_exact_step(ms_gravity *g, long end)
   int bad = first_not_finite(g), at_end = bad;
   if (g->start_step < 0 || g->start_step >= end - 1)
     return fail_not_finite(g, bad);
-  ms_status st = upload_state(g, g->start_step, g->start_pos, g->start_vel);
+  /* Several ranks: all hold the same whole state, so all come here and rerun in lockstep,
+   * and each step's read-back agrees on the status and gathers the state. */
+  ms_status st = ms_ranks_agree(upload_state(g, g->start_step, g->start_pos, g->start_vel));
   while (!st && g->step < end) {
     st = one_step(g);
     if (!st)
       st = ms_gset_finish(&g->set);
-    if (!st)
-      st = read_state(g);
+    st = read_state(g, st);
     if (!st && (bad = first_not_finite(g)) >= 0)
       break;
   }
@@ -284,8 +325,7 @@ ms_status ms_gravity_advance(ms_gravity *g, long steps)
       st = ms_gset_finish(&g->set);
     if (ms_tev_on)
       ms_tev_span("driver", "finish", tf, ms_now());
-    if (!st)
-      st = read_state(g);
+    st = read_state(g, st); /* (several ranks: all hold the whole state, and agree) */
     if (!st && first_not_finite(g) >= 0)
       st = fail_at_exact_step(g, g->step);
     g->stats.steps_run += g->step - before;
@@ -298,14 +338,14 @@ ms_status ms_gravity_advance(ms_gravity *g, long steps)
 
 ms_status ms_gravity_diagnose(ms_gravity *g, ms_gravity_diag *out)
 {
-  ms_status st = read_back(g);
+  ms_status st = read_back(g, MS_OK);
   return st ? st : measure(g, out);
 }
 
 ms_status ms_gravity_read_state(ms_gravity *g, ms_gravity_state *state)
 {
   memset(state, 0, sizeof *state);
-  ms_status st = read_back(g);
+  ms_status st = read_back(g, MS_OK);
   if (st)
     return st;
   state->pos = malloc((size_t)g->n * 4 * sizeof(float));
@@ -366,6 +406,11 @@ ms_status ms_gravity_accelerations(ms_gravity *g, float *acc)
 
 ms_status ms_gravity_step_accelerations(ms_gravity *g, float *acc)
 {
+  if (g->set.ranks) { /* several ranks: gathered with the state */
+    for (int i = 0; i < g->n; i++)
+      memcpy(&acc[3 * i], &g->acc[4 * i], 3 * sizeof(float));
+    return MS_OK;
+  }
   size_t bytes = (size_t)g->set.n_pad * 4 * sizeof(float);
   float *p = malloc(bytes), *a = malloc(bytes);
   ms_status st = p && a ? ms_gset_read(&g->set, p, NULL, a)
@@ -410,8 +455,41 @@ ms_status ms_gravity_restore(ms_gravity *g, long step, const float *pos, const f
     memcpy(&g->vel[4 * i], &vel[3 * i], 3 * sizeof(float));
   ms_status st = upload_state(g, step, g->pos, g->vel);
   g->e0 = e0;
+  if (g->set.ranks) /* local: the host copy is what was uploaded (ms_gravity_share) */
+    g->host_step = step;
+  else
+    st = read_back(g, st);
+  update_stats(g);
+  return st;
+}
+
+ms_status ms_gravity_share(ms_gravity *g, ms_status st)
+{
+  if (!g->set.ranks)
+    return st;
+  st = ms_ranks_agree(st);
+  long step = g->step;
+  double e0 = g->e0;
+  ms_gravity_state s = {0};
+  if (!st && ms_ranks_rank() == 0)
+    st = ms_gravity_read_state(g, &s);
+  else if (!st && (!(s.pos = malloc((size_t)g->n * 4 * sizeof(float))) ||
+                   !(s.vel = malloc((size_t)g->n * 3 * sizeof(float)))))
+    st = ms_fail(MS_ERR_RUNTIME, "out of memory for %d bodies", g->n);
+  st = ms_ranks_agree(st);
   if (!st)
-    st = read_back(g);
+    st = ms_ranks_bcast(&step, sizeof step);
+  if (!st)
+    st = ms_ranks_bcast(&e0, sizeof e0);
+  if (!st)
+    st = ms_ranks_bcast(s.pos, (size_t)g->n * 4 * sizeof(float));
+  if (!st)
+    st = ms_ranks_bcast(s.vel, (size_t)g->n * 3 * sizeof(float));
+  if (!st && ms_ranks_rank() != 0)
+    st = ms_gravity_restore(g, step, s.pos, s.vel, e0);
+  ms_gravity_state_free(&s);
+  g->host_step = -1; /* every rank's accelerations to all */
+  st = read_back(g, st);
   update_stats(g);
   return st;
 }

@@ -12,6 +12,7 @@
 #include "core/clock.h"
 #include "cl/trace_events.h"
 #include "core/file.h"
+#include "gravity/ranks.h"
 
 extern const char ms_gravity_kernel_source[];
 
@@ -179,6 +180,7 @@ ms_status ms_gset_open(ms_gset *set, const char *devices, const char *kernel, in
       pad = lcm(pad, set->dev[i].launch.pad);
     }
   }
+  st = ms_ranks_units(st, &granule, &pad); /* several ranks: agreed, common units */
   if (st)
     return st;
   long unit = lcm(granule, pad);
@@ -188,6 +190,7 @@ ms_status ms_gset_open(ms_gset *set, const char *devices, const char *kernel, in
   set->n_body = n_body;
   set->n_pad = (int)n_pad;
   set->granule = (int)granule;
+  set->range_units = set->n_pad / set->granule; /* all of them (a rank's: ranks.c) */
   for (int i = 0; !st && i < set->n_dev; i++)
     st = create_buffers(&set->dev[i], set->n_pad);
   for (int i = 0; !st && i < 2 && set->n_dev > 1; i++)
@@ -440,11 +443,42 @@ ms_status ms_gset_quiet_finish(ms_gset *set, ms_gdev *d)
   return ms_cl_check(clFinish(d->queue), "clFinish", NULL);
 }
 
+/* Several ranks, once every read of this rank is done (its range is whole in `stage`):
+ * the other ranks' ranges are gathered around it and written to each device with bodies,
+ * before and after this rank's range. */
+static ms_status exchange_ranks(ms_gset *set, int buffer, float *stage)
+{
+  ms_status st = ms_ranks_gather(set->ranks, stage);
+  size_t head = (size_t)set->range_first;
+  size_t tail = head + (size_t)set->range_units * (size_t)set->granule;
+  size_t from[2] = {0, tail}, to[2] = {head, (size_t)set->n_pad};
+  for (int i = 0; !st && i < set->n_dev; i++) {
+    ms_gdev *d = &set->dev[i];
+    if (d->count == 0)
+      continue;
+    for (int k = 0; !st && k < 2; k++) {
+      if (to[k] <= from[k])
+        continue;
+      cl_event ev;
+      cl_int err = clEnqueueWriteBuffer(d->queue, d->pos[buffer], CL_FALSE, from[k] * F4,
+                                        (to[k] - from[k]) * F4, stage + 4 * from[k], 0, NULL,
+                                        tev_slot(&ev));
+      st = ms_cl_check(err, "clEnqueueWriteBuffer", "exchange");
+      if (!st)
+        tev_note(d, "write exchange", ev);
+    }
+    if (!st)
+      st = ms_cl_check(clFlush(d->queue), "clFlush", NULL);
+  }
+  return st;
+}
+
 /* Range i of pos[buffer], read from device i into the host copy, to every other device
  * with bodies, queued as soon as that read is done: each write waits only for the read
  * of its own range, the next kernels on a queue only for that queue's writes, and no
- * queue is drained. A device without bodies takes no part. The time counted is the
- * host's, from the first range read to the last write queued. */
+ * queue is drained. A device without bodies takes no part. With several ranks the other
+ * ranks' ranges follow (exchange_ranks). The time counted is the host's, from the first
+ * range read to the last write queued. */
 static ms_status exchange(ms_gset *set, int buffer)
 {
   float *stage = set->stage[set->exchanges++ & 1];
@@ -490,16 +524,22 @@ static ms_status exchange(ms_gset *set, int buffer)
   for (int i = 0; i < set->n_dev; i++)
     if (read[i])
       clReleaseEvent(read[i]);
+  if (!st && t0 == 0.0) /* (a rank without bodies reads nothing) */
+    t0 = reads_done;
+  if (!st && set->ranks)
+    st = exchange_ranks(set, buffer, stage);
   if (st)
     return st;
-  set->exchange_s += reads_done - t0;
+  double end = set->ranks ? ms_now() : reads_done;
+  set->exchange_s += end - t0;
   if (ms_tev_on)
-    ms_tev_span("exchange", "exchange", t0, reads_done);
-  /* Every kernel before the reads is done: the step just measured. */
+    ms_tev_span("exchange", "exchange", t0, end);
+  /* Every kernel before the reads is done: the step just measured. The wait for the other
+   * ranks is not this rank's step: it counts as idle in the next one. */
   double step_s = set->reads_done_t > 0.0 ? reads_done - set->reads_done_t - set->idle_s : 0.0;
   set->reads_done_t = reads_done;
-  set->idle_s = 0.0;
-  return ms_gset_sample(set, step_s > 0.0 ? step_s : -1.0);
+  set->idle_s = end - reads_done;
+  return set->n_dev > 1 ? ms_gset_sample(set, step_s > 0.0 ? step_s : -1.0) : MS_OK;
 }
 
 ms_status ms_gset_force(ms_gset *set, int mode, const ms_gparams *p)
@@ -530,22 +570,24 @@ ms_status ms_gset_step(ms_gset *set, ms_integrator integrator, const ms_gparams 
   if (integrator == MS_INTEGRATOR_LEAPFROG) {
     for (int i = 0; !st && i < set->n_dev; i++)
       st = enqueue_drift(set, &set->dev[i], in, p);
-    if (!st && set->active > 1)
+    if (!st && (set->active > 1 || set->ranks))
       st = exchange(set, out);
     for (int i = 0; !st && i < set->n_dev; i++)
       st = enqueue_force(set, &set->dev[i], out, MS_GRAV_MODE_KICK, p);
   } else {
     for (int i = 0; !st && i < set->n_dev; i++)
       st = enqueue_force(set, &set->dev[i], in, MS_GRAV_MODE_TAYLOR, p);
-    if (!st && set->active > 1)
+    if (!st && (set->active > 1 || set->ranks))
       st = exchange(set, out);
   }
   for (int i = 0; !st && i < set->n_dev; i++)
     st = ms_cl_check(clFlush(set->dev[i].queue), "clFlush", NULL);
   set->cur = out;
   /* One device with bodies: steps queue without the host, except while the controller
-   * still measures (a step at a time, from its kernels' profiled times). */
-  if (!st && set->n_dev > 1 && set->active == 1 && ms_balance_wants_samples(&set->balance))
+   * still measures (a step at a time, from its kernels' profiled times). Several ranks:
+   * every step exchanges with the other ranks and is measured there. */
+  if (!st && set->n_dev > 1 && set->active == 1 && !set->ranks &&
+      ms_balance_wants_samples(&set->balance))
     st = ms_gset_sample(set, 0.0);
   return st;
 }

@@ -2,7 +2,8 @@
  * its own context, queue, program and a full copy of the positions, updates its own
  * range of bodies, and the ranges cross the host after every position update. The
  * ranges follow the controller of gravity/balance.h. With one device nothing is
- * exchanged and steps queue up without the host. */
+ * exchanged and steps queue up without the host. Under MPI (gravity/ranks.h) the devices
+ * share their rank's range, and every step exchanges with the other ranks. */
 #ifndef MS_GRAVITY_SPLIT_H
 #define MS_GRAVITY_SPLIT_H
 
@@ -36,11 +37,15 @@ typedef struct ms_gdev {
                                    threads their cores (devices.c) */
 } ms_gdev;
 
+struct ms_rank_split;
+
 typedef struct ms_gset {
   ms_gdev dev[MS_GRAVITY_MAX_DEVICES];
   int n_dev;
   int n_body, n_pad;
   int granule;      /* range boundaries are multiples of it */
+  int range_first, range_units; /* the devices' bodies: [range_first, + range_units granules);
+                                   all of them, or under MPI this rank's range */
   int cur;          /* pos[cur] holds the current positions */
   float *stage[2];  /* host side of the exchange, alternating so that a slow write of the
                        last step never reads what this step's reads overwrite */
@@ -57,6 +62,8 @@ typedef struct ms_gset {
   int seeded;          /* the first split was made from the first kernels' speed */
   int pending;         /* the controller decided on the split in `next` */
   int next[MS_GRAVITY_MAX_DEVICES];
+  struct ms_rank_split *ranks; /* several MPI ranks (gravity/ranks.h): the devices cover this
+                                  rank's range, the exchange crosses ranks; NULL: one */
 } ms_gset;
 
 /* Float parameters of a step, as the kernels take them. */
@@ -104,6 +111,9 @@ ms_status ms_gset_rebalance(ms_gset *set, float *vel, float *acc);
 ms_status ms_gset_balance_start(ms_gset *set);
 ms_status ms_gset_sample(ms_gset *set, double step_s);
 ms_status ms_gset_seed(ms_gset *set);
+/* Gives the devices the bodies [first, + units_total granules), `units` granules each in
+ * order (under MPI, a rank's new range), and starts the controller again from there. */
+void ms_gset_set_range(ms_gset *set, int first, int units_total, const int *units);
 
 /* split.c, for split_balance.c */
 ms_status ms_gset_settle_all(ms_gdev *d);

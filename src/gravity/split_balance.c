@@ -43,9 +43,26 @@ ms_status ms_gset_balance_start(ms_gset *set)
   int units[MS_GRAVITY_MAX_DEVICES];
   for (int i = 0; i < set->n_dev; i++)
     units[i] = set->dev[i].count / set->granule;
-  ms_balance_init(&set->balance, set->n_dev, set->n_pad / set->granule, units);
+  ms_balance_init(&set->balance, set->n_dev, set->range_units, units);
   set->active = count_active(set);
   return read_slow_hook(set);
+}
+
+void ms_gset_set_range(ms_gset *set, int first, int units_total, const int *units)
+{
+  set->range_first = first;
+  set->range_units = units_total;
+  for (int i = 0; i < set->n_dev; i++) {
+    set->dev[i].first = first;
+    set->dev[i].count = units[i] * set->granule;
+    first += set->dev[i].count;
+  }
+  set->pending = 0;        /* (a decision for the old range) */
+  set->reads_done_t = 0.0; /* the next step's interval held the move */
+  if (set->n_dev > 1) {
+    ms_balance_init(&set->balance, set->n_dev, units_total, units);
+    set->active = count_active(set);
+  }
 }
 
 /* step_s 0: the step ran alone on one device; it lasted as long as its kernels. */
@@ -105,7 +122,7 @@ static void note_dropped(ms_gset *set)
       snprintf(line, sizeof line,
                "--devices: %s gets no bodies: %d bodies make %d granule(s) of %d, fewer than "
                "the devices",
-               name, set->n_body, set->n_pad / set->granule, set->granule);
+               name, set->n_body, set->range_units, set->granule);
     ms_warn("%s", line);
     d->noted = 1;
   }
@@ -116,7 +133,9 @@ static void note_dropped(ms_gset *set)
  * that had none gets the current positions too (it was left out of the exchange). */
 static ms_status move_split(ms_gset *set, const int *units, float *vel, float *acc)
 {
-  float *pos = set->stage[0]; /* (the queues are drained: no exchange reads it) */
+  /* The last exchange's host copy (the queues are drained: no write reads it); under MPI
+   * it also holds the other ranks' ranges, for a device given bodies again. */
+  float *pos = set->stage[(set->exchanges + 1) & 1];
   int had[MS_GRAVITY_MAX_DEVICES];
   ms_status st = MS_OK;
   for (int i = 0; !st && i < set->n_dev; i++) {
@@ -131,7 +150,7 @@ static ms_status move_split(ms_gset *set, const int *units, float *vel, float *a
   for (int i = 0; !st && i < set->n_dev; i++)
     st = ms_gset_quiet_finish(set, &set->dev[i]);
   size_t bytes = (size_t)set->n_pad * 4 * sizeof(float);
-  for (int i = 0, first = 0; !st && i < set->n_dev; i++) {
+  for (int i = 0, first = set->range_first; !st && i < set->n_dev; i++) {
     ms_gdev *d = &set->dev[i];
     d->first = first;
     d->count = units[i] * set->granule;
@@ -166,7 +185,7 @@ ms_status ms_gset_seed(ms_gset *set)
   ms_balance_input in;
   memset(&in, 0, sizeof in);
   in.n_dev = set->n_dev;
-  in.units = set->n_pad / set->granule;
+  in.units = set->range_units;
   for (int i = 0; i < set->n_dev; i++) {
     const ms_gdev *d = &set->dev[i];
     if (!(d->count > 0 && d->last_force_s > 0.0))

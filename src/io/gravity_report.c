@@ -54,6 +54,9 @@ void ms_report_gravity(FILE *out, const ms_gravity_summary *sum)
             per_step_ms(s->device[i].force_s, run), per_step_ms(s->device[i].other_s, run));
   fprintf(out, "    exchange            %9.4f   (%d rebalances)\n", per_step_ms(s->exchange_s, run),
           s->rebalances);
+  if (s->ranks > 1) /* MPI: the part of the exchange spent in the ranks' collective */
+    fprintf(out, "    of which MPI        %9.4f   (%d ranks; the devices above are rank 0's)\n",
+            per_step_ms(s->mpi_s, run), s->ranks);
   fprintf(out, "    read-back           %9.4f\n", per_step_ms(s->readback_s, run));
   fprintf(out, "    stepping, wall      %9.4f\n", per_step_ms(s->advance_s, run));
   fprintf(out, "    diagnostics         %9.1f ms in all\n", 1e3 * s->diagnostics_s);

@@ -1,0 +1,540 @@
+/* Gravity mode over several MPI ranks: joining the job, agreeing on failures and on the
+ * stop flag, the ranks' ranges of the bodies (planned from their measured speeds), the
+ * position exchange between ranks and the rebalance that moves bodies between them. Every
+ * MPI call of the program is here, under MS_HAVE_MPI; without it, or outside an MPI
+ * launch, the process is one rank and the collectives return at once. */
+#include "gravity/ranks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+
+#ifdef MS_HAVE_MPI
+#include <mpi.h>
+#endif
+
+#define TEXT_MAX 1024
+
+static struct {
+  int on; /* inside an MPI job of more than one rank */
+  int size, rank, local_rank, local_size;
+  int err_fd;
+  const volatile sig_atomic_t *signal_flag;
+  volatile sig_atomic_t agreed_stop;
+} world = {0, 1, 0, 0, 1, 2, NULL, 0};
+
+int ms_ranks_size(void) { return world.size; }
+int ms_ranks_rank(void) { return world.rank; }
+int ms_ranks_local_rank(void) { return world.local_rank; }
+int ms_ranks_local_size(void) { return world.local_size; }
+void ms_ranks_set_error_fd(int fd) { world.err_fd = fd; }
+
+const volatile sig_atomic_t *ms_ranks_stop_flag(const volatile sig_atomic_t *signal_flag)
+{
+  if (!world.on)
+    return signal_flag;
+  world.signal_flag = signal_flag;
+  return &world.agreed_stop;
+}
+
+static void copy_text(char *out, size_t cap, const char *text)
+{
+  if (cap)
+    snprintf(out, cap, "%s", text ? text : "");
+}
+
+ms_status ms_ranks_agree(ms_status st)
+{
+  char text[TEXT_MAX];
+  int from = 0;
+  int code = ms_ranks_agree_code((int)st, st ? ms_error_message() : "", text, sizeof text, &from);
+  if (!code || !world.on)
+    return (ms_status)code;
+  char kept[TEXT_MAX + 32];
+  if (from > 0)
+    snprintf(kept, sizeof kept, "rank %d: %s", from, text);
+  else
+    snprintf(kept, sizeof kept, "%s", text);
+  ms_error_replace(kept);
+  return (ms_status)code;
+}
+
+/* ---- the plan (pure) ------------------------------------------------------------------- */
+
+int ms_ranks_plan(const double *rate, int n, int units, const int *old, int *count)
+{
+  double total = 0.0;
+  for (int i = 0; i < n; i++)
+    total += rate[i];
+  int given = 0;
+  double *frac = malloc((size_t)n * sizeof *frac);
+  if (!frac) { /* keep the old plan (or equal shares) rather than fail a run over it */
+    for (int i = 0; i < n; i++)
+      count[i] = old ? old[i] : units * (i + 1) / n - units * i / n;
+    return 0;
+  }
+  for (int i = 0; i < n; i++) {
+    double ideal = total > 0.0 ? units * rate[i] / total : (double)units / n;
+    int u = (int)ideal;
+    if (u < 1 && units >= n)
+      u = 1;
+    frac[i] = ideal - u;
+    count[i] = u;
+    given += u;
+  }
+  while (given > units) { /* the minimum of one granule overshot: take from the largest */
+    int big = 0;
+    for (int i = 1; i < n; i++)
+      big = count[i] > count[big] ? i : big;
+    count[big]--;
+    given--;
+  }
+  while (given < units) { /* largest remainders first; ties to the lowest index */
+    int best = 0;
+    for (int i = 1; i < n; i++)
+      best = frac[i] > frac[best] ? i : best;
+    count[best]++;
+    frac[best] -= 1.0;
+    given++;
+  }
+  free(frac);
+  int changed = old == NULL;
+  for (int i = 0; old && i < n; i++)
+    changed |= count[i] != old[i];
+  return changed;
+}
+
+/* This rank's range among its devices: by their measured speeds once all are measured,
+ * else equally; boundaries in granules. The devices' controller (gravity/balance.h) goes
+ * on from there within the range. */
+static void split_devices(ms_gset *set, int first, int count)
+{
+  double rate[MS_GRAVITY_MAX_DEVICES];
+  int units[MS_GRAVITY_MAX_DEVICES], measured = 1;
+  for (int i = 0; i < set->n_dev; i++) {
+    rate[i] = set->dev[i].count > 0 ? set->dev[i].bodies_per_s : 0.0;
+    measured &= rate[i] > 0.0;
+  }
+  for (int i = 0; !measured && i < set->n_dev; i++)
+    rate[i] = 1.0;
+  ms_ranks_plan(rate, set->n_dev, count / set->granule, NULL, units);
+  ms_gset_set_range(set, first, count / set->granule, units);
+}
+
+static void set_layout(ms_rank_split *r, const int *units)
+{
+  int first = 0;
+  for (int i = 0; i < r->size; i++) {
+    r->first[i] = first;
+    r->count[i] = units[i] * r->granule;
+    r->counts[i] = 4 * r->count[i];
+    r->displs[i] = 4 * first;
+    first += r->count[i];
+  }
+}
+
+ms_status ms_ranks_attach(ms_gset *set, ms_rank_split *r)
+{
+  /* rank 0's choice of the exchange, so that all make the same calls (first: a rank
+   * that fails below must have made the collective call too) */
+  const char *how = getenv("MIXSIM_MPI_EXCHANGE");
+  int ring = (how && strncmp(how, "ring", 4) == 0) | (how && strstr(how, "-timed") ? 2 : 0);
+  ms_status st = ms_ranks_bcast(&ring, sizeof ring);
+  memset(r, 0, sizeof *r);
+  if (st)
+    return st;
+  r->size = world.size;
+  r->rank = world.rank;
+  r->n_pad = set->n_pad;
+  r->granule = set->granule;
+  size_t n = (size_t)r->size;
+  r->first = calloc(n, sizeof *r->first);
+  r->count = calloc(n, sizeof *r->count);
+  r->counts = calloc(n, sizeof *r->counts);
+  r->displs = calloc(n, sizeof *r->displs);
+  r->rate = calloc(n, sizeof *r->rate);
+  int *units = calloc(n, sizeof *units);
+  if (!r->first || !r->count || !r->counts || !r->displs || !r->rate || !units) {
+    free(units);
+    ms_rank_split_free(r);
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  }
+  int total = set->n_pad / set->granule;
+  for (int i = 0; i < r->size; i++)
+    units[i] = total * (i + 1) / r->size - total * i / r->size;
+  set_layout(r, units);
+  free(units);
+  split_devices(set, r->first[r->rank], r->count[r->rank]);
+  set->ranks = r;
+  r->ring = ring;
+  /* the exchange's host copy (ms_gset_open makes it for several devices only) */
+  for (int i = 0; i < 2; i++)
+    if (!set->stage[i] && !(set->stage[i] = malloc((size_t)set->n_pad * 4 * sizeof(float))))
+      return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  return MS_OK;
+}
+
+void ms_rank_split_free(ms_rank_split *r)
+{
+  free(r->first);
+  free(r->count);
+  free(r->counts);
+  free(r->displs);
+  free(r->rate);
+  memset(r, 0, sizeof *r);
+}
+
+/* This rank's force speed: its bodies over its slowest device's last force kernel (its
+ * devices run side by side); 0 until every device with bodies was measured. */
+static double rank_rate(const ms_gset *set, int count)
+{
+  double slowest = 0.0;
+  for (int i = 0; i < set->n_dev; i++) {
+    const ms_gdev *d = &set->dev[i];
+    if (d->count == 0)
+      continue;
+    if (!(d->last_force_s > 0.0))
+      return 0.0;
+    slowest = d->last_force_s > slowest ? d->last_force_s : slowest;
+  }
+  return slowest > 0.0 ? count / slowest : 0.0;
+}
+
+#ifndef MS_HAVE_MPI
+
+/* ---- one rank: no MPI in the build -------------------------------------------------- */
+
+int ms_ranks_built(void) { return 0; }
+ms_status ms_ranks_start(int *argc, char ***argv)
+{
+  (void)argc;
+  (void)argv;
+  return MS_OK;
+}
+void ms_ranks_end(void) {}
+int ms_ranks_agree_code(int code, const char *text, char *text_out, size_t cap, int *from)
+{
+  copy_text(text_out, cap, text);
+  *from = 0;
+  return code;
+}
+void ms_ranks_agree_stop(void) {}
+int ms_ranks_differs(uint32_t value, uint32_t *theirs)
+{
+  *theirs = value;
+  return -1;
+}
+ms_status ms_ranks_bcast(void *buf, size_t bytes)
+{
+  (void)buf;
+  (void)bytes;
+  return MS_OK;
+}
+void ms_ranks_abort(ms_status st) { (void)st; } /* one rank always meets itself */
+ms_status ms_ranks_units(ms_status st, long *granule, long *pad)
+{
+  (void)granule;
+  (void)pad;
+  return st;
+}
+ms_status ms_ranks_gather(ms_rank_split *r, float *buf)
+{
+  (void)r;
+  (void)buf;
+  return MS_OK;
+}
+ms_status ms_ranks_gather_state(ms_rank_split *r, ms_status st, float *pos, float *vel,
+                                float *acc)
+{
+  (void)r;
+  (void)pos;
+  (void)vel;
+  (void)acc;
+  return st;
+}
+ms_status ms_ranks_rebalance(ms_gset *set, ms_status st, float *pos, float *vel, float *acc)
+{
+  (void)set;
+  (void)pos;
+  (void)vel;
+  (void)acc;
+  (void)rank_rate;
+  return st;
+}
+
+#else
+
+/* ---- MPI ------------------------------------------------------------------------------ */
+
+int ms_ranks_built(void) { return 1; }
+
+/* Started by mpirun/mpiexec (Open MPI, MPICH, Intel MPI) or srun: then, and only then, the
+ * program joins a job; a plain start stays a plain process, as without MPI. */
+static int launched(void)
+{
+  const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE",
+                        "MPI_LOCALNRANKS"};
+  for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+    if (getenv(vars[i]))
+      return 1;
+  return 0;
+}
+
+static int stop_wanted(void) { return world.signal_flag && *world.signal_flag; }
+
+static ms_status mpi_check(int err, const char *what)
+{
+  if (err == MPI_SUCCESS)
+    return MS_OK;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(err, text, &len);
+  return ms_fail(MS_ERR_RUNTIME, "%s: %.*s", what, len, text);
+}
+
+static int joined; /* MPI_Init done, MPI_Finalize due */
+
+ms_status ms_ranks_start(int *argc, char ***argv)
+{
+  if (!launched())
+    return MS_OK;
+  int provided = 0;
+  if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+    return ms_fail(MS_ERR_RUNTIME, "MPI_Init_thread failed");
+  joined = 1;
+  /* Errors come back as values: the run reports them (or aborts, as the last resort). */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_size(MPI_COMM_WORLD, &world.size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);
+  MPI_Comm local;
+  if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &local) ==
+      MPI_SUCCESS) {
+    MPI_Comm_size(local, &world.local_size);
+    MPI_Comm_rank(local, &world.local_rank);
+    MPI_Comm_free(&local);
+  }
+  world.on = world.size > 1;
+  return MS_OK;
+}
+
+void ms_ranks_end(void)
+{
+  if (joined)
+    MPI_Finalize();
+  joined = 0;
+}
+
+int ms_ranks_agree_code(int code, const char *text, char *text_out, size_t cap, int *from)
+{
+  *from = 0;
+  if (!world.on) {
+    copy_text(text_out, cap, text);
+    return code;
+  }
+  /* One allreduce: the lowest failing rank, and whether any rank was asked to stop. */
+  int mine[2] = {code ? world.rank : world.size, stop_wanted() ? 0 : 1}, all[2];
+  if (MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+    ms_ranks_abort(ms_fail(MS_ERR_RUNTIME, "MPI_Allreduce failed"));
+  if (!all[1])
+    world.agreed_stop = 1;
+  if (all[0] == world.size) {
+    copy_text(text_out, cap, "");
+    return 0;
+  }
+  struct {
+    int code;
+    char text[TEXT_MAX];
+  } msg = {code, ""};
+  if (world.rank == all[0])
+    snprintf(msg.text, sizeof msg.text, "%s", text ? text : "");
+  if (MPI_Bcast(&msg, (int)sizeof msg, MPI_BYTE, all[0], MPI_COMM_WORLD) != MPI_SUCCESS)
+    ms_ranks_abort(ms_fail(MS_ERR_RUNTIME, "MPI_Bcast failed"));
+  copy_text(text_out, cap, msg.text);
+  *from = all[0];
+  return msg.code;
+}
+
+void ms_ranks_agree_stop(void)
+{
+  if (!world.on)
+    return;
+  int mine = stop_wanted(), any = 0;
+  if (MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS)
+    ms_ranks_abort(ms_fail(MS_ERR_RUNTIME, "MPI_Allreduce failed"));
+  if (any)
+    world.agreed_stop = 1;
+}
+
+int ms_ranks_differs(uint32_t value, uint32_t *theirs)
+{
+  *theirs = value;
+  if (!world.on)
+    return -1;
+  uint32_t *all = malloc((size_t)world.size * sizeof *all);
+  if (!all)
+    ms_ranks_abort(ms_fail(MS_ERR_RUNTIME, "out of memory"));
+  if (MPI_Allgather(&value, 1, MPI_UINT32_T, all, 1, MPI_UINT32_T, MPI_COMM_WORLD) != MPI_SUCCESS)
+    ms_ranks_abort(ms_fail(MS_ERR_RUNTIME, "MPI_Allgather failed"));
+  int first = -1;
+  for (int i = 1; first < 0 && i < world.size; i++)
+    if (all[i] != all[0]) {
+      first = i;
+      *theirs = all[i];
+    }
+  free(all);
+  return first;
+}
+
+ms_status ms_ranks_bcast(void *buf, size_t bytes)
+{
+  if (!world.on)
+    return MS_OK;
+  char *p = buf;
+  while (bytes > 0) { /* counts are ints: large states go in pieces */
+    int piece = bytes > (1u << 30) ? 1 << 30 : (int)bytes;
+    ms_status st = mpi_check(MPI_Bcast(p, piece, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    if (st)
+      return st;
+    p += piece;
+    bytes -= (size_t)piece;
+  }
+  return MS_OK;
+}
+
+void ms_ranks_abort(ms_status st)
+{
+  char line[TEXT_MAX + 64];
+  int n = snprintf(line, sizeof line, "mixsim: rank %d: %s (aborting the MPI job)\n", world.rank,
+                   ms_error_message());
+  if (n > 0 && write(world.err_fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+    n = 0;
+  if (joined)
+    MPI_Abort(MPI_COMM_WORLD, (int)st);
+  exit((int)st);
+}
+
+static long lcm(long a, long b)
+{
+  long x = a, y = b;
+  while (y) {
+    long t = x % y;
+    x = y;
+    y = t;
+  }
+  return a / x * b;
+}
+
+ms_status ms_ranks_units(ms_status st, long *granule, long *pad)
+{
+  if (!world.on)
+    return st;
+  st = ms_ranks_agree(st);
+  if (st)
+    return st;
+  long mine[2] = {*granule, *pad};
+  long *all = malloc((size_t)world.size * sizeof mine);
+  if (!all)
+    ms_ranks_abort(ms_fail(MS_ERR_RUNTIME, "out of memory"));
+  st = mpi_check(MPI_Allgather(mine, 2, MPI_LONG, all, 2, MPI_LONG, MPI_COMM_WORLD),
+                 "MPI_Allgather");
+  for (int i = 0; !st && i < world.size; i++) {
+    *granule = lcm(*granule, all[2 * i]);
+    *pad = lcm(*pad, all[2 * i + 1]);
+  }
+  free(all);
+  return st;
+}
+
+static ms_status gather(ms_rank_split *r, float *buf)
+{
+  return mpi_check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, r->counts, r->displs,
+                                  MPI_FLOAT, MPI_COMM_WORLD),
+                   "MPI_Allgatherv");
+}
+
+/* The same result passed around a ring (MIXSIM_MPI_EXCHANGE=ring, for measuring against
+ * MPI_Allgatherv): in round k each rank sends the block it received in round k - 1 (its
+ * own first) to the next rank and receives the previous rank's, P - 1 rounds. */
+static ms_status ring(ms_rank_split *r, float *buf)
+{
+  int next = (r->rank + 1) % r->size, prev = (r->rank + r->size - 1) % r->size;
+  ms_status st = MS_OK;
+  for (int k = 0; !st && k < r->size - 1; k++) {
+    int out = (r->rank - k + r->size) % r->size, in = (r->rank - k - 1 + 2 * r->size) % r->size;
+    MPI_Request req[2];
+    st = mpi_check(MPI_Irecv(buf + r->displs[in], r->counts[in], MPI_FLOAT, prev, k,
+                             MPI_COMM_WORLD, &req[0]), "MPI_Irecv");
+    if (!st)
+      st = mpi_check(MPI_Isend(buf + r->displs[out], r->counts[out], MPI_FLOAT, next, k,
+                               MPI_COMM_WORLD, &req[1]), "MPI_Isend");
+    if (!st)
+      st = mpi_check(MPI_Waitall(2, req, MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
+  return st;
+}
+
+ms_status ms_ranks_gather(ms_rank_split *r, float *buf)
+{
+  if (!r || r->size < 2)
+    return MS_OK;
+  if (r->ring & 2) /* "-timed": the ranks meet first, so that the time is the transfer's alone */
+    MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = ms_now();
+  ms_status st = r->ring & 1 ? ring(r, buf) : gather(r, buf);
+  r->mpi_s += ms_now() - t0;
+  r->gathers++;
+  return st;
+}
+
+ms_status ms_ranks_gather_state(ms_rank_split *r, ms_status st, float *pos, float *vel,
+                                float *acc)
+{
+  st = ms_ranks_agree(st);
+  float *arrays[] = {pos, vel, acc};
+  for (int a = 0; r && r->size > 1 && !st && a < 3; a++)
+    st = gather(r, arrays[a]);
+  return st;
+}
+
+ms_status ms_ranks_rebalance(ms_gset *set, ms_status st, float *pos, float *vel, float *acc)
+{
+  ms_rank_split *r = set->ranks;
+  st = ms_ranks_agree(st);
+  if (st || !r)
+    return st;
+  double mine = rank_rate(set, r->count[r->rank]);
+  st = mpi_check(MPI_Allgather(&mine, 1, MPI_DOUBLE, r->rate, 1, MPI_DOUBLE, MPI_COMM_WORLD),
+                 "MPI_Allgather");
+  if (st)
+    ms_ranks_abort(st);
+  for (int i = 0; i < r->size; i++)
+    if (!(r->rate[i] > 0.0))
+      return MS_OK; /* not measured on every rank yet: keep the split */
+  int *old = malloc((size_t)r->size * 2 * sizeof *old);
+  if (!old)
+    ms_ranks_abort(ms_fail(MS_ERR_RUNTIME, "out of memory"));
+  int *units = old + r->size;
+  for (int i = 0; i < r->size; i++)
+    old[i] = r->count[i] / r->granule;
+  int changed = ms_ranks_plan(r->rate, r->size, r->n_pad / r->granule, old, units);
+  if (!changed) {
+    free(old);
+    return MS_OK;
+  }
+  /* The state moves with the bodies: every rank's ranges to all (the old layout), then
+   * each rank's devices take the whole state and compute their new ranges. */
+  st = ms_ranks_gather_state(r, ms_gset_read(set, pos, vel, acc), pos, vel, acc);
+  if (!st) {
+    set_layout(r, units);
+    split_devices(set, r->first[r->rank], r->count[r->rank]);
+    st = ms_ranks_agree(ms_gset_upload(set, pos, vel, acc));
+    set->rebalances++;
+  }
+  free(old);
+  return st;
+}
+
+#endif

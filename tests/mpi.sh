@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# Gravity mode over several MPI ranks (mpirun --oversubscribe on pocl, one CPU OpenCL
+# device per rank with one pocl thread): 2 and 3 ranks give the single process's hash
+# with the same kernel variant, checkpoints cross between MPI and single-process runs,
+# only rank 0 writes, and bad launches (ranks given different scenes, a rank without a
+# device, a collision scene) fail on every rank with one message and a non-zero exit,
+# within a bounded time; SIGTERM to mpirun ends the run with rank 0's report. Two devices
+# per rank (the devices' controller within each rank's range, one of them dropped) keep
+# the hash, and a burst that ends non-finite is rerun step by step on every rank alike.
+# usage: mpi.sh MIXSIM SOURCE_ROOT MPIRUN [filter]
+set -u
+exe=$(realpath "$1")
+root=$2
+mpirun=$3
+filter=${4:-}
+. "$(dirname "$0")/lib.sh"
+
+# Open MPI refuses root unless told; the tests run as whoever runs meson test.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# On SIGTERM mpirun (Open MPI 4) passes it on to the ranks after this many seconds and kills
+# them as many seconds later (default 1: too short a grace on a loaded machine).
+export OMPI_MCA_odls_base_sigkill_timeout=5
+# One pocl thread per rank: POCL_MAX_PTHREAD_COUNT (pocl 3), POCL_CPU_MAX_CU_NUM (pocl 4+).
+export POCL_MAX_PTHREAD_COUNT=1 POCL_CPU_MAX_CU_NUM=1
+limit=90 # seconds any launch may take before it counts as a hang
+
+# The wrapper mpirun starts: each rank its own pocl kernel cache and working folder
+# ($tmp/rank.R, so that outputs named relative to it show who wrote them), rank 1 the
+# scene $RANK1_SCENE instead of the one named and the devices $RANK1_DEVICES if set;
+# every rank's exit code lands in $tmp/rc.R.
+cat >"$tmp/wrap.sh" <<'EOF'
+#!/usr/bin/env bash
+r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-0}}
+mkdir -p "$TMP/in.$r" && cd "$TMP/in.$r" || exit 99
+export POCL_CACHE_DIR=$TMP/pocl.$r
+args=()
+for a in "$@"; do
+  if [ "$r" = 1 ] && [ -n "${RANK1_SCENE:-}" ] && [ "$a" = "$SCENE" ]; then a=$RANK1_SCENE; fi
+  if [ "$r" = 1 ] && [ -n "${RANK1_DEVICES:-}" ] && [ "$a" = "$DEVICES" ]; then a=$RANK1_DEVICES; fi
+  args+=("$a")
+done
+"${args[@]}"
+rc=$?
+echo "$rc" >"$TMP/rc.$r"
+exit "$rc"
+EOF
+chmod +x "$tmp/wrap.sh"
+export TMP=$tmp SCENE=$tmp/p.ini DEVICES=cpu
+
+printf '[simulation]\nmode = gravity\ndt = 0.001\nsteps = 30\nseed = 3\n[gravity]\nbodies = plummer\ncount = 1000\nsoftening = 0.01\nburst = 7\ndiagnostics_every = 10\n' >"$tmp/p.ini"
+sed 's/seed = 3/seed = 4/' "$tmp/p.ini" >"$tmp/p4.ini"
+sed 's/^\[gravity\]$/[gravity]\nintegrator = taylor/' "$tmp/p.ini" >"$tmp/t.ini"
+
+ranks() { # NP ARGS...: mixsim on NP ranks through the wrapper, stdout+stderr in $tmp/out
+  local np=$1
+  shift
+  rm -rf "$tmp"/in.* "$tmp"/rc.*
+  timeout "$limit" "$mpirun" --oversubscribe -np "$np" "$tmp/wrap.sh" "$exe" "$@" >"$tmp/out" 2>&1
+}
+
+single() { # ARGS...: one process, report in $tmp/one
+  "$exe" -d cpu -q "$@" >"$tmp/one" 2>&1
+}
+
+every_rank_failed() { # NP: each rank wrote a non-zero exit code
+  local r
+  for ((r = 0; r < $1; r++)); do
+    [ -s "$tmp/rc.$r" ] && [ "$(cat "$tmp/rc.$r")" != 0 ] || { echo "    rank $r: rc '$(cat "$tmp/rc.$r" 2>/dev/null)'"; return 1; }
+  done
+}
+
+one_message() { # exactly one line of ours, containing $1
+  cat "$tmp/out"
+  [ "$(grep -c '^mixsim:' "$tmp/out")" = 1 ] && grep -q "^mixsim: .*$1" "$tmp/out"
+}
+
+# References from one process: the hash at step 15 and 30 (leapfrog) and 30 (Taylor), and a
+# checkpoint and --output frames with diagnostics to step 15. Every rank runs the same kernel variant (pocl's default).
+single -n 15 --checkpoint "$tmp/b.ckpt" --output "$tmp/frames" --diagnostics "$tmp/p.ini" &&
+  ref15=$(hash_of "$tmp/one")
+single "$tmp/p.ini" && ref30=$(hash_of "$tmp/one")
+single "$tmp/t.ini" && ref_taylor=$(hash_of "$tmp/one")
+echo "one process: step 15 ${ref15:-?}, step 30 ${ref30:-?}, Taylor ${ref_taylor:-?}"
+
+# 2 ranks to step 15 with every output, named relative to each rank's own folder: the
+# single hash, only rank 0's folder has the outputs, the checkpoint, frames and diagnostics
+# are the single process's byte for byte; one process resumes the checkpoint.
+test_two_ranks_hash_outputs_and_checkpoint_to_single() {
+  ranks 2 --devices cpu -q -n 15 --stats s.json --dump d.csv --checkpoint c.ckpt --trace t.json \
+    --output frames --diagnostics "$tmp/p.ini" || { cat "$tmp/out"; return 1; }
+  echo "    2 ranks, step 15: $(hash_of "$tmp/out") (one process: $ref15)"
+  [ -n "$ref15" ] && [ "$(hash_of "$tmp/out")" = "$ref15" ] || return 1
+  [ "$(grep -c '^state hash' "$tmp/out")" = 1 ] && grep -q "of which MPI .*(2 ranks" "$tmp/out" || return 1
+  ls -R "$tmp/in.0" "$tmp/in.1"
+  [ -s "$tmp/in.0/s.json" ] && [ -s "$tmp/in.0/d.csv" ] && [ -s "$tmp/in.0/c.ckpt" ] &&
+    [ -s "$tmp/in.0/t.json" ] && [ -s "$tmp/in.0/frames/frames.pvd" ] || return 1
+  [ -z "$(ls -A "$tmp/in.1")" ] || return 1
+  cmp "$tmp/in.0/c.ckpt" "$tmp/b.ckpt" || return 1
+  local f
+  for f in "$tmp"/frames/*; do cmp "$f" "$tmp/in.0/frames/${f##*/}" || return 1; done
+  python3 - "$tmp/in.0/s.json" "$ref15" <<'EOF2' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["state_hash"] == sys.argv[2] and d["bodies"] == 1000, d
+assert len(d["diagnostics"]) == 3 and d["diagnostics"][0]["energy"] < 0, d["diagnostics"]
+EOF2
+  single --resume "$tmp/in.0/c.ckpt" "$tmp/p.ini" || return 1
+  echo "    MPI checkpoint -> one process: $(hash_of "$tmp/one") (uninterrupted: $ref30)"
+  [ "$(hash_of "$tmp/one")" = "$ref30" ]
+}
+
+# 3 ranks, one device each by their node-local rank, resume one process's checkpoint.
+test_three_ranks_local_rank_resume_single_checkpoint() {
+  ranks 3 --devices local-rank -q --resume "$tmp/b.ckpt" "$tmp/p.ini" || { cat "$tmp/out"; return 1; }
+  echo "    one process's checkpoint -> 3 ranks: $(hash_of "$tmp/out") (uninterrupted: $ref30)"
+  [ -n "$ref30" ] && [ "$(hash_of "$tmp/out")" = "$ref30" ]
+}
+
+test_three_ranks_taylor() {
+  ranks 3 --devices cpu -q "$tmp/t.ini" || { cat "$tmp/out"; return 1; }
+  echo "    Taylor, 3 ranks: $(hash_of "$tmp/out") (one process: $ref_taylor)"
+  [ -n "$ref_taylor" ] && [ "$(hash_of "$tmp/out")" = "$ref_taylor" ]
+}
+
+test_ranks_with_different_scenes_fail_together() {
+  RANK1_SCENE=$tmp/p4.ini ranks 2 --devices cpu -q "$tmp/p.ini"
+  local rc=$?
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 2 &&
+    one_message "rank 1's scene or options differ from rank 0's" && [ "$(cat "$tmp/rc.0")" = 2 ]
+}
+
+test_rank_that_cannot_read_its_scene() {
+  RANK1_SCENE=$tmp/missing.ini ranks 3 --devices cpu -q "$tmp/p.ini"
+  local rc=$?
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 3 &&
+    one_message "rank 1: cannot open scene '$tmp/missing.ini'"
+}
+
+test_rank_without_a_device_fails_together() {
+  RANK1_DEVICES=9:0 ranks 2 --devices cpu -q "$tmp/p.ini"
+  local rc=$?
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 2 && one_message "rank 1: .*9:0"
+}
+
+test_collision_mode_refused() {
+  ranks 2 -d cpu -q "$root/tests/scenes/tiny.ini"
+  local rc=$?
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 2 &&
+    one_message "collision scenes run in one process" && [ "$(cat "$tmp/rc.1")" = 2 ]
+}
+
+test_sigterm_to_mpirun_reports() {
+  rm -rf "$tmp"/in.* "$tmp"/rc.*
+  timeout "$limit" "$mpirun" --oversubscribe -np 2 "$tmp/wrap.sh" "$exe" --devices cpu -q \
+    -n 100000000 --checkpoint "$tmp/s.ckpt" --checkpoint-every 50 "$tmp/p.ini" >"$tmp/out" 2>&1 &
+  local pid=$! i=0
+  # into the run: rank 0 wrote its first checkpoint (the kernels are built, steps run)
+  while [ ! -s "$tmp/s.ckpt" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -TERM "$pid"
+  wait "$pid"
+  cat "$tmp/out"
+  grep -q "^state hash" "$tmp/out" && grep -q "stopped by signal 15; checkpoint written" "$tmp/out" &&
+    [ -s "$tmp/s.ckpt" ] && [ "$(grep -c '^state hash' "$tmp/out")" = 1 ]
+}
+
+# Two devices per rank: the devices' controller works within each rank's range (its
+# first split, its moves), also once it is down to one device there (MIXSIM_GRAVITY_SLOW
+# makes each rank's second device slow): that rank still exchanges with the others.
+test_two_devices_per_rank_keep_the_hash() {
+  ranks 2 --devices cpu,cpu -q "$tmp/p.ini" || { cat "$tmp/out"; return 1; }
+  echo "    2 ranks x 2 devices: $(hash_of "$tmp/out") (one process: $ref30)"
+  [ -n "$ref30" ] && [ "$(hash_of "$tmp/out")" = "$ref30" ] || return 1
+  MIXSIM_GRAVITY_SLOW=1:1000 ranks 3 --devices cpu,cpu "$tmp/p.ini" || { cat "$tmp/out"; return 1; }
+  grep '^device\|^state hash' "$tmp/out"
+  echo "    3 ranks x 2 devices, one dropped: $(hash_of "$tmp/out")"
+  [ "$(hash_of "$tmp/out")" = "$ref30" ] && grep -q '^device .*no bodies' "$tmp/out"
+}
+
+# A body flies off to infinity at step 4 (x += 1e38 a step) inside a burst of 40: every
+# rank holds the whole state, finds it at the burst's end, reruns the burst from its start
+# one step at a time in lockstep (through the ranks' rebalances at steps 2 and 4) and names
+# step 4 as one process does; rank 0 writes the same last good state.
+test_nonfinite_burst_rerun_on_every_rank() {
+  python3 -c "
+print('0,0,0,1e30,0,0,1')
+for i in range(399): print(f'{10 + i % 20},{10 + i // 20},0,0,0,0,1')" >"$tmp/fast.csv"
+  printf '[simulation]\nmode = gravity\ndt = 1e8\nsteps = 40\n[gravity]\nbodies = file\nfile = fast.csv\nsoftening = 0.1\ndt_check = off\nburst = 50\n' >"$tmp/fast.ini"
+  single --checkpoint "$tmp/f1.ck" "$tmp/fast.ini"
+  [ $? = 4 ] && grep -q "no longer finite at step 4 " "$tmp/one" || { cat "$tmp/one"; return 1; }
+  ranks 2 --devices cpu,cpu -q --checkpoint f.ck "$tmp/fast.ini"
+  local rc=$?
+  cat "$tmp/out"
+  [ $rc = 4 ] && [ "$(cat "$tmp/rc.0")" = 4 ] && [ "$(cat "$tmp/rc.1")" = 4 ] || return 1
+  [ "$(grep -c '^mixsim:' "$tmp/out")" = 2 ] &&
+    [ "$(grep 'no longer finite' "$tmp/out")" = "$(grep 'no longer finite' "$tmp/one")" ] &&
+    grep -q "^mixsim: the last good state (step 3) is in 'f.ck'" "$tmp/out" &&
+    cmp "$tmp/in.0/f.ck" "$tmp/f1.ck" && [ ! -e "$tmp/in.1/f.ck" ]
+}
+
+check test_two_ranks_hash_outputs_and_checkpoint_to_single
+check test_two_devices_per_rank_keep_the_hash
+check test_nonfinite_burst_rerun_on_every_rank
+check test_three_ranks_local_rank_resume_single_checkpoint
+check test_three_ranks_taylor
+check test_ranks_with_different_scenes_fail_together
+check test_rank_that_cannot_read_its_scene
+check test_rank_without_a_device_fails_together
+check test_collision_mode_refused
+check test_sigterm_to_mpirun_reports
+finish
