@@ -39,8 +39,19 @@ for a in "$@"; do
   if [ "$r" = 1 ] && [ -n "${RANK1_DEVICES:-}" ] && [ "$a" = "$DEVICES" ]; then a=$RANK1_DEVICES; fi
   args+=("$a")
 done
-"${args[@]}"
+# mixsim runs as a child that the wrapper's signals reach: mpirun signals the process it
+# started, and bash, waiting in the foreground, would die of SIGTERM and leave mixsim
+# running unsignalled until mpirun's kill.
+"${args[@]}" &
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null' TERM
+trap 'kill -INT "$child" 2>/dev/null' INT
+wait "$child"
 rc=$?
+while kill -0 "$child" 2>/dev/null; do # a trapped signal ended the wait, not the child
+  wait "$child"
+  rc=$?
+done
 echo "$rc" >"$TMP/rc.$r"
 exit "$rc"
 EOF
