@@ -33,6 +33,11 @@ cat >"$tmp/wrap.sh" <<'EOF'
 r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-0}}
 mkdir -p "$TMP/in.$r" && cd "$TMP/in.$r" || exit 99
 export POCL_CACHE_DIR=$TMP/pocl.$r
+# In an ASan build, no leak check in the ranks: Open MPI's components allocate at MPI_Init
+# and are unloaded by MPI_Finalize, so LeakSanitizer reports frames of unknown modules that
+# no suppression can name. The same code outside mpirun (the single-process runs here and
+# every other test) is checked.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 args=()
 for a in "$@"; do
   if [ "$r" = 1 ] && [ -n "${RANK1_SCENE:-}" ] && [ "$a" = "$SCENE" ]; then a=$RANK1_SCENE; fi
@@ -160,18 +165,31 @@ test_collision_mode_refused() {
     one_message "collision scenes run in one process" && [ "$(cat "$tmp/rc.1")" = 2 ]
 }
 
+# SIGTERM to mpirun alone (timeout --foreground: plain timeout would also signal its whole
+# process group, the ranks included, racing mpirun's own shutdown of them).
 test_sigterm_to_mpirun_reports() {
-  rm -rf "$tmp"/in.* "$tmp"/rc.*
-  timeout "$limit" "$mpirun" --oversubscribe -np 2 "$tmp/wrap.sh" "$exe" --devices cpu -q \
-    -n 100000000 --checkpoint "$tmp/s.ckpt" --checkpoint-every 50 "$tmp/p.ini" >"$tmp/out" 2>&1 &
+  rm -rf "$tmp"/in.* "$tmp"/rc.* "$tmp/s.ckpt" "$tmp/stop.json"
+  timeout --foreground "$limit" "$mpirun" --oversubscribe -np 2 "$tmp/wrap.sh" "$exe" --devices cpu -q \
+    -n 100000000 --checkpoint "$tmp/s.ckpt" --checkpoint-every 50 --stats "$tmp/stop.json" \
+    "$tmp/p.ini" >"$tmp/out" 2>&1 &
   local pid=$! i=0
   # into the run: rank 0 wrote its first checkpoint (the kernels are built, steps run)
   while [ ! -s "$tmp/s.ckpt" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
   kill -TERM "$pid"
   wait "$pid"
   cat "$tmp/out"
-  grep -q "^state hash" "$tmp/out" && grep -q "stopped by signal 15; checkpoint written" "$tmp/out" &&
-    [ -s "$tmp/s.ckpt" ] && [ "$(grep -c '^state hash' "$tmp/out")" = 1 ]
+  # What rank 0 writes to files, not its stdout: mpirun, once signalled, may drop what
+  # the ranks print while it shuts down (seen here under load: an empty output). Every
+  # rank exits 143; rank 0's stats are the stopped step's, and its checkpoint that step's.
+  echo "    exit codes: $(cat "$tmp"/rc.* 2>/dev/null | tr '\n' ' ')"
+  [ "$(cat "$tmp/rc.0" 2>/dev/null)" = 143 ] && [ "$(cat "$tmp/rc.1" 2>/dev/null)" = 143 ] &&
+    [ -s "$tmp/s.ckpt" ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
+assert d['step'] > 0 and d['state_hash'], d" "$tmp/stop.json" || return 1
+  local step
+  step=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step'])" "$tmp/stop.json")
+  "$exe" --devices cpu -q --resume "$tmp/s.ckpt" -n "$step" "$tmp/p.ini" >"$tmp/r" 2>&1
+  echo "    stats $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['step'], d['state_hash'])" "$tmp/stop.json"), checkpoint: $(grep '^state hash' "$tmp/r")"
+  grep -q "^state hash $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['state_hash'], '(step', d['step'])" "$tmp/stop.json")" "$tmp/r"
 }
 
 # Two devices per rank: the devices' controller works within each rank's range (its
