@@ -418,19 +418,26 @@ static void test_bodies_bad_csv_files(void)
   ENSURE(checked >= 6 && passed == checked);
 }
 
-static void test_bodies_csv_without_mass_fails(void)
+/* Writes `csv` to a new file named in `path` (a mkstemp template) and a gravity scene
+ * that reads it into `text`. */
+static void bodies_scene(const char *csv, char *path, char *text, size_t size)
 {
-  char path[] = "/tmp/mixsim_empty_XXXXXX";
   int fd = mkstemp(path);
   ENSURE(fd >= 0);
   FILE *f = fdopen(fd, "w");
-  fputs("x,y,z,vx,vy,vz,m\n# nothing\n\n0,0,0,0,0,0,0\n", f);
+  ENSURE(f != NULL);
+  fputs(csv, f);
   fclose(f);
-  char text[512];
-  snprintf(text, sizeof text,
+  snprintf(text, size,
            "[simulation]\nmode = gravity\ndt = 0.01\n[gravity]\nbodies = file\nfile = %s\n"
            "softening = 0.01\n",
            path);
+}
+
+static void test_bodies_csv_without_mass_fails(void)
+{
+  char path[] = "/tmp/mixsim_empty_XXXXXX", text[512];
+  bodies_scene("x,y,z,vx,vy,vz,m\n# nothing\n\n0,0,0,0,0,0,0\n", path, text, sizeof text);
   ms_scene s;
   ms_error_clear();
   ms_status st = ms_scene_load_string(text, "x.ini", &s);
@@ -462,17 +469,9 @@ static void test_bodies_shipped_scenes_load(void)
  * the reader demanded x,y,z,vx,vy,vz,m in that order). */
 static void test_bodies_csv_columns_by_name(void)
 {
-  char path[] = "/tmp/mixsim_cols_XXXXXX";
-  int fd = mkstemp(path);
-  ENSURE(fd >= 0);
-  FILE *f = fdopen(fd, "w");
-  fputs("M, vz, vy, vx, z, y, x\n2,0.3,0.2,0.1,3,2,1\n0.5,0,0,-0.1,-3,-2,-1\n", f);
-  fclose(f);
-  char text[512];
-  snprintf(text, sizeof text,
-           "[simulation]\nmode = gravity\ndt = 0.01\n[gravity]\nbodies = file\nfile = %s\n"
-           "softening = 0.01\n",
-           path);
+  char path[] = "/tmp/mixsim_cols_XXXXXX", text[512];
+  bodies_scene("M, vz, vy, vx, z, y, x\n2,0.3,0.2,0.1,3,2,1\n0.5,0,0,-0.1,-3,-2,-1\n", path, text,
+               sizeof text);
   ms_scene s;
   int ok = load(text, &s);
   remove(path);

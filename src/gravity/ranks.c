@@ -416,17 +416,6 @@ void ms_ranks_abort(ms_status st)
   exit((int)st);
 }
 
-static long lcm(long a, long b)
-{
-  long x = a, y = b;
-  while (y) {
-    long t = x % y;
-    x = y;
-    y = t;
-  }
-  return a / x * b;
-}
-
 ms_status ms_ranks_units(ms_status st, long *granule, long *pad)
 {
   if (!world.on)
@@ -441,8 +430,8 @@ ms_status ms_ranks_units(ms_status st, long *granule, long *pad)
   st = mpi_check(MPI_Allgather(mine, 2, MPI_LONG, all, 2, MPI_LONG, MPI_COMM_WORLD),
                  "MPI_Allgather");
   for (int i = 0; !st && i < world.size; i++) {
-    *granule = lcm(*granule, all[2 * i]);
-    *pad = lcm(*pad, all[2 * i + 1]);
+    *granule = ms_gset_lcm(*granule, all[2 * i]);
+    *pad = ms_gset_lcm(*pad, all[2 * i + 1]);
   }
   free(all);
   return st;

@@ -71,6 +71,10 @@ typedef struct ms_gparams {
   float eps2, g, dt;
 } ms_gparams;
 
+/* The least common multiple of two positive counts: the granule and padding that suit
+ * every device (split.c) and every rank (ranks.c). */
+long ms_gset_lcm(long a, long b);
+
 /* Opens the devices `devices` lists (see ms_gravity_options), builds `kernel` (NULL:
  * each device's default) for n_body bodies and sizes the buffers; sets n_pad. */
 ms_status ms_gset_open(ms_gset *set, const char *devices, const char *kernel, int n_body,
