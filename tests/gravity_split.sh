@@ -2,7 +2,8 @@
 # Gravity mode's split over several devices on pocl: `--devices cpu,cpu` (two contexts)
 # and two sub-devices give `--devices cpu`'s state hash whatever split the controller
 # settles on; a device made slow by the test hook MIXSIM_GRAVITY_SLOW is dropped, with a
-# note naming it and why, and the report shows it without bodies; bad hook values are
+# note naming it and why, and the report shows it without bodies; MIXSIM_BALANCE_LOG
+# prints the controller's decisions; bad hook values are
 # refused; the measurement tools run through. No timings are asserted.
 # usage: gravity_split.sh MIXSIM SOURCE_ROOT [FILTER]
 set -u
@@ -51,6 +52,16 @@ slow_device_dropped() {
     [ "$(hash_of "$tmp/one.txt")" = "$(hash_of "$tmp/slow.txt")" ]
 }
 
+# MIXSIM_BALANCE_LOG=1: a line per decision of the controller, from the seed (the slow
+# device left out: "64->0") to the settled split; none without it.
+balance_log_lines() {
+  run log cpu,cpu MIXSIM_GRAVITY_SLOW=1:1000 MIXSIM_BALANCE_LOG=1 || return 1
+  grep 'balance:' "$tmp/log.err"
+  grep -q '^mixsim: balance: step 0 seeds: .*, 0:0 [0-9]*->0 (' "$tmp/log.err" &&
+    grep -q '^mixsim: balance: step [0-9]* keeps: window [0-9.]* ms, .*; settled$' "$tmp/log.err" &&
+    [ "$(grep -c 'balance:' "$tmp/slow.err")" = 0 ]
+}
+
 quiet_hides_the_note() {
   MIXSIM_GRAVITY_SLOW=1:1000 "$mixsim" "$scene" --devices cpu,cpu -q >/dev/null 2>"$tmp/q.err"
   [ ! -s "$tmp/q.err" ]
@@ -81,6 +92,7 @@ split_tools_run() {
 check two_contexts_same_hash
 check sub_devices_same_hash
 check slow_device_dropped
+check balance_log_lines
 check quiet_hides_the_note
 check bad_hook_refused
 check split_tools_run

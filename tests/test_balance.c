@@ -1,8 +1,9 @@
 /* The multi-device split's planner and controller without a device (gravity/balance.h):
  * equal devices split evenly, a faster one gets its share of the speed, a device that
  * cannot pay for its exchange is dropped (and the note says so), small noise changes
- * nothing, shares are whole granules, a measured slower split is given up for the best
- * one measured, and a drifting step time makes it plan again. Figures are made up:
+ * nothing, a device that would add under 3 % is left out, shares are whole granules, a measured slower split is given up for the best
+ * one measured, a drifting step time makes it plan again, and the first split probes a
+ * CPU beside GPUs with a granule per compute unit. Figures are made up:
  * nothing is timed. */
 #include <stdio.h>
 #include <string.h>
@@ -107,7 +108,7 @@ static void test_small_noise_keeps_the_plan(void)
 
 static void test_granules_respected(void)
 {
-  double rate[] = {1234.5, 987.6, 55.5};
+  double rate[] = {1234.5, 987.6, 155.5}; /* (each adds over 3 %) */
   ms_balance_input in = input(3, 1000, rate, 0.0001);
   ms_balance_plan p;
   ms_balance_plan_split(&in, &p);
@@ -157,6 +158,53 @@ static void test_drift_plans_again(void)
   ENSURE(next[0] == 192 && next[1] == 64); /* 3:1 */
 }
 
+static void test_device_adding_under_three_percent_left_out(void)
+{
+  /* The second device would take 2 % and save 2 % with a free exchange: not worth its
+   * uncertain rate (balance.c); at 4 % it is taken. */
+  double rate[] = {980.0, 20.0};
+  ms_balance_input in = input(2, 1000, rate, 0.0);
+  ms_balance_plan p;
+  ms_balance_plan_split(&in, &p);
+  ENSURE(p.active == 1 && p.units[0] == 1000 && p.units[1] == 0);
+  ENSURE(p.drop_share[1] > 0.019 && p.drop_share[1] < 0.021);
+  ENSURE(p.drop_saves_s[1] > p.drop_cost_s[1]);
+  double rate2[] = {960.0, 40.0};
+  in = input(2, 1000, rate2, 0.0);
+  ms_balance_plan_split(&in, &p);
+  ENSURE(p.active == 2 && p.units[0] == 960 && p.units[1] == 40);
+  /* the note says why */
+  ms_balance b;
+  int cur[] = {990, 10}, next[2];
+  ms_balance_init(&b, 2, 1000, cur);
+  double force[] = {990.0 / 980.0, 0.5}, other[] = {0.0, 0.0};
+  for (int k = 0; k < b.want; k++)
+    ms_balance_sample(&b, 990.0 / 980.0, force, other);
+  ENSURE(ms_balance_decide(&b, next) && next[0] == 1000 && next[1] == 0);
+  char line[400];
+  ms_balance_drop_reason(&b, 1, "1:0 (pocl, CPU)", 64, line, sizeof line);
+  printf("    %s\n", line);
+  ENSURE(strstr(line, "a gain under the 3 % of the step a device must add"));
+}
+
+static void test_first_split_probes_a_cpu_beside_gpus(void)
+{
+  int out[4];
+  int cpu_gpu_gpu[] = {1, 0, 0}, cu[] = {14, 132, 132};
+  ms_balance_first_split(3, cpu_gpu_gpu, cu, 4096, out);
+  ENSURE(out[0] == 14 && out[1] == 2041 && out[2] == 2041);
+  int gpu_cpu[] = {0, 1}, cu2[] = {132, 0}; /* (a device that reports no units: one) */
+  ms_balance_first_split(2, gpu_cpu, cu2, 100, out);
+  ENSURE(out[0] == 99 && out[1] == 1);
+  int cpus[] = {1, 1}, gpus[] = {0, 0, 0}, cu3[] = {2, 2, 2};
+  ms_balance_first_split(2, cpus, cu3, 101, out); /* one kind: even */
+  ENSURE(out[0] == 50 && out[1] == 51);
+  ms_balance_first_split(3, gpus, cu3, 10, out);
+  ENSURE(out[0] == 3 && out[1] == 3 && out[2] == 4);
+  ms_balance_first_split(3, cpu_gpu_gpu, cu, 15, out); /* too few for the probe: even */
+  ENSURE(out[0] == 5 && out[1] == 5 && out[2] == 5);
+}
+
 int main(int argc, char **argv)
 {
   filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
@@ -166,5 +214,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_small_noise_keeps_the_plan, filter);
   RUN_TEST(test_granules_respected, filter);
   RUN_TEST(test_drift_plans_again, filter);
+  RUN_TEST(test_device_adding_under_three_percent_left_out, filter);
+  RUN_TEST(test_first_split_probes_a_cpu_beside_gpus, filter);
   return TEST_EXIT();
 }

@@ -7,7 +7,9 @@
 # of the whole mixsim process too (user + system, start-up included: it depends less on
 # what else runs, and with all cores busy it is the figure to compare); the rebalances,
 # the final shares of the devices, and the state hashes; then a row per run. The tables
-# are Markdown, on stdout and in $RESULT when set.
+# are Markdown, on stdout and in $RESULT when set. LOG=file collects every run's stderr
+# under a header line (with MIXSIM_BALANCE_LOG=1 in the environment: the controller's
+# decisions).
 # usage: tools/gravity-split-bench.sh MIXSIM
 #   CONFIGS ("cpu cpu,cpu"), GRAVITY_N (16384), STEPS (60), BURST (10), REPEAT (5)
 set -uo pipefail
@@ -28,6 +30,7 @@ for n in ${ns//,/ }; do
       /usr/bin/time -f '%U %S' -o "$run.cpu" "$exe" -q --headless --devices "$devs" --burst "${BURST:-10}" \
         --stats "$run.json" "$work/p$n.ini" >/dev/null 2>"$work/err" ||
         { echo "N=$n --devices $devs failed:"; cat "$work/err"; rm -f "$run.json"; }
+      [ -n "${LOG:-}" ] && { echo "== N $n --devices $devs round $r"; cat "$work/err"; } >>"$LOG"
     done
   done
 done

@@ -27,10 +27,11 @@ gpus=$(awk '$2 == "gpu" {print $1}' "$out/split-devices.txt" | paste -sd, -)
 first=${gpus%%,*}
 devices=${DEVICES:-$first $gpus all}
 echo "device lists: $devices" | tee "$out/split.txt"
+# The controller's decisions of every run, for $out/split-log.txt (docs/gravity.md).
+export MIXSIM_BALANCE_LOG=${MIXSIM_BALANCE_LOG:-1}
 # Steps per N: enough for the controller to settle (about a dozen steps) and to measure.
-# At 1M the `all` runs are the longest: the accelerations at the start are computed on
-# an even split (a third of the bodies on the CPU: about 12 s), so that N gets more time.
-# Worst case (every N at its limit) about 8 minutes; expected about 5.
+# 1M gets more time: a run of 30 steps there is about 20 s with its start-up. Worst case
+# (every N at its limit) about 8 minutes; expected about 3.
 for n in ${GRAVITY_N:-16384 65536 262144 1048576}; do
   limit=80
   case $n in
@@ -40,6 +41,6 @@ for n in ${GRAVITY_N:-16384 65536 262144 1048576}; do
     *) steps=${STEPS_OTHER:-30} limit=220 ;;
   esac
   echo "== N $n, $steps steps" | tee -a "$out/split.txt"
-  CONFIGS="$devices" GRAVITY_N=$n STEPS=$steps REPEAT=${REPEAT:-3} BURST=10 \
+  CONFIGS="$devices" GRAVITY_N=$n STEPS=$steps REPEAT=${REPEAT:-3} BURST=10 LOG=$out/split-log.txt \
     timeout $limit tools/gravity-split-bench.sh "$exe" 2>&1 | tee -a "$out/split.txt"
 done

@@ -111,16 +111,24 @@ static void discretize(const ms_balance_input *in, unsigned mask, double t, int 
 void ms_balance_plan_split(const ms_balance_input *in, ms_balance_plan *out)
 {
   memset(out, 0, sizeof *out);
+  /* Each device beyond the first must gain MS_BALANCE_HYSTERESIS of the step: a device
+   * whose share would save less is left out, since its rate is known only to a few
+   * percent (a CPU's, measured beside a GPU on the H200 machine, moved by 25 % from one
+   * window to the next), and with a small share a slower step than planned costs more
+   * than it saves. Scoring by t (1 + h (k - 1)) keeps the choice a minimum over subsets. */
   unsigned best = 0;
-  double best_t = BIG;
+  double best_t = BIG, best_score = BIG;
   for (unsigned m = 1; m < (1u << in->n_dev); m++) {
     double t = subset_time(in, m, NULL);
     if (t >= BIG)
       continue;
+    double score = t * (1.0 + MS_BALANCE_HYSTERESIS * (bits(m) - 1));
     int fewer = bits(m) < bits(best);
-    if (!best || t < best_t * (1.0 - 1e-12) || (t <= best_t * (1.0 + 1e-12) && fewer)) {
+    if (!best || score < best_score * (1.0 - 1e-12) ||
+        (score <= best_score * (1.0 + 1e-12) && fewer)) {
       best = m;
       best_t = t;
+      best_score = score;
     }
   }
   if (!best) { /* nothing measured: everything on the first device */
@@ -153,6 +161,35 @@ void ms_balance_plan_split(const ms_balance_input *in, ms_balance_plan *out)
   }
 }
 
+static void share_evenly(int n, int units, int *out)
+{
+  for (int i = 0; i < n; i++)
+    out[i] = (int)((long)units * (i + 1) / n - (long)units * i / n);
+}
+
+/* Why a probe: a CPU runs this kernel 10-50x slower than a GPU, and an even first split
+ * made the first accelerations wait for it (12 s at 1M bodies beside one H200). One
+ * granule is one work-group, which pocl runs on one thread: a granule per compute unit
+ * keeps every core busy, so the first kernels measure the device's real rate. */
+void ms_balance_first_split(int n_dev, const int *is_cpu, const int *compute_units, int units,
+                            int *out)
+{
+  int others = 0, probe = 0;
+  for (int i = 0; i < n_dev; i++)
+    others += !is_cpu[i];
+  for (int i = 0; others > 0 && i < n_dev; i++)
+    if (is_cpu[i])
+      probe += compute_units[i] > 1 ? compute_units[i] : 1;
+  if (others == 0 || others == n_dev || units - probe < others) {
+    share_evenly(n_dev, units, out);
+    return;
+  }
+  int rest[MS_BALANCE_MAX], k = 0;
+  share_evenly(others, units - probe, rest);
+  for (int i = 0; i < n_dev; i++)
+    out[i] = is_cpu[i] ? (compute_units[i] > 1 ? compute_units[i] : 1) : rest[k++];
+}
+
 /* ---- the controller --------------------------------------------------------------- */
 
 static double median(const double *v, int n)
@@ -177,7 +214,7 @@ void ms_balance_init(ms_balance *b, int n_dev, int units_total, const int *units
   b->model.n_dev = n_dev;
   b->model.units = units_total;
   b->best_s = BIG;
-  /* The first split is the even one, usually far off: decide after two steps (the
+  /* The first split is a guess, or seeded from one kernel: decide after two steps (the
    * kernels were built and run once before the first step, so nothing is skipped). */
   b->want = 2;
 }
@@ -248,6 +285,7 @@ static double absorb_window(ms_balance *b)
     b->exchange_measured = 1;
   }
   b->n = 0;
+  b->window_s = t;
   return t;
 }
 
@@ -342,13 +380,27 @@ void ms_balance_drop_reason(const ms_balance *b, int i, const char *name, int gr
   double rate = b->model.rate[i] * granule;
   unsigned mask = ms_balance_mask(b->n_dev, b->cur);
   double with = ms_balance_tried(b, mask | (1u << i));
-  if (!(p->units[i] > 0) && p->drop_cost_s[i] > p->drop_saves_s[i] &&
-      ms_balance_mask(b->n_dev, p->units) == mask)
+  int planned_out = !(p->units[i] > 0) && ms_balance_mask(b->n_dev, p->units) == mask;
+  if (planned_out && p->drop_cost_s[i] > p->drop_saves_s[i])
     snprintf(buf, (size_t)size,
              "--devices: %s dropped (%.3g bodies/s measured in the split): its best share "
              "(%.1f %%) saves %.2f ms a step but its exchange costs %.2f ms",
              name, rate, 100.0 * p->drop_share[i], 1e3 * p->drop_saves_s[i],
              1e3 * p->drop_cost_s[i]);
+  else if (planned_out && !b->exchange_measured)
+    snprintf(buf, (size_t)size,
+             "--devices: %s dropped (%.3g bodies/s measured in the first kernels): its best "
+             "share (%.1f %%) saves %.2f ms of a %.2f ms step, under the %.0f %% a device must "
+             "add",
+             name, rate, 100.0 * p->drop_share[i], 1e3 * p->drop_saves_s[i], 1e3 * p->step_s,
+             100.0 * MS_BALANCE_HYSTERESIS);
+  else if (planned_out)
+    snprintf(buf, (size_t)size,
+             "--devices: %s dropped (%.3g bodies/s measured in the split): its best share "
+             "(%.1f %%) saves %.2f ms a step and its exchange costs %.2f ms, a gain under "
+             "the %.0f %% of the step a device must add",
+             name, rate, 100.0 * p->drop_share[i], 1e3 * p->drop_saves_s[i],
+             1e3 * p->drop_cost_s[i], 100.0 * MS_BALANCE_HYSTERESIS);
   else
     snprintf(buf, (size_t)size,
              "--devices: %s dropped (%.3g bodies/s measured in the split): steps took %.2f ms "

@@ -38,6 +38,12 @@ typedef struct ms_balance_plan {
  * devices on a tie); every device in it gets at least one granule. */
 void ms_balance_plan_split(const ms_balance_input *in, ms_balance_plan *out);
 
+/* The first split of `units` granules, before anything is measured: a CPU device beside
+ * other kinds gets a probe of one granule per compute unit (compute_units[i]), the
+ * others share the rest evenly; devices all of one kind share evenly. */
+void ms_balance_first_split(int n_dev, const int *is_cpu, const int *compute_units, int units,
+                            int *out);
+
 /* Predicted step time of a given split (units per device). */
 double ms_balance_predict(const ms_balance_input *in, const int *units);
 
@@ -62,6 +68,7 @@ typedef struct ms_balance {
   int settled, drift_windows;
   double settled_s;
   int want;      /* samples the current window needs */
+  double window_s; /* the last window's step time (median) */
   int decisions; /* windows decided, for the tests */
   ms_balance_plan plan; /* the planner's last answer (the drop notes use it) */
 } ms_balance;

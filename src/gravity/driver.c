@@ -202,8 +202,9 @@ ms_status ms_gravity_create(const ms_scene *scene, const ms_gravity_options *opt
     st = ms_gset_force(&g->set, MS_GRAV_MODE_ACCEL, &g->params);
   if (!st)
     st = ms_gset_finish(&g->set);
-  for (int i = 0; !st && i < g->set.n_dev; i++)
-    g->set.dev[i].force_s = g->set.dev[i].other_s = 0.0;
+  for (int i = 0; !st && i < g->set.n_dev; i++) /* (the stepping's times from here) */
+    g->set.dev[i].force_s = g->set.dev[i].other_s = g->set.dev[i].seen_force_s =
+        g->set.dev[i].seen_other_s = 0.0;
   st = read_back(g, st);
   if (!st && g->energy != MS_ENERGY_OFF) {
     ms_gravity_diag d;

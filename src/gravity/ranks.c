@@ -108,8 +108,8 @@ int ms_ranks_plan(const double *rate, int n, int units, const int *old, int *cou
 }
 
 /* This rank's range among its devices: by their measured speeds once all are measured,
- * else equally; boundaries in granules. The devices' controller (gravity/balance.h) goes
- * on from there within the range. */
+ * else as a single process starts (ms_gset_first_split); boundaries in granules. The
+ * devices' controller (gravity/balance.h) goes on from there within the range. */
 static void split_devices(ms_gset *set, int first, int count)
 {
   double rate[MS_GRAVITY_MAX_DEVICES];
@@ -118,9 +118,10 @@ static void split_devices(ms_gset *set, int first, int count)
     rate[i] = set->dev[i].count > 0 ? set->dev[i].bodies_per_s : 0.0;
     measured &= rate[i] > 0.0;
   }
-  for (int i = 0; !measured && i < set->n_dev; i++)
-    rate[i] = 1.0;
-  ms_ranks_plan(rate, set->n_dev, count / set->granule, NULL, units);
+  if (measured)
+    ms_ranks_plan(rate, set->n_dev, count / set->granule, NULL, units);
+  else
+    ms_gset_first_split(set, count / set->granule, units);
   ms_gset_set_range(set, first, count / set->granule, units);
 }
 

@@ -117,6 +117,10 @@ static ms_status open_device(ms_gdev *d, const char *kernel, int n_body, const c
   MS_CL_TRY(err, "clCreateContext");
   d->queue = clCreateCommandQueue(d->context, d->cl.device, CL_QUEUE_PROFILING_ENABLE, &err);
   MS_CL_TRY(err, "clCreateCommandQueue");
+  cl_uint units = 1;
+  MS_CL_TRY(clGetDeviceInfo(d->cl.device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL),
+            "clGetDeviceInfo(CL_DEVICE_MAX_COMPUTE_UNITS)");
+  d->compute_units = (int)units;
   return build(d, kernel_dir);
 }
 
@@ -151,14 +155,14 @@ long ms_gset_lcm(long a, long b)
   return a / x * b;
 }
 
-/* Equal shares, in whole granules (the last device takes what is left). */
-static void split_evenly(ms_gset *set)
+/* The split before anything is measured, in whole granules. */
+static void split_first(ms_gset *set)
 {
-  int units = set->n_pad / set->granule, first = 0;
+  int units[MS_GRAVITY_MAX_DEVICES], first = 0;
+  ms_gset_first_split(set, set->n_pad / set->granule, units);
   for (int i = 0; i < set->n_dev; i++) {
-    int share = units * (i + 1) / set->n_dev - units * i / set->n_dev;
     set->dev[i].first = first;
-    set->dev[i].count = share * set->granule;
+    set->dev[i].count = units[i] * set->granule;
     first += set->dev[i].count;
   }
 }
@@ -196,7 +200,7 @@ ms_status ms_gset_open(ms_gset *set, const char *devices, const char *kernel, in
   for (int i = 0; !st && i < 2 && set->n_dev > 1; i++)
     if (!(set->stage[i] = malloc((size_t)set->n_pad * F4)))
       st = ms_fail(MS_ERR_RUNTIME, "out of memory");
-  split_evenly(set);
+  split_first(set);
   /* Sleeping waits only where a whole CPU device shares the split with GPUs (its threads
    * need every core, the driver's waits spin on one). A CPU given a sub-device
    * (devices.c) leaves the host thread a core, and the driver's waits are then the
@@ -583,6 +587,7 @@ ms_status ms_gset_step(ms_gset *set, ms_integrator integrator, const ms_gparams 
   for (int i = 0; !st && i < set->n_dev; i++)
     st = ms_cl_check(clFlush(set->dev[i].queue), "clFlush", NULL);
   set->cur = out;
+  set->steps++;
   /* One device with bodies: steps queue without the host, except while the controller
    * still measures (a step at a time, from its kernels' profiled times). Several ranks:
    * every step exchanges with the other ranks and is measured there. */

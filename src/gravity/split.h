@@ -33,6 +33,7 @@ typedef struct ms_gdev {
   double slow;                  /* test hook MIXSIM_GRAVITY_SLOW: measured force time x slow */
   double seen_force_s, seen_other_s; /* force_s, other_s at the last sample */
   int noted;                    /* its drop was reported */
+  int compute_units;
   int cores_kept;               /* a CPU given a sub-device that leaves the GPUs' host
                                    threads their cores (devices.c) */
 } ms_gdev;
@@ -50,6 +51,7 @@ typedef struct ms_gset {
   float *stage[2];  /* host side of the exchange, alternating so that a slow write of the
                        last step never reads what this step's reads overwrite */
   long exchanges;
+  long steps;       /* enqueued by ms_gset_step (the balance log's clock) */
   double exchange_s;
   int rebalances;
   /* the split's controller (gravity/balance.h) and its per-step measurements */
@@ -115,6 +117,8 @@ ms_status ms_gset_rebalance(ms_gset *set, float *vel, float *acc);
 ms_status ms_gset_balance_start(ms_gset *set);
 ms_status ms_gset_sample(ms_gset *set, double step_s);
 ms_status ms_gset_seed(ms_gset *set);
+/* The split before anything is measured (balance.h: ms_balance_first_split). */
+void ms_gset_first_split(const ms_gset *set, int units_total, int *units);
 /* Gives the devices the bodies [first, + units_total granules), `units` granules each in
  * order (under MPI, a rank's new range), and starts the controller again from there. */
 void ms_gset_set_range(ms_gset *set, int first, int units_total, const int *units);

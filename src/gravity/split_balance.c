@@ -30,6 +30,16 @@ static ms_status read_slow_hook(ms_gset *set)
   return MS_OK;
 }
 
+void ms_gset_first_split(const ms_gset *set, int units_total, int *units)
+{
+  int is_cpu[MS_GRAVITY_MAX_DEVICES], cu[MS_GRAVITY_MAX_DEVICES];
+  for (int i = 0; i < set->n_dev; i++) {
+    is_cpu[i] = (set->dev[i].cl.type & CL_DEVICE_TYPE_CPU) != 0;
+    cu[i] = set->dev[i].compute_units;
+  }
+  ms_balance_first_split(set->n_dev, is_cpu, cu, units_total, units);
+}
+
 static int count_active(const ms_gset *set)
 {
   int k = 0;
@@ -95,10 +105,39 @@ ms_status ms_gset_sample(ms_gset *set, double step_s)
 
 static void note_dropped(ms_gset *set);
 
+/* MIXSIM_BALANCE_LOG=1: a line on stderr for each of the controller's decisions, with
+ * the figures it decided on (docs/gravity.md), to see why a split was chosen. */
+static void log_decision(const ms_gset *set, const char *what, double window_s, const int *next,
+                         const double *rate)
+{
+  static int on = -1;
+  if (on < 0) {
+    const char *v = getenv("MIXSIM_BALANCE_LOG");
+    on = v && *v && strcmp(v, "0");
+  }
+  if (!on)
+    return;
+  const ms_balance *b = &set->balance;
+  char line[2048];
+  int n = snprintf(line, sizeof line, "mixsim: balance: step %ld %s: window %.3f ms,",
+                   set->steps, what, 1e3 * window_s);
+  for (int i = 0; i < set->n_dev && n < (int)sizeof line; i++)
+    n += snprintf(line + n, sizeof line - (size_t)n, " %s %d->%d (%.3g bodies/s, +%.3f ms)%s",
+                  set->dev[i].spec, set->dev[i].count / set->granule, next[i],
+                  rate[i] * set->granule, 1e3 * b->model.fixed_s[i],
+                  i + 1 < set->n_dev ? "," : "");
+  if (n < (int)sizeof line)
+    snprintf(line + n, sizeof line - (size_t)n, "; exchange %.3f ms%s", 1e3 * b->model.exchange_s,
+             b->settled ? "; settled" : "");
+  fprintf(stderr, "%s\n", line);
+}
+
 int ms_gset_wants_rebalance(ms_gset *set)
 {
   if (set->n_dev > 1 && !set->pending && set->balance.n >= set->balance.want) {
     set->pending = ms_balance_decide(&set->balance, set->next);
+    log_decision(set, set->pending ? "moves" : "keeps", set->balance.window_s,
+                 set->pending ? set->next : set->balance.cur, set->balance.model.rate);
     note_dropped(set);
   }
   return set->pending;
@@ -175,8 +214,12 @@ static ms_status move_split(ms_gset *set, const int *units, float *vel, float *a
 }
 
 /* The first split, from the kernels run once before the first step (all devices at
- * once): by speed rather than even, so that a slow device does not hold the first
- * steps up for long. The controller then measures the real steps. */
+ * once, each with at least a probe: ms_balance_first_split): by speed rather than by the
+ * guess, so that a slow device does not hold the first steps up for long. A device the
+ * plan leaves out is dropped now, with its note once the controller settles: it was
+ * measured under the split's real conditions, and a few steps with it would cost more
+ * than the whole run gains at small N (a 14-core CPU beside the H200 at 16K bodies: 1 ms
+ * a step against 0.18 ms). The controller then measures the real steps. */
 ms_status ms_gset_seed(ms_gset *set)
 {
   if (set->seeded || set->n_dev < 2)
@@ -194,30 +237,28 @@ ms_status ms_gset_seed(ms_gset *set)
   }
   ms_balance_plan p;
   ms_balance_plan_split(&in, &p);
-  /* Every device keeps a granule: it is dropped only after it was measured in the steps. */
-  for (int i = 0; in.units >= set->n_dev && i < set->n_dev; i++)
-    if (p.units[i] == 0) {
-      int big = 0;
-      for (int j = 1; j < set->n_dev; j++)
-        big = p.units[j] > p.units[big] ? j : big;
-      p.units[big]--;
-      p.units[i] = 1;
-    }
+  log_decision(set, "seeds", 0.0, p.units, in.rate);
   int cur[MS_GRAVITY_MAX_DEVICES];
   for (int i = 0; i < set->n_dev; i++)
     cur[i] = set->dev[i].count / set->granule;
-  if (!memcmp(cur, p.units, (size_t)set->n_dev * sizeof *cur))
-    return MS_OK;
-  size_t bytes = (size_t)set->n_pad * 4 * sizeof(float);
-  float *vel = malloc(bytes), *acc = malloc(bytes);
-  ms_status st = vel && acc ? move_split(set, p.units, vel, acc)
-                            : ms_fail(MS_ERR_RUNTIME, "out of memory");
-  free(vel);
-  free(acc);
-  set->rebalances = 0; /* (not a rebalance of the run) */
-  if (!st)
-    ms_balance_init(&set->balance, set->n_dev, in.units, p.units);
-  return st;
+  ms_status st = MS_OK;
+  if (memcmp(cur, p.units, (size_t)set->n_dev * sizeof *cur)) {
+    size_t bytes = (size_t)set->n_pad * 4 * sizeof(float);
+    float *vel = malloc(bytes), *acc = malloc(bytes);
+    st = vel && acc ? move_split(set, p.units, vel, acc) : ms_fail(MS_ERR_RUNTIME, "out of memory");
+    free(vel);
+    free(acc);
+    set->rebalances = 0; /* (not a rebalance of the run) */
+  }
+  if (st)
+    return st;
+  ms_balance *b = &set->balance;
+  ms_balance_init(b, set->n_dev, in.units, p.units);
+  for (int i = 0; i < set->n_dev; i++) { /* (a dropped device's rate, for its note) */
+    b->model.rate[i] = in.rate[i];
+    b->measured[i] = 1;
+  }
+  return MS_OK;
 }
 
 ms_status ms_gset_rebalance(ms_gset *set, float *vel, float *acc)
