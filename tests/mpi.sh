@@ -32,7 +32,9 @@ cat >"$tmp/wrap.sh" <<'EOF'
 #!/usr/bin/env bash
 r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-0}}
 mkdir -p "$TMP/in.$r" && cd "$TMP/in.$r" || exit 99
-export POCL_CACHE_DIR=$TMP/pocl.$r
+# (per rank, kept between runs under the test's own cache: two processes never fill one
+# cache at once, and the launches after the first compile nothing)
+export POCL_CACHE_DIR=${POCL_CACHE_DIR:-$TMP/pocl}/rank.$r
 # In an ASan build, no leak check in the ranks: Open MPI's components allocate at MPI_Init
 # and are unloaded by MPI_Finalize, so LeakSanitizer reports frames of unknown modules that
 # no suppression can name. The same code outside mpirun (the single-process runs here and
