@@ -184,6 +184,38 @@ __kernel void ms_large_small_apply(__global const double2 *pos, __global const d
   f_ls[j] = (float2)(fx, fy);
 }
 
+/* X's next partner in the sweep's order: the particle other than X, listed in the cells
+ * of q, with the smallest key (left edge, index) above (last_e, last), or any key when
+ * last < 0; -1 when none is left. *key_e: its left edge. */
+static int ms_sweep_next(ms_cell_rect q, int nx, __global const int *lcount, int lcap,
+                         __global const int *lidx, __global const double2 *lpos,
+                         __global const float2 *lshape, int x, int last, double last_e,
+                         double *key_e)
+{
+  int best = -1;
+  double best_e = 0.0;
+  for (int cy = q.y0; cy <= q.y1; cy++) {
+    for (int cx = q.x0; cx <= q.x1; cx++) {
+      int cell = cy * nx + cx;
+      int n = min(lcount[cell], lcap);
+      for (int a = 0; a < n; a++) {
+        int p = lidx[ms_grid_slot(cell, lcap, a)];
+        if (p == x)
+          continue;
+        double e = lpos[p].x - lshape[p].x;
+        if (last >= 0 && !(e > last_e || (e == last_e && p > last)))
+          continue;
+        if (best < 0 || e < best_e || (e == best_e && p < best)) {
+          best = p;
+          best_e = e;
+        }
+      }
+    }
+  }
+  *key_e = best_e;
+  return best;
+}
+
 /* One work-item per large particle X: large-large in the sweep's order. The candidates
  * are the particles listed in the cells of X's rectangle, widened by `margin` so that
  * every pair the sweep can find is among them (duplicates and extra candidates are
@@ -214,26 +246,8 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
   int last = -1;
   double last_e = 0.0;
   for (;;) {
-    int best = -1;
-    double best_e = 0.0;
-    for (int cy = q.y0; cy <= q.y1; cy++) {
-      for (int cx = q.x0; cx <= q.x1; cx++) {
-        int cell = cy * nx + cx;
-        int n = min(lcount[cell], lcap);
-        for (int a = 0; a < n; a++) {
-          int p = lidx[ms_grid_slot(cell, lcap, a)];
-          if (p == x)
-            continue;
-          double e = lpos[p].x - lshape[p].x;
-          if (last >= 0 && !(e > last_e || (e == last_e && p > last)))
-            continue;
-          if (best < 0 || e < best_e || (e == best_e && p < best)) {
-            best = p;
-            best_e = e;
-          }
-        }
-      }
-    }
+    double best_e;
+    int best = ms_sweep_next(q, nx, lcount, lcap, lidx, lpos, lshape, x, last, last_e, &best_e);
     if (best < 0)
       break;
     last = best;

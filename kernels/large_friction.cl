@@ -10,7 +10,8 @@
  * list per particle too: both members of a pair compute the same pair with the same
  * roles (the sweep's), so their two copies of xi are the same bits. A list has room for
  * every candidate its owner walks (collision/device_friction.c sizes it), so nothing is
- * ever dropped. Uses ms_large_rect of large.cl, which comes before this file. */
+ * ever dropped. Uses ms_large_rect and ms_sweep_next of large.cl, which comes before this
+ * file. */
 #pragma OPENCL FP_CONTRACT OFF
 
 #include "shared/contact.h"
@@ -284,26 +285,8 @@ __kernel void ms_large_large_fric(
   int last = -1;
   double last_e = 0.0;
   for (;;) {
-    int best = -1;
-    double best_e = 0.0;
-    for (int cy = q.y0; cy <= q.y1; cy++) {
-      for (int cx = q.x0; cx <= q.x1; cx++) {
-        int cell = cy * nx + cx;
-        int n = min(lcount[cell], lcap);
-        for (int a = 0; a < n; a++) {
-          int p = lidx[ms_grid_slot(cell, lcap, a)];
-          if (p == x)
-            continue;
-          double e = lpos[p].x - lshape[p].x;
-          if (last >= 0 && !(e > last_e || (e == last_e && p > last)))
-            continue;
-          if (best < 0 || e < best_e || (e == best_e && p < best)) {
-            best = p;
-            best_e = e;
-          }
-        }
-      }
-    }
+    double best_e;
+    int best = ms_sweep_next(q, nx, lcount, lcap, lidx, lpos, lshape, x, last, last_e, &best_e);
     if (best < 0)
       break;
     last = best;
