@@ -2,7 +2,8 @@
 # Gravity mode's split over several devices on pocl: `--devices cpu,cpu` (two contexts)
 # and two sub-devices give `--devices cpu`'s state hash whatever split the controller
 # settles on; a device made slow by the test hook MIXSIM_GRAVITY_SLOW is dropped, with a
-# note naming it and why, and the report shows it without bodies; MIXSIM_BALANCE_LOG
+# note naming it and why, and the report shows it without bodies, whether it is slow from
+# the first kernels (dropped at the seed) or turns slow in the steps; MIXSIM_BALANCE_LOG
 # prints the controller's decisions; bad hook values are
 # refused; the measurement tools run through. No timings are asserted.
 # usage: gravity_split.sh MIXSIM SOURCE_ROOT [FILTER]
@@ -52,6 +53,19 @@ slow_device_dropped() {
     [ "$(hash_of "$tmp/one.txt")" = "$(hash_of "$tmp/slow.txt")" ]
 }
 
+# A device the seed keeps (both even) that turns slow from step 1 (MIXSIM_GRAVITY_SLOW's
+# third field) is dropped after the steps measured it: moved to no bodies by a decision
+# after step 0, its note saying "measured in the split", the hash unchanged.
+late_slow_device_dropped() {
+  run one cpu && run late cpu,cpu MIXSIM_GRAVITY_SLOW=1:1000:1 MIXSIM_BALANCE_LOG=1 || return 1
+  grep -E 'balance:|warning' "$tmp/late.err"
+  grep -q '^mixsim: balance: step 0 seeds: .*, 0:0 [1-9][0-9]*->[1-9][0-9]* (' "$tmp/late.err" &&
+    grep -q '^mixsim: balance: step [1-9][0-9]* moves: .*, 0:0 [0-9]*->0 (' "$tmp/late.err" &&
+    grep -q 'warning: --devices: 0:0 (.*) dropped (.* measured in the split)' "$tmp/late.err" &&
+    grep '^device' "$tmp/late.txt" | tail -1 | grep -q 'no bodies' &&
+    [ "$(hash_of "$tmp/one.txt")" = "$(hash_of "$tmp/late.txt")" ]
+}
+
 # MIXSIM_BALANCE_LOG=1: a line per decision of the controller, from the seed (the slow
 # device left out: "64->0") to the settled split; none without it.
 balance_log_lines() {
@@ -69,9 +83,9 @@ quiet_hides_the_note() {
 
 bad_hook_refused() {
   local v
-  for v in 2:10 1:0.5 x 1:10x; do
+  for v in 2:10 1:0.5 x 1:10x 1:10:-1 1:10:x 1:10:; do
     MIXSIM_GRAVITY_SLOW=$v "$mixsim" "$scene" --devices cpu,cpu >/dev/null 2>"$tmp/bad.err"
-    [ $? = 2 ] && grep -q "MIXSIM_GRAVITY_SLOW: expected DEVICE:FACTOR" "$tmp/bad.err" || {
+    [ $? = 2 ] && grep -q "MIXSIM_GRAVITY_SLOW: expected DEVICE:FACTOR\[:STEP\]" "$tmp/bad.err" || {
       echo "    $v:"; cat "$tmp/bad.err"; return 1; }
   done
 }
@@ -92,6 +106,7 @@ split_tools_run() {
 check two_contexts_same_hash
 check sub_devices_same_hash
 check slow_device_dropped
+check late_slow_device_dropped
 check balance_log_lines
 check quiet_hides_the_note
 check bad_hook_refused

@@ -31,6 +31,8 @@ typedef struct ms_gdev {
   double last_force_s;          /* of the most recent force kernel */
   double bodies_per_s;          /* count / last_force_s, when measured */
   double slow;                  /* test hook MIXSIM_GRAVITY_SLOW: measured force time x slow */
+  double slow_hook;             /* ... the hook's factor (0: none), from step slow_from on */
+  long slow_from;
   double seen_force_s, seen_other_s; /* force_s, other_s at the last sample */
   int noted;                    /* its drop was reported */
   int compute_units;

@@ -10,23 +10,30 @@
 #include "core/number.h"
 #include "gravity/split.h"
 
-/* MIXSIM_GRAVITY_SLOW=I:F (a test hook): device I of the list (from 0) counts its force
- * kernels F times slower than measured, and a step of the split with it as much longer,
- * so that the tests can make one device slow. */
+/* MIXSIM_GRAVITY_SLOW=I:F[:S] (a test hook): device I of the list (from 0) counts its
+ * force kernels F times slower than measured, and a step of the split with it as much
+ * longer, so that the tests can make one device slow; with S, only from step S on (the
+ * first kernels, before step 1, run at its own speed), so that a device the seed keeps
+ * turns slow in the steps. */
 static ms_status read_slow_hook(ms_gset *set)
 {
   const char *v = getenv("MIXSIM_GRAVITY_SLOW");
   if (!v || !*v)
     return MS_OK;
   char *end = NULL;
-  long i = strtol(v, &end, 10);
+  long i = strtol(v, &end, 10), from = 0;
   double f = end && *end == ':' ? strtod(end + 1, &end) : 0.0;
-  if (!end || *end || i < 0 || i >= set->n_dev || !(f >= 1.0 && f <= 1e6))
+  if (end && *end == ':' && end[1] >= '0' && end[1] <= '9')
+    from = strtol(end + 1, &end, 10);
+  if (!end || *end || i < 0 || i >= set->n_dev || !(f >= 1.0 && f <= 1e6) || from < 0 ||
+      from > 1000000)
     return ms_fail(MS_ERR_INPUT,
-                   "MIXSIM_GRAVITY_SLOW: expected DEVICE:FACTOR, DEVICE 0..%d and FACTOR "
-                   "1..1e6, got '%s'",
+                   "MIXSIM_GRAVITY_SLOW: expected DEVICE:FACTOR[:STEP], DEVICE 0..%d, FACTOR "
+                   "1..1e6 and STEP 0..1e6, got '%s'",
                    set->n_dev - 1, v);
-  set->dev[i].slow = f;
+  set->dev[i].slow_hook = f;
+  set->dev[i].slow_from = from;
+  set->dev[i].slow = from == 0 ? f : 1.0;
   return MS_OK;
 }
 
@@ -89,6 +96,8 @@ ms_status ms_gset_sample(ms_gset *set, double step_s)
       st = ms_gset_settle_all(d); /* (already done: they precede the reads) */
     if (st)
       return st;
+    if (d->slow_hook > 0.0 && set->steps >= d->slow_from)
+      d->slow = d->slow_hook;
     force[i] = (d->force_s - d->seen_force_s) * d->slow;
     if (force[i] - (d->force_s - d->seen_force_s) > hook)
       hook = force[i] - (d->force_s - d->seen_force_s);
