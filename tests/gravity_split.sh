@@ -3,7 +3,8 @@
 # and two sub-devices give `--devices cpu`'s state hash whatever split the controller
 # settles on; a device made slow by the test hook MIXSIM_GRAVITY_SLOW is dropped, with a
 # note naming it and why, and the report shows it without bodies, whether it is slow from
-# the first kernels (dropped at the seed) or turns slow in the steps; MIXSIM_BALANCE_LOG
+# the first kernels (dropped at the seed) or turns slow in the steps, and is taken back
+# when the device in use turns slow; MIXSIM_BALANCE_LOG
 # prints the controller's decisions; bad hook values are
 # refused; the measurement tools run through. No timings are asserted.
 # usage: gravity_split.sh MIXSIM SOURCE_ROOT [FILTER]
@@ -66,6 +67,22 @@ late_slow_device_dropped() {
     [ "$(hash_of "$tmp/one.txt")" = "$(hash_of "$tmp/late.txt")" ]
 }
 
+# Settled on one device (the other slow until step 30, dropped at the seed), the split
+# still watches, burst by burst: when that device turns slow at step 30, the drift makes
+# the controller measure the dropped device again (it gets bodies back: "0->N") and move
+# the bodies to it; the hash is unchanged.
+dropped_device_taken_back() {
+  "$mixsim" "$scene" --devices cpu -n 150 --burst 5 >"$tmp/one150.txt" 2>&1 &&
+    MIXSIM_GRAVITY_SLOW=1:1000:0:30,0:1000:30 MIXSIM_BALANCE_LOG=1 "$mixsim" "$scene" \
+      --devices cpu,cpu -n 150 --burst 5 >"$tmp/back.txt" 2>"$tmp/back.err" || return 1
+  grep -E 'balance:|warning' "$tmp/back.err"
+  grep -q '^mixsim: balance: step 0 seeds: .*, 0:0 [0-9]*->0 (' "$tmp/back.err" &&
+    grep -Eq '^mixsim: balance: step ([3-9][0-9]|1[0-4][0-9]) moves: .*, 0:0 0->[1-9][0-9]* \(' \
+      "$tmp/back.err" &&
+    grep '^device' "$tmp/back.txt" | tail -1 | grep -q 'bodies 0\.\.' &&
+    [ "$(hash_of "$tmp/one150.txt")" = "$(hash_of "$tmp/back.txt")" ]
+}
+
 # MIXSIM_BALANCE_LOG=1: a line per decision of the controller, from the seed (the slow
 # device left out: "64->0") to the settled split; none without it.
 balance_log_lines() {
@@ -83,9 +100,9 @@ quiet_hides_the_note() {
 
 bad_hook_refused() {
   local v
-  for v in 2:10 1:0.5 x 1:10x 1:10:-1 1:10:x 1:10:; do
+  for v in 2:10 1:0.5 x 1:10x 1:10:-1 1:10:x 1:10: 1:10:5:5 1:10,0:2:1:x 1:10,; do
     MIXSIM_GRAVITY_SLOW=$v "$mixsim" "$scene" --devices cpu,cpu >/dev/null 2>"$tmp/bad.err"
-    [ $? = 2 ] && grep -q "MIXSIM_GRAVITY_SLOW: expected DEVICE:FACTOR\[:STEP\]" "$tmp/bad.err" || {
+    [ $? = 2 ] && grep -q "MIXSIM_GRAVITY_SLOW: expected DEVICE:FACTOR\[:FROM\[:UNTIL\]\]" "$tmp/bad.err" || {
       echo "    $v:"; cat "$tmp/bad.err"; return 1; }
   done
 }
@@ -107,6 +124,7 @@ check two_contexts_same_hash
 check sub_devices_same_hash
 check slow_device_dropped
 check late_slow_device_dropped
+check dropped_device_taken_back
 check balance_log_lines
 check quiet_hides_the_note
 check bad_hook_refused

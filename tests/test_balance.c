@@ -2,7 +2,8 @@
  * equal devices split evenly, a faster one gets its share of the speed, a device that
  * cannot pay for its exchange is dropped (and the note says so), small noise changes
  * nothing, a device that would add under 3 % is left out, shares are whole granules, a measured slower split is given up for the best
- * one measured, a drifting step time makes it plan again, and the first split probes a
+ * one measured, a drifting step time makes it plan again (and measure a device left out
+ * again), and the first split probes a
  * CPU beside GPUs with a granule per compute unit. Figures are made up:
  * nothing is timed. */
 #include <stdio.h>
@@ -187,6 +188,43 @@ static void test_device_adding_under_three_percent_left_out(void)
   ENSURE(strstr(line, "a gain under the 3 % of the step a device must add"));
 }
 
+static void test_drift_measures_a_left_out_device_again(void)
+{
+  /* Settled on device 0 alone: device 1 was 50x slower (it would add 2 %). */
+  ms_balance b;
+  int start[] = {250, 6}, next[2];
+  ms_balance_init(&b, 2, 256, start);
+  b.probe[1] = 6;
+  double other[] = {0.0, 0.0};
+  for (int w = 0; w < 4 && !b.settled; w++) {
+    for (int k = 0; k < MS_BALANCE_WINDOW + 1; k++) {
+      double f[] = {b.cur[0] / 1000.0, b.cur[1] / 20.0};
+      double t = f[0] > f[1] ? f[0] : f[1];
+      ms_balance_sample(&b, t + (b.cur[1] ? 0.01 : 0.0), f, other);
+    }
+    if (ms_balance_decide(&b, next))
+      memcpy(b.cur, next, sizeof next);
+  }
+  ENSURE(b.settled && b.cur[0] == 256 && b.cur[1] == 0);
+  /* device 0 becomes 4x slower: after the drift's windows device 1 gets its probe back,
+   * and once measured at its own speed (now 1/12.5 of device 0's) it takes its share */
+  int changed = 0;
+  for (int w = 0; w < MS_BALANCE_DRIFT_WINDOWS && !changed; w++) {
+    for (int k = 0; k < MS_BALANCE_WINDOW; k++) {
+      double f[] = {0.256 * 4.0, 0.0};
+      ms_balance_sample(&b, 0.256 * 4.0, f, other);
+    }
+    changed = ms_balance_decide(&b, next);
+    ENSURE(w < MS_BALANCE_DRIFT_WINDOWS - 1 ? !changed : changed);
+  }
+  ENSURE(next[0] == 250 && next[1] == 6);
+  for (int k = 0; k < MS_BALANCE_WINDOW + 1; k++) {
+    double f[] = {0.250 * 4.0, 0.3};
+    ms_balance_sample(&b, 1.01, f, other);
+  }
+  ENSURE(ms_balance_decide(&b, next) && next[1] > 6);
+}
+
 static void test_first_split_probes_a_cpu_beside_gpus(void)
 {
   int out[4];
@@ -215,6 +253,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_granules_respected, filter);
   RUN_TEST(test_drift_plans_again, filter);
   RUN_TEST(test_device_adding_under_three_percent_left_out, filter);
+  RUN_TEST(test_drift_measures_a_left_out_device_again, filter);
   RUN_TEST(test_first_split_probes_a_cpu_beside_gpus, filter);
   return TEST_EXIT();
 }

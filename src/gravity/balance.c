@@ -214,6 +214,8 @@ void ms_balance_init(ms_balance *b, int n_dev, int units_total, const int *units
   b->model.n_dev = n_dev;
   b->model.units = units_total;
   b->best_s = BIG;
+  for (int i = 0; i < n_dev; i++)
+    b->probe[i] = 1;
   /* The first split is a guess, or seeded from one kernel: decide after two steps (the
    * kernels were built and run once before the first step, so nothing is skipped). */
   b->want = 2;
@@ -289,6 +291,28 @@ static double absorb_window(ms_balance *b)
   return t;
 }
 
+/* The split in use with every device left out given its probe, taken from the device
+ * with the most granules (at most half of them); 0 when none is left out. */
+static int probe_left_out(const ms_balance *b, int *units)
+{
+  int changed = 0;
+  memcpy(units, b->cur, (size_t)b->n_dev * sizeof *units);
+  for (int i = 0; i < b->n_dev; i++) {
+    if (units[i] > 0)
+      continue;
+    int big = 0;
+    for (int j = 1; j < b->n_dev; j++)
+      big = units[j] > units[big] ? j : big;
+    int k = b->probe[i] < units[big] / 2 ? b->probe[i] : units[big] / 2;
+    if (k < 1)
+      continue;
+    units[big] -= k;
+    units[i] = k;
+    changed = 1;
+  }
+  return changed;
+}
+
 static int change_to(ms_balance *b, const int *units, int *next)
 {
   memcpy(b->cur, units, (size_t)b->n_dev * sizeof *units);
@@ -347,11 +371,15 @@ int ms_balance_decide(ms_balance *b, int *next)
                            ? b->drift_windows + 1 : 0;
     if (b->drift_windows < MS_BALANCE_DRIFT_WINDOWS)
       return 0;
-    /* The conditions changed: forget what was measured under the old ones. */
+    /* The conditions changed: forget what was measured under the old ones, and measure
+     * the devices left out again (their rates are as old as the split). */
     b->settled = b->drift_windows = b->n_tried = b->single_tried = b->changes = 0;
     memcpy(b->best, b->cur, sizeof b->best);
     b->best_s = t;
     remember(b, mask, t);
+    int probed[MS_BALANCE_MAX];
+    if (probe_left_out(b, probed))
+      return change_to(b, probed, next);
   }
   int single[MS_BALANCE_MAX];
   const int *trial = b->changes < MS_BALANCE_MAX_CHANGES ? next_trial(b, t, single) : NULL;

@@ -67,6 +67,7 @@ typedef struct ms_balance {
   int single_tried, changes;
   int settled, drift_windows;
   double settled_s;
+  int probe[MS_BALANCE_MAX]; /* granules to measure a device left out with (default 1) */
   int want;      /* samples the current window needs */
   double window_s; /* the last window's step time (median) */
   int decisions; /* windows decided, for the tests */

@@ -611,7 +611,8 @@ ms_status ms_gset_finish(ms_gset *set)
       d->bodies_per_s = d->count / (d->last_force_s * d->slow);
   }
   note_idle(set);
-  return ms_gset_seed(set);
+  ms_status st = ms_gset_watch(set);
+  return st ? st : ms_gset_seed(set);
 }
 
 ms_status ms_gset_read_range(ms_gdev *d, cl_mem buf, float *host, const char *name)

@@ -31,8 +31,9 @@ typedef struct ms_gdev {
   double last_force_s;          /* of the most recent force kernel */
   double bodies_per_s;          /* count / last_force_s, when measured */
   double slow;                  /* test hook MIXSIM_GRAVITY_SLOW: measured force time x slow */
-  double slow_hook;             /* ... the hook's factor (0: none), from step slow_from on */
-  long slow_from;
+  double slow_hook;             /* ... the hook's factor (0: none), from step slow_from on,
+                                   up to slow_until (0: to the end) */
+  long slow_from, slow_until;
   double seen_force_s, seen_other_s; /* force_s, other_s at the last sample */
   int noted;                    /* its drop was reported */
   int compute_units;
@@ -54,6 +55,7 @@ typedef struct ms_gset {
                        last step never reads what this step's reads overwrite */
   long exchanges;
   long steps;       /* enqueued by ms_gset_step (the balance log's clock) */
+  long sampled_steps; /* steps when the controller was last given a sample */
   double exchange_s;
   int rebalances;
   /* the split's controller (gravity/balance.h) and its per-step measurements */
@@ -118,6 +120,7 @@ ms_status ms_gset_rebalance(ms_gset *set, float *vel, float *acc);
  * below 0: none, the kernels so far are not counted). */
 ms_status ms_gset_balance_start(ms_gset *set);
 ms_status ms_gset_sample(ms_gset *set, double step_s);
+ms_status ms_gset_watch(ms_gset *set);
 ms_status ms_gset_seed(ms_gset *set);
 /* The split before anything is measured (balance.h: ms_balance_first_split). */
 void ms_gset_first_split(const ms_gset *set, int units_total, int *units);

@@ -10,31 +10,42 @@
 #include "core/number.h"
 #include "gravity/split.h"
 
-/* MIXSIM_GRAVITY_SLOW=I:F[:S] (a test hook): device I of the list (from 0) counts its
- * force kernels F times slower than measured, and a step of the split with it as much
- * longer, so that the tests can make one device slow; with S, only from step S on (the
- * first kernels, before step 1, run at its own speed), so that a device the seed keeps
- * turns slow in the steps. */
-static ms_status read_slow_hook(ms_gset *set)
+/* MIXSIM_GRAVITY_SLOW=I:F[:S[:E]][,...] (a test hook): device I of the list (from 0)
+ * counts its force kernels F times slower than measured, and a step of the split with it
+ * as much longer, so that the tests can make one device slow; with S, only from step S
+ * on (the first kernels, before step 1, run at its own speed), with E up to step E, so
+ * that a device turns slow, or fast again, in the steps. */
+static ms_status read_slow_item(ms_gset *set, const char *v, const char **next)
 {
-  const char *v = getenv("MIXSIM_GRAVITY_SLOW");
-  if (!v || !*v)
-    return MS_OK;
   char *end = NULL;
-  long i = strtol(v, &end, 10), from = 0;
+  long i = strtol(v, &end, 10), from = 0, until = 0;
   double f = end && *end == ':' ? strtod(end + 1, &end) : 0.0;
   if (end && *end == ':' && end[1] >= '0' && end[1] <= '9')
     from = strtol(end + 1, &end, 10);
-  if (!end || *end || i < 0 || i >= set->n_dev || !(f >= 1.0 && f <= 1e6) || from < 0 ||
-      from > 1000000)
+  if (end && *end == ':' && end[1] >= '0' && end[1] <= '9')
+    until = strtol(end + 1, &end, 10);
+  if (!end || (*end && *end != ',') || (*end == ',' && !end[1]) || i < 0 || i >= set->n_dev || !(f >= 1.0 && f <= 1e6) ||
+      from < 0 || from > 1000000 || until < 0 || until > 1000000 || (until && until <= from))
     return ms_fail(MS_ERR_INPUT,
-                   "MIXSIM_GRAVITY_SLOW: expected DEVICE:FACTOR[:STEP], DEVICE 0..%d, FACTOR "
-                   "1..1e6 and STEP 0..1e6, got '%s'",
-                   set->n_dev - 1, v);
-  set->dev[i].slow_hook = f;
-  set->dev[i].slow_from = from;
-  set->dev[i].slow = from == 0 ? f : 1.0;
+                   "MIXSIM_GRAVITY_SLOW: expected DEVICE:FACTOR[:FROM[:UNTIL]][,...], DEVICE "
+                   "0..%d, FACTOR 1..1e6, steps 0..1e6 with FROM < UNTIL, got '%s'",
+                   set->n_dev - 1, getenv("MIXSIM_GRAVITY_SLOW"));
+  ms_gdev *d = &set->dev[i];
+  d->slow_hook = f;
+  d->slow_from = from;
+  d->slow_until = until;
+  d->slow = from == 0 ? f : 1.0;
+  *next = *end == ',' ? end + 1 : end;
   return MS_OK;
+}
+
+static ms_status read_slow_hook(ms_gset *set)
+{
+  const char *v = getenv("MIXSIM_GRAVITY_SLOW");
+  ms_status st = MS_OK;
+  while (!st && v && *v)
+    st = read_slow_item(set, v, &v);
+  return st;
 }
 
 void ms_gset_first_split(const ms_gset *set, int units_total, int *units)
@@ -45,6 +56,14 @@ void ms_gset_first_split(const ms_gset *set, int units_total, int *units)
     cu[i] = set->dev[i].compute_units;
   }
   ms_balance_first_split(set->n_dev, is_cpu, cu, units_total, units);
+}
+
+/* A device left out is measured again, after a drift, with a granule per compute unit
+ * (balance.c: probe_left_out; as in the first split). */
+static void set_probes(ms_gset *set)
+{
+  for (int i = 0; i < set->n_dev; i++)
+    set->balance.probe[i] = set->dev[i].compute_units > 1 ? set->dev[i].compute_units : 1;
 }
 
 static int count_active(const ms_gset *set)
@@ -61,6 +80,7 @@ ms_status ms_gset_balance_start(ms_gset *set)
   for (int i = 0; i < set->n_dev; i++)
     units[i] = set->dev[i].count / set->granule;
   ms_balance_init(&set->balance, set->n_dev, set->range_units, units);
+  set_probes(set);
   set->active = count_active(set);
   return read_slow_hook(set);
 }
@@ -78,12 +98,34 @@ void ms_gset_set_range(ms_gset *set, int first, int units_total, const int *unit
   set->reads_done_t = 0.0; /* the next step's interval held the move */
   if (set->n_dev > 1) {
     ms_balance_init(&set->balance, set->n_dev, units_total, units);
+    set_probes(set);
     set->active = count_active(set);
   }
 }
 
 /* step_s 0: the step ran alone on one device; it lasted as long as its kernels. */
+static ms_status sample_steps(ms_gset *set, double step_s, long steps);
+
 ms_status ms_gset_sample(ms_gset *set, double step_s)
+{
+  return sample_steps(set, step_s, 1);
+}
+
+/* Settled on one device, steps queue without the host and are not sampled one by one:
+ * each finish (a burst's end, a read-back) samples the steps since the last sample as
+ * their mean, from the kernels' profiled times, so that the device slowing down (another
+ * program on the GPU) still shows as a drift, which measures the devices left out again
+ * (balance.c). */
+ms_status ms_gset_watch(ms_gset *set)
+{
+  long k = set->steps - set->sampled_steps;
+  if (set->n_dev < 2 || set->active != 1 || set->ranks || !set->balance.settled ||
+      set->pending || k <= 0)
+    return MS_OK;
+  return sample_steps(set, 0.0, k);
+}
+
+static ms_status sample_steps(ms_gset *set, double step_s, long steps)
 {
   double force[MS_GRAVITY_MAX_DEVICES] = {0}, other[MS_GRAVITY_MAX_DEVICES] = {0};
   double alone = 0.0, hook = 0.0; /* hook: the step's extra time by MIXSIM_GRAVITY_SLOW */
@@ -96,17 +138,19 @@ ms_status ms_gset_sample(ms_gset *set, double step_s)
       st = ms_gset_settle_all(d); /* (already done: they precede the reads) */
     if (st)
       return st;
-    if (d->slow_hook > 0.0 && set->steps >= d->slow_from)
-      d->slow = d->slow_hook;
-    force[i] = (d->force_s - d->seen_force_s) * d->slow;
-    if (force[i] - (d->force_s - d->seen_force_s) > hook)
-      hook = force[i] - (d->force_s - d->seen_force_s);
-    other[i] = d->other_s - d->seen_other_s;
+    if (d->slow_hook > 0.0)
+      d->slow = set->steps >= d->slow_from && (!d->slow_until || set->steps < d->slow_until)
+                    ? d->slow_hook : 1.0;
+    force[i] = (d->force_s - d->seen_force_s) * d->slow / (double)steps;
+    if (force[i] - (d->force_s - d->seen_force_s) / (double)steps > hook)
+      hook = force[i] - (d->force_s - d->seen_force_s) / (double)steps;
+    other[i] = (d->other_s - d->seen_other_s) / (double)steps;
     d->seen_force_s = d->force_s;
     d->seen_other_s = d->other_s;
     if (d->count > 0)
       alone += force[i] + other[i];
   }
+  set->sampled_steps = set->steps;
   if (step_s >= 0.0)
     ms_balance_sample(&set->balance, step_s > 0.0 ? step_s + hook : alone, force, other);
   return MS_OK;
@@ -263,6 +307,7 @@ ms_status ms_gset_seed(ms_gset *set)
     return st;
   ms_balance *b = &set->balance;
   ms_balance_init(b, set->n_dev, in.units, p.units);
+  set_probes(set);
   for (int i = 0; i < set->n_dev; i++) { /* (a dropped device's rate, for its note) */
     b->model.rate[i] = in.rate[i];
     b->measured[i] = 1;
