@@ -1,11 +1,10 @@
 /* The multi-device split's planner and controller without a device (gravity/balance.h):
  * equal devices split evenly, a faster one gets its share of the speed, a device that
  * cannot pay for its exchange is dropped (and the note says so), small noise changes
- * nothing, a device that would add under 3 % is left out, shares are whole granules, a measured slower split is given up for the best
- * one measured, a drifting step time makes it plan again (and measure a device left out
- * again), and the first split probes a
- * CPU beside GPUs with a granule per compute unit. Figures are made up:
- * nothing is timed. */
+ * nothing, a device that would add under 3 % is left out, shares are whole granules, a
+ * measured slower split is given up for the best one measured, a drifting step time makes
+ * it plan again (and measure a device left out again), and the first split probes a CPU
+ * beside GPUs with a granule per compute unit. Figures are made up: nothing is timed. */
 #include <stdio.h>
 #include <string.h>
 

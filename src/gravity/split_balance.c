@@ -10,11 +10,11 @@
 #include "core/number.h"
 #include "gravity/split.h"
 
-/* MIXSIM_GRAVITY_SLOW=I:F[:S[:E]][,...] (a test hook): device I of the list (from 0)
- * counts its force kernels F times slower than measured, and a step of the split with it
- * as much longer, so that the tests can make one device slow; with S, only from step S
- * on (the first kernels, before step 1, run at its own speed), with E up to step E, so
- * that a device turns slow, or fast again, in the steps. */
+/* MIXSIM_GRAVITY_SLOW=I:F[:FROM[:UNTIL]][,...] (a test hook): device I of the list (from
+ * 0) counts its force kernels F times slower than measured, and a step of the split with
+ * it as much longer, so that the tests can make one device slow; with FROM, only from that
+ * step on (the first kernels, before step 1, run at its own speed), with UNTIL up to that
+ * step, so that a device turns slow, or fast again, in the steps. */
 static ms_status read_slow_item(ms_gset *set, const char *v, const char **next)
 {
   char *end = NULL;
@@ -24,8 +24,9 @@ static ms_status read_slow_item(ms_gset *set, const char *v, const char **next)
     from = strtol(end + 1, &end, 10);
   if (end && *end == ':' && end[1] >= '0' && end[1] <= '9')
     until = strtol(end + 1, &end, 10);
-  if (!end || (*end && *end != ',') || (*end == ',' && !end[1]) || i < 0 || i >= set->n_dev || !(f >= 1.0 && f <= 1e6) ||
-      from < 0 || from > 1000000 || until < 0 || until > 1000000 || (until && until <= from))
+  if (!end || (*end && *end != ',') || (*end == ',' && !end[1]) || i < 0 || i >= set->n_dev ||
+      !(f >= 1.0 && f <= 1e6) || from < 0 || from > 1000000 || until < 0 || until > 1000000 ||
+      (until && until <= from))
     return ms_fail(MS_ERR_INPUT,
                    "MIXSIM_GRAVITY_SLOW: expected DEVICE:FACTOR[:FROM[:UNTIL]][,...], DEVICE "
                    "0..%d, FACTOR 1..1e6, steps 0..1e6 with FROM < UNTIL, got '%s'",
@@ -103,9 +104,9 @@ void ms_gset_set_range(ms_gset *set, int first, int units_total, const int *unit
   }
 }
 
-/* step_s 0: the step ran alone on one device; it lasted as long as its kernels. */
 static ms_status sample_steps(ms_gset *set, double step_s, long steps);
 
+/* step_s 0: the step ran alone on one device; it lasted as long as its kernels. */
 ms_status ms_gset_sample(ms_gset *set, double step_s)
 {
   return sample_steps(set, step_s, 1);
