@@ -227,18 +227,18 @@ static void test_drift_measures_a_left_out_device_again(void)
 static void test_first_split_probes_a_cpu_beside_gpus(void)
 {
   int out[4];
-  int cpu_gpu_gpu[] = {1, 0, 0}, cu[] = {14, 132, 132};
-  ms_balance_first_split(3, cpu_gpu_gpu, cu, 4096, out);
+  int cpu_gpu_gpu[] = {1, 0, 0}, probe[] = {14, 132, 132}; /* (a granule per compute unit) */
+  ms_balance_first_split(3, cpu_gpu_gpu, probe, 4096, out);
   ENSURE(out[0] == 14 && out[1] == 2041 && out[2] == 2041);
-  int gpu_cpu[] = {0, 1}, cu2[] = {132, 0}; /* (a device that reports no units: one) */
-  ms_balance_first_split(2, gpu_cpu, cu2, 100, out);
+  int gpu_cpu[] = {0, 1}, probe2[] = {132, 1};
+  ms_balance_first_split(2, gpu_cpu, probe2, 100, out);
   ENSURE(out[0] == 99 && out[1] == 1);
-  int cpus[] = {1, 1}, gpus[] = {0, 0, 0}, cu3[] = {2, 2, 2};
-  ms_balance_first_split(2, cpus, cu3, 101, out); /* one kind: even */
+  int cpus[] = {1, 1}, gpus[] = {0, 0, 0}, probe3[] = {2, 2, 2};
+  ms_balance_first_split(2, cpus, probe3, 101, out); /* one kind: even */
   ENSURE(out[0] == 50 && out[1] == 51);
-  ms_balance_first_split(3, gpus, cu3, 10, out);
+  ms_balance_first_split(3, gpus, probe3, 10, out);
   ENSURE(out[0] == 3 && out[1] == 3 && out[2] == 4);
-  ms_balance_first_split(3, cpu_gpu_gpu, cu, 15, out); /* too few for the probe: even */
+  ms_balance_first_split(3, cpu_gpu_gpu, probe, 15, out); /* too few for the probe: even */
   ENSURE(out[0] == 5 && out[1] == 5 && out[2] == 5);
 }
 

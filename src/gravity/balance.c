@@ -168,26 +168,22 @@ static void share_evenly(int n, int units, int *out)
 }
 
 /* Why a probe: a CPU runs this kernel 10-50x slower than a GPU, and an even first split
- * made the first accelerations wait for it (12 s at 1M bodies beside one H200). One
- * granule is one work-group, which pocl runs on one thread: a granule per compute unit
- * keeps every core busy, so the first kernels measure the device's real rate. */
-void ms_balance_first_split(int n_dev, const int *is_cpu, const int *compute_units, int units,
-                            int *out)
+ * made the first accelerations wait for it (12 s at 1M bodies beside one H200). */
+void ms_balance_first_split(int n_dev, const int *is_cpu, const int *probe, int units, int *out)
 {
-  int others = 0, probe = 0;
+  int others = 0, probed = 0;
   for (int i = 0; i < n_dev; i++)
     others += !is_cpu[i];
   for (int i = 0; others > 0 && i < n_dev; i++)
-    if (is_cpu[i])
-      probe += compute_units[i] > 1 ? compute_units[i] : 1;
-  if (others == 0 || others == n_dev || units - probe < others) {
+    probed += is_cpu[i] ? probe[i] : 0;
+  if (others == 0 || others == n_dev || units - probed < others) {
     share_evenly(n_dev, units, out);
     return;
   }
   int rest[MS_BALANCE_MAX], k = 0;
-  share_evenly(others, units - probe, rest);
+  share_evenly(others, units - probed, rest);
   for (int i = 0; i < n_dev; i++)
-    out[i] = is_cpu[i] ? (compute_units[i] > 1 ? compute_units[i] : 1) : rest[k++];
+    out[i] = is_cpu[i] ? probe[i] : rest[k++];
 }
 
 /* ---- the controller --------------------------------------------------------------- */

@@ -39,10 +39,9 @@ typedef struct ms_balance_plan {
 void ms_balance_plan_split(const ms_balance_input *in, ms_balance_plan *out);
 
 /* The first split of `units` granules, before anything is measured: a CPU device beside
- * other kinds gets a probe of one granule per compute unit (compute_units[i]), the
- * others share the rest evenly; devices all of one kind share evenly. */
-void ms_balance_first_split(int n_dev, const int *is_cpu, const int *compute_units, int units,
-                            int *out);
+ * other kinds gets its probe (probe[i] >= 1 granules), the others share the rest evenly;
+ * devices all of one kind share evenly. */
+void ms_balance_first_split(int n_dev, const int *is_cpu, const int *probe, int units, int *out);
 
 /* Predicted step time of a given split (units per device). */
 double ms_balance_predict(const ms_balance_input *in, const int *units);

@@ -49,22 +49,22 @@ static ms_status read_slow_hook(ms_gset *set)
   return st;
 }
 
-void ms_gset_first_split(const ms_gset *set, int units_total, int *units)
+/* A device's probe, the granules it is measured with while it has no share of its own:
+ * one per compute unit. A granule is one work-group, which pocl runs on one thread, so
+ * fewer would leave cores idle and understate its rate. */
+static int probe_of(const ms_gdev *d)
 {
-  int is_cpu[MS_GRAVITY_MAX_DEVICES], cu[MS_GRAVITY_MAX_DEVICES];
-  for (int i = 0; i < set->n_dev; i++) {
-    is_cpu[i] = (set->dev[i].cl.type & CL_DEVICE_TYPE_CPU) != 0;
-    cu[i] = set->dev[i].compute_units;
-  }
-  ms_balance_first_split(set->n_dev, is_cpu, cu, units_total, units);
+  return d->compute_units > 1 ? d->compute_units : 1;
 }
 
-/* A device left out is measured again, after a drift, with a granule per compute unit
- * (balance.c: probe_left_out; as in the first split). */
-static void set_probes(ms_gset *set)
+void ms_gset_first_split(const ms_gset *set, int units_total, int *units)
 {
-  for (int i = 0; i < set->n_dev; i++)
-    set->balance.probe[i] = set->dev[i].compute_units > 1 ? set->dev[i].compute_units : 1;
+  int is_cpu[MS_GRAVITY_MAX_DEVICES], probe[MS_GRAVITY_MAX_DEVICES];
+  for (int i = 0; i < set->n_dev; i++) {
+    is_cpu[i] = (set->dev[i].cl.type & CL_DEVICE_TYPE_CPU) != 0;
+    probe[i] = probe_of(&set->dev[i]);
+  }
+  ms_balance_first_split(set->n_dev, is_cpu, probe, units_total, units);
 }
 
 static int count_active(const ms_gset *set)
@@ -75,14 +75,22 @@ static int count_active(const ms_gset *set)
   return k;
 }
 
+/* The controller started afresh on the split `units` (after a drift it measures a device
+ * left out with its probe: balance.c, probe_left_out). */
+static void restart_controller(ms_gset *set, int units_total, const int *units)
+{
+  ms_balance_init(&set->balance, set->n_dev, units_total, units);
+  for (int i = 0; i < set->n_dev; i++)
+    set->balance.probe[i] = probe_of(&set->dev[i]);
+  set->active = count_active(set);
+}
+
 ms_status ms_gset_balance_start(ms_gset *set)
 {
   int units[MS_GRAVITY_MAX_DEVICES];
   for (int i = 0; i < set->n_dev; i++)
     units[i] = set->dev[i].count / set->granule;
-  ms_balance_init(&set->balance, set->n_dev, set->range_units, units);
-  set_probes(set);
-  set->active = count_active(set);
+  restart_controller(set, set->range_units, units);
   return read_slow_hook(set);
 }
 
@@ -97,11 +105,8 @@ void ms_gset_set_range(ms_gset *set, int first, int units_total, const int *unit
   }
   set->pending = 0;        /* (a decision for the old range) */
   set->reads_done_t = 0.0; /* the next step's interval held the move */
-  if (set->n_dev > 1) {
-    ms_balance_init(&set->balance, set->n_dev, units_total, units);
-    set_probes(set);
-    set->active = count_active(set);
-  }
+  if (set->n_dev > 1)
+    restart_controller(set, units_total, units);
 }
 
 static ms_status sample_steps(ms_gset *set, double step_s, long steps);
@@ -142,9 +147,9 @@ static ms_status sample_steps(ms_gset *set, double step_s, long steps)
     if (d->slow_hook > 0.0)
       d->slow = set->steps >= d->slow_from && (!d->slow_until || set->steps < d->slow_until)
                     ? d->slow_hook : 1.0;
-    force[i] = (d->force_s - d->seen_force_s) * d->slow / (double)steps;
-    if (force[i] - (d->force_s - d->seen_force_s) / (double)steps > hook)
-      hook = force[i] - (d->force_s - d->seen_force_s) / (double)steps;
+    double measured = (d->force_s - d->seen_force_s) / (double)steps;
+    force[i] = measured * d->slow;
+    hook = force[i] - measured > hook ? force[i] - measured : hook;
     other[i] = (d->other_s - d->seen_other_s) / (double)steps;
     d->seen_force_s = d->force_s;
     d->seen_other_s = d->other_s;
@@ -164,12 +169,8 @@ static void note_dropped(ms_gset *set);
 static void log_decision(const ms_gset *set, const char *what, double window_s, const int *next,
                          const double *rate)
 {
-  static int on = -1;
-  if (on < 0) {
-    const char *v = getenv("MIXSIM_BALANCE_LOG");
-    on = v && *v && strcmp(v, "0");
-  }
-  if (!on)
+  const char *on = getenv("MIXSIM_BALANCE_LOG"); /* (a decision is rare: read each time) */
+  if (!on || !*on || !strcmp(on, "0"))
     return;
   const ms_balance *b = &set->balance;
   char line[2048];
@@ -284,10 +285,10 @@ ms_status ms_gset_seed(ms_gset *set)
   in.n_dev = set->n_dev;
   in.units = set->range_units;
   for (int i = 0; i < set->n_dev; i++) {
-    const ms_gdev *d = &set->dev[i];
-    if (!(d->count > 0 && d->last_force_s > 0.0))
+    const ms_gdev *d = &set->dev[i]; /* (bodies_per_s: ms_gset_finish, just before) */
+    if (!(d->count > 0 && d->bodies_per_s > 0.0))
       return MS_OK;
-    in.rate[i] = d->count / set->granule / (d->last_force_s * d->slow);
+    in.rate[i] = d->bodies_per_s / set->granule;
   }
   ms_balance_plan p;
   ms_balance_plan_split(&in, &p);
@@ -306,12 +307,10 @@ ms_status ms_gset_seed(ms_gset *set)
   }
   if (st)
     return st;
-  ms_balance *b = &set->balance;
-  ms_balance_init(b, set->n_dev, in.units, p.units);
-  set_probes(set);
+  restart_controller(set, in.units, p.units);
   for (int i = 0; i < set->n_dev; i++) { /* (a dropped device's rate, for its note) */
-    b->model.rate[i] = in.rate[i];
-    b->measured[i] = 1;
+    set->balance.model.rate[i] = in.rate[i];
+    set->balance.measured[i] = 1;
   }
   return MS_OK;
 }
