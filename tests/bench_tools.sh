@@ -3,7 +3,7 @@
 # runs, the machine it ran on and a verdict for each compared pair (never timings asserted:
 # either verdict passes), says when too few runs or a missing scipy allow no test (naming
 # the module) and refuses bad configurations; plot_breakdown.py draws a PNG from its JSON
-# or from --stats files; the stats JSON carries the OpenCL driver's version; tools/breakdown-device.sh runs
+# or from --stats files; the stats JSON carries the OpenCL driver's version; tools/device/breakdown.sh runs
 # through on pocl at tiny sizes.
 #   bench_tools.sh MIXSIM SOURCE_ROOT PYTHON   (a Python with scipy and matplotlib)
 exe=$(realpath "$1")
@@ -96,9 +96,9 @@ test_bad_configurations_refused() {
 }
 
 test_breakdown_device_script_on_pocl() {
-  # tools/breakdown-device.sh's runs and plots at tiny sizes, on an existing build
+  # tools/device/breakdown.sh's runs and plots at tiny sizes, on an existing build
   MIXSIM="$exe" DEVICE=cpu PYTHON="$py" SMALL=800 STEPS_MIXED=3 STEPS_BIG=3 REPEAT=1 \
-    OUT="$tmp/bd" "$root/tools/breakdown-device.sh" >"$tmp/bd.log" 2>&1 || { cat "$tmp/bd.log"; return 1; }
+    OUT="$tmp/bd" "$root/tools/device/breakdown.sh" >"$tmp/bd.log" 2>&1 || { cat "$tmp/bd.log"; return 1; }
   local f
   for f in machine.txt bench_mixed.txt bench_mixed.json breakdown_mixed.png bench_800.json \
     breakdown_800.png; do

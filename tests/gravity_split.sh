@@ -117,7 +117,7 @@ split_tools_run() {
     [ "$(grep -c '^| 512 | cpu,cpu |' "$tmp/bench.md")" = 2 ] &&
     [ "$(grep '^| 512 |' "$tmp/bench.md" | grep -o '| [0-9a-f]\{8\} |$' | sort -u | wc -l)" = 1 ] &&
     MIXSIM=$mixsim OUT=$tmp/dev DEVICES="cpu cpu,cpu" GRAVITY_N=512 STEPS_OTHER=6 REPEAT=1 \
-      "$root/tools/gravity-split-device.sh" >/dev/null 2>&1 &&
+      "$root/tools/device/gravity-split.sh" >/dev/null 2>&1 &&
     [ "$(grep -c '^| 512 | cpu,cpu |' "$tmp/dev/split.txt")" = 2 ]
 }
 

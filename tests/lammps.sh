@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The peer check: the same scene run by mixsim and by LAMMPS (tools/lammps_compare.py:
+# The peer check: the same scene run by mixsim and by LAMMPS (tools/peers/lammps_compare.py:
 # pair granular hooke with matched Tsuji damping, no friction, walls, frozen statics, same
 # dt) ends with the same kinetic energy, before chaos separates the runs. Skipped (77)
 # where LAMMPS is not installed.
@@ -13,7 +13,7 @@ command -v lmp >/dev/null 2>&1 || { echo "no lmp: LAMMPS is not installed"; exit
 
 same_energy() { # scene args..., then the relative tolerance
   local tol=${*: -1}
-  python3 "$root/tools/lammps_compare.py" --mixsim "$exe" "${@:1:$#-1}" --steps 300 --repeat 1 \
+  python3 "$root/tools/peers/lammps_compare.py" --mixsim "$exe" "${@:1:$#-1}" --steps 300 --repeat 1 \
     --out "$tmp/run" --json "$tmp/r.json" >"$tmp/log" 2>&1 || { cat "$tmp/log"; return 1; }
   python3 - "$tmp/r.json" "$tol" <<'PY'
 import json, sys

@@ -47,7 +47,7 @@ PY
 test_friction_cost_runs_both() {
   # The frozen frictionless demo, run as it is and with friction added: the first must
   # give the scene's own hash, the second another.
-  python3 "$root/tools/friction_cost.py" --mixsim "$exe" --scene "$root/tests/scenes/mixed_frictionless.ini" \
+  python3 "$root/tools/studies/friction_cost.py" --mixsim "$exe" --scene "$root/tests/scenes/mixed_frictionless.ini" \
     --steps 3 --repeat 2 --csv "$tmp/cost.csv" >"$tmp/log" 2>&1 || { cat "$tmp/log"; return 1; }
   cat "$tmp/log"
   grep -q "friction / frictionless: [0-9.]*$" "$tmp/log" || return 1

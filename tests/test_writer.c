@@ -1,7 +1,7 @@
 /* The output writer thread (io/writer.h) without a simulation: every slot handed over
  * is written once, in order, never while the simulation side fills it; a failing write
  * stops the writer, later slots are refused, and finishing returns the failure with its
- * message (naming the file). In the determinism suite, so tools/sanitize.sh runs it under
+ * message (naming the file). In the determinism suite, so tools/dev/sanitize.sh runs it under
  * ThreadSanitizer. */
 #include <stdio.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/validate_lammps.py, the heap against LAMMPS, in seconds: the angle measurement on
+# tools/peers/validate_lammps.py, the heap against LAMMPS, in seconds: the angle measurement on
 # heaps of known slope, the LAMMPS input's mapping of mixsim's law (tangential history,
 # dashpot, rolling springs, disc inertia), one disc sliding into rolling under LAMMPS with the
 # script's wall law, and a tiny end-to-end run of both codes. The LAMMPS parts are skipped
@@ -10,7 +10,7 @@ exe=$(realpath "$1")
 root=$2
 filter=${3:-}
 . "$root/tests/lib.sh"
-tool=$root/tools/validate_lammps.py
+tool=$root/tools/peers/validate_lammps.py
 
 py() { PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$root/tools" python3 - "$@"; }
 

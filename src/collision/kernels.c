@@ -6,7 +6,7 @@
 
 #include "core/file.h"
 
-/* Generated at build time by tools/embed_kernels.py. */
+/* Generated at build time by tools/dev/embed_kernels.py. */
 extern const char ms_kernel_source[];
 extern const char *const ms_kernel_files[];
 

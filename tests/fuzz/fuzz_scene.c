@@ -1,5 +1,5 @@
 /* Fuzz harness for the scene loader: any byte string must load or be rejected with a
- * message, never crash, leak or hang. Built two ways: with libFuzzer (tools/fuzz.sh),
+ * message, never crash, leak or hang. Built two ways: with libFuzzer (tools/dev/fuzz.sh),
  * and with MS_FUZZ_REPLAY as a plain program that replays files (the regression corpus
  * in meson test). */
 #include <stdint.h>

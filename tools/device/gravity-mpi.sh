@@ -13,9 +13,9 @@
 # the 8 minutes allowed. Knobs: MPI_N ("262144 1048576"), REPEAT (3), STEPS_256K (100),
 # STEPS_1M (20), GPUS (two specs, default: the first two GPUs --list-devices shows),
 # MPI_SITE (/tmp/site), MPIRUN_ARGS (extra mpirun options). Locally, on pocl:
-#   GPUS="cpu cpu" MPI_N=8192 REPEAT=1 OUT=/tmp/mpi-out tools/gravity-mpi-device.sh
+#   GPUS="cpu cpu" MPI_N=8192 REPEAT=1 OUT=/tmp/mpi-out tools/device/gravity-mpi.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-device-results}
 mkdir -p "$out"
 log=$out/mpi-build.log
@@ -46,7 +46,7 @@ mpirun=$prefix/bin/mpirun
 echo "Open MPI: $prefix ($("$mpirun" --version 2>&1 | head -1))"
 
 # ---- build ---------------------------------------------------------------------------------
-[ -d .deps ] && eval "$(tools/device-setup.sh)" # inih, OpenCL headers (tools/device-setup.sh)
+[ -d .deps ] && eval "$(tools/device/setup.sh)" # inih, OpenCL headers (tools/device/setup.sh)
 {
   nvidia-smi -L 2>/dev/null; gcc --version | head -1; meson --version
   rm -rf "$build"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Runs the test suite built with AddressSanitizer + UndefinedBehaviorSanitizer, and the
 # two-thread pipeline tests built with ThreadSanitizer, repeated. Both must be clean.
-# Suppressions (tools/lsan.supp, tools/tsan.supp) cover only the OpenCL runtime's
+# Suppressions (tools/dev/lsan.supp, tools/dev/tsan.supp) cover only the OpenCL runtime's
 # own libraries.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repeat=${TSAN_REPEAT:-20}
 
 # The kernel caches. On a cold cache pocl compiles inside the test's process, and then
@@ -25,7 +25,7 @@ cache=${MIXSIM_POCL_CACHE:-$plain/tests/pocl-cache}
 # TSan runs below run); SANITIZE_WARMUP=1 forces that pass.
 warmup=${SANITIZE_WARMUP:-0}
 if [ ! -d "$cache" ]; then
-  echo "tools/sanitize.sh: no kernel caches in $cache (tools/test.sh fills them); warming up build-pocl-cache"
+  echo "tools/dev/sanitize.sh: no kernel caches in $cache (tools/test.sh fills them); warming up build-pocl-cache"
   cache=$PWD/build-pocl-cache
   warmup=1
   mkdir -p "$cache"
@@ -39,7 +39,7 @@ cache_state() { find "$cache" -type f \( -name program.bc -o -name '*.so' \) | s
 # alike: said, so that a crash in LeakSanitizer or an unattributed race has its reason.
 check_cache() { # STATE-BEFORE WHAT
   [ "$(cache_state)" = "$1" ] ||
-    echo "tools/sanitize.sh: note: the $2 run compiled kernels the plain suite had not ($cache grew)"
+    echo "tools/dev/sanitize.sh: note: the $2 run compiled kernels the plain suite had not ($cache grew)"
 }
 
 sanitized_build() { # DIR SANITIZERS: configures (once) and builds, on the shared caches
@@ -59,11 +59,11 @@ if [ "$warmup" = 1 ]; then
 fi
 before=$(cache_state)
 ASAN_OPTIONS=detect_leaks=1 \
-  LSAN_OPTIONS="suppressions=$PWD/tools/lsan.supp" meson test -C build-asan --print-errorlogs
+  LSAN_OPTIONS="suppressions=$PWD/tools/dev/lsan.supp" meson test -C build-asan --print-errorlogs
 check_cache "$before" ASan
 
 sanitized_build build-tsan thread
-export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tools/tsan.supp"
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tools/dev/tsan.supp"
 before=$(cache_state)
 # The two-thread pipeline tests, 20 rounds: their races show only now and then. Except
 # 'determinism-long', large-on-cli: the device-side large particles (--large-on device) on
@@ -92,4 +92,4 @@ for n in "${!rounds[@]}"; do
   meson test -C build-tsan --print-errorlogs ${rounds[$n]} --repeat "$n"
 done
 check_cache "$before" TSan
-echo "tools/sanitize.sh: ASan+UBSan suite, $repeat ThreadSanitizer pipeline runs, ${TSAN_POOL_REPEAT:-3} of the worker pool, ${TSAN_FRICTION_REPEAT:-3} of the friction matrix, ${TSAN_THREADS_REPEAT:-3} of the list, trace and diagnostics tests and ${TSAN_LONG_REPEAT:-3} of large-on-cli clean"
+echo "tools/dev/sanitize.sh: ASan+UBSan suite, $repeat ThreadSanitizer pipeline runs, ${TSAN_POOL_REPEAT:-3} of the worker pool, ${TSAN_FRICTION_REPEAT:-3} of the friction matrix, ${TSAN_THREADS_REPEAT:-3} of the list, trace and diagnostics tests and ${TSAN_LONG_REPEAT:-3} of large-on-cli clean"

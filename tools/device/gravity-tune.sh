@@ -3,10 +3,10 @@
 # of each tiled variant, and measures them under extra build options and work-group
 # sizes (MIXSIM_GRAVITY_OPTIONS, MIXSIM_GRAVITY_WG). Results go to $OUT.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-device-results}
 mkdir -p "$out"
-eval "$(tools/device-setup.sh)"
+eval "$(tools/device/setup.sh)"
 build=build-gravity-device
 if [ ! -x $build/mixsim ]; then
   meson setup $build -Dsdl=disabled --buildtype=release >"$out/tune-build.log" 2>&1 &&

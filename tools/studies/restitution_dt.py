@@ -11,7 +11,7 @@ of e over them, the relative error, and the range the loader's model predicts ov
 phases (the isolated contact stepped with the same force law and integrator, here in
 double precision; src/scene/contact_time.c does it in the program's single precision).
 
-  tools/restitution_dt.py --mixsim build/mixsim [--phases 16] [--plot out.png]
+  tools/studies/restitution_dt.py --mixsim build/mixsim [--phases 16] [--plot out.png]
 
 Layouts (r = 1 cm discs, k = 1e4 N/m, density 1000 kg/m^2):
   small-wall   one disc flying at the left wall; one run per phase.

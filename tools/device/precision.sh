@@ -2,12 +2,12 @@
 # On the GPU machine: the cost of the double-precision state (issue 10), side by side
 # with the float build it replaced, plus the cross-device hash and precision checks.
 # Needs the float build's sources as .deps/before.tar (git archive --prefix=before/ REV)
-# and the .deps packages (tools/device-setup.sh). Results go to $OUT.
+# and the .deps packages (tools/device/setup.sh). Results go to $OUT.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-device-results}
 mkdir -p "$out"
-eval "$(tools/device-setup.sh)"
+eval "$(tools/device/setup.sh)"
 {
   nvidia-smi -L
   rm -rf bd bb before && tar xf .deps/before.tar
@@ -31,7 +31,7 @@ for dev in gpu cpu; do
 done
 MIXSIM_DEVICE=gpu timeout 300 bd/tests/test_physics >"$out/physics-gpu.txt" 2>&1
 echo "physics on gpu: exit $?"
-cost() { python3 tools/precision_cost.py --before bb/mixsim --after bd/mixsim "$@"; }
+cost() { python3 tools/studies/precision_cost.py --before bb/mixsim --after bd/mixsim "$@"; }
 cost --device gpu --small 1000000 --steps ${GPU_STEPS:-300} --repeat 5 --json "$out/cost-gpu.json" | tee "$out/cost-gpu.md"
 cost --device gpu --small 1000000 --steps ${GPU_STEPS:-300} --repeat 3 --buffers copied | tee "$out/cost-gpu-copied.md"
 cost --device cpu --small 1000000 --steps ${CPU_STEPS:-20} --repeat 3 --json "$out/cost-pocl.json" | tee "$out/cost-pocl.md"

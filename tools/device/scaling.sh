@@ -9,12 +9,12 @@
 #                 and ratios 2/50 at 1M + 1000 (NO_RATIO=1 leaves them out)
 #   NO_LANDED=1   leaves the build before out
 # Results (CSV, PNG, the printed table) go to $OUT (default device-results/).
-#   PART=sweep REPEAT=2 tools/scaling-device.sh
+#   PART=sweep REPEAT=2 tools/device/scaling.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-device-results}
 mkdir -p "$out"
-eval "$(tools/device-setup.sh)"
+eval "$(tools/device/setup.sh)"
 python3 -c "import matplotlib" 2>/dev/null || pip install -q matplotlib >/dev/null 2>&1 || true
 {
   nvidia-smi -L

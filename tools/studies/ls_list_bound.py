@@ -28,7 +28,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [_here, os.path.dirname(_here)]  # this folder and tools/ (sweep_scene, sweep)
 import friction_cost  # noqa: E402
 import sweep_scene  # noqa: E402
 

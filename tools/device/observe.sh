@@ -6,12 +6,12 @@
 # in both pipelines, checks the traces and draws their Fig 10.4 strips; and times a run of
 # one million small particles with and without --output (every 50 steps) and with
 # --diagnostics, interleaved, to show what output costs the simulation threads.
-#   OUT=results REPEAT=3 tools/observe-device.sh
+#   OUT=results REPEAT=3 tools/device/observe.sh
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-device-results}
 mkdir -p "$out"
-. tools/device-build.sh bd
+. tools/device/build.sh bd
 nvidia-smi -L
 for dev in gpu cpu; do
   MIXSIM_DEVICE=$dev tools/scene_hashes.sh bd/mixsim -n 500 >"$out/hashes_$dev.txt" 2>&1

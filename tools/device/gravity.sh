@@ -6,7 +6,7 @@
 # GRAVITY_N (default 16384,65536,262144,1048576), GRAVITY_KERNELS (default
 # simple,tiled,tiled2,tiled4,jsplit4), SECONDS_PER_RUN (2), REPEAT (3).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-device-results}
 mkdir -p "$out"
 stages=${STAGES:-build test bench cpubench multi}
@@ -15,7 +15,7 @@ exe=$build/mixsim
 has() { [[ " $stages " == *" $1 "* ]]; }
 
 if has build; then
-  eval "$(tools/device-setup.sh)"
+  eval "$(tools/device/setup.sh)"
   {
     nvidia-smi -L; clinfo -l; gcc --version | head -1; meson --version
     rm -rf "$build"
@@ -23,7 +23,7 @@ if has build; then
   } >"$out/gravity-build.log" 2>&1 || { tail -50 "$out/gravity-build.log"; exit 1; }
   tail -3 "$out/gravity-build.log"
 else
-  eval "$(tools/device-setup.sh)" >/dev/null 2>&1 || true
+  eval "$(tools/device/setup.sh)" >/dev/null 2>&1 || true
 fi
 $exe --list-devices | tee "$out/gravity-devices.txt"
 cpu=$(awk '$2 == "cpu" {print $1; exit}' "$out/gravity-devices.txt")

@@ -56,7 +56,7 @@ def main():
     names = ", ".join('"%s"' % os.path.basename(s) for s in args.sources)
 
     with open(args.output, "w", encoding="utf-8") as out:
-        out.write("/* Generated from kernels/ by tools/embed_kernels.py; do not edit. */\n")
+        out.write("/* Generated from kernels/ by tools/dev/embed_kernels.py; do not edit. */\n")
         files = "ms_kernel_files" if args.symbol == DEFAULT_SYMBOL else args.symbol + "_files"
         out.write("const char %s[] =\n%s;\n" % (args.symbol, c_string("".join(parts))))
         out.write("const char *const %s[] = {%s, 0};\n" % (files, names))

@@ -5,9 +5,9 @@
 #     ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-c-headers zlib1g-dev \
 #     pkgconf pkgconf-bin libpkgconf3 pkg-config)
 # Nothing is unpacked into /: the packages go to a prefix, and this script prints the
-# environment to use them:  eval "$(tools/device-setup.sh)"
+# environment to use them:  eval "$(tools/device/setup.sh)"
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 prefix=${MIXSIM_DEPS_PREFIX:-/opt/mixsim-deps}
 mkdir -p "$prefix"
 for deb in .deps/*.deb; do

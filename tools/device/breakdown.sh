@@ -3,17 +3,17 @@
 # thread's time per iteration goes, for shared/copied x naive/reordered, the zone exchange
 # against the full one, and the large particles on the device against the hybrid split, on
 # scenes/mixed.ini and on a generated scene of one million small particles. Builds mixsim
-# (as tools/friction-device.sh does), runs tools/bench.py (interleaved runs, medians,
+# (as tools/device/friction.sh does), runs tools/bench.py (interleaved runs, medians,
 # spreads, Mann-Whitney verdicts) and tools/plot_breakdown.py; writes to $OUT the tables
 # (bench_*.txt), the JSON (bench_*.json) and the figures (breakdown_*.png).
-#   OUT=results REPEAT=7 SMALL=1048576 tools/breakdown-device.sh
+#   OUT=results REPEAT=7 SMALL=1048576 tools/device/breakdown.sh
 # Settings: REPEAT (runs per configuration, 5 at least for a verdict), STEPS_MIXED,
 # STEPS_BIG (iterations per run), SMALL, LARGE, RATIO (the generated scene), DEVICE (gpu),
 # MIXSIM (an existing build: skips the build and the device setup, e.g. to try the script
 # on pocl with MIXSIM=build/mixsim DEVICE=cpu SMALL=3000 STEPS_MIXED=20 STEPS_BIG=5
 # REPEAT=2), PYTHON (a Python with scipy for the verdicts; matplotlib too for the figures).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-device-results}
 mkdir -p "$out"
 repeat=${REPEAT:-7}
@@ -39,7 +39,7 @@ plots=1
 
 exe=${MIXSIM:-}
 if [ -z "$exe" ]; then
-  . tools/device-build.sh bd
+  . tools/device/build.sh bd
   exe=bd/mixsim
 fi
 {

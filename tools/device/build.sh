@@ -1,8 +1,8 @@
 # Sourced by the GPU machine's scripts (tools/*-device.sh): takes the carried packages'
-# environment (tools/device-setup.sh) and builds a release mixsim without the preview in
+# environment (tools/device/setup.sh) and builds a release mixsim without the preview in
 # the folder given (default bd), from scratch; on failure prints the log's tail and exits.
-#   . tools/device-build.sh [folder]
-eval "$(tools/device-setup.sh)"
+#   . tools/device/build.sh [folder]
+eval "$(tools/device/setup.sh)"
 ms_build_dir=${1:-bd}
 {
   rm -rf "$ms_build_dir" && meson setup "$ms_build_dir" -Dsdl=disabled --buildtype=release &&

@@ -2,17 +2,17 @@
 # On the GPU machine: the friction figures of docs/friction.md. Builds mixsim, checks that
 # the GPU and pocl give every shipped scene the same state hash (the CPU worker and the
 # device-only path, 500 steps), then measures friction's cost at one million small particles
-# with tools/friction_cost.py, frictional and frictionless runs interleaved, in the hybrid
+# with tools/studies/friction_cost.py, frictional and frictionless runs interleaved, in the hybrid
 # pipeline and with the large particles on the device.
-#   OUT=results REPEAT=5 SMALL=1048576 tools/friction-device.sh
+#   OUT=results REPEAT=5 SMALL=1048576 tools/device/friction.sh
 # PART=wlist instead measures the CPU worker's large-small list (docs/friction.md): the full
 # exchange with the list and with the cell walk, and the zone exchange, interleaved
 # (tools/sweep.py), on generated scenes with and without friction (POINTS="SMALL LARGE RATIO;...").
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-device-results}
 mkdir -p "$out"
-. tools/device-build.sh bd
+. tools/device/build.sh bd
 nvidia-smi -L
 lscpu | grep -E "^Model name|^CPU\(s\)"
 if [ "${PART:-cost}" = wlist ]; then
@@ -23,7 +23,7 @@ if [ "${PART:-cost}" = wlist ]; then
       scene=$out/scene_$1_$2_$3_$fr.ini
       python3 - "$1" "$2" "$3" "$fr" "$scene" <<'PY' || exit 1
 import sys
-sys.path.insert(0, "tools")
+sys.path.insert(0, "tools"); sys.path.insert(0, "tools/studies")
 import friction_cost, sweep_scene
 n, m, r, fr, path = sys.argv[1:]
 text = sweep_scene.scene(int(n), int(m), float(r))
@@ -56,7 +56,7 @@ if [ -z "${NO_HASHES:-}" ]; then
 fi
 small=${SMALL:-1048576}
 for opts in "" "--large-on device"; do
-  python3 tools/friction_cost.py --mixsim bd/mixsim --small "$small" --large "${LARGE:-1000}" \
+  python3 tools/studies/friction_cost.py --mixsim bd/mixsim --small "$small" --large "${LARGE:-1000}" \
     --ratio "${RATIO:-10}" --steps "${STEPS:-300}" --repeat "${REPEAT:-5}" --device gpu \
     ${opts:+--options "$opts"} --csv "$out/friction_cost_${small}${opts:+_device}.csv"
 done

@@ -1,6 +1,6 @@
 /* layout_bench: what the small discs' state layout costs and what precision it buys.
  * Runs the collision iteration of mixsim (grid clear, atomic insert, per-cell sort,
- * 3x3 collide with the walls, integrate; kernels in tools/layout_bench.cl, built into the
+ * 3x3 collide with the walls, integrate; kernels in tools/studies/layout_bench.cl, built into the
  * program) for N small discs in three layouts on one OpenCL device:
  *   A  pos float2, vel float2 (the old layout, scene coordinates)
  *   B  pos double2, vel double2 (mixsim's layout, measured from the box's min corner)

@@ -1,4 +1,4 @@
-/* Kernels of tools/layout_bench.c: one collision iteration (grid clear, insert, per-cell
+/* Kernels of tools/studies/layout_bench.c: one collision iteration (grid clear, insert, per-cell
  * sort, 3x3 collide with the walls, integrate) for three layouts of the small discs'
  * state, so their cost and precision can be compared on one device:
  *   A (suffix _a)  pos float2, vel float2: the old layout, positions in scene coordinates
@@ -10,8 +10,8 @@
  * shared. The grid's cell size h is a float-exact number (the host picks it), so layout C's
  * cell-to-cell distances (cj - ci) * h are exact in float for neighbours. */
 #pragma OPENCL FP_CONTRACT OFF
-#include "../kernels/shared/contact.h"
-#include "../kernels/shared/grid.h"
+#include "../../kernels/shared/contact.h"
+#include "../../kernels/shared/grid.h"
 
 #define LB_FLAG_OVERFLOW 0 /* insertions that found their cell full */
 #define LB_FLAG_OUTSIDE 1  /* particles outside the grid (counted, put in a border cell) */

@@ -2,9 +2,9 @@
 # Samples the GPU's SM clock and power while the gravity kernel runs at N = 1M, to put
 # the measured interactions/s against what the FP32 pipes allow at the clock held.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-device-results}
-eval "$(tools/device-setup.sh)" >/dev/null
+eval "$(tools/device/setup.sh)" >/dev/null
 exe=build-gravity-device/mixsim
 printf '[simulation]\nmode = gravity\ndt = 0.0001\nsteps = 12\nseed = 1\n[gravity]\nbodies = plummer\ncount = 1048576\nsoftening = 0.01\nenergy = off\ndiagnostics_every = 0\n' >"$out/clocks.ini"
 nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,power.limit,temperature.gpu \

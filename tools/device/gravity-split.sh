@@ -10,13 +10,13 @@
 set -uo pipefail
 [ -n "${MIXSIM:-}" ] && MIXSIM=$(realpath "$MIXSIM")
 [ -n "${OUT:-}" ] && OUT=$(realpath -m "$OUT")
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-device-results}
 mkdir -p "$out"
 build=build-gravity-split
 exe=${MIXSIM:-$build/mixsim}
 if [ -z "${MIXSIM:-}" ]; then
-  eval "$(tools/device-setup.sh)"
+  eval "$(tools/device/setup.sh)"
   {
     nvidia-smi -L; clinfo -l; rm -rf "$build"
     meson setup "$build" -Dsdl=disabled --buildtype=release && meson compile -C "$build"

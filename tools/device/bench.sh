@@ -2,10 +2,10 @@
 # On the GPU machine: set up, build, run the tests on the GPU and on pocl, and the
 # collision benchmark on every device. Results go to $OUT (or ./device-results).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=${OUT:-device-results}
 mkdir -p "$out"
-eval "$(tools/device-setup.sh)"
+eval "$(tools/device/setup.sh)"
 {
   nvidia-smi -L; clinfo -l; gcc --version | head -1; meson --version
   export MIXSIM_BUILD_DIR=build-device

@@ -28,7 +28,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+_here = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [_here, os.path.dirname(_here)]  # this folder and tools/ (sweep_scene, sweep)
 import sweep_scene  # noqa: E402
 
 
@@ -76,7 +77,7 @@ def write_lammps(params, dump_csv, steps, out_dir):
     r_max = max(float(r["radius"]) for r in rows)
     data = os.path.join(out_dir, "data.lammps")
     with open(data, "w") as f:
-        f.write("mixsim scene as LAMMPS data (tools/lammps_compare.py)\n\n%d atoms\n2 atom types\n\n"
+        f.write("mixsim scene as LAMMPS data (tools/peers/lammps_compare.py)\n\n%d atoms\n2 atom types\n\n"
                 % len(rows))
         f.write("%.17g %.17g xlo xhi\n%.17g %.17g ylo yhi\n-0.5 0.5 zlo zhi\n\nAtoms # sphere\n\n"
                 % (lo[0], hi[0], lo[1], hi[1]))
@@ -98,7 +99,7 @@ def write_lammps(params, dump_csv, steps, out_dir):
     gmag = math.hypot(g[0], g[1])
     inp = os.path.join(out_dir, "in.lammps")
     with open(inp, "w") as f:
-        f.write("""# mixsim scene as a LAMMPS run (tools/lammps_compare.py)
+        f.write("""# mixsim scene as a LAMMPS run (tools/peers/lammps_compare.py)
 units si
 dimension 2
 boundary f f p
