@@ -216,7 +216,7 @@ test_gravity_refuses_auto() {
 # key's line; without xvfb-run this cannot be shown here (window.sh says the same).
 test_window_refuses_auto() {
   [ "$have_preview" = 1 ] || { echo "    (built without SDL2: no window to refuse)"; return 0; }
-  command -v xvfb-run >/dev/null 2>&1 || { echo "    (no xvfb-run: not shown)"; return 0; }
+  skip_without xvfb-run "xvfb xauth" && return 0
   sed 's/^seed = 7/seed = 7\nexchange = auto/' "$many" >"$tmp/w.ini"
   local rc
   timeout 120 xvfb-run -a "$exe" -n 5 -b auto "$many" >/dev/null 2>"$tmp/w1"

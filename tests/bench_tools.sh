@@ -13,10 +13,7 @@ set -u
 filter=${4:-}
 . "$root/tests/lib.sh"
 
-if ! "$py" -c "import scipy.stats, matplotlib" 2>/dev/null; then
-  echo "skipped: $py lacks scipy or matplotlib (tools/deps.sh installs python3-scipy, python3-matplotlib)"
-  exit 77
-fi
+"$py" -c "import scipy.stats, matplotlib" 2>/dev/null || need_python scipy.stats matplotlib
 bench() { "$py" "$root/tools/bench.py" "$exe" "$root/tests/scenes/tiny.ini" --steps 3 "$@"; }
 variants=(--variant "shared=-b shared" --variant "copied=-b copied")
 

@@ -117,8 +117,7 @@ test_csv_columns_in_any_order() {
 }
 
 test_steps_0_with_a_display() {
-  if ! command -v xvfb-run >/dev/null 2>&1; then
-    echo "    (no xvfb-run: nothing to check)"
+  if skip_without xvfb-run "xvfb xauth"; then
     return 0
   fi
   # the window would step; --steps 0 writes step 0's outputs, in both modes

@@ -9,7 +9,7 @@ exe=$(realpath "$1")
 root=$2
 filter=${3:-}
 . "$root/tests/lib.sh"
-command -v lmp >/dev/null 2>&1 || { echo "no lmp: LAMMPS is not installed"; exit 77; }
+command -v lmp >/dev/null 2>&1 || skip_missing "no lmp: LAMMPS is not installed (tools/deps.sh test installs lammps)"
 
 same_energy() { # scene args..., then the relative tolerance
   local tol=${*: -1}

@@ -30,6 +30,53 @@ hash_run() {
   [ -n "$h" ] && echo "$h"
 }
 
+# A dependency that tools/deps.sh installs is missing: the test is skipped (77), except
+# under CI (CI=true), where a skip would hide a machine that is not set up: there it fails.
+skip_missing() { # what is missing and what installs it
+  echo "skipped: $1"
+  if [ "${CI:-}" = true ]; then
+    echo "CI=true: a test skipped for a missing dependency fails the run"
+    exit 1
+  fi
+  exit 77
+}
+
+# For one check of several: true (skip it, saying so) where command $1 is missing; under CI
+# never, so that the check fails where it runs the command.
+skip_without() { # command package
+  command -v "$1" >/dev/null 2>&1 && return 1
+  if [ "${CI:-}" = true ]; then
+    echo "    no $1 (tools/deps.sh test installs $2): not skipped under CI=true"
+    return 1
+  fi
+  echo "    no $1: skipped (tools/deps.sh test installs $2)"
+}
+
+# Sets $py to a Python that imports every module named: the one first on PATH may lack
+# the distribution's packages (a pyenv or a virtual environment), Debian's has them.
+need_python() { # module...
+  local p m
+  for p in python3 /usr/bin/python3; do
+    command -v "$p" >/dev/null 2>&1 || continue
+    for m in "$@"; do "$p" -c "import $m" >/dev/null 2>&1 || continue 2; done
+    py=$p
+    return 0
+  done
+  skip_missing "no Python has the modules $* (tools/deps.sh test installs $(python_packages "$@"))"
+}
+
+python_packages() { # the Debian packages of the modules named
+  local m out=""
+  for m in "$@"; do
+    case $m in
+      vtkmodules*) out+=" python3-vtk9 (or python3-paraview)" ;;
+      scipy*) out+=" python3-scipy" ;;
+      *) out+=" python3-${m%%.*}" ;;
+    esac
+  done
+  echo "${out# }"
+}
+
 finish() { # exit 77 (skipped) when the filter left nothing to run
   echo "$passes passed, $fails failed"
   [ $passes -gt 0 ] || [ $fails -gt 0 ] || exit 77

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/plot_diagnostics.py: draws a PNG from a collision run's diagnostics.csv and from a
-# gravity run's, and refuses a file with no rows. Skipped (77) without matplotlib, as
-# tests/bench_tools.sh is.
+# gravity run's, and refuses a file with no rows. Skipped (77) without matplotlib (failed
+# under CI), as tests/bench_tools.sh is.
 # usage: plot_diagnostics.sh MIXSIM SOURCE_ROOT [filter]
 set -u
 exe=$1
@@ -10,28 +10,25 @@ filter=${3:-}
 . "$(dirname "$0")/lib.sh"
 plot=$root/tools/plot_diagnostics.py
 
-if ! python3 -c "import matplotlib" 2>/dev/null; then
-  echo "skipped: python3 lacks matplotlib (tools/deps.sh installs python3-matplotlib)"
-  exit 77
-fi
+need_python matplotlib
 
 is_png() { [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; }
 
 test_collision_png() {
   "$exe" -d cpu -q "$root/tests/scenes/diag_box_friction.ini" -n 400 --output "$tmp/c" \
     --output-every 100 --diagnostics >/dev/null &&
-    python3 "$plot" "$tmp/c/diagnostics.csv" --out "$tmp/c.png" --title box && is_png "$tmp/c.png"
+    "$py" "$plot" "$tmp/c/diagnostics.csv" --out "$tmp/c.png" --title box && is_png "$tmp/c.png"
 }
 
 test_gravity_png() {
   "$exe" -d cpu -q "$root/scenes/kepler.ini" -n 200 --output "$tmp/g" --output-every 50 \
     --diagnostics >/dev/null &&
-    python3 "$plot" "$tmp/g/diagnostics.csv" --out "$tmp/g.png" && is_png "$tmp/g.png"
+    "$py" "$plot" "$tmp/g/diagnostics.csv" --out "$tmp/g.png" && is_png "$tmp/g.png"
 }
 
 test_empty_refused() {
   head -1 "$tmp/c/diagnostics.csv" >"$tmp/empty.csv"
-  ! python3 "$plot" "$tmp/empty.csv" --out "$tmp/e.png" 2>"$tmp/err" && grep -q "no rows" "$tmp/err" &&
+  ! "$py" "$plot" "$tmp/empty.csv" --out "$tmp/e.png" 2>"$tmp/err" && grep -q "no rows" "$tmp/err" &&
     [ ! -e "$tmp/e.png" ]
 }
 

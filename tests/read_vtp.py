@@ -20,8 +20,9 @@ import os
 import sys
 import xml.etree.ElementTree as ET
 
-import vtk
-from vtk.util.numpy_support import vtk_to_numpy
+# vtkmodules: python3-vtk9 and python3-paraview (which conflict on Debian) both ship it.
+from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.vtkIOXML import vtkXMLPolyDataReader
 
 
 def fail(msg):
@@ -30,7 +31,7 @@ def fail(msg):
 
 
 def read(path):
-    r = vtk.vtkXMLPolyDataReader()
+    r = vtkXMLPolyDataReader()
     r.SetFileName(path)
     r.Update()
     if r.GetErrorCode() != 0:

@@ -12,13 +12,14 @@ filter=${3:-}
 . "$root/tests/lib.sh"
 tool=$root/tools/peers/validate_lammps.py
 
-py() { PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$root/tools" python3 - "$@"; }
+need_python matplotlib
+pyrun() { PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$root/tools/peers:$root/tools" "$py" - "$@"; }
 
 # A heap whose surface is a triangle of known slope (one disc per millimetre of x with its
 # top on the surface, on floor discs), with a pile against the right wall beyond the toe
 # that is not part of it: both flanks measure the slope.
 test_angle_of_known_heap() {
-  py <<'PY'
+  pyrun <<'PY'
 import math, validate_lammps as v
 d = dict(v.DEFAULTS)
 r = 0.002
@@ -41,7 +42,7 @@ PY
 # the rolling springs as stiff as the normal mode (2 k_n for two mean discs, k_n / 2 at a
 # wall), disc inertia, frozen floor discs, the case's mu on the walls.
 test_lammps_input_maps_the_law() {
-  py "$tmp" <<'PY'
+  pyrun "$tmp" <<'PY'
 import sys, validate_lammps as v
 d = dict(v.DEFAULTS)
 out = sys.argv[1]
@@ -71,8 +72,8 @@ PY
 # One disc sliding along the floor with no spin, under LAMMPS with the script's wall law:
 # friction turns it to rolling at 2/3 of its speed (a disc; a sphere would keep 5/7).
 test_lammps_disc_slides_into_rolling() {
-  command -v lmp >/dev/null 2>&1 || { echo "    no lmp: skipped"; return 0; }
-  py "$tmp" <<'PY' || return 1
+  skip_without lmp lammps && return 0
+  pyrun "$tmp" <<'PY' || return 1
 import math, subprocess, sys, validate_lammps as v
 d = dict(v.DEFAULTS, box=(0.0, 0.0, 0.4, 0.1), steps=20000, base_radius=0.0)
 out = sys.argv[1]
@@ -91,8 +92,8 @@ PY
 # Both codes on a heap of 40 discs for 2000 steps: the table has both angles, the picture
 # and the JSON are written.
 test_tiny_run_of_both_codes() {
-  command -v lmp >/dev/null 2>&1 || { echo "    no lmp: skipped"; return 0; }
-  PYTHONDONTWRITEBYTECODE=1 python3 "$tool" --mixsim "$exe" --device cpu --quick --n 40 \
+  skip_without lmp lammps && return 0
+  PYTHONDONTWRITEBYTECODE=1 "$py" "$tool" --mixsim "$exe" --device cpu --quick --n 40 \
     --steps 2000 --mu 0.5 --out "$tmp/run" >"$tmp/log" 2>&1 || { cat "$tmp/log"; return 1; }
   grep -q '^| 0.5 | 0 | 0.5 | ' "$tmp/log" && [ -s "$tmp/run/heap_lammps.png" ] &&
     [ -s "$tmp/run/angles.json" ] && [ -s "$tmp/run/mu0.5_mur0/final.dump" ] &&
@@ -101,7 +102,7 @@ test_tiny_run_of_both_codes() {
 
 # Bad lists are refused by the option.
 test_bad_lists_refused() {
-  python3 "$tool" --mixsim "$exe" --mu=-0.1 >/dev/null 2>"$tmp/e" && return 1
+  "$py" "$tool" --mixsim "$exe" --mu=-0.1 >/dev/null 2>"$tmp/e" && return 1
   grep -q -- "--mu and --mu-r" "$tmp/e"
 }
 

@@ -8,20 +8,13 @@
 # timing bar's average of the last second. On a
 # 1366x768 screen the window fits.
 # usage: window.sh MIXSIM SOURCE_ROOT
-# Skipped (77) only where xvfb-run is missing and $CI is not set.
+# Skipped (77) only where xvfb-run is missing, and failed there under CI=true.
 set -u
 exe=$(realpath "$1")
 root=$2
-if ! command -v xvfb-run >/dev/null 2>&1; then
-  if [ -n "${CI:-}" ]; then
-    echo "FAIL xvfb-run is missing (apt-get install xvfb xauth); CI must run this test"
-    exit 1
-  fi
-  echo "skipped: xvfb-run is missing (apt-get install xvfb xauth)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$root/tests/lib.sh"
+command -v xvfb-run >/dev/null 2>&1 ||
+  skip_missing "xvfb-run is missing (tools/deps.sh test installs xvfb xauth)"
 cd "$tmp" || exit 1
 fails=0
 fail() {

@@ -18,6 +18,8 @@ import json
 import os
 import sys
 
+import pymods
+
 # (stats key, label, RGB of render_panel.c's phase_color, is a wait)
 PHASES = {
     "gpu_manager": [
@@ -86,15 +88,11 @@ def rgb(c):
 
 
 def plot(confs, machine, scene, out, title=None, n_runs=0):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.patches import Patch
-    except ImportError:
-        sys.stderr.write("plot_breakdown.py: the Python module 'matplotlib' is missing for %s "
-                         "(Debian: apt-get install python3-matplotlib)\n" % sys.executable)
-        return 2
+    pymods.require("plot_breakdown.py", "matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
     pooled = any(len(r.get("cpu_threads_busy_ms_per_iteration") or []) > 1 for _, r in confs)
     threads = ["gpu_manager", "cpu_worker"]
     width, gap = 0.38, 0.5

@@ -14,6 +14,8 @@ import argparse
 import csv
 import sys
 
+import pymods
+
 
 def read(path):
     with open(path, newline="") as f:
@@ -91,12 +93,10 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--title", default="")
     a = ap.parse_args()
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        sys.exit("plot_diagnostics.py needs matplotlib (tools/deps.sh installs python3-matplotlib)")
+    pymods.require("plot_diagnostics.py", "matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     c = read(a.csv)
     fig = gravity(c, plt, a.title) if "virial_ratio" in c else collision(c, plt, a.title)
     fig.tight_layout()

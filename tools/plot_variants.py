@@ -10,6 +10,8 @@ import csv
 import math
 import sys
 
+import pymods
+
 
 def label(row):
     if row.get("scene"):
@@ -33,14 +35,11 @@ def main():
                 if row["error"] or row["variant"] in skip:
                     continue
                 panels.setdefault(label(row), []).append(row)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.ticker import NullFormatter
-    except ImportError:
-        print("plot_variants.py: matplotlib is not installed", file=sys.stderr)
-        return 1
+    pymods.require("plot_variants.py", "matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
     names = sorted({r["variant"] for sel in panels.values() for r in sel})
     color = {v: "C%d" % (i % 10) for i, v in enumerate(names)}
     n = len(panels)

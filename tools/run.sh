@@ -3,6 +3,6 @@
 # Extra arguments go to mixsim, e.g. tools/run.sh --steps 500 --pipeline naive
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/deps.sh
+tools/deps.sh run
 tools/build.sh
 exec build/mixsim scenes/mixed.ini "$@"

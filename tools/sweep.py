@@ -27,6 +27,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pymods  # noqa: E402
 import sweep_scene  # noqa: E402
 
 FIELDS = ["scene", "small", "large", "ratio", "variant", "options", "ms_median", "ms_min",
@@ -91,7 +92,7 @@ def plot(rows, out_dir):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("sweep.py: matplotlib is not installed; CSV only", file=sys.stderr)
+        print(pymods.advice("sweep.py", ["matplotlib"]) + "; CSV only", file=sys.stderr)
         return []
     made = []
     groups = sorted({(r["large"], r["ratio"]) for r in rows if not r["scene"]})

@@ -10,9 +10,12 @@ import argparse
 import json
 import sys
 
-import matplotlib
+import pymods
 
-matplotlib.use("Agg")
+pymods.require("timeline.py", "matplotlib")
+import matplotlib  # noqa: E402
+
+matplotlib.use("Agg")  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 

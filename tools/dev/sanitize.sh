@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Runs the test suite built with AddressSanitizer + UndefinedBehaviorSanitizer, and the
-# two-thread pipeline tests built with ThreadSanitizer, repeated. Both must be clean.
+# Runs the test suite built with AddressSanitizer + UndefinedBehaviorSanitizer once, and the
+# threaded suites built with ThreadSanitizer (TSAN_REPEAT rounds, default 1; the long
+# repetition is tools/dev/soak.sh's). Both must be clean.
 # Suppressions (tools/dev/lsan.supp, tools/dev/tsan.supp) cover only the OpenCL runtime's
 # own libraries.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-repeat=${TSAN_REPEAT:-20}
 
 # The kernel caches. On a cold cache pocl compiles inside the test's process, and then
 # LeakSanitizer's exit-time tracer crashes on pocl's compiler threads and TSan reports
@@ -52,44 +52,33 @@ sanitized_build() { # DIR SANITIZERS: configures (once) and builds, on the share
   meson compile -C "$1"
 }
 
-sanitized_build build-asan address,undefined
-export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-if [ "$warmup" = 1 ]; then
-  ASAN_OPTIONS=detect_leaks=0 meson test -C build-asan >/dev/null || true
+# SANITIZE_ONLY=tsan skips the ASan pass (tools/dev/soak.sh).
+if [ "${SANITIZE_ONLY:-}" != tsan ]; then
+  sanitized_build build-asan address,undefined
+  export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  if [ "$warmup" = 1 ]; then
+    ASAN_OPTIONS=detect_leaks=0 meson test -C build-asan >/dev/null || true
+  fi
+  before=$(cache_state)
+  ASAN_OPTIONS=detect_leaks=1 \
+    LSAN_OPTIONS="suppressions=$PWD/tools/dev/lsan.supp" meson test -C build-asan --print-errorlogs
+  check_cache "$before" ASan
 fi
-before=$(cache_state)
-ASAN_OPTIONS=detect_leaks=1 \
-  LSAN_OPTIONS="suppressions=$PWD/tools/dev/lsan.supp" meson test -C build-asan --print-errorlogs
-check_cache "$before" ASan
 
 sanitized_build build-tsan thread
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tools/dev/tsan.supp"
 before=$(cache_state)
-# The two-thread pipeline tests, 20 rounds: their races show only now and then. Except
-# 'determinism-long', large-on-cli: the device-side large particles (--large-on device) on
-# the shipped scenes over every pipeline, buffer mode and pocl thread count, ~75 s a round
-# under TSan: half of the 20 rounds' time, on a path where the manager runs alone, with no
-# worker thread and no syncs (collision/pipeline.c), whose CPU-worker reference runs the
-# other tests repeat. The API's switches between the two paths ('large-on') and
-# device-friction stay in the 20. It runs 3 rounds, with the suites below.
-meson test -C build-tsan --print-errorlogs --suite determinism --no-suite determinism-long \
-  --repeat "$repeat"
-# A few rounds each: the CPU worker pool's thread-count matrices (~20 s each under TSan);
-# friction's one-hash matrix (pipelines, buffers, exchanges, worker and pocl threads: the
-# pool and the pipeline's threads on the friction paths; the other friction tests repeat
-# what the determinism suite already runs, on one more kind of contact); the 'threads'
-# suite, the CPU worker's list (its rebuild flags cross the two threads at the syncs),
-# --trace (every thread records) and --diagnostics, a minute or two each; large-on-cli.
-# Suites with one count run in one meson test, so that its two test slots stay busy to
-# the end rather than idling at the tail of each suite's own run.
-declare -A rounds=()
-for s in "pool-threads ${TSAN_POOL_REPEAT:-3}" "friction-threads ${TSAN_FRICTION_REPEAT:-3}" \
-  "threads ${TSAN_THREADS_REPEAT:-3}" "determinism-long ${TSAN_LONG_REPEAT:-3}"; do
-  rounds[${s#* }]+=" --suite ${s% *}"
-done
-for n in "${!rounds[@]}"; do
-  # shellcheck disable=SC2086 # the --suite words split on purpose
-  meson test -C build-tsan --print-errorlogs ${rounds[$n]} --repeat "$n"
-done
+# Every suite whose tests run threads, TSAN_REPEAT rounds (default 1, what CI runs): the
+# two-thread pipeline ('determinism', and 'determinism-long': the device-side large
+# particles over every pipeline, buffer mode and pocl thread count), the CPU worker pool's
+# thread-count matrices ('pool-threads'), friction's one-hash matrix ('friction-threads'),
+# and 'threads': the CPU worker's list, --trace and --diagnostics. Their races show only
+# now and then: tools/dev/soak.sh repeats them (20 rounds) before the threads are touched.
+# One meson test for all, so that its two test slots stay busy to the end.
+repeat=${TSAN_REPEAT:-1}
+meson test -C build-tsan --print-errorlogs --repeat "$repeat" --suite determinism \
+  --suite pool-threads --suite friction-threads --suite threads
 check_cache "$before" TSan
-echo "tools/dev/sanitize.sh: ASan+UBSan suite, $repeat ThreadSanitizer pipeline runs, ${TSAN_POOL_REPEAT:-3} of the worker pool, ${TSAN_FRICTION_REPEAT:-3} of the friction matrix, ${TSAN_THREADS_REPEAT:-3} of the list, trace and diagnostics tests and ${TSAN_LONG_REPEAT:-3} of large-on-cli clean"
+asan="ASan+UBSan suite and "
+[ "${SANITIZE_ONLY:-}" = tsan ] && asan=""
+echo "tools/dev/sanitize.sh: $asan$repeat ThreadSanitizer round(s) of the threaded suites clean"

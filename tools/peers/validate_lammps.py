@@ -42,6 +42,7 @@ import time
 sys.dont_write_bytecode = True  # no __pycache__ beside the tools
 _here = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [_here, os.path.dirname(_here)]  # this folder and tools/ (sweep_scene, sweep)
+import pymods  # noqa: E402
 from lammps_compare import tsuji_coefficient  # noqa: E402
 
 # The heap, in SI units: discs of 2 mm +-10 % (areal density of glass discs 1 cm thick) in a
@@ -407,6 +408,8 @@ def main():
     ap.add_argument("--replot", action="store_true",
                     help="run nothing: measure and draw the final states already in --out")
     a = ap.parse_args()
+    if not a.skip_lammps:  # the picture at the end: said before the runs, not after
+        pymods.require("validate_lammps.py", "matplotlib")
 
     d = dict(DEFAULTS)
     if a.quick:
