@@ -3,7 +3,10 @@
 #   tools/deps.sh run    build mixsim and run a scene in the preview (tools/run.sh)
 #   tools/deps.sh test   and the test suite's peers and readers (tools/test.sh)
 #   tools/deps.sh dev    and the fuzzer's clang (.ci/run, tools/dev/fuzz.sh)
+#   tools/deps.sh --list JOB   prints the job's packages, installs nothing
 set -euo pipefail
+list=0
+[ "${1:-}" = --list ] && { list=1; shift; }
 job=${1:-test}
 run=(meson ninja-build pkg-config gcc python3 ocl-icd-opencl-dev opencl-headers
      pocl-opencl-icd clinfo libinih-dev zlib1g-dev
@@ -18,8 +21,9 @@ case $job in
   run) pkgs=("${run[@]}") ;;
   test) pkgs=("${run[@]}" "${test[@]}") ;;
   dev) pkgs=("${run[@]}" "${test[@]}" "${dev[@]}") ;;
-  *) echo "usage: tools/deps.sh [run|test|dev]" >&2; exit 2 ;;
+  *) echo "usage: tools/deps.sh [--list] [run|test|dev]" >&2; exit 2 ;;
 esac
+[ $list = 1 ] && { printf '%s\n' "${pkgs[@]}"; exit 0; }
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=()
 for p in "${pkgs[@]}"; do
