@@ -1,17 +1,13 @@
 #!/usr/bin/env bash
 # On the GPU machine: set up, build, run the tests on the GPU and on pocl, and the
 # collision benchmark on every device. Results go to $OUT (or ./device-results).
+#   OUT=results STEPS=4000 REPEAT=3 tools/device/bench.sh
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
-eval "$(tools/device/setup.sh)"
-{
-  nvidia-smi -L; clinfo -l; gcc --version | head -1; meson --version
-  export MIXSIM_BUILD_DIR=build-device
-  rm -rf build-device
-  meson setup build-device -Dsdl=disabled --buildtype=release && meson compile -C build-device
-} >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+export MIXSIM_BUILD_DIR=build-device
+. tools/device/build.sh --log "$out/build.log" build-device
 tail -5 "$out/build.log"
 exe=build-device/mixsim
 $exe --list-devices | tee "$out/devices.txt"

@@ -13,7 +13,7 @@
 # on pocl with MIXSIM=build/mixsim DEVICE=cpu SMALL=3000 STEPS_MIXED=20 STEPS_BIG=5
 # REPEAT=2), PYTHON (a Python with scipy for the verdicts; matplotlib too for the figures).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
 repeat=${REPEAT:-7}
@@ -27,13 +27,13 @@ if [ -z "$py" ]; then # the first Python that has scipy
 fi
 if [ -z "$py" ]; then # the runs and figures are still worth having; the verdicts are not there
   py=python3
-  echo "breakdown-device.sh: no Python here has the module 'scipy' (Debian: python3-scipy):" \
+  echo "tools/device/breakdown.sh: no Python here has the module 'scipy' (Debian: python3-scipy):" \
     "bench.py reports without its Mann-Whitney verdicts" >&2
 fi
 plots=1
 "$py" -c "import matplotlib" 2>/dev/null || {
   plots=0
-  echo "breakdown-device.sh: $py lacks the module 'matplotlib': JSON and tables only;" \
+  echo "tools/device/breakdown.sh: $py lacks the module 'matplotlib': JSON and tables only;" \
     "draw the figures elsewhere with tools/plot_breakdown.py $out/bench_*.json" >&2
 }
 
@@ -79,7 +79,7 @@ for job in "mixed scenes/mixed.ini ${STEPS_MIXED:-2000}" "${small} $out/scene_${
     fi
   else
     cat "$out/bench_$name.txt"
-    echo "breakdown-device.sh: bench.py failed on $scene (above)" >&2
+    echo "tools/device/breakdown.sh: bench.py failed on $scene (above)" >&2
     status=1
   fi
 done

@@ -9,7 +9,7 @@
 # exchange with the list and with the cell walk, and the zone exchange, interleaved
 # (tools/sweep.py), on generated scenes with and without friction (POINTS="SMALL LARGE RATIO;...").
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
 . tools/device/build.sh bd

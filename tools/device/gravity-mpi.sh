@@ -15,12 +15,12 @@
 # MPI_SITE (/tmp/site), MPIRUN_ARGS (extra mpirun options). Locally, on pocl:
 #   GPUS="cpu cpu" MPI_N=8192 REPEAT=1 OUT=/tmp/mpi-out tools/device/gravity-mpi.sh
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
 log=$out/mpi-build.log
 site=${MPI_SITE:-/tmp/site}
-build=build-gravity-mpi
+build="build-gravity-mpi"
 exe=$build/mixsim
 t_start=$(date +%s)
 
@@ -46,13 +46,8 @@ mpirun=$prefix/bin/mpirun
 echo "Open MPI: $prefix ($("$mpirun" --version 2>&1 | head -1))"
 
 # ---- build ---------------------------------------------------------------------------------
-[ -d .deps ] && eval "$(tools/device/setup.sh)" # inih, OpenCL headers (tools/device/setup.sh)
-{
-  nvidia-smi -L 2>/dev/null; gcc --version | head -1; meson --version
-  rm -rf "$build"
-  meson setup "$build" -Dsdl=disabled -Dmpi=enabled --buildtype=release &&
-    meson compile -C "$build" ./mixsim:executable
-} >>"$log" 2>&1 || { tail -40 "$log"; exit 1; }
+# After the pip lines in the same log; meson finds Open MPI through $MPICC.
+. tools/device/build.sh --log "$log" --append --target ./mixsim:executable "$build" -Dmpi=enabled
 grep -i "MPI for c found" "$log"
 "$exe" --list-devices | tee "$out/mpi-devices.txt"
 read -r -a gpus <<<"${GPUS:-$(awk '$2 == "gpu" {print $1}' "$out/mpi-devices.txt" | head -2 | tr '\n' ' ')}"

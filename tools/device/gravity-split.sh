@@ -7,21 +7,16 @@
 # per N keep the whole under 8 minutes. DEVICES overrides the three lists (e.g.
 # DEVICES="cpu cpu,cpu" runs it on pocl alone); GRAVITY_N, REPEAT and STEPS_<N> too;
 # MIXSIM=path uses that build instead of making one (to try the script on pocl here).
+#   OUT=results REPEAT=3 tools/device/gravity-split.sh
 set -uo pipefail
 [ -n "${MIXSIM:-}" ] && MIXSIM=$(realpath "$MIXSIM")
 [ -n "${OUT:-}" ] && OUT=$(realpath -m "$OUT")
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
-build=build-gravity-split
+build="build-gravity-split"
 exe=${MIXSIM:-$build/mixsim}
-if [ -z "${MIXSIM:-}" ]; then
-  eval "$(tools/device/setup.sh)"
-  {
-    nvidia-smi -L; clinfo -l; rm -rf "$build"
-    meson setup "$build" -Dsdl=disabled --buildtype=release && meson compile -C "$build"
-  } >"$out/split-build.log" 2>&1 || { tail -50 "$out/split-build.log"; exit 1; }
-fi
+[ -n "${MIXSIM:-}" ] || . tools/device/build.sh --log "$out/split-build.log" "$build"
 $exe --list-devices | tee "$out/split-devices.txt"
 gpus=$(awk '$2 == "gpu" {print $1}' "$out/split-devices.txt" | paste -sd, -)
 first=${gpus%%,*}

@@ -2,16 +2,14 @@
 # GPU tuning of the gravity force kernels: builds, saves the PTX NVIDIA's compiler made
 # of each tiled variant, and measures them under extra build options and work-group
 # sizes (MIXSIM_GRAVITY_OPTIONS, MIXSIM_GRAVITY_WG). Results go to $OUT.
+#   OUT=results TUNE_N=262144 tools/device/gravity-tune.sh
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
-eval "$(tools/device/setup.sh)"
-build=build-gravity-device
-if [ ! -x $build/mixsim ]; then
-  meson setup $build -Dsdl=disabled --buildtype=release >"$out/tune-build.log" 2>&1 &&
-    meson compile -C $build >>"$out/tune-build.log" 2>&1 || { tail -30 "$out/tune-build.log"; exit 1; }
-fi
+build="build-gravity-device"
+# tools/device/gravity.sh's build where it is there.
+. tools/device/build.sh --keep --log "$out/tune-build.log" $build
 exe=$build/mixsim
 n=${TUNE_N:-262144}
 printf '[simulation]\nmode = gravity\ndt = 0.0001\nsteps = 2\nseed = 1\n[gravity]\nbodies = plummer\ncount = 65536\nsoftening = 0.01\nenergy = off\ndiagnostics_every = 0\n' >"$out/tune.ini"

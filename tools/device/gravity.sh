@@ -5,25 +5,22 @@
 # ./device-results). Stages can be picked: STAGES="build test bench multi" (default all);
 # GRAVITY_N (default 16384,65536,262144,1048576), GRAVITY_KERNELS (default
 # simple,tiled,tiled2,tiled4,jsplit4), SECONDS_PER_RUN (2), REPEAT (3).
+#   OUT=results STAGES="build test bench" REPEAT=2 tools/device/gravity.sh
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
 stages=${STAGES:-build test bench cpubench multi}
-build=build-gravity-device
+build="build-gravity-device"
 exe=$build/mixsim
 has() { [[ " $stages " == *" $1 "* ]]; }
 
+# Without the build stage, the existing build is kept (built only if missing).
 if has build; then
-  eval "$(tools/device/setup.sh)"
-  {
-    nvidia-smi -L; clinfo -l; gcc --version | head -1; meson --version
-    rm -rf "$build"
-    meson setup "$build" -Dsdl=disabled --buildtype=release && meson compile -C "$build"
-  } >"$out/gravity-build.log" 2>&1 || { tail -50 "$out/gravity-build.log"; exit 1; }
+  . tools/device/build.sh --log "$out/gravity-build.log" "$build"
   tail -3 "$out/gravity-build.log"
 else
-  eval "$(tools/device/setup.sh)" >/dev/null 2>&1 || true
+  . tools/device/build.sh --keep --log "$out/gravity-build.log" "$build"
 fi
 $exe --list-devices | tee "$out/gravity-devices.txt"
 cpu=$(awk '$2 == "cpu" {print $1; exit}' "$out/gravity-devices.txt")

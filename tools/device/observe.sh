@@ -8,7 +8,7 @@
 # --diagnostics, interleaved, to show what output costs the simulation threads.
 #   OUT=results REPEAT=3 tools/device/observe.sh
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
 . tools/device/build.sh bd

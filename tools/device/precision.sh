@@ -3,17 +3,12 @@
 # with the float build it replaced, plus the cross-device hash and precision checks.
 # Needs the float build's sources as .deps/before.tar (git archive --prefix=before/ REV)
 # and the .deps packages (tools/device/setup.sh). Results go to $OUT.
+#   OUT=results BENCH=1 tools/device/precision.sh
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
-eval "$(tools/device/setup.sh)"
-{
-  nvidia-smi -L
-  rm -rf bd bb before && tar xf .deps/before.tar
-  meson setup bd -Dsdl=disabled --buildtype=release && meson compile -C bd &&
-    (cd before && meson setup ../bb -Dsdl=disabled --buildtype=release && meson compile -C ../bb mixsim:executable)
-} >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+. tools/device/build.sh --log "$out/build.log" --before bb bd
 echo "== hashes (mixed.ini, 6000 steps)" | tee "$out/hashes.txt"
 for dev in gpu cpu; do
   for p in naive reordered; do

@@ -11,20 +11,13 @@
 # Results (CSV, PNG, the printed table) go to $OUT (default device-results/).
 #   PART=sweep REPEAT=2 tools/device/scaling.sh
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
-eval "$(tools/device/setup.sh)"
 python3 -c "import matplotlib" 2>/dev/null || pip install -q matplotlib >/dev/null 2>&1 || true
-{
-  nvidia-smi -L
-  rm -rf bd && meson setup bd -Dsdl=disabled --buildtype=release && meson compile -C bd
-  if [ -f .deps/before.tar ]; then
-    rm -rf before bb && tar xf .deps/before.tar &&
-      (cd before && meson setup ../bb -Dsdl=disabled --buildtype=release &&
-        meson compile -C ../bb mixsim:executable)
-  fi
-} >/tmp/scaling-build.log 2>&1 || { tail -40 /tmp/scaling-build.log; exit 1; }
+before=()
+[ -f .deps/before.tar ] && before=(--before bb)
+. tools/device/build.sh "${before[@]}" bd
 nvidia-smi -L
 lscpu | grep -E "^Model name|^CPU\(s\)"
 default="zone-copied=--exchange zone -b copied;zone-shared=--exchange zone -b shared"
