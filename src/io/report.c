@@ -9,9 +9,9 @@
 #include "collision/worker_pool.h"
 #include "io/output_file.h"
 
-static const ms_phase gpu_phases[] = {MS_PHASE_GRID, MS_PHASE_WAIT_SYNC1,
-                                      MS_PHASE_COLLIDE, MS_PHASE_WAIT_SYNC2,
-                                      MS_PHASE_INTEGRATE};
+static const ms_phase gpu_phases[] = {MS_PHASE_WAIT_DEVICE, MS_PHASE_GRID,
+                                      MS_PHASE_WAIT_SYNC1, MS_PHASE_COLLIDE,
+                                      MS_PHASE_WAIT_SYNC2, MS_PHASE_INTEGRATE};
 static const ms_phase cpu_phases[] = {MS_PHASE_WAIT_SYNC1, MS_PHASE_HOST_IN,
                                       MS_PHASE_LARGE_SMALL, MS_PHASE_HOST_OUT,
                                       MS_PHASE_LARGE_LARGE, MS_PHASE_WAIT_SYNC2,
@@ -21,8 +21,8 @@ static const ms_phase cpu_phases[] = {MS_PHASE_WAIT_SYNC1, MS_PHASE_HOST_IN,
 static const char *phase_key(ms_phase p)
 {
   static const char *const keys[MS_PHASE_COUNT] = {
-    "grid_build", "small_small", "integrate_small", "host_in",
-    "large_small", "host_out", "large_large", "integrate_large", "wait_sync1", "wait_sync2"};
+    "grid_build", "small_small", "integrate_small", "host_in", "large_small", "host_out",
+    "large_large", "integrate_large", "wait_sync1", "wait_sync2", "wait_device"};
   return keys[p];
 }
 
