@@ -14,6 +14,10 @@ tests/output_vtk.sh:
   read_vtp.py csvforce FRAME.vtp FRAME.csv  the CSV frame's fx, fy are the .vtp's floats
   read_vtp.py kepler FRAME.vtp           gravity, two bodies, G = 1: the forces are equal
                                          and opposite, of size m1 m2 / r^2
+  read_vtp.py walls WALLS.vtp X0 Y0 X1 Y1 FRAME.vtp  the box's outline: 4 points
+                                         (X0, Y0, 0), (X1, Y0, 0), (X1, Y1, 0), (X0, Y1, 0),
+                                         exactly, in one closed line, around the frame's
+                                         particles (the same coordinates)
 Exits 1 with a message on the first difference."""
 import csv
 import os
@@ -103,7 +107,7 @@ def series(folder, n):
     pvd = os.path.join(folder, "frames.pvd")
     root = ET.parse(pvd).getroot()
     sets = root.findall("./Collection/DataSet")
-    files = sorted(f for f in os.listdir(folder) if f.endswith(".vtp"))
+    files = sorted(f for f in os.listdir(folder) if f.startswith("frame_") and f.endswith(".vtp"))
     if len(sets) != n or [s.get("file") for s in sets] != files:
         fail(f"frames.pvd lists {[s.get('file') for s in sets]}, the folder holds {files} "
              f"({n} expected)")
@@ -195,6 +199,34 @@ def kepler(vtp):
     print(f"{vtp}: |F| = {size:.6g} = m1 m2 / r^2, equal and opposite")
 
 
+def walls(vtp, corners, frame):
+    r = vtk.vtkXMLPolyDataReader()
+    r.SetFileName(vtp)
+    r.Update()
+    if r.GetErrorCode() != 0:
+        fail(f"{vtp}: VTK could not read it")
+    pd = r.GetOutput()
+    x0, y0, x1, y1 = corners
+    want = [(x0, y0, 0.0), (x1, y0, 0.0), (x1, y1, 0.0), (x0, y1, 0.0)]
+    got = [tuple(pd.GetPoint(i)) for i in range(pd.GetNumberOfPoints())]
+    if got != want:
+        fail(f"{vtp}: points {got}, the box's corners are {want}")
+    if pd.GetNumberOfLines() != 1 or pd.GetNumberOfVerts() or pd.GetNumberOfPolys():
+        fail(f"{vtp}: {pd.GetNumberOfLines()} lines, {pd.GetNumberOfVerts()} verts, "
+             f"{pd.GetNumberOfPolys()} polys: one closed line expected")
+    ids = vtk.vtkIdList()
+    pd.GetLines().InitTraversal()
+    pd.GetLines().GetNextCell(ids)
+    line = [ids.GetId(i) for i in range(ids.GetNumberOfIds())]
+    if line != [0, 1, 2, 3, 0]:
+        fail(f"{vtp}: the line runs through {line}, not around the box")
+    a = read(frame)
+    out = [i for i, (x, y, z) in enumerate(a["Points"]) if not (x0 < x < x1 and y0 < y < y1)]
+    if out:
+        fail(f"{frame}: particle {out[0]} at {a['Points'][out[0]]} lies outside the walls")
+    print(f"{vtp}: the box from ({x0}, {y0}) to ({x1}, {y1}), around {frame}'s particles")
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "frame":
@@ -215,5 +247,7 @@ if __name__ == "__main__":
         kepler(sys.argv[2])
     elif mode == "csvforce":
         csvforce(sys.argv[2], sys.argv[3])
+    elif mode == "walls":
+        walls(sys.argv[2], [float(v) for v in sys.argv[3:7]], sys.argv[7])
     else:
         fail("unknown mode " + mode)
