@@ -3,10 +3,11 @@
 # reader equals --dump of the same step (positions, velocities, radii, masses, spins and
 # ids; a frictional scene), frames.pvd lists every frame with increasing timesteps, the
 # same in gravity mode, the CSV format, the forces (at rest: m g; summed in free flight:
-# zero; the same on every path), the box's walls (walls.vtp), an older run's frames refused
-# and then cleared with --output-clear (only our files), the [output] keys, and the state
-# hash with output on equal to the hash without. The VTK checks need python3-vtk9
-# (tools/deps.sh); without it the test is skipped (77), as tests/lammps.sh is without LAMMPS.
+# zero; the same on every path), the box's walls (walls.vtp), docs/output.md's kind
+# categories against the frames' kinds, an older run's frames refused and then cleared
+# with --output-clear (only our files), the [output] keys, and the state hash with output
+# on equal to the hash without. The VTK checks need python3-vtk9 (tools/deps.sh); without
+# it the test is skipped (77), as tests/lammps.sh is without LAMMPS.
 # usage: output_vtk.sh MIXSIM SOURCE_ROOT [filter]
 set -u
 exe=$1
@@ -162,6 +163,14 @@ test_walls_written_once_at_the_box() {
     "$tmp/wd.err" && [ -f "$tmp/box_vtk/frame_000030.vtp" ]
 }
 
+# docs/output.md's categorical colour map for kind names each value the frames hold as what
+# those particles are (small, dynamic large, static large: all three in tiny.ini).
+test_kind_categories_in_docs_match_the_frames() {
+  run "$root/tests/scenes/tiny.ini" -n 20 --output "$tmp/kc" --output-every 20 \
+    -o "$tmp/kc.csv" >/dev/null &&
+    "$py" "$reader" annotations "$tmp/kc/frame_000020.vtp" "$tmp/kc.csv" "$root/docs/output.md"
+}
+
 test_older_frames_refused_then_cleared() {
   mkdir -p "$tmp/old" && echo keep >"$tmp/old/notes.txt" &&
     run "$fric" -n 10 --output "$tmp/old" --output-every 5 >/dev/null || return 1
@@ -246,6 +255,7 @@ check test_force_at_rest_is_m_g
 check test_forces_cancel_in_free_flight
 check test_force_same_on_every_path
 check test_walls_written_once_at_the_box
+check test_kind_categories_in_docs_match_the_frames
 check test_older_frames_refused_then_cleared
 check test_foreign_vtp_refused_even_with_clear
 check test_folder_made_with_parents

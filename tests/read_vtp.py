@@ -14,6 +14,9 @@ tests/output_vtk.sh:
   read_vtp.py csvforce FRAME.vtp FRAME.csv  the CSV frame's fx, fy are the .vtp's floats
   read_vtp.py kepler FRAME.vtp           gravity, two bodies, G = 1: the forces are equal
                                          and opposite, of size m1 m2 / r^2
+  read_vtp.py annotations FRAME.vtp DUMP.csv DOC.md  the categorical colour map of DOC
+                                         (its `Annotations = [...]`) names each kind value as
+                                         what its particles are in the dump (all three)
   read_vtp.py walls WALLS.vtp X0 Y0 X1 Y1 FRAME.vtp  the box's outline: 4 points
                                          (X0, Y0, 0), (X1, Y0, 0), (X1, Y1, 0), (X0, Y1, 0),
                                          exactly, in one closed line, around the frame's
@@ -21,6 +24,7 @@ tests/output_vtk.sh:
 Exits 1 with a message on the first difference."""
 import csv
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -199,6 +203,34 @@ def kepler(vtp):
     print(f"{vtp}: |F| = {size:.6g} = m1 m2 / r^2, equal and opposite")
 
 
+def annotations(vtp, dump, doc):
+    """The categorical colour map of docs/output.md (its Python's `Annotations = [...]`)
+    names each kind value the frame holds as what the particles of that value are in the
+    dump of the same step: small, or large and static or not."""
+    m = re.search(r"Annotations = \[([^]]*)\]", open(doc).read())
+    if not m:
+        fail(f"{doc}: no 'Annotations = [...]' for kind")
+    items = [t.strip().strip("'\"") for t in m.group(1).split(",")]
+    named = dict(zip(items[0::2], items[1::2]))
+    a = read(vtp)
+    rows = list(csv.DictReader(open(dump)))
+    if len(rows) != len(a["kind"]):
+        fail(f"{len(a['kind'])} points, {len(rows)} dump rows")
+    seen = {}
+    for i, row in enumerate(rows):
+        what = ("small" if row["kind"] == "small" else
+                "static large" if row["static"] == "1" else "dynamic large")
+        k = str(int(a["kind"][i]))
+        if named.get(k) != what:
+            fail(f"{doc} annotates kind {k} as {named.get(k)!r}; particle {i} of that kind "
+                 f"is {what} in the dump")
+        seen[k] = what
+    if sorted(seen) != ["0", "1", "2"] or sorted(named) != ["0", "1", "2"]:
+        fail(f"the frame holds kinds {sorted(seen)}, {doc} annotates {sorted(named)}: "
+             "all three expected in both")
+    print(f"{doc}: the annotations {named} are what the frame's kinds are")
+
+
 def walls(vtp, corners, frame):
     r = vtk.vtkXMLPolyDataReader()
     r.SetFileName(vtp)
@@ -247,6 +279,8 @@ if __name__ == "__main__":
         kepler(sys.argv[2])
     elif mode == "csvforce":
         csvforce(sys.argv[2], sys.argv[3])
+    elif mode == "annotations":
+        annotations(sys.argv[2], sys.argv[3], sys.argv[4])
     elif mode == "walls":
         walls(sys.argv[2], [float(v) for v in sys.argv[3:7]], sys.argv[7])
     else:
