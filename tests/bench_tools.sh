@@ -66,6 +66,32 @@ test_plot_from_bench_json_and_stats() {
   done
 }
 
+# With the large particles on the device the manager's one blocking wait is mostly the
+# iteration's kernels: it is booked as wait_device, apart from grid_build, in both paths,
+# and plot_breakdown.py knows every phase of the stats and draws that one as a wait.
+test_wait_for_device_apart_from_grid_build() {
+  local where
+  for where in device cpu; do
+    "$exe" -q --headless -n 20 --large-on $where --stats "$tmp/w_$where.json" \
+      "$root/tests/scenes/tiny.ini" >/dev/null || return 1
+  done
+  "$py" - "$root/tools" "$tmp/w_device.json" "$tmp/w_cpu.json" <<'PY' || return 1
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import plot_breakdown as pb
+for path in sys.argv[2:]:
+    d = json.load(open(path))
+    g = d["threads"]["gpu_manager"]
+    assert g["wait_device"]["ms_per_iteration"] > 0 and g["grid_build"]["ms_per_iteration"] > 0, g
+    for th, phases in d["threads"].items():
+        known = {k for k, _, _, _ in pb.PHASES[th]}
+        assert set(phases) <= known, (th, set(phases) - known)
+waits = {k for k, _, _, w in pb.PHASES["gpu_manager"] if w}
+assert "wait_device" in waits and "grid_build" not in waits, waits
+PY
+  "$py" "$root/tools/plot_breakdown.py" "$tmp/w_device.json" "$tmp/w_cpu.json" --out "$tmp/w.png"
+}
+
 test_stats_json_has_driver_version() {
   "$exe" -q --headless -n 2 --stats "$tmp/s.json" "$root/tests/scenes/tiny.ini" >/dev/null || return 1
   "$py" -c 'import json, sys; v = json.load(open(sys.argv[1]))["driver_version"]; assert v.strip(), v' \
@@ -110,6 +136,7 @@ check test_bench_reports_spread_machine_and_verdict
 check test_too_few_runs_no_test
 check test_plot_from_bench_json_and_stats
 check test_stats_json_has_driver_version
+check test_wait_for_device_apart_from_grid_build
 check test_missing_scipy_named
 check test_bad_configurations_refused
 check test_breakdown_device_script_on_pocl

@@ -102,6 +102,20 @@ test_kernel_dir_same_hash_and_build_log() {
     grep -q "collide" "$tmp/err"
 }
 
+# The report's kernel table lists the kernels that ran, and only those: with friction and
+# the large particles on the device the long _fric names are there, the frictionless and
+# zone kernels are not; every row's figure ends in the same column.
+test_kernel_table_lists_what_ran_aligned() {
+  "$exe" -q -n 5 --large-on device "$root/tests/scenes/tiny_friction.ini" >"$tmp/k.out" || return 1
+  sed -n '/^  kernels (OpenCL profiling)$/,/^grid /p' "$tmp/k.out" | sed '1d;$d' >"$tmp/k.rows"
+  cat "$tmp/k.rows"
+  grep -q "^    large_small_react_fric  *[0-9.]* ms/it$" "$tmp/k.rows" &&
+    grep -q "^    collide_small_fric  *[0-9.]* ms/it$" "$tmp/k.rows" || return 1
+  ! grep -q "^    \(collide_small\|large_small_react\|zone_[a-z]*\) " "$tmp/k.rows" || return 1
+  [ "$(awk '{ print index($0, " ms/it") }' "$tmp/k.rows" | sort -u | wc -l)" -eq 1 ] &&
+    [ "$(wc -l <"$tmp/k.rows")" -ge 10 ]
+}
+
 check test_hash_pocl_1_vs_2_threads
 check test_kernel_dir_same_hash_and_build_log
 check test_stats_and_dump_written
@@ -109,4 +123,5 @@ check test_bad_scene_exit_2_names_line
 check test_bad_option_exit_2
 check test_no_platform_exit_3
 check test_list_devices
+check test_kernel_table_lists_what_ran_aligned
 finish

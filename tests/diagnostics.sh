@@ -235,7 +235,7 @@ test_device_friction_runs() {
 test_output_clear() {
   run "$box" -n 10 --output "$tmp/c" --diagnostics >/dev/null &&
     refused "holds frames of an earlier run" "$box" -n 10 --output "$tmp/c" --diagnostics &&
-    rm "$tmp/c"/frame_* "$tmp/c"/frames.pvd &&
+    rm "$tmp/c"/frame_* "$tmp/c"/frames.pvd "$tmp/c"/walls.vtp &&
     refused "'diagnostics.csv'" "$box" -n 10 --output "$tmp/c" &&
     run "$box" -n 10 --output "$tmp/c" --output-clear >/dev/null &&
     [ ! -e "$tmp/c/diagnostics.csv" ]

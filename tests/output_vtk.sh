@@ -3,9 +3,10 @@
 # reader equals --dump of the same step (positions, velocities, radii, masses, spins and
 # ids; a frictional scene), frames.pvd lists every frame with increasing timesteps, the
 # same in gravity mode, the CSV format, the forces (at rest: m g; summed in free flight:
-# zero; the same on every path), an older run's frames refused and then cleared
-# with --output-clear (only our files), the [output] keys, and the state hash with
-# output on equal to the hash without. The VTK checks need python3-vtk9 or ParaView's
+# zero; the same on every path), the box's walls (walls.vtp), docs/output.md's kind
+# categories against the frames' kinds, an older run's frames refused and then cleared
+# with --output-clear (only our files), the [output] keys, and the state hash with output
+# on equal to the hash without. The VTK checks need python3-vtk9 or ParaView's
 # python3-paraview (tools/deps.sh test); without either the test is skipped (77), failed under CI.
 # usage: output_vtk.sh MIXSIM SOURCE_ROOT [filter]
 set -u
@@ -37,7 +38,7 @@ test_hash_unchanged_by_output() {
   run "$fric" -n 120 >"$tmp/plain.out" &&
     run "$fric" -n 120 --output "$tmp/h" --output-every 1 >"$tmp/h.out" &&
     [ -n "$(hash_of "$tmp/plain.out")" ] && [ "$(hash_of "$tmp/plain.out")" = "$(hash_of "$tmp/h.out")" ] &&
-    [ "$(ls "$tmp/h" | grep -c '\.vtp$')" = 121 ]
+    [ "$(ls "$tmp/h" | grep -c '^frame_.*\.vtp$')" = 121 ]
 }
 
 test_report_has_writer_block() {
@@ -123,6 +124,42 @@ test_force_same_on_every_path() {
   done
 }
 
+# The box's walls: DIR/walls.vtp, once, in either format, its corners the scene's box (a box
+# away from the origin: the frames' scene coordinates) around the frames' particles; none
+# in gravity mode (no box); another output may not take its name.
+test_walls_written_once_at_the_box() {
+  printf '%s\n' '[simulation]' 'dt = 1e-4' 'seed = 7' 'gravity = 0, -9.81' '[box]' \
+    'min = -0.5, 2.25' 'max = 0.25, 2.75' '[material]' 'stiffness = 1e5' 'restitution = 0.5' \
+    '[small]' 'count = 60' 'radius = 0.005' 'density = 1000' 'placement = lattice' \
+    'region = -0.5, 2.25, 0.25, 2.35' '[large.rock]' 'position = -0.1, 2.6' 'radius = 0.02' \
+    >"$tmp/box.ini"
+  local f
+  for f in vtk csv; do
+    run "$tmp/box.ini" -n 30 --output "$tmp/box_$f" --output-every 10 --output-format $f \
+      >/dev/null || return 1
+    [ "$(ls "$tmp/box_$f" | grep -c '^walls')" = 1 ] || return 1
+  done
+  "$py" "$reader" walls "$tmp/box_vtk/walls.vtp" -0.5 2.25 0.25 2.75 \
+    "$tmp/box_vtk/frame_000030.vtp" &&
+    cmp "$tmp/box_vtk/walls.vtp" "$tmp/box_csv/walls.vtp" &&
+    ! grep -q walls "$tmp/box_vtk/frames.pvd" &&
+    "$py" "$reader" series "$tmp/box_vtk" 4 || return 1
+  run "$root/scenes/kepler.ini" --headless -n 10 --output "$tmp/gw" >/dev/null &&
+    [ ! -e "$tmp/gw/walls.vtp" ] || return 1
+  run "$tmp/box.ini" -n 10 --output "$tmp/box_vtk" --output-clear -o "$tmp/box_vtk/walls.vtp" \
+    >/dev/null 2>"$tmp/wd.err"
+  [ $? -eq 2 ] && grep -q -- "--dump: '$tmp/box_vtk/walls.vtp' is a file of the --output folder" \
+    "$tmp/wd.err" && [ -f "$tmp/box_vtk/frame_000030.vtp" ]
+}
+
+# docs/output.md's categorical colour map for kind names each value the frames hold as what
+# those particles are (small, dynamic large, static large: all three in tiny.ini).
+test_kind_categories_in_docs_match_the_frames() {
+  run "$root/tests/scenes/tiny.ini" -n 20 --output "$tmp/kc" --output-every 20 \
+    -o "$tmp/kc.csv" >/dev/null &&
+    "$py" "$reader" annotations "$tmp/kc/frame_000020.vtp" "$tmp/kc.csv" "$root/docs/output.md"
+}
+
 test_older_frames_refused_then_cleared() {
   mkdir -p "$tmp/old" && echo keep >"$tmp/old/notes.txt" &&
     run "$fric" -n 10 --output "$tmp/old" --output-every 5 >/dev/null || return 1
@@ -130,7 +167,8 @@ test_older_frames_refused_then_cleared() {
   [ $? -eq 2 ] && grep -q "'$tmp/old' holds frames of an earlier run" "$tmp/old.err" &&
     grep -q -- "--output-clear" "$tmp/old.err" || return 1
   run "$fric" -n 4 --output "$tmp/old" --output-every 4 --output-clear >/dev/null &&
-    [ "$(ls "$tmp/old" | tr '\n' ' ')" = "frame_000000.vtp frame_000004.vtp frames.pvd notes.txt " ]
+    [ "$(ls "$tmp/old" | tr '\n' ' ')" = \
+      "frame_000000.vtp frame_000004.vtp frames.pvd notes.txt walls.vtp " ]
 }
 
 test_foreign_vtp_refused_even_with_clear() {
@@ -191,7 +229,7 @@ test_signal_writes_the_stopped_state() {
   echo "    exit $rc, stopped at step $step"
   [ $rc -eq 130 ] && [ -n "$step" ] &&
     tail -3 "$tmp/s/frames.pvd" | grep -q "file=\"$(printf 'frame_%06d.vtp' "$step")\"" &&
-    "$py" "$reader" series "$tmp/s" "$(ls "$tmp/s" | grep -c '\.vtp$')"
+    "$py" "$reader" series "$tmp/s" "$(ls "$tmp/s" | grep -c '^frame_.*\.vtp$')"
 }
 
 check test_last_frame_equals_dump
@@ -205,6 +243,8 @@ check test_csv_frames
 check test_force_at_rest_is_m_g
 check test_forces_cancel_in_free_flight
 check test_force_same_on_every_path
+check test_walls_written_once_at_the_box
+check test_kind_categories_in_docs_match_the_frames
 check test_older_frames_refused_then_cleared
 check test_foreign_vtp_refused_even_with_clear
 check test_folder_made_with_parents

@@ -14,14 +14,23 @@ tests/output_vtk.sh:
   read_vtp.py csvforce FRAME.vtp FRAME.csv  the CSV frame's fx, fy are the .vtp's floats
   read_vtp.py kepler FRAME.vtp           gravity, two bodies, G = 1: the forces are equal
                                          and opposite, of size m1 m2 / r^2
+  read_vtp.py annotations FRAME.vtp DUMP.csv DOC.md  the categorical colour map of DOC
+                                         (its `Annotations = [...]`) names each kind value as
+                                         what its particles are in the dump (all three)
+  read_vtp.py walls WALLS.vtp X0 Y0 X1 Y1 FRAME.vtp  the box's outline: 4 points
+                                         (X0, Y0, 0), (X1, Y0, 0), (X1, Y1, 0), (X0, Y1, 0),
+                                         exactly, in one closed line, around the frame's
+                                         particles (the same coordinates)
 Exits 1 with a message on the first difference."""
 import csv
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
 # vtkmodules: python3-vtk9 and python3-paraview (which conflict on Debian) both ship it.
 from vtkmodules.util.numpy_support import vtk_to_numpy
+from vtkmodules.vtkCommonCore import vtkIdList
 from vtkmodules.vtkIOXML import vtkXMLPolyDataReader
 
 
@@ -30,13 +39,18 @@ def fail(msg):
     sys.exit(1)
 
 
-def read(path):
+def load(path):
+    """The polydata of a .vtp, read by VTK's own reader."""
     r = vtkXMLPolyDataReader()
     r.SetFileName(path)
     r.Update()
     if r.GetErrorCode() != 0:
         fail(f"{path}: VTK could not read it")
-    pd = r.GetOutput()
+    return r.GetOutput()
+
+
+def read(path):
+    pd = load(path)
     if pd.GetNumberOfPoints() == 0:
         fail(f"{path}: no points")
     if pd.GetNumberOfVerts() != pd.GetNumberOfPoints():
@@ -104,7 +118,7 @@ def series(folder, n):
     pvd = os.path.join(folder, "frames.pvd")
     root = ET.parse(pvd).getroot()
     sets = root.findall("./Collection/DataSet")
-    files = sorted(f for f in os.listdir(folder) if f.endswith(".vtp"))
+    files = sorted(f for f in os.listdir(folder) if f.startswith("frame_") and f.endswith(".vtp"))
     if len(sets) != n or [s.get("file") for s in sets] != files:
         fail(f"frames.pvd lists {[s.get('file') for s in sets]}, the folder holds {files} "
              f"({n} expected)")
@@ -196,6 +210,57 @@ def kepler(vtp):
     print(f"{vtp}: |F| = {size:.6g} = m1 m2 / r^2, equal and opposite")
 
 
+def annotations(vtp, dump, doc):
+    """The categorical colour map of docs/output.md (its Python's `Annotations = [...]`)
+    names each kind value the frame holds as what the particles of that value are in the
+    dump of the same step: small, or large and static or not."""
+    m = re.search(r"Annotations = \[([^]]*)\]", open(doc).read())
+    if not m:
+        fail(f"{doc}: no 'Annotations = [...]' for kind")
+    items = [t.strip().strip("'\"") for t in m.group(1).split(",")]
+    named = dict(zip(items[0::2], items[1::2]))
+    a = read(vtp)
+    rows = list(csv.DictReader(open(dump)))
+    if len(rows) != len(a["kind"]):
+        fail(f"{len(a['kind'])} points, {len(rows)} dump rows")
+    seen = {}
+    for i, row in enumerate(rows):
+        what = ("small" if row["kind"] == "small" else
+                "static large" if row["static"] == "1" else "dynamic large")
+        k = str(int(a["kind"][i]))
+        if named.get(k) != what:
+            fail(f"{doc} annotates kind {k} as {named.get(k)!r}; particle {i} of that kind "
+                 f"is {what} in the dump")
+        seen[k] = what
+    if sorted(seen) != ["0", "1", "2"] or sorted(named) != ["0", "1", "2"]:
+        fail(f"the frame holds kinds {sorted(seen)}, {doc} annotates {sorted(named)}: "
+             "all three expected in both")
+    print(f"{doc}: the annotations {named} are what the frame's kinds are")
+
+
+def walls(vtp, corners, frame):
+    pd = load(vtp)
+    x0, y0, x1, y1 = corners
+    want = [(x0, y0, 0.0), (x1, y0, 0.0), (x1, y1, 0.0), (x0, y1, 0.0)]
+    got = [tuple(pd.GetPoint(i)) for i in range(pd.GetNumberOfPoints())]
+    if got != want:
+        fail(f"{vtp}: points {got}, the box's corners are {want}")
+    if pd.GetNumberOfLines() != 1 or pd.GetNumberOfVerts() or pd.GetNumberOfPolys():
+        fail(f"{vtp}: {pd.GetNumberOfLines()} lines, {pd.GetNumberOfVerts()} verts, "
+             f"{pd.GetNumberOfPolys()} polys: one closed line expected")
+    ids = vtkIdList()
+    pd.GetLines().InitTraversal()
+    pd.GetLines().GetNextCell(ids)
+    line = [ids.GetId(i) for i in range(ids.GetNumberOfIds())]
+    if line != [0, 1, 2, 3, 0]:
+        fail(f"{vtp}: the line runs through {line}, not around the box")
+    a = read(frame)
+    out = [i for i, (x, y, z) in enumerate(a["Points"]) if not (x0 < x < x1 and y0 < y < y1)]
+    if out:
+        fail(f"{frame}: particle {out[0]} at {a['Points'][out[0]]} lies outside the walls")
+    print(f"{vtp}: the box from ({x0}, {y0}) to ({x1}, {y1}), around {frame}'s particles")
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "frame":
@@ -216,5 +281,9 @@ if __name__ == "__main__":
         kepler(sys.argv[2])
     elif mode == "csvforce":
         csvforce(sys.argv[2], sys.argv[3])
+    elif mode == "annotations":
+        annotations(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif mode == "walls":
+        walls(sys.argv[2], [float(v) for v in sys.argv[3:7]], sys.argv[7])
     else:
         fail("unknown mode " + mode)

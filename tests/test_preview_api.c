@@ -109,11 +109,12 @@ static void test_trace_events_of_last_advance(void)
     if (i > 0 && events[i].thread == events[i - 1].thread)
       ordered &= events[i].t0 >= events[i - 1].t1;
   }
-  /* naive: GPU 5 phases an iteration, CPU 7 */
+  /* naive: GPU 7 events an iteration (the grid build's enqueues, its wait for the kernels
+   * before it, its own wait; sync 1, small-small, sync 2, integrate), CPU 7 */
   printf("    %d events; %d GPU sync-2 waits, %d CPU large-small\n", n,
          count(events, n, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC2),
          count(events, n, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL));
-  int shape = n == 3 * (5 + 7) && count(events, n, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC2) == 3 &&
+  int shape = n == 3 * (7 + 7) && count(events, n, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC2) == 3 &&
               count(events, n, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL) == 3;
   /* An advance longer than the ring keeps its newest events. */
   ok = ok && ms_sim_advance(sim, MS_TRACE_RING / 5 + 10) == MS_OK;

@@ -20,12 +20,13 @@ import collections
 import json
 import sys
 
-MANAGER = ["grid build+wait", "wait sync1", "small-small", "wait sync2", "integrate small"]
+MANAGER = ["wait device", "grid build", "wait sync1", "small-small", "wait sync2",
+           "integrate small"]
 WORKER_SHARED = ["wait sync1", "map", "large-small", "unmap", "wait sync2", "large-large",
                  "integrate large"]
 WORKER_COPIED = ["wait sync1", "read copies", "large-small", "write F_ls", "wait sync2",
                  "large-large", "integrate large"]
-DEVICE_ONLY = ["grid build+wait", "small-small", "integrate small"]
+DEVICE_ONLY = ["wait device", "grid build", "small-small", "integrate small"]
 GRAVITY = ["enqueue step"]
 FULL = ["pos", "vel", "grid count", "grid index"]
 TRANSFERS = {
@@ -96,7 +97,8 @@ def main(argv):
     its = sorted(iters)
     # The run's end: the manager builds the grid of the iteration after the last to check
     # the final state; that iteration never runs.
-    if len(its) > 1 and mode != "gravity" and dict(iters[its[-1]]) == {"GPU manager": {"grid build+wait"}}:
+    if len(its) > 1 and mode != "gravity" and \
+            dict(iters[its[-1]]) == {"GPU manager": {"wait device", "grid build"}}:
         its.pop()
     if window and its != list(range(window[0], window[1])):
         errs.append("iterations %d..%d (%d), want exactly %d..%d" % (its[0], its[-1], len(its),
@@ -142,7 +144,7 @@ def main(argv):
             h = host[it]
             h[0] = min(h[0], e["ts"])
             h[1] = max(h[1], e["ts"] + e["dur"])
-            if e["name"] == "grid build+wait":
+            if e["name"] == "grid build":
                 grid_end[it] = max(grid_end[it], e["ts"] + e["dur"])
         last_ts = max(e["ts"] + e["dur"] for e in spans)
         for e in spans:

@@ -4,7 +4,10 @@ thread's time per iteration goes (GPU manager, CPU worker), phase by phase, as a
 
 The phases have the colours of the preview's timing bar (src/preview/render_panel.c):
 blue the device's work as the GPU manager sees it, green the CPU worker's own work,
-orange moving data between the memories, grey and hatched the waits at the two syncs.
+orange moving data between the memories, grey and hatched the waits: at the two syncs,
+and the manager's wait for the kernels queued before its grid build (with the large
+particles on the device, the iteration's small-small, large-particle and integration
+kernels; their own times are in the run's kernel table), apart from the grid build.
 Each configuration's median run is drawn (by ms/iteration); with a worker pool of more
 than one thread a third, thin bar shows the pool's summed busy time. The title names
 the machine and the scene.
@@ -23,6 +26,7 @@ import pymods
 # (stats key, label, RGB of render_panel.c's phase_color, is a wait)
 PHASES = {
     "gpu_manager": [
+        ("wait_device", "wait device (kernels queued before)", (170, 174, 190), True),
         ("grid_build", "grid build", (45, 95, 215), False),
         ("wait_sync1", "wait sync 1", (100, 103, 112), True),
         ("small_small", "small-small", (80, 135, 245), False),

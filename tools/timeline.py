@@ -21,7 +21,8 @@ from matplotlib.patches import Patch  # noqa: E402
 
 # The phases' colours; device commands by kernel name prefix.
 COLOURS = {
-    "grid build+wait": "#4c72b0", "small-small": "#dd8452", "integrate small": "#55a868",
+    "wait device": "#d9d9d9", "grid build": "#4c72b0", "small-small": "#dd8452",
+    "integrate small": "#55a868",
     "map": "#c44e52", "read copies": "#c44e52", "large-small": "#8172b3",
     "unmap": "#937860", "write F_ls": "#937860", "large-large": "#da8bc3",
     "integrate large": "#8c8c8c", "wait sync1": "#eeeeee", "wait sync2": "#eeeeee",

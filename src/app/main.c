@@ -153,7 +153,8 @@ static void usage(FILE *out)
         "      --screenshot FILE    draw the final state offscreen to FILE (PNG, named *.png)\n"
         "      --script KEYS        (testing) key presses for the window, FRAME:KEY,...\n"
         "      --output DIR         a time series for ParaView: DIR/frame_SSSSSS.vtp (S: the\n"
-        "                           step) and DIR/frames.pvd (DIR is made if missing)\n"
+        "                           step) and DIR/frames.pvd, the box as DIR/walls.vtp (DIR\n"
+        "                           is made if missing)\n"
         "      --output-every K     ... a frame every K steps (default: the scene's, else 100)\n"
         "      --output-format F    vtk | csv (CSV frames and DIR/frames.csv; default vtk)\n"
         "      --output-clear       remove an earlier run's frames from DIR (else refused)\n"
@@ -486,6 +487,17 @@ static int output_options(const cli *c, const ms_scene *sc, ms_series_options *o
     return bad_option("--output-format", "vtk or csv", c->output_format);
   if (c->output_format)
     o->csv = strcmp(c->output_format, "csv") == 0;
+  /* No other output may take a name the folder's files have, checked before
+   * --output-clear removes anything (check_outputs made sure their folders exist). */
+  const char *opts[] = {"--stats", "--dump", "--checkpoint", "--screenshot", "--trace"};
+  const char *paths[] = {c->stats_path, c->dump_path, c->checkpoint, c->screenshot,
+                         c->trace_path};
+  for (int i = 0; o->dir && ms_app_is_root() && i < 5; i++)
+    if (paths[i] && ms_series_claims(o, paths[i])) {
+      fprintf(stderr, "mixsim: %s: '%s' is a file of the --output folder '%s'; give each "
+                      "output its own\n", opts[i], paths[i], o->dir);
+      return MS_ERR_INPUT;
+    }
   ms_status st = o->dir && ms_app_is_root() ? ms_series_prepare("--output", o) : MS_OK;
   return st ? fail(st) : -1;
 }

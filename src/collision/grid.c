@@ -25,8 +25,12 @@ static ms_status clear_counts(ms_sim *s)
   return st ? st : kept;
 }
 
-/* Enqueues clear, insert and sort, then reads the flags back: the one blocking call
- * of the manager's iteration, which also waits for the kernels queued before it. */
+/* Enqueues clear, insert and sort, then reads the flags back: the one blocking wait of
+ * the manager's iteration, which also waits for the kernels queued before it. A marker
+ * ahead of the grid's commands splits that wait: until it completes the manager waits
+ * for the earlier kernels (wait device; with large_on = device, the iteration's whole
+ * work), then for the grid's own. Both are queued before either wait, so the device
+ * runs the same commands back to back as without the marker. */
 static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
 {
   ms_cl *cl = &s->cl;
@@ -35,7 +39,11 @@ static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
                                                                           : s->grid.n_cells;
   size_t sizes[3] = {clear, (size_t)s->n_small, s->grid.n_cells};
   double t0 = ms_now();
-  ms_status st = clear_counts(s);
+  cl_event before = 0, read = 0;
+  ms_status st = ms_cl_check(clEnqueueMarkerWithWaitList(cl->gpu_queue, 0, NULL, &before),
+                             "clEnqueueMarkerWithWaitList", "grid build");
+  if (!st)
+    st = clear_counts(s);
   for (int k = 0; k < 3 && !st; k++) {
     cl_event ev = 0;
     st = ms_kernels_run_1d(&s->kern, cl, kernels[k], sizes[k], &ev);
@@ -46,11 +54,23 @@ static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
   if (!st)
     st = ms_nlist_enqueue_check(s); /* its flag comes back with the grid's */
   if (!st)
-    st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, s->buf.flags, CL_TRUE, 0,
-                                         MS_FLAG_COUNT * sizeof(int), flags, 0, NULL, NULL),
+    st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, s->buf.flags, CL_FALSE, 0,
+                                         MS_FLAG_COUNT * sizeof(int), flags, 0, NULL, &read),
                      "clEnqueueReadBuffer", "grid flags");
   if (!st)
+    st = ms_cl_check(clFlush(cl->gpu_queue), "clFlush", "grid build");
+  t0 = ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
+  if (!st)
+    st = ms_cl_check(clWaitForEvents(1, &before), "clWaitForEvents", "kernels before the grid");
+  t0 = ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_WAIT_DEVICE, t0);
+  if (!st)
+    st = ms_cl_check(clWaitForEvents(1, &read), "clWaitForEvents", "grid flags");
+  if (!st)
     ms_gpu_settle(s);
+  if (before)
+    clReleaseEvent(before);
+  if (read)
+    clReleaseEvent(read);
   ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   return st;
 }

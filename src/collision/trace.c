@@ -56,7 +56,7 @@ void ms_trace_kernel(ms_trace *t, int kernel, cl_event ev)
 const char *ms_phase_name(ms_phase p, int copied)
 {
   switch (p) {
-  case MS_PHASE_GRID: return "grid build+wait";
+  case MS_PHASE_GRID: return "grid build";
   case MS_PHASE_COLLIDE: return "small-small";
   case MS_PHASE_INTEGRATE: return "integrate small";
   case MS_PHASE_HOST_IN: return copied ? "read copies" : "map";
@@ -66,6 +66,7 @@ const char *ms_phase_name(ms_phase p, int copied)
   case MS_PHASE_LARGE_INTEGRATE: return "integrate large";
   case MS_PHASE_WAIT_SYNC1: return "wait sync1";
   case MS_PHASE_WAIT_SYNC2: return "wait sync2";
+  case MS_PHASE_WAIT_DEVICE: return "wait device";
   default: return "?";
   }
 }

@@ -11,7 +11,7 @@
 typedef enum ms_thread_id { MS_THREAD_GPU, MS_THREAD_CPU, MS_THREAD_COUNT } ms_thread_id;
 
 typedef enum ms_phase {
-  MS_PHASE_GRID,            /* manager: clear, insert, sort, read the counters (waits) */
+  MS_PHASE_GRID,            /* manager: clear, insert, sort, read the counters */
   MS_PHASE_COLLIDE,         /* manager: enqueue small-small */
   MS_PHASE_INTEGRATE,       /* manager: enqueue small integration */
   MS_PHASE_HOST_IN,         /* worker: map, or read copies */
@@ -21,6 +21,7 @@ typedef enum ms_phase {
   MS_PHASE_LARGE_INTEGRATE, /* worker */
   MS_PHASE_WAIT_SYNC1,
   MS_PHASE_WAIT_SYNC2,
+  MS_PHASE_WAIT_DEVICE, /* manager: for the kernels queued before the grid build */
   MS_PHASE_COUNT
 } ms_phase;
 
@@ -36,7 +37,7 @@ typedef struct ms_trace_event {
   ms_phase phase;
 } ms_trace_event;
 
-/* Events per thread kept: a frame of up to about 290 iterations (7 phases each). */
+/* Events per thread kept: a frame of up to about 290 iterations (7 events each). */
 #define MS_TRACE_RING 2048
 
 /* Each thread writes only its own ring, so recording takes no lock; the rings are read

@@ -9,9 +9,9 @@
 #include "collision/worker_pool.h"
 #include "io/output_file.h"
 
-static const ms_phase gpu_phases[] = {MS_PHASE_GRID, MS_PHASE_WAIT_SYNC1,
-                                      MS_PHASE_COLLIDE, MS_PHASE_WAIT_SYNC2,
-                                      MS_PHASE_INTEGRATE};
+static const ms_phase gpu_phases[] = {MS_PHASE_WAIT_DEVICE, MS_PHASE_GRID,
+                                      MS_PHASE_WAIT_SYNC1, MS_PHASE_COLLIDE,
+                                      MS_PHASE_WAIT_SYNC2, MS_PHASE_INTEGRATE};
 static const ms_phase cpu_phases[] = {MS_PHASE_WAIT_SYNC1, MS_PHASE_HOST_IN,
                                       MS_PHASE_LARGE_SMALL, MS_PHASE_HOST_OUT,
                                       MS_PHASE_LARGE_LARGE, MS_PHASE_WAIT_SYNC2,
@@ -21,8 +21,8 @@ static const ms_phase cpu_phases[] = {MS_PHASE_WAIT_SYNC1, MS_PHASE_HOST_IN,
 static const char *phase_key(ms_phase p)
 {
   static const char *const keys[MS_PHASE_COUNT] = {
-    "grid_build", "small_small", "integrate_small", "host_in",
-    "large_small", "host_out", "large_large", "integrate_large", "wait_sync1", "wait_sync2"};
+    "grid_build", "small_small", "integrate_small", "host_in", "large_small", "host_out",
+    "large_large", "integrate_large", "wait_sync1", "wait_sync2", "wait_device"};
   return keys[p];
 }
 
@@ -57,6 +57,24 @@ static void print_thread(FILE *out, const ms_sim *s, ms_thread_id th, const char
   fprintf(out, "    %-18s %9.4f ms/it\n", "(sum)", per_iter_ms(sum, it));
   fprintf(out, "    %-18s %9.1f %% of the run waiting at sync 1 and sync 2\n", "idle",
           100.0 * idle_fraction(s, th));
+}
+
+/* The kernels that ran (launched at least once in the run), their times lined up after the
+ * longest name shown, and no narrower than the phase tables above. */
+static void print_kernels(FILE *out, const ms_trace *t, long it)
+{
+  int width = 18, ran = 0;
+  for (int k = 0; k < MS_KERNEL_COUNT; k++)
+    if (t->kernel_count[k] > 0) {
+      int n = (int)strlen(ms_kernel_name(k));
+      width = n > width ? n : width;
+      ran++;
+    }
+  fprintf(out, "  kernels (OpenCL profiling)%s\n", ran ? "" : ": none ran");
+  for (int k = 0; k < MS_KERNEL_COUNT; k++)
+    if (t->kernel_count[k] > 0)
+      fprintf(out, "    %-*s %9.4f ms/it\n", width, ms_kernel_name(k),
+              per_iter_ms(t->kernel_s[k], it));
 }
 
 /* What the worker moved: the zone's size and growth, and bytes per iteration. */
@@ -144,9 +162,7 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
                  "ms/it  %ld waits for a free buffer\n", "writing", per_iter_ms(info->writer.busy_s, it),
             info->writer.jobs, "simulation waited", per_iter_ms(info->writer.wait_s, it),
             info->writer.waits);
-  fprintf(out, "  kernels (OpenCL profiling)\n");
-  for (int k = 0; k < MS_KERNEL_COUNT; k++)
-    fprintf(out, "    %-18s %9.4f ms/it\n", ms_kernel_name(k), per_iter_ms(t->kernel_s[k], it));
+  print_kernels(out, t, it);
   fprintf(out, "grid      %dx%d cells, capacity %d, largest overflow %d, %ld builds, %ld overflowed "
                "(%ld growths), %ld outside-box events\n",
           st->grid_nx, st->grid_ny, st->grid_capacity, st->max_cell_count, st->grid_builds,

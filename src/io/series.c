@@ -56,7 +56,8 @@ static int digits(const char *s, size_t n)
 }
 
 /* The names this writer gives (and their temporary files, "NAME.tmpXXXXXX"):
- * frame_NNNNNN.vtp and frame_NNNNNN.csv (six digits or more), frames.pvd, frames.csv. */
+ * frame_NNNNNN.vtp and frame_NNNNNN.csv (six digits or more), frames.pvd, frames.csv,
+ * diagnostics.csv, walls.vtp. */
 static int our_name(const char *name)
 {
   size_t n = strlen(name);
@@ -65,6 +66,8 @@ static int our_name(const char *name)
   if (n == 10 && (strncmp(name, "frames.pvd", 10) == 0 || strncmp(name, "frames.csv", 10) == 0))
     return 1;
   if (n == 15 && strncmp(name, "diagnostics.csv", 15) == 0)
+    return 1;
+  if (n == 9 && strncmp(name, "walls.vtp", 9) == 0)
     return 1;
   return n >= 16 && strncmp(name, "frame_", 6) == 0 && digits(name + 6, n - 10) &&
          (strncmp(name + n - 4, ".vtp", 4) == 0 || strncmp(name + n - 4, ".csv", 4) == 0);
@@ -145,6 +148,19 @@ ms_status ms_series_prepare(const char *opt, const ms_series_options *o)
   return ms_fail(MS_ERR_INPUT, "%s: the folder '%s' holds '%s', which ParaView would list with "
                  "this run's frames and --output-clear does not remove; choose another folder",
                  opt, o->dir, left);
+}
+
+int ms_series_claims(const ms_series_options *o, const char *path)
+{
+  const char *slash = strrchr(path, '/');
+  if (!o->dir || strcmp(path, "-") == 0 || !our_name(slash ? slash + 1 : path))
+    return 0;
+  char folder[4096];
+  int n = slash ? (slash == path ? 1 : (int)(slash - path)) : 1;
+  snprintf(folder, sizeof folder, "%.*s", n, slash ? path : ".");
+  struct stat a, b;
+  return stat(folder, &a) == 0 && stat(o->dir, &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
 }
 
 /* ---- the writer thread's job -------------------------------------------------------- */
@@ -318,6 +334,17 @@ static ms_status collision_fixed(ms_series *s, ms_sim *sim)
   return st;
 }
 
+/* DIR/walls.vtp, once per run, in either format: the box's outline where the frames put
+ * it (the origin plus the simulation frame's 0 and box). */
+static ms_status write_walls(const ms_series *s)
+{
+  char path[4352];
+  snprintf(path, sizeof path, "%s/walls.vtp", s->o.dir);
+  const double lo[2] = {s->origin[0], s->origin[1]};
+  const double hi[2] = {s->origin[0] + s->box[0], s->origin[1] + s->box[1]};
+  return ms_vtk_write_walls(path, lo, hi);
+}
+
 ms_status ms_series_open(const ms_series_options *o, ms_sim *sim, ms_series **out)
 {
   *out = NULL;
@@ -336,6 +363,8 @@ ms_status ms_series_open(const ms_series_options *o, ms_sim *sim, ms_series **ou
   ms_status st = alloc_common(s);
   if (!st)
     st = collision_fixed(s, sim);
+  if (!st)
+    st = write_walls(s);
   if (st) {
     series_free(s);
     return st;

@@ -1,7 +1,8 @@
 /* The --output time series (docs/output.md): a folder of frames, one every K steps (and
  * the run's first and last state), each a .vtp (or a CSV) listed in frames.pvd (or
  * frames.csv), written by a writer thread (io/writer.h) from a copy of the state, so the
- * simulation waits for the disk only when the writer is two frames behind. */
+ * simulation waits for the disk only when the writer is two frames behind; and the box's
+ * walls (walls.vtp, collision mode), written once. */
 #ifndef MS_IO_SERIES_H
 #define MS_IO_SERIES_H
 
@@ -24,7 +25,12 @@ typedef struct ms_series ms_series;
  * `opt` and the folder. With `clear`, the older frames are removed here. */
 ms_status ms_series_prepare(const char *opt, const ms_series_options *o);
 
-/* Starts the writer for a collision run or a gravity run. */
+/* Would the series write `path`? One of its names in its folder (0 while the folder does
+ * not exist): another output there would be replaced, or replace it. */
+int ms_series_claims(const ms_series_options *o, const char *path);
+
+/* Starts the writer for a collision run or a gravity run; a collision run writes the box's
+ * walls (DIR/walls.vtp) here, once. */
 ms_status ms_series_open(const ms_series_options *o, ms_sim *sim, ms_series **out);
 ms_status ms_series_open_gravity(const ms_series_options *o, ms_gravity *g, ms_series **out);
 

@@ -127,6 +127,37 @@ ms_status ms_vtk_write_vtp(const char *path, const ms_points *p)
   return ms_write_atomic(path, write_vtp, (void *)p);
 }
 
+typedef struct box {
+  double lo[2], hi[2];
+} box;
+
+/* The box outline: 4 points at z = 0, one closed polyline (0 1 2 3 0). ASCII, as 17 digits
+ * read back to the same doubles: four points need no binary, and so no byte order. */
+static int write_walls(FILE *f, void *arg)
+{
+  const box *b = arg;
+  fputs("<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" "
+        "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <PolyData>\n"
+        "    <Piece NumberOfPoints=\"4\" NumberOfVerts=\"0\" NumberOfLines=\"1\" "
+        "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <Points>\n        <DataArray "
+        "type=\"Float64\" Name=\"Points\" NumberOfComponents=\"3\" format=\"ascii\">\n", f);
+  const double x[4] = {b->lo[0], b->hi[0], b->hi[0], b->lo[0]};
+  const double y[4] = {b->lo[1], b->lo[1], b->hi[1], b->hi[1]};
+  for (int i = 0; i < 4; i++)
+    fprintf(f, "          %.17g %.17g 0\n", x[i], y[i]);
+  fputs("        </DataArray>\n      </Points>\n      <Lines>\n        <DataArray type=\"Int64\" "
+        "Name=\"connectivity\" format=\"ascii\">0 1 2 3 0</DataArray>\n        <DataArray "
+        "type=\"Int64\" Name=\"offsets\" format=\"ascii\">5</DataArray>\n      </Lines>\n"
+        "    </Piece>\n  </PolyData>\n</VTKFile>\n", f);
+  return 0;
+}
+
+ms_status ms_vtk_write_walls(const char *path, const double lo[2], const double hi[2])
+{
+  box b = {{lo[0], lo[1]}, {hi[0], hi[1]}};
+  return ms_write_atomic(path, write_walls, &b);
+}
+
 /* Collision mode: the --dump columns, then contacts, fx, fy; gravity mode: the gravity
  * dump's columns (x,y,z,vx,vy,vz,m), then id (and fx,fy,fz when there are forces). Forces
  * with 9 digits: floats, read back exactly. */

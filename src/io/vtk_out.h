@@ -1,6 +1,6 @@
 /* The files of the --output time series (docs/output.md): a VTK XML PolyData file per
- * frame (.vtp, binary appended raw data with UInt64 headers) or a CSV per frame, and
- * the collection that lists the frames (a .pvd for ParaView, or frames.csv). */
+ * frame (.vtp, binary appended raw data with UInt64 headers) or a CSV per frame, the
+ * collection that lists the frames (a .pvd for ParaView, or frames.csv), and the walls. */
 #ifndef MS_IO_VTK_OUT_H
 #define MS_IO_VTK_OUT_H
 
@@ -32,6 +32,9 @@ typedef struct ms_frame_entry {
 
 /* Each writes `path` whole or not at all (io/output_file.h's ms_write_atomic). */
 ms_status ms_vtk_write_vtp(const char *path, const ms_points *p);
+/* The box's walls (collision mode): its outline from `lo` to `hi` (scene coordinates, as
+ * the frames' points; z = 0) as one closed line, in VTK XML PolyData. */
+ms_status ms_vtk_write_walls(const char *path, const double lo[2], const double hi[2]);
 ms_status ms_vtk_write_csv(const char *path, const ms_points *p);
 ms_status ms_vtk_write_pvd(const char *path, const ms_frame_entry *e, long n);
 ms_status ms_vtk_write_index(const char *path, const ms_frame_entry *e, long n);

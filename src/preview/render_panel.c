@@ -7,7 +7,8 @@
 #include <string.h>
 
 /* Blue shades: the device's work as the GPU manager sees it; green: the CPU worker's
- * own work; orange: moving data between the two memories; grey: waiting at a sync. */
+ * own work; orange: moving data between the two memories; grey: waiting at a sync, or
+ * (lighter) the manager waiting for the kernels queued before its grid build. */
 static SDL_Color phase_color(ms_phase p)
 {
   switch (p) {
@@ -21,6 +22,7 @@ static SDL_Color phase_color(ms_phase p)
   case MS_PHASE_LARGE_INTEGRATE: return (SDL_Color){135, 228, 140, 255};
   case MS_PHASE_WAIT_SYNC1: return (SDL_Color){100, 103, 112, 255};
   case MS_PHASE_WAIT_SYNC2: return (SDL_Color){135, 138, 148, 255};
+  case MS_PHASE_WAIT_DEVICE: return (SDL_Color){170, 174, 190, 255};
   default: return (SDL_Color){255, 0, 255, 255};
   }
 }
@@ -131,9 +133,9 @@ static void draw_timeline(ms_render *rc, const ms_frame *f, const bar_geom *g, i
  * averaged blocks are not where the phases happened. */
 static void draw_average(ms_render *rc, const ms_bar_average *a, const bar_geom *g)
 {
-  static const ms_phase order[] = {MS_PHASE_GRID, MS_PHASE_WAIT_SYNC1, MS_PHASE_HOST_IN,
-                                   MS_PHASE_COLLIDE, MS_PHASE_LARGE_SMALL, MS_PHASE_HOST_OUT,
-                                   MS_PHASE_LARGE_LARGE, MS_PHASE_WAIT_SYNC2,
+  static const ms_phase order[] = {MS_PHASE_WAIT_DEVICE, MS_PHASE_GRID, MS_PHASE_WAIT_SYNC1,
+                                   MS_PHASE_HOST_IN, MS_PHASE_COLLIDE, MS_PHASE_LARGE_SMALL,
+                                   MS_PHASE_HOST_OUT, MS_PHASE_LARGE_LARGE, MS_PHASE_WAIT_SYNC2,
                                    MS_PHASE_INTEGRATE, MS_PHASE_LARGE_INTEGRATE};
   for (int th = 0; th < MS_THREAD_COUNT; th++) {
     double at = 0.0;
@@ -204,7 +206,7 @@ static const struct {
   {"device work (GPU)", {MS_PHASE_GRID, MS_PHASE_COLLIDE, MS_PHASE_INTEGRATE}, 3},
   {"CPU work", {MS_PHASE_LARGE_SMALL, MS_PHASE_LARGE_LARGE, MS_PHASE_LARGE_INTEGRATE}, 3},
   {"map / copy", {MS_PHASE_HOST_IN, MS_PHASE_HOST_OUT, 0}, 2},
-  {"waiting", {MS_PHASE_WAIT_SYNC1, MS_PHASE_WAIT_SYNC2, 0}, 2},
+  {"waiting", {MS_PHASE_WAIT_SYNC1, MS_PHASE_WAIT_SYNC2, MS_PHASE_WAIT_DEVICE}, 3},
 };
 #define LEGEND_GROUPS ((int)(sizeof legend_groups / sizeof legend_groups[0]))
 
