@@ -11,7 +11,16 @@
  * does both in one launch (a fill and a launch cost the H200 0.01 ms more on mixed.ini). */
 int ms_gpu_fill_clears(const ms_sim *s) { return !(s->cl.device_type & CL_DEVICE_TYPE_GPU); }
 
-static ms_status clear_counts(ms_sim *s)
+/* Keeps a grid command's event for the kernel table, and the first one's for the split
+ * of the build's wait (build_once). */
+static ms_status keep_grid_event(ms_sim *s, int kernel, cl_event ev, cl_event *first)
+{
+  if (ev && !*first && clRetainEvent(ev) == CL_SUCCESS)
+    *first = ev;
+  return ms_gpu_keep_event(s, kernel, ev);
+}
+
+static ms_status clear_counts(ms_sim *s, cl_event *first)
 {
   if (!ms_gpu_fill_clears(s))
     return MS_OK;
@@ -21,16 +30,28 @@ static ms_status clear_counts(ms_sim *s)
                                                  sizeof zero, 0, s->grid.n_cells * sizeof(int),
                                                  0, NULL, &ev),
                              "clEnqueueFillBuffer", "grid count");
-  ms_status kept = ms_gpu_keep_event(s, MS_K_GRID_CLEAR, ev);
+  ms_status kept = keep_grid_event(s, MS_K_GRID_CLEAR, ev, first);
   return st ? st : kept;
 }
 
-/* Enqueues clear, insert and sort, then reads the flags back: the one blocking wait of
- * the manager's iteration, which also waits for the kernels queued before it. A marker
- * ahead of the grid's commands splits that wait: until it completes the manager waits
- * for the earlier kernels (wait device; with large_on = device, the iteration's whole
- * work), then for the grid's own. Both are queued before either wait, so the device
- * runs the same commands back to back as without the marker. */
+/* The device's time from the grid's first command to the flags' read, in seconds; INFINITY
+ * where the profile cannot say (the whole wait is then booked as the grid's). */
+static double grid_device_s(cl_event first, cl_event read)
+{
+  cl_ulong a = 0, b = 0;
+  if (!first || !read ||
+      clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL) != CL_SUCCESS ||
+      clGetEventProfilingInfo(read, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) != CL_SUCCESS ||
+      b < a)
+    return INFINITY;
+  return (double)(b - a) * 1e-9;
+}
+
+/* Enqueues clear, insert and sort, then reads the flags back: the one blocking call of
+ * the manager's iteration, which also waits for the kernels queued before it. The profile
+ * splits that wait after the fact, adding no wait: the device's time from the grid's first
+ * command to the read is the grid's own, the rest is 'wait device' (with large_on = device,
+ * the iteration's whole work). */
 static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
 {
   ms_cl *cl = &s->cl;
@@ -39,39 +60,30 @@ static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
                                                                           : s->grid.n_cells;
   size_t sizes[3] = {clear, (size_t)s->n_small, s->grid.n_cells};
   double t0 = ms_now();
-  cl_event before = 0, read = 0;
-  ms_status st = ms_cl_check(clEnqueueMarkerWithWaitList(cl->gpu_queue, 0, NULL, &before),
-                             "clEnqueueMarkerWithWaitList", "grid build");
-  if (!st)
-    st = clear_counts(s);
+  cl_event first = 0, read = 0;
+  ms_status st = clear_counts(s, &first);
   for (int k = 0; k < 3 && !st; k++) {
     cl_event ev = 0;
     st = ms_kernels_run_1d(&s->kern, cl, kernels[k], sizes[k], &ev);
-    ms_status kept = ms_gpu_keep_event(s, kernels[k], ev);
+    ms_status kept = keep_grid_event(s, kernels[k], ev, &first);
     if (!st)
       st = kept;
   }
   if (!st)
     st = ms_nlist_enqueue_check(s); /* its flag comes back with the grid's */
-  if (!st)
-    st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, s->buf.flags, CL_FALSE, 0,
-                                         MS_FLAG_COUNT * sizeof(int), flags, 0, NULL, &read),
-                     "clEnqueueReadBuffer", "grid flags");
-  if (!st)
-    st = ms_cl_check(clFlush(cl->gpu_queue), "clFlush", "grid build");
   t0 = ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   if (!st)
-    st = ms_cl_check(clWaitForEvents(1, &before), "clWaitForEvents", "kernels before the grid");
-  t0 = ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_WAIT_DEVICE, t0);
-  if (!st)
-    st = ms_cl_check(clWaitForEvents(1, &read), "clWaitForEvents", "grid flags");
+    st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, s->buf.flags, CL_TRUE, 0,
+                                         MS_FLAG_COUNT * sizeof(int), flags, 0, NULL, &read),
+                     "clEnqueueReadBuffer", "grid flags");
+  ms_trace_wait_then(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0,
+                     st ? INFINITY : grid_device_s(first, read));
   if (!st)
     ms_gpu_settle(s);
-  if (before)
-    clReleaseEvent(before);
+  if (first)
+    clReleaseEvent(first);
   if (read)
     clReleaseEvent(read);
-  ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   return st;
 }
 

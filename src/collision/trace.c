@@ -8,17 +8,32 @@
 #include <stdio.h>
 #include <string.h>
 
-double ms_trace_phase(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0)
+static void book(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0, double t1)
 {
-  double now = ms_now();
-  t->thread[thread].total_s[phase] += now - t0;
+  t->thread[thread].total_s[phase] += t1 - t0;
   t->thread[thread].count[phase]++;
   ms_trace_ring *r = &t->ring[thread];
-  r->event[r->written % MS_TRACE_RING] = (ms_trace_event){t0, now, thread, phase};
+  r->event[r->written % MS_TRACE_RING] = (ms_trace_event){t0, t1, thread, phase};
   r->written++;
   if (ms_tev_on)
     ms_tev_span(thread == MS_THREAD_GPU ? "GPU manager" : "CPU worker",
-                ms_phase_name(phase, t->copied), t0, now);
+                ms_phase_name(phase, t->copied), t0, t1);
+}
+
+double ms_trace_phase(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0)
+{
+  double now = ms_now();
+  book(t, thread, phase, t0, now);
+  return now;
+}
+
+double ms_trace_wait_then(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0,
+                          double own_s)
+{
+  double now = ms_now();
+  double split = now - own_s > t0 ? now - own_s : t0;
+  book(t, thread, MS_PHASE_WAIT_DEVICE, t0, split);
+  book(t, thread, phase, split, now);
   return now;
 }
 
