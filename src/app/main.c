@@ -20,6 +20,7 @@
 #include "mixsim/mixsim.h"
 #include "preview/preview.h"
 #include "io/output_file.h"
+#include "io/output_paths.h"
 #include "io/report.h"
 #include "io/trace_json.h"
 #include "collision/trace.h"
@@ -177,9 +178,11 @@ static void usage(FILE *out)
         "      --resume FILE          continue from a checkpoint of the same scene; the run\n"
         "                             ends at step --steps (or the scene's steps) as before\n"
         "\n"
-        "Outputs are checked before the run; a file is replaced whole (temporary file and\n"
-        "rename), a device or FIFO written through. An output that cannot be written at the\n"
-        "end is named, the rest still written, and the exit code is 1.\n"
+        "Outputs are checked before the run, one file for two uses refused (an output on\n"
+        "another, on the scene or the --resume checkpoint, on the --output folder's names);\n"
+        "a file is replaced whole (temporary file and rename), a device or FIFO written\n"
+        "through. An output that cannot be written at the end is named, the rest still\n"
+        "written, and the exit code is 1.\n"
         "\n"
         "Exit codes: 0 ok, 1 runtime error, 2 bad input, 3 no OpenCL platform/device,\n"
         "4 numerical failure (NaN/Inf), 130/143 stopped by SIGINT/SIGTERM.\n",
@@ -340,8 +343,9 @@ static ms_lost_outputs g_lost;
 static void note_output(ms_status st, const char *opt) { ms_lost_note(&g_lost, st, opt); }
 
 /* Every output path is checked before anything runs, so that a typo costs no run, and
- * the temporary files that killed runs left beside them are removed. Returns -1 to go
- * on, or an exit code. */
+ * the temporary files that killed runs left beside them are removed (output_options
+ * compares them with each other once the scene is read). Returns -1 to go on, or an
+ * exit code. */
 static int check_outputs(const cli *c)
 {
   if (c->stats_path && c->dump_path && strcmp(c->stats_path, "-") == 0 &&
@@ -357,13 +361,6 @@ static int check_outputs(const cli *c)
     if (st)
       return fail(st);
   }
-  for (int i = 0; i < 4; i++)
-    for (int j = i + 1; j < 4; j++)
-      if (paths[i] && paths[j] && ms_output_same_file(paths[i], paths[j])) {
-        fprintf(stderr, "mixsim: %s: '%s' is also the %s file; give each output its own\n",
-                opts[j], paths[j], opts[i]);
-        return MS_ERR_INPUT;
-      }
   time_t now = time(NULL);
   for (int i = 0; i < 4; i++)
     if (paths[i])
@@ -471,6 +468,23 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
   return -1;
 }
 
+/* Every file the run writes, and those it reads, on a file of its own. */
+static ms_status distinct_paths(const cli *c, const ms_series_options *o)
+{
+  const ms_path_use use[] = {
+      {"the scene file", c->scene, MS_PATH_INPUT},
+      {"--resume", c->resume, MS_PATH_RESUME},
+      {"where a numerical failure leaves the last good state (no --checkpoint given)",
+       c->checkpoint ? NULL : "mixsim-lastgood.ckpt", MS_PATH_OUTPUT},
+      {"--stats", c->stats_path, MS_PATH_OUTPUT},
+      {"--dump", c->dump_path, MS_PATH_OUTPUT},
+      {"--checkpoint", c->checkpoint, MS_PATH_OUTPUT},
+      {"--screenshot", c->screenshot, MS_PATH_OUTPUT},
+      {"--trace", c->trace_path, MS_PATH_OUTPUT},
+  };
+  return ms_paths_distinct(use, (int)(sizeof use / sizeof use[0]), o, c->frames_dir);
+}
+
 /* The time series: the options over the scene's [output] keys; the folder is made and
  * checked for an earlier run's frames before anything runs. Returns -1 to go on, or an
  * exit code. */
@@ -487,18 +501,11 @@ static int output_options(const cli *c, const ms_scene *sc, ms_series_options *o
     return bad_option("--output-format", "vtk or csv", c->output_format);
   if (c->output_format)
     o->csv = strcmp(c->output_format, "csv") == 0;
-  /* No other output may take a name the folder's files have, checked before
-   * --output-clear removes anything (check_outputs made sure their folders exist). */
-  const char *opts[] = {"--stats", "--dump", "--checkpoint", "--screenshot", "--trace"};
-  const char *paths[] = {c->stats_path, c->dump_path, c->checkpoint, c->screenshot,
-                         c->trace_path};
-  for (int i = 0; o->dir && ms_app_is_root() && i < 5; i++)
-    if (paths[i] && ms_series_claims(o, paths[i])) {
-      fprintf(stderr, "mixsim: %s: '%s' is a file of the --output folder '%s'; give each "
-                      "output its own\n", opts[i], paths[i], o->dir);
-      return MS_ERR_INPUT;
-    }
-  ms_status st = o->dir && ms_app_is_root() ? ms_series_prepare("--output", o) : MS_OK;
+  /* One file for two uses, checked before --output-clear removes anything
+   * (check_outputs made sure the outputs' folders exist). Rank 0 writes every output. */
+  ms_status st = ms_app_is_root() ? distinct_paths(c, o) : MS_OK;
+  if (!st && o->dir && ms_app_is_root())
+    st = ms_series_prepare("--output", o);
   return st ? fail(st) : -1;
 }
 
