@@ -76,7 +76,8 @@ test_old_version_refused() {
   [ $rc -eq 2 ] && grep -q "format version 2" err && grep -q "version 3" err && [ ! -s out ]
 }
 
-# A checkpoint's friction section (payload after the header's 40 bytes):
+# A checkpoint's friction section (payload after the header's 40 bytes, from offset p past
+# the record of the scene's files: count, 16 bytes and a key per file, its CRC-32):
 # counts n_small, n_large (i32), step (i64), capacity, largest overflow (i32), four i64
 # counters, then small pos/vel (16 n_small each), large state (32 n_large); then
 # friction (i32), n_ss, n_ls, n_ll (i64), small rotation (16 n_small), large rotation
@@ -85,8 +86,14 @@ friction_at() { # checkpoint: offset of the friction flag in the file
   python3 - "$1" <<'PY'
 import struct, sys
 d = open(sys.argv[1], 'rb').read()
-ns, nl = struct.unpack_from('<ii', d, 40)
-print(40 + 56 + 32 * ns + 32 * nl)
+def fields_at(d):
+    o = 44
+    for _ in range(struct.unpack_from('<I', d, 40)[0]):
+        o += 16 + struct.unpack_from('<I', d, o + 4)[0]
+    return o + 4
+p = fields_at(d)
+ns, nl = struct.unpack_from('<ii', d, p)
+print(p + 56 + 32 * ns + 32 * nl)
 PY
 }
 
@@ -96,8 +103,14 @@ edit() {
   python3 - "$1" "$2" "$3" <<'PY'
 import struct, sys, zlib
 d = bytearray(open(sys.argv[1], 'rb').read())
-ns, nl = struct.unpack_from('<ii', d, 40)
-f = 40 + 56 + 32 * ns + 32 * nl
+def fields_at(d):
+    o = 44
+    for _ in range(struct.unpack_from('<I', d, 40)[0]):
+        o += 16 + struct.unpack_from('<I', d, o + 4)[0]
+    return o + 4
+p = fields_at(d)
+ns, nl = struct.unpack_from('<ii', d, p)
+f = p + 56 + 32 * ns + 32 * nl
 exec(sys.argv[3])
 struct.pack_into('<Q', d, 24, len(d) - 40)
 struct.pack_into('<I', d, 32, zlib.crc32(bytes(d[40:])))
@@ -112,8 +125,14 @@ test_checkpoint_holds_histories() {
   counts=$(python3 - k.ck <<'PY'
 import struct, sys
 d = open(sys.argv[1], 'rb').read()
-ns, nl = struct.unpack_from('<ii', d, 40)
-f = 40 + 56 + 32 * ns + 32 * nl
+def fields_at(d):
+    o = 44
+    for _ in range(struct.unpack_from('<I', d, 40)[0]):
+        o += 16 + struct.unpack_from('<I', d, o + 4)[0]
+    return o + 4
+p = fields_at(d)
+ns, nl = struct.unpack_from('<ii', d, p)
+f = p + 56 + 32 * ns + 32 * nl
 flag, n_ss, n_ls, n_ll = struct.unpack_from('<iqqq', d, f)
 walls = struct.unpack_from('<%df' % (4 * ns), d, f + 28 + 16 * ns + 16 * nl)
 print(flag, n_ss, n_ls, n_ll, sum(1 for x in walls if x != 0.0))

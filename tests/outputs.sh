@@ -135,8 +135,8 @@ two_uses_refused() { # scene message options...
 
 # One file for two uses, however spelled (./x, a/../x, a symlink, a hard link): two outputs,
 # an output and one of the --output or --frames folder's names (any step's frame), an output
-# and what the run reads (the scene, the --resume checkpoint, which --checkpoint alone may
-# replace), in both modes. Nothing is written.
+# and what the run reads (the scene, its particle files, the --resume checkpoint, which
+# --checkpoint alone may replace), in both modes. Nothing is written.
 test_one_file_for_two_outputs_refused() {
   local d=$tmp/two sc
   mkdir -p "$d/sub" "$d/o" "$d/fr"
@@ -183,6 +183,16 @@ test_one_file_for_two_outputs_refused() {
     # a resumed run goes on writing its checkpoint
     "$exe" -q -n 20 --resume "$d/r.ck" --checkpoint "$d/./r.ck" "$sc" >/dev/null || return 1
   done
+  # the files a scene reads: its particles (from a dump)
+  "$exe" -q -n 0 --dump "$d/bed.csv" "$scene" >/dev/null || return 1
+  printf '%s\n' '[simulation]' 'dt = 1e-4' '[box]' 'min = 0, 0' 'max = 0.3, 0.3' '[material]' \
+    'stiffness = 1e5' 'restitution = 0.5' '[small]' 'file = bed.csv' '[large_file.all]' \
+    'file = bed.csv' >"$d/f.ini"
+  cp "$d/bed.csv" "$d/bed.keep"
+  two_uses_refused "$d/f.ini" "--dump: '$d/./bed.csv' is the scene's [large_file.all] file ('$d/bed.csv'), which this run reads; an output must not replace it" \
+    --dump "$d/./bed.csv" &&
+    two_uses_refused "$d/f.ini" "--checkpoint: '$d/sub/../bed.csv' is the scene's [large_file.all] file" \
+      --checkpoint "$d/sub/../bed.csv" && cmp "$d/bed.csv" "$d/bed.keep" || return 1
   if [ "$have_preview" = 1 ]; then
     two_uses_refused "$scene" "--screenshot: '$d/fr/frame_000003.png' is a frame of the --frames folder '$d/fr'" \
       --frames "$d/fr" --screenshot "$d/fr/frame_000003.png" || return 1

@@ -99,6 +99,13 @@ typedef struct ms_gravity_scene {
   float *vel;               /* 3 per body: vx, vy, vz */
 } ms_gravity_scene;
 
+/* A file the scene reads besides its own ([small] file, [large_file.NAME] file,
+ * [gravity] file): part of the scene's identity, which a checkpoint records. */
+typedef struct ms_scene_input {
+  char key[96];   /* "[small] file", "[large_file.rocks] file" */
+  char path[512]; /* as read: resolved against the scene's folder */
+} ms_scene_input;
+
 typedef struct ms_scene {
   char path[512]; /* file name used in messages */
   ms_mode mode;
@@ -174,6 +181,10 @@ typedef struct ms_scene {
   /* [simulation] max_speed: a particle faster than this (m/s) stops the run as
    * exploding; 0 means no limit (NaN/Inf always stop it). */
   float max_speed;
+
+  /* The files read besides the scene's own, in the order read. */
+  ms_scene_input *inputs;
+  int input_count;
 
   /* Warnings found while loading, "path:line: [section] key: text"; the loader prints
    * each with ms_warn (silenced by --quiet) and keeps the first MS_SCENE_WARNINGS_MAX. */

@@ -179,7 +179,7 @@ static void usage(FILE *out)
         "                             ends at step --steps (or the scene's steps) as before\n"
         "\n"
         "Outputs are checked before the run, one file for two uses refused (an output on\n"
-        "another, on the scene or the --resume checkpoint, on the --output folder's names);\n"
+        "another, on the scene or a file it reads, on --resume, on the --output folder);\n"
         "a file is replaced whole (temporary file and rename), a device or FIFO written\n"
         "through. An output that cannot be written at the end is named, the rest still\n"
         "written, and the exit code is 1.\n"
@@ -407,7 +407,8 @@ static int outputs_exit_code(int rc)
 }
 
 /* A checkpoint from past the run's end would run nothing: say so rather than report. */
-static ms_status resume_from(const char *path, ms_sim *sim, uint32_t scene_id, long steps)
+static ms_status resume_from(const char *path, ms_sim *sim, const ms_scene_id *scene_id,
+                             long steps)
 {
   ms_status st = ms_checkpoint_load(path, sim, scene_id);
   if (!st && ms_sim_step(sim) > steps)
@@ -469,9 +470,9 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
 }
 
 /* Every file the run writes, and those it reads, on a file of its own. */
-static ms_status distinct_paths(const cli *c, const ms_series_options *o)
+static ms_status distinct_paths(const cli *c, const ms_scene *sc, const ms_series_options *o)
 {
-  const ms_path_use use[] = {
+  const ms_path_use fixed[] = {
       {"the scene file", c->scene, MS_PATH_INPUT},
       {"--resume", c->resume, MS_PATH_RESUME},
       {"where a numerical failure leaves the last good state (no --checkpoint given)",
@@ -482,7 +483,17 @@ static ms_status distinct_paths(const cli *c, const ms_series_options *o)
       {"--screenshot", c->screenshot, MS_PATH_OUTPUT},
       {"--trace", c->trace_path, MS_PATH_OUTPUT},
   };
-  return ms_paths_distinct(use, (int)(sizeof use / sizeof use[0]), o, c->frames_dir);
+  int n_fixed = (int)(sizeof fixed / sizeof fixed[0]), n = n_fixed + sc->input_count;
+  ms_path_use *use = malloc((size_t)n * sizeof *use);
+  if (!use)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  /* the scene's files first: inputs, like the scene */
+  for (int i = 0; i < sc->input_count; i++)
+    use[i] = (ms_path_use){sc->inputs[i].key, sc->inputs[i].path, MS_PATH_INPUT};
+  memcpy(use + sc->input_count, fixed, sizeof fixed);
+  ms_status st = ms_paths_distinct(use, n, o, c->frames_dir);
+  free(use);
+  return st;
 }
 
 /* The time series: the options over the scene's [output] keys; the folder is made and
@@ -503,7 +514,7 @@ static int output_options(const cli *c, const ms_scene *sc, ms_series_options *o
     o->csv = strcmp(c->output_format, "csv") == 0;
   /* One file for two uses, checked before --output-clear removes anything
    * (check_outputs made sure the outputs' folders exist). Rank 0 writes every output. */
-  ms_status st = ms_app_is_root() ? distinct_paths(c, o) : MS_OK;
+  ms_status st = ms_app_is_root() ? distinct_paths(c, sc, o) : MS_OK;
   if (!st && o->dir && ms_app_is_root())
     st = ms_series_prepare("--output", o);
   return st ? fail(st) : -1;
@@ -548,13 +559,17 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
   ms_run_plan plan = {steps, !c->quiet && isatty(fileno(stderr)), c->checkpoint,
                       c->checkpoint_every, 0, c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt",
                       offscreen ? &po : NULL, note_output, NULL, series};
-  ms_status st = ms_scene_identity(c->scene, &plan.scene_id);
+  ms_scene_id id;
+  ms_status st = ms_scene_identity(scene, &id);
+  plan.scene_id = &id;
   if (!st && c->resume)
-    st = resume_from(c->resume, *sim, plan.scene_id, steps);
+    st = resume_from(c->resume, *sim, &id, steps);
   if (!st) /* a resumed run tunes again, over what is left of it */
     st = ms_tuner_create(scene, *sim, steps - ms_sim_step(*sim), &plan.tuner);
-  if (st)
+  if (st) {
+    ms_scene_id_free(&id);
     return st;
+  }
   info->tuner = plan.tuner;
   /* A signal from here on stops the run at the next iteration. */
   set_running(*sim);
@@ -562,7 +577,8 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
   set_running(NULL);
   /* The state at the end or where a signal stopped the run. */
   if (!st && c->checkpoint)
-    note_output(ms_checkpoint_save(c->checkpoint, *sim, plan.scene_id), "--checkpoint");
+    note_output(ms_checkpoint_save(c->checkpoint, *sim, &id), "--checkpoint");
+  ms_scene_id_free(&id);
   return st;
 }
 

@@ -8,9 +8,13 @@
 
 static int is_option(const char *what) { return strncmp(what, "--", 2) == 0; }
 
-/* "the --stats file", or what the use says it is. */
+/* "the --stats file", "the scene's [small] file", or what the use says it is. */
 static const char *describe(const ms_path_use *u, char *buf, size_t size)
 {
+  if (u->what[0] == '[') {
+    snprintf(buf, size, "the scene's %s", u->what);
+    return buf;
+  }
   if (!is_option(u->what))
     return u->what;
   snprintf(buf, size, "the %s %s", u->what, u->role == MS_PATH_RESUME ? "checkpoint" : "file");

@@ -135,6 +135,7 @@ typedef struct loader {
   particle_file *files; /* [large_file.NAME], in file order */
   int file_count, file_cap;
   char body_file[512]; /* [gravity] file as written */
+  int input_cap;       /* room in scene->inputs */
   ms_status status; /* MS_OK until the first error */
   int error_line;
   char message[1024];
@@ -203,6 +204,10 @@ int ms_ld_areal_density(loader *ld, const section *sec, double r_min, double *ar
  * its particle_file; placement.c checks and places them. */
 int ms_ld_read_particle_files(loader *ld);
 void ms_ld_free_particle_files(loader *ld);
+
+/* A file read for section `section_name` ("small", "large_file.rocks"), recorded in
+ * scene->inputs as "[NAME] file" (load.c). */
+int ms_ld_note_input(loader *ld, const char *section_name, const char *path);
 
 /* Placement (placement.c) and the dt check (contact_time.c). */
 double ms_ld_disc_mass(double density, double r);

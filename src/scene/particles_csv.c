@@ -282,7 +282,7 @@ static int read_file(loader *ld, particle_file *pf, int large)
     fail_from_csv(&r, st);
   free(c);
   fclose(f);
-  if (!ok)
+  if (!ok || !ms_ld_note_input(ld, sec->name, pf->path))
     return 0;
   pf->has_rot = has(&r, COL_THETA) || has(&r, COL_OMEGA);
   if (pf->has_rot && !ms_scene_friction_on(ld->scene))
