@@ -183,12 +183,17 @@ test_one_file_for_two_outputs_refused() {
     # a resumed run goes on writing its checkpoint
     "$exe" -q -n 20 --resume "$d/r.ck" --checkpoint "$d/./r.ck" "$sc" >/dev/null || return 1
   done
+  # a dump's state beside it (collision mode)
+  two_uses_refused "$scene" "--stats: '$d/./run.state.csv' is also the --dump's state file ('$d/run.state.csv'); give each output its own" \
+    --dump "$d/run.csv" --stats "$d/./run.state.csv" || return 1
   # the files a scene reads: its particles (from a dump)
   "$exe" -q -n 0 --dump "$d/bed.csv" "$scene" >/dev/null || return 1
   printf '%s\n' '[simulation]' 'dt = 1e-4' '[box]' 'min = 0, 0' 'max = 0.3, 0.3' '[material]' \
     'stiffness = 1e5' 'restitution = 0.5' '[small]' 'file = bed.csv' '[large_file.all]' \
     'file = bed.csv' >"$d/f.ini"
   cp "$d/bed.csv" "$d/bed.keep"
+  two_uses_refused "$d/f.ini" "--trace: '$d/bed.state.csv' is the scene's [small] file's dump state, which this run reads" \
+    --trace "$d/bed.state.csv" || return 1
   two_uses_refused "$d/f.ini" "--dump: '$d/./bed.csv' is the scene's [large_file.all] file ('$d/bed.csv'), which this run reads; an output must not replace it" \
     --dump "$d/./bed.csv" &&
     two_uses_refused "$d/f.ini" "--checkpoint: '$d/sub/../bed.csv' is the scene's [large_file.all] file" \
@@ -198,7 +203,8 @@ test_one_file_for_two_outputs_refused() {
       --frames "$d/fr" --screenshot "$d/fr/frame_000003.png" || return 1
   fi
   [ ! -e "$d/same.json" ] && [ ! -e "$d/x.ck" ] && [ ! -e "$d/x.csv" ] && [ ! -s "$d/h1" ] &&
-    [ -z "$(ls -A "$d/o")$(ls -A "$d/fr")" ] && [ ! -e "$d/mixsim-lastgood.ckpt" ] && cmp -s "$d/scene.ini" "$tmp/g.ini"
+    [ -z "$(ls -A "$d/o")$(ls -A "$d/fr")" ] && [ ! -e "$d/mixsim-lastgood.ckpt" ] &&
+    [ ! -e "$d/run.csv" ] && cmp -s "$d/scene.ini" "$tmp/g.ini"
 }
 
 # The checkpoint's folder is replaced by a file while the run is under way (then the run

@@ -136,6 +136,7 @@ static void usage(FILE *out)
         "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
         "  -s, --stats FILE         write the figures as JSON ('-': standard output)\n"
         "  -o, --dump FILE          write the final particle state as CSV ('-': standard output)\n"
+        "                           and, beside FILE.csv, FILE.state.csv (collision mode)\n"
         "      --trace FILE.json    write a Perfetto/Chrome trace of the threads and queues\n"
         "                           (docs/trace.md)\n"
         "      --trace-steps A:B    the iterations --trace keeps: A to B-1 (default 0:200)\n"
@@ -472,16 +473,22 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
 /* Every file the run writes, and those it reads, on a file of its own. */
 static ms_status distinct_paths(const cli *c, const ms_scene *sc, const ms_series_options *o)
 {
+  char state[4096]; /* a dump file's state goes beside it (collision mode) */
+  ms_output_id dump;
+  int beside = c->dump_path && ms_output_identify(c->dump_path, &dump) &&
+               sc->mode == MS_MODE_COLLISION &&
+               ms_dump_state_path(c->dump_path, state, sizeof state);
   const ms_path_use fixed[] = {
       {"the scene file", c->scene, MS_PATH_INPUT},
       {"--resume", c->resume, MS_PATH_RESUME},
-      {"where a numerical failure leaves the last good state (no --checkpoint given)",
-       c->checkpoint ? NULL : "mixsim-lastgood.ckpt", MS_PATH_OUTPUT},
       {"--stats", c->stats_path, MS_PATH_OUTPUT},
       {"--dump", c->dump_path, MS_PATH_OUTPUT},
       {"--checkpoint", c->checkpoint, MS_PATH_OUTPUT},
       {"--screenshot", c->screenshot, MS_PATH_OUTPUT},
       {"--trace", c->trace_path, MS_PATH_OUTPUT},
+      {"where a numerical failure leaves the last good state (no --checkpoint given)",
+       c->checkpoint ? NULL : "mixsim-lastgood.ckpt", MS_PATH_IMPLIED},
+      {"--dump's state", beside ? state : NULL, MS_PATH_IMPLIED},
   };
   int n_fixed = (int)(sizeof fixed / sizeof fixed[0]), n = n_fixed + sc->input_count;
   ms_path_use *use = malloc((size_t)n * sizeof *use);

@@ -8,6 +8,11 @@
 
 static int is_option(const char *what) { return strncmp(what, "--", 2) == 0; }
 
+static int writes(const ms_path_use *u)
+{
+  return u->role == MS_PATH_OUTPUT || u->role == MS_PATH_IMPLIED;
+}
+
 /* "the --stats file", "the scene's [small] file", or what the use says it is. */
 static const char *describe(const ms_path_use *u, char *buf, size_t size)
 {
@@ -36,7 +41,7 @@ static ms_status clash(const ms_path_use *out, const ms_path_use *other)
   char d[160], s[600];
   const char *as = spelled(out->path, other->path, s, sizeof s);
   const char *is = describe(other, d, sizeof d);
-  if (other->role == MS_PATH_OUTPUT)
+  if (writes(other))
     return ms_fail(MS_ERR_INPUT, "%s: '%s' is also %s%s; give each output its own", out->what,
                    out->path, is, as);
   if (other->role == MS_PATH_RESUME)
@@ -67,7 +72,7 @@ static ms_status folder_clash(const ms_path_use *u, const char *folder_opt, cons
                               const char *kind)
 {
   const char *sep = is_option(u->what) ? ":" : "";
-  if (u->role == MS_PATH_OUTPUT)
+  if (writes(u))
     return ms_fail(MS_ERR_INPUT, "%s%s '%s' is %s of the %s folder '%s'; give each output its own",
                    u->what, sep, u->path, kind, folder_opt, dir);
   return ms_fail(MS_ERR_INPUT, "%s%s '%s' is %s of the %s folder '%s', which this run writes "
@@ -89,11 +94,16 @@ ms_status ms_paths_distinct(const ms_path_use *use, int n, const ms_series_optio
     for (int j = 0; j < i; j++) {
       ms_output_id b;
       const ms_path_use *x = &use[j], *y = &use[i];
-      if (x->role != MS_PATH_OUTPUT && y->role != MS_PATH_OUTPUT)
+      if (!writes(x) && !writes(y))
         continue; /* two things read: no harm */
       if (!x->path || !ms_output_identify(x->path, &b) || !ms_output_id_same(&a, &b))
         continue;
-      const ms_path_use *out = y->role == MS_PATH_OUTPUT ? y : x, *other = out == y ? x : y;
+      /* an option's own file is named first, then what its run writes besides */
+      const ms_path_use *out = y->role == MS_PATH_OUTPUT   ? y
+                               : x->role == MS_PATH_OUTPUT ? x
+                               : writes(y)                 ? y
+                                                           : x;
+      const ms_path_use *other = out == y ? x : y;
       if (other->role == MS_PATH_RESUME && strcmp(out->what, "--checkpoint") == 0)
         continue; /* a resumed run goes on writing its checkpoint */
       return clash(out, other);

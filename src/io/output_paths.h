@@ -8,7 +8,8 @@
 #include "mixsim/status.h"
 
 typedef enum ms_path_role {
-  MS_PATH_OUTPUT, /* written by the run */
+  MS_PATH_OUTPUT,  /* written by the run: an option's file */
+  MS_PATH_IMPLIED, /* written by the run beside or instead of one (named after it) */
   MS_PATH_INPUT,  /* read by the run: the scene and its files; no output may replace it */
   MS_PATH_RESUME  /* the --resume checkpoint: only --checkpoint may replace it */
 } ms_path_role;

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "collision/sim_internal.h"
+#include "core/file.h"
 
 /* More files than any scene reads: a larger count is a damaged record. */
 #define MAX_FILES (1 << 20)
@@ -17,22 +18,8 @@
 
 static ms_status crc_of(const char *path, const char *what, uint32_t *crc, uint64_t *bytes)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f)
+  if (ms_file_crc32(path, crc, bytes) != 0)
     return ms_fail(MS_ERR_INPUT, "cannot read %s '%s': %s", what, path, strerror(errno));
-  uLong c = crc32(0L, Z_NULL, 0);
-  unsigned char buf[65536];
-  size_t n;
-  *bytes = 0;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-    c = crc32(c, buf, (uInt)n);
-    *bytes += n;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad)
-    return ms_fail(MS_ERR_INPUT, "cannot read %s '%s'", what, path);
-  *crc = (uint32_t)c;
   return MS_OK;
 }
 

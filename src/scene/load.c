@@ -142,7 +142,7 @@ static int build(loader *ld)
   if (!ms_ld_read_particle_files(ld))
     return 0;
   s->small_count = (int)sm->count;
-  return ms_ld_place_all(ld) && ms_ld_check_dt(ld);
+  return ms_ld_place_all(ld) && ms_ld_read_dump_states(ld) && ms_ld_check_dt(ld);
 }
 
 static void print_warnings(const ms_scene *s)
@@ -153,7 +153,7 @@ static void print_warnings(const ms_scene *s)
     ms_warn("%s: %d more warnings", s->path, s->warning_count - MS_SCENE_WARNINGS_MAX);
 }
 
-int ms_ld_note_input(loader *ld, const char *section_name, const char *path)
+int ms_ld_note_input(loader *ld, const char *section_name, const char *what, const char *path)
 {
   ms_scene *s = ld->scene;
   size_t cap = (size_t)ld->input_cap;
@@ -163,7 +163,7 @@ int ms_ld_note_input(loader *ld, const char *section_name, const char *path)
   s->inputs = grown;
   ld->input_cap = (int)cap;
   ms_scene_input *in = &s->inputs[s->input_count++];
-  snprintf(in->key, sizeof in->key, "[%s] file", section_name);
+  snprintf(in->key, sizeof in->key, "[%s] %s", section_name, what);
   snprintf(in->path, sizeof in->path, "%s", path);
   return 1;
 }
@@ -239,5 +239,10 @@ void ms_scene_free(ms_scene *scene)
   free(scene->grav.pos);
   free(scene->grav.vel);
   free(scene->inputs);
+  free(scene->hist.ss);
+  free(scene->hist.ls);
+  free(scene->hist.ll);
+  free(scene->hist.small_wall_xi);
+  free(scene->hist.large_wall_xi);
   *scene = (ms_scene){0};
 }
