@@ -185,12 +185,81 @@ test_resume_past_the_end_refused() {
     [ ! -s "$tmp/out" ]
 }
 
+# to_v3 IN OUT: checkpoint IN as format version 3 wrote it, without the record of the
+# scene's files (count, 16 bytes and a key per file, CRC-32) that starts version 4's
+# payload; payload size and both checksums fixed.
+to_v3() {
+  python3 - "$1" "$2" <<'PY'
+import struct, sys, zlib
+d = bytearray(open(sys.argv[1], 'rb').read())
+o = 44
+for _ in range(struct.unpack_from('<I', d, 40)[0]):
+    o += 16 + struct.unpack_from('<I', d, o + 4)[0]
+d = d[:40] + d[o + 4:]
+struct.pack_into('<I', d, 8, 3)
+struct.pack_into('<Q', d, 24, len(d) - 40)
+struct.pack_into('<I', d, 32, zlib.crc32(bytes(d[40:])))
+struct.pack_into('<I', d, 36, zlib.crc32(bytes(d[:36])))
+open(sys.argv[2], 'wb').write(d)
+PY
+}
+
+other_scene_refused() { # checkpoint scene file-the-message-names key
+  "$exe" -q -n 80 --resume "$1" "$2" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  [ $rc -eq 2 ] && grep -qF "checkpoint '$1' refused: written from another scene: '$3' ($4) has changed" \
+    "$tmp/err" && [ ! -s "$tmp/out" ] || { echo "    rc $rc: $(cat "$tmp/err")"; return 1; }
+}
+
+# A checkpoint records the files its scene reads ([small] file, [large_file.NAME] file,
+# [gravity] file): one changed since (a static flag, radii, a body's velocity; the same
+# counts) is named, exit 2; put back, the run resumes to the uninterrupted hash. A version 3
+# checkpoint (before the record) resumes a scene that reads no other file, and is refused,
+# saying why, for one that does.
+test_changed_scene_files_refused() {
+  local d=$tmp/files
+  mkdir -p "$d"
+  "$exe" -q -n 100 --dump "$d/run.csv" "$root/tests/scenes/tiny.ini" >/dev/null || return 1
+  (head -1 "$d/run.csv" && grep '^small' "$d/run.csv") >"$d/bed.csv"
+  (head -1 "$d/run.csv" && grep '^large' "$d/run.csv") >"$d/rocks.csv"
+  printf '%s\n' '[simulation]' 'dt = 1e-4' 'seed = 7' 'gravity = 0, -9.81' '[box]' 'min = 0, 0' \
+    'max = 0.3, 0.3' '[material]' 'stiffness = 1e5' 'restitution = 0.5' '[small]' \
+    'file = bed.csv' '[large_file.rocks]' 'file = rocks.csv' >"$d/s.ini"
+  "$exe" -q -n 80 "$d/s.ini" >"$tmp/full" || return 1
+  "$exe" -q -n 40 --checkpoint "$d/c.ck" "$d/s.ini" >/dev/null || return 1
+  cp "$d/bed.csv" "$d/bed.keep" && cp "$d/rocks.csv" "$d/rocks.keep"
+  grep -q '^large,0,.*,1$' "$d/rocks.csv" && sed -i 's/^\(large,0,.*\),1$/\1,0/' "$d/rocks.csv" &&
+    other_scene_refused "$d/c.ck" "$d/s.ini" "$d/rocks.csv" "[large_file.rocks] file" || return 1
+  cp "$d/rocks.keep" "$d/rocks.csv"
+  sed -i 's/,0.00499999989,/,0.00489999989,/' "$d/bed.csv" && ! cmp -s "$d/bed.csv" "$d/bed.keep" &&
+    other_scene_refused "$d/c.ck" "$d/s.ini" "$d/bed.csv" "[small] file" || return 1
+  cp "$d/bed.keep" "$d/bed.csv"
+  "$exe" -q -n 80 --resume "$d/c.ck" "$d/s.ini" >"$tmp/r" || return 1
+  [ "$(hash_of "$tmp/r")" = "$(hash_of "$tmp/full")" ] || return 1
+  # gravity: the body file
+  cp "$root/tests/scenes/bodies.ini" "$root/tests/scenes/bodies.csv" "$d/"
+  "$exe" -q -n 10 --checkpoint "$d/b.ck" "$d/bodies.ini" >/dev/null || return 1
+  sed -i '0,/-0.55,/s/-0.55,/-0.56,/' "$d/bodies.csv" && ! cmp -s "$d/bodies.csv" "$root/tests/scenes/bodies.csv" &&
+    other_scene_refused "$d/b.ck" "$d/bodies.ini" "$d/bodies.csv" "[gravity] file" || return 1
+  # version 3: no record
+  to_v3 "$d/c.ck" "$d/c3.ck" || return 1
+  "$exe" -q -n 80 --resume "$d/c3.ck" "$d/s.ini" >"$tmp/out" 2>"$tmp/err"
+  [ $? -eq 2 ] && grep -qF "checkpoint '$d/c3.ck' refused: format version 3 records only the scene file's identity, not that of the files the scene reads" "$tmp/err" &&
+    grep -qF "rerun the scene from the start" "$tmp/err" || { cat "$tmp/err"; return 1; }
+  "$exe" -q -n 40 --checkpoint "$d/t.ck" "$root/tests/scenes/tiny.ini" >/dev/null &&
+    to_v3 "$d/t.ck" "$d/t3.ck" || return 1
+  "$exe" -q -n 80 --resume "$d/t3.ck" "$root/tests/scenes/tiny.ini" >"$tmp/r" &&
+    "$exe" -q -n 80 "$root/tests/scenes/tiny.ini" >"$tmp/full" &&
+    [ "$(hash_of "$tmp/r")" = "$(hash_of "$tmp/full")" ]
+}
+
 check test_resume_equals_uninterrupted
 check test_resume_past_the_end_refused
 check test_gravity_resume_equals_uninterrupted
 check test_gravity_signal_leaves_loadable_checkpoint
 check test_checkpoint_every_k
 check test_damaged_checkpoints_refused
+check test_changed_scene_files_refused
 check test_signal_leaves_loadable_checkpoint
 check test_kill_during_writes_keeps_checkpoint_loadable
 finish

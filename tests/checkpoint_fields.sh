@@ -12,7 +12,8 @@ cd "$tmp" || exit 1
 tiny=$root/tests/scenes/tiny.ini # 200 small particles, 30 x 30 cells, capacity 8
 
 # patch IN OUT FIELD VALUE: a copy of checkpoint IN with one field of the collision
-# payload set, checksums recomputed (header 40 bytes; payload n_small i32, n_large i32,
+# payload set, checksums recomputed (header 40 bytes; payload: the record of the scene's
+# files (a count, 16 bytes and a key per file, its CRC-32), then n_small i32, n_large i32,
 # step i64, capacity i32, largest overflow i32, then four i64 counters).
 patch() {
   python3 - "$@" <<'PY'
@@ -24,7 +25,10 @@ fields = {'n_small': (0, '<i'), 'n_large': (4, '<i'), 'step': (8, '<q'), 'capaci
           'gravity_step': (4, '<q')}
 d = bytearray(open(src, 'rb').read())
 at, fmt = fields[name]
-struct.pack_into(fmt, d, 40 + at, value)
+p = 44
+for _ in range(struct.unpack_from('<I', d, 40)[0]):
+    p += 16 + struct.unpack_from('<I', d, p + 4)[0]
+struct.pack_into(fmt, d, p + 4 + at, value)
 struct.pack_into('<I', d, 32, zlib.crc32(bytes(d[40:])))
 struct.pack_into('<I', d, 36, zlib.crc32(bytes(d[:36])))
 open(dst, 'wb').write(d)

@@ -3,7 +3,8 @@
 # exchanges, CPU worker threads and pocl threads; checkpoints (format 3) that carry the
 # rotation and the contact histories and resume to the uninterrupted hash; an older
 # format refused naming both versions; a damaged friction section refused; the dump's
-# theta, omega columns, read back as the scene's particles.
+# theta, omega columns and its state file (grid radius, contact histories), read back as
+# the scene's particles.
 # usage: friction.sh MIXSIM SOURCE_ROOT [determinism|cli]: the hash matrix, the rest, or
 # (no third argument) both
 set -u
@@ -76,7 +77,8 @@ test_old_version_refused() {
   [ $rc -eq 2 ] && grep -q "format version 2" err && grep -q "version 3" err && [ ! -s out ]
 }
 
-# A checkpoint's friction section (payload after the header's 40 bytes):
+# A checkpoint's friction section (payload after the header's 40 bytes, from offset p past
+# the record of the scene's files: count, 16 bytes and a key per file, its CRC-32):
 # counts n_small, n_large (i32), step (i64), capacity, largest overflow (i32), four i64
 # counters, then small pos/vel (16 n_small each), large state (32 n_large); then
 # friction (i32), n_ss, n_ls, n_ll (i64), small rotation (16 n_small), large rotation
@@ -85,8 +87,14 @@ friction_at() { # checkpoint: offset of the friction flag in the file
   python3 - "$1" <<'PY'
 import struct, sys
 d = open(sys.argv[1], 'rb').read()
-ns, nl = struct.unpack_from('<ii', d, 40)
-print(40 + 56 + 32 * ns + 32 * nl)
+def fields_at(d):
+    o = 44
+    for _ in range(struct.unpack_from('<I', d, 40)[0]):
+        o += 16 + struct.unpack_from('<I', d, o + 4)[0]
+    return o + 4
+p = fields_at(d)
+ns, nl = struct.unpack_from('<ii', d, p)
+print(p + 56 + 32 * ns + 32 * nl)
 PY
 }
 
@@ -96,8 +104,14 @@ edit() {
   python3 - "$1" "$2" "$3" <<'PY'
 import struct, sys, zlib
 d = bytearray(open(sys.argv[1], 'rb').read())
-ns, nl = struct.unpack_from('<ii', d, 40)
-f = 40 + 56 + 32 * ns + 32 * nl
+def fields_at(d):
+    o = 44
+    for _ in range(struct.unpack_from('<I', d, 40)[0]):
+        o += 16 + struct.unpack_from('<I', d, o + 4)[0]
+    return o + 4
+p = fields_at(d)
+ns, nl = struct.unpack_from('<ii', d, p)
+f = p + 56 + 32 * ns + 32 * nl
 exec(sys.argv[3])
 struct.pack_into('<Q', d, 24, len(d) - 40)
 struct.pack_into('<I', d, 32, zlib.crc32(bytes(d[40:])))
@@ -112,8 +126,14 @@ test_checkpoint_holds_histories() {
   counts=$(python3 - k.ck <<'PY'
 import struct, sys
 d = open(sys.argv[1], 'rb').read()
-ns, nl = struct.unpack_from('<ii', d, 40)
-f = 40 + 56 + 32 * ns + 32 * nl
+def fields_at(d):
+    o = 44
+    for _ in range(struct.unpack_from('<I', d, 40)[0]):
+        o += 16 + struct.unpack_from('<I', d, o + 4)[0]
+    return o + 4
+p = fields_at(d)
+ns, nl = struct.unpack_from('<ii', d, p)
+f = p + 56 + 32 * ns + 32 * nl
 flag, n_ss, n_ls, n_ll = struct.unpack_from('<iqqq', d, f)
 walls = struct.unpack_from('<%df' % (4 * ns), d, f + 28 + 16 * ns + 16 * nl)
 print(flag, n_ss, n_ls, n_ll, sum(1 for x in walls if x != 0.0))
@@ -209,6 +229,89 @@ test_dump_read_back() {
   grep -q "theta and omega columns, which this scene does not use" err
 }
 
+# A dump of a frictional state carries what its rows do not hold beside it (FILE.state.csv,
+# bound to the dump's bytes: the grid's radius, the contact histories of every kind): read
+# back, the dump of step 250 runs on to the uninterrupted run's hash at 500, in another
+# pipeline and buffer mode too, and so does one of friction_bed.ini (contacts of every kind;
+# polydisperse: its grid is sized by radius_max, which no drawn disc reaches).
+# Without it (removed, or of an edited dump, or a dump on '-') the run is warned about,
+# naming what it loses, and ends elsewhere; rows the scene does not read are left out,
+# said so; the state file is part of the scene's identity (a checkpoint of it refuses a
+# changed one); a malformed one is refused at its line.
+test_dump_runs_on_to_the_uninterrupted_hash() {
+  "$exe" -q -n 500 "$scene" >full500 || return 1
+  "$exe" -q -n 250 --dump d250.csv "$scene" >/dev/null || return 1
+  [ -s d250.state.csv ] &&
+    head -1 d250.state.csv | grep -q "^# mixsim dump state: dump CRC-32 [0-9a-f]*, [0-9]* bytes; grid radius 0.00499999989 m; step 250;" &&
+    sed -n 2p d250.state.csv | grep -qx "pair,a,b,xi" || return 1
+  from_dump d250.csv on.ini || return 1
+  "$exe" -q -n 250 on.ini >on 2>err || { cat err; return 1; }
+  "$exe" -q -n 250 -p naive -b copied on.ini >on2 2>err || { cat err; return 1; }
+  echo "    step 500: $(hash_of full500), from the dump of step 250: $(hash_of on), naive/copied $(hash_of on2)"
+  [ "$(hash_of on)" = "$(hash_of full500)" ] && [ "$(hash_of on2)" = "$(hash_of full500)" ] ||
+    return 1
+  # every kind of contact, in a polydisperse bed whose grid is sized by radius_max, which no
+  # drawn disc reaches (tests/scenes/friction_bed.ini, step 500)
+  local bed=$root/tests/scenes/friction_bed.ini kind
+  "$exe" -q -n 500 --dump b500.csv "$bed" >/dev/null || return 1
+  for kind in small-small large-small large-large small-wall large-wall; do
+    grep -q "^$kind," b500.state.csv || { echo "    no $kind row"; return 1; }
+  done
+  python3 - "$bed" b500.csv bed_on.ini <<'PY' || return 1
+import sys
+src, dump, out = sys.argv[1:4]
+text, skip = [], False
+for line in open(src):
+    s = line.strip()
+    if s.startswith('['):
+        skip = s == '[small]' or s.startswith('[large')
+    if not skip:
+        text.append(line)
+open(out, 'w').write(''.join(text) + '[small]\nfile = %s\n[large_file.all]\nfile = %s\n' % (dump, dump))
+PY
+  "$exe" -q -n 800 "$bed" >bed_full && "$exe" -q -n 300 bed_on.ini >bed_on || return 1
+  echo "    friction_bed step 800: $(hash_of bed_full), from the dump of step 500: $(hash_of bed_on)"
+  [ "$(hash_of bed_on)" = "$(hash_of bed_full)" ] || return 1
+  # part of the scene's identity
+  "$exe" -q -n 100 --checkpoint on.ck on.ini >/dev/null || return 1
+  cp d250.state.csv keep.csv
+  sed -i '3s/,\([-0-9.e]*\)$/,1e-9/' d250.state.csv
+  "$exe" -q -n 250 --resume on.ck on.ini >/dev/null 2>err
+  [ $? -eq 2 ] && grep -qF "written from another scene: 'd250.state.csv' ([small] file's dump state) has changed" err ||
+    { cat err; return 1; }
+  cp keep.csv d250.state.csv
+  # lost: no file beside the dump
+  mv d250.state.csv away.csv
+  "$exe" -n 250 --headless on.ini >lost 2>err || { cat err; return 1; }
+  mv away.csv d250.state.csv
+  grep -qF "on.ini:27: [small] file: d250.csv looks like a --dump (an index column) but has no state beside it (d250.state.csv): the grid is sized by the file's largest radius and every contact's tangential spring starts unstretched, so this frictional run does not continue the dumped run exactly" err &&
+    [ "$(hash_of lost)" != "$(hash_of full500)" ] || { cat err; return 1; }
+  # lost: the dump edited since (a comment line keeps its rows)
+  cp d250.csv d250.keep && echo "# edited" >>d250.csv
+  "$exe" -n 0 --headless on.ini >/dev/null 2>err
+  mv d250.keep d250.csv
+  grep -qF "d250.state.csv belongs to another version of d250.csv" err &&
+    grep -qF "it is not read: the grid is sized by the file's largest radius and every contact's tangential spring starts unstretched, so the run does not continue the dumped run exactly" err ||
+    { cat err; return 1; }
+  # lost: a dump on standard output
+  "$exe" -n 5 --headless --dump - "$scene" >/dev/null 2>err
+  grep -qF -- "--dump -: the state its rows do not hold is not written (it goes beside a dump file, as NAME.state.csv): a scene reading this dump sizes its grid by the largest radius and starts with every contact's tangential spring unstretched" err ||
+    { cat err; return 1; }
+  # the large rows not read: their contacts left out, said so
+  sed '/^\[large_file/,$d' bed_on.ini >small_only.ini
+  "$exe" -n 0 --headless small_only.ini >/dev/null 2>err || { cat err; return 1; }
+  grep -qE "[0-9]+ contact histories of b500.state.csv name rows of b500.csv that this scene does not read; they are left out" err ||
+    { cat err; return 1; }
+  # malformed
+  printf 'small-sideways,0,1,1e-6\n' >>d250.state.csv
+  "$exe" -q -n 0 on.ini >/dev/null 2>err
+  local rc=$?
+  [ $rc -eq 2 ] && grep -qF "d250.state.csv:$(wc -l <d250.state.csv): column pair: expected small-small" err ||
+    { echo "    rc $rc: $(cat err)"; return 1; }
+  # the docs say so
+  grep -qF "NAME.state.csv" "$root/README.md" && grep -qF "NAME.state.csv" "$root/docs/friction.md"
+}
+
 test_spin_column_and_key_refused() { # and a spinning static particle
   "$exe" -q -n 0 --dump d0.csv "$scene" >/dev/null || return 1
   from_dump d0.csv back.ini || return 1
@@ -236,6 +339,7 @@ if [ "$group" != determinism ]; then
   check test_damaged_friction_section_refused
   check test_dump_has_theta_omega
   check test_dump_read_back
+  check test_dump_runs_on_to_the_uninterrupted_hash
   check test_spin_column_and_key_refused
 fi
 finish

@@ -2,7 +2,8 @@
 # The initial state as a file, and particles from files, through the command line:
 # --steps 0 (and steps = 0) writes the outputs of the placed state without stepping, in
 # both modes; a --dump read back as [small] file + [large_file.NAME] is the same state
-# (same particles to the last digit, same hash, and it runs on as the original did);
+# (same particles to the last digit, same hash, and with its NAME.state.csv it runs on as
+# the original did, a polydisperse bed too);
 # a density that looks like a bulk one is warned about.
 # usage: initial_state.sh MIXSIM SOURCE_ROOT HAVE_PREVIEW [filter]
 set -u
@@ -111,6 +112,34 @@ PY
   [ "$(hash_of "$tmp/on.out")" = "$(hash_of "$tmp/orig.out")" ]
 }
 
+# A polydisperse bed (tests/scenes/ls_stream.ini: radii drawn in 3.5..4 mm, the grid sized
+# by radius_max = 4 mm, which no disc reaches): its dump's NAME.state.csv holds the grid's
+# radius, and the dump runs on to the uninterrupted hash; without it, to another, unwarned
+# (no friction: nothing else is lost).
+test_polydisperse_dump_runs_on() {
+  local sc=$root/tests/scenes/ls_stream.ini
+  "$exe" -q -n 300 --dump "$tmp/ls.csv" "$sc" >/dev/null || return 1
+  head -1 "$tmp/ls.state.csv" | grep -q "grid radius 0.00400000019 m; step 300;" || return 1
+  python3 - "$sc" "$tmp/ls.csv" "$tmp/ls.ini" <<'PY' || return 1
+import sys
+src, dump, out = sys.argv[1:4]
+text, skip = [], False
+for line in open(src):
+    s = line.strip()
+    if s.startswith('['):
+        skip = s == '[small]' or s.startswith('[large')
+    if not skip:
+        text.append(line)
+open(out, 'w').write(''.join(text) + '[small]\nfile = ls.csv\n[large_file.all]\nfile = ls.csv\n')
+PY
+  "$exe" -q -n 600 "$sc" >"$tmp/ls_full" && "$exe" -q -n 300 "$tmp/ls.ini" >"$tmp/ls_on" || return 1
+  echo "    step 600: $(hash_of "$tmp/ls_full"), from the dump of step 300: $(hash_of "$tmp/ls_on")"
+  [ "$(hash_of "$tmp/ls_on")" = "$(hash_of "$tmp/ls_full")" ] || return 1
+  rm "$tmp/ls.state.csv"
+  "$exe" -n 300 --headless "$tmp/ls.ini" >"$tmp/ls_off" 2>"$tmp/err" || return 1
+  [ "$(hash_of "$tmp/ls_off")" != "$(hash_of "$tmp/ls_full")" ] && ! grep -q "state" "$tmp/err"
+}
+
 test_bulk_looking_density_warned() {
   "$exe" -n 0 --headless "$root/tests/scenes/tiny.ini" >/dev/null 2>"$tmp/w.err" || return 1
   grep -F "tiny.ini:25: [small] density: 1000 kg/m^2 (areal) on discs of radius 0.005 m is as heavy as spheres of 150000 kg/m^3" "$tmp/w.err" &&
@@ -138,6 +167,7 @@ check test_steps_zero_collision_writes_initial_state
 check test_scene_steps_zero
 check test_steps_zero_gravity_writes_initial_state
 check test_dump_round_trip
+check test_polydisperse_dump_runs_on
 check test_bulk_looking_density_warned
 check test_rows_no_section_takes_warned
 finish

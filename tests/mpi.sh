@@ -167,6 +167,16 @@ test_collision_mode_refused() {
     one_message "collision scenes run in one process" && [ "$(cat "$tmp/rc.1")" = 2 ]
 }
 
+# One file for two outputs (here --trace a spelling of the checkpoint's path) under mpirun:
+# rank 0, which writes every output, refuses it before the run; every rank fails with it.
+test_one_file_for_two_outputs_refused_on_every_rank() {
+  ranks 2 --devices cpu -q --checkpoint c.ckpt --trace ./c.ckpt "$tmp/p.ini"
+  local rc=$?
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 2 &&
+    one_message "--trace: './c.ckpt' is also the --checkpoint file ('c.ckpt')" &&
+    [ "$(cat "$tmp/rc.0")" = 2 ] && [ ! -e "$tmp/in.0/c.ckpt" ]
+}
+
 # SIGTERM to mpirun alone (timeout --foreground: plain timeout would also signal its whole
 # process group, the ranks included, racing mpirun's own shutdown of them).
 test_sigterm_to_mpirun_reports() {
@@ -237,5 +247,6 @@ check test_ranks_with_different_scenes_fail_together
 check test_rank_that_cannot_read_its_scene
 check test_rank_without_a_device_fails_together
 check test_collision_mode_refused
+check test_one_file_for_two_outputs_refused_on_every_rank
 check test_sigterm_to_mpirun_reports
 finish

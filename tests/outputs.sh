@@ -122,14 +122,89 @@ test_outputs_checked_before_the_run() {
   [ ! -e "$tmp/missing" ] && no_temp_files "$tmp" "$tmp/dir"
 }
 
+# Exit 2 before the run, with the message (a fixed string), nothing on stdout.
+two_uses_refused() { # scene message options...
+  local sc=$1 msg=$2
+  shift 2
+  "$exe" -q -n 20 "$@" "$sc" >"$tmp/out" 2>"$tmp/err"
+  local rc=$?
+  [ $rc -eq 2 ] && grep -qF -- "$msg" "$tmp/err" && [ ! -s "$tmp/out" ] && return 0
+  echo "    $* $sc: rc $rc: $(cat "$tmp/err")"
+  return 1
+}
+
+# One file for two uses, however spelled (./x, a/../x, a symlink, a hard link): two outputs,
+# an output and one of the --output or --frames folder's names (any step's frame), an output
+# and what the run reads (the scene, its particle files, the --resume checkpoint, which
+# --checkpoint alone may replace), in both modes. Nothing is written.
 test_one_file_for_two_outputs_refused() {
-  ln -s same.json "$tmp/alias.json"
-  "$exe" -q -n 20 --stats "$tmp/same.json" --dump "$tmp/same.json" "$scene" >"$tmp/out" 2>"$tmp/err"
-  [ $? -eq 2 ] && grep -q -- "--dump: '$tmp/same.json' is also the --stats file" "$tmp/err" &&
-    [ ! -s "$tmp/out" ] || return 1
-  "$exe" -q -n 20 --stats "$tmp/same.json" --checkpoint "$tmp/alias.json" "$scene" >"$tmp/out" \
-    2>"$tmp/err"
-  [ $? -eq 2 ] && grep -q -- "--checkpoint" "$tmp/err" && [ ! -e "$tmp/same.json" ]
+  local d=$tmp/two sc
+  mkdir -p "$d/sub" "$d/o" "$d/fr"
+  ln -s same.json "$d/alias.json"
+  ln -s o/walls.vtp "$d/walls_link"
+  touch "$d/h1" && ln "$d/h1" "$d/h2"
+  gravity_scene "$tmp/g.ini" 10
+  for sc in "$scene" "$tmp/g.ini"; do
+    cp "$sc" "$d/scene.ini"
+    rm -f "$d/r.ck" && "$exe" -q -n 10 --checkpoint "$d/r.ck" "$sc" >/dev/null || return 1
+    two_uses_refused "$sc" "--dump: '$d/same.json' is also the --stats file; give each output its own" \
+      --stats "$d/same.json" --dump "$d/same.json" &&
+      two_uses_refused "$sc" "--checkpoint: '$d/alias.json' is also the --stats file ('$d/same.json')" \
+        --stats "$d/same.json" --checkpoint "$d/alias.json" &&
+      two_uses_refused "$sc" "--trace: '$d/x.ck' is also the --checkpoint file;" \
+        --checkpoint "$d/x.ck" --trace "$d/x.ck" &&
+      two_uses_refused "$sc" "--trace: '$d/./x.ck' is also the --checkpoint file ('$d/x.ck')" \
+        --checkpoint "$d/x.ck" --trace "$d/./x.ck" &&
+      two_uses_refused "$sc" "--dump: '$d/sub/../x.csv' is also the --stats file ('$d/x.csv')" \
+        --stats "$d/x.csv" --dump "$d/sub/../x.csv" &&
+      two_uses_refused "$sc" "--trace: '$d/h2' is also the --stats file ('$d/h1')" \
+        --stats "$d/h1" --trace "$d/h2" &&
+      two_uses_refused "$sc" "--stats: '$d/o/frames.pvd' is a file of the --output folder '$d/o'" \
+        --output "$d/o" --stats "$d/o/frames.pvd" &&
+      two_uses_refused "$sc" "--trace: '$d/o/frames.pvd' is a file of the --output folder '$d/o'" \
+        --output "$d/o" --trace "$d/o/frames.pvd" &&
+      two_uses_refused "$sc" "--checkpoint: '$d/o/frame_000500.vtp' is a file of the --output folder" \
+        --output "$d/o" --checkpoint "$d/o/frame_000500.vtp" &&
+      two_uses_refused "$sc" "--dump: '$d/sub/../o/diagnostics.csv' is a file of the --output folder" \
+        --output "$d/o" --diagnostics --dump "$d/sub/../o/diagnostics.csv" &&
+      two_uses_refused "$sc" "--stats: '$d/./o/frames.csv' is a file of the --output folder" \
+        --output "$d/o" --output-format csv --stats "$d/./o/frames.csv" &&
+      two_uses_refused "$sc" "--dump: '$d/walls_link' is a file of the --output folder '$d/o'" \
+        --output "$d/o" --dump "$d/walls_link" &&
+      two_uses_refused "$sc" "--stats: '$d/./r.ck' is the --resume checkpoint ('$d/r.ck'), which this run starts from; only --checkpoint may replace it" \
+        --resume "$d/r.ck" --stats "$d/./r.ck" &&
+      two_uses_refused "$sc" "--trace: '$d/r.ck' is the --resume checkpoint" \
+        --resume "$d/r.ck" --checkpoint "$d/next.ck" --trace "$d/r.ck" &&
+      two_uses_refused "$d/scene.ini" "--dump: '$d/sub/../scene.ini' is the scene file ('$d/scene.ini'), which this run reads" \
+        --dump "$d/sub/../scene.ini" || return 1
+    # (cd: a run without --checkpoint leaves its last good state in the working folder)
+    (exe=$(readlink -f "$exe") sc=$(readlink -f "$sc") && cd "$d" && two_uses_refused "$sc" "--trace: 'mixsim-lastgood.ckpt' is also where a numerical failure leaves the last good state" \
+      --trace mixsim-lastgood.ckpt) || return 1
+    # a resumed run goes on writing its checkpoint
+    "$exe" -q -n 20 --resume "$d/r.ck" --checkpoint "$d/./r.ck" "$sc" >/dev/null || return 1
+  done
+  # a dump's state beside it (collision mode)
+  two_uses_refused "$scene" "--stats: '$d/./run.state.csv' is also the --dump's state file ('$d/run.state.csv'); give each output its own" \
+    --dump "$d/run.csv" --stats "$d/./run.state.csv" || return 1
+  # the files a scene reads: its particles (from a dump)
+  "$exe" -q -n 0 --dump "$d/bed.csv" "$scene" >/dev/null || return 1
+  printf '%s\n' '[simulation]' 'dt = 1e-4' '[box]' 'min = 0, 0' 'max = 0.3, 0.3' '[material]' \
+    'stiffness = 1e5' 'restitution = 0.5' '[small]' 'file = bed.csv' '[large_file.all]' \
+    'file = bed.csv' >"$d/f.ini"
+  cp "$d/bed.csv" "$d/bed.keep"
+  two_uses_refused "$d/f.ini" "--trace: '$d/bed.state.csv' is the scene's [small] file's dump state, which this run reads" \
+    --trace "$d/bed.state.csv" || return 1
+  two_uses_refused "$d/f.ini" "--dump: '$d/./bed.csv' is the scene's [large_file.all] file ('$d/bed.csv'), which this run reads; an output must not replace it" \
+    --dump "$d/./bed.csv" &&
+    two_uses_refused "$d/f.ini" "--checkpoint: '$d/sub/../bed.csv' is the scene's [large_file.all] file" \
+      --checkpoint "$d/sub/../bed.csv" && cmp "$d/bed.csv" "$d/bed.keep" || return 1
+  if [ "$have_preview" = 1 ]; then
+    two_uses_refused "$scene" "--screenshot: '$d/fr/frame_000003.png' is a frame of the --frames folder '$d/fr'" \
+      --frames "$d/fr" --screenshot "$d/fr/frame_000003.png" || return 1
+  fi
+  [ ! -e "$d/same.json" ] && [ ! -e "$d/x.ck" ] && [ ! -e "$d/x.csv" ] && [ ! -s "$d/h1" ] &&
+    [ -z "$(ls -A "$d/o")$(ls -A "$d/fr")" ] && [ ! -e "$d/mixsim-lastgood.ckpt" ] &&
+    [ ! -e "$d/run.csv" ] && cmp -s "$d/scene.ini" "$tmp/g.ini"
 }
 
 # The checkpoint's folder is replaced by a file while the run is under way (then the run

@@ -9,34 +9,55 @@
 #include "mixsim/sim.h"
 #include "mixsim/status.h"
 
-/* 3: with the friction state (rotation, contact histories) of frictional scenes; every
- * checkpoint is written as version 3. 2: collision state in double precision, refused
- * now (it has no friction section), as is 1 (floats); each with a message saying so.
- * Gravity payloads have not changed: versions 1 to 3 are read. */
-#define MS_CHECKPOINT_VERSION 3
+/* 4: with the scene's identity in full: CRC-32 and size of each file the scene reads
+ * besides its own; every checkpoint is written as version 4. 3: with the friction state
+ * (rotation, contact histories) of frictional scenes, but only the scene file's CRC-32:
+ * read for a scene that reads no other file, refused (saying why) for one that does.
+ * 2: collision state in double precision, refused now (it has no friction section), as is
+ * 1 (floats); each with a message saying so. Gravity payloads have not changed: versions
+ * 1 to 3 are read under version 3's rule. */
+#define MS_CHECKPOINT_VERSION 4
 
-/* Identity of a scene: CRC-32 of its file's bytes. A checkpoint only resumes the scene
- * it was written from. Returns MS_ERR_INPUT when the file cannot be read. */
-ms_status ms_scene_identity(const char *path, uint32_t *id);
+/* The identity of a scene: the CRC-32 of its file's bytes, and the CRC-32 and size of
+ * each file it reads (ms_scene.inputs). A checkpoint only resumes the scene it was
+ * written from, with the same files. */
+typedef struct ms_scene_file_id {
+  char key[96];   /* "[small] file": the file's name in the checkpoint */
+  char path[512]; /* this scene's path of it, for messages */
+  uint32_t crc;
+  uint64_t bytes;
+} ms_scene_file_id;
 
-ms_status ms_checkpoint_save(const char *path, ms_sim *sim, uint32_t scene_id);
+typedef struct ms_scene_id {
+  uint32_t crc; /* the scene file's */
+  int n_files;
+  ms_scene_file_id *file;
+} ms_scene_id;
+
+/* Reads the scene's file and every file it read. MS_ERR_INPUT when one cannot be read;
+ * free with ms_scene_id_free. */
+ms_status ms_scene_identity(const ms_scene *scene, ms_scene_id *id);
+void ms_scene_id_free(ms_scene_id *id);
+
+/* `scene_id` may be NULL in what follows: a scene of CRC 0 that reads no other file. */
+ms_status ms_checkpoint_save(const char *path, ms_sim *sim, const ms_scene_id *scene_id);
 
 /* The same for gravity-mode runs. */
 struct ms_gravity;
-ms_status ms_checkpoint_save_gravity(const char *path, struct ms_gravity *g, uint32_t scene_id);
-ms_status ms_checkpoint_load_gravity(const char *path, struct ms_gravity *g, uint32_t scene_id);
+ms_status ms_checkpoint_save_gravity(const char *path, struct ms_gravity *g, const ms_scene_id *scene_id);
+ms_status ms_checkpoint_load_gravity(const char *path, struct ms_gravity *g, const ms_scene_id *scene_id);
 
 /* A checkpoint held in memory: taken cheaply between advances, put back, or written. */
 typedef struct ms_snapshot ms_snapshot;
 ms_status ms_snapshot_take(ms_sim *sim, ms_snapshot **out);
 ms_status ms_snapshot_restore(ms_sim *sim, const ms_snapshot *snap);
-ms_status ms_snapshot_save(const char *path, const ms_snapshot *snap, uint32_t scene_id);
+ms_status ms_snapshot_save(const char *path, const ms_snapshot *snap, const ms_scene_id *scene_id);
 long ms_snapshot_step(const ms_snapshot *snap);
 void ms_snapshot_free(ms_snapshot *snap);
 
 /* Restores `sim`, created from the same scene, to the saved state. A truncated,
  * corrupted, wrong-version or wrong-scene file is refused with MS_ERR_INPUT and a
  * message saying which; `sim` is then unchanged. */
-ms_status ms_checkpoint_load(const char *path, ms_sim *sim, uint32_t scene_id);
+ms_status ms_checkpoint_load(const char *path, ms_sim *sim, const ms_scene_id *scene_id);
 
 #endif

@@ -99,6 +99,31 @@ typedef struct ms_gravity_scene {
   float *vel;               /* 3 per body: vx, vy, vz */
 } ms_gravity_scene;
 
+/* A file the scene reads besides its own ([small] file, [large_file.NAME] file,
+ * [gravity] file): part of the scene's identity, which a checkpoint records. */
+typedef struct ms_scene_input {
+  char key[96];   /* "[small] file", "[large_file.rocks] file" */
+  char path[512]; /* as read: resolved against the scene's folder */
+} ms_scene_input;
+
+/* A contact's stored tangential displacement (friction's history), between particles of
+ * the scene: a, b as their kinds' indices say. */
+typedef struct ms_scene_contact {
+  int a, b;
+  float xi; /* m */
+} ms_scene_contact;
+
+/* The contact histories a frictional scene starts with, read beside its particle files
+ * (a --dump's FILE.state.csv, docs/output.md); present 0: none, every contact starts
+ * unstretched. */
+typedef struct ms_scene_histories {
+  int present;
+  ms_scene_contact *ss, *ls, *ll; /* small-small (a < b), large-small (a large, b small),
+                                     large-large (a < b), each sorted by (a, b) */
+  long n_ss, n_ls, n_ll;
+  float *small_wall_xi, *large_wall_xi; /* 4 per particle (left, right, bottom, top), or NULL */
+} ms_scene_histories;
+
 typedef struct ms_scene {
   char path[512]; /* file name used in messages */
   ms_mode mode;
@@ -175,6 +200,13 @@ typedef struct ms_scene {
    * exploding; 0 means no limit (NaN/Inf always stop it). */
   float max_speed;
 
+  /* The files read besides the scene's own, in the order read. */
+  ms_scene_input *inputs;
+  int input_count;
+
+  /* Friction on: the contact histories read beside its particle files. */
+  ms_scene_histories hist;
+
   /* Warnings found while loading, "path:line: [section] key: text"; the loader prints
    * each with ms_warn (silenced by --quiet) and keeps the first MS_SCENE_WARNINGS_MAX. */
   int warning_count;
@@ -190,6 +222,11 @@ ms_status ms_scene_load(const char *path, ms_scene *scene);
 ms_status ms_scene_load_string(const char *text, const char *name, ms_scene *scene);
 
 void ms_scene_free(ms_scene *scene);
+
+/* Where a --dump of `path` keeps the state its rows do not hold (the grid's radius, the
+ * contact histories), and a scene reading the particle file `path` finds it: the path
+ * without a final ".csv", then ".state.csv". Returns 0 when that does not fit in `size`. */
+int ms_dump_state_path(const char *path, char *out, size_t size);
 
 /* Whether the scene's material has friction: friction, rolling_friction or wall_friction
  * > 0. Off, the simulation runs exactly the frictionless program. */

@@ -115,7 +115,7 @@ static ms_status diagnose(ms_gravity *g, run_log *log, const ms_gravity_cli *c, 
 /* After the energy check failed: the last diagnosed state within the bound, as a
  * checkpoint where a non-finite state's last good one goes. */
 static void write_last_within(ms_gravity *g, run_log *log, const ms_gravity_cli *c,
-                              uint32_t scene_id)
+                              const ms_scene_id *scene_id)
 {
   const char *path = c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt";
   ms_gravity_state *good = &log->good;
@@ -136,7 +136,7 @@ static void write_last_within(ms_gravity *g, run_log *log, const ms_gravity_cli 
  * deterministic, and writes the last state before it as a checkpoint. A signal cuts the
  * replay short: the good state reached so far is written instead, and said to be earlier. */
 static void write_last_good(ms_gravity *g, ms_gravity_state *good, long end,
-                            const ms_gravity_cli *c, uint32_t scene_id)
+                            const ms_gravity_cli *c, const ms_scene_id *scene_id)
 {
   const char *path = c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt";
   double e0 = ms_gravity_initial_energy(g);
@@ -171,7 +171,7 @@ static void write_last_good(ms_gravity *g, ms_gravity_state *good, long end,
 /* Runs up to step `total` (a resumed run starts past 0), in chunks that end at
  * diagnostics and checkpoint boundaries, and stops early on a signal. */
 static ms_status run(ms_gravity *g, long total, long every, run_log *log, const ms_gravity_cli *c,
-                     uint32_t scene_id, ms_series *out)
+                     const ms_scene_id *scene_id, ms_series *out)
 {
   ms_status st = diagnose(g, log, c, 0.0);
   int energy_failed = st == MS_ERR_NUMERIC;
@@ -320,7 +320,7 @@ static int write_csv(FILE *f, void *arg)
  * run), the report with the state hash, the stats and the dump, each on its own so that
  * one that cannot be written costs nothing else. Returns how many were not written. */
 static int write_outputs(const ms_gravity_cli *c, ms_gravity *g, const ms_scene *scene,
-                         const run_log *log, ms_gravity_state *state, uint32_t scene_id)
+                         const run_log *log, ms_gravity_state *state, const ms_scene_id *scene_id)
 {
   ms_lost_outputs lost = {0};
   if (c->checkpoint)
@@ -347,8 +347,9 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
   if (st)
     return fail(st);
   ms_gravity_set_stop_flag(g, c->stop);
-  uint32_t scene_id = 0;
-  st = ms_scene_identity(c->scene_path, &scene_id);
+  ms_scene_id id;
+  const ms_scene_id *scene_id = &id;
+  st = ms_scene_identity(scene, &id);
   int root = ms_app_is_root(); /* several ranks: rank 0 reads the checkpoint, all take it */
   if (!st && c->resume && root)
     st = ms_checkpoint_load_gravity(c->resume, g, scene_id);
@@ -358,6 +359,7 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
                  "at step %ld (--steps or the scene's steps): nothing to run",
                  c->resume, ms_gravity_step(g), scene->steps);
   if (st) {
+    ms_scene_id_free(&id);
     ms_gravity_destroy(g);
     return fail(st);
   }
@@ -380,6 +382,7 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
   ms_gravity_state_free(&state);
   ms_gravity_state_free(&log.good);
   free(log.diag);
+  ms_scene_id_free(&id);
   ms_gravity_destroy(g);
   return rc;
 }

@@ -20,6 +20,7 @@
 #include "mixsim/mixsim.h"
 #include "preview/preview.h"
 #include "io/output_file.h"
+#include "io/output_paths.h"
 #include "io/report.h"
 #include "io/trace_json.h"
 #include "collision/trace.h"
@@ -135,6 +136,7 @@ static void usage(FILE *out)
         "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
         "  -s, --stats FILE         write the figures as JSON ('-': standard output)\n"
         "  -o, --dump FILE          write the final particle state as CSV ('-': standard output)\n"
+        "                           and, beside FILE.csv, FILE.state.csv (collision mode)\n"
         "      --trace FILE.json    write a Perfetto/Chrome trace of the threads and queues\n"
         "                           (docs/trace.md)\n"
         "      --trace-steps A:B    the iterations --trace keeps: A to B-1 (default 0:200)\n"
@@ -177,9 +179,11 @@ static void usage(FILE *out)
         "      --resume FILE          continue from a checkpoint of the same scene; the run\n"
         "                             ends at step --steps (or the scene's steps) as before\n"
         "\n"
-        "Outputs are checked before the run; a file is replaced whole (temporary file and\n"
-        "rename), a device or FIFO written through. An output that cannot be written at the\n"
-        "end is named, the rest still written, and the exit code is 1.\n"
+        "Outputs are checked before the run, one file for two uses refused (an output on\n"
+        "another, on the scene or a file it reads, on --resume, on the --output folder);\n"
+        "a file is replaced whole (temporary file and rename), a device or FIFO written\n"
+        "through. An output that cannot be written at the end is named, the rest still\n"
+        "written, and the exit code is 1.\n"
         "\n"
         "Exit codes: 0 ok, 1 runtime error, 2 bad input, 3 no OpenCL platform/device,\n"
         "4 numerical failure (NaN/Inf), 130/143 stopped by SIGINT/SIGTERM.\n",
@@ -340,8 +344,9 @@ static ms_lost_outputs g_lost;
 static void note_output(ms_status st, const char *opt) { ms_lost_note(&g_lost, st, opt); }
 
 /* Every output path is checked before anything runs, so that a typo costs no run, and
- * the temporary files that killed runs left beside them are removed. Returns -1 to go
- * on, or an exit code. */
+ * the temporary files that killed runs left beside them are removed (output_options
+ * compares them with each other once the scene is read). Returns -1 to go on, or an
+ * exit code. */
 static int check_outputs(const cli *c)
 {
   if (c->stats_path && c->dump_path && strcmp(c->stats_path, "-") == 0 &&
@@ -357,13 +362,6 @@ static int check_outputs(const cli *c)
     if (st)
       return fail(st);
   }
-  for (int i = 0; i < 4; i++)
-    for (int j = i + 1; j < 4; j++)
-      if (paths[i] && paths[j] && ms_output_same_file(paths[i], paths[j])) {
-        fprintf(stderr, "mixsim: %s: '%s' is also the %s file; give each output its own\n",
-                opts[j], paths[j], opts[i]);
-        return MS_ERR_INPUT;
-      }
   time_t now = time(NULL);
   for (int i = 0; i < 4; i++)
     if (paths[i])
@@ -410,7 +408,8 @@ static int outputs_exit_code(int rc)
 }
 
 /* A checkpoint from past the run's end would run nothing: say so rather than report. */
-static ms_status resume_from(const char *path, ms_sim *sim, uint32_t scene_id, long steps)
+static ms_status resume_from(const char *path, ms_sim *sim, const ms_scene_id *scene_id,
+                             long steps)
 {
   ms_status st = ms_checkpoint_load(path, sim, scene_id);
   if (!st && ms_sim_step(sim) > steps)
@@ -471,6 +470,39 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
   return -1;
 }
 
+/* Every file the run writes, and those it reads, on a file of its own. */
+static ms_status distinct_paths(const cli *c, const ms_scene *sc, const ms_series_options *o)
+{
+  char state[4096]; /* a dump file's state goes beside it (collision mode) */
+  ms_output_id dump;
+  int beside = c->dump_path && ms_output_identify(c->dump_path, &dump) &&
+               sc->mode == MS_MODE_COLLISION &&
+               ms_dump_state_path(c->dump_path, state, sizeof state);
+  const ms_path_use fixed[] = {
+      {"the scene file", c->scene, MS_PATH_INPUT},
+      {"--resume", c->resume, MS_PATH_RESUME},
+      {"--stats", c->stats_path, MS_PATH_OUTPUT},
+      {"--dump", c->dump_path, MS_PATH_OUTPUT},
+      {"--checkpoint", c->checkpoint, MS_PATH_OUTPUT},
+      {"--screenshot", c->screenshot, MS_PATH_OUTPUT},
+      {"--trace", c->trace_path, MS_PATH_OUTPUT},
+      {"where a numerical failure leaves the last good state (no --checkpoint given)",
+       c->checkpoint ? NULL : "mixsim-lastgood.ckpt", MS_PATH_IMPLIED},
+      {"--dump's state", beside ? state : NULL, MS_PATH_IMPLIED},
+  };
+  int n_fixed = (int)(sizeof fixed / sizeof fixed[0]), n = n_fixed + sc->input_count;
+  ms_path_use *use = malloc((size_t)n * sizeof *use);
+  if (!use)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  /* the scene's files first: inputs, like the scene */
+  for (int i = 0; i < sc->input_count; i++)
+    use[i] = (ms_path_use){sc->inputs[i].key, sc->inputs[i].path, MS_PATH_INPUT};
+  memcpy(use + sc->input_count, fixed, sizeof fixed);
+  ms_status st = ms_paths_distinct(use, n, o, c->frames_dir);
+  free(use);
+  return st;
+}
+
 /* The time series: the options over the scene's [output] keys; the folder is made and
  * checked for an earlier run's frames before anything runs. Returns -1 to go on, or an
  * exit code. */
@@ -487,18 +519,11 @@ static int output_options(const cli *c, const ms_scene *sc, ms_series_options *o
     return bad_option("--output-format", "vtk or csv", c->output_format);
   if (c->output_format)
     o->csv = strcmp(c->output_format, "csv") == 0;
-  /* No other output may take a name the folder's files have, checked before
-   * --output-clear removes anything (check_outputs made sure their folders exist). */
-  const char *opts[] = {"--stats", "--dump", "--checkpoint", "--screenshot", "--trace"};
-  const char *paths[] = {c->stats_path, c->dump_path, c->checkpoint, c->screenshot,
-                         c->trace_path};
-  for (int i = 0; o->dir && ms_app_is_root() && i < 5; i++)
-    if (paths[i] && ms_series_claims(o, paths[i])) {
-      fprintf(stderr, "mixsim: %s: '%s' is a file of the --output folder '%s'; give each "
-                      "output its own\n", opts[i], paths[i], o->dir);
-      return MS_ERR_INPUT;
-    }
-  ms_status st = o->dir && ms_app_is_root() ? ms_series_prepare("--output", o) : MS_OK;
+  /* One file for two uses, checked before --output-clear removes anything
+   * (check_outputs made sure the outputs' folders exist). Rank 0 writes every output. */
+  ms_status st = ms_app_is_root() ? distinct_paths(c, sc, o) : MS_OK;
+  if (!st && o->dir && ms_app_is_root())
+    st = ms_series_prepare("--output", o);
   return st ? fail(st) : -1;
 }
 
@@ -541,13 +566,17 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
   ms_run_plan plan = {steps, !c->quiet && isatty(fileno(stderr)), c->checkpoint,
                       c->checkpoint_every, 0, c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt",
                       offscreen ? &po : NULL, note_output, NULL, series};
-  ms_status st = ms_scene_identity(c->scene, &plan.scene_id);
+  ms_scene_id id;
+  ms_status st = ms_scene_identity(scene, &id);
+  plan.scene_id = &id;
   if (!st && c->resume)
-    st = resume_from(c->resume, *sim, plan.scene_id, steps);
+    st = resume_from(c->resume, *sim, &id, steps);
   if (!st) /* a resumed run tunes again, over what is left of it */
     st = ms_tuner_create(scene, *sim, steps - ms_sim_step(*sim), &plan.tuner);
-  if (st)
+  if (st) {
+    ms_scene_id_free(&id);
     return st;
+  }
   info->tuner = plan.tuner;
   /* A signal from here on stops the run at the next iteration. */
   set_running(*sim);
@@ -555,7 +584,8 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
   set_running(NULL);
   /* The state at the end or where a signal stopped the run. */
   if (!st && c->checkpoint)
-    note_output(ms_checkpoint_save(c->checkpoint, *sim, plan.scene_id), "--checkpoint");
+    note_output(ms_checkpoint_save(c->checkpoint, *sim, &id), "--checkpoint");
+  ms_scene_id_free(&id);
   return st;
 }
 

@@ -8,6 +8,7 @@
 
 #include "collision/tuner.h"
 #include "io/series.h"
+#include "mixsim/checkpoint.h"
 #include "mixsim/sim.h"
 #include "preview/preview.h"
 
@@ -16,7 +17,7 @@ typedef struct ms_run_plan {
   int progress;           /* show a progress line on stderr */
   const char *checkpoint; /* NULL: no periodic checkpoints */
   long checkpoint_every;  /* 0: none on the way */
-  uint32_t scene_id;
+  const ms_scene_id *scene_id; /* what checkpoints record (NULL: none) */
   const char *last_good;  /* where a numerical failure leaves the last good state; NULL: nowhere */
   const ms_preview_options *offscreen; /* frames_dir and/or screenshot; NULL: headless */
   /* An output that could not be written on the way (a periodic checkpoint, a frame, the

@@ -239,6 +239,43 @@ static ms_exchange default_exchange(const ms_sim *s, size_t cap)
   return bytes > 6e6 ? MS_EXCHANGE_ZONE : MS_EXCHANGE_FULL;
 }
 
+/* Scene entries as history entries (the same pair and displacement); NULL: no memory. */
+static ms_history_entry *entries_of(const ms_scene_contact *c, long n)
+{
+  ms_history_entry *e = malloc(((size_t)n + 1) * sizeof *e);
+  for (long i = 0; e && i < n; i++)
+    e[i] = (ms_history_entry){c[i].a, c[i].b, c[i].xi};
+  return e;
+}
+
+/* The contact histories a scene read beside a dump (ms_scene.hist): the friction state as
+ * loaded, exported, its (empty) histories replaced by the scene's, and imported back, as a
+ * checkpoint's are. */
+static ms_status import_scene_histories(ms_sim *s, const ms_scene_histories *h)
+{
+  ms_friction_state f;
+  ms_status st = ms_sim_friction_export(s, &f);
+  if (st)
+    return st;
+  free(f.ss);
+  free(f.ls);
+  free(f.ll);
+  f.ss = entries_of(h->ss, h->n_ss);
+  f.ls = entries_of(h->ls, h->n_ls);
+  f.ll = entries_of(h->ll, h->n_ll);
+  f.n_ss = (size_t)h->n_ss;
+  f.n_ls = (size_t)h->n_ls;
+  f.n_ll = (size_t)h->n_ll;
+  if (h->small_wall_xi)
+    memcpy(f.small_wall_xi, h->small_wall_xi, 4 * (size_t)s->n_small * sizeof(float));
+  if (h->large_wall_xi)
+    memcpy(f.large_wall_xi, h->large_wall_xi, 4 * (size_t)s->n_large * sizeof(float));
+  st = f.ss && f.ls && f.ll ? ms_sim_friction_import(s, &f)
+                            : ms_fail(MS_ERR_RUNTIME, "out of memory for the contact histories");
+  ms_friction_state_free(&f);
+  return st;
+}
+
 ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **out)
 {
   *out = NULL;
@@ -276,6 +313,8 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st)
     st = load_buffers(s, sc->buffers, (size_t)sc->grid_capacity, sc->small_pos, sc->small_vel,
                       sc->small_rot); /* (NULL: angle 0 and the scene's spin) */
+  if (!st && s->friction_on && sc->hist.present)
+    st = import_scene_histories(s, &sc->hist);
   if (st) {
     ms_sim_destroy(s);
     return st;

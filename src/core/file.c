@@ -1,4 +1,4 @@
-/* Reading files: whole files, and bounded line-by-line input (see file.h). */
+/* Reading files: whole files, bounded line-by-line input, CRC-32s (see file.h). */
 #include "core/file.h"
 
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 char *ms_read_file(const char *path, size_t *len)
 {
@@ -107,4 +108,27 @@ int ms_read_line(FILE *f, char *buf, size_t size, ms_line *line)
       ungetc(next, f);
   }
   return n > 0;
+}
+
+int ms_file_crc32(const char *path, uint32_t *crc, uint64_t *bytes)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return -1;
+  uLong c = crc32(0L, Z_NULL, 0);
+  unsigned char buf[65536];
+  size_t n;
+  *bytes = 0;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+    c = crc32(c, buf, (uInt)n);
+    *bytes += n;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    errno = EIO;
+    return -1;
+  }
+  *crc = (uint32_t)c;
+  return 0;
 }

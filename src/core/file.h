@@ -5,6 +5,7 @@
 #define MS_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* Returns the contents of `path` with a '\0' appended (free it), its length in *len
@@ -16,6 +17,10 @@ char *ms_read_file(const char *path, size_t *len);
  * returns NULL with the reason in `why` ("a folder, not a regular file", "20000000
  * bytes, more than 16777216", or the system's message). */
 FILE *ms_open_regular(const char *path, long max_bytes, char *why, size_t size);
+
+/* CRC-32 (zlib's) and size of the file at `path`. Returns 0, or -1 with errno set when
+ * it cannot be opened or read. */
+int ms_file_crc32(const char *path, uint32_t *crc, uint64_t *bytes);
 
 /* One line as ms_read_line read it. */
 typedef struct ms_line {

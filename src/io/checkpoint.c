@@ -372,7 +372,7 @@ static ms_status restore(ms_sim *s, const cimage *im)
   return st;
 }
 
-ms_status ms_checkpoint_save(const char *path, ms_sim *s, uint32_t scene_id)
+ms_status ms_checkpoint_save(const char *path, ms_sim *s, const ms_scene_id *scene_id)
 {
   cimage im;
   ms_status st = capture(s, &im);
@@ -383,7 +383,7 @@ ms_status ms_checkpoint_save(const char *path, ms_sim *s, uint32_t scene_id)
   return st;
 }
 
-ms_status ms_checkpoint_load(const char *path, ms_sim *s, uint32_t scene_id)
+ms_status ms_checkpoint_load(const char *path, ms_sim *s, const ms_scene_id *scene_id)
 {
   cimage im;
   memset(&im, 0, sizeof im);
@@ -417,7 +417,7 @@ ms_status ms_snapshot_restore(ms_sim *s, const ms_snapshot *snap)
   return restore(s, &snap->im);
 }
 
-ms_status ms_snapshot_save(const char *path, const ms_snapshot *snap, uint32_t scene_id)
+ms_status ms_snapshot_save(const char *path, const ms_snapshot *snap, const ms_scene_id *scene_id)
 {
   cimage im = snap->im; /* the field table takes a mutable image; nothing is changed */
   return ms_ck_save(path, &collision_layout, &im, scene_id);
@@ -466,7 +466,7 @@ static ms_status gravity_fields_ok(const char *path, const void *v, const void *
 
 static const checks gravity_checks = {gravity_counts, gravity_fields_ok};
 
-ms_status ms_checkpoint_save_gravity(const char *path, ms_gravity *g, uint32_t scene_id)
+ms_status ms_checkpoint_save_gravity(const char *path, ms_gravity *g, const ms_scene_id *scene_id)
 {
   ms_gravity_state state;
   ms_status st = ms_gravity_read_state(g, &state);
@@ -478,7 +478,7 @@ ms_status ms_checkpoint_save_gravity(const char *path, ms_gravity *g, uint32_t s
   return st;
 }
 
-ms_status ms_checkpoint_load_gravity(const char *path, ms_gravity *g, uint32_t scene_id)
+ms_status ms_checkpoint_load_gravity(const char *path, ms_gravity *g, const ms_scene_id *scene_id)
 {
   gimage im;
   memset(&im, 0, sizeof im);

@@ -1,6 +1,7 @@
 /* Checkpoint files, whatever the mode: the header (magic "MIXSIMCK", version, mode,
  * scene id, byte-order word, payload size, payload CRC-32, header CRC-32), then the
- * payload its field table (io/checkpoint_file.h) describes. Writing is atomic; reading
+ * payload: the record of the files the scene reads (io/scene_identity.h), then what its
+ * field table (io/checkpoint_file.h) describes. Writing is atomic; reading
  * checks every byte before anything is used, and the helpers here name the file and the
  * field in each refusal. checkpoint.c has the modes' tables. */
 #include "io/checkpoint_file.h"
@@ -15,11 +16,13 @@
 #include <zlib.h>
 
 #include "io/output_file.h"
+#include "io/scene_identity.h"
 #include "mixsim/checkpoint.h"
 #include "collision/sim_internal.h"
 
 #define MAGIC "MIXSIMCK"
 #define BYTE_ORDER_WORD 0x01020304u
+#define RECORD_SINCE 4 /* the version that added the record of the scene's files */
 
 typedef struct header {
   char magic[8];
@@ -48,12 +51,14 @@ typedef struct save_ctx {
   header h;
   const layout *l;
   void *im;
+  const ms_scene_id *id;
 } save_ctx;
 
 static int write_payload(FILE *f, void *arg)
 {
   save_ctx *c = arg;
-  if (fwrite(&c->h, sizeof c->h, 1, f) != 1)
+  unsigned long unused = 0;
+  if (fwrite(&c->h, sizeof c->h, 1, f) != 1 || ms_sid_record_write(f, c->id, &unused))
     return -1;
   for (int i = 0; i < c->l->n_fields; i++) {
     size_t n = c->l->fields[i].size(c->im);
@@ -63,16 +68,19 @@ static int write_payload(FILE *f, void *arg)
   return 0;
 }
 
-ms_status ms_ck_save(const char *path, const layout *l, void *im, uint32_t scene_id)
+ms_status ms_ck_save(const char *path, const layout *l, void *im, const ms_scene_id *scene_id)
 {
   save_ctx c;
   memset(&c, 0, sizeof c);
   memcpy(c.h.magic, MAGIC, 8);
   c.h.version = MS_CHECKPOINT_VERSION;
   c.h.mode = l->mode;
-  c.h.scene_id = scene_id;
+  c.h.scene_id = scene_id ? scene_id->crc : 0;
   c.h.byte_order = BYTE_ORDER_WORD;
+  /* The record first (its size and CRC count in the payload's), then the fields. */
   uLong crc = crc32(0L, Z_NULL, 0);
+  ms_sid_record_write(NULL, scene_id, &crc);
+  c.h.payload_size = ms_sid_record_size(scene_id);
   for (int i = 0; i < l->n_fields; i++) {
     size_t n = l->fields[i].size(im);
     c.h.payload_size += n;
@@ -82,6 +90,7 @@ ms_status ms_ck_save(const char *path, const layout *l, void *im, uint32_t scene
   c.h.header_crc = header_crc(&c.h);
   c.l = l;
   c.im = im;
+  c.id = scene_id;
   return ms_write_atomic(path, write_payload, &c);
 }
 
@@ -93,8 +102,9 @@ static ms_status refuse(const char *path, const char *why)
 }
 
 static ms_status check_header(const char *path, const header *h, const layout *l,
-                              uint32_t scene_id)
+                              const ms_scene_id *now)
 {
+  uint32_t scene_id = now ? now->crc : 0;
   if (memcmp(h->magic, MAGIC, 8) != 0)
     return refuse(path, "not a mixsim checkpoint");
   if (h->header_crc != header_crc(h))
@@ -105,21 +115,21 @@ static ms_status check_header(const char *path, const header *h, const layout *l
     return refuse(path, "written by the other simulation mode");
   if (h->version == 1 && l->oldest >= 2)
     return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version 1 holds single-precision "
-                   "positions, which this mixsim no longer runs from (it reads version %u); "
+                   "positions, which this mixsim no longer runs from (it reads versions %u to %u); "
                    "rerun the scene from the start",
-                   path, MS_CHECKPOINT_VERSION);
+                   path, l->oldest, MS_CHECKPOINT_VERSION);
   if (h->version == 2 && l->oldest == 3)
     return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version 2 was written by an "
                    "older mixsim, without the rotation and contact histories that version %u "
-                   "holds; this mixsim reads only version %u: rerun the scene from the start",
-                   path, MS_CHECKPOINT_VERSION, MS_CHECKPOINT_VERSION);
+                   "added; this mixsim reads versions %u to %u only: rerun the scene from the "
+                   "start", path, l->oldest, l->oldest, MS_CHECKPOINT_VERSION);
   if (h->version < l->oldest || h->version > MS_CHECKPOINT_VERSION)
-    return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version %u, this mixsim reads %u",
-                   path, h->version, MS_CHECKPOINT_VERSION);
+    return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version %u, this mixsim reads "
+                   "%u to %u", path, h->version, l->oldest, MS_CHECKPOINT_VERSION);
   if (h->scene_id != scene_id)
     return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: written from another scene (scene id "
                    "%08x, this scene %08x)", path, h->scene_id, scene_id);
-  return MS_OK;
+  return h->version < RECORD_SINCE ? ms_sid_without_record(path, h->version, now) : MS_OK;
 }
 
 
@@ -144,8 +154,8 @@ static ms_status open_section(const char *path, const layout *l, int k, void *im
 }
 
 /* Reads and checks the whole file into `im`. */
-ms_status ms_ck_read(const char *path, const layout *l, void *im, uint32_t scene_id,
-                            const checks *chk, const void *ctx)
+ms_status ms_ck_read(const char *path, const layout *l, void *im, const ms_scene_id *scene_id,
+                     const checks *chk, const void *ctx)
 {
   FILE *f = fopen(path, "rb");
   if (!f)
@@ -158,7 +168,17 @@ ms_status ms_ck_read(const char *path, const layout *l, void *im, uint32_t scene
     st = refuse(path, "truncated header");
   if (!st)
     st = check_header(path, &h, l, scene_id);
+  /* The scene's files before any field: a changed file is named, not its counts. */
   uLong crc = crc32(0L, Z_NULL, 0);
+  if (!st && h.version >= RECORD_SINCE) {
+    ms_scene_id saved;
+    unsigned long c = crc;
+    st = ms_sid_record_read(f, path, h.payload_size, &saved, &c, &total);
+    if (!st)
+      st = ms_sid_compare(path, &saved, scene_id);
+    crc = c;
+    ms_scene_id_free(&saved);
+  }
   for (int i = 0; !st && i < l->n_fields; i++) {
     int k = section_counted_at(l, i);
     if (k >= 0) {
@@ -233,25 +253,5 @@ ms_status ms_ck_counter(const char *path, const char *field, int64_t v, int64_t 
   if (max_name && v > max)
     return ms_ck_refuse_field(path, field, "= %lld is more than %s (%lld)", (long long)v, max_name,
                         (long long)max);
-  return MS_OK;
-}
-
-/* ---- scene identity ---------------------------------------------------------------- */
-
-ms_status ms_scene_identity(const char *path, uint32_t *id)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return ms_fail(MS_ERR_INPUT, "cannot read scene '%s': %s", path, strerror(errno));
-  uLong crc = crc32(0L, Z_NULL, 0);
-  unsigned char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-    crc = crc32(crc, buf, (uInt)n);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad)
-    return ms_fail(MS_ERR_INPUT, "cannot read scene '%s'", path);
-  *id = (uint32_t)crc;
   return MS_OK;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mixsim/checkpoint.h"
 #include "mixsim/status.h"
 
 typedef struct field {
@@ -49,11 +50,11 @@ typedef struct checks {
 } checks;
 
 /* Writes `im` by its layout, atomically. */
-ms_status ms_ck_save(const char *path, const layout *l, void *im, uint32_t scene_id);
+ms_status ms_ck_save(const char *path, const layout *l, void *im, const ms_scene_id *scene_id);
 
 /* Reads and checks the whole file into `im` (zeroed by the caller); on failure frees
  * what it allocated. */
-ms_status ms_ck_read(const char *path, const layout *l, void *im, uint32_t scene_id,
+ms_status ms_ck_read(const char *path, const layout *l, void *im, const ms_scene_id *scene_id,
                      const checks *chk, const void *ctx);
 
 /* "checkpoint 'PATH' refused: field 'NAME' ...", MS_ERR_INPUT. */

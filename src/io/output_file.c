@@ -321,26 +321,50 @@ ms_status ms_output_check_dir(const char *opt, const char *dir)
   return rc;
 }
 
-/* A regular file or a new path: an output that replaces what is there. */
-static int replaced(const char *path, struct stat *st, int *exists)
+int ms_output_identify(const char *path, ms_output_id *id)
 {
-  *exists = stat(path, st) == 0;
-  return strcmp(path, "-") != 0 && (!*exists || S_ISREG(st->st_mode));
+  memset(id, 0, sizeof *id);
+  struct stat st;
+  if (strcmp(path, "-") == 0)
+    return 0;
+  id->exists = stat(path, &st) == 0;
+  if (id->exists && !S_ISREG(st.st_mode))
+    return 0; /* written through, or refused by ms_output_check */
+  char *target = final_target(path);
+  char *dir = target ? folder_of(target) : NULL;
+  const char *slash = target ? strrchr(target, '/') : NULL;
+  const char *name = slash ? slash + 1 : target;
+  struct stat ds;
+  int ok = dir && *name && strlen(name) < sizeof id->name && stat(dir, &ds) == 0;
+  if (ok) {
+    id->replaced = 1;
+    id->dir_dev = ds.st_dev;
+    id->dir_ino = ds.st_ino;
+    snprintf(id->name, sizeof id->name, "%s", name);
+    if (id->exists) {
+      id->dev = st.st_dev;
+      id->ino = st.st_ino;
+      id->links = st.st_nlink;
+    }
+  }
+  free(dir);
+  free(target);
+  return id->replaced;
+}
+
+int ms_output_id_same(const ms_output_id *a, const ms_output_id *b)
+{
+  if (!a->replaced || !b->replaced || a->exists != b->exists)
+    return 0;
+  if (a->exists)
+    return a->dev == b->dev && a->ino == b->ino;
+  return a->dir_dev == b->dir_dev && a->dir_ino == b->dir_ino && strcmp(a->name, b->name) == 0;
 }
 
 int ms_output_same_file(const char *a, const char *b)
 {
-  struct stat sa, sb;
-  int ea, eb;
-  if (!replaced(a, &sa, &ea) || !replaced(b, &sb, &eb))
-    return 0;
-  if (ea && eb)
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  char *ta = final_target(a), *tb = final_target(b);
-  int same = ta && tb && strcmp(ta, tb) == 0;
-  free(ta);
-  free(tb);
-  return same;
+  ms_output_id ia, ib;
+  return ms_output_identify(a, &ia) && ms_output_identify(b, &ib) && ms_output_id_same(&ia, &ib);
 }
 
 ms_status ms_output_make_dir(const char *dir)

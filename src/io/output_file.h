@@ -5,6 +5,7 @@
 #define MS_OUTPUT_FILE_H
 
 #include <stdio.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "mixsim/status.h"
@@ -49,9 +50,27 @@ ms_status ms_output_check(const char *opt, const char *path, int allow_stdout);
  * (its parent exists and is writable). MS_ERR_INPUT naming `opt` otherwise. */
 ms_status ms_output_check_dir(const char *opt, const char *dir);
 
-/* Would outputs `a` and `b` replace the same file (the same name after symlinks, or the
- * same existing file)? Devices, FIFOs and "-" are never the same file: writes to them
- * simply follow each other. */
+/* Where a write to a path lands, whatever its spelling ("./x", "a/../x", a symlink, a
+ * hard link): an existing regular file by its device and inode, a new one by its folder's
+ * and its name in it (symlinks of the name followed, as ms_write_atomic does). */
+typedef struct ms_output_id {
+  int replaced; /* a regular file or a new path, whose folder exists: a write replaces it */
+  int exists;   /* dev, ino and links are the file's own */
+  dev_t dev, dir_dev;
+  ino_t ino, dir_ino;
+  nlink_t links;
+  char name[256]; /* the name in its folder */
+} ms_output_id;
+
+/* Fills `id`; returns id->replaced. "-", a device or FIFO (written through, never
+ * replaced), a folder that does not exist, or a loop of links give 0. */
+int ms_output_identify(const char *path, ms_output_id *id);
+
+/* Do the two land on one file? Only what a write replaces can be the same. */
+int ms_output_id_same(const ms_output_id *a, const ms_output_id *b);
+
+/* Would outputs `a` and `b` replace the same file? Devices, FIFOs and "-" are never the
+ * same file: writes to them simply follow each other. */
 int ms_output_same_file(const char *a, const char *b);
 
 /* Makes the folder `dir` (one level, mode 0755) unless it exists. */

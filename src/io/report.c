@@ -7,6 +7,7 @@
 #include "collision/ls_list.h"
 #include "collision/sim_internal.h"
 #include "collision/worker_pool.h"
+#include "io/dump_state_out.h"
 #include "io/output_file.h"
 
 static const ms_phase gpu_phases[] = {MS_PHASE_WAIT_DEVICE, MS_PHASE_GRID,
@@ -385,5 +386,5 @@ ms_status ms_report_dump_csv(const char *path, ms_sim *s)
   csv_ctx c = {s, &st};
   rc = ms_write_atomic(path, write_csv, &c);
   ms_state_free(&st);
-  return rc;
+  return rc ? rc : ms_dump_state(path, s); /* beside the dump: what its rows do not hold */
 }

@@ -150,17 +150,11 @@ ms_status ms_series_prepare(const char *opt, const ms_series_options *o)
                  opt, o->dir, left);
 }
 
-int ms_series_claims(const ms_series_options *o, const char *path)
+int ms_series_claims(const ms_series_options *o, const ms_output_id *id)
 {
-  const char *slash = strrchr(path, '/');
-  if (!o->dir || strcmp(path, "-") == 0 || !our_name(slash ? slash + 1 : path))
-    return 0;
-  char folder[4096];
-  int n = slash ? (slash == path ? 1 : (int)(slash - path)) : 1;
-  snprintf(folder, sizeof folder, "%.*s", n, slash ? path : ".");
-  struct stat a, b;
-  return stat(folder, &a) == 0 && stat(o->dir, &b) == 0 && a.st_dev == b.st_dev &&
-         a.st_ino == b.st_ino;
+  struct stat d;
+  return o->dir && id->replaced && our_name(id->name) && stat(o->dir, &d) == 0 &&
+         id->dir_dev == d.st_dev && id->dir_ino == d.st_ino;
 }
 
 /* ---- the writer thread's job -------------------------------------------------------- */

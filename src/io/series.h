@@ -6,6 +6,7 @@
 #ifndef MS_IO_SERIES_H
 #define MS_IO_SERIES_H
 
+#include "io/output_file.h"
 #include "io/writer.h"
 #include "mixsim/gravity.h"
 #include "mixsim/sim.h"
@@ -25,9 +26,10 @@ typedef struct ms_series ms_series;
  * `opt` and the folder. With `clear`, the older frames are removed here. */
 ms_status ms_series_prepare(const char *opt, const ms_series_options *o);
 
-/* Would the series write `path`? One of its names in its folder (0 while the folder does
- * not exist): another output there would be replaced, or replace it. */
-int ms_series_claims(const ms_series_options *o, const char *path);
+/* Would the series write where `id` lands (io/output_file.h)? One of its names in its
+ * folder, however spelled (0 while the folder does not exist): another output there
+ * would be replaced, or replace it. */
+int ms_series_claims(const ms_series_options *o, const ms_output_id *id);
 
 /* Starts the writer for a collision run or a gravity run; a collision run writes the box's
  * walls (DIR/walls.vtp) here, once. */

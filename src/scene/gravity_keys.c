@@ -151,7 +151,7 @@ static int read_body_file(loader *ld, const section *sec)
   ms_status st = ms_bodies_read_csv(f, g, ld->message, sizeof ld->message);
   fclose(f);
   if (st == MS_OK)
-    return 1;
+    return ms_ld_note_input(ld, sec->name, "file", g->file);
   ld->status = st;
   ld->error_line = 0;
   return 0;

@@ -97,6 +97,7 @@
 #include <string.h>
 
 #include "core/file.h"
+#include "core/grow.h"
 #include "scene/loader.h"
 #include "shared/contact.h"
 
@@ -141,7 +142,7 @@ static int build(loader *ld)
   if (!ms_ld_read_particle_files(ld))
     return 0;
   s->small_count = (int)sm->count;
-  return ms_ld_place_all(ld) && ms_ld_check_dt(ld);
+  return ms_ld_place_all(ld) && ms_ld_read_dump_states(ld) && ms_ld_check_dt(ld);
 }
 
 static void print_warnings(const ms_scene *s)
@@ -150,6 +151,21 @@ static void print_warnings(const ms_scene *s)
     ms_warn("%s", s->warnings[i]);
   if (s->warning_count > MS_SCENE_WARNINGS_MAX)
     ms_warn("%s: %d more warnings", s->path, s->warning_count - MS_SCENE_WARNINGS_MAX);
+}
+
+int ms_ld_note_input(loader *ld, const char *section_name, const char *what, const char *path)
+{
+  ms_scene *s = ld->scene;
+  size_t cap = (size_t)ld->input_cap;
+  ms_scene_input *grown = ms_grow(s->inputs, (size_t)s->input_count, &cap, sizeof *grown, 4);
+  if (!grown)
+    return ms_ld_fail_memory(ld);
+  s->inputs = grown;
+  ld->input_cap = (int)cap;
+  ms_scene_input *in = &s->inputs[s->input_count++];
+  snprintf(in->key, sizeof in->key, "[%s] %s", section_name, what);
+  snprintf(in->path, sizeof in->path, "%s", path);
+  return 1;
 }
 
 static ms_status finish(loader *ld, int inih_result)
@@ -222,5 +238,11 @@ void ms_scene_free(ms_scene *scene)
   free(scene->large_origin);
   free(scene->grav.pos);
   free(scene->grav.vel);
+  free(scene->inputs);
+  free(scene->hist.ss);
+  free(scene->hist.ls);
+  free(scene->hist.ll);
+  free(scene->hist.small_wall_xi);
+  free(scene->hist.large_wall_xi);
   *scene = (ms_scene){0};
 }

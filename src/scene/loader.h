@@ -52,7 +52,8 @@ typedef struct file_disc {
   double theta, w; /* angle and spin (the theta, omega columns; else 0 and the spin key) */
   float r, m;
   int is_static;
-  long line; /* its line in the file, for messages */
+  long line;  /* its line in the file, for messages */
+  long index; /* the index column (a dump's row within its kind), -1: none or not a count */
 } file_disc;
 
 /* [small] file or [large_file.NAME]: the file's particles and the section's keys that
@@ -69,6 +70,8 @@ typedef struct particle_file {
   file_disc *disc;
   long count;
   long other_kind;    /* rows of the other kind (kind column), not taken */
+  int has_index;      /* the file has an index column (as a dump has) */
+  long first;         /* [large_file.NAME]: the scene's index of its first particle */
 } particle_file;
 
 /* How [small] radii are drawn between radius_min and radius_max. */
@@ -135,6 +138,7 @@ typedef struct loader {
   particle_file *files; /* [large_file.NAME], in file order */
   int file_count, file_cap;
   char body_file[512]; /* [gravity] file as written */
+  int input_cap;       /* room in scene->inputs */
   ms_status status; /* MS_OK until the first error */
   int error_line;
   char message[1024];
@@ -203,6 +207,15 @@ int ms_ld_areal_density(loader *ld, const section *sec, double r_min, double *ar
  * its particle_file; placement.c checks and places them. */
 int ms_ld_read_particle_files(loader *ld);
 void ms_ld_free_particle_files(loader *ld);
+
+/* A dump's state (dump_state.c): beside each particle file, the dumped run's grid radius
+ * (for a [small] file) and with friction its contact histories, matched to the placed
+ * particles (after ms_ld_place_all) into scene->hist. */
+int ms_ld_read_dump_states(loader *ld);
+
+/* A file read for section `section_name` ("small", "large_file.rocks"), recorded in
+ * scene->inputs as "[NAME] WHAT" ("[small] file") (load.c). */
+int ms_ld_note_input(loader *ld, const char *section_name, const char *what, const char *path);
 
 /* Placement (placement.c) and the dt check (contact_time.c). */
 double ms_ld_disc_mass(double density, double r);

@@ -4,6 +4,7 @@
  * and column; placement.c then checks the discs against the box and each other. */
 #include "scene/loader.h"
 
+#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -168,6 +169,17 @@ static ms_status row_wanted(reader *r, char *field[MS_CSV_MAX_FIELDS], int *want
   return MS_OK;
 }
 
+/* The index column is read over, except that a whole number matches a dump's contact
+ * histories to the row (dump_state.c); anything else is -1. */
+static long row_index(const char *text)
+{
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  return end != text && *end == '\0' && errno == 0 && v >= 0 && text[0] != '-' && text[0] != '+'
+             ? v : -1;
+}
+
 static ms_status grow_discs(reader *r)
 {
   particle_file *pf = r->pf;
@@ -200,7 +212,8 @@ static ms_status take_row(reader *r, char *field[MS_CSV_MAX_FIELDS], int n)
     return st;
   file_disc d = {.vx = pf->velocity[0], .vy = pf->velocity[1], .r = pf->radius,
                  .w = r->large ? 0.0 : r->ld->scene->small_spin, .is_static = pf->is_static,
-                 .line = c->line};
+                 .line = c->line,
+                 .index = has(r, COL_INDEX) ? row_index(field[r->col[COL_INDEX]]) : -1};
   const double *o = r->ld->scene->box_min;
   double *value[COL_COUNT] = {[COL_X] = &d.x, [COL_Y] = &d.y, [COL_VX] = &d.vx, [COL_VY] = &d.vy,
                               [COL_THETA] = &d.theta, [COL_OMEGA] = &d.w};
@@ -282,9 +295,10 @@ static int read_file(loader *ld, particle_file *pf, int large)
     fail_from_csv(&r, st);
   free(c);
   fclose(f);
-  if (!ok)
+  if (!ok || !ms_ld_note_input(ld, sec->name, "file", pf->path))
     return 0;
   pf->has_rot = has(&r, COL_THETA) || has(&r, COL_OMEGA);
+  pf->has_index = has(&r, COL_INDEX);
   if (pf->has_rot && !ms_scene_friction_on(ld->scene))
     ms_ld_warn_key(ld, sec, "file", "%s has %s, which this scene does not use: it has no "
                    "friction, so no particle turns", pf->path,

@@ -260,7 +260,8 @@ static int place_large_files(loader *ld, disc_hash *h)
   ms_scene *s = ld->scene;
   char other[160];
   for (int f = 0; f < ld->file_count; f++) {
-    const particle_file *pf = &ld->files[f];
+    particle_file *pf = &ld->files[f];
+    pf->first = s->large_count;
     add_origin(s, &ld->sections[pf->section], pf->count, 1);
     for (long i = 0; i < pf->count; i++) {
       const file_disc *d = &pf->disc[i];

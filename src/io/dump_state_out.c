@@ -1,0 +1,90 @@
+/* A dump's state file (io/dump_state_out.h): a first line binding it to the dump and giving
+ * the grid's radius, then with friction one row per live contact, the particles by the
+ * dump's kind and index, walls by name, the displacement to float precision (9 significant
+ * digits read back exactly). */
+#include "io/dump_state_out.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "collision/sim_internal.h"
+#include "core/file.h"
+#include "io/output_file.h"
+
+typedef struct state_ctx {
+  const ms_friction_state *f; /* NULL: no friction */
+  uint32_t crc;
+  uint64_t bytes;
+  double grid_radius;
+  long step;
+} state_ctx;
+
+/* A wall's displacement worth keeping: any bits but +0's (an open contact holds +0). */
+static int holds(float xi)
+{
+  static const float plus_zero = 0.0f;
+  return memcmp(&xi, &plus_zero, sizeof xi) != 0;
+}
+
+static void pairs(FILE *out, const char *kind, const ms_history_entry *e, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    fprintf(out, "%s,%d,%d,%.9g\n", kind, e[i].a, e[i].b, (double)e[i].xi);
+}
+
+static void walls(FILE *out, const char *kind, const float *xi, int n)
+{
+  static const char *const name[4] = {"left", "right", "bottom", "top"};
+  for (int i = 0; xi && i < n; i++)
+    for (int w = 0; w < 4; w++)
+      if (holds(xi[4 * i + w]))
+        fprintf(out, "%s,%d,%s,%.9g\n", kind, i, name[w], (double)xi[4 * i + w]);
+}
+
+static int write_state(FILE *out, void *arg)
+{
+  const state_ctx *c = arg;
+  /* The first line binds the file to its dump (scene/dump_state.c checks it). */
+  fprintf(out, "# mixsim dump state: dump CRC-32 %08x, %llu bytes; grid radius %.9g m; step "
+               "%ld; rows (with friction): a contact's particles by the dump's kind and index "
+               "(walls: left right bottom top) and its tangential displacement xi (m)\n",
+          c->crc, (unsigned long long)c->bytes, c->grid_radius, c->step);
+  fputs("pair,a,b,xi\n", out);
+  const ms_friction_state *f = c->f;
+  if (f) {
+    pairs(out, "small-small", f->ss, f->n_ss);
+    pairs(out, "large-small", f->ls, f->n_ls);
+    pairs(out, "large-large", f->ll, f->n_ll);
+    walls(out, "small-wall", f->small_wall_xi, f->n_small);
+    walls(out, "large-wall", f->large_wall_xi, f->n_large);
+  }
+  return 0;
+}
+
+ms_status ms_dump_state(const char *dump_path, ms_sim *s)
+{
+  ms_output_id id;
+  char path[4096];
+  if (!ms_output_identify(dump_path, &id) || !ms_dump_state_path(dump_path, path, sizeof path)) {
+    if (ms_sim_friction_on(s))
+      ms_warn("--dump %s: the state its rows do not hold is not written (it goes beside a dump "
+              "file, as NAME.state.csv): a scene reading this dump sizes its grid by the "
+              "largest radius and starts with every contact's tangential spring unstretched",
+              dump_path);
+    return MS_OK;
+  }
+  state_ctx c = {.grid_radius = s->r_small_max, .step = ms_sim_step(s)};
+  if (ms_file_crc32(dump_path, &c.crc, &c.bytes) != 0)
+    return ms_fail(MS_ERR_RUNTIME, "cannot read the dump '%s' back for its state: %s", dump_path,
+                   strerror(errno));
+  ms_friction_state f;
+  memset(&f, 0, sizeof f);
+  ms_status st = ms_sim_friction_on(s) ? ms_sim_friction_export(s, &f) : MS_OK;
+  if (st)
+    return st;
+  c.f = ms_sim_friction_on(s) ? &f : NULL;
+  st = ms_write_atomic(path, write_state, &c);
+  ms_friction_state_free(&f);
+  return st;
+}
