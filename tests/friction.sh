@@ -309,7 +309,7 @@ PY
   [ $rc -eq 2 ] && grep -qF "d250.state.csv:$(wc -l <d250.state.csv): column pair: expected small-small" err ||
     { echo "    rc $rc: $(cat err)"; return 1; }
   # the docs say so
-  grep -qF "NAME.state.csv" "$root/README.md" && grep -qF "NAME.state.csv" "$root/docs/friction.md"
+  grep -qF "NAME.state.csv" "$root/docs/cli.md" && grep -qF "NAME.state.csv" "$root/docs/friction.md"
 }
 
 test_spin_column_and_key_refused() { # and a spinning static particle
