@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cl/runtime.h"
+#include "core/io_wait.h"
 #include "core/number.h"
 #include "app/gravity_cli.h"
 #include "app/ranks_launch.h"
@@ -383,8 +384,21 @@ static FILE *report_stream(const cli *c)
   return taken ? stderr : stdout;
 }
 
+typedef struct report_job {
+  const ms_sim *sim;
+  const ms_run_info *info;
+} report_job;
+
+static int print_report(FILE *f, void *arg)
+{
+  const report_job *j = arg;
+  ms_report_breakdown(f, j->sim, j->info);
+  return 0;
+}
+
 /* The end of a run: the report with the state hash, then each output file on its own,
- * so that one that cannot be written costs nothing else. */
+ * so that one that cannot be written costs nothing else (the report too: a pipe nobody
+ * reads waits only until a stop). */
 static ms_status write_outputs(const cli *c, ms_sim *sim, ms_run_info *info)
 {
   ms_status st = ms_sim_hash(sim, &info->hash);
@@ -392,7 +406,8 @@ static ms_status write_outputs(const cli *c, ms_sim *sim, ms_run_info *info)
     st = ms_sim_summarise(sim, &info->summary);
   if (st)
     return st;
-  ms_report_breakdown(report_stream(c), sim, info);
+  report_job job = {sim, info};
+  note_output(ms_write_stream(report_stream(c), print_report, &job), "the report");
   if (c->stats_path)
     note_output(ms_report_stats_json(c->stats_path, sim, info), "--stats");
   if (c->dump_path)
@@ -400,13 +415,24 @@ static ms_status write_outputs(const cli *c, ms_sim *sim, ms_run_info *info)
   return MS_OK;
 }
 
-/* An output that was not written makes the run fail (1), whatever stopped it. */
+/* An output that was not written makes the run fail (1), whatever stopped it; one whose
+ * wait for a reader a signal ended leaves the signal's code. */
 static int outputs_exit_code(int rc)
 {
   if (!g_lost.n || (rc != 0 && rc < 128))
     return rc;
   ms_lost_say(&g_lost);
-  return MS_ERR_RUNTIME;
+  return ms_lost_failed(&g_lost) || !rc ? MS_ERR_RUNTIME : rc;
+}
+
+/* A signal's exit code, 128 + its number, once it stopped the run or ended a wait of
+ * one of its files (MS_ERR_STOPPED); otherwise `rc`. */
+static int signal_exit_code(int rc, const char *where)
+{
+  if ((rc && rc != MS_ERR_STOPPED) || !g_signal)
+    return rc;
+  fprintf(stderr, "mixsim: stopped by signal %d%s\n", (int)g_signal, where);
+  return 128 + (int)g_signal;
 }
 
 /* A checkpoint from past the run's end would run nothing: say so rather than report. */
@@ -653,16 +679,13 @@ static int run_main(int argc, char **argv)
                         c.stats_path, c.dump_path,
                         c.quiet,      c.checkpoint,
                         c.resume,     c.checkpoint_every,
-                        ms_ranks_stop_flag(&g_signal), so.dir ? &so : NULL};
+                        ms_ranks_stop_flag(&g_signal), so.dir ? &so : NULL, note_output};
     rc = run_gravity_chosen(&c, &g, &scene);
     write_trace(&c);
     ms_scene_free(&scene);
-    if (!rc && g_signal) {
-      fprintf(stderr, "mixsim: stopped by signal %d%s\n", (int)g_signal,
-              c.checkpoint ? "; checkpoint written" : "");
-      rc = 128 + (int)g_signal;
-    }
-    return rc;
+    rc = signal_exit_code(rc, !rc && c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint")
+                                  ? "; checkpoint written" : "");
+    return outputs_exit_code(rc);
   }
   if (c.gravity_kernel || c.devices || c.burst) {
     ms_scene_free(&scene);
@@ -683,28 +706,27 @@ static int run_main(int argc, char **argv)
   st = so.dir ? ms_series_open(&so, sim, &series) : MS_OK;
   if (!st)
     st = run_chosen(&c, &sim, &scene, &opt, steps, &info, series);
-  ms_status written = ms_series_close(series, &info.writer); /* every frame handed over */
-  st = st ? st : written;
+  /* every frame handed over; a failure here is a lost frame */
+  note_output(ms_series_close(series, &info.writer), "--output");
   ms_scene_free(&scene); /* the window's reset needed it until now */
   if (!st)
     st = write_outputs(&c, sim, &info);
   ms_tuner_destroy(info.tuner);
   rc = st ? fail(st) : 0;
   write_trace(&c);
-  long stopped_at = ms_sim_step(sim);
+  char where[96];
+  snprintf(where, sizeof where, " at step %ld%s", ms_sim_step(sim),
+           !rc && c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint") ? "; checkpoint written"
+                                                                          : "");
   ms_sim_destroy(sim);
-  if (!rc && g_signal) {
-    fprintf(stderr, "mixsim: stopped by signal %d at step %ld%s\n", (int)g_signal, stopped_at,
-            c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint") ? "; checkpoint written" : "");
-    rc = 128 + (int)g_signal;
-  }
-  return outputs_exit_code(rc);
+  return outputs_exit_code(signal_exit_code(rc, where));
 }
 
 /* Signals are blocked before MPI starts its threads, which inherit the mask (app/ranks_launch.h). */
 int main(int argc, char **argv)
 {
   catch_signals();
+  ms_io_set_stop_flag(&g_signal); /* a wait for a FIFO's reader, a full pipe, ends on a signal */
   int rc = ms_app_ranks_start(&argc, &argv);
   if (rc < 0)
     rc = run_main(argc, argv);

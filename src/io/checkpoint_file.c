@@ -6,14 +6,17 @@
 #include "io/checkpoint_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "core/io_wait.h"
 #include "io/output_file.h"
 #include "mixsim/checkpoint.h"
 #include "collision/sim_internal.h"
@@ -143,18 +146,34 @@ static ms_status open_section(const char *path, const layout *l, int k, void *im
   return MS_OK;
 }
 
-/* Reads and checks the whole file into `im`. */
+/* Reads exactly `n` bytes: 1, 0 at the end of the file (or short of it), -1 on an error
+ * with its status kept (a FIFO's writer that never came and a stop: MS_ERR_STOPPED). */
+static int read_exactly(int fd, const char *path, void *buf, size_t n, ms_status *st)
+{
+  ssize_t got = ms_io_read_full(fd, buf, n);
+  if (got < 0) {
+    *st = errno == ECANCELED
+              ? ms_fail(MS_ERR_STOPPED, "cannot read checkpoint '%s': stopped (SIGINT/SIGTERM) "
+                        "while waiting for its writer", path)
+              : ms_fail(MS_ERR_INPUT, "cannot read checkpoint '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  return (size_t)got == n;
+}
+
+/* Reads and checks the whole file into `im`. A FIFO or a device is read as it comes,
+ * in waits a stop ends (core/io_wait.h). */
 ms_status ms_ck_read(const char *path, const layout *l, void *im, uint32_t scene_id,
                             const checks *chk, const void *ctx)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f)
+  int fd = ms_io_open(path, O_RDONLY, 0);
+  if (fd < 0)
     return ms_fail(MS_ERR_INPUT, "cannot open checkpoint '%s': %s", path, strerror(errno));
   header h;
   ms_status st = MS_OK;
-  int allocated = 0;
+  int allocated = 0, r;
   uint64_t total = 0;
-  if (fread(&h, sizeof h, 1, f) != 1)
+  if ((r = read_exactly(fd, path, &h, sizeof h, &st)) == 0)
     st = refuse(path, "truncated header");
   if (!st)
     st = check_header(path, &h, l, scene_id);
@@ -167,16 +186,18 @@ ms_status ms_ck_read(const char *path, const layout *l, void *im, uint32_t scene
         break;
     }
     size_t n = l->fields[i].size(im);
-    if (n && fread(l->fields[i].at(im), 1, n, f) != n) {
+    if (n && (r = read_exactly(fd, path, l->fields[i].at(im), n, &st)) == 0) {
       char why[128];
       snprintf(why, sizeof why, "truncated in field '%s'", l->fields[i].name);
       st = refuse(path, why);
-      break;
     }
+    if (st)
+      break;
     total += n;
     crc = ms_crc32_update(crc, l->fields[i].at(im), n);
   }
-  if (!st && fgetc(f) != EOF)
+  char extra;
+  if (!st && (r = read_exactly(fd, path, &extra, 1, &st)) == 1)
     st = refuse(path, "trailing bytes after the payload");
   if (!st && total != h.payload_size)
     st = refuse(path, "payload size mismatch");
@@ -184,7 +205,7 @@ ms_status ms_ck_read(const char *path, const layout *l, void *im, uint32_t scene
     st = refuse(path, "payload checksum mismatch (corrupted)");
   if (!st)
     st = chk->fields(path, im, ctx);
-  fclose(f);
+  close(fd);
   if (st && allocated)
     l->release(im);
   return st;
@@ -238,20 +259,24 @@ ms_status ms_ck_counter(const char *path, const char *field, int64_t v, int64_t 
 
 /* ---- scene identity ---------------------------------------------------------------- */
 
+/* (The scene was read as a regular file; this read waits in slices all the same, in
+ * case the path became a FIFO since.) */
 ms_status ms_scene_identity(const char *path, uint32_t *id)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f)
+  int fd = ms_io_open(path, O_RDONLY, 0);
+  if (fd < 0)
     return ms_fail(MS_ERR_INPUT, "cannot read scene '%s': %s", path, strerror(errno));
   uLong crc = crc32(0L, Z_NULL, 0);
   unsigned char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+  ssize_t n;
+  while ((n = ms_io_read_full(fd, buf, sizeof buf)) > 0)
     crc = crc32(crc, buf, (uInt)n);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad)
-    return ms_fail(MS_ERR_INPUT, "cannot read scene '%s'", path);
+  int err = errno;
+  close(fd);
+  if (n < 0)
+    return ms_fail(err == ECANCELED ? MS_ERR_STOPPED : MS_ERR_INPUT, "cannot read scene '%s': %s",
+                   path, err == ECANCELED ? "stopped (SIGINT/SIGTERM) while waiting for data"
+                                          : strerror(err));
   *id = (uint32_t)crc;
   return MS_OK;
 }
