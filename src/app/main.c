@@ -55,7 +55,8 @@ typedef struct cli {
  * OpenCL's and SDL's threads inherit it) and taken by one thread with sigwait: no handler
  * ever interrupts a thread. That matters because pocl compiles kernels in-process with
  * LLVM, whose own handlers delete the compiler's temporary files when a signal arrives
- * mid-build; the build would then fail instead of the run stopping. */
+ * mid-build; the build would then fail instead of the run stopping. Nor can a signal wake
+ * a thread blocked in an output, so none blocks: core/io_wait.h waits in slices on g_signal. */
 static volatile sig_atomic_t g_signal;
 static ms_sim *g_running;
 static pthread_mutex_t g_running_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -179,8 +180,10 @@ static void usage(FILE *out)
         "                             ends at step --steps (or the scene's steps) as before\n"
         "\n"
         "Outputs are checked before the run; a file is replaced whole (temporary file and\n"
-        "rename), a device or FIFO written through. An output that cannot be written at the\n"
-        "end is named, the rest still written, and the exit code is 1.\n"
+        "rename), a device or FIFO written through: a FIFO or pipe nobody reads is waited\n"
+        "for until SIGINT/SIGTERM. An output that cannot be written (at the end, or a frame\n"
+        "of --output on the way, which stops the run) is named, the rest still written, and\n"
+        "the exit code is 1.\n"
         "\n"
         "Exit codes: 0 ok, 1 runtime error, 2 bad input, 3 no OpenCL platform/device,\n"
         "4 numerical failure (NaN/Inf), 130/143 stopped by SIGINT/SIGTERM.\n",
