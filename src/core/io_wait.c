@@ -12,8 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* How long one wait lasts before the stop flag is read again. */
+/* How long one wait lasts before the stop flag is read again; and how long, after a stop,
+ * an open descriptor still waits for its other end to take or give something (a live
+ * reader keeps going, one that never reads is given up on). */
 #define SLICE_MS 50
+#define GRACE_MS 500
 
 static const volatile sig_atomic_t *g_stop;
 
@@ -22,21 +25,22 @@ void ms_io_set_stop_flag(const volatile sig_atomic_t *flag) { g_stop = flag; }
 int ms_io_stop_requested(void) { return g_stop && *g_stop; }
 
 /* Waits until `fd` is ready for `events` (or in error, which the next call reports).
- * Once a stop is requested it only looks: not ready then is ECANCELED. */
+ * Once a stop is requested it waits GRACE_MS more at most, then it is ECANCELED. */
 static int wait_ready(int fd, short events)
 {
-  for (;;) {
+  for (int after_stop_ms = 0;; ) {
     int stop = ms_io_stop_requested();
+    if (stop && after_stop_ms >= GRACE_MS) {
+      errno = ECANCELED;
+      return -1;
+    }
     struct pollfd p = {fd, events, 0};
-    int r = poll(&p, 1, stop ? 0 : SLICE_MS);
+    int r = poll(&p, 1, SLICE_MS);
     if (r > 0)
       return 0;
     if (r < 0 && errno != EINTR)
       return -1;
-    if (stop) {
-      errno = ECANCELED;
-      return -1;
-    }
+    after_stop_ms += stop ? SLICE_MS : 0;
   }
 }
 

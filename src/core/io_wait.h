@@ -18,19 +18,20 @@ int ms_io_stop_requested(void);
 
 /* open(2) with O_NONBLOCK and O_NOCTTY added, so that a FIFO's open never blocks; one
  * opened for writing without a reader (ENXIO) is retried every slice until a reader
- * comes. The descriptor stays non-blocking. Returns it, or -1 with errno: ECANCELED
- * when a stop ended the wait. */
+ * comes, or a stop (no reader by then: none is coming). The descriptor stays
+ * non-blocking. Returns it, or -1 with errno: ECANCELED when a stop ended the wait. */
 int ms_io_open(const char *path, int flags, mode_t mode);
 
-/* Writes all `n` bytes to `fd`, waiting for room in slices. After a stop it still
- * writes what goes without waiting. Returns 0, or -1 with errno and the bytes written in
- * *done (may be NULL): ECANCELED when a stop ended a wait, EPIPE when the reader went
- * away (no SIGPIPE is raised). */
+/* Writes all `n` bytes to `fd`, waiting for room in slices. After a stop it goes on
+ * while the reader takes something at least every half second (a live reader gets the
+ * whole output; one that never reads costs half a second). Returns 0, or -1 with errno
+ * and the bytes written in *done (may be NULL): ECANCELED when a stop ended a wait,
+ * EPIPE when the reader went away (no SIGPIPE is raised). */
 int ms_io_write_all(int fd, const void *buf, size_t n, size_t *done);
 
 /* Reads up to `n` bytes, fewer only at the end of the file, waiting for data in slices
- * (a FIFO's writer may not have come yet). Returns the count, or -1 with errno
- * (ECANCELED: a stop ended the wait). */
+ * (a FIFO's writer may not have come yet; after a stop, half a second at most each).
+ * Returns the count, or -1 with errno (ECANCELED: a stop ended the wait). */
 ssize_t ms_io_read_full(int fd, void *buf, size_t n);
 
 /* A test hook for the full-disk path (no root, no small filesystem needed):

@@ -126,7 +126,7 @@ static ms_status through_failed(const char *name, int err, size_t done, size_t s
 {
   if (err == ECANCELED)
     return ms_fail(MS_ERR_STOPPED, "cannot write %s: stopped (SIGINT/SIGTERM) after %zu of "
-                   "%zu bytes, waiting for its reader to take more", name, done, size);
+                   "%zu bytes: its reader took no more", name, done, size);
   return ms_fail(MS_ERR_RUNTIME, "cannot write %s: %s", name, strerror(err));
 }
 
