@@ -28,7 +28,7 @@ int ms_io_stop_requested(void) { return g_stop && *g_stop; }
  * Once a stop is requested it waits GRACE_MS more at most, then it is ECANCELED. */
 static int wait_ready(int fd, short events)
 {
-  for (int after_stop_ms = 0;; ) {
+  for (int after_stop_ms = 0;;) {
     int stop = ms_io_stop_requested();
     if (stop && after_stop_ms >= GRACE_MS) {
       errno = ECANCELED;

@@ -33,7 +33,8 @@ static void dump_binary(cl_program program, const char *path)
   unsigned char *bin = malloc(size);
   /* (a FIFO nobody reads waits only until a stop: core/io_wait.h) */
   int fd = bin ? ms_io_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
-  if (fd >= 0 && clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
+  if (fd >= 0 &&
+      clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
     ms_io_write_all(fd, bin, size, NULL);
   if (fd >= 0)
     close(fd);

@@ -274,9 +274,10 @@ ms_status ms_scene_identity(const char *path, uint32_t *id)
   int err = errno;
   close(fd);
   if (n < 0)
-    return ms_fail(err == ECANCELED ? MS_ERR_STOPPED : MS_ERR_INPUT, "cannot read scene '%s': %s",
-                   path, err == ECANCELED ? "stopped (SIGINT/SIGTERM) while waiting for data"
-                                          : strerror(err));
+    return ms_fail(err == ECANCELED ? MS_ERR_STOPPED : MS_ERR_INPUT,
+                   "cannot read scene '%s': %s", path,
+                   err == ECANCELED ? "stopped (SIGINT/SIGTERM) while waiting for data"
+                                    : strerror(err));
   *id = (uint32_t)crc;
   return MS_OK;
 }

@@ -470,7 +470,8 @@ ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_op
       st = k.status;
     *sim = d.sim;
     if (d.sim && !st) /* before the report main prints for the final simulation */
-      ms_output_failed(ms_write_stream(stdout, print_session, &d.session), "the window's report");
+      ms_output_failed(ms_write_stream(stdout, print_session, &d.session),
+                       "the window's report");
   }
   ms_window_close(&w.w);
   pthread_cond_destroy(&k.wake);
