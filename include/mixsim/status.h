@@ -9,7 +9,9 @@ typedef enum ms_status {
   MS_ERR_INPUT = 2,       /* bad scene, bad option */
   MS_ERR_NO_PLATFORM = 3, /* no OpenCL platform or device */
   MS_ERR_NUMERIC = 4,     /* NaN/Inf or runaway state */
-  MS_ERR_ABORTED = 5      /* the other thread failed; its message is the one kept */
+  MS_ERR_ABORTED = 5,     /* the other thread failed; its message is the one kept */
+  MS_ERR_STOPPED = 6      /* a wait on a file (a FIFO, a pipe) was ended by SIGINT/SIGTERM:
+                             the CLI exits 128 + the signal, as for any stop */
 } ms_status;
 
 /* Records a formatted message and returns `status`. The first message since the

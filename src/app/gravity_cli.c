@@ -45,8 +45,15 @@ static double interactions(const ms_gravity_stats *s, long steps)
   return (double)s->bodies * (double)s->bodies * (double)steps;
 }
 
-static void print_diag(FILE *out, const ms_gravity_diag *d, double rate)
+typedef struct diag_line {
+  const ms_gravity_diag *d;
+  double rate;
+} diag_line;
+
+static int write_diag(FILE *out, void *arg)
 {
+  const diag_line *l = arg;
+  const ms_gravity_diag *d = l->d;
   fprintf(out, "step %8ld  t %-10.4g", d->step, d->time);
   if (d->has_energy)
     fprintf(out, "  E %-13.7g dE/E %+.2e  2K/|W| %.4f%s", d->energy, d->energy_error,
@@ -54,10 +61,19 @@ static void print_diag(FILE *out, const ms_gravity_diag *d, double rate)
   fprintf(out, "  |P| %.3g", sqrt(d->momentum[0] * d->momentum[0] +
                                    d->momentum[1] * d->momentum[1] +
                                    d->momentum[2] * d->momentum[2]));
-  if (rate > 0.0)
-    fprintf(out, "  %.3g interactions/s", rate);
+  if (l->rate > 0.0)
+    fprintf(out, "  %.3g interactions/s", l->rate);
   fputc('\n', out);
-  fflush(out);
+  return 0;
+}
+
+/* A progress line, in waits a stop ends (a pipe nobody reads); one not taken is no
+ * output lost. */
+static void print_diag(FILE *out, const ms_gravity_diag *d, double rate)
+{
+  diag_line l = {d, rate};
+  if (ms_write_stream(out, write_diag, &l))
+    ms_error_clear();
 }
 
 static int log_diag(run_log *log, const ms_gravity_diag *d)
@@ -168,18 +184,47 @@ static void write_last_good(ms_gravity *g, ms_gravity_state *good, long end,
   }
 }
 
+/* A lost output of the way (RUNTIME: it failed; STOPPED: a signal ended its wait for a
+ * reader) goes to output_lost and the run goes on; anything else is the run's failure. */
+static ms_status lost(const ms_gravity_cli *c, ms_status st, const char *opt)
+{
+  if (st != MS_ERR_RUNTIME && st != MS_ERR_STOPPED)
+    return st;
+  c->output_lost(st, opt);
+  return MS_OK;
+}
+
+/* --output: the frame due at this step (rank 0's series; NULL elsewhere). A write that
+ * failed is lost and stops the run: *halt, agreed by every rank (collective). */
+static ms_status series_frame(const ms_gravity_cli *c, ms_series *out, ms_gravity *g, int force,
+                              ms_status st, int *halt)
+{
+  int lost_now = 0;
+  if (!st && (st = ms_series_frame_gravity(out, g, force)) && ms_series_failed(out)) {
+    int stopped = st == MS_ERR_STOPPED;
+    if (!(st = lost(c, st, "--output")) && !stopped)
+      fprintf(stderr, "mixsim: --output failed: the run stops at step %ld; its checkpoint, "
+                      "report and other outputs are still written\n", ms_gravity_step(g));
+    lost_now = !st;
+  }
+  st = ms_ranks_agree(st); /* several ranks: rank 0's outputs failing stop all */
+  char none[1];
+  int from = 0;
+  *halt |= ms_ranks_agree_code(lost_now, "", none, 0, &from) != 0;
+  return st;
+}
+
 /* Runs up to step `total` (a resumed run starts past 0), in chunks that end at
- * diagnostics and checkpoint boundaries, and stops early on a signal. */
+ * diagnostics and checkpoint boundaries, and stops early on a signal or a lost frame. */
 static ms_status run(ms_gravity *g, long total, long every, run_log *log, const ms_gravity_cli *c,
                      const ms_scene_id *scene_id, ms_series *out)
 {
   ms_status st = diagnose(g, log, c, 0.0);
-  int energy_failed = st == MS_ERR_NUMERIC;
-  if (!st) /* --output: the first state, every K steps, the last */
-    st = ms_series_frame_gravity(out, g, 1);
-  st = ms_ranks_agree(st); /* several ranks: rank 0's outputs failing stop all */
+  int energy_failed = st == MS_ERR_NUMERIC, halt = 0;
+  /* --output: the first state, every K steps, the last */
+  st = series_frame(c, out, g, 1, st, &halt);
   long ck = c->checkpoint ? c->checkpoint_every : 0;
-  while (!st && ms_gravity_step(g) < total && !(c->stop && *c->stop)) {
+  while (!st && !halt && ms_gravity_step(g) < total && !(c->stop && *c->stop)) {
     long step = ms_gravity_step(g), chunk = total - step;
     if (every > 0 && every - step % every < chunk)
       chunk = every - step % every;
@@ -200,18 +245,16 @@ static ms_status run(ms_gravity *g, long total, long every, run_log *log, const 
       break;
     long done = ms_gravity_step(g) - step;
     if (!st && ck > 0 && ms_gravity_step(g) % ck == 0 && ms_app_is_root())
-      st = ms_checkpoint_save_gravity(c->checkpoint, g, scene_id);
+      st = lost(c, ms_checkpoint_save_gravity(c->checkpoint, g, scene_id), "--checkpoint-every");
     if (!st && done > 0) {
       st = diagnose(g, log, c, wall > 0 ? interactions(ms_gravity_get_stats(g), done) / wall : 0);
       energy_failed = st == MS_ERR_NUMERIC;
     }
-    if (!st)
-      st = ms_series_frame_gravity(out, g, 0);
-    st = ms_ranks_agree(st);
+    st = series_frame(c, out, g, 0, st, &halt);
   }
   if (energy_failed)
     write_last_within(g, log, c, scene_id);
-  return st ? st : ms_series_frame_gravity(out, g, 1);
+  return st ? st : series_frame(c, out, g, 1, st, &halt);
 }
 
 /* ---- files ------------------------------------------------------------------------- */
@@ -316,25 +359,30 @@ static int write_csv(FILE *f, void *arg)
   return 0;
 }
 
-/* The end of a run: the checkpoint (the state at the end, or where a signal stopped the
- * run), the report with the state hash, the stats and the dump, each on its own so that
- * one that cannot be written costs nothing else. Returns how many were not written. */
-static int write_outputs(const ms_gravity_cli *c, ms_gravity *g, const ms_scene *scene,
-                         const run_log *log, ms_gravity_state *state, const ms_scene_id *scene_id)
+static int print_report(FILE *f, void *arg)
 {
-  ms_lost_outputs lost = {0};
+  ms_report_gravity(f, arg);
+  return 0;
+}
+
+/* The end of a run: the checkpoint (the state at the end, or where a signal or a lost
+ * frame stopped the run), the report with the state hash, the stats and the dump, each
+ * on its own so that one that cannot be written costs nothing else (c->output_lost). */
+static void write_outputs(const ms_gravity_cli *c, ms_gravity *g, const ms_scene *scene,
+                          const run_log *log, ms_gravity_state *state,
+                          const ms_scene_id *scene_id)
+{
   if (c->checkpoint)
-    ms_lost_note(&lost, ms_checkpoint_save_gravity(c->checkpoint, g, scene_id), "--checkpoint");
+    c->output_lost(ms_checkpoint_save_gravity(c->checkpoint, g, scene_id), "--checkpoint");
   json_ctx ctx = {c, scene, ms_gravity_get_stats(g), log, ms_gravity_burst(g),
                   ms_gravity_state_hash(state), ms_gravity_initial_energy(g)};
   ms_gravity_summary sum = {scene, ctx.s, &log->diag[0], &log->diag[log->count - 1],
                             log->max_error, ctx.burst, ctx.hash};
-  ms_report_gravity(report_stream(c), &sum);
+  c->output_lost(ms_write_stream(report_stream(c), print_report, &sum), "the report");
   if (c->stats_path)
-    ms_lost_note(&lost, ms_write_atomic(c->stats_path, write_json, &ctx), "--stats");
+    c->output_lost(ms_write_atomic(c->stats_path, write_json, &ctx), "--stats");
   if (c->dump_path)
-    ms_lost_note(&lost, ms_write_atomic(c->dump_path, write_csv, state), "--dump");
-  return ms_lost_say(&lost);
+    c->output_lost(ms_write_atomic(c->dump_path, write_csv, state), "--dump");
 }
 
 int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
@@ -370,15 +418,16 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
     st = run(g, scene->steps, scene->grav.diagnostics_every, &log, c, scene_id, out);
   ms_writer_stats ws = {0};
   ms_status written = ms_series_close(out, &ws); /* every frame handed over */
-  st = st ? st : written;
-  if (!st && c->output && !c->quiet)
+  c->output_lost(written, "--output");
+  if (!st && !written && c->output && !c->quiet)
     fprintf(stderr, "mixsim: --output: %ld frames in %s (writer %.3f s, waited %.3f s)\n",
             ws.jobs, c->output->dir, ws.busy_s, ws.wait_s);
   ms_gravity_state state = {0};
   if (!st)
     st = ms_gravity_read_state(g, &state);
-  int unwritten = st || !root ? 0 : write_outputs(c, g, scene, &log, &state, scene_id);
-  int rc = st ? fail(st) : unwritten ? MS_ERR_RUNTIME : 0;
+  if (!st && root)
+    write_outputs(c, g, scene, &log, &state, scene_id);
+  int rc = st ? fail(st) : 0;
   ms_gravity_state_free(&state);
   ms_gravity_state_free(&log.good);
   free(log.diag);

@@ -19,9 +19,14 @@ typedef struct ms_gravity_cli {
   long checkpoint_every;
   const volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop after this step */
   const ms_series_options *output;   /* --output; NULL: none */
+  /* An output that could not be written (a periodic checkpoint, a frame, an output of the
+   * end), named by its option: said on stderr and kept for the exit code. A lost frame
+   * stops the run there; the end's outputs are written all the same. */
+  void (*output_lost)(ms_status st, const char *opt);
 } ms_gravity_cli;
 
-/* Returns the process exit code (0, or the ms_status of the failure, reported). */
+/* Returns the process exit code (0, or the ms_status of the failure, reported); outputs
+ * that were not written went to output_lost. */
 int ms_gravity_cli_run(const ms_gravity_cli *cli, const ms_scene *scene);
 
 #endif

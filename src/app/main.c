@@ -1,7 +1,6 @@
 /* The mixsim command line: load a scene, run it in the preview window or headless (or
  * draw offscreen frames), report where the time went. */
 #include <getopt.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,10 +10,12 @@
 #include <unistd.h>
 
 #include "cl/runtime.h"
+#include "core/io_wait.h"
 #include "core/number.h"
 #include "app/gravity_cli.h"
 #include "app/ranks_launch.h"
 #include "app/run.h"
+#include "app/signals.h"
 #include "app/window_auto.h"
 #include "mixsim/checkpoint.h"
 #include "mixsim/mixsim.h"
@@ -49,57 +50,6 @@ typedef struct cli {
   long output_every;                  /* 0: not given */
   int output_clear, diagnostics; /* --output-clear, --diagnostics */
 } cli;
-
-/* SIGINT/SIGTERM: the running simulation stops after its current iteration.
- * The signals are blocked in every thread (the mask is set before any thread starts, and
- * OpenCL's and SDL's threads inherit it) and taken by one thread with sigwait: no handler
- * ever interrupts a thread. That matters because pocl compiles kernels in-process with
- * LLVM, whose own handlers delete the compiler's temporary files when a signal arrives
- * mid-build; the build would then fail instead of the run stopping. */
-static volatile sig_atomic_t g_signal;
-static ms_sim *g_running;
-static pthread_mutex_t g_running_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* The simulation a signal stops, or NULL; set it before running, clear it before
- * destroying the simulation. */
-static void set_running(ms_sim *s)
-{
-  pthread_mutex_lock(&g_running_lock);
-  g_running = s;
-  if (s && g_signal)
-    ms_sim_request_stop(s);
-  pthread_mutex_unlock(&g_running_lock);
-}
-
-static void *signal_thread(void *arg)
-{
-  const sigset_t *set = arg;
-  for (;;) {
-    int sig = 0;
-    if (sigwait(set, &sig) != 0)
-      continue;
-    pthread_mutex_lock(&g_running_lock);
-    g_signal = sig;
-    if (g_running)
-      ms_sim_request_stop(g_running);
-    pthread_mutex_unlock(&g_running_lock);
-  }
-  return NULL;
-}
-
-static void catch_signals(void)
-{
-  static sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, NULL);
-  pthread_t t;
-  if (pthread_create(&t, NULL, signal_thread, &set) == 0)
-    pthread_detach(t);
-  else /* without the thread the signals must still end the run: unblock them */
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-}
 
 static void usage(FILE *out)
 {
@@ -182,8 +132,9 @@ static void usage(FILE *out)
         "Outputs are checked before the run, one file for two uses refused (an output on\n"
         "another, on the scene or a file it reads, on --resume, on the --output folder);\n"
         "a file is replaced whole (temporary file and rename), a device or FIFO written\n"
-        "through. An output that cannot be written at the end is named, the rest still\n"
-        "written, and the exit code is 1.\n"
+        "through: a FIFO or pipe nobody reads is waited for until SIGINT/SIGTERM. An output\n"
+        "that cannot be written (at the end, or a frame of --output on the way, which stops\n"
+        "the run) is named, the rest still written, and the exit code is 1.\n"
         "\n"
         "Exit codes: 0 ok, 1 runtime error, 2 bad input, 3 no OpenCL platform/device,\n"
         "4 numerical failure (NaN/Inf), 130/143 stopped by SIGINT/SIGTERM.\n",
@@ -381,8 +332,21 @@ static FILE *report_stream(const cli *c)
   return taken ? stderr : stdout;
 }
 
+typedef struct report_job {
+  const ms_sim *sim;
+  const ms_run_info *info;
+} report_job;
+
+static int print_report(FILE *f, void *arg)
+{
+  const report_job *j = arg;
+  ms_report_breakdown(f, j->sim, j->info);
+  return 0;
+}
+
 /* The end of a run: the report with the state hash, then each output file on its own,
- * so that one that cannot be written costs nothing else. */
+ * so that one that cannot be written costs nothing else (the report too: a pipe nobody
+ * reads waits only until a stop). */
 static ms_status write_outputs(const cli *c, ms_sim *sim, ms_run_info *info)
 {
   ms_status st = ms_sim_hash(sim, &info->hash);
@@ -390,7 +354,8 @@ static ms_status write_outputs(const cli *c, ms_sim *sim, ms_run_info *info)
     st = ms_sim_summarise(sim, &info->summary);
   if (st)
     return st;
-  ms_report_breakdown(report_stream(c), sim, info);
+  report_job job = {sim, info};
+  note_output(ms_write_stream(report_stream(c), print_report, &job), "the report");
   if (c->stats_path)
     note_output(ms_report_stats_json(c->stats_path, sim, info), "--stats");
   if (c->dump_path)
@@ -398,13 +363,24 @@ static ms_status write_outputs(const cli *c, ms_sim *sim, ms_run_info *info)
   return MS_OK;
 }
 
-/* An output that was not written makes the run fail (1), whatever stopped it. */
+/* An output that was not written makes the run fail (1), whatever stopped it; one whose
+ * wait for a reader a signal ended leaves the signal's code. */
 static int outputs_exit_code(int rc)
 {
   if (!g_lost.n || (rc != 0 && rc < 128))
     return rc;
   ms_lost_say(&g_lost);
-  return MS_ERR_RUNTIME;
+  return ms_lost_failed(&g_lost) || !rc ? MS_ERR_RUNTIME : rc;
+}
+
+/* A signal's exit code, 128 + its number, once it stopped the run or ended a wait of
+ * one of its files (MS_ERR_STOPPED); otherwise `rc`. */
+static int signal_exit_code(int rc, const char *where)
+{
+  if ((rc && rc != MS_ERR_STOPPED) || !ms_app_signal)
+    return rc;
+  fprintf(stderr, "mixsim: stopped by signal %d%s\n", (int)ms_app_signal, where);
+  return 128 + (int)ms_app_signal;
 }
 
 /* A checkpoint from past the run's end would run nothing: say so rather than report. */
@@ -550,7 +526,7 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
                             ms_series *series)
 {
   ms_preview_options po = {scene->iterations_per_frame, c->frames_dir, c->every,
-                           c->screenshot, c->script, c->quiet, &g_signal};
+                           c->screenshot, c->script, c->quiet, &ms_app_signal};
   int offscreen = c->frames_dir || c->screenshot;
   char why[256];
   if (!offscreen && !c->headless && ms_preview_open_display(why, sizeof why)) {
@@ -579,9 +555,9 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
   }
   info->tuner = plan.tuner;
   /* A signal from here on stops the run at the next iteration. */
-  set_running(*sim);
+  ms_app_set_running(*sim);
   st = ms_app_run(*sim, &plan, &info->wall_s);
-  set_running(NULL);
+  ms_app_set_running(NULL);
   /* The state at the end or where a signal stopped the run. */
   if (!st && c->checkpoint)
     note_output(ms_checkpoint_save(c->checkpoint, *sim, &id), "--checkpoint");
@@ -637,9 +613,9 @@ static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_sc
   ms_gravity *grav = NULL;
   ms_status st = ms_gravity_create(scene, &opt, &grav);
   ms_preview_options po = {scene->iterations_per_frame, NULL, 1, NULL, c->script, c->quiet,
-                           &g_signal};
+                           &ms_app_signal};
   if (!st) {
-    ms_gravity_set_stop_flag(grav, &g_signal); /* a signal ends the advance under way */
+    ms_gravity_set_stop_flag(grav, &ms_app_signal); /* a signal ends the advance under way */
     st = ms_preview_gravity_window(grav, scene, &po);
   }
   ms_gravity_destroy(grav);
@@ -683,16 +659,13 @@ static int run_main(int argc, char **argv)
                         c.stats_path, c.dump_path,
                         c.quiet,      c.checkpoint,
                         c.resume,     c.checkpoint_every,
-                        ms_ranks_stop_flag(&g_signal), so.dir ? &so : NULL};
+                        ms_ranks_stop_flag(&ms_app_signal), so.dir ? &so : NULL, note_output};
     rc = run_gravity_chosen(&c, &g, &scene);
     write_trace(&c);
     ms_scene_free(&scene);
-    if (!rc && g_signal) {
-      fprintf(stderr, "mixsim: stopped by signal %d%s\n", (int)g_signal,
-              c.checkpoint ? "; checkpoint written" : "");
-      rc = 128 + (int)g_signal;
-    }
-    return rc;
+    rc = signal_exit_code(rc, !rc && c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint")
+                                  ? "; checkpoint written" : "");
+    return outputs_exit_code(rc);
   }
   if (c.gravity_kernel || c.devices || c.burst) {
     ms_scene_free(&scene);
@@ -713,28 +686,27 @@ static int run_main(int argc, char **argv)
   st = so.dir ? ms_series_open(&so, sim, &series) : MS_OK;
   if (!st)
     st = run_chosen(&c, &sim, &scene, &opt, steps, &info, series);
-  ms_status written = ms_series_close(series, &info.writer); /* every frame handed over */
-  st = st ? st : written;
+  /* every frame handed over; a failure here is a lost frame */
+  note_output(ms_series_close(series, &info.writer), "--output");
   ms_scene_free(&scene); /* the window's reset needed it until now */
   if (!st)
     st = write_outputs(&c, sim, &info);
   ms_tuner_destroy(info.tuner);
   rc = st ? fail(st) : 0;
   write_trace(&c);
-  long stopped_at = ms_sim_step(sim);
+  char where[96];
+  snprintf(where, sizeof where, " at step %ld%s", ms_sim_step(sim),
+           !rc && c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint") ? "; checkpoint written"
+                                                                          : "");
   ms_sim_destroy(sim);
-  if (!rc && g_signal) {
-    fprintf(stderr, "mixsim: stopped by signal %d at step %ld%s\n", (int)g_signal, stopped_at,
-            c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint") ? "; checkpoint written" : "");
-    rc = 128 + (int)g_signal;
-  }
-  return outputs_exit_code(rc);
+  return outputs_exit_code(signal_exit_code(rc, where));
 }
 
 /* Signals are blocked before MPI starts its threads, which inherit the mask (app/ranks_launch.h). */
 int main(int argc, char **argv)
 {
-  catch_signals();
+  ms_app_catch_signals();
+  ms_io_set_stop_flag(&ms_app_signal); /* a wait for a FIFO's reader, a full pipe, ends on a signal */
   int rc = ms_app_ranks_start(&argc, &argv);
   if (rc < 0)
     rc = run_main(argc, argv);

@@ -13,13 +13,30 @@
 #include "io/output_file.h"
 #include "mixsim/checkpoint.h"
 
-/* An output write that failed on the way goes to the plan's output_lost, if any, and the
- * run goes on; without one it ends the run. */
+/* An output write that failed on the way (or was cut short by a stop) goes to the plan's
+ * output_lost, if any, and the run goes on; without one it ends the run. */
 static ms_status lost(const ms_run_plan *p, ms_status st, const char *opt)
 {
-  if (st == MS_OK || !p->output_lost || st != MS_ERR_RUNTIME)
+  if (st == MS_OK || !p->output_lost || (st != MS_ERR_RUNTIME && st != MS_ERR_STOPPED))
     return st;
   p->output_lost(st, opt);
+  return MS_OK;
+}
+
+/* A frame of the time series. A write of it that failed is a lost output that stops the
+ * run (*halt): the state it stopped at is still checkpointed and reported. */
+static ms_status series_frame(const ms_run_plan *p, ms_sim *sim, int force, int *halt)
+{
+  ms_status st = ms_series_frame(p->series, sim, force);
+  if (!st || !ms_series_failed(p->series))
+    return st;
+  int stopped = st == MS_ERR_STOPPED; /* (a signal: its own message follows) */
+  if ((st = lost(p, st, "--output")))
+    return st;
+  *halt = 1;
+  if (!stopped)
+    fprintf(stderr, "mixsim: --output failed: the run stops at step %ld; its checkpoint, report "
+                    "and other outputs are still written\n", ms_sim_step(sim));
   return MS_OK;
 }
 
@@ -201,11 +218,12 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
   long chunk = 1, start = ms_sim_step(sim);
   double t0 = ms_now();
   frames f;
+  int halt = 0; /* a lost frame of the time series */
   ms_status st = frames_open(&f, p->offscreen, sim, p->total);
   if (!st)
-    st = ms_series_frame(p->series, sim, 1);
+    st = series_frame(p, sim, 1, &halt);
   ms_snapshot *snap = NULL;
-  while (!st && ms_sim_step(sim) < p->total && !ms_sim_stop_requested(sim)) {
+  while (!st && !halt && ms_sim_step(sim) < p->total && !ms_sim_stop_requested(sim)) {
     long step = ms_sim_step(sim), want = chunk;
     int tuning = ms_tuner_busy(p->tuner);
     if ((st = tuned_chunk(p, sim, chunk, &want)))
@@ -229,7 +247,7 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
     if (!st)
       st = lost(p, frames_draw_due(&f, sim, p->total), "--frames");
     if (!st)
-      st = ms_series_frame(p->series, sim, 0);
+      st = series_frame(p, sim, 0, &halt);
     /* (a batch's time says nothing of the chunk's) */
     if (!tuning && dt < 0.125 && chunk < (1L << 20))
       chunk *= 2;
@@ -240,7 +258,7 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
   }
   ms_snapshot_free(snap);
   if (!st) /* the last state, also where a signal stopped the run */
-    st = ms_series_frame(p->series, sim, 1);
+    st = series_frame(p, sim, 1, &halt);
   st = frames_close(&f, sim, st, p);
   *wall = ms_now() - t0;
   if (p->progress)

@@ -29,8 +29,8 @@ typedef struct ms_run_plan {
    * NULL: the configuration stays as it is. */
   ms_tuner *tuner;
   /* --output: a frame of the first state, every K steps and of the last (where a signal
-   * stopped the run too), handed to the writer thread; a failed write stops the run.
-   * NULL: none. */
+   * stopped the run too), handed to the writer thread; a failed write goes to output_lost
+   * and stops the run there, which returns MS_OK. NULL: none. */
   ms_series *series;
 } ms_run_plan;
 

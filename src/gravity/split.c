@@ -3,15 +3,18 @@
  * through the host, and the split of the bodies by measured speed. */
 #include "gravity/split.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "cl/trace_events.h"
 #include "core/file.h"
+#include "core/io_wait.h"
 #include "gravity/ranks.h"
 
 extern const char ms_gravity_kernel_source[];
@@ -28,11 +31,13 @@ static void dump_binary(cl_program program, const char *path)
       size == 0)
     return;
   unsigned char *bin = malloc(size);
-  FILE *f = bin ? fopen(path, "wb") : NULL;
-  if (f && clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
-    fwrite(bin, 1, size, f);
-  if (f)
-    fclose(f);
+  /* (a FIFO nobody reads waits only until a stop: core/io_wait.h) */
+  int fd = bin ? ms_io_open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+  if (fd >= 0 &&
+      clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS)
+    ms_io_write_all(fd, bin, size, NULL);
+  if (fd >= 0)
+    close(fd);
   free(bin);
 }
 

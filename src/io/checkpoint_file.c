@@ -7,14 +7,17 @@
 #include "io/checkpoint_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "core/io_wait.h"
 #include "io/output_file.h"
 #include "io/scene_identity.h"
 #include "mixsim/checkpoint.h"
@@ -153,18 +156,34 @@ static ms_status open_section(const char *path, const layout *l, int k, void *im
   return MS_OK;
 }
 
-/* Reads and checks the whole file into `im`. */
+/* Reads exactly `n` bytes: 1, 0 at the end of the file (or short of it), -1 on an error
+ * with its status kept (a FIFO's writer that never came and a stop: MS_ERR_STOPPED). */
+static int read_exactly(int fd, const char *path, void *buf, size_t n, ms_status *st)
+{
+  ssize_t got = ms_io_read_full(fd, buf, n);
+  if (got < 0) {
+    *st = errno == ECANCELED
+              ? ms_fail(MS_ERR_STOPPED, "cannot read checkpoint '%s': stopped (SIGINT/SIGTERM) "
+                        "while waiting for its writer", path)
+              : ms_fail(MS_ERR_INPUT, "cannot read checkpoint '%s': %s", path, strerror(errno));
+    return -1;
+  }
+  return (size_t)got == n;
+}
+
+/* Reads and checks the whole file into `im`. A FIFO or a device is read as it comes,
+ * in waits a stop ends (core/io_wait.h). */
 ms_status ms_ck_read(const char *path, const layout *l, void *im, const ms_scene_id *scene_id,
                      const checks *chk, const void *ctx)
 {
-  FILE *f = fopen(path, "rb");
-  if (!f)
+  int fd = ms_io_open(path, O_RDONLY, 0);
+  if (fd < 0)
     return ms_fail(MS_ERR_INPUT, "cannot open checkpoint '%s': %s", path, strerror(errno));
   header h;
   ms_status st = MS_OK;
-  int allocated = 0;
+  int allocated = 0, r;
   uint64_t total = 0;
-  if (fread(&h, sizeof h, 1, f) != 1)
+  if ((r = read_exactly(fd, path, &h, sizeof h, &st)) == 0)
     st = refuse(path, "truncated header");
   if (!st)
     st = check_header(path, &h, l, scene_id);
@@ -173,7 +192,7 @@ ms_status ms_ck_read(const char *path, const layout *l, void *im, const ms_scene
   if (!st && h.version >= RECORD_SINCE) {
     ms_scene_id saved;
     unsigned long c = crc;
-    st = ms_sid_record_read(f, path, h.payload_size, &saved, &c, &total);
+    st = ms_sid_record_read(fd, path, h.payload_size, &saved, &c, &total);
     if (!st)
       st = ms_sid_compare(path, &saved, scene_id);
     crc = c;
@@ -187,16 +206,18 @@ ms_status ms_ck_read(const char *path, const layout *l, void *im, const ms_scene
         break;
     }
     size_t n = l->fields[i].size(im);
-    if (n && fread(l->fields[i].at(im), 1, n, f) != n) {
+    if (n && (r = read_exactly(fd, path, l->fields[i].at(im), n, &st)) == 0) {
       char why[128];
       snprintf(why, sizeof why, "truncated in field '%s'", l->fields[i].name);
       st = refuse(path, why);
-      break;
     }
+    if (st)
+      break;
     total += n;
     crc = ms_crc32_update(crc, l->fields[i].at(im), n);
   }
-  if (!st && fgetc(f) != EOF)
+  char extra;
+  if (!st && (r = read_exactly(fd, path, &extra, 1, &st)) == 1)
     st = refuse(path, "trailing bytes after the payload");
   if (!st && total != h.payload_size)
     st = refuse(path, "payload size mismatch");
@@ -204,7 +225,7 @@ ms_status ms_ck_read(const char *path, const layout *l, void *im, const ms_scene
     st = refuse(path, "payload checksum mismatch (corrupted)");
   if (!st)
     st = chk->fields(path, im, ctx);
-  fclose(f);
+  close(fd);
   if (st && allocated)
     l->release(im);
   return st;

@@ -13,11 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/io_wait.h"
 #include "shared/contact.h"
 #include "shared/grid.h"
 
 struct ms_diag {
   int fd;
+  long long bytes; /* written so far */
   char path[4352];
   int gravity;
   ms_diag_setup c;
@@ -45,19 +47,21 @@ static const char collision_header[] =
 static const char gravity_header[] =
     "step,time,kinetic,potential,energy,energy_error,px,py,pz,lx,ly,lz,virial_ratio\n";
 
-/* Writes all of `text` (a whole row) in one call where the system allows. */
+/* Writes all of `text` (a whole row) in one call where the system allows; something
+ * other than a regular file is waited for in slices a stop ends (core/io_wait.h). */
 static ms_status put(ms_diag *d, const char *text, size_t n)
 {
-  while (n > 0) {
-    ssize_t w = write(d->fd, text, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return ms_fail(MS_ERR_RUNTIME, "--diagnostics: cannot write '%s': %s", d->path,
-                     strerror(errno));
-    text += w;
-    n -= (size_t)w;
-  }
+  size_t done = 0;
+  int rc = ms_io_test_full(d->path, d->bytes + (long long)n)
+               ? (errno = ENOSPC, -1)
+               : ms_io_write_all(d->fd, text, n, &done);
+  d->bytes += (long long)done;
+  if (rc && errno == ECANCELED)
+    return ms_fail(MS_ERR_STOPPED, "--diagnostics: cannot write '%s': stopped (SIGINT/SIGTERM) "
+                   "while waiting for its reader", d->path);
+  if (rc)
+    return ms_fail(MS_ERR_RUNTIME, "--diagnostics: cannot write '%s': %s", d->path,
+                   strerror(errno));
   return MS_OK;
 }
 
@@ -69,10 +73,12 @@ static ms_status open_file(const char *dir, int gravity, ms_diag **out)
     return ms_fail(MS_ERR_RUNTIME, "--diagnostics: out of memory");
   d->gravity = gravity;
   snprintf(d->path, sizeof d->path, "%s/diagnostics.csv", dir);
-  d->fd = open(d->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+  d->fd = ms_io_open(d->path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
   if (d->fd < 0) {
-    ms_status st = ms_fail(MS_ERR_RUNTIME, "--diagnostics: cannot create '%s': %s", d->path,
-                           strerror(errno));
+    ms_status st = ms_fail(errno == ECANCELED ? MS_ERR_STOPPED : MS_ERR_RUNTIME,
+                           "--diagnostics: cannot create '%s': %s", d->path,
+                           errno == ECANCELED ? "stopped (SIGINT/SIGTERM) while waiting for a "
+                                                "reader" : strerror(errno));
     free(d);
     return st;
   }

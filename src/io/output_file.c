@@ -1,17 +1,18 @@
 /* Output files: checked before a run, written whole or not at all (temporary file,
  * fsync, rename) where the path is a regular file or new, written straight through
- * where it is a device or a FIFO, "-" on standard output; stale temporary files of
- * killed runs; JSON string literals. */
+ * where it is a device or a FIFO, "-" on standard output, in waits a stop ends; stale
+ * temporary files of killed runs; JSON string literals. */
 #include "io/output_file.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "core/io_wait.h"
 
 /* What mkstemp makes of the last six characters of "<name>.tmpXXXXXX". */
 #define TMP_SUFFIX ".tmp"
@@ -98,47 +99,81 @@ static char *final_target(const char *path)
 
 typedef int (*writer)(FILE *f, void *ctx);
 
-/* A pipe or FIFO whose reader went away fails the write (EPIPE) instead of killing the
- * process with SIGPIPE, so the other outputs are still written. Outputs are written
- * between advances, when no simulation thread runs. */
-static void ignore_sigpipe(struct sigaction *old)
+/* The output composed in memory, so that it can be written through in waits a stop can
+ * end (core/io_wait.h); stdio would block in write(2). Returns 0, or -1 with errno. */
+static int compose(writer write, void *ctx, char **buf, size_t *size)
 {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = SIG_IGN;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGPIPE, &sa, old);
-}
-
-static ms_status write_stdout(writer write, void *ctx)
-{
-  struct sigaction old;
-  ignore_sigpipe(&old);
-  int bad = write(stdout, ctx) != 0 || fflush(stdout) != 0 || ferror(stdout);
+  *buf = NULL;
+  *size = 0;
+  FILE *m = open_memstream(buf, size);
+  if (!m)
+    return -1;
+  int bad = write(m, ctx) != 0 || fflush(m) != 0 || ferror(m);
   int err = errno;
-  sigaction(SIGPIPE, &old, NULL);
-  if (bad)
-    return ms_fail(MS_ERR_RUNTIME, "cannot write to standard output: %s", strerror(err));
-  return MS_OK;
+  if (fclose(m) != 0)
+    bad = 1;
+  if (bad) {
+    free(*buf);
+    *buf = NULL;
+    errno = err ? err : EIO;
+  }
+  return bad ? -1 : 0;
 }
 
-/* A device node, a FIFO: opened (never created, never truncated) and streamed into. */
+/* Why a write through `fd` failed, and its status: a stop (SIGINT/SIGTERM) that ended a
+ * wait for the reader is MS_ERR_STOPPED, the rest MS_ERR_RUNTIME. `name` is quoted. */
+static ms_status through_failed(const char *name, int err, size_t done, size_t size)
+{
+  if (err == ECANCELED)
+    return ms_fail(MS_ERR_STOPPED, "cannot write %s: stopped (SIGINT/SIGTERM) after %zu of "
+                   "%zu bytes: its reader took no more", name, done, size);
+  return ms_fail(MS_ERR_RUNTIME, "cannot write %s: %s", name, strerror(err));
+}
+
+/* Composes the output and writes it through `fd` (a device, a FIFO, a pipe). */
+static ms_status put_through(int fd, const char *name, const char *path, writer write, void *ctx)
+{
+  char *buf;
+  size_t size, done = 0;
+  if (compose(write, ctx, &buf, &size) != 0)
+    return ms_fail(MS_ERR_RUNTIME, "cannot write %s: %s", name, strerror(errno));
+  int rc = ms_io_test_full(path, (long long)size) ? (errno = ENOSPC, -1)
+                                                  : ms_io_write_all(fd, buf, size, &done);
+  int err = errno;
+  free(buf);
+  return rc ? through_failed(name, err, done, size) : MS_OK;
+}
+
+ms_status ms_write_stream(FILE *stream, int (*write)(FILE *f, void *ctx), void *ctx)
+{
+  const char *name = stream == stdout ? "to standard output" : "to standard error";
+  if (fflush(stream) != 0) /* what stdio held goes first */
+    return ms_fail(MS_ERR_RUNTIME, "cannot write %s: %s", name, strerror(errno));
+  return put_through(fileno(stream), name, "-", write, ctx);
+}
+
+/* A device node, a FIFO: opened (never created, never truncated) and written through;
+ * a FIFO's open waits for a reader until a stop. */
 static ms_status write_through(const char *path, writer write, void *ctx)
 {
-  int fd = open(path, O_WRONLY | O_NOCTTY);
-  if (fd < 0)
-    return ms_fail(MS_ERR_RUNTIME, "cannot write '%s': %s", path, strerror(errno));
-  struct sigaction old;
-  ignore_sigpipe(&old);
-  FILE *f = fdopen(fd, "w");
-  int bad = !f || write(f, ctx) != 0 || fflush(f) != 0 || ferror(f);
-  int err = errno;
-  if (f ? fclose(f) != 0 : close(fd) != 0)
-    bad = 1;
-  sigaction(SIGPIPE, &old, NULL);
-  if (bad)
-    return ms_fail(MS_ERR_RUNTIME, "cannot write '%s': %s", path, strerror(err));
-  return MS_OK;
+  size_t n = strlen(path) + 3;
+  char *name = malloc(n);
+  if (!name)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  snprintf(name, n, "'%s'", path);
+  ms_status st;
+  int fd = ms_io_open(path, O_WRONLY, 0);
+  if (fd < 0 && errno == ECANCELED)
+    st = ms_fail(MS_ERR_STOPPED, "cannot write %s: stopped (SIGINT/SIGTERM) while waiting "
+                 "for a reader to open it", name);
+  else if (fd < 0)
+    st = ms_fail(MS_ERR_RUNTIME, "cannot write %s: %s", name, strerror(errno));
+  else
+    st = put_through(fd, name, path, write, ctx);
+  if (fd >= 0 && close(fd) != 0 && !st)
+    st = ms_fail(MS_ERR_RUNTIME, "cannot write %s: %s", name, strerror(errno));
+  free(name);
+  return st;
 }
 
 /* A regular file or a new one: a temporary file beside `target`, renamed over it.
@@ -165,6 +200,10 @@ static ms_status write_replacing(const char *path, const char *target, mode_t mo
   FILE *f = fdopen(fd, "w");
   int bad = !f || write(f, ctx) != 0 || fflush(f) != 0 || ferror(f) || fsync(fileno(f)) != 0;
   int err = errno;
+  if (!bad && ms_io_test_full(target, (long long)ftell(f))) {
+    bad = 1;
+    err = ENOSPC;
+  }
   if (f ? fclose(f) != 0 : close(fd) != 0)
     bad = 1;
   if (!bad && rename(tmp, target) != 0) {
@@ -182,7 +221,7 @@ static ms_status write_replacing(const char *path, const char *target, mode_t mo
 ms_status ms_write_atomic(const char *path, int (*write)(FILE *f, void *ctx), void *ctx)
 {
   if (strcmp(path, "-") == 0)
-    return write_stdout(write, ctx);
+    return ms_write_stream(stdout, write, ctx);
   struct stat st;
   int exists = stat(path, &st) == 0; /* follows every link, /proc's included */
   if (exists && S_ISDIR(st.st_mode))
@@ -214,12 +253,22 @@ int ms_lost_has(const ms_lost_outputs *l, const char *opt)
   return 0;
 }
 
+int ms_lost_failed(const ms_lost_outputs *l)
+{
+  int n = 0;
+  for (int i = 0; i < l->n; i++)
+    n += l->why[i] != MS_ERR_STOPPED;
+  return n;
+}
+
 void ms_lost_note(ms_lost_outputs *l, ms_status st, const char *opt)
 {
-  if (st != MS_OK && ms_lost_has(l, opt))
+  if (st != MS_OK && ms_lost_has(l, opt)) {
     ms_error_clear();
-  else if (ms_output_failed(st, opt) && l->n < (int)(sizeof l->opt / sizeof l->opt[0]))
+  } else if (ms_output_failed(st, opt) && l->n < (int)(sizeof l->opt / sizeof l->opt[0])) {
+    l->why[l->n] = st;
     l->opt[l->n++] = opt;
+  }
 }
 
 int ms_lost_say(const ms_lost_outputs *l)

@@ -1,6 +1,6 @@
 /* Output files (stats, dumps, checkpoints, PNG frames): checked before a run, written
  * whole or not at all where the path is a file, written through where it is something
- * else (a device, a FIFO), never replaced; "-" is standard output. */
+ * else (a device, a FIFO), never replaced, in waits a stop ends; "-" is standard output. */
 #ifndef MS_OUTPUT_FILE_H
 #define MS_OUTPUT_FILE_H
 
@@ -14,17 +14,23 @@
  * is written into a temporary file beside it (beside the target of a symlink, which
  * stays a link), fsynced and renamed over it: on failure nothing is left behind and an
  * old file stays as it was. Anything else that exists (a device node, a FIFO) is opened
- * and written straight through. */
+ * and written straight through, composed in memory first so that every wait for its
+ * reader (a FIFO's open, a full pipe) ends on a stop (core/io_wait.h): MS_ERR_STOPPED
+ * then, with what could be written written. */
 ms_status ms_write_atomic(const char *path, int (*write)(FILE *f, void *ctx), void *ctx);
+
+/* The same for an open stream (stdout, stderr: the report), written through. */
+ms_status ms_write_stream(FILE *stream, int (*write)(FILE *f, void *ctx), void *ctx);
 
 /* After a failed write (st != MS_OK) of the output of option `opt`: says so on stderr,
  * naming the option, even when quiet, and clears the message so that the next failure
  * is heard too. Returns 1 for a failure, 0 for MS_OK. */
 int ms_output_failed(ms_status st, const char *opt);
 
-/* The outputs a run could not write, by option ("--stats"). */
+/* The outputs a run could not write, by option ("--stats"), and why. */
 typedef struct ms_lost_outputs {
   const char *opt[8];
+  ms_status why[8]; /* MS_ERR_STOPPED: a stop ended its wait for a reader */
   int n;
 } ms_lost_outputs;
 
@@ -35,6 +41,9 @@ void ms_lost_note(ms_lost_outputs *l, ms_status st, const char *opt);
 
 /* Was the output of `opt` lost? */
 int ms_lost_has(const ms_lost_outputs *l, const char *opt);
+
+/* How many were lost to a failure rather than to a stop (SIGINT/SIGTERM)? */
+int ms_lost_failed(const ms_lost_outputs *l);
 
 /* At the end of a run: names every lost output on stderr ("the run ended and its report
  * is complete, but --stats was not written"); returns how many were lost. */

@@ -10,6 +10,7 @@
 
 #include "collision/sim_internal.h"
 #include "core/file.h"
+#include "core/io_wait.h"
 
 /* More files than any scene reads: a larger count is a damaged record. */
 #define MAX_FILES (1 << 20)
@@ -97,9 +98,9 @@ static ms_status damaged(const char *path, const char *why)
 }
 
 /* Reads n bytes of at most *room left, running both CRCs. */
-static int take(FILE *f, void *p, size_t n, uint64_t *room, uLong *record, unsigned long *payload)
+static int take(int fd, void *p, size_t n, uint64_t *room, uLong *record, unsigned long *payload)
 {
-  if (n > *room || fread(p, 1, n, f) != n)
+  if (n > *room || ms_io_read_full(fd, p, n) != (ssize_t)n)
     return -1;
   *room -= n;
   *record = crc32(*record, p, (uInt)n);
@@ -107,14 +108,14 @@ static int take(FILE *f, void *p, size_t n, uint64_t *room, uLong *record, unsig
   return 0;
 }
 
-ms_status ms_sid_record_read(FILE *f, const char *path, uint64_t room, ms_scene_id *saved,
+ms_status ms_sid_record_read(int fd, const char *path, uint64_t room, ms_scene_id *saved,
                              unsigned long *crc, uint64_t *bytes)
 {
   memset(saved, 0, sizeof *saved);
   uint64_t start = room;
   uLong rec = crc32(0L, Z_NULL, 0);
   uint32_t n = 0;
-  if (take(f, &n, sizeof n, &room, &rec, crc))
+  if (take(fd, &n, sizeof n, &room, &rec, crc))
     return damaged(path, "is cut short");
   if (n > MAX_FILES || (uint64_t)n * sizeof(entry_head) > room)
     return damaged(path, "counts more files than it holds");
@@ -124,8 +125,8 @@ ms_status ms_sid_record_read(FILE *f, const char *path, uint64_t room, ms_scene_
   for (uint32_t i = 0; i < n; i++) {
     ms_scene_file_id *e = &saved->file[saved->n_files++];
     entry_head h;
-    if (take(f, &h, sizeof h, &room, &rec, crc) || h.key_len >= sizeof e->key ||
-        take(f, e->key, h.key_len, &room, &rec, crc)) {
+    if (take(fd, &h, sizeof h, &room, &rec, crc) || h.key_len >= sizeof e->key ||
+        take(fd, e->key, h.key_len, &room, &rec, crc)) {
       ms_scene_id_free(saved);
       return damaged(path, "is cut short or names a file by too long a key");
     }
@@ -133,7 +134,7 @@ ms_status ms_sid_record_read(FILE *f, const char *path, uint64_t room, ms_scene_
     e->bytes = h.bytes;
   }
   uint32_t own = 0, want = (uint32_t)rec;
-  if (take(f, &own, sizeof own, &room, &rec, crc) || own != want) {
+  if (take(fd, &own, sizeof own, &room, &rec, crc) || own != want) {
     ms_scene_id_free(saved);
     return damaged(path, "does not match its checksum");
   }

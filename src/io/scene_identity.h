@@ -19,7 +19,7 @@ int ms_sid_record_write(FILE *f, const ms_scene_id *id, unsigned long *crc);
 
 /* Reads a record of at most `room` bytes into `saved` (free with ms_scene_id_free);
  * `crc` goes on over it, *bytes gets its size. A refusal names the checkpoint `path`. */
-ms_status ms_sid_record_read(FILE *f, const char *path, uint64_t room, ms_scene_id *saved,
+ms_status ms_sid_record_read(int fd, const char *path, uint64_t room, ms_scene_id *saved,
                              unsigned long *crc, uint64_t *bytes);
 
 /* "written from another scene", naming the first file that differs between the record

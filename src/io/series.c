@@ -34,6 +34,7 @@ struct ms_series {
   int32_t *id;
   slot slots[2];
   ms_writer *w;      /* NULL once stopped by a failed write */
+  ms_status failure; /* that write's status */
   ms_diag *diag;     /* --diagnostics: DIR/diagnostics.csv, else NULL */
   ms_writer_stats stats;
   long last_step; /* the last step handed over (-1: none) */
@@ -396,21 +397,22 @@ long ms_series_room(const ms_series *s, long step)
   return s ? s->o.every - step % s->o.every : -1;
 }
 
-/* A free slot for the frame of `step`, or NULL when none is due; *st says why not. */
+/* A free slot for the frame of `step`, or NULL when none is due; *st says why not. A
+ * writer that failed (and said so once) takes no more frames. */
 static slot *frame_slot(ms_series *s, long step, int force, ms_status *st)
 {
   *st = MS_OK;
-  if (!s || step == s->last_step || (!force && step % s->o.every != 0))
+  if (!s || !s->w || step == s->last_step || (!force && step % s->o.every != 0))
     return NULL;
-  slot *k = s->w ? ms_writer_acquire(s->w) : NULL;
-  if (!k && s->w) { /* a write failed: its message (naming the file) stops the run */
-    *st = ms_writer_finish(s->w, &s->stats);
+  slot *k = ms_writer_acquire(s->w);
+  if (!k) { /* a write failed: its message names the file */
+    *st = s->failure = ms_writer_finish(s->w, &s->stats);
     s->w = NULL;
-  } else if (!k) {
-    *st = ms_fail(MS_ERR_RUNTIME, "--output: the writer stopped after a failed write");
   }
   return k;
 }
+
+int ms_series_failed(const ms_series *s) { return s && s->failure; }
 
 ms_status ms_series_frame(ms_series *s, ms_sim *sim, int force)
 {

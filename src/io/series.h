@@ -41,12 +41,19 @@ long ms_series_room(const ms_series *s, long step);
 
 /* Writes a frame of the current state if one is due at this step (a multiple of K) or
  * `force` is set (the run's first and last state), unless this step has one already.
- * Fails when the writer failed (its message names the file): the run stops. */
+ * Returns the writer's failure once, when it finds one (its message names the file;
+ * MS_ERR_STOPPED where a stop ended a wait for a FIFO's reader): ms_series_failed then
+ * tells it from a failure to copy the state, the run stops there and writes its other
+ * outputs, and the series takes no more frames. */
 ms_status ms_series_frame(ms_series *s, ms_sim *sim, int force);
 ms_status ms_series_frame_gravity(ms_series *s, ms_gravity *g, int force);
 
+/* Did a write fail (the series takes no more frames)? 0 for NULL. */
+int ms_series_failed(const ms_series *s);
+
 /* Waits for the writer to write every frame handed over, then frees the series; `stats`
- * (may be NULL) gets the writer's figures. Returns a write's failure, if any. */
+ * (may be NULL) gets the writer's figures. Returns a write's failure that no frame call
+ * returned yet, if any: every failure here is a lost output. */
 ms_status ms_series_close(ms_series *s, ms_writer_stats *stats);
 
 #endif

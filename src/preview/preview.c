@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "io/output_file.h"
 #include "io/session.h"
 #include "preview/frame.h"
 #include "preview/preview.h"
@@ -56,6 +57,14 @@ typedef struct driver {
   long rate_step0;
   ms_session session; /* by pipeline and buffers, across switches and resets */
 } driver;
+
+/* The window's report by pipeline and buffers, written as outputs are (a pipe nobody reads
+ * waits only until a signal). */
+static int print_session(FILE *f, void *session)
+{
+  ms_session_report(f, session);
+  return 0;
+}
 
 static void note(const driver *d, const char *what)
 {
@@ -461,7 +470,8 @@ ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_op
       st = k.status;
     *sim = d.sim;
     if (d.sim && !st) /* before the report main prints for the final simulation */
-      ms_session_report(stdout, &d.session);
+      ms_output_failed(ms_write_stream(stdout, print_session, &d.session),
+                       "the window's report");
   }
   ms_window_close(&w.w);
   pthread_cond_destroy(&k.wake);

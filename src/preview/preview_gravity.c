@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "io/gravity_report.h"
+#include "io/output_file.h"
 #include "preview/frame.h"
 #include "preview/preview.h"
 #include "preview/render.h"
@@ -99,8 +100,15 @@ static void on_event(gravity_window *gw, const SDL_Event *e, long step)
   }
 }
 
+static int print_report(FILE *f, void *sum)
+{
+  ms_report_gravity(f, sum);
+  return 0;
+}
+
 /* The report of a headless run, for the state the window ends with: energy and momentum
- * are measured at the start and at the end (the window takes no diagnostics between). */
+ * are measured at the start and at the end (the window takes no diagnostics between).
+ * Written as outputs are, so that a pipe nobody reads waits only until a signal. */
 static ms_status report(ms_gravity *g, const ms_scene *scene, const ms_gravity_diag *first)
 {
   ms_gravity_diag last;
@@ -113,8 +121,7 @@ static ms_status report(ms_gravity *g, const ms_scene *scene, const ms_gravity_d
   double err = last.has_energy ? fabs(last.energy_error) : 0.0;
   ms_gravity_summary sum = {scene, ms_gravity_get_stats(g), first, &last, err,
                             ms_gravity_burst(g), hash};
-  ms_report_gravity(stdout, &sum);
-  return MS_OK;
+  return ms_write_stream(stdout, print_report, &sum);
 }
 
 ms_status ms_preview_gravity_window(ms_gravity *g, const ms_scene *scene,
