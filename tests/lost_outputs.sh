@@ -109,13 +109,13 @@ test_trace_on_full_disk_exit_1() {
 
 # The case as it happens: --output on a 200 KiB tmpfs, the other outputs on a healthy
 # disk. The tmpfs lives in a mount namespace of the run alone (unshare -m); where none can
-# be made, this case is skipped (the hook above covers the path).
+# be made, this case is skipped (the hook above covers the path), except under CI=true.
 test_real_full_filesystem() {
   fresh real || return 1
   mkdir FULL
   if ! unshare -m sh -c 'mount -t tmpfs -o size=200k tmpfs FULL' 2>/dev/null; then
     echo "    no mount namespace with a tmpfs here: skipped"
-    return 0
+    [ "${CI:-}" != true ] # CI runs as root on a machine that makes one: there it must run
   fi
   timeout -s KILL 300 unshare -m sh -c 'mount -t tmpfs -o size=200k tmpfs FULL && exec "$@"' sh \
     "$exe" -q -n 2000 --output FULL/o --output-every 10 --checkpoint ck --stats st.json \
