@@ -9,6 +9,7 @@
  * has no friction. */
 #include "mixsim/checkpoint.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,12 +268,32 @@ static ms_status friction_fields(const char *path, const cimage *im)
   return MS_OK;
 }
 
+/* Centres (x, y every `stride` values, frame coordinates) within one box width and
+ * height of the box: the walls push back a particle that crosses them, and one that far
+ * past a wall would have had to fly through it. Values are finite by now. */
+static ms_status centres_field(const char *path, const char *field, const double *v, size_t n,
+                               size_t stride, const ms_sim *s)
+{
+  double w = s->box[0], h = s->box[1];
+  for (size_t i = 0; i < n; i++) {
+    double x = v[stride * i], y = v[stride * i + 1];
+    if (!(x >= -w && x <= 2.0 * w && y >= -h && y <= 2.0 * h))
+      return ms_ck_refuse_field(path, field, "has particle #%zu at (%.17g, %.17g), more than the "
+                                "box's width or height outside the box (%g, %g .. %g, %g), "
+                                "where no run puts one: the walls push back what crosses them",
+                                i, s->origin[0] + x, s->origin[1] + y, s->origin[0],
+                                s->origin[1], s->origin[0] + w, s->origin[1] + h);
+  }
+  return MS_OK;
+}
+
 static ms_status sim_fields(const char *path, const void *v, const void *ctx)
 {
   const cimage *im = v;
   const ms_sim *s = ctx;
   ms_status st;
-  if ((st = ms_ck_counter(path, "step", im->step, 0, NULL)) ||
+  if ((st = ms_ck_counter(path, "step", im->step, MS_STEPS_MAX,
+                          "the most steps a run takes (10^15)")) ||
       (st = capacity_field(path, im, s)) ||
       (st = ms_ck_counter(path, "largest overflow", im->max_overflow, s->n_small,
                           "the number of small particles")) ||
@@ -284,7 +305,9 @@ static ms_status sim_fields(const char *path, const void *v, const void *ctx)
       (st = ms_ck_counter(path, "outside-box events", im->outside_events, 0, NULL)) ||
       (st = ms_ck_finite_doubles(path, "small positions", im->small_pos, (size_t)im->n_small * 2)) ||
       (st = ms_ck_finite_doubles(path, "small velocities", im->small_vel, (size_t)im->n_small * 2)) ||
-      (st = ms_ck_finite_doubles(path, "large state", im->large_state, (size_t)im->n_large * 4)))
+      (st = ms_ck_finite_doubles(path, "large state", im->large_state, (size_t)im->n_large * 4)) ||
+      (st = centres_field(path, "small positions", im->small_pos, (size_t)im->n_small, 2, s)) ||
+      (st = centres_field(path, "large state", im->large_state, (size_t)im->n_large, 4, s)))
     return st;
   return im->friction ? friction_fields(path, im) : MS_OK;
 }
@@ -451,16 +474,28 @@ static ms_status gravity_fields_ok(const char *path, const void *v, const void *
   const gimage *im = v;
   (void)ctx;
   ms_status st;
-  if ((st = ms_ck_counter(path, "step", im->step, 0, NULL)))
+  if ((st = ms_ck_counter(path, "step", im->step, MS_STEPS_MAX,
+                          "the most steps a run takes (10^15)")))
     return st;
   if (!isfinite(im->e0))
     return ms_ck_refuse_field(path, "initial energy", "is not finite");
   if ((st = ms_ck_finite_floats(path, "positions", im->pos, (size_t)im->n * 4)) ||
       (st = ms_ck_finite_floats(path, "velocities", im->vel, (size_t)im->n * 3)))
     return st;
-  for (int i = 0; i < im->n; i++)
-    if (im->pos[4 * i + 3] < 0.0f)
+  /* Masses as the scene's are: 0 (a tracer) or a normal float, some of them positive. */
+  float total = 0.0f;
+  for (int i = 0; i < im->n; i++) {
+    float m = im->pos[4 * i + 3];
+    if (m < 0.0f)
       return ms_ck_refuse_field(path, "positions", "has a negative mass (body %d)", i);
+    if (m != 0.0f && m < FLT_MIN)
+      return ms_ck_refuse_field(path, "positions", "has a mass of %g (body %d), a denormal float, "
+                                "which no scene gives (0 or at least %g)", (double)m, i,
+                                (double)FLT_MIN);
+    total += m;
+  }
+  if (!(total > 0.0f))
+    return ms_ck_refuse_field(path, "positions", "has no body with a mass (all %d are 0)", im->n);
   return MS_OK;
 }
 

@@ -224,7 +224,8 @@ ms_status ms_ck_finite_floats(const char *path, const char *field, const float *
   return MS_OK;
 }
 
-/* A counter of the run: at least 0, at most `max` (another counter it cannot exceed). */
+/* A counter of the run: at least 0, at most `max` (another counter it cannot exceed),
+ * and never past MS_CK_COUNTER_MAX, so that a run adding to it cannot overflow. */
 ms_status ms_ck_counter(const char *path, const char *field, int64_t v, int64_t max,
                                const char *max_name)
 {
@@ -233,6 +234,10 @@ ms_status ms_ck_counter(const char *path, const char *field, int64_t v, int64_t 
   if (max_name && v > max)
     return ms_ck_refuse_field(path, field, "= %lld is more than %s (%lld)", (long long)v, max_name,
                         (long long)max);
+  if (v > MS_CK_COUNTER_MAX)
+    return ms_ck_refuse_field(path, field, "= %lld is more than 2^53 (%lld), which no run counts "
+                              "to (a run takes at most 10^15 steps)", (long long)v,
+                              (long long)MS_CK_COUNTER_MAX);
   return MS_OK;
 }
 
