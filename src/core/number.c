@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -56,6 +57,17 @@ ms_number_error ms_number_double(const char *text, double *out)
   if (!isfinite(v))
     return MS_NUMBER_NOT_FINITE;
   *out = v;
+  return MS_NUMBER_OK;
+}
+
+ms_number_error ms_number_float(double v, float *out)
+{
+  float f = (float)v;
+  if (!isfinite(v) || !(fabsf(f) <= FLT_MAX))
+    return MS_NUMBER_RANGE;
+  if (v != 0.0 && !(fabsf(f) >= FLT_MIN))
+    return MS_NUMBER_NOT_NORMAL;
+  *out = f;
   return MS_NUMBER_OK;
 }
 
