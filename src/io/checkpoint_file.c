@@ -6,6 +6,7 @@
 #include "io/checkpoint_file.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "core/file.h"
 #include "io/output_file.h"
 #include "mixsim/checkpoint.h"
 #include "collision/sim_internal.h"
@@ -147,9 +149,11 @@ static ms_status open_section(const char *path, const layout *l, int k, void *im
 ms_status ms_ck_read(const char *path, const layout *l, void *im, uint32_t scene_id,
                             const checks *chk, const void *ctx)
 {
-  FILE *f = fopen(path, "rb");
+  /* A regular file only: a folder would read as a truncated header, a FIFO block. */
+  char why[256];
+  FILE *f = ms_open_regular(path, LONG_MAX, why, sizeof why);
   if (!f)
-    return ms_fail(MS_ERR_INPUT, "cannot open checkpoint '%s': %s", path, strerror(errno));
+    return ms_fail(MS_ERR_INPUT, "cannot open checkpoint '%s': %s", path, why);
   header h;
   ms_status st = MS_OK;
   int allocated = 0;
