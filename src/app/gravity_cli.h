@@ -21,7 +21,8 @@ typedef struct ms_gravity_cli {
   const ms_series_options *output;   /* --output; NULL: none */
 } ms_gravity_cli;
 
-/* Returns the process exit code (0, or the ms_status of the failure, reported). */
-int ms_gravity_cli_run(const ms_gravity_cli *cli, const ms_scene *scene);
+/* Returns the process exit code (0, or the ms_status of the failure, reported); the
+ * step the run ended at in *step (where a signal stopped it). */
+int ms_gravity_cli_run(const ms_gravity_cli *cli, const ms_scene *scene, long *step);
 
 #endif

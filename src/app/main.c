@@ -588,8 +588,9 @@ static void write_trace(const cli *c)
 }
 
 /* Gravity scenes: the 3D window where a display is available, else the headless run.
- * Offscreen frames are drawn for collision scenes only. */
-static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_scene *scene)
+ * Offscreen frames are drawn for collision scenes only. *step: where the run ended. */
+static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_scene *scene,
+                              long *step)
 {
   if (c->frames_dir || c->screenshot) {
     fprintf(stderr, "mixsim: --frames/--screenshot: offscreen frames are drawn for collision "
@@ -599,7 +600,7 @@ static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_sc
   char why[256];
   if (c->headless || !ms_preview_open_display(why, sizeof why)) {
     say_headless(c, why);
-    return ms_gravity_cli_run(g, scene);
+    return ms_gravity_cli_run(g, scene, step);
   }
   if (c->stats_path || c->dump_path)
     ms_warn("--stats/--dump: the gravity window writes neither; use --headless");
@@ -611,9 +612,19 @@ static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_sc
   if (!st) {
     ms_gravity_set_stop_flag(grav, &g_signal); /* a signal ends the advance under way */
     st = ms_preview_gravity_window(grav, scene, &po);
+    *step = ms_gravity_step(grav);
   }
   ms_gravity_destroy(grav);
   return st ? fail(st) : 0;
+}
+
+/* The last line of a run a signal stopped, in either mode and with any number of ranks
+ * (rank 0's is seen); returns its exit code, 128 + the signal. */
+static int say_stopped(long step, int checkpoint_written)
+{
+  fprintf(stderr, "mixsim: stopped by signal %d at step %ld%s\n", (int)g_signal, step,
+          checkpoint_written ? "; checkpoint written" : "");
+  return 128 + (int)g_signal;
 }
 
 static int run_main(int argc, char **argv)
@@ -654,15 +665,12 @@ static int run_main(int argc, char **argv)
                         c.quiet,      c.checkpoint,
                         c.resume,     c.checkpoint_every,
                         ms_ranks_stop_flag(&g_signal), so.dir ? &so : NULL};
-    rc = run_gravity_chosen(&c, &g, &scene);
+    long stopped_at = 0;
+    rc = run_gravity_chosen(&c, &g, &scene, &stopped_at);
     write_trace(&c);
     ms_scene_free(&scene);
-    if (!rc && g_signal) {
-      fprintf(stderr, "mixsim: stopped by signal %d%s\n", (int)g_signal,
-              c.checkpoint ? "; checkpoint written" : "");
-      rc = 128 + (int)g_signal;
-    }
-    return rc;
+    /* (an unwritten checkpoint made rc 1) */
+    return !rc && g_signal ? say_stopped(stopped_at, c.checkpoint != NULL) : rc;
   }
   if (c.gravity_kernel || c.devices || c.burst) {
     ms_scene_free(&scene);
@@ -693,11 +701,8 @@ static int run_main(int argc, char **argv)
   write_trace(&c);
   long stopped_at = ms_sim_step(sim);
   ms_sim_destroy(sim);
-  if (!rc && g_signal) {
-    fprintf(stderr, "mixsim: stopped by signal %d at step %ld%s\n", (int)g_signal, stopped_at,
-            c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint") ? "; checkpoint written" : "");
-    rc = 128 + (int)g_signal;
-  }
+  if (!rc && g_signal)
+    rc = say_stopped(stopped_at, c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint"));
   return outputs_exit_code(rc);
 }
 
