@@ -9,8 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* strtol and strtod skip leading blanks; a value with them is not "the number". */
-static int starts_number(const char *text) { return *text && !isspace((unsigned char)*text); }
+/* The one rule for a number written out, on the command line or in a scene: the text is
+ * the number alone, with no blanks around it (strtol and strtod would skip leading ones,
+ * trailing ones are text after it) and no '+' sign (a count or an index has none, so
+ * neither has any other number). */
+static int starts_number(const char *text)
+{
+  return *text && !isspace((unsigned char)*text) && *text != '+';
+}
 
 ms_number_error ms_number_long(const char *text, long lo, long hi, long *out)
 {

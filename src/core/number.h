@@ -1,5 +1,5 @@
 /* Numbers from text, one parser for the command line and the scene loader: the whole
- * text must be the number (no leading blanks, no trailing text), integers are
+ * text must be the number (no blanks around it, no '+' sign, no trailing text), integers are
  * range-checked without wrapping around, reals must be finite. The same words explain
  * a refusal everywhere ("must be between 1 and 4096 (got 0)"). */
 #ifndef MS_NUMBER_H
@@ -16,13 +16,14 @@ typedef enum ms_number_error {
   MS_NUMBER_NOT_NORMAL  /* a value other than 0 that is 0 or denormal as a float */
 } ms_number_error;
 
-/* A decimal integer in [lo, hi] ("+5" and "-3" as strtol reads them). */
+/* A decimal integer in [lo, hi] ("-3"; not "+5" nor " 5"). */
 ms_number_error ms_number_long(const char *text, long lo, long hi, long *out);
 
 /* An unsigned decimal integer of at most 64 bits; no sign. */
 ms_number_error ms_number_u64(const char *text, uint64_t *out);
 
-/* A finite real number as strtod reads it; MS_NUMBER_RANGE when it overflows a double. */
+/* A finite real number as strtod reads it, but without a leading '+' or blanks;
+ * MS_NUMBER_RANGE when it overflows a double. */
 ms_number_error ms_number_double(const char *text, double *out);
 
 /* `v` as the float the simulation computes with: MS_NUMBER_RANGE when it does not fit,

@@ -25,6 +25,8 @@ int ms_ld_parse_number(loader *ld, const char *text, double *out)
   }
   char *end;
   strtod(text, &end);
+  if (*text == '+')
+    return ms_ld_bad_value(ld, "expected a number without a '+' sign, got '%s'", text);
   if (end == text || isspace((unsigned char)*text))
     return ms_ld_bad_value(ld, "expected a number, got '%s'", text);
   return ms_ld_bad_value(ld, "expected a number, got '%s' (trailing '%s')", text, end);
