@@ -162,6 +162,8 @@ test_gravity_signal_leaves_loadable_checkpoint() {
   local at
   at=$(sed -n 's/^state hash [0-9a-f]* (step \([0-9]*\)).*/\1/p' "$tmp/out")
   [ -n "$at" ] && [ "$at" -gt 0 ] || return 1
+  # the stop names its step, as in collision mode
+  grep -q "^mixsim: stopped by signal 2 at step $at; checkpoint written$" "$tmp/err" || return 1
   "$exe" -q -n "$at" --resume "$tmp/gs.ck" "$tmp/long.ini" >"$tmp/r" || return 1
   [ "$(hash_of "$tmp/out")" = "$(hash_of "$tmp/r")" ] || return 1
   "$exe" -q -n "$at" "$tmp/long.ini" >"$tmp/full" || return 1

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checkpoints with valid checksums whose fields no run could have written: each field is
 # checked against what the scene and the device allow, and a refusal names the file
-# and the field (exit 2) before anything is allocated for it. A grid capacity at the
-# documented limit is accepted and changes nothing.
+# and the field (exit 2) before anything is allocated for it: counters within a run's
+# reach, values finite, masses normal floats (centres far outside the box are said). A
+# grid capacity at the documented limit is accepted and changes nothing.
 # usage: checkpoint_fields.sh MIXSIM SOURCE_ROOT
 set -u
 exe=$(realpath "$1")
@@ -29,6 +30,28 @@ p = 44
 for _ in range(struct.unpack_from('<I', d, 40)[0]):
     p += 16 + struct.unpack_from('<I', d, p + 4)[0]
 struct.pack_into(fmt, d, p + 4 + at, value)
+struct.pack_into('<I', d, 32, zlib.crc32(bytes(d[40:])))
+struct.pack_into('<I', d, 36, zlib.crc32(bytes(d[:36])))
+open(dst, 'wb').write(d)
+PY
+}
+
+# poke IN OUT FORMAT OFFSET VALUE: a copy of checkpoint IN with one value of struct FORMAT
+# at OFFSET after the record of the scene's files, a Python expression of ns and nl (the collision counts: small
+# positions at 56, velocities at 56 + 16 ns, the large state at 56 + 32 ns, 4 doubles each;
+# gravity: n i32, step i64, e0 f64, then 4 floats a body from 20), checksums recomputed.
+poke() {
+  python3 - "$@" <<'PY'
+import struct, sys, zlib
+src, dst, fmt, offset, value = sys.argv[1:6]
+d = bytearray(open(src, 'rb').read())
+p = 44  # past the record of the scene's files, as patch() does
+for _ in range(struct.unpack_from('<I', d, 40)[0]):
+    p += 16 + struct.unpack_from('<I', d, p + 4)[0]
+base = p + 4
+ns, nl = struct.unpack_from('<ii', d, base)
+value = float(value) if fmt[-1] in 'df' else int(value)
+struct.pack_into(fmt, d, base + eval(offset), value)
 struct.pack_into('<I', d, 32, zlib.crc32(bytes(d[40:])))
 struct.pack_into('<I', d, 36, zlib.crc32(bytes(d[:36])))
 open(dst, 'wb').write(d)
@@ -104,6 +127,63 @@ test_counters_out_of_range_refused() {
     refused_field "$tmp/f.ck" "$tiny" "field 'n_large' = 2147483647: particle counts differ"
 }
 
+# Counters past any run's (INT64_MAX overflowed the next grid build: UBSan).
+test_counters_beyond_any_run_refused() {
+  "$exe" -q -n 5 --checkpoint good.ck "$tiny" >/dev/null || return 1
+  patch good.ck f.ck grid_builds 9223372036854775807 &&
+    refused_field "$tmp/f.ck" "$tiny" "field 'grid builds' = 9223372036854775807 is more than 2^53" ||
+    return 1
+  patch good.ck f.ck outside_events 9007199254740993 &&
+    refused_field "$tmp/f.ck" "$tiny" "field 'outside-box events' = 9007199254740993 is more than 2^53" ||
+    return 1
+  patch good.ck f.ck step 1000000000000001 &&
+    refused_field "$tmp/f.ck" "$tiny" "field 'step' = 1000000000000001 is more than the most steps a run takes" ||
+    return 1
+  patch good.ck f.ck step 9223372036854775807 &&
+    refused_field "$tmp/f.ck" "$tiny" "field 'step' = 9223372036854775807 is more than" || return 1
+  local scene=$root/scenes/kepler.ini
+  "$exe" -q -n 5 --checkpoint g.ck "$scene" >/dev/null || return 1
+  patch g.ck gf.ck gravity_step 9223372036854775807 &&
+    refused_field "$tmp/gf.ck" "$scene" "field 'step' = 9223372036854775807 is more than the most steps"
+}
+
+# Centres far outside the box load, with a warning naming the field and the particle: no
+# run stops a particle that leaves the box, and the last good state of a failing run can
+# hold one 1e32 m away (tests/failure.sh resumes it). Non-finite values are refused.
+test_positions_far_outside_said_and_nonfinite_refused() {
+  "$exe" -q -n 5 --checkpoint good.ck "$tiny" >/dev/null || return 1
+  poke good.ck f.ck '<d' 56 1e12 || return 1
+  "$exe" -n 6 --resume f.ck "$tiny" >r 2>err || { cat err; return 1; }
+  grep -q "warning: checkpoint 'f.ck': field 'small positions' has 1 particle(s) more than the box's width or height outside the box (0, 0 .. 0.3, 0.3), first #0 at (1000000000000," err ||
+    { cat err; return 1; }
+  poke good.ck f.ck '<d' '56 + 32 * ns + 32 * 2' -1e15 || return 1
+  "$exe" -n 6 --resume f.ck "$tiny" >r 2>err || { cat err; return 1; }
+  grep -q "field 'large state' has 1 particle(s) .*first #2 at (-1000000000000000," err ||
+    { cat err; return 1; }
+  # a little past a wall, as the walls allow: no word from the checkpoint
+  poke good.ck near.ck '<d' 56 -0.002 || return 1
+  "$exe" -n 6 --resume near.ck "$tiny" >r 2>err || { cat err; return 1; }
+  ! grep -q "warning: checkpoint" err && [ -n "$(hash_of r)" ] || return 1
+  poke good.ck f.ck '<d' '56 + 16 * ns + 8' nan &&
+    refused_field "$tmp/f.ck" "$tiny" "field 'small velocities' has a non-finite value (entry 1)" ||
+    return 1
+  poke good.ck f.ck '<d' '56 + 32 * ns + 4 * 8 + 3 * 8' inf &&
+    refused_field "$tmp/f.ck" "$tiny" "field 'large state' has a non-finite value (entry 7)"
+}
+
+# Gravity bodies: positions finite, masses 0 or normal floats, not all 0.
+test_gravity_bodies_refused() {
+  local scene=$root/scenes/kepler.ini
+  "$exe" -q -n 5 --checkpoint g.ck "$scene" >/dev/null || return 1
+  poke g.ck gf.ck '<f' 20 inf &&
+    refused_field "$tmp/gf.ck" "$scene" "field 'positions' has a non-finite value (entry 0)" || return 1
+  poke g.ck gf.ck '<f' '20 + 12' 1e-40 &&
+    refused_field "$tmp/gf.ck" "$scene" "field 'positions' has a mass of [0-9.e-]* (body 0), a denormal float" ||
+    return 1
+  poke g.ck g0.ck '<f' '20 + 12' 0 && poke g0.ck gf.ck '<f' '20 + 16 + 12' 0 &&
+    refused_field "$tmp/gf.ck" "$scene" "field 'positions' has no body with a mass"
+}
+
 test_gravity_step_negative_refused() {
   local scene=$root/scenes/kepler.ini
   "$exe" -q -n 5 --checkpoint g.ck "$scene" >/dev/null || return 1
@@ -114,5 +194,8 @@ check test_capacity_beyond_limit_refused
 check test_capacity_at_limit_accepted_same_hash
 check test_capacity_beyond_device_refused
 check test_counters_out_of_range_refused
+check test_counters_beyond_any_run_refused
+check test_positions_far_outside_said_and_nonfinite_refused
+check test_gravity_bodies_refused
 check test_gravity_step_negative_refused
 finish

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Numbers on the command line are read by the scene loader's parser with the scene's
-# limits: out of range, wrapped-around, trailing text and empty values all exit 2
-# naming the option and the accepted range, before anything runs.
+# limits: out of range, wrapped-around, trailing text, blanks or a '+' sign and empty
+# values all exit 2 naming the option and the accepted range, before anything runs.
 # usage: cli_numbers.sh MIXSIM SOURCE_ROOT [filter]
 set -u
 exe=$1
@@ -71,9 +71,32 @@ test_devices_list_sub_device_count() {
     refused "$tmp/g.ini" "got '0:0/2x'" --devices 0:0/2x
 }
 
+# One rule for every number an option takes: the number alone, no blanks around it and
+# no '+' sign (' 1:2' and '+1:+2' were taken by --trace-steps, '1:2 ' was not).
+test_one_number_rule_for_every_option() {
+  gravity_scene
+  local v
+  for v in " 5" "5 " "+5"; do
+    refused "$scene" "--steps: expected an integer between 0 and" -n "$v" &&
+      refused "$scene" "--checkpoint-every: expected an integer between 1 and" \
+        --checkpoint-every "$v" &&
+      refused "$scene" "--cpu-threads: expected an integer between 1 and 256" --cpu-threads "$v" &&
+      refused "$scene" "--output-every: expected an integer between 1 and" --output-every "$v" &&
+      refused "$tmp/g.ini" "--burst: expected an integer between 1 and 1000000" --burst "$v" ||
+      return 1
+  done
+  for v in " 1:2" "1:2 " "+1:+2" "1:+2" "1: 2" "-1:2" "2:1"; do
+    refused "$scene" "--trace-steps: expected A:B with 0 <= A < B" --trace "$tmp/t.json" \
+      --trace-steps "$v" || return 1
+  done
+  "$exe" -q -n 3 --trace "$tmp/t.json" --trace-steps 1:2 "$scene" >"$tmp/out" 2>"$tmp/err" &&
+    grep -q "state hash" "$tmp/out" || { cat "$tmp/err"; return 1; }
+}
+
 check test_steps_range
 check test_every_and_checkpoint_every_range
 check test_burst_same_limits_as_scene
 check test_device_indices_do_not_wrap
 check test_devices_list_sub_device_count
+check test_one_number_rule_for_every_option
 finish

@@ -58,6 +58,20 @@ test_same_hash_devices_and_bursts() {
   done
 }
 
+# An empty item of a --devices list is refused naming its position, not skipped.
+test_devices_empty_items_refused() {
+  local list pos
+  for list in ":1" "cpu,:2" ",cpu:1" "cpu,,cpu:2" ",:1"; do
+    pos=${list##*:}
+    list=${list%:*}
+    "$exe" -q --devices "$list" "$root/scenes/kepler.ini" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    echo "    --devices '$list' -> $rc: $(cat "$tmp/err")"
+    [ $rc -eq 2 ] && grep -qF -- "--devices: item $pos of '$list' is empty" "$tmp/err" &&
+      ! grep -q "state hash" "$tmp/out" || return 1
+  done
+}
+
 test_bad_options_exit_2() {
   local opt rc
   for opt in "--gravity-kernel fastest" "--devices gpu;cpu" "--burst 0" "--devices 9:9"; do
@@ -113,6 +127,7 @@ test_broken_kernel_exit_1_with_log() {
 check test_kepler_report
 check test_stats_json_and_dump_round_trip
 check test_same_hash_devices_and_bursts
+check test_devices_empty_items_refused
 check test_bad_options_exit_2
 check test_bad_csv_exit_2_names_csv_line
 check test_runaway_exit_4

@@ -199,6 +199,10 @@ test_sigterm_to_mpirun_reports() {
 assert d['step'] > 0 and d['state_hash'], d" "$tmp/stop.json" || return 1
   local step
   step=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step'])" "$tmp/stop.json")
+  # rank 0's stop line, where mpirun passed it on, names the step as a single process's does
+  if grep -q "stopped by signal" "$tmp/out"; then
+    grep -q "^mixsim: stopped by signal 15 at step $step; checkpoint written$" "$tmp/out" || return 1
+  fi
   "$exe" --devices cpu -q --resume "$tmp/s.ckpt" -n "$step" "$tmp/p.ini" >"$tmp/r" 2>&1
   echo "    stats $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['step'], d['state_hash'])" "$tmp/stop.json"), checkpoint: $(grep '^state hash' "$tmp/r")"
   grep -q "^state hash $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['state_hash'], '(step', d['step'])" "$tmp/stop.json")" "$tmp/r"

@@ -148,6 +148,52 @@ static void test_deep_overlaps_refused(void)
   }
 }
 
+/* Rows far outside the box (up to +-1e308) are refused at their line, with a large
+ * particle present and in either kind of section, before any arithmetic on them (the
+ * placement's hash once overflowed on them: the sanitizer build catches that). */
+static void test_far_rows_refused(void)
+{
+  static const char *const rows[][2] = {
+      {"1e17,0.1", "at (1e+17, 0.10000000000000001) lies outside the box"},
+      {"1e308,0.1", "at (1e+308, 0.10000000000000001) lies outside the box"},
+      {"-1e308,0.1", "at (-1e+308, 0.10000000000000001) lies outside the box"},
+      {"0.1,-1e17", "at (0.10000000000000001, -1e+17) lies outside the box"},
+  };
+  static const char *const sections[] = {
+      "[large.peg]\nposition = 0.3, 0.3\nradius = 0.05\n[small]\nfile = far.csv\n",
+      "[large.peg]\nposition = 0.3, 0.3\nradius = 0.05\n[large_file.r]\nfile = far.csv\n",
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    for (size_t k = 0; k < sizeof sections / sizeof sections[0]; k++) {
+      char text[256];
+      snprintf(text, sizeof text, "x,y,radius\n0.1,0.1,0.005\n%s,0.005\n", rows[i][0]);
+      write_file("far.csv", text);
+      ms_scene s;
+      ENSURE(load(sections[k], &s) == MS_ERR_INPUT);
+      if (!strstr(ms_error_message(), "far.csv:3: disc of radius 0.005 ") ||
+          !strstr(ms_error_message(), rows[i][1]))
+        fprintf(stderr, "expected far.csv:3 and \"%s\" in: %s\n", rows[i][1], ms_error_message());
+      ENSURE(strstr(ms_error_message(), "far.csv:3: disc of radius 0.005 ") &&
+             strstr(ms_error_message(), rows[i][1]));
+    }
+}
+
+/* A box 1e300 m wide places explicit and random large particles (their hash cells would
+ * not fit in an integer unsaturated). */
+static void test_huge_box_places(void)
+{
+  ms_scene s;
+  ms_error_clear();
+  ENSURE(ms_scene_load_string("[simulation]\ndt = 1e-5\n[box]\nmin = 0, 0\nmax = 1e300, 1e300\n"
+                              "[material]\nstiffness = 1e5\nrestitution = 0.5\n[large.a]\n"
+                              "position = 5e299, 5e299\nradius = 0.05\n[large_random.b]\n"
+                              "count = 3\nradius_min = 0.05\nradius_max = 0.05\n"
+                              "region = 0, 0, 1e300, 1e300\n",
+                              "huge.ini", &s) == MS_OK);
+  ENSURE(s.large_count == 4 && s.large[0].x == 5e299);
+  ms_scene_free(&s);
+}
+
 /* Keys that would place small particles, and keys a column contradicts. */
 static void test_keys_refused_with_a_file(void)
 {
@@ -284,6 +330,8 @@ int main(int argc, char **argv)
   RUN_TEST(test_section_keys_stand_in_for_columns, filter);
   RUN_TEST(test_touching_and_compressed_discs_load, filter);
   RUN_TEST(test_deep_overlaps_refused, filter);
+  RUN_TEST(test_far_rows_refused, filter);
+  RUN_TEST(test_huge_box_places, filter);
   RUN_TEST(test_keys_refused_with_a_file, filter);
   RUN_TEST(test_bad_particle_files, filter);
   RUN_TEST(test_density_units, filter);

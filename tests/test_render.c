@@ -21,6 +21,7 @@
 #include "harness.h"
 #include "mixsim/mixsim.h"
 #include "preview/render.h"
+#include "preview/window.h"
 
 static const char *filter;
 static const char *mixsim;
@@ -570,6 +571,22 @@ static void test_bar_shows_a_frame_that_began_late(void)
   TTF_Quit();
 }
 
+/* --script's frame numbers follow the rule of every number on the command line: digits
+ * alone, no sign, no blanks. */
+static void test_script_frames_by_the_one_number_rule(void)
+{
+  ms_script s;
+  ENSURE(ms_script_parse("0:Q,12:Space", &s) == MS_OK && s.n == 2 && s.frame[1] == 12);
+  ms_script_free(&s);
+  static const char *const bad[] = {" 1:Q", "+1:Q", "1 :Q", "-1:Q", "1x:Q", ":Q", "1:Q,"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ms_error_clear();
+    ENSURE(ms_script_parse(bad[i], &s) == MS_ERR_INPUT);
+    ENSURE(strstr(ms_error_message(), "--script: expected FRAME:KEY"));
+  }
+  ms_error_clear();
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 3) {
@@ -589,6 +606,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_panel_layout_no_overlaps_down_to_minimum_size, filter);
   RUN_TEST(test_bar_average_of_the_last_second, filter);
   RUN_TEST(test_bar_shows_a_frame_that_began_late, filter);
+  RUN_TEST(test_script_frames_by_the_one_number_rule, filter);
   char cmd[1200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
   if (system(cmd) != 0)

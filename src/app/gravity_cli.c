@@ -385,7 +385,7 @@ static void write_outputs(const ms_gravity_cli *c, ms_gravity *g, const ms_scene
     c->output_lost(ms_write_atomic(c->dump_path, write_csv, state), "--dump");
 }
 
-int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
+int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene, long *step)
 {
   char devices[64]; /* --devices local-rank: this rank's device */
   ms_gravity_options opt = {ms_app_rank_devices(c->devices, devices, sizeof devices), c->kernel,
@@ -431,6 +431,7 @@ int ms_gravity_cli_run(const ms_gravity_cli *c, const ms_scene *scene)
   ms_gravity_state_free(&state);
   ms_gravity_state_free(&log.good);
   free(log.diag);
+  *step = ms_gravity_step(g);
   ms_scene_id_free(&id);
   ms_gravity_destroy(g);
   return rc;

@@ -26,7 +26,8 @@ typedef struct ms_gravity_cli {
 } ms_gravity_cli;
 
 /* Returns the process exit code (0, or the ms_status of the failure, reported); outputs
- * that were not written went to output_lost. */
-int ms_gravity_cli_run(const ms_gravity_cli *cli, const ms_scene *scene);
+ * that were not written went to output_lost; the step the run ended at in *step (where a
+ * signal stopped it). */
+int ms_gravity_cli_run(const ms_gravity_cli *cli, const ms_scene *scene, long *step);
 
 #endif

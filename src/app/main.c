@@ -374,12 +374,14 @@ static int outputs_exit_code(int rc)
 }
 
 /* A signal's exit code, 128 + its number, once it stopped the run or ended a wait of
- * one of its files (MS_ERR_STOPPED); otherwise `rc`. */
-static int signal_exit_code(int rc, const char *where)
+ * one of its files (MS_ERR_STOPPED), said in the run's last line in either mode and with
+ * any number of ranks (rank 0's is seen); otherwise `rc`. */
+static int signal_exit_code(int rc, long step, int checkpoint_written)
 {
   if ((rc && rc != MS_ERR_STOPPED) || !ms_app_signal)
     return rc;
-  fprintf(stderr, "mixsim: stopped by signal %d%s\n", (int)ms_app_signal, where);
+  fprintf(stderr, "mixsim: stopped by signal %d at step %ld%s\n", (int)ms_app_signal, step,
+          checkpoint_written ? "; checkpoint written" : "");
   return 128 + (int)ms_app_signal;
 }
 
@@ -594,8 +596,9 @@ static void write_trace(const cli *c)
 }
 
 /* Gravity scenes: the 3D window where a display is available, else the headless run.
- * Offscreen frames are drawn for collision scenes only. */
-static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_scene *scene)
+ * Offscreen frames are drawn for collision scenes only. *step: where the run ended. */
+static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_scene *scene,
+                              long *step)
 {
   if (c->frames_dir || c->screenshot) {
     fprintf(stderr, "mixsim: --frames/--screenshot: offscreen frames are drawn for collision "
@@ -605,7 +608,7 @@ static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_sc
   char why[256];
   if (c->headless || !ms_preview_open_display(why, sizeof why)) {
     say_headless(c, why);
-    return ms_gravity_cli_run(g, scene);
+    return ms_gravity_cli_run(g, scene, step);
   }
   if (c->stats_path || c->dump_path)
     ms_warn("--stats/--dump: the gravity window writes neither; use --headless");
@@ -617,6 +620,7 @@ static int run_gravity_chosen(const cli *c, const ms_gravity_cli *g, const ms_sc
   if (!st) {
     ms_gravity_set_stop_flag(grav, &ms_app_signal); /* a signal ends the advance under way */
     st = ms_preview_gravity_window(grav, scene, &po);
+    *step = ms_gravity_step(grav);
   }
   ms_gravity_destroy(grav);
   return st ? fail(st) : 0;
@@ -660,11 +664,12 @@ static int run_main(int argc, char **argv)
                         c.quiet,      c.checkpoint,
                         c.resume,     c.checkpoint_every,
                         ms_ranks_stop_flag(&ms_app_signal), so.dir ? &so : NULL, note_output};
-    rc = run_gravity_chosen(&c, &g, &scene);
+    long stopped_at = 0;
+    rc = run_gravity_chosen(&c, &g, &scene, &stopped_at);
     write_trace(&c);
     ms_scene_free(&scene);
-    rc = signal_exit_code(rc, !rc && c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint")
-                                  ? "; checkpoint written" : "");
+    rc = signal_exit_code(rc, stopped_at,
+                          !rc && c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint"));
     return outputs_exit_code(rc);
   }
   if (c.gravity_kernel || c.devices || c.burst) {
@@ -694,12 +699,10 @@ static int run_main(int argc, char **argv)
   ms_tuner_destroy(info.tuner);
   rc = st ? fail(st) : 0;
   write_trace(&c);
-  char where[96];
-  snprintf(where, sizeof where, " at step %ld%s", ms_sim_step(sim),
-           !rc && c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint") ? "; checkpoint written"
-                                                                          : "");
+  long stopped_at = ms_sim_step(sim);
+  int checkpoint_written = !rc && c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint");
   ms_sim_destroy(sim);
-  return outputs_exit_code(signal_exit_code(rc, where));
+  return outputs_exit_code(signal_exit_code(rc, stopped_at, checkpoint_written));
 }
 
 /* Signals are blocked before MPI starts its threads, which inherit the mask (app/ranks_launch.h). */

@@ -3,13 +3,20 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-/* strtol and strtod skip leading blanks; a value with them is not "the number". */
-static int starts_number(const char *text) { return *text && !isspace((unsigned char)*text); }
+/* The one rule for a number written out, on the command line or in a scene: the text is
+ * the number alone, with no blanks around it (strtol and strtod would skip leading ones,
+ * trailing ones are text after it) and no '+' sign (a count or an index has none, so
+ * neither has any other number). */
+static int starts_number(const char *text)
+{
+  return *text && !isspace((unsigned char)*text) && *text != '+';
+}
 
 ms_number_error ms_number_long(const char *text, long lo, long hi, long *out)
 {
@@ -56,6 +63,17 @@ ms_number_error ms_number_double(const char *text, double *out)
   if (!isfinite(v))
     return MS_NUMBER_NOT_FINITE;
   *out = v;
+  return MS_NUMBER_OK;
+}
+
+ms_number_error ms_number_float(double v, float *out)
+{
+  float f = (float)v;
+  if (!isfinite(v) || !(fabsf(f) <= FLT_MAX))
+    return MS_NUMBER_RANGE;
+  if (v != 0.0 && !(fabsf(f) >= FLT_MIN))
+    return MS_NUMBER_NOT_NORMAL;
+  *out = f;
   return MS_NUMBER_OK;
 }
 

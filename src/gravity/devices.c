@@ -167,9 +167,11 @@ ms_status ms_gset_parse_devices(ms_gset *set, const char *list)
 
 static ms_status parse_list(ms_gset *set, const char *list)
 {
-  if (!list || !*list)
+  int from_env = !list; /* an empty MIXSIM_DEVICE is unset; an empty --devices a mistake */
+  const char *what = from_env ? "MIXSIM_DEVICE" : "--devices";
+  if (from_env)
     list = getenv("MIXSIM_DEVICE");
-  if (!list || !*list) { /* the first GPU, else a CPU */
+  if (!list || (from_env && !*list)) { /* the first GPU, else a CPU */
     ms_cl_device d;
     ms_status st = ms_cl_find_device(NULL, &d);
     return st ? st : add_device(set, &d, d.spec);
@@ -185,21 +187,30 @@ static ms_status parse_list(ms_gset *set, const char *list)
   }
   char buf[512];
   if (strlen(list) >= sizeof buf)
-    return ms_fail(MS_ERR_INPUT, "--devices: list too long");
+    return ms_fail(MS_ERR_INPUT, "%s: list too long", what);
   strcpy(buf, list);
-  char *rest = NULL;
-  for (char *item = strtok_r(buf, ",", &rest); item; item = strtok_r(NULL, ",", &rest)) {
+  /* Items split at every comma: an empty one ("", "cpu,", ",cpu", "cpu,,cpu") is a
+   * mistake, not a device to skip. */
+  char *item = buf;
+  for (int position = 1;; position++) {
+    char *comma = strchr(item, ',');
+    if (comma)
+      *comma = '\0';
+    if (!*item)
+      return ms_fail(MS_ERR_INPUT, "%s: item %d of '%s' is empty (expected all, or a "
+                                   "comma-separated list of gpu, cpu, P:D or P:D/K)",
+                     what, position, list);
     long k = 0;
     int ok = parse_item(item, &k);
     if (ok < 0)
-      return ms_fail(MS_ERR_INPUT, "--devices: in '%s', P and D must be between 0 and %d and K "
+      return ms_fail(MS_ERR_INPUT, "%s: in '%s', P and D must be between 0 and %d and K "
                                    "between 1 and %d (see --list-devices)",
-                     item, MS_CL_MAX_INDEX, MS_GRAVITY_MAX_DEVICES);
+                     what, item, MS_CL_MAX_INDEX, MS_GRAVITY_MAX_DEVICES);
     if (!ok)
       return ms_fail(MS_ERR_INPUT,
-                     "--devices: expected all, or a comma-separated list of gpu, cpu, P:D or "
+                     "%s: expected all, or a comma-separated list of gpu, cpu, P:D or "
                      "P:D/K (see --list-devices), got '%s'",
-                     item);
+                     what, item);
     char *slash = strchr(item, '/');
     ms_status st;
     if (slash) {
@@ -211,8 +222,8 @@ static ms_status parse_list(ms_gset *set, const char *list)
       if (!st)
         st = add_device(set, &d, d.spec);
     }
-    if (st)
+    if (st || !comma)
       return st;
+    item = comma + 1;
   }
-  return set->n_dev ? MS_OK : ms_fail(MS_ERR_INPUT, "--devices: empty list");
 }

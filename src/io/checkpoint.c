@@ -9,6 +9,7 @@
  * has no friction. */
 #include "mixsim/checkpoint.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,12 +268,35 @@ static ms_status friction_fields(const char *path, const cimage *im)
   return MS_OK;
 }
 
+/* Centres (x, y every `stride` values, frame coordinates) more than a box width or height
+ * outside the box are said, not refused: nothing in a run stops a particle that leaves
+ * the box (the walls push it back), and the last good state before a failure can hold
+ * one far away (tests/scenes/overflow_nan.ini's: 2e32 m), which must load. */
+static void say_far_centres(const char *path, const char *field, const double *v, size_t n,
+                            size_t stride, const ms_sim *s)
+{
+  double w = s->box[0], h = s->box[1];
+  size_t far = 0, first = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x = v[stride * i], y = v[stride * i + 1];
+    if (!(x >= -w && x <= 2.0 * w && y >= -h && y <= 2.0 * h) && !far++)
+      first = i;
+  }
+  if (far)
+    ms_warn("checkpoint '%s': field '%s' has %zu particle(s) more than the box's width or height "
+            "outside the box (%g, %g .. %g, %g), first #%zu at (%.17g, %.17g); loaded (the walls "
+            "push them back, and the last good state of a failing run can hold such particles)",
+            path, field, far, s->origin[0], s->origin[1], s->origin[0] + w, s->origin[1] + h,
+            first, s->origin[0] + v[stride * first], s->origin[1] + v[stride * first + 1]);
+}
+
 static ms_status sim_fields(const char *path, const void *v, const void *ctx)
 {
   const cimage *im = v;
   const ms_sim *s = ctx;
   ms_status st;
-  if ((st = ms_ck_counter(path, "step", im->step, 0, NULL)) ||
+  if ((st = ms_ck_counter(path, "step", im->step, MS_STEPS_MAX,
+                          "the most steps a run takes (10^15)")) ||
       (st = capacity_field(path, im, s)) ||
       (st = ms_ck_counter(path, "largest overflow", im->max_overflow, s->n_small,
                           "the number of small particles")) ||
@@ -286,6 +310,8 @@ static ms_status sim_fields(const char *path, const void *v, const void *ctx)
       (st = ms_ck_finite_doubles(path, "small velocities", im->small_vel, (size_t)im->n_small * 2)) ||
       (st = ms_ck_finite_doubles(path, "large state", im->large_state, (size_t)im->n_large * 4)))
     return st;
+  say_far_centres(path, "small positions", im->small_pos, (size_t)im->n_small, 2, s);
+  say_far_centres(path, "large state", im->large_state, (size_t)im->n_large, 4, s);
   return im->friction ? friction_fields(path, im) : MS_OK;
 }
 
@@ -451,16 +477,28 @@ static ms_status gravity_fields_ok(const char *path, const void *v, const void *
   const gimage *im = v;
   (void)ctx;
   ms_status st;
-  if ((st = ms_ck_counter(path, "step", im->step, 0, NULL)))
+  if ((st = ms_ck_counter(path, "step", im->step, MS_STEPS_MAX,
+                          "the most steps a run takes (10^15)")))
     return st;
   if (!isfinite(im->e0))
     return ms_ck_refuse_field(path, "initial energy", "is not finite");
   if ((st = ms_ck_finite_floats(path, "positions", im->pos, (size_t)im->n * 4)) ||
       (st = ms_ck_finite_floats(path, "velocities", im->vel, (size_t)im->n * 3)))
     return st;
-  for (int i = 0; i < im->n; i++)
-    if (im->pos[4 * i + 3] < 0.0f)
+  /* Masses as the scene's are: 0 (a tracer) or a normal float, some of them positive. */
+  float total = 0.0f;
+  for (int i = 0; i < im->n; i++) {
+    float m = im->pos[4 * i + 3];
+    if (m < 0.0f)
       return ms_ck_refuse_field(path, "positions", "has a negative mass (body %d)", i);
+    if (m != 0.0f && m < FLT_MIN)
+      return ms_ck_refuse_field(path, "positions", "has a mass of %g (body %d), a denormal float, "
+                                "which no scene gives (0 or at least %g)", (double)m, i,
+                                (double)FLT_MIN);
+    total += m;
+  }
+  if (!(total > 0.0f))
+    return ms_ck_refuse_field(path, "positions", "has no body with a mass (all %d are 0)", im->n);
   return MS_OK;
 }
 

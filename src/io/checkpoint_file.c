@@ -7,7 +7,7 @@
 #include "io/checkpoint_file.h"
 
 #include <errno.h>
-#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #include "core/io_wait.h"
+#include "core/file.h"
 #include "io/output_file.h"
 #include "io/scene_identity.h"
 #include "mixsim/checkpoint.h"
@@ -157,28 +158,27 @@ static ms_status open_section(const char *path, const layout *l, int k, void *im
 }
 
 /* Reads exactly `n` bytes: 1, 0 at the end of the file (or short of it), -1 on an error
- * with its status kept (a FIFO's writer that never came and a stop: MS_ERR_STOPPED). */
+ * with its status kept. */
 static int read_exactly(int fd, const char *path, void *buf, size_t n, ms_status *st)
 {
   ssize_t got = ms_io_read_full(fd, buf, n);
   if (got < 0) {
-    *st = errno == ECANCELED
-              ? ms_fail(MS_ERR_STOPPED, "cannot read checkpoint '%s': stopped (SIGINT/SIGTERM) "
-                        "while waiting for its writer", path)
-              : ms_fail(MS_ERR_INPUT, "cannot read checkpoint '%s': %s", path, strerror(errno));
+    *st = ms_fail(MS_ERR_INPUT, "cannot read checkpoint '%s': %s", path, strerror(errno));
     return -1;
   }
   return (size_t)got == n;
 }
 
-/* Reads and checks the whole file into `im`. A FIFO or a device is read as it comes,
- * in waits a stop ends (core/io_wait.h). */
+/* Reads and checks the whole file into `im`. */
 ms_status ms_ck_read(const char *path, const layout *l, void *im, const ms_scene_id *scene_id,
                      const checks *chk, const void *ctx)
 {
-  int fd = ms_io_open(path, O_RDONLY, 0);
-  if (fd < 0)
-    return ms_fail(MS_ERR_INPUT, "cannot open checkpoint '%s': %s", path, strerror(errno));
+  /* A regular file only: a folder would read as a truncated header, a FIFO block. */
+  char why[256];
+  FILE *f = ms_open_regular(path, LONG_MAX, why, sizeof why);
+  if (!f)
+    return ms_fail(MS_ERR_INPUT, "cannot open checkpoint '%s': %s", path, why);
+  int fd = fileno(f);
   header h;
   ms_status st = MS_OK;
   int allocated = 0, r;
@@ -225,7 +225,7 @@ ms_status ms_ck_read(const char *path, const layout *l, void *im, const ms_scene
     st = refuse(path, "payload checksum mismatch (corrupted)");
   if (!st)
     st = chk->fields(path, im, ctx);
-  close(fd);
+  fclose(f);
   if (st && allocated)
     l->release(im);
   return st;
@@ -265,7 +265,8 @@ ms_status ms_ck_finite_floats(const char *path, const char *field, const float *
   return MS_OK;
 }
 
-/* A counter of the run: at least 0, at most `max` (another counter it cannot exceed). */
+/* A counter of the run: at least 0, at most `max` (another counter it cannot exceed),
+ * and never past MS_CK_COUNTER_MAX, so that a run adding to it cannot overflow. */
 ms_status ms_ck_counter(const char *path, const char *field, int64_t v, int64_t max,
                                const char *max_name)
 {
@@ -274,5 +275,9 @@ ms_status ms_ck_counter(const char *path, const char *field, int64_t v, int64_t 
   if (max_name && v > max)
     return ms_ck_refuse_field(path, field, "= %lld is more than %s (%lld)", (long long)v, max_name,
                         (long long)max);
+  if (v > MS_CK_COUNTER_MAX)
+    return ms_ck_refuse_field(path, field, "= %lld is more than 2^53 (%lld), which no run counts "
+                              "to (a run takes at most 10^15 steps)", (long long)v,
+                              (long long)MS_CK_COUNTER_MAX);
   return MS_OK;
 }

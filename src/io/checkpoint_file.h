@@ -63,7 +63,11 @@ ms_status ms_ck_refuse_field(const char *path, const char *field, const char *fm
 ms_status ms_ck_non_finite(const char *path, const char *field, size_t i);
 ms_status ms_ck_finite_doubles(const char *path, const char *field, const double *v, size_t n);
 ms_status ms_ck_finite_floats(const char *path, const char *field, const float *v, size_t n);
-/* A counter of the run: at least 0, at most `max` when max_name is given. */
+/* The largest counter a checkpoint may hold: a run adds to its counters (a build, a
+ * resumed session's sum) without overflowing from there, and JSON readers keep it exact. */
+#define MS_CK_COUNTER_MAX (INT64_C(1) << 53)
+/* A counter of the run: at least 0, at most `max` when max_name is given, at most
+ * MS_CK_COUNTER_MAX. */
 ms_status ms_ck_counter(const char *path, const char *field, int64_t v, int64_t max,
                         const char *max_name);
 

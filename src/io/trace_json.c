@@ -4,12 +4,13 @@
  * arrived last to the one that waited for it, plus an instant where the waiter left. */
 #include "io/trace_json.h"
 
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cl/trace_events.h"
+#include "core/number.h"
 #include "io/output_file.h"
 
 static double us(double t) { return (t - ms_tev_origin()) * 1e6; }
@@ -136,17 +137,14 @@ ms_status ms_trace_json_write(const char *path)
 
 ms_status ms_trace_parse_window(const char *text, long *first, long *last)
 {
-  char *end;
-  errno = 0;
-  long a = strtol(text, &end, 10);
-  if (end != text && *end == ':' && !errno) {
-    const char *b_text = end + 1;
-    long b = strtol(b_text, &end, 10);
-    if (end != b_text && !*end && !errno && a >= 0 && b > a) {
-      *first = a;
-      *last = b;
-      return MS_OK;
-    }
+  /* Two numbers by the one parser: digits only, no sign or blanks. */
+  const char *end;
+  long a = 0, b = 0;
+  if (ms_number_digits(text, 0, LONG_MAX, &a, &end) == MS_NUMBER_OK && *end == ':' &&
+      ms_number_digits(end + 1, 0, LONG_MAX, &b, &end) == MS_NUMBER_OK && !*end && b > a) {
+    *first = a;
+    *last = b;
+    return MS_OK;
   }
   return ms_fail(MS_ERR_INPUT, "--trace-steps: expected A:B with 0 <= A < B (iterations A "
                                "to B-1), got '%s'", text);

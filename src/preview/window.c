@@ -2,11 +2,13 @@
 #include "preview/window.h"
 
 #include <SDL_ttf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "core/number.h"
 #include "io/png_out.h"
 #include "preview/preview.h"
 #include "collision/trace.h"
@@ -174,13 +176,18 @@ ms_status ms_script_parse(const char *text, ms_script *s)
   ms_status st = MS_OK;
   if (!s->frame || !s->key || !copy)
     st = ms_fail(MS_ERR_RUNTIME, "out of memory");
-  char *save = NULL;
-  for (char *item = copy ? strtok_r(copy, ",", &save) : NULL; item && !st;
-       item = strtok_r(NULL, ",", &save)) {
-    char *colon = strchr(item, ':'), *end = NULL;
-    long frame = colon ? strtol(item, &end, 10) : -1;
+  /* Split at every comma: an empty item is refused with the rest (as in --devices). */
+  for (char *item = copy, *next = NULL; item && !st; item = next) {
+    char *comma = strchr(item, ',');
+    if (comma)
+      *comma = '\0';
+    next = comma ? comma + 1 : NULL;
+    char *colon = strchr(item, ':');
+    const char *end = NULL;
+    long frame = -1; /* by the one number parser: digits only */
+    int number = ms_number_digits(item, 0, LONG_MAX, &frame, &end) == MS_NUMBER_OK;
     SDL_Keycode key = colon ? SDL_GetKeyFromName(colon + 1) : SDLK_UNKNOWN;
-    if (!colon || end != colon || frame < 0 || key == SDLK_UNKNOWN)
+    if (!colon || !number || end != colon || key == SDLK_UNKNOWN)
       st = ms_fail(MS_ERR_INPUT, "--script: expected FRAME:KEY (an SDL key name), got '%s'",
                    item);
     else {

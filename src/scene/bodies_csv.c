@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/number.h"
 #include "scene/csv_reader.h"
 
 static const char *const g_columns[7] = {"x", "y", "z", "vx", "vy", "vz", "m"};
@@ -67,13 +68,16 @@ static ms_status parse_value(ms_csv *c, int column, const char *text, double *ou
   ms_status st = ms_csv_number(c, name, text, &v);
   if (st)
     return st;
-  if (fabs(v) > FLT_MAX)
+  float f = 0.0f;
+  ms_number_error as_float = ms_number_float(v, &f);
+  if (as_float == MS_NUMBER_RANGE)
     return ms_csv_fail(c, "column %s: %s does not fit in a float", name, text);
   if (column == 6 && v < 0.0)
     return ms_csv_fail(c, "column m: negative mass (got %s)", text);
   /* The kernels divide by and sum masses in float: one that becomes 0 or denormal
-   * there would silently turn a body into a tracer. */
-  if (column == 6 && v > 0.0 && (float)v < FLT_MIN)
+   * there would silently turn a body into a tracer. (A position or velocity may be
+   * denormal: a run's state can be, and a dump writes it.) */
+  if (column == 6 && as_float == MS_NUMBER_NOT_NORMAL)
     return ms_csv_fail(c, "column m: %s is too small for single precision, which the simulation "
                           "computes in (it would be %g; use 0 for a massless body or at least %g)",
                        text, (double)(float)v, (double)FLT_MIN);

@@ -169,6 +169,7 @@ int ms_ld_at_least(loader *ld, double v, double lo);
 int ms_ld_read_positive(loader *ld, const char *text, double *out);
 int ms_ld_read_positive_float(loader *ld, const char *text, float *out);
 int ms_ld_positive_float(loader *ld, double v, float *out); /* a normal float */
+int ms_ld_float(loader *ld, double v, float *out); /* fits, and normal unless 0 */
 int ms_ld_read_long(loader *ld, const char *text, long lo, long hi, long *out);
 int ms_ld_read_int(loader *ld, const char *text, int lo, int hi, int *out);
 int ms_ld_read_seed(loader *ld, const char *text, uint64_t *out);

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "core/file.h"
+#include "core/number.h"
 #include "scene/csv_reader.h"
 #include "shared/contact.h"
 
@@ -111,7 +112,7 @@ static ms_status take_radius(reader *r, const char *text, float *out)
   float f = (float)v;
   if (!(v > 0.0))
     return ms_csv_fail(r->c, "column radius: must be > 0 (got %s)", text);
-  if (!(f >= FLT_MIN && f <= FLT_MAX))
+  if (ms_number_float(v, &f) != MS_NUMBER_OK)
     return ms_csv_fail(r->c, "column radius: %s is %g in single precision, which the simulation "
                              "computes in; it must be a normal float (%g to %g)",
                        text, (double)f, (double)FLT_MIN, (double)FLT_MAX);
@@ -134,7 +135,7 @@ static ms_status take_mass(reader *r, char *field[MS_CSV_MAX_FIELDS], float radi
     v = r->pf->density * MS_PI * (double)radius * (double)radius;
   }
   float f = (float)v;
-  if (!(f >= FLT_MIN && f <= FLT_MAX))
+  if (ms_number_float(v, &f) != MS_NUMBER_OK)
     return ms_csv_fail(r->c, "column %s: a mass of %g kg is %g in single precision, which the "
                              "simulation computes in; it must lie between %g and %g kg%s",
                        column, v, (double)f, (double)FLT_MIN, (double)FLT_MAX,

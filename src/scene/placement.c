@@ -63,13 +63,25 @@ static uint32_t hash_bucket(const disc_hash *h, int64_t cx, int64_t cy)
   return (uint32_t)(k ^ (k >> 29)) & h->mask;
 }
 
+/* A coordinate's cell, saturated at +-2^52 cells: a box of 1e300 m holds positions whose
+ * cell would not fit in an integer (and a query looks at the cells either side). Clamping
+ * keeps neighbouring cells neighbours, so the overlap tests stay exact. */
+#define HASH_CELL_MAX 4503599627370496.0
+static int64_t hash_cell(const disc_hash *h, double p)
+{
+  double c = floor(p * h->inv_cell);
+  if (!(c > -HASH_CELL_MAX)) /* (NaN too) */
+    return -(int64_t)HASH_CELL_MAX;
+  return c < HASH_CELL_MAX ? (int64_t)c : (int64_t)HASH_CELL_MAX;
+}
+
 static void hash_insert(disc_hash *h, double x, double y, float r)
 {
   int i = h->count++;
   h->x[i] = x;
   h->y[i] = y;
   h->r[i] = r;
-  uint32_t b = hash_bucket(h, (int64_t)floor(x * h->inv_cell), (int64_t)floor(y * h->inv_cell));
+  uint32_t b = hash_bucket(h, hash_cell(h, x), hash_cell(h, y));
   h->next[i] = h->head[b];
   h->head[b] = i;
 }
@@ -128,7 +140,7 @@ typedef enum overlap_rule { OVERLAP_STRICT, OVERLAP_TOUCHING, OVERLAP_COMPRESSED
 static int hash_overlap_within(const disc_hash *h, double x, double y, double r, double scale,
                                overlap_rule rule)
 {
-  int64_t cx = (int64_t)floor(x * h->inv_cell), cy = (int64_t)floor(y * h->inv_cell);
+  int64_t cx = hash_cell(h, x), cy = hash_cell(h, y);
   for (int64_t j = cy - 1; j <= cy + 1; j++)
     for (int64_t i = cx - 1; i <= cx + 1; i++)
       for (int d = h->head[hash_bucket(h, i, j)]; d >= 0; d = h->next[d]) {
@@ -298,13 +310,18 @@ static int place_small_file(loader *ld, const disc_hash *large)
   }
   for (int i = 0; ok && i < s->small_count; i++) {
     const file_disc *d = &pf->disc[i];
+    /* The box first: the overlap queries are for discs known to be inside. */
+    if (!file_inside_box(s, d)) {
+      ok = file_disc_fails(ld, pf, d, NULL);
+      break;
+    }
     int lo = file_overlap(large, d->x, d->y, d->r), so = file_overlap(&own, d->x, d->y, d->r);
     if (lo >= 0)
       ms_large_label(s->large_origin, s->large_origin_count, lo, other, sizeof other);
     else if (so >= 0)
       snprintf(other, sizeof other, "the small particle at line %ld", pf->disc[so].line);
-    if (!file_inside_box(s, d) || lo >= 0 || so >= 0) {
-      ok = file_disc_fails(ld, pf, d, file_inside_box(s, d) ? other : NULL);
+    if (lo >= 0 || so >= 0) {
+      ok = file_disc_fails(ld, pf, d, other);
       break;
     }
     hash_insert(&own, d->x, d->y, d->r);

@@ -181,17 +181,12 @@ static int set_box(loader *ld, const char *key, const char *v)
   return ms_ld_read_vec2(ld, v, ms_ld_is(key, "min") ? ld->scene->box_min : ld->scene->box_max);
 }
 
-/* A friction coefficient (friction, rolling_friction, wall_friction): >= 0, finite, a
- * float; 0 (the default) switches that part of the law off. */
+/* A friction coefficient (friction, rolling_friction, wall_friction): >= 0, a float that
+ * is 0 (the default, that part of the law off) or normal. */
 static int read_coefficient(loader *ld, const char *v, float *out)
 {
   double mu = 0.0;
-  if (!ms_ld_parse_number(ld, v, &mu) || !ms_ld_at_least(ld, mu, 0.0))
-    return 0;
-  if (mu > FLT_MAX)
-    return ms_ld_bad_value(ld, "%g does not fit in a float", mu);
-  *out = (float)mu;
-  return 1;
+  return ms_ld_parse_number(ld, v, &mu) && ms_ld_at_least(ld, mu, 0.0) && ms_ld_float(ld, mu, out);
 }
 
 /* tangential_stiffness = k_t / k_n, a ratio in (0, 1] (docs/friction.md: 1/3 for discs). */

@@ -20,21 +20,31 @@ int ms_ld_parse_number(loader *ld, const char *text, double *out)
   case MS_NUMBER_OK: return 1;
   case MS_NUMBER_RANGE: return ms_ld_bad_value(ld, "number out of range: '%s'", text);
   case MS_NUMBER_NOT_FINITE: return ms_ld_bad_value(ld, "NaN/Inf not allowed (got '%s')", text);
-  case MS_NUMBER_SYNTAX: break;
+  case MS_NUMBER_SYNTAX:
+  case MS_NUMBER_NOT_NORMAL: break; /* (not from ms_number_double) */
   }
   char *end;
   strtod(text, &end);
+  if (*text == '+')
+    return ms_ld_bad_value(ld, "expected a number without a '+' sign, got '%s'", text);
   if (end == text || isspace((unsigned char)*text))
     return ms_ld_bad_value(ld, "expected a number, got '%s'", text);
   return ms_ld_bad_value(ld, "expected a number, got '%s' (trailing '%s')", text, end);
 }
 
-static int to_float(loader *ld, double v, float *out)
+/* Every key whose value the simulation keeps as a float goes through here: one that is
+ * not 0 must stay a normal float (0 or a denormal would silently switch off or weaken
+ * what it sets: a friction of 1e-300 is 0 there, one of 1e-40 a denormal). */
+int ms_ld_float(loader *ld, double v, float *out)
 {
-  if (fabs(v) > FLT_MAX)
-    return ms_ld_bad_value(ld, "%g does not fit in a float", v);
-  *out = (float)v;
-  return 1;
+  switch (ms_number_float(v, out)) {
+  case MS_NUMBER_OK: return 1;
+  case MS_NUMBER_NOT_NORMAL:
+    return ms_ld_bad_value(ld, "%g is too small for single precision, which the simulation "
+                               "computes in (it would be %g; the smallest normal float is %g)",
+                           v, (double)(float)v, (double)FLT_MIN);
+  default: return ms_ld_bad_value(ld, "%g does not fit in a float", v);
+  }
 }
 
 static int positive(loader *ld, double v)
@@ -52,17 +62,10 @@ int ms_ld_read_positive(loader *ld, const char *text, double *out)
   return ms_ld_parse_number(ld, text, out) && positive(ld, *out);
 }
 
-/* The simulation computes in float: a positive value that rounds to 0 or to a
- * denormal would silently switch its quantity off (a radius, a stiffness...). */
+/* A radius, a stiffness...: > 0 and a normal float. */
 int ms_ld_positive_float(loader *ld, double v, float *out)
 {
-  if (!positive(ld, v) || !to_float(ld, v, out))
-    return 0;
-  if (*out < FLT_MIN)
-    return ms_ld_bad_value(ld, "%g is too small for single precision, which the simulation "
-                               "computes in (it would be %g; the smallest normal float is %g)",
-                           v, (double)*out, (double)FLT_MIN);
-  return 1;
+  return positive(ld, v) && ms_ld_float(ld, v, out);
 }
 
 int ms_ld_read_positive_float(loader *ld, const char *text, float *out)
@@ -118,7 +121,7 @@ static int read_vector(loader *ld, const char *text, int n, int as_float, double
     if (comma)
       *comma = '\0';
     float f = 0.0f;
-    if (!ms_ld_parse_number(ld, ms_trim(p), &out[i]) || (as_float && !to_float(ld, out[i], &f)))
+    if (!ms_ld_parse_number(ld, ms_trim(p), &out[i]) || (as_float && !ms_ld_float(ld, out[i], &f)))
       return 0;
     if (as_float)
       out[i] = f;
