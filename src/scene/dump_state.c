@@ -243,19 +243,6 @@ static ms_status read_rows(state_file *h)
 
 /* ---- every particle file's ---------------------------------------------------------- */
 
-static int fail_from_csv(state_file *h, ms_status st)
-{
-  loader *ld = h->ld;
-  if (st == MS_ERR_RUNTIME) {
-    ld->status = st;
-    ld->error_line = 0;
-    return 0;
-  }
-  char csv_message[1024];
-  snprintf(csv_message, sizeof csv_message, "%s", h->c->message);
-  return ms_ld_fail_key(ld, h->sec, "file", "%s", csv_message);
-}
-
 /* The dumped run's grid radius, for a [small] file: the grid's cells (and the neighbour
  * lists' reach) follow it, and with them the order in which forces are summed, so the run
  * goes on as the dumped one did. Below the file's largest radius it is no dump's. */
@@ -332,7 +319,7 @@ static int read_beside(state_file *h)
     st = read_rows(h);
   fclose(f);
   if (st)
-    return fail_from_csv(h, st);
+    return ms_ld_fail_csv(h->ld, h->sec, h->c, st);
   if (h->dropped)
     ms_ld_warn_key(ld, h->sec, "file", "%ld contact histories of %s name rows of %s that this "
                    "scene does not read; they are left out", h->dropped, h->path, h->dump);

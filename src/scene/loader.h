@@ -155,6 +155,10 @@ __attribute__((format(printf, 2, 3))) int ms_ld_bad_value(loader *ld, const char
 __attribute__((format(printf, 4, 5))) int
 ms_ld_fail_key(loader *ld, const section *sec, const char *key, const char *fmt, ...);
 int ms_ld_fail_memory(loader *ld);
+struct ms_csv;
+/* A data file's failure: the CSV reader's message becomes the loader's error at the
+ * section's `file` key; a runtime failure (memory) is kept as it is. */
+int ms_ld_fail_csv(loader *ld, const section *sec, const struct ms_csv *c, ms_status st);
 /* A warning in the same form, kept on the scene; load.c prints them once it loaded. */
 __attribute__((format(printf, 5, 6))) void
 ms_ld_warn_at(loader *ld, int line, const char *section, const char *key, const char *fmt, ...);

@@ -39,18 +39,16 @@ typedef struct reader {
 
 static int has(const reader *r, int column) { return r->col[column] >= 0; }
 
-/* The CSV's message becomes the loader's error at the section's `file` key. */
-static int fail_from_csv(reader *r, ms_status st)
+int ms_ld_fail_csv(loader *ld, const section *sec, const ms_csv *c, ms_status st)
 {
-  loader *ld = r->ld;
   if (st == MS_ERR_RUNTIME) {
     ld->status = st;
     ld->error_line = 0;
     return 0;
   }
   char csv_message[1024];
-  snprintf(csv_message, sizeof csv_message, "%s", r->c->message);
-  return ms_ld_fail_key(ld, r->sec, "file", "%s", csv_message);
+  snprintf(csv_message, sizeof csv_message, "%s", c->message);
+  return ms_ld_fail_key(ld, sec, "file", "%s", csv_message);
 }
 
 static ms_status take_header(reader *r, char *field[MS_CSV_MAX_FIELDS], int n)
@@ -293,7 +291,7 @@ static int read_file(loader *ld, particle_file *pf, int large)
   ms_status st = read_rows(&r);
   int ok = st == MS_OK;
   if (!ok && ld->status == MS_OK) /* (check_header_keys records its own error) */
-    fail_from_csv(&r, st);
+    ms_ld_fail_csv(r.ld, r.sec, r.c, st);
   free(c);
   fclose(f);
   if (!ok || !ms_ld_note_input(ld, sec->name, "file", pf->path))
