@@ -191,17 +191,13 @@ test_resume_past_the_end_refused() {
 # scene's files (count, 16 bytes and a key per file, CRC-32) that starts version 4's
 # payload; payload size and both checksums fixed.
 to_v3() {
-  python3 - "$1" "$2" <<'PY'
-import struct, sys, zlib
+  PYTHONPATH="$root/tests" python3 - "$1" "$2" <<'PY'
+import struct, sys
+from ckpt_bytes import HEADER, fields_at, reseal
 d = bytearray(open(sys.argv[1], 'rb').read())
-o = 44
-for _ in range(struct.unpack_from('<I', d, 40)[0]):
-    o += 16 + struct.unpack_from('<I', d, o + 4)[0]
-d = d[:40] + d[o + 4:]
+d = d[:HEADER] + d[fields_at(d):]
 struct.pack_into('<I', d, 8, 3)
-struct.pack_into('<Q', d, 24, len(d) - 40)
-struct.pack_into('<I', d, 32, zlib.crc32(bytes(d[40:])))
-struct.pack_into('<I', d, 36, zlib.crc32(bytes(d[:36])))
+reseal(d)
 open(sys.argv[2], 'wb').write(d)
 PY
 }

@@ -17,8 +17,9 @@ tiny=$root/tests/scenes/tiny.ini # 200 small particles, 30 x 30 cells, capacity 
 # files (a count, 16 bytes and a key per file, its CRC-32), then n_small i32, n_large i32,
 # step i64, capacity i32, largest overflow i32, then four i64 counters).
 patch() {
-  python3 - "$@" <<'PY'
-import struct, sys, zlib
+  PYTHONPATH="$root/tests" python3 - "$@" <<'PY'
+import struct, sys
+from ckpt_bytes import fields_at, reseal
 src, dst, name, value = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 fields = {'n_small': (0, '<i'), 'n_large': (4, '<i'), 'step': (8, '<q'), 'capacity': (16, '<i'),
           'max_overflow': (20, '<i'), 'grid_builds': (24, '<q'), 'overflow_builds': (32, '<q'),
@@ -26,12 +27,8 @@ fields = {'n_small': (0, '<i'), 'n_large': (4, '<i'), 'step': (8, '<q'), 'capaci
           'gravity_step': (4, '<q')}
 d = bytearray(open(src, 'rb').read())
 at, fmt = fields[name]
-p = 44
-for _ in range(struct.unpack_from('<I', d, 40)[0]):
-    p += 16 + struct.unpack_from('<I', d, p + 4)[0]
-struct.pack_into(fmt, d, p + 4 + at, value)
-struct.pack_into('<I', d, 32, zlib.crc32(bytes(d[40:])))
-struct.pack_into('<I', d, 36, zlib.crc32(bytes(d[:36])))
+struct.pack_into(fmt, d, fields_at(d) + at, value)
+reseal(d)
 open(dst, 'wb').write(d)
 PY
 }
@@ -41,19 +38,16 @@ PY
 # positions at 56, velocities at 56 + 16 ns, the large state at 56 + 32 ns, 4 doubles each;
 # gravity: n i32, step i64, e0 f64, then 4 floats a body from 20), checksums recomputed.
 poke() {
-  python3 - "$@" <<'PY'
-import struct, sys, zlib
+  PYTHONPATH="$root/tests" python3 - "$@" <<'PY'
+import struct, sys
+from ckpt_bytes import fields_at, reseal
 src, dst, fmt, offset, value = sys.argv[1:6]
 d = bytearray(open(src, 'rb').read())
-p = 44  # past the record of the scene's files, as patch() does
-for _ in range(struct.unpack_from('<I', d, 40)[0]):
-    p += 16 + struct.unpack_from('<I', d, p + 4)[0]
-base = p + 4
+base = fields_at(d)
 ns, nl = struct.unpack_from('<ii', d, base)
 value = float(value) if fmt[-1] in 'df' else int(value)
 struct.pack_into(fmt, d, base + eval(offset), value)
-struct.pack_into('<I', d, 32, zlib.crc32(bytes(d[40:])))
-struct.pack_into('<I', d, 36, zlib.crc32(bytes(d[:36])))
+reseal(d)
 open(dst, 'wb').write(d)
 PY
 }

@@ -84,14 +84,10 @@ test_old_version_refused() {
 # friction (i32), n_ss, n_ls, n_ll (i64), small rotation (16 n_small), large rotation
 # (16 n_large), wall histories (16 n_small, 16 n_large), the history entries (12 each).
 friction_at() { # checkpoint: offset of the friction flag in the file
-  python3 - "$1" <<'PY'
+  PYTHONPATH="$root/tests" python3 - "$1" <<'PY'
 import struct, sys
 d = open(sys.argv[1], 'rb').read()
-def fields_at(d):
-    o = 44
-    for _ in range(struct.unpack_from('<I', d, 40)[0]):
-        o += 16 + struct.unpack_from('<I', d, o + 4)[0]
-    return o + 4
+from ckpt_bytes import fields_at, reseal
 p = fields_at(d)
 ns, nl = struct.unpack_from('<ii', d, p)
 print(p + 56 + 32 * ns + 32 * nl)
@@ -101,21 +97,15 @@ PY
 # edit IN OUT PYTHON: runs PYTHON on the bytearray d (f = the friction flag's offset,
 # ns, nl the counts), then fixes the payload size and both checksums.
 edit() {
-  python3 - "$1" "$2" "$3" <<'PY'
-import struct, sys, zlib
+  PYTHONPATH="$root/tests" python3 - "$1" "$2" "$3" <<'PY'
+import struct, sys
 d = bytearray(open(sys.argv[1], 'rb').read())
-def fields_at(d):
-    o = 44
-    for _ in range(struct.unpack_from('<I', d, 40)[0]):
-        o += 16 + struct.unpack_from('<I', d, o + 4)[0]
-    return o + 4
+from ckpt_bytes import fields_at, reseal
 p = fields_at(d)
 ns, nl = struct.unpack_from('<ii', d, p)
 f = p + 56 + 32 * ns + 32 * nl
 exec(sys.argv[3])
-struct.pack_into('<Q', d, 24, len(d) - 40)
-struct.pack_into('<I', d, 32, zlib.crc32(bytes(d[40:])))
-struct.pack_into('<I', d, 36, zlib.crc32(bytes(d[:36])))
+reseal(d)
 open(sys.argv[2], 'wb').write(d)
 PY
 }
@@ -123,14 +113,10 @@ PY
 test_checkpoint_holds_histories() {
   "$exe" -q -n 360 --checkpoint k.ck "$scene" >/dev/null || return 1
   local counts
-  counts=$(python3 - k.ck <<'PY'
+  counts=$(PYTHONPATH="$root/tests" python3 - k.ck <<'PY'
 import struct, sys
 d = open(sys.argv[1], 'rb').read()
-def fields_at(d):
-    o = 44
-    for _ in range(struct.unpack_from('<I', d, 40)[0]):
-        o += 16 + struct.unpack_from('<I', d, o + 4)[0]
-    return o + 4
+from ckpt_bytes import fields_at, reseal
 p = fields_at(d)
 ns, nl = struct.unpack_from('<ii', d, p)
 f = p + 56 + 32 * ns + 32 * nl
