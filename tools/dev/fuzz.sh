@@ -11,7 +11,7 @@ mkdir -p "$out/corpus"
 clang -std=c11 -g -O1 -ffp-contract=off -D_POSIX_C_SOURCE=200809L \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -Iinclude -Ikernels -Isrc tests/fuzz/fuzz_scene.c src/scene/*.c src/core/*.c \
-  $(pkg-config --cflags --libs inih) -lm -lpthread -o "$out/fuzz_scene"
+  $(pkg-config --cflags --libs inih zlib) -lm -lpthread -o "$out/fuzz_scene"
 cp scenes/*.ini tests/bad/*.ini tests/scenes/*.ini tests/fuzz/corpus/* "$out/corpus/" 2>/dev/null || true
 cd "$out"
 ./fuzz_scene -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 \
