@@ -34,15 +34,6 @@ start() {
   pid=$!
 }
 
-await_file() { # file, seconds
-  local i
-  for i in $(seq $(($2 * 20))); do
-    [ -e "$1" ] && return 0
-    sleep 0.05
-  done
-  echo "    no $1 after $2 s"
-  return 1
-}
 
 await_text() { # file, text, seconds
   local i

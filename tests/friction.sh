@@ -243,18 +243,7 @@ test_dump_runs_on_to_the_uninterrupted_hash() {
   for kind in small-small large-small large-large small-wall large-wall; do
     grep -q "^$kind," b500.state.csv || { echo "    no $kind row"; return 1; }
   done
-  python3 - "$bed" b500.csv bed_on.ini <<'PY' || return 1
-import sys
-src, dump, out = sys.argv[1:4]
-text, skip = [], False
-for line in open(src):
-    s = line.strip()
-    if s.startswith('['):
-        skip = s == '[small]' or s.startswith('[large')
-    if not skip:
-        text.append(line)
-open(out, 'w').write(''.join(text) + '[small]\nfile = %s\n[large_file.all]\nfile = %s\n' % (dump, dump))
-PY
+  scene_from_dump "$bed" b500.csv bed_on.ini || return 1
   "$exe" -q -n 800 "$bed" >bed_full && "$exe" -q -n 300 bed_on.ini >bed_on || return 1
   echo "    friction_bed step 800: $(hash_of bed_full), from the dump of step 500: $(hash_of bed_on)"
   [ "$(hash_of bed_on)" = "$(hash_of bed_full)" ] || return 1

@@ -120,18 +120,7 @@ test_polydisperse_dump_runs_on() {
   local sc=$root/tests/scenes/ls_stream.ini
   "$exe" -q -n 300 --dump "$tmp/ls.csv" "$sc" >/dev/null || return 1
   head -1 "$tmp/ls.state.csv" | grep -q "grid radius 0.00400000019 m; step 300;" || return 1
-  python3 - "$sc" "$tmp/ls.csv" "$tmp/ls.ini" <<'PY' || return 1
-import sys
-src, dump, out = sys.argv[1:4]
-text, skip = [], False
-for line in open(src):
-    s = line.strip()
-    if s.startswith('['):
-        skip = s == '[small]' or s.startswith('[large')
-    if not skip:
-        text.append(line)
-open(out, 'w').write(''.join(text) + '[small]\nfile = ls.csv\n[large_file.all]\nfile = ls.csv\n')
-PY
+  scene_from_dump "$sc" ls.csv "$tmp/ls.ini" || return 1
   "$exe" -q -n 600 "$sc" >"$tmp/ls_full" && "$exe" -q -n 300 "$tmp/ls.ini" >"$tmp/ls_on" || return 1
   echo "    step 600: $(hash_of "$tmp/ls_full"), from the dump of step 300: $(hash_of "$tmp/ls_on")"
   [ "$(hash_of "$tmp/ls_on")" = "$(hash_of "$tmp/ls_full")" ] || return 1

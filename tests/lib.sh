@@ -30,6 +30,34 @@ hash_run() {
   [ -n "$h" ] && echo "$h"
 }
 
+# Waits up to $2 seconds for file $1 to exist.
+await_file() {
+  local i
+  for i in $(seq $(($2 * 20))); do
+    [ -e "$1" ] && return 0
+    sleep 0.05
+  done
+  echo "    no $1 after $2 s"
+  return 1
+}
+
+# scene_from_dump SCENE DUMP OUT: SCENE with its particle sections replaced by DUMP read back
+# as [small] file and [large_file.all] file (DUMP as OUT names it: relative to OUT's folder).
+scene_from_dump() {
+  python3 - "$@" <<'PY'
+import sys
+src, dump, out = sys.argv[1:4]
+text, skip = [], False
+for line in open(src):
+    s = line.strip()
+    if s.startswith('['):
+        skip = s == '[small]' or s.startswith('[large')
+    if not skip:
+        text.append(line)
+open(out, 'w').write(''.join(text) + '[small]\nfile = %s\n[large_file.all]\nfile = %s\n' % (dump, dump))
+PY
+}
+
 # A dependency that tools/deps.sh installs is missing: the test is skipped (77), except
 # under CI (CI=true), where a skip would hide a machine that is not set up: there it fails.
 skip_missing() { # what is missing and what installs it

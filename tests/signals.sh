@@ -18,16 +18,6 @@ if [ "$have_preview" != 1 ]; then
   exit 77
 fi
 
-# Waits up to $2 seconds for file $1 to exist.
-await_file() {
-  local i
-  for i in $(seq $(($2 * 10))); do
-    [ -e "$1" ] && return 0
-    sleep 0.1
-  done
-  echo "    no $1 after $2 s"
-  return 1
-}
 
 # The same for any file matching the pattern $1.
 await_glob() {
