@@ -126,6 +126,18 @@ test_real_full_filesystem() {
     [ "$(step_of out)" -lt 2000 ] && outputs_valid "$scene" 2000 205
 }
 
+# The hook itself: a malformed value is refused before the run (a hook that matched nothing
+# would let the tests above pass for the wrong reason).
+test_bad_hook_refused() {
+  local v
+  for v in "x:abc" "x:-1" ":5" "a/b:3" "x:1e99"; do
+    MIXSIM_TEST_FULL=$v "$exe" -q -n 5 "$root/tests/scenes/tiny.ini" >/dev/null 2>"$tmp/hook.err"
+    [ $? -eq 2 ] && grep -qF "MIXSIM_TEST_FULL: expected NAME[:BYTES]" "$tmp/hook.err" &&
+      grep -qF "got '$v'" "$tmp/hook.err" || { echo "    $v: $(cat "$tmp/hook.err")"; return 1; }
+  done
+}
+
+check test_bad_hook_refused
 check test_frame_on_full_disk_keeps_the_rest
 check test_diagnostics_on_full_disk_keeps_the_rest
 check test_gravity_frame_on_full_disk_keeps_the_rest

@@ -632,6 +632,9 @@ static int run_main(int argc, char **argv)
   int rc = parse_args(argc, argv, &c);
   if (rc >= 0)
     return rc;
+  ms_status hook = ms_io_test_full_check();
+  if (hook)
+    return fail(hook);
   ms_set_quiet(c.quiet);
   if (c.list_devices) {
     ms_status st = ms_cl_list_devices(stdout);

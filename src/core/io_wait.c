@@ -1,5 +1,6 @@
 /* Opening, writing and reading that wait in poll() slices a stop can end (io_wait.h). */
 #include "core/io_wait.h"
+#include "core/number.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -143,6 +144,21 @@ ssize_t ms_io_read_full(int fd, void *buf, size_t n)
     got += (size_t)r;
   }
   return (ssize_t)got;
+}
+
+ms_status ms_io_test_full_check(void)
+{
+  const char *hook = getenv("MIXSIM_TEST_FULL");
+  if (!hook || !*hook)
+    return MS_OK;
+  const char *colon = strchr(hook, ':');
+  size_t len = colon ? (size_t)(colon - hook) : strlen(hook);
+  long bytes = 0;
+  if (len == 0 || memchr(hook, '/', len) ||
+      (colon && ms_number_long(colon + 1, 0, LONG_MAX, &bytes) != MS_NUMBER_OK))
+    return ms_fail(MS_ERR_INPUT, "MIXSIM_TEST_FULL: expected NAME[:BYTES], a file name (no "
+                   "'/') and a whole number of bytes from 0, got '%s'", hook);
+  return MS_OK;
 }
 
 int ms_io_test_full(const char *path, long long size)

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "mixsim/status.h"
+
 /* The flag whose being set ends every wait (the signal thread's); NULL: waits last. */
 void ms_io_set_stop_flag(const volatile sig_atomic_t *flag);
 
@@ -39,5 +41,8 @@ ssize_t ms_io_read_full(int fd, void *buf, size_t n);
  * file named NAME (the last part of its path) longer than BYTES (default 0). Returns 1
  * when a file `path` of `size` bytes is over it. */
 int ms_io_test_full(const char *path, long long size);
+/* Refuses a malformed MIXSIM_TEST_FULL (MS_ERR_INPUT, naming it): a hook that silently
+ * matched nothing would let a test pass for the wrong reason. */
+ms_status ms_io_test_full_check(void);
 
 #endif
