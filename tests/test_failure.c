@@ -66,7 +66,7 @@ static int fault_case(ms_sim *sim, const ms_snapshot *start, ms_thread_id thread
 {
   if (ms_snapshot_restore(sim, start))
     return -1;
-  sim->fault = (ms_fault){1, FAULT_STEP, thread, point, 0};
+  sim->run.fault = (ms_fault){1, FAULT_STEP, thread, point, 0};
   if (ms_sim_advance(sim, 10) != MS_ERR_NUMERIC || ms_sim_step(sim) != 0) {
     fprintf(stderr, "    the failing advance did not report the failure\n");
     return -1;
@@ -87,7 +87,7 @@ static int fault_case(ms_sim *sim, const ms_snapshot *start, ms_thread_id thread
   if (rc)
     fprintf(stderr, "    replay: status %d, last good step %ld\n", (int)st, good_step);
   /* Disarmed, the run goes on from the last good state like an uninterrupted one. */
-  sim->fault.armed = 0;
+  sim->run.fault.armed = 0;
   uint32_t h = 0;
   if (!rc && (ms_snapshot_restore(sim, good) || ms_sim_advance(sim, 10) || hash_of(sim, &h)))
     rc = -1;
@@ -140,14 +140,14 @@ static void test_repeated_failures_leave_no_trace(void)
   ENSURE(sim);
   int ok = 1;
   for (int i = 0; ok && i < 12; i++) {
-    sim->fault = (ms_fault){1, ms_sim_step(sim) + i % 3, (ms_thread_id)(i % 2),
+    sim->run.fault = (ms_fault){1, ms_sim_step(sim) + i % 3, (ms_thread_id)(i % 2),
                             (ms_fault_point)(i % 3), 0};
     ok = ms_sim_advance(sim, 4) == MS_ERR_NUMERIC;
-    sim->fault.armed = 0;
+    sim->run.fault.armed = 0;
     long before = ms_sim_step(sim);
     ok = ok && ms_sim_advance(sim, 5) == MS_OK && ms_sim_step(sim) == before + 5;
   }
-  sim->fault.armed = 0;
+  sim->run.fault.armed = 0;
   long before = ms_sim_step(sim);
   ok = ok && ms_sim_advance(sim, 200) == MS_OK && ms_sim_step(sim) == before + 200;
   ms_sim_destroy(sim);
@@ -190,7 +190,7 @@ static void test_replay_stops_on_request(void)
   for (int stop = 0; stop < 2; stop++) {
     ms_sim *sim = open_sim(tiny, MS_PIPELINE_NAIVE, MS_BUFFERS_COPIED);
     ENSURE(sim);
-    sim->fault = (ms_fault){1, 37, MS_THREAD_CPU, MS_FAULT_BETWEEN_SYNCS, stop};
+    sim->run.fault = (ms_fault){1, 37, MS_THREAD_CPU, MS_FAULT_BETWEEN_SYNCS, stop};
     ms_run_plan plan = {100, 0, NULL, 0, 0, path, NULL, NULL, NULL, NULL};
     double wall = 0;
     remove(path);

@@ -192,14 +192,14 @@ static uint32_t pour_hash(const pour_spec *p, long steps, ms_sim_stats *stats)
   uint32_t hash = 0;
   int ok = sim != NULL;
   if (ok && p->slots)
-    sim->nl.k_want = p->slots;
+    sim->dev.nl.k_want = p->slots;
   long chunk = p->rebuild_always ? 1 : p->switch_every ? p->switch_every : p->slots ? steps / 2 : steps;
   for (long done = 0; ok && done < steps; done += chunk) {
     if (p->rebuild_always)
-      sim->nl.stale = 1;
+      sim->dev.nl.stale = 1;
     if (p->slots && done > 0) { /* the overflowing build must keep the live list's history */
-      sim->nl.k_want = p->slots;
-      sim->nl.stale = 1;
+      sim->dev.nl.k_want = p->slots;
+      sim->dev.nl.stale = 1;
     }
     ok = ms_sim_advance(sim, chunk) == MS_OK;
     if (ok && p->switch_every) {

@@ -101,7 +101,7 @@ static void test_trace_events_of_last_advance(void)
   ms_sim *sim = open_tiny(MS_PIPELINE_NAIVE, MS_BUFFERS_SHARED);
   ENSURE(sim);
   int ok = ms_sim_advance(sim, 10) == MS_OK && ms_sim_advance(sim, 3) == MS_OK;
-  const ms_trace *t = &sim->trace;
+  const ms_trace *t = &sim->run.trace;
   int n = ok ? ms_trace_last_advance(t, events, 2 * MS_TRACE_RING) : 0;
   int ordered = 1;
   for (int i = 0; i < n; i++) {

@@ -30,7 +30,7 @@
 
 static int grain(const ms_sim *s, int phase_default)
 {
-  return s->cpu_grain > 0 ? s->cpu_grain : phase_default;
+  return s->wk.cpu_grain > 0 ? s->wk.cpu_grain : phase_default;
 }
 
 /* Appends one entry to a chunk's list, growing it by doubling. 0: out of memory. */
@@ -43,9 +43,9 @@ typedef ms_ls_source ls_source; /* collision/worker_friction.h */
 
 static ls_source source_of(const ms_sim *s)
 {
-  const ms_buffers *b = &s->buf;
-  const ms_zone *z = &s->zone;
-  if (s->exchange == MS_EXCHANGE_ZONE) /* set only between advances */
+  const ms_buffers *b = &s->x.buf;
+  const ms_zone *z = &s->x.zone;
+  if (s->p.exchange == MS_EXCHANGE_ZONE) /* set only between advances */
     return (ls_source){NULL, z->h_idx, z->base, z->h_span, z->h_pos, z->h_vel, z->h_f,
                        z->h_w, 1, z->h_t};
   return (ls_source){b->h_count, b->h_idx, NULL, NULL, b->h_pos, b->h_vel, b->h_f_ls,
@@ -75,26 +75,26 @@ static int large_small_pair(const ms_sim *s, ms_body *L, int j, size_t at, const
   /* Out of reach of the largest small particle, out of reach of this one (r_sum and its
    * square only shrink with rj, rounding included): most candidates end here, before
    * their radius is looked up at an index the zone does not order. */
-  if (!ms_touching(dx, dy, L->r + s->r_small_max))
+  if (!ms_touching(dx, dy, L->r + s->p.r_small_max))
     return 1;
-  float rj = s->shape[2 * j], mj = s->shape[2 * j + 1];
+  float rj = s->p.shape[2 * j], mj = s->p.shape[2 * j + 1];
   if (!ms_touching(dx, dy, L->r + rj))
     return 1;
   /* A static particle acts with infinite mass: the pair's mass is the small one's. */
   float m_eff = L->is_static ? mj : ms_pair_mass(L->m, mj);
   ms_v2 f = ms_contact_force(dx, dy, (float)(vj[0] - L->vx), (float)(vj[1] - L->vy), L->r + rj,
-                             s->k, s->two_zeta, m_eff);
+                             s->p.k, s->p.two_zeta, m_eff);
   if (f.x == 0.0f && f.y == 0.0f)
     return 1;
   if (!record_ls(out, (int)at, f))
     return 0;
   L->fx -= f.x;
   L->fy -= f.y;
-  if (s->diag) /* the whole pair's: the device never sees it (collision/dissipation.h) */
-    s->diss_large[L - s->large] +=
-        s->dt * (double)ms_contact_dissipation(dx, dy, (float)(vj[0] - L->vx),
-                                               (float)(vj[1] - L->vy), L->r + rj, s->k,
-                                               s->two_zeta, m_eff);
+  if (s->p.diag) /* the whole pair's: the device never sees it (collision/dissipation.h) */
+    s->wk.diss_large[L - s->wk.large] +=
+        s->p.dt * (double)ms_contact_dissipation(dx, dy, (float)(vj[0] - L->vx),
+                                               (float)(vj[1] - L->vy), L->r + rj, s->p.k,
+                                               s->p.two_zeta, m_eff);
   return 1;
 }
 
@@ -102,7 +102,7 @@ static int large_small_pair(const ms_sim *s, ms_body *L, int j, size_t at, const
 static int visit(const ms_sim *s, int i, ms_body *L, int j, size_t at, const ls_source *src,
                  ms_worker_chunk *out)
 {
-  if (s->friction_on)
+  if (s->p.friction_on)
     return ms_fr_large_small_pair(s, i, L, j, at, src, out);
   return large_small_pair(s, L, j, at, src, out);
 }
@@ -113,7 +113,7 @@ static int visit(const ms_sim *s, int i, ms_body *L, int j, size_t at, const ls_
 static int large_small_listed(const ms_sim *s, int i, const ls_source *src,
                               ms_worker_chunk *out)
 {
-  ms_body *L = &s->large[i];
+  ms_body *L = &s->wk.large[i];
   long n = ms_ls_list_candidates(s, i, src->pos, out);
   if (n < 0)
     return 0;
@@ -130,7 +130,7 @@ static int large_small_listed(const ms_sim *s, int i, const ls_source *src,
  * of memory. */
 static int large_small_one(const ms_sim *s, int i, const ls_source *src, ms_worker_chunk *out)
 {
-  ms_body *L = &s->large[i];
+  ms_body *L = &s->wk.large[i];
   /* The zone keeps walking its slots: the device gathered exactly the rectangles'
    * particles already, and a list would need it to gather by index (ls_list.h). */
   if (src->span) { /* the zone: each row is one run of slots, in that order */
@@ -140,10 +140,10 @@ static int large_small_one(const ms_sim *s, int i, const ls_source *src, ms_work
           return 0;
     return 1;
   }
-  const ms_grid *g = &s->grid;
-  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->r_small_max, g->inv_cell, g->nx,
+  const ms_grid *g = &s->p.grid;
+  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->p.r_small_max, g->inv_cell, g->nx,
                                 g->ny);
-  int cap = (int)s->buf.cap;
+  int cap = (int)s->x.buf.cap;
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
       int cell = cy * g->nx + cx;
@@ -169,26 +169,26 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
                                    size_t why_size)
 {
   ms_sim *s = ctx;
-  ms_worker_chunk *c = &s->chunk[chunk];
+  ms_worker_chunk *c = &s->wk.chunk[chunk];
   ls_source src = source_of(s);
   int listed = ms_ls_list_in_use(s);
   c->n_ls = 0;
   for (int i = begin; i < end; i++) {
-    ms_body *L = &s->large[i];
+    ms_body *L = &s->wk.large[i];
     L->fx = 0.0f;
     L->fy = 0.0f;
     L->torque = 0.0f;
     /* --diagnostics with friction: what L's springs held, to take off what they store */
-    double held = s->diag && s->friction_on ? ms_fr_ls_spring(s, i) : 0.0;
-    if (s->friction_on) /* L's new history, written in the loop's order, then sorted */
-      ms_history_ls_start(&s->hist, i);
-    if (s->n_small > 0 &&
+    double held = s->p.diag && s->p.friction_on ? ms_fr_ls_spring(s, i) : 0.0;
+    if (s->p.friction_on) /* L's new history, written in the loop's order, then sorted */
+      ms_history_ls_start(&s->wk.hist, i);
+    if (s->p.n_small > 0 &&
         !(listed ? large_small_listed(s, i, &src, c) : large_small_one(s, i, &src, c)))
       return out_of_memory(why, why_size, "large-small");
-    if (s->friction_on)
-      ms_history_ls_finish(&s->hist, i);
-    if (s->diag && s->friction_on) /* opened contacts give up what they held */
-      s->diss_large[i] -= ms_fr_ls_spring(s, i) - held;
+    if (s->p.friction_on)
+      ms_history_ls_finish(&s->wk.hist, i);
+    if (s->p.diag && s->p.friction_on) /* opened contacts give up what they held */
+      s->wk.diss_large[i] -= ms_fr_ls_spring(s, i) - held;
   }
   return MS_OK;
 }
@@ -201,13 +201,13 @@ static void apply_large_small(ms_sim *s)
 {
   ls_source src = source_of(s);
   float *f_ls = src.f;
-  for (int t = 0; t < s->cpu_threads; t++) {
-    const ms_worker_chunk *c = &s->chunk[t];
+  for (int t = 0; t < s->wk.cpu_threads; t++) {
+    const ms_worker_chunk *c = &s->wk.chunk[t];
     for (size_t e = 0; e < c->n_ls; e++) {
       f_ls[2 * c->ls[e].j] += c->ls[e].fx;
       f_ls[2 * c->ls[e].j + 1] += c->ls[e].fy;
     }
-    if (s->friction_on) /* the torques in the same order */
+    if (s->p.friction_on) /* the torques in the same order */
       for (size_t e = 0; e < c->n_ls; e++)
         src.t[c->ls[e].j] += c->ls[e].t;
   }
@@ -217,46 +217,46 @@ static void apply_large_small(ms_sim *s)
  * estimated as its cell rectangle's cells at the small particles' mean density. */
 static int large_small_grain(const ms_sim *s)
 {
-  if (s->cpu_grain > 0)
-    return s->cpu_grain;
-  const ms_grid *g = &s->grid;
+  if (s->wk.cpu_grain > 0)
+    return s->wk.cpu_grain;
+  const ms_grid *g = &s->p.grid;
   double cells = 0.0;
-  for (int i = 0; i < s->n_large; i++) {
-    const ms_body *L = &s->large[i];
-    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->r_small_max, g->inv_cell,
+  for (int i = 0; i < s->p.n_large; i++) {
+    const ms_body *L = &s->wk.large[i];
+    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->p.r_small_max, g->inv_cell,
                                   g->nx, g->ny);
     cells += (double)(q.x1 - q.x0 + 1) * (double)(q.y1 - q.y0 + 1);
   }
-  double per_large = cells * (double)s->n_small / (double)g->n_cells / (double)s->n_large;
-  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)s->n_large;
-  return grain < 1.0 ? 1 : grain > (double)s->n_large ? s->n_large : (int)grain;
+  double per_large = cells * (double)s->p.n_small / (double)g->n_cells / (double)s->p.n_large;
+  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)s->p.n_large;
+  return grain < 1.0 ? 1 : grain > (double)s->p.n_large ? s->p.n_large : (int)grain;
 }
 
 /* The same with the list: its entries are the visits. */
 static int listed_grain(const ms_sim *s)
 {
-  if (s->cpu_grain > 0)
-    return s->cpu_grain;
-  double per_large = (double)s->wl.entries / (double)s->n_large;
-  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)s->n_large;
-  return grain < 1.0 ? 1 : grain > (double)s->n_large ? s->n_large : (int)grain;
+  if (s->wk.cpu_grain > 0)
+    return s->wk.cpu_grain;
+  double per_large = (double)s->wk.wl.entries / (double)s->p.n_large;
+  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)s->p.n_large;
+  return grain < 1.0 ? 1 : grain > (double)s->p.n_large ? s->p.n_large : (int)grain;
 }
 
 ms_status ms_cpu_large_small(ms_sim *s)
 {
-  for (int t = 0; t < s->cpu_threads; t++)
-    s->chunk[t].n_ls = 0; /* chunks the job leaves empty add nothing */
+  for (int t = 0; t < s->wk.cpu_threads; t++)
+    s->wk.chunk[t].n_ls = 0; /* chunks the job leaves empty add nothing */
   ms_status st = ms_fr_ready(s);
   if (st)
     return st;
-  int grain = s->n_large > 0 ? large_small_grain(s) : 1;
+  int grain = s->p.n_large > 0 ? large_small_grain(s) : 1;
   if (ms_ls_list_in_use(s)) {
     if ((st = ms_ls_list_prepare(s, grain)))
       return st;
-    s->stats.worker_list_iterations++;
+    s->run.stats.worker_list_iterations++;
     grain = listed_grain(s);
   }
-  st = ms_pool_run(s->pool, large_small_chunk, s, s->n_large, grain);
+  st = ms_pool_run(s->wk.pool, large_small_chunk, s, s->p.n_large, grain);
   if (!st)
     apply_large_small(s);
   return st;
@@ -356,14 +356,14 @@ static int radix_sort(int *o, const ms_body *B, int n)
  * (more than a few places per particle on average), as from the scene's order. */
 void ms_cpu_sort_sweep(ms_sim *s)
 {
-  int n = s->n_large;
+  int n = s->p.n_large;
   if (n < 2)
     return;
   long budget = 8L * n + 64;
-  if (insertion_sort(s->sweep_order, s->large, n, budget))
+  if (insertion_sort(s->wk.sweep_order, s->wk.large, n, budget))
     return;
-  if (!radix_sort(s->sweep_order, s->large, n))
-    insertion_sort(s->sweep_order, s->large, n, LONG_MAX); /* no memory: slow but right */
+  if (!radix_sort(s->wk.sweep_order, s->wk.large, n))
+    insertion_sort(s->wk.sweep_order, s->wk.large, n, LONG_MAX); /* no memory: slow but right */
 }
 
 /* The force of B on A when they touch, and whether to add it (never for two static
@@ -378,12 +378,12 @@ static int pair_force(const ms_sim *s, const ms_body *A, const ms_body *B, ms_v2
     return 0;
   /* A static partner acts with infinite mass: the pair's mass is the moving one's. */
   float m_eff = A->is_static ? B->m : B->is_static ? A->m : ms_pair_mass(A->m, B->m);
-  *f = ms_contact_force(dx, dy, (float)(A->vx - B->vx), (float)(A->vy - B->vy), rs, s->k,
-                        s->two_zeta, m_eff);
-  if (s->diag)
-    *lost = s->dt * (double)ms_contact_dissipation(dx, dy, (float)(A->vx - B->vx),
-                                                   (float)(A->vy - B->vy), rs, s->k,
-                                                   s->two_zeta, m_eff);
+  *f = ms_contact_force(dx, dy, (float)(A->vx - B->vx), (float)(A->vy - B->vy), rs, s->p.k,
+                        s->p.two_zeta, m_eff);
+  if (s->p.diag)
+    *lost = s->p.dt * (double)ms_contact_dissipation(dx, dy, (float)(A->vx - B->vx),
+                                                   (float)(A->vy - B->vy), rs, s->p.k,
+                                                   s->p.two_zeta, m_eff);
   return 1;
 }
 
@@ -391,10 +391,10 @@ static int pair_force(const ms_sim *s, const ms_body *A, const ms_body *B, ms_v2
  * torques and new history) in *p. */
 static int ll_pair(const ms_sim *s, ms_ll_pair *p)
 {
-  if (s->friction_on)
+  if (s->p.friction_on)
     return ms_fr_large_large_pair(s, p->a, p->b, p);
   ms_v2 f;
-  if (!pair_force(s, &s->large[p->a], &s->large[p->b], &f, &p->lost))
+  if (!pair_force(s, &s->wk.large[p->a], &s->wk.large[p->b], &f, &p->lost))
     return 0;
   p->fx = f.x;
   p->fy = f.y;
@@ -417,19 +417,19 @@ static ms_status sweep_chunk(void *ctx, int begin, int end, int chunk, char *why
   (void)why;
   (void)why_size;
   for (int a = begin; a < end; a++) {
-    int i = s->sweep_order[a];
-    const ms_body *B = &s->large[i];
-    s->sweep[a] = (struct ms_sweep_item){left_edge(s->large, i), B->x + B->r, B->x, B->y, B->r, i};
+    int i = s->wk.sweep_order[a];
+    const ms_body *B = &s->wk.large[i];
+    s->wk.sweep[a] = (struct ms_sweep_item){left_edge(s->wk.large, i), B->x + B->r, B->x, B->y, B->r, i};
   }
   return MS_OK;
 }
 
 static ms_status fill_sweep(ms_sim *s)
 {
-  if (!s->sweep && !(s->sweep = malloc(((size_t)s->n_large + 1) * sizeof *s->sweep)))
+  if (!s->wk.sweep && !(s->wk.sweep = malloc(((size_t)s->p.n_large + 1) * sizeof *s->wk.sweep)))
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the sweep of %d large particles",
-                   s->n_large);
-  return ms_pool_run(s->pool, sweep_chunk, s, s->n_large, grain(s, GRAIN_PER_BODY));
+                   s->p.n_large);
+  return ms_pool_run(s->wk.pool, sweep_chunk, s, s->p.n_large, grain(s, GRAIN_PER_BODY));
 }
 
 /* One chunk of sweep positions: the touching pairs whose left member is there, in sweep
@@ -439,12 +439,12 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
                                    size_t why_size)
 {
   ms_sim *s = ctx;
-  ms_worker_chunk *c = &s->chunk[chunk];
-  const struct ms_sweep_item *w = s->sweep;
+  ms_worker_chunk *c = &s->wk.chunk[chunk];
+  const struct ms_sweep_item *w = s->wk.sweep;
   c->n_ll = 0;
   for (int a = begin; a < end; a++) {
     double right = w[a].right;
-    for (int b = a + 1; b < s->n_large; b++) {
+    for (int b = a + 1; b < s->p.n_large; b++) {
       if (w[b].left > right)
         break;
       float dx = (float)(w[b].x - w[a].x), dy = (float)(w[b].y - w[a].y), rs = w[a].r + w[b].r;
@@ -472,38 +472,38 @@ static ms_status walls_chunk(void *ctx, int begin, int end, int chunk, char *why
   (void)why;
   (void)why_size;
   for (int i = begin; i < end; i++) {
-    ms_body *L = &s->large[i];
+    ms_body *L = &s->wk.large[i];
     if (L->is_static)
       continue;
-    if (s->friction_on) {
+    if (s->p.friction_on) {
       ms_fr_walls(s, i);
       continue;
     }
-    ms_v2 w = ms_walls_force(L->x, L->y, (float)L->vx, (float)L->vy, L->r, s->box[0], s->box[1],
-                             s->k, s->two_zeta, L->m);
+    ms_v2 w = ms_walls_force(L->x, L->y, (float)L->vx, (float)L->vy, L->r, s->p.box[0], s->p.box[1],
+                             s->p.k, s->p.two_zeta, L->m);
     L->fx += w.x;
     L->fy += w.y;
-    if (s->diag)
-      s->diss_large[i] += s->dt * (double)ms_walls_dissipation(L->x, L->y, (float)L->vx,
-                                                              (float)L->vy, L->r, s->box[0],
-                                                              s->box[1], s->k, s->two_zeta, L->m);
+    if (s->p.diag)
+      s->wk.diss_large[i] += s->p.dt * (double)ms_walls_dissipation(L->x, L->y, (float)L->vx,
+                                                              (float)L->vy, L->r, s->p.box[0],
+                                                              s->p.box[1], s->p.k, s->p.two_zeta, L->m);
   }
   return MS_OK;
 }
 
 static void apply_large_large(ms_sim *s)
 {
-  for (int t = 0; t < s->cpu_threads; t++) {
-    const ms_worker_chunk *c = &s->chunk[t];
+  for (int t = 0; t < s->wk.cpu_threads; t++) {
+    const ms_worker_chunk *c = &s->wk.chunk[t];
     for (size_t e = 0; e < c->n_ll; e++) {
-      ms_body *A = &s->large[c->ll[e].a], *B = &s->large[c->ll[e].b];
+      ms_body *A = &s->wk.large[c->ll[e].a], *B = &s->wk.large[c->ll[e].b];
       A->fx += c->ll[e].fx;
       A->fy += c->ll[e].fy;
       B->fx -= c->ll[e].fx;
       B->fy -= c->ll[e].fy;
-      if (s->diag) { /* half of the pair's to each, as the device books its pairs */
-        s->diss_large[c->ll[e].a] += 0.5 * c->ll[e].lost;
-        s->diss_large[c->ll[e].b] += 0.5 * c->ll[e].lost;
+      if (s->p.diag) { /* half of the pair's to each, as the device books its pairs */
+        s->wk.diss_large[c->ll[e].a] += 0.5 * c->ll[e].lost;
+        s->wk.diss_large[c->ll[e].b] += 0.5 * c->ll[e].lost;
       }
     }
   }
@@ -512,22 +512,22 @@ static void apply_large_large(ms_sim *s)
 ms_status ms_cpu_large_large(ms_sim *s)
 {
   ms_cpu_sort_sweep(s);
-  for (int t = 0; t < s->cpu_threads; t++)
-    s->chunk[t].n_ll = 0;
-  ms_status st = s->n_large > 0 ? fill_sweep(s) : MS_OK;
+  for (int t = 0; t < s->wk.cpu_threads; t++)
+    s->wk.chunk[t].n_ll = 0;
+  ms_status st = s->p.n_large > 0 ? fill_sweep(s) : MS_OK;
   if (!st)
-    st = ms_pool_run(s->pool, large_large_chunk, s, s->n_large, grain(s, GRAIN_LARGE_LARGE));
+    st = ms_pool_run(s->wk.pool, large_large_chunk, s, s->p.n_large, grain(s, GRAIN_LARGE_LARGE));
   if (st)
     return st;
   /* The pairs in sweep order (chunks are contiguous and ascending), so every body's
    * force sums in the order the serial sweep adds it, whatever the thread count. */
-  if (s->friction_on) {
+  if (s->p.friction_on) {
     if (!ms_fr_apply_large_large(s))
       return ms_fail(MS_ERR_RUNTIME, "out of memory for the large-large contact history");
   } else {
     apply_large_large(s);
   }
-  return ms_pool_run(s->pool, walls_chunk, s, s->n_large,
+  return ms_pool_run(s->wk.pool, walls_chunk, s, s->p.n_large,
                      grain(s, GRAIN_PER_BODY));
 }
 
@@ -538,23 +538,23 @@ static ms_status integrate_chunk(void *ctx, int begin, int end, int chunk, char 
                                  size_t why_size)
 {
   ms_sim *s = ctx;
-  ms_worker_chunk *c = &s->chunk[chunk];
+  ms_worker_chunk *c = &s->wk.chunk[chunk];
   (void)why;
   (void)why_size;
   c->failed = -1;
   c->begin = begin;
   c->end = end;
   for (int i = begin; i < end; i++) {
-    ms_body *L = &s->large[i];
-    s->large_prev[i] = *L;
+    ms_body *L = &s->wk.large[i];
+    s->wk.large_prev[i] = *L;
     if (L->is_static)
       continue;
-    ms_integrate(&L->x, &L->y, &L->vx, &L->vy, L->fx, L->fy, L->m, s->gx, s->gy, s->dt);
-    if (s->friction_on)
-      ms_integrate_rotation(&L->theta, &L->w, L->torque, ms_disc_inertia(L->m, L->r), s->dt);
+    ms_integrate(&L->x, &L->y, &L->vx, &L->vy, L->fx, L->fy, L->m, s->p.gx, s->p.gy, s->p.dt);
+    if (s->p.friction_on)
+      ms_integrate_rotation(&L->theta, &L->w, L->torque, ms_disc_inertia(L->m, L->r), s->p.dt);
     int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy) &&
                  isfinite(L->w);
-    if (finite && !(s->max_speed2 > 0.0 && !(L->vx * L->vx + L->vy * L->vy <= s->max_speed2)))
+    if (finite && !(s->p.max_speed2 > 0.0 && !(L->vx * L->vx + L->vy * L->vy <= s->p.max_speed2)))
       continue;
     c->failed = i;
     c->failed_finite = finite;
@@ -567,17 +567,17 @@ static ms_status integrate_chunk(void *ctx, int begin, int end, int chunk, char 
  * integrated are put back, so the state is the serial loop's, which stops there. */
 static int first_failure(ms_sim *s, int *finite)
 {
-  int threads = s->cpu_threads;
+  int threads = s->wk.cpu_threads;
   for (int t = 0; t < threads; t++) {
-    const ms_worker_chunk *c = &s->chunk[t];
+    const ms_worker_chunk *c = &s->wk.chunk[t];
     if (c->failed < 0)
       continue;
     *finite = c->failed_finite;
     for (int u = t + 1; u < threads; u++) {
-      const ms_worker_chunk *later = &s->chunk[u];
+      const ms_worker_chunk *later = &s->wk.chunk[u];
       int end = later->failed >= 0 ? later->failed + 1 : later->end;
       for (int i = later->begin; i < end; i++)
-        s->large[i] = s->large_prev[i];
+        s->wk.large[i] = s->wk.large_prev[i];
     }
     return c->failed;
   }
@@ -586,11 +586,11 @@ static int first_failure(ms_sim *s, int *finite)
 
 ms_status ms_cpu_integrate(ms_sim *s, long step)
 {
-  for (int t = 0; t < s->cpu_threads; t++) {
-    s->chunk[t].failed = -1;
-    s->chunk[t].begin = s->chunk[t].end = 0; /* chunks the job leaves empty */
+  for (int t = 0; t < s->wk.cpu_threads; t++) {
+    s->wk.chunk[t].failed = -1;
+    s->wk.chunk[t].begin = s->wk.chunk[t].end = 0; /* chunks the job leaves empty */
   }
-  ms_status st = ms_pool_run(s->pool, integrate_chunk, s, s->n_large,
+  ms_status st = ms_pool_run(s->wk.pool, integrate_chunk, s, s->p.n_large,
                              grain(s, GRAIN_PER_BODY));
   int finite = 1, i = st ? -1 : first_failure(s, &finite);
   if (i < 0)
@@ -602,11 +602,11 @@ ms_status ms_cpu_large_failure(ms_sim *s, long step, int i, int finite)
 {
   /* Named as the scene names it, so the user finds the section to look at. */
   char name[96];
-  ms_large_label(s->large_origin, s->n_large_origin, i, name, sizeof name);
+  ms_large_label(s->p.large_origin, s->p.n_large_origin, i, name, sizeof name);
   if (!finite)
     return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle %s has a non-finite state; "
                                    "dt may be too large", step, name);
   return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle %s moves faster than max_speed = "
                                  "%g m/s: the system is exploding; dt may be too large",
-                 step, name, sqrt(s->max_speed2));
+                 step, name, sqrt(s->p.max_speed2));
 }

@@ -32,15 +32,15 @@ static size_t axis_cells(double reach, double inv_cell, int n)
 
 static size_t rect_cells(const ms_sim *s, double reach)
 {
-  const ms_grid *g = &s->grid;
+  const ms_grid *g = &s->p.grid;
   return axis_cells(reach, g->inv_cell, g->nx) * axis_cells(reach, g->inv_cell, g->ny);
 }
 
 static float r_large_max(const ms_sim *s)
 {
   float r = 0.0f;
-  for (int i = 0; i < s->n_large; i++)
-    r = s->large[i].r > r ? s->large[i].r : r;
+  for (int i = 0; i < s->p.n_large; i++)
+    r = s->wk.large[i].r > r ? s->wk.large[i].r : r;
   return r;
 }
 
@@ -48,17 +48,17 @@ static float r_large_max(const ms_sim *s)
  * (the cells of its rectangle, each at most full), at most every possible partner. */
 static size_t ls_room(const ms_sim *s)
 {
-  double reach = (double)r_large_max(s) + s->r_small_max;
-  size_t k = rect_cells(s, reach) * s->buf.cap;
-  k = k < (size_t)s->n_small ? k : (size_t)s->n_small;
+  double reach = (double)r_large_max(s) + s->p.r_small_max;
+  size_t k = rect_cells(s, reach) * s->x.buf.cap;
+  k = k < (size_t)s->p.n_small ? k : (size_t)s->p.n_small;
   return k ? k : 1;
 }
 
 static size_t ll_room(const ms_sim *s)
 {
-  double reach = (double)r_large_max(s) + s->r_small_max + s->dl.margin;
+  double reach = (double)r_large_max(s) + s->p.r_small_max + s->dl.margin;
   size_t k = rect_cells(s, reach) * s->dl.cap;
-  size_t most = s->n_large > 1 ? (size_t)s->n_large - 1 : 1;
+  size_t most = s->p.n_large > 1 ? (size_t)s->p.n_large - 1 : 1;
   k = k < most ? k : most;
   return k ? k : 1;
 }
@@ -66,27 +66,27 @@ static size_t ll_room(const ms_sim *s)
 /* The host's histories need this many slots (after an import or a CPU advance). */
 static void host_needs(const ms_sim *s, size_t *ls, size_t *ll)
 {
-  const ms_worker_history *h = &s->hist;
-  int *per = calloc((size_t)s->n_large + 1, sizeof *per);
+  const ms_worker_history *h = &s->wk.hist;
+  int *per = calloc((size_t)s->p.n_large + 1, sizeof *per);
   *ls = *ll = 0;
-  for (int i = 0; i < s->n_large; i++)
+  for (int i = 0; i < s->p.n_large; i++)
     if ((size_t)h->ls_cur[i].n > *ls)
       *ls = (size_t)h->ls_cur[i].n;
   for (size_t e = 0; per && e < h->ll_cur.n; e++) {
     per[h->ll_cur.e[e].a]++;
     per[h->ll_cur.e[e].b]++;
   }
-  for (int i = 0; per && i < s->n_large; i++)
+  for (int i = 0; per && i < s->p.n_large; i++)
     if ((size_t)per[i] > *ll)
       *ll = (size_t)per[i];
   if (!per) /* no memory to count: room for every partner */
-    *ll = (size_t)s->n_large;
+    *ll = (size_t)s->p.n_large;
   free(per);
 }
 
 static ms_status make_lists(ms_sim *s, ms_dl_lists *l, size_t k, const char *what)
 {
-  size_t n = (size_t)s->n_large;
+  size_t n = (size_t)s->p.n_large;
   ms_status st = MS_OK;
   release_lists(l);
   l->k = k;
@@ -124,7 +124,7 @@ static void staging_free(staging *t)
 
 static ms_status put(ms_sim *s, ms_dl_lists *l, const staging *t)
 {
-  size_t n = (size_t)s->n_large;
+  size_t n = (size_t)s->p.n_large;
   ms_status st = ms_buffers_upload(&s->cl, l->n[l->cur], t->n, n * sizeof(int));
   if (!st)
     st = ms_buffers_upload(&s->cl, l->key[l->cur], t->key, n * l->k * sizeof(int));
@@ -135,7 +135,7 @@ static ms_status put(ms_sim *s, ms_dl_lists *l, const staging *t)
 
 static ms_status get(ms_sim *s, ms_dl_lists *l, staging *t)
 {
-  size_t n = (size_t)s->n_large;
+  size_t n = (size_t)s->p.n_large;
   ms_status st = ms_buffers_download(&s->cl, l->n[l->cur], t->n, n * sizeof(int));
   if (!st)
     st = ms_buffers_download(&s->cl, l->key[l->cur], t->key, n * l->k * sizeof(int));
@@ -155,8 +155,8 @@ static ms_status no_memory(void)
 static ms_status upload_lists(ms_sim *s)
 {
   ms_dl_friction *f = &s->dl.fr;
-  const ms_worker_history *h = &s->hist;
-  size_t n = (size_t)s->n_large;
+  const ms_worker_history *h = &s->wk.hist;
+  size_t n = (size_t)s->p.n_large;
   size_t big = f->ls.k > f->ll.k ? f->ls.k : f->ll.k;
   staging t;
   ms_status st = MS_OK;
@@ -194,8 +194,8 @@ static ms_status upload_lists(ms_sim *s)
 static ms_status download_lists(ms_sim *s)
 {
   ms_dl_friction *f = &s->dl.fr;
-  ms_worker_history *h = &s->hist;
-  size_t n = (size_t)s->n_large;
+  ms_worker_history *h = &s->wk.hist;
+  size_t n = (size_t)s->p.n_large;
   size_t big = f->ls.k > f->ll.k ? f->ls.k : f->ll.k;
   staging t;
   ms_status st = MS_OK;
@@ -253,7 +253,7 @@ static ms_status ensure_room(ms_sim *s, int keep)
 static ms_status make_all(ms_sim *s)
 {
   ms_dl_friction *f = &s->dl.fr;
-  size_t n = (size_t)s->n_large;
+  size_t n = (size_t)s->p.n_large;
   ms_status st = ms_dl_make(s, n * 2 * sizeof(double), "large rotation", &f->rot);
   if (!st)
     st = ms_dl_make(s, n * 2 * sizeof(double), "large prev rotation", &f->prev_rot);
@@ -268,7 +268,7 @@ static ms_status make_all(ms_sim *s)
 ms_status ms_dlf_begin(ms_sim *s)
 {
   ms_dl_friction *f = &s->dl.fr;
-  size_t n = (size_t)s->n_large;
+  size_t n = (size_t)s->p.n_large;
   ms_status st = ms_fr_ready(s);
   if (!st && !f->made)
     st = make_all(s);
@@ -276,14 +276,14 @@ ms_status ms_dlf_begin(ms_sim *s)
   if (!st && !rot)
     st = no_memory();
   for (size_t i = 0; !st && i < n; i++) {
-    rot[2 * i] = s->large[i].theta;
-    rot[2 * i + 1] = s->large[i].w;
+    rot[2 * i] = s->wk.large[i].theta;
+    rot[2 * i + 1] = s->wk.large[i].w;
   }
   if (!st)
     st = ms_buffers_upload(&s->cl, f->rot, rot, n * 2 * sizeof(double));
   free(rot);
   if (!st && n)
-    st = ms_buffers_upload(&s->cl, f->wall_xi, s->hist.wall_xi, n * 4 * sizeof(float));
+    st = ms_buffers_upload(&s->cl, f->wall_xi, s->wk.hist.wall_xi, n * 4 * sizeof(float));
   if (!st) {
     static const int zero = 0; /* the lists' overflow slot (never set: see large_friction.cl) */
     st = ms_cl_check(clEnqueueWriteBuffer(s->cl.gpu_queue, s->dl.flags, CL_TRUE,
@@ -306,10 +306,10 @@ static ms_status enqueue(ms_sim *s, int kernel, size_t n)
  * k, 2 zeta, (k_t, mu, mu_r, mu_wall), dt. */
 static ms_status bind_law(ms_sim *s, int id, int first)
 {
-  cl_float4 fr = {{s->kt, s->mu, s->mu_r, s->mu_wall}};
-  float dt = (float)s->dt;
-  ARG(id, first, s->k);
-  ARG(id, first + 1, s->two_zeta);
+  cl_float4 fr = {{s->p.kt, s->p.mu, s->p.mu_r, s->p.mu_wall}};
+  float dt = (float)s->p.dt;
+  ARG(id, first, s->p.k);
+  ARG(id, first + 1, s->p.two_zeta);
   ARG(id, first + 2, fr);
   ARG(id, first + 3, dt);
   return MS_OK;
@@ -319,10 +319,10 @@ static ms_status bind_law(ms_sim *s, int id, int first)
  * particles' (collision/dissipation.c), from argument `first` on: diss, its offset, dt. */
 static ms_status bind_diss(ms_sim *s, int id, int first)
 {
-  int off = s->n_small;
-  ARG(id, first, s->diss);
+  int off = s->p.n_small;
+  ARG(id, first, s->dev.diss);
   ARG(id, first + 1, off);
-  ARG(id, first + 2, s->dt);
+  ARG(id, first + 2, s->p.dt);
   return MS_OK;
 }
 
@@ -330,9 +330,9 @@ static ms_status bind_react(ms_sim *s)
 {
   ms_dlarge *d = &s->dl;
   ms_dl_friction *f = &d->fr;
-  const ms_buffers *b = &s->buf;
-  const ms_grid *g = &s->grid;
-  int id = MS_K_LARGE_SMALL_REACT_FRIC, n = s->n_large, cap = (int)b->cap, k = (int)f->ls.k;
+  const ms_buffers *b = &s->x.buf;
+  const ms_grid *g = &s->p.grid;
+  int id = MS_K_LARGE_SMALL_REACT_FRIC, n = s->p.n_large, cap = (int)b->cap, k = (int)f->ls.k;
   int c = f->ls.cur, o = 1 - c;
   cl_mem in[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
   for (int a = 0; a < 5; a++)
@@ -345,7 +345,7 @@ static ms_status bind_react(ms_sim *s)
   ARG(id, 13, g->inv_cell);
   ARG(id, 14, g->nx);
   ARG(id, 15, g->ny);
-  ARG(id, 16, s->r_small_max);
+  ARG(id, 16, s->p.r_small_max);
   ms_status law = bind_law(s, id, 17);
   if (law)
     return law;
@@ -354,16 +354,16 @@ static ms_status bind_react(ms_sim *s)
                     f->ls.xi[o], d->f, f->torque, d->flags};
   for (int a = 0; a < 9; a++)
     ARG(id, 22 + a, lists[a]);
-  return s->diag ? bind_diss(s, id, 31) : MS_OK;
+  return s->p.diag ? bind_diss(s, id, 31) : MS_OK;
 }
 
 static ms_status bind_apply(ms_sim *s)
 {
   ms_dlarge *d = &s->dl;
   ms_dl_friction *f = &d->fr;
-  const ms_buffers *b = &s->buf;
-  const ms_grid *g = &s->grid;
-  int id = MS_K_LARGE_SMALL_APPLY_FRIC, n = s->n_small, lcap = (int)d->cap, k = (int)f->ls.k;
+  const ms_buffers *b = &s->x.buf;
+  const ms_grid *g = &s->p.grid;
+  int id = MS_K_LARGE_SMALL_APPLY_FRIC, n = s->p.n_small, lcap = (int)d->cap, k = (int)f->ls.k;
   int c = f->ls.cur;
   cl_mem small[] = {b->pos, b->vel, b->shape, b->rot};
   for (int a = 0; a < 4; a++)
@@ -378,7 +378,7 @@ static ms_status bind_apply(ms_sim *s)
   cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, 11 + a, large[a]);
-  ARG(id, 16, s->r_small_max);
+  ARG(id, 16, s->p.r_small_max);
   ms_status law = bind_law(s, id, 17);
   if (law)
     return law;
@@ -393,8 +393,8 @@ static ms_status bind_large_large(ms_sim *s)
 {
   ms_dlarge *d = &s->dl;
   ms_dl_friction *f = &d->fr;
-  const ms_grid *g = &s->grid;
-  int id = MS_K_LARGE_LARGE_FRIC, n = s->n_large, lcap = (int)d->cap, k = (int)f->ll.k;
+  const ms_grid *g = &s->p.grid;
+  int id = MS_K_LARGE_LARGE_FRIC, n = s->p.n_large, lcap = (int)d->cap, k = (int)f->ll.k;
   int c = f->ll.cur, o = 1 - c;
   cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
   for (int a = 0; a < 5; a++)
@@ -406,7 +406,7 @@ static ms_status bind_large_large(ms_sim *s)
   ARG(id, 9, g->inv_cell);
   ARG(id, 10, g->nx);
   ARG(id, 11, g->ny);
-  ARG(id, 12, s->r_small_max);
+  ARG(id, 12, s->p.r_small_max);
   ARG(id, 13, d->margin);
   ms_status law = bind_law(s, id, 14);
   if (law)
@@ -416,15 +416,15 @@ static ms_status bind_large_large(ms_sim *s)
                    f->ll.xi[o], d->f, f->torque, d->flags};
   for (int a = 0; a < 9; a++)
     ARG(id, 19 + a, rest[a]);
-  return s->diag ? bind_diss(s, id, 28) : MS_OK;
+  return s->p.diag ? bind_diss(s, id, 28) : MS_OK;
 }
 
 static ms_status bind_walls(ms_sim *s)
 {
   ms_dlarge *d = &s->dl;
   ms_dl_friction *f = &d->fr;
-  int id = MS_K_LARGE_WALLS_FRIC, n = s->n_large;
-  cl_double2 box = {{s->box[0], s->box[1]}};
+  int id = MS_K_LARGE_WALLS_FRIC, n = s->p.n_large;
+  cl_double2 box = {{s->p.box[0], s->p.box[1]}};
   cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, a, large[a]);
@@ -436,7 +436,7 @@ static ms_status bind_walls(ms_sim *s)
   ARG(id, 11, f->wall_xi);
   ARG(id, 12, d->f);
   ARG(id, 13, f->torque);
-  if (!s->diag)
+  if (!s->p.diag)
     return MS_OK;
   /* the large-large lists before and after this iteration, for their springs' share */
   int c = f->ll.cur, o = 1 - c, k = (int)f->ll.k;
@@ -463,13 +463,13 @@ ms_status ms_dlf_forces(ms_sim *s)
   if (!st)
     st = bind_walls(s);
   if (!st)
-    st = enqueue(s, MS_K_LARGE_SMALL_REACT_FRIC, (size_t)s->n_large);
+    st = enqueue(s, MS_K_LARGE_SMALL_REACT_FRIC, (size_t)s->p.n_large);
   if (!st)
-    st = enqueue(s, MS_K_LARGE_SMALL_APPLY_FRIC, (size_t)s->n_small);
+    st = enqueue(s, MS_K_LARGE_SMALL_APPLY_FRIC, (size_t)s->p.n_small);
   if (!st)
-    st = enqueue(s, MS_K_LARGE_LARGE_FRIC, (size_t)s->n_large);
+    st = enqueue(s, MS_K_LARGE_LARGE_FRIC, (size_t)s->p.n_large);
   if (!st)
-    st = enqueue(s, MS_K_LARGE_WALLS_FRIC, (size_t)s->n_large);
+    st = enqueue(s, MS_K_LARGE_WALLS_FRIC, (size_t)s->p.n_large);
   if (!st) { /* the kernels have their arguments: the new lists become current */
     f->ls.cur = 1 - f->ls.cur;
     f->ll.cur = 1 - f->ll.cur;
@@ -481,15 +481,15 @@ ms_status ms_dlf_integrate(ms_sim *s)
 {
   ms_dlarge *d = &s->dl;
   ms_dl_friction *f = &d->fr;
-  int id = MS_K_INTEGRATE_LARGE_FRIC, n = s->n_large;
+  int id = MS_K_INTEGRATE_LARGE_FRIC, n = s->p.n_large;
   cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, d->f};
   for (int a = 0; a < 5; a++)
     ARG(id, a, large[a]);
   ARG(id, 5, n);
-  ARG(id, 6, s->gx);
-  ARG(id, 7, s->gy);
-  ARG(id, 8, s->dt);
-  ARG(id, 9, s->max_speed2);
+  ARG(id, 6, s->p.gx);
+  ARG(id, 7, s->p.gy);
+  ARG(id, 8, s->p.dt);
+  ARG(id, 9, s->p.max_speed2);
   cl_mem rest[] = {d->prev_pos, d->prev_vel, d->flags, f->rot, f->prev_rot, f->torque};
   for (int a = 0; a < 6; a++)
     ARG(id, 10 + a, rest[a]);
@@ -499,19 +499,19 @@ ms_status ms_dlf_integrate(ms_sim *s)
 ms_status ms_dlf_read_back(ms_sim *s, int failed)
 {
   ms_dl_friction *f = &s->dl.fr;
-  size_t n = (size_t)s->n_large, bytes = n * 2 * sizeof(double);
+  size_t n = (size_t)s->p.n_large, bytes = n * 2 * sizeof(double);
   double *rot = malloc(bytes + 16);
   ms_status st = rot ? MS_OK : no_memory();
   for (int pass = 0; !st && pass < (failed >= 0 ? 2 : 1); pass++) {
     st = ms_buffers_download(&s->cl, pass ? f->prev_rot : f->rot, rot, bytes);
     for (size_t i = pass ? (size_t)failed + 1 : 0; !st && i < n; i++) {
-      s->large[i].theta = rot[2 * i];
-      s->large[i].w = rot[2 * i + 1];
+      s->wk.large[i].theta = rot[2 * i];
+      s->wk.large[i].w = rot[2 * i + 1];
     }
   }
   free(rot);
   if (!st && n)
-    st = ms_buffers_download(&s->cl, f->wall_xi, s->hist.wall_xi, n * 4 * sizeof(float));
+    st = ms_buffers_download(&s->cl, f->wall_xi, s->wk.hist.wall_xi, n * 4 * sizeof(float));
   return st ? st : download_lists(s);
 }
 

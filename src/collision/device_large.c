@@ -70,16 +70,16 @@ static ms_status bind_list(ms_sim *s)
 static ms_status bind_large(ms_sim *s)
 {
   ms_dlarge *d = &s->dl;
-  const ms_grid *g = &s->grid;
-  int n = s->n_large;
-  cl_double2 box = {{s->box[0], s->box[1]}};
+  const ms_grid *g = &s->p.grid;
+  int n = s->p.n_large;
+  cl_double2 box = {{s->p.box[0], s->p.box[1]}};
   ARG(MS_K_LARGE_LIST_INSERT, 0, d->pos);
   ARG(MS_K_LARGE_LIST_INSERT, 1, d->shape);
   ARG(MS_K_LARGE_LIST_INSERT, 2, n);
   ARG(MS_K_LARGE_LIST_INSERT, 6, g->inv_cell);
   ARG(MS_K_LARGE_LIST_INSERT, 7, g->nx);
   ARG(MS_K_LARGE_LIST_INSERT, 8, g->ny);
-  ARG(MS_K_LARGE_LIST_INSERT, 9, s->r_small_max);
+  ARG(MS_K_LARGE_LIST_INSERT, 9, s->p.r_small_max);
   ARG(MS_K_LARGE_LIST_INSERT, 10, d->flags);
   cl_mem large[4] = {d->pos, d->vel, d->shape, d->stat};
   for (int a = 0; a < 4; a++) {
@@ -93,50 +93,50 @@ static ms_status bind_large(ms_sim *s)
   ARG(MS_K_LARGE_SMALL_REACT, 11, g->inv_cell);
   ARG(MS_K_LARGE_SMALL_REACT, 12, g->nx);
   ARG(MS_K_LARGE_SMALL_REACT, 13, g->ny);
-  ARG(MS_K_LARGE_SMALL_REACT, 14, s->r_small_max);
-  ARG(MS_K_LARGE_SMALL_REACT, 15, s->k);
-  ARG(MS_K_LARGE_SMALL_REACT, 16, s->two_zeta);
+  ARG(MS_K_LARGE_SMALL_REACT, 14, s->p.r_small_max);
+  ARG(MS_K_LARGE_SMALL_REACT, 15, s->p.k);
+  ARG(MS_K_LARGE_SMALL_REACT, 16, s->p.two_zeta);
   ARG(MS_K_LARGE_SMALL_REACT, 17, d->f);
-  ARG(MS_K_LARGE_SMALL_APPLY, 3, s->n_small);
+  ARG(MS_K_LARGE_SMALL_APPLY, 3, s->p.n_small);
   ARG(MS_K_LARGE_SMALL_APPLY, 4, g->inv_cell);
   ARG(MS_K_LARGE_SMALL_APPLY, 5, g->nx);
   ARG(MS_K_LARGE_SMALL_APPLY, 6, g->ny);
-  ARG(MS_K_LARGE_SMALL_APPLY, 14, s->k);
-  ARG(MS_K_LARGE_SMALL_APPLY, 15, s->two_zeta);
+  ARG(MS_K_LARGE_SMALL_APPLY, 14, s->p.k);
+  ARG(MS_K_LARGE_SMALL_APPLY, 15, s->p.two_zeta);
   ARG(MS_K_LARGE_LARGE, 4, n);
   ARG(MS_K_LARGE_LARGE, 8, g->inv_cell);
   ARG(MS_K_LARGE_LARGE, 9, g->nx);
   ARG(MS_K_LARGE_LARGE, 10, g->ny);
-  ARG(MS_K_LARGE_LARGE, 11, s->r_small_max);
+  ARG(MS_K_LARGE_LARGE, 11, s->p.r_small_max);
   ARG(MS_K_LARGE_LARGE, 12, d->margin);
-  ARG(MS_K_LARGE_LARGE, 13, s->k);
-  ARG(MS_K_LARGE_LARGE, 14, s->two_zeta);
+  ARG(MS_K_LARGE_LARGE, 13, s->p.k);
+  ARG(MS_K_LARGE_LARGE, 14, s->p.two_zeta);
   ARG(MS_K_LARGE_LARGE, 15, d->f);
   ARG(MS_K_LARGE_WALLS, 4, n);
   ARG(MS_K_LARGE_WALLS, 5, box);
-  ARG(MS_K_LARGE_WALLS, 6, s->k);
-  ARG(MS_K_LARGE_WALLS, 7, s->two_zeta);
+  ARG(MS_K_LARGE_WALLS, 6, s->p.k);
+  ARG(MS_K_LARGE_WALLS, 7, s->p.two_zeta);
   ARG(MS_K_LARGE_WALLS, 8, d->f);
   ARG(MS_K_INTEGRATE_LARGE, 4, d->f);
   ARG(MS_K_INTEGRATE_LARGE, 5, n);
-  ARG(MS_K_INTEGRATE_LARGE, 6, s->gx);
-  ARG(MS_K_INTEGRATE_LARGE, 7, s->gy);
-  ARG(MS_K_INTEGRATE_LARGE, 8, s->dt);
-  ARG(MS_K_INTEGRATE_LARGE, 9, s->max_speed2);
+  ARG(MS_K_INTEGRATE_LARGE, 6, s->p.gx);
+  ARG(MS_K_INTEGRATE_LARGE, 7, s->p.gy);
+  ARG(MS_K_INTEGRATE_LARGE, 8, s->p.dt);
+  ARG(MS_K_INTEGRATE_LARGE, 9, s->p.max_speed2);
   ARG(MS_K_INTEGRATE_LARGE, 10, d->prev_pos);
   ARG(MS_K_INTEGRATE_LARGE, 11, d->prev_vel);
   ARG(MS_K_INTEGRATE_LARGE, 12, d->flags);
-  if (s->diag) { /* built with MS_DIAG: each large particle's sum after the small ones' */
-    int off = s->n_small;
-    ARG(MS_K_LARGE_SMALL_REACT, 18, s->diss);
+  if (s->p.diag) { /* built with MS_DIAG: each large particle's sum after the small ones' */
+    int off = s->p.n_small;
+    ARG(MS_K_LARGE_SMALL_REACT, 18, s->dev.diss);
     ARG(MS_K_LARGE_SMALL_REACT, 19, off);
-    ARG(MS_K_LARGE_SMALL_REACT, 20, s->dt);
-    ARG(MS_K_LARGE_LARGE, 16, s->diss);
+    ARG(MS_K_LARGE_SMALL_REACT, 20, s->p.dt);
+    ARG(MS_K_LARGE_LARGE, 16, s->dev.diss);
     ARG(MS_K_LARGE_LARGE, 17, off);
-    ARG(MS_K_LARGE_LARGE, 18, s->dt);
-    ARG(MS_K_LARGE_WALLS, 9, s->diss);
+    ARG(MS_K_LARGE_LARGE, 18, s->p.dt);
+    ARG(MS_K_LARGE_WALLS, 9, s->dev.diss);
     ARG(MS_K_LARGE_WALLS, 10, off);
-    ARG(MS_K_LARGE_WALLS, 11, s->dt);
+    ARG(MS_K_LARGE_WALLS, 11, s->p.dt);
   }
   return bind_list(s);
 }
@@ -145,7 +145,7 @@ static ms_status bind_large(ms_sim *s)
  * manager replaces when the grid grows or the buffer mode changes: set before each use. */
 static ms_status bind_small(ms_sim *s)
 {
-  const ms_buffers *b = &s->buf;
+  const ms_buffers *b = &s->x.buf;
   int cap = (int)b->cap;
   ARG(MS_K_LARGE_SMALL_REACT, 5, b->pos);
   ARG(MS_K_LARGE_SMALL_REACT, 6, b->vel);
@@ -166,7 +166,7 @@ static ms_status set_capacity(ms_sim *s, size_t cap)
   ms_dlarge *d = &s->dl;
   ms_dl_release_mem(&d->idx);
   d->cap = cap;
-  s->stats.large_list_capacity = (int)cap;
+  s->run.stats.large_list_capacity = (int)cap;
   ms_status st = ms_dl_make(s, d->n_cells * cap * sizeof(int), "large cell list", &d->idx);
   return st ? st : bind_list(s);
 }
@@ -176,8 +176,8 @@ static ms_status set_capacity(ms_sim *s, size_t cap)
 static ms_status make_all(ms_sim *s)
 {
   ms_dlarge *d = &s->dl;
-  size_t n = (size_t)s->n_large, d2 = n * 2 * sizeof(double), f2 = n * 2 * sizeof(float);
-  d->n_cells = s->grid.n_cells;
+  size_t n = (size_t)s->p.n_large, d2 = n * 2 * sizeof(double), f2 = n * 2 * sizeof(float);
+  d->n_cells = s->p.grid.n_cells;
   d->h_pos = malloc(d2 + 16);
   d->h_vel = malloc(d2 + 16);
   d->h_shape = malloc(f2 + 8);
@@ -188,8 +188,8 @@ static ms_status make_all(ms_sim *s)
    * touching pair's distance (relative 2^-24 of the radii's sum): every pair the sweep
    * finds is then among the candidates, however large the particles. */
   float r_max = 0.0f;
-  for (int i = 0; i < s->n_large; i++) {
-    ms_body *L = &s->large[i];
+  for (int i = 0; i < s->p.n_large; i++) {
+    ms_body *L = &s->wk.large[i];
     d->h_shape[2 * i] = L->r;
     d->h_shape[2 * i + 1] = L->m;
     d->h_stat[i] = L->is_static;
@@ -255,7 +255,7 @@ static ms_status build_list(ms_sim *s, int reset_fail, int wait)
   if (!st)
     st = enqueue(s, MS_K_LARGE_LIST_CLEAR, n_clear);
   if (!st)
-    st = enqueue(s, MS_K_LARGE_LIST_INSERT, (size_t)s->n_large);
+    st = enqueue(s, MS_K_LARGE_LIST_INSERT, (size_t)s->p.n_large);
   if (!st)
     st = enqueue(s, MS_K_LARGE_LIST_SORT, d->n_cells);
   if (!st)
@@ -264,7 +264,7 @@ static ms_status build_list(ms_sim *s, int reset_fail, int wait)
                      "clEnqueueReadBuffer", "large flags");
   if (!st && wait)
     ms_gpu_settle(s);
-  s->stats.large_list_builds++;
+  s->run.stats.large_list_builds++;
   return st;
 }
 
@@ -280,7 +280,7 @@ static ms_status grow_until_fits(ms_sim *s)
       st = build_list(s, 0, 1);
     if (st)
       return st;
-    s->stats.large_list_growths++;
+    s->run.stats.large_list_growths++;
   }
   return MS_OK;
 }
@@ -290,9 +290,9 @@ ms_status ms_dl_begin(ms_sim *s)
   ms_dlarge *d = &s->dl;
   double t0 = ms_now();
   ms_status st = d->made ? MS_OK : make_all(s);
-  size_t n = (size_t)s->n_large;
+  size_t n = (size_t)s->p.n_large;
   for (size_t i = 0; i < n; i++) {
-    const ms_body *L = &s->large[i];
+    const ms_body *L = &s->wk.large[i];
     d->h_pos[2 * i] = L->x;
     d->h_pos[2 * i + 1] = L->y;
     d->h_vel[2 * i] = L->vx;
@@ -306,10 +306,10 @@ ms_status ms_dl_begin(ms_sim *s)
     st = build_list(s, 1, 1);
   if (!st)
     st = grow_until_fits(s);
-  if (!st && s->friction_on)
+  if (!st && s->p.friction_on)
     st = ms_dlf_begin(s);
   d->host_current = 0;
-  ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
+  ms_trace_phase(&s->run.trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   return st;
 }
 
@@ -317,30 +317,30 @@ ms_status ms_dl_forces(ms_sim *s)
 {
   double t0 = ms_now();
   ms_status st = bind_small(s);
-  if (!st && s->friction_on)
+  if (!st && s->p.friction_on)
     st = ms_dlf_forces(s);
   else if (!st)
-    st = enqueue(s, MS_K_LARGE_SMALL_REACT, (size_t)s->n_large);
-  if (!st && !s->friction_on)
-    st = enqueue(s, MS_K_LARGE_SMALL_APPLY, (size_t)s->n_small);
-  if (!st && !s->friction_on)
-    st = enqueue(s, MS_K_LARGE_LARGE, (size_t)s->n_large);
-  if (!st && !s->friction_on)
-    st = enqueue(s, MS_K_LARGE_WALLS, (size_t)s->n_large);
+    st = enqueue(s, MS_K_LARGE_SMALL_REACT, (size_t)s->p.n_large);
+  if (!st && !s->p.friction_on)
+    st = enqueue(s, MS_K_LARGE_SMALL_APPLY, (size_t)s->p.n_small);
+  if (!st && !s->p.friction_on)
+    st = enqueue(s, MS_K_LARGE_LARGE, (size_t)s->p.n_large);
+  if (!st && !s->p.friction_on)
+    st = enqueue(s, MS_K_LARGE_WALLS, (size_t)s->p.n_large);
   if (!st)
     st = ms_cl_check(clFlush(s->cl.gpu_queue), "clFlush", "large forces");
-  ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_COLLIDE, t0);
+  ms_trace_phase(&s->run.trace, MS_THREAD_GPU, MS_PHASE_COLLIDE, t0);
   return st;
 }
 
 ms_status ms_dl_integrate(ms_sim *s)
 {
   double t0 = ms_now();
-  ms_status st = s->friction_on ? ms_dlf_integrate(s)
-                                : enqueue(s, MS_K_INTEGRATE_LARGE, (size_t)s->n_large);
+  ms_status st = s->p.friction_on ? ms_dlf_integrate(s)
+                                : enqueue(s, MS_K_INTEGRATE_LARGE, (size_t)s->p.n_large);
   if (!st)
     st = build_list(s, 0, 0);
-  ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_INTEGRATE, t0);
+  ms_trace_phase(&s->run.trace, MS_THREAD_GPU, MS_PHASE_INTEGRATE, t0);
   return st;
 }
 
@@ -350,7 +350,7 @@ ms_status ms_dl_integrate(ms_sim *s)
 static ms_status read_back(ms_sim *s, int failed)
 {
   ms_dlarge *d = &s->dl;
-  size_t n = (size_t)s->n_large, bytes = n * 2 * sizeof(double);
+  size_t n = (size_t)s->p.n_large, bytes = n * 2 * sizeof(double);
   for (int pass = 0; pass < (failed >= 0 ? 2 : 1); pass++) {
     ms_status st = ms_buffers_download(&s->cl, pass ? d->prev_pos : d->pos, d->h_pos, bytes);
     if (!st)
@@ -358,7 +358,7 @@ static ms_status read_back(ms_sim *s, int failed)
     if (st)
       return st;
     for (size_t i = pass ? (size_t)failed + 1 : 0; i < n; i++) {
-      ms_body *L = &s->large[i];
+      ms_body *L = &s->wk.large[i];
       L->x = d->h_pos[2 * i];
       L->y = d->h_pos[2 * i + 1];
       L->vx = d->h_vel[2 * i];
@@ -366,7 +366,7 @@ static ms_status read_back(ms_sim *s, int failed)
     }
   }
   d->host_current = 1;
-  return s->friction_on ? ms_dlf_read_back(s, failed) : MS_OK;
+  return s->p.friction_on ? ms_dlf_read_back(s, failed) : MS_OK;
 }
 
 ms_status ms_dl_check(ms_sim *s, long step, ms_status grid)
@@ -375,7 +375,7 @@ ms_status ms_dl_check(ms_sim *s, long step, ms_status grid)
   if (grid && grid != MS_ERR_NUMERIC)
     return grid; /* the flags may not have been read */
   int failed = d->h_flags[LFLAG_FIRST_FAIL];
-  if (failed >= 0 && failed < s->n_large) {
+  if (failed >= 0 && failed < s->p.n_large) {
     /* The grid's message for the same state gives way, as the manager's gives way to
      * the worker's on the two-thread path. */
     if (grid) {
@@ -385,14 +385,14 @@ ms_status ms_dl_check(ms_sim *s, long step, ms_status grid)
     ms_status st = read_back(s, failed);
     if (st)
       return st;
-    const ms_body *L = &s->large[failed];
+    const ms_body *L = &s->wk.large[failed];
     int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy) &&
-                 (!s->friction_on || isfinite(L->w));
+                 (!s->p.friction_on || isfinite(L->w));
     return ms_cpu_large_failure(s, step, failed, finite);
   }
   if (grid)
     return grid;
-  if (s->friction_on && d->h_flags[LFLAG_HISTORY] > 0) /* large_friction.cl: never */
+  if (s->p.friction_on && d->h_flags[LFLAG_HISTORY] > 0) /* large_friction.cl: never */
     return ms_fail(MS_ERR_RUNTIME, "step %ld: a large particle's contact history needed %d "
                                    "slots, more than its list has", step,
                    d->h_flags[LFLAG_HISTORY]);

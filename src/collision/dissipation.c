@@ -13,7 +13,7 @@
  * there (ms_large_walls_fric), the device's diss_worker. */
 static size_t device_entries(const ms_sim *s)
 {
-  return (size_t)s->n_small + (size_t)s->n_large + 1;
+  return (size_t)s->p.n_small + (size_t)s->p.n_large + 1;
 }
 
 static ms_status zero_device(ms_sim *s)
@@ -22,21 +22,21 @@ static ms_status zero_device(ms_sim *s)
   double *zero = calloc(n, sizeof *zero);
   if (!zero)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the dissipation accumulators");
-  ms_status st = ms_buffers_upload(&s->cl, s->diss, zero, n * sizeof *zero);
+  ms_status st = ms_buffers_upload(&s->cl, s->dev.diss, zero, n * sizeof *zero);
   free(zero);
   return st;
 }
 
 ms_status ms_diss_create(ms_sim *s)
 {
-  if (!s->diag)
+  if (!s->p.diag)
     return MS_OK;
-  s->diss_large = calloc((size_t)s->n_large + 1, sizeof *s->diss_large);
-  if (!s->diss_large)
+  s->wk.diss_large = calloc((size_t)s->p.n_large + 1, sizeof *s->wk.diss_large);
+  if (!s->wk.diss_large)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the dissipation accumulators");
   cl_int err;
   size_t bytes = device_entries(s) * sizeof(double);
-  s->diss = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  s->dev.diss = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, bytes, NULL, &err);
   if (err != CL_SUCCESS)
     return ms_cl_check(err, "clCreateBuffer", "dissipation accumulators");
   return zero_device(s);
@@ -44,21 +44,21 @@ ms_status ms_diss_create(ms_sim *s)
 
 ms_status ms_diss_reset(ms_sim *s)
 {
-  if (!s->diag)
+  if (!s->p.diag)
     return MS_OK;
-  for (int i = 0; i < s->n_large; i++)
-    s->diss_large[i] = 0.0;
-  s->diss_worker = 0.0;
+  for (int i = 0; i < s->p.n_large; i++)
+    s->wk.diss_large[i] = 0.0;
+  s->wk.diss_worker = 0.0;
   return zero_device(s);
 }
 
 void ms_diss_release(ms_sim *s)
 {
-  if (s->diss)
-    clReleaseMemObject(s->diss);
-  s->diss = NULL;
-  free(s->diss_large);
-  s->diss_large = NULL;
+  if (s->dev.diss)
+    clReleaseMemObject(s->dev.diss);
+  s->dev.diss = NULL;
+  free(s->wk.diss_large);
+  s->wk.diss_large = NULL;
 }
 
 /* Every history the friction state holds (one entry per closed pair, four per particle
@@ -66,7 +66,7 @@ void ms_diss_release(ms_sim *s)
 ms_status ms_sim_spring_energy(ms_sim *s, double *out)
 {
   *out = 0.0;
-  if (!s->friction_on)
+  if (!s->p.friction_on)
     return MS_OK;
   ms_friction_state f;
   ms_status st = ms_sim_friction_export(s, &f);
@@ -74,15 +74,15 @@ ms_status ms_sim_spring_energy(ms_sim *s, double *out)
     return st;
   double e = 0.0;
   for (size_t k = 0; k < f.n_ss; k++)
-    e += ms_spring_energy(s->kt, f.ss[k].xi);
+    e += ms_spring_energy(s->p.kt, f.ss[k].xi);
   for (size_t k = 0; k < f.n_ls; k++)
-    e += ms_spring_energy(s->kt, f.ls[k].xi);
+    e += ms_spring_energy(s->p.kt, f.ls[k].xi);
   for (size_t k = 0; k < f.n_ll; k++)
-    e += ms_spring_energy(s->kt, f.ll[k].xi);
+    e += ms_spring_energy(s->p.kt, f.ll[k].xi);
   for (size_t k = 0; k < 4 * (size_t)f.n_small; k++)
-    e += ms_spring_energy(s->kt, f.small_wall_xi[k]);
+    e += ms_spring_energy(s->p.kt, f.small_wall_xi[k]);
   for (size_t k = 0; k < 4 * (size_t)f.n_large; k++)
-    e += ms_spring_energy(s->kt, f.large_wall_xi[k]);
+    e += ms_spring_energy(s->p.kt, f.large_wall_xi[k]);
   ms_friction_state_free(&f);
   *out = e;
   return MS_OK;
@@ -95,19 +95,19 @@ ms_status ms_sim_spring_energy(ms_sim *s, double *out)
 ms_status ms_sim_dissipated(ms_sim *s, double *out)
 {
   *out = 0.0;
-  if (!s->diag)
+  if (!s->p.diag)
     return MS_OK;
   size_t n = device_entries(s);
   double *d = malloc(n * sizeof *d);
   if (!d)
     return ms_fail(MS_ERR_RUNTIME, "out of memory reading the dissipation accumulators");
-  ms_status st = ms_buffers_download(&s->cl, s->diss, d, n * sizeof *d);
+  ms_status st = ms_buffers_download(&s->cl, s->dev.diss, d, n * sizeof *d);
   double sum = 0.0;
   for (size_t i = 0; !st && i + 1 < n; i++)
     sum += d[i];
-  for (int i = 0; i < s->n_large; i++)
-    sum += s->diss_large[i];
-  sum += s->diss_worker;
+  for (int i = 0; i < s->p.n_large; i++)
+    sum += s->wk.diss_large[i];
+  sum += s->wk.diss_worker;
   if (!st)
     sum += d[n - 1];
   free(d);

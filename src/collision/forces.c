@@ -18,36 +18,36 @@
 
 int ms_forces_due(struct ms_sim *s, int more)
 {
-  return s->forces.on && (!more || atomic_load(&s->stop_requested));
+  return s->dev.forces.on && (!more || atomic_load(&s->run.stop_requested));
 }
 
 static ms_status copy(ms_sim *s, cl_mem from, size_t at, size_t bytes, cl_event after)
 {
   if (!bytes)
     return MS_OK;
-  cl_int err = clEnqueueCopyBuffer(s->cl.gpu_queue, from, s->forces.buf, 0, at, bytes,
+  cl_int err = clEnqueueCopyBuffer(s->cl.gpu_queue, from, s->dev.forces.buf, 0, at, bytes,
                                    after ? 1 : 0, after ? &after : NULL, NULL);
   return ms_cl_check(err, "clEnqueueCopyBuffer", "the forces for --output");
 }
 
 ms_status ms_forces_keep(ms_sim *s, long step)
 {
-  ms_kept_forces *k = &s->forces;
-  size_t small = (size_t)s->n_small * 2 * sizeof(float);
-  size_t large = (size_t)s->n_large * 2 * sizeof(float);
+  ms_kept_forces *k = &s->dev.forces;
+  size_t small = (size_t)s->p.n_small * 2 * sizeof(float);
+  size_t large = (size_t)s->p.n_large * 2 * sizeof(float);
   if (!k->buf) {
     cl_int err;
     k->buf = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, 2 * small + large + 8, NULL, &err);
     if (err != CL_SUCCESS)
       return ms_cl_check(err, "clCreateBuffer", "the forces for --output");
   }
-  int device = s->large_on == MS_LARGE_ON_DEVICE;
+  int device = s->p.large_on == MS_LARGE_ON_DEVICE;
   /* The zone's scatter into F_ls runs on the worker's queue: wait for it, as the
    * integration does (gpu_manager.c). */
-  cl_event scattered = !device && s->exchange == MS_EXCHANGE_ZONE ? s->zone.scattered : NULL;
-  ms_status st = copy(s, s->buf.f_ss, 0, small, NULL);
+  cl_event scattered = !device && s->p.exchange == MS_EXCHANGE_ZONE ? s->x.zone.scattered : NULL;
+  ms_status st = copy(s, s->x.buf.f_ss, 0, small, NULL);
   if (!st)
-    st = copy(s, s->buf.f_ls, small, small, scattered);
+    st = copy(s, s->x.buf.f_ls, small, small, scattered);
   if (!st && device)
     st = copy(s, s->dl.f, 2 * small, large, NULL);
   k->step = st ? -1 : step + 1;
@@ -57,9 +57,9 @@ ms_status ms_forces_keep(ms_sim *s, long step)
 
 ms_status ms_forces_read(ms_sim *s, float *small, float *large)
 {
-  ms_kept_forces *k = &s->forces;
-  size_t ns = (size_t)s->n_small * 2, nl = (size_t)s->n_large * 2;
-  if (!k->buf || k->step != s->step) { /* no step of this run behind this state */
+  ms_kept_forces *k = &s->dev.forces;
+  size_t ns = (size_t)s->p.n_small * 2, nl = (size_t)s->p.n_large * 2;
+  if (!k->buf || k->step != s->run.step) { /* no step of this run behind this state */
     for (size_t i = 0; i < ns; i++)
       small[i] = NAN;
     for (size_t i = 0; i < nl; i++)
@@ -73,8 +73,8 @@ ms_status ms_forces_read(ms_sim *s, float *small, float *large)
   /* The sum the integration kernel makes: fs + fl, in float. */
   for (size_t i = 0; !st && i < ns; i++)
     small[i] = h[i] + h[ns + i];
-  for (size_t i = 0; !st && i < (size_t)s->n_large; i++) {
-    const ms_body *L = &s->large[i];
+  for (size_t i = 0; !st && i < (size_t)s->p.n_large; i++) {
+    const ms_body *L = &s->wk.large[i];
     large[2 * i] = k->large_device ? h[2 * ns + 2 * i] : L->fx;
     large[2 * i + 1] = k->large_device ? h[2 * ns + 2 * i + 1] : L->fy;
   }

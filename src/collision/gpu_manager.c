@@ -7,16 +7,16 @@
 /* The friction variants' arguments (kernels/friction.cl). */
 static ms_status bind_friction(ms_sim *s)
 {
-  ms_buffers *b = &s->buf;
+  ms_buffers *b = &s->x.buf;
   ARG(MS_K_INTEGRATE_FRIC, 0, b->pos);
   ARG(MS_K_INTEGRATE_FRIC, 1, b->vel);
   ARG(MS_K_INTEGRATE_FRIC, 2, b->shape);
   ARG(MS_K_INTEGRATE_FRIC, 3, b->f_ss);
   ARG(MS_K_INTEGRATE_FRIC, 4, b->f_ls);
-  ARG(MS_K_INTEGRATE_FRIC, 5, s->n_small);
-  ARG(MS_K_INTEGRATE_FRIC, 6, s->gx);
-  ARG(MS_K_INTEGRATE_FRIC, 7, s->gy);
-  ARG(MS_K_INTEGRATE_FRIC, 8, s->dt);
+  ARG(MS_K_INTEGRATE_FRIC, 5, s->p.n_small);
+  ARG(MS_K_INTEGRATE_FRIC, 6, s->p.gx);
+  ARG(MS_K_INTEGRATE_FRIC, 7, s->p.gy);
+  ARG(MS_K_INTEGRATE_FRIC, 8, s->p.dt);
   ARG(MS_K_INTEGRATE_FRIC, 9, b->rot);
   ARG(MS_K_INTEGRATE_FRIC, 10, b->t_ss);
   ARG(MS_K_INTEGRATE_FRIC, 11, b->t_ls);
@@ -25,10 +25,10 @@ static ms_status bind_friction(ms_sim *s)
 
 ms_status ms_gpu_bind(ms_sim *s)
 {
-  ms_buffers *b = &s->buf;
-  const ms_grid *g = &s->grid;
+  ms_buffers *b = &s->x.buf;
+  const ms_grid *g = &s->p.grid;
   int n_cells = (int)g->n_cells, cap = (int)b->cap;
-  cl_double2 box = {{s->box[0], s->box[1]}};
+  cl_double2 box = {{s->p.box[0], s->p.box[1]}};
 
   int clear_cells = ms_gpu_fill_clears(s) ? 0 : n_cells;
   ARG(MS_K_GRID_CLEAR, 0, b->count);
@@ -36,7 +36,7 @@ ms_status ms_gpu_bind(ms_sim *s)
   ARG(MS_K_GRID_CLEAR, 2, b->flags);
 
   ARG(MS_K_GRID_INSERT, 0, b->pos);
-  ARG(MS_K_GRID_INSERT, 1, s->n_small);
+  ARG(MS_K_GRID_INSERT, 1, s->p.n_small);
   ARG(MS_K_GRID_INSERT, 2, b->count);
   ARG(MS_K_GRID_INSERT, 3, b->idx);
   ARG(MS_K_GRID_INSERT, 4, cap);
@@ -45,7 +45,7 @@ ms_status ms_gpu_bind(ms_sim *s)
   ARG(MS_K_GRID_INSERT, 7, g->ny);
   ARG(MS_K_GRID_INSERT, 8, b->flags);
   ARG(MS_K_GRID_INSERT, 9, b->vel);
-  ARG(MS_K_GRID_INSERT, 10, s->max_speed2);
+  ARG(MS_K_GRID_INSERT, 10, s->p.max_speed2);
 
   ARG(MS_K_GRID_SORT, 0, b->count);
   ARG(MS_K_GRID_SORT, 1, b->idx);
@@ -58,17 +58,17 @@ ms_status ms_gpu_bind(ms_sim *s)
   ARG(MS_K_COLLIDE_SMALL, 3, b->count);
   ARG(MS_K_COLLIDE_SMALL, 4, b->idx);
   ARG(MS_K_COLLIDE_SMALL, 5, cap);
-  ARG(MS_K_COLLIDE_SMALL, 6, s->n_small);
+  ARG(MS_K_COLLIDE_SMALL, 6, s->p.n_small);
   ARG(MS_K_COLLIDE_SMALL, 7, g->inv_cell);
   ARG(MS_K_COLLIDE_SMALL, 8, g->nx);
   ARG(MS_K_COLLIDE_SMALL, 9, g->ny);
-  ARG(MS_K_COLLIDE_SMALL, 10, s->k);
-  ARG(MS_K_COLLIDE_SMALL, 11, s->two_zeta);
+  ARG(MS_K_COLLIDE_SMALL, 10, s->p.k);
+  ARG(MS_K_COLLIDE_SMALL, 11, s->p.two_zeta);
   ARG(MS_K_COLLIDE_SMALL, 12, box);
   ARG(MS_K_COLLIDE_SMALL, 13, b->f_ss);
-  if (s->diag) { /* the program was built with MS_DIAG (collision/dissipation.h) */
-    ARG(MS_K_COLLIDE_SMALL, 14, s->diss);
-    ARG(MS_K_COLLIDE_SMALL, 15, s->dt);
+  if (s->p.diag) { /* the program was built with MS_DIAG (collision/dissipation.h) */
+    ARG(MS_K_COLLIDE_SMALL, 14, s->dev.diss);
+    ARG(MS_K_COLLIDE_SMALL, 15, s->p.dt);
   }
 
   ARG(MS_K_INTEGRATE_SMALL, 0, b->pos);
@@ -76,11 +76,11 @@ ms_status ms_gpu_bind(ms_sim *s)
   ARG(MS_K_INTEGRATE_SMALL, 2, b->shape);
   ARG(MS_K_INTEGRATE_SMALL, 3, b->f_ss);
   ARG(MS_K_INTEGRATE_SMALL, 4, b->f_ls);
-  ARG(MS_K_INTEGRATE_SMALL, 5, s->n_small);
-  ARG(MS_K_INTEGRATE_SMALL, 6, s->gx);
-  ARG(MS_K_INTEGRATE_SMALL, 7, s->gy);
-  ARG(MS_K_INTEGRATE_SMALL, 8, s->dt);
-  return s->friction_on ? bind_friction(s) : MS_OK;
+  ARG(MS_K_INTEGRATE_SMALL, 5, s->p.n_small);
+  ARG(MS_K_INTEGRATE_SMALL, 6, s->p.gx);
+  ARG(MS_K_INTEGRATE_SMALL, 7, s->p.gy);
+  ARG(MS_K_INTEGRATE_SMALL, 8, s->p.dt);
+  return s->p.friction_on ? bind_friction(s) : MS_OK;
 }
 
 ms_status ms_gpu_keep_event(ms_sim *s, int kernel, cl_event ev)
@@ -88,23 +88,23 @@ ms_status ms_gpu_keep_event(ms_sim *s, int kernel, cl_event ev)
   ms_trace_device("queue: main", kernel, ev);
   if (!ev)
     return MS_OK;
-  if (s->n_pending == (int)(sizeof s->pending_event / sizeof s->pending_event[0])) {
+  if (s->dev.n_pending == (int)(sizeof s->dev.pending_event / sizeof s->dev.pending_event[0])) {
     ms_status st = ms_gpu_finish(s);
     if (st) {
       clReleaseEvent(ev);
       return st;
     }
   }
-  s->pending_event[s->n_pending] = ev;
-  s->pending_kernel[s->n_pending++] = kernel;
+  s->dev.pending_event[s->dev.n_pending] = ev;
+  s->dev.pending_kernel[s->dev.n_pending++] = kernel;
   return MS_OK;
 }
 
 void ms_gpu_settle(ms_sim *s)
 {
-  for (int i = 0; i < s->n_pending; i++)
-    ms_trace_kernel(&s->trace, s->pending_kernel[i], s->pending_event[i]);
-  s->n_pending = 0;
+  for (int i = 0; i < s->dev.n_pending; i++)
+    ms_trace_kernel(&s->run.trace, s->dev.pending_kernel[i], s->dev.pending_event[i]);
+  s->dev.n_pending = 0;
 }
 
 ms_status ms_gpu_finish(ms_sim *s)
@@ -120,18 +120,18 @@ static ms_status run_phase(ms_sim *s, int kernel, ms_phase phase, cl_event after
 {
   cl_event ev = 0;
   double t0 = ms_now();
-  ms_status st = ms_kernels_run_1d_after(&s->kern, &s->cl, kernel, (size_t)s->n_small, after,
+  ms_status st = ms_kernels_run_1d_after(&s->kern, &s->cl, kernel, (size_t)s->p.n_small, after,
                                          &ev);
   if (!st)
     st = ms_cl_check(clFlush(s->cl.gpu_queue), "clFlush", ms_kernel_name(kernel));
   ms_status kept = ms_gpu_keep_event(s, kernel, ev);
-  ms_trace_phase(&s->trace, MS_THREAD_GPU, phase, t0);
+  ms_trace_phase(&s->run.trace, MS_THREAD_GPU, phase, t0);
   return st ? st : kept;
 }
 
 ms_status ms_gpu_collide(ms_sim *s)
 {
-  int kernel = s->friction_on ? MS_K_COLLIDE_FRIC : MS_K_COLLIDE_SMALL;
+  int kernel = s->p.friction_on ? MS_K_COLLIDE_FRIC : MS_K_COLLIDE_SMALL;
   return run_phase(s, kernel, MS_PHASE_COLLIDE, NULL);
 }
 
@@ -139,13 +139,13 @@ ms_status ms_gpu_integrate(ms_sim *s)
 {
   /* The zone's scatter of F_ls, on the worker's queue, may still be running: the
    * integration waits for it on the device, not the worker on the host (zone.h). */
-  int zone = s->large_on == MS_LARGE_ON_CPU && s->exchange == MS_EXCHANGE_ZONE;
-  cl_event after = zone ? s->zone.scattered : NULL;
-  int kernel = s->friction_on ? MS_K_INTEGRATE_FRIC : MS_K_INTEGRATE_SMALL;
+  int zone = s->p.large_on == MS_LARGE_ON_CPU && s->p.exchange == MS_EXCHANGE_ZONE;
+  cl_event after = zone ? s->x.zone.scattered : NULL;
+  int kernel = s->p.friction_on ? MS_K_INTEGRATE_FRIC : MS_K_INTEGRATE_SMALL;
   /* The worker built its list on this state: its reference positions, before they move. */
   ms_status st = ms_nlist_worker_ref(s);
   if (!st)
     st = run_phase(s, kernel, MS_PHASE_INTEGRATE, after);
-  s->grid_current = 0;
+  s->dev.grid_current = 0;
   return st;
 }

@@ -26,8 +26,8 @@ static ms_status clear_counts(ms_sim *s, cl_event *first)
     return MS_OK;
   static const int zero = 0;
   cl_event ev = 0;
-  ms_status st = ms_cl_check(clEnqueueFillBuffer(s->cl.gpu_queue, s->buf.count, &zero,
-                                                 sizeof zero, 0, s->grid.n_cells * sizeof(int),
+  ms_status st = ms_cl_check(clEnqueueFillBuffer(s->cl.gpu_queue, s->x.buf.count, &zero,
+                                                 sizeof zero, 0, s->p.grid.n_cells * sizeof(int),
                                                  0, NULL, &ev),
                              "clEnqueueFillBuffer", "grid count");
   ms_status kept = keep_grid_event(s, MS_K_GRID_CLEAR, ev, first);
@@ -56,9 +56,9 @@ static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
 {
   ms_cl *cl = &s->cl;
   static const int kernels[3] = {MS_K_GRID_CLEAR, MS_K_GRID_INSERT, MS_K_GRID_SORT};
-  size_t clear = ms_gpu_fill_clears(s) || s->grid.n_cells < MS_FLAG_COUNT ? MS_FLAG_COUNT
-                                                                          : s->grid.n_cells;
-  size_t sizes[3] = {clear, (size_t)s->n_small, s->grid.n_cells};
+  size_t clear = ms_gpu_fill_clears(s) || s->p.grid.n_cells < MS_FLAG_COUNT ? MS_FLAG_COUNT
+                                                                          : s->p.grid.n_cells;
+  size_t sizes[3] = {clear, (size_t)s->p.n_small, s->p.grid.n_cells};
   double t0 = ms_now();
   cl_event first = 0, read = 0;
   ms_status st = clear_counts(s, &first);
@@ -71,12 +71,12 @@ static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
   }
   if (!st)
     st = ms_nlist_enqueue_check(s); /* its flag comes back with the grid's */
-  t0 = ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
+  t0 = ms_trace_phase(&s->run.trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   if (!st)
-    st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, s->buf.flags, CL_TRUE, 0,
+    st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, s->x.buf.flags, CL_TRUE, 0,
                                          MS_FLAG_COUNT * sizeof(int), flags, 0, NULL, &read),
                      "clEnqueueReadBuffer", "grid flags");
-  ms_trace_wait_then(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0,
+  ms_trace_wait_then(&s->run.trace, MS_THREAD_GPU, MS_PHASE_GRID, t0,
                      st ? INFINITY : grid_device_s(first, read));
   if (!st)
     ms_gpu_settle(s);
@@ -89,9 +89,9 @@ static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
 
 static ms_status grow_capacity(ms_sim *s, int needed, long step)
 {
-  size_t old = s->buf.cap;
+  size_t old = s->x.buf.cap;
   size_t cap = ((size_t)needed + 3) / 4 * 4; /* a little headroom saves regrowing */
-  ms_status st = ms_buffers_set_capacity(&s->buf, &s->cl, cap);
+  ms_status st = ms_buffers_set_capacity(&s->x.buf, &s->cl, cap);
   if (st) {
     /* The first message recorded wins: put the context in front of the buffer's. */
     char why[1024];
@@ -101,16 +101,16 @@ static ms_status grow_capacity(ms_sim *s, int needed, long step)
                        "capacity %zu) and the grid cannot grow to %zu: %s",
                    step, needed, old, cap, why);
   }
-  s->stats.capacity_growths++;
-  s->stats.grid_capacity = (int)cap;
+  s->run.stats.capacity_growths++;
+  s->run.stats.grid_capacity = (int)cap;
   return ms_gpu_bind(s);
 }
 
 static void note_outside(ms_sim *s, const int flags[MS_FLAG_COUNT], long step)
 {
-  s->stats.outside_events += flags[MS_FLAG_OUTSIDE];
-  if (!s->outside_warned) {
-    s->outside_warned = 1;
+  s->run.stats.outside_events += flags[MS_FLAG_OUTSIDE];
+  if (!s->dev.outside_warned) {
+    s->dev.outside_warned = 1;
     ms_warn("step %ld: %d small particle(s) outside the box (first: #%d); they stay in the "
             "border cells and the walls push them back; counted in the stats",
             step, flags[MS_FLAG_OUTSIDE], flags[MS_FLAG_FIRST_OUT]);
@@ -124,9 +124,9 @@ ms_status ms_gpu_build_grid(ms_sim *s, long step)
     ms_status st = build_once(s, flags);
     if (st)
       return st;
-    s->stats.grid_builds++;
-    if (flags[MS_FLAG_MAX_COUNT] > s->stats.max_cell_count)
-      s->stats.max_cell_count = flags[MS_FLAG_MAX_COUNT];
+    s->run.stats.grid_builds++;
+    if (flags[MS_FLAG_MAX_COUNT] > s->run.stats.max_cell_count)
+      s->run.stats.max_cell_count = flags[MS_FLAG_MAX_COUNT];
     if (flags[MS_FLAG_NONFINITE])
       return ms_fail(MS_ERR_NUMERIC, "step %ld: small particle #%d has a non-finite position "
                                      "(%d particle(s) affected); dt may be too large",
@@ -135,18 +135,18 @@ ms_status ms_gpu_build_grid(ms_sim *s, long step)
       return ms_fail(MS_ERR_NUMERIC, "step %ld: small particle #%d moves faster than max_speed = "
                                      "%g m/s (%d particle(s)): the system is exploding; dt may "
                                      "be too large",
-                     step, flags[MS_FLAG_FIRST_FAST], sqrt(s->max_speed2), flags[MS_FLAG_FAST]);
+                     step, flags[MS_FLAG_FIRST_FAST], sqrt(s->p.max_speed2), flags[MS_FLAG_FAST]);
     if (flags[MS_FLAG_OUTSIDE])
       note_outside(s, flags, step);
     if (!flags[MS_FLAG_OVERFLOW])
       break;
-    s->stats.overflow_builds++;
+    s->run.stats.overflow_builds++;
     if ((st = grow_capacity(s, flags[MS_FLAG_MAX_COUNT], step)))
       return st;
   }
   ms_status st = ms_nlist_update(s, step);
   if (st)
     return st;
-  s->grid_current = 1;
+  s->dev.grid_current = 1;
   return MS_OK;
 }

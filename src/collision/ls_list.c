@@ -20,15 +20,15 @@
 
 int ms_ls_list_in_use(const ms_sim *s)
 {
-  return s->wl.on && s->exchange == MS_EXCHANGE_FULL && s->large_on == MS_LARGE_ON_CPU &&
-         s->n_small > 0 && s->n_large > 0;
+  return s->wk.wl.on && s->p.exchange == MS_EXCHANGE_FULL && s->p.large_on == MS_LARGE_ON_CPU &&
+         s->p.n_small > 0 && s->p.n_large > 0;
 }
 
 void ms_ls_list_invalidate(ms_sim *s)
 {
-  s->wl.stale = 1;
-  s->wl.ref_valid = 0;
-  s->wl.ref_due = 0;
+  s->wk.wl.stale = 1;
+  s->wk.wl.ref_valid = 0;
+  s->wk.wl.ref_due = 0;
 }
 
 void ms_ls_list_release(ms_ls_list *wl)
@@ -48,10 +48,10 @@ void ms_ls_list_release(ms_ls_list *wl)
 /* Whether some large particle moved more than the rebuild distance since the build. */
 static int large_moved(const ms_sim *s)
 {
-  double d = REBUILD_SHARE * (double)s->wl.skin, limit2 = d * d;
-  for (int i = 0; i < s->n_large; i++) {
-    const ms_body *L = &s->large[i];
-    double dx = L->x - s->wl.row[i].x, dy = L->y - s->wl.row[i].y;
+  double d = REBUILD_SHARE * (double)s->wk.wl.skin, limit2 = d * d;
+  for (int i = 0; i < s->p.n_large; i++) {
+    const ms_body *L = &s->wk.large[i];
+    double dx = L->x - s->wk.wl.row[i].x, dy = L->y - s->wk.wl.row[i].y;
     if (!(dx * dx + dy * dy <= limit2))
       return 1;
   }
@@ -73,12 +73,12 @@ static int push(ms_ls_row *r, int j)
  * rounding allowance, see REBUILD_SHARE). */
 static int build_row(const ms_sim *s, int i)
 {
-  const ms_body *L = &s->large[i];
-  const ms_grid *g = &s->grid;
-  const ms_buffers *b = &s->buf;
-  ms_ls_row *r = &s->wl.row[i];
-  double margin = s->wl.margin;
-  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->r_small_max + margin, g->inv_cell,
+  const ms_body *L = &s->wk.large[i];
+  const ms_grid *g = &s->p.grid;
+  const ms_buffers *b = &s->x.buf;
+  ms_ls_row *r = &s->wk.wl.row[i];
+  double margin = s->wk.wl.margin;
+  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->p.r_small_max + margin, g->inv_cell,
                                 g->nx, g->ny);
   int cap = (int)b->cap;
   r->n = 0;
@@ -91,7 +91,7 @@ static int build_row(const ms_sim *s, int i)
       for (int k = 0; k < n; k++) {
         int j = b->h_idx[ms_grid_slot(cell, cap, k)];
         double dx = L->x - b->h_pos[2 * j], dy = L->y - b->h_pos[2 * j + 1];
-        double reach = (double)L->r + (double)s->shape[2 * j] + margin;
+        double reach = (double)L->r + (double)s->p.shape[2 * j] + margin;
         if (dx * dx + dy * dy <= reach * reach && !push(r, j))
           return 0;
       }
@@ -116,14 +116,14 @@ static ms_status build_chunk(void *ctx, int begin, int end, int chunk, char *why
 /* The rows, one per large particle, made at the first build (n_large is fixed). */
 static ms_status make_rows(ms_sim *s)
 {
-  ms_ls_list *wl = &s->wl;
+  ms_ls_list *wl = &s->wk.wl;
   if (wl->row)
     return MS_OK;
-  wl->row = calloc((size_t)s->n_large + 1, sizeof *wl->row);
+  wl->row = calloc((size_t)s->p.n_large + 1, sizeof *wl->row);
   if (!wl->row)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the CPU worker's large-small list of %d "
-                                   "large particles", s->n_large);
-  wl->n_rows = s->n_large;
+                                   "large particles", s->p.n_large);
+  wl->n_rows = s->p.n_large;
   return MS_OK;
 }
 
@@ -136,41 +136,41 @@ static ms_status make_rows(ms_sim *s)
  * d further: d + 2 d < 1.5 skin. */
 static double build_margin(const ms_sim *s)
 {
-  double skin = (double)s->wl.skin;
-  return s->friction_on && !s->wl.small_moved ? 1.5 * skin : skin;
+  double skin = (double)s->wk.wl.skin;
+  return s->p.friction_on && !s->wk.wl.small_moved ? 1.5 * skin : skin;
 }
 
 ms_status ms_ls_list_prepare(ms_sim *s, int grain)
 {
-  ms_ls_list *wl = &s->wl;
+  ms_ls_list *wl = &s->wk.wl;
   ms_status st = make_rows(s);
   if (st)
     return st;
   if (!wl->stale && !wl->small_moved && !large_moved(s))
     return MS_OK;
   wl->margin = build_margin(s);
-  st = ms_pool_run(s->pool, build_chunk, s, s->n_large, grain);
+  st = ms_pool_run(s->wk.pool, build_chunk, s, s->p.n_large, grain);
   if (st) {
     wl->stale = 1;
     return st;
   }
   wl->stale = 0;
   wl->entries = 0;
-  for (int i = 0; i < s->n_large; i++)
+  for (int i = 0; i < s->p.n_large; i++)
     wl->entries += wl->row[i].n;
-  if (!s->friction_on)
+  if (!s->p.friction_on)
     wl->ref_due = 1; /* the manager copies the positions of this build after sync 2 */
-  s->stats.worker_list_builds++;
-  s->stats.worker_list_entries += (double)wl->entries;
+  s->run.stats.worker_list_builds++;
+  s->run.stats.worker_list_entries += (double)wl->entries;
   return MS_OK;
 }
 
 double ms_ls_list_mean(const ms_sim *s)
 {
-  const ms_sim_stats *st = &s->stats;
-  if (st->worker_list_builds == 0 || s->n_large == 0)
+  const ms_sim_stats *st = &s->run.stats;
+  if (st->worker_list_builds == 0 || s->p.n_large == 0)
     return 0.0;
-  return st->worker_list_entries / (double)st->worker_list_builds / (double)s->n_large;
+  return st->worker_list_entries / (double)st->worker_list_builds / (double)s->p.n_large;
 }
 
 /* Insertion sort, near linear here: the build lists in walk order and the cells change
@@ -200,12 +200,12 @@ static int by_key(const void *a, const void *b)
 
 long ms_ls_list_candidates(const ms_sim *s, int i, const double *pos, ms_worker_chunk *c)
 {
-  const ms_body *L = &s->large[i];
-  const ms_grid *g = &s->grid;
-  const ms_ls_row *r = &s->wl.row[i];
+  const ms_body *L = &s->wk.large[i];
+  const ms_grid *g = &s->p.grid;
+  const ms_ls_row *r = &s->wk.wl.row[i];
   /* The rectangle the walk visits now: an entry outside it the walk would not see, even
    * where rounding lets it touch. */
-  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->r_small_max, g->inv_cell, g->nx,
+  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->p.r_small_max, g->inv_cell, g->nx,
                                 g->ny);
   if ((size_t)r->n > c->key_cap) {
     size_t cap = (size_t)r->n + (size_t)r->n / 2 + 64;
@@ -220,7 +220,7 @@ long ms_ls_list_candidates(const ms_sim *s, int i, const double *pos, ms_worker_
     int j = r->j[e];
     const double *xj = &pos[2 * j];
     float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
-    if (!ms_touching(dx, dy, L->r + s->r_small_max))
+    if (!ms_touching(dx, dy, L->r + s->p.r_small_max))
       continue;
     int cx = ms_grid_axis(xj[0], g->inv_cell, g->nx), cy = ms_grid_axis(xj[1], g->inv_cell, g->ny);
     if (cx < q.x0 || cx > q.x1 || cy < q.y0 || cy > q.y1)

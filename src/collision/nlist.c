@@ -43,8 +43,8 @@ static void release(cl_mem *m)
 /* (Re)makes list `which` with `k` slots per particle, empty. */
 static ms_status make_list(ms_sim *s, int which, int k)
 {
-  ms_nlist *nl = &s->nl;
-  size_t n = (size_t)s->n_small, slots = n * (size_t)k;
+  ms_nlist *nl = &s->dev.nl;
+  size_t n = (size_t)s->p.n_small, slots = n * (size_t)k;
   release(&nl->j[which]);
   release(&nl->xi[which]);
   release(&nl->count[which]);
@@ -61,8 +61,8 @@ static ms_status make_list(ms_sim *s, int which, int k)
 
 ms_status ms_nlist_create(ms_sim *s)
 {
-  ms_nlist *nl = &s->nl;
-  size_t n = (size_t)s->n_small;
+  ms_nlist *nl = &s->dev.nl;
+  size_t n = (size_t)s->p.n_small;
   nl->k_want = MS_NLIST_K0;
   nl->stale = 1;
   ms_status st = make_list(s, 0, MS_NLIST_K0);
@@ -80,7 +80,7 @@ ms_status ms_nlist_create(ms_sim *s)
     st = fill_zero(&s->cl, nl->flags, 4 * sizeof(int));
   if (!st)
     st = ms_cl_check(clFinish(s->cl.gpu_queue), "clFinish", "neighbour list");
-  s->stats.nlist_capacity = MS_NLIST_K0;
+  s->run.stats.nlist_capacity = MS_NLIST_K0;
   return st;
 }
 
@@ -99,7 +99,7 @@ void ms_nlist_release(ms_nlist *nl)
 /* The friction collide kernel reads the live list. */
 static ms_status bind_live(ms_sim *s)
 {
-  ms_nlist *nl = &s->nl;
+  ms_nlist *nl = &s->dev.nl;
   int w = nl->live;
   ARG(MS_K_COLLIDE_FRIC, 4, nl->j[w]);
   ARG(MS_K_COLLIDE_FRIC, 5, nl->xi[w]);
@@ -110,18 +110,18 @@ static ms_status bind_live(ms_sim *s)
 
 ms_status ms_nlist_bind(ms_sim *s)
 {
-  ms_buffers *b = &s->buf;
-  ms_nlist *nl = &s->nl;
-  const ms_grid *g = &s->grid;
+  ms_buffers *b = &s->x.buf;
+  ms_nlist *nl = &s->dev.nl;
+  const ms_grid *g = &s->p.grid;
   int cap = (int)b->cap;
   /* Half the skin, less 2 % so that float rounding of the distances never lets a pair
    * close that the build (at r_i + r_j + skin) left out. */
   double half = 0.49 * (double)nl->skin, limit2 = half * half;
-  float dt = (float)s->dt;
-  cl_double2 box = {{s->box[0], s->box[1]}};
+  float dt = (float)s->p.dt;
+  cl_double2 box = {{s->p.box[0], s->p.box[1]}};
   ARG(MS_K_NLIST_CHECK, 0, b->pos);
   ARG(MS_K_NLIST_CHECK, 1, nl->ref);
-  ARG(MS_K_NLIST_CHECK, 2, s->n_small);
+  ARG(MS_K_NLIST_CHECK, 2, s->p.n_small);
   ARG(MS_K_NLIST_CHECK, 3, limit2);
   ARG(MS_K_NLIST_CHECK, 4, nl->flags);
 
@@ -130,7 +130,7 @@ ms_status ms_nlist_bind(ms_sim *s)
   ARG(MS_K_NLIST_BUILD, 2, b->count);
   ARG(MS_K_NLIST_BUILD, 3, b->idx);
   ARG(MS_K_NLIST_BUILD, 4, cap);
-  ARG(MS_K_NLIST_BUILD, 5, s->n_small);
+  ARG(MS_K_NLIST_BUILD, 5, s->p.n_small);
   ARG(MS_K_NLIST_BUILD, 6, g->inv_cell);
   ARG(MS_K_NLIST_BUILD, 7, g->nx);
   ARG(MS_K_NLIST_BUILD, 8, g->ny);
@@ -141,27 +141,27 @@ ms_status ms_nlist_bind(ms_sim *s)
   ARG(MS_K_COLLIDE_FRIC, 1, b->vel);
   ARG(MS_K_COLLIDE_FRIC, 2, b->shape);
   ARG(MS_K_COLLIDE_FRIC, 3, b->rot);
-  ARG(MS_K_COLLIDE_FRIC, 8, s->n_small);
-  ARG(MS_K_COLLIDE_FRIC, 9, s->k);
-  ARG(MS_K_COLLIDE_FRIC, 10, s->two_zeta);
-  ARG(MS_K_COLLIDE_FRIC, 11, s->kt);
-  ARG(MS_K_COLLIDE_FRIC, 12, s->mu);
-  ARG(MS_K_COLLIDE_FRIC, 13, s->mu_r);
-  ARG(MS_K_COLLIDE_FRIC, 14, s->mu_wall);
+  ARG(MS_K_COLLIDE_FRIC, 8, s->p.n_small);
+  ARG(MS_K_COLLIDE_FRIC, 9, s->p.k);
+  ARG(MS_K_COLLIDE_FRIC, 10, s->p.two_zeta);
+  ARG(MS_K_COLLIDE_FRIC, 11, s->p.kt);
+  ARG(MS_K_COLLIDE_FRIC, 12, s->p.mu);
+  ARG(MS_K_COLLIDE_FRIC, 13, s->p.mu_r);
+  ARG(MS_K_COLLIDE_FRIC, 14, s->p.mu_wall);
   ARG(MS_K_COLLIDE_FRIC, 15, dt);
   ARG(MS_K_COLLIDE_FRIC, 16, box);
   ARG(MS_K_COLLIDE_FRIC, 17, nl->wall_xi);
   ARG(MS_K_COLLIDE_FRIC, 18, b->f_ss);
   ARG(MS_K_COLLIDE_FRIC, 19, b->t_ss);
-  if (s->diag) /* built with MS_DIAG (collision/dissipation.h) */
-    ARG(MS_K_COLLIDE_FRIC, 20, s->diss);
+  if (s->p.diag) /* built with MS_DIAG (collision/dissipation.h) */
+    ARG(MS_K_COLLIDE_FRIC, 20, s->dev.diss);
   return bind_live(s);
 }
 
 static ms_status run(ms_sim *s, int kernel)
 {
   cl_event ev = 0;
-  ms_status st = ms_kernels_run_1d(&s->kern, &s->cl, kernel, (size_t)s->n_small, &ev);
+  ms_status st = ms_kernels_run_1d(&s->kern, &s->cl, kernel, (size_t)s->p.n_small, &ev);
   ms_status kept = ms_gpu_keep_event(s, kernel, ev);
   return st ? st : kept;
 }
@@ -171,14 +171,14 @@ static ms_status run(ms_sim *s, int kernel)
  * taken. The kernel is free for it then (the small list exists only with friction). */
 static ms_status enqueue_worker_check(ms_sim *s)
 {
-  ms_ls_list *wl = &s->wl;
+  ms_ls_list *wl = &s->wk.wl;
   wl->checked = 0;
   if (!ms_ls_list_in_use(s) || !wl->ref_valid)
     return MS_OK;
   double half = 0.49 * (double)wl->skin, limit2 = half * half; /* as bind's, below */
-  ARG(MS_K_NLIST_CHECK, 0, s->buf.pos);
+  ARG(MS_K_NLIST_CHECK, 0, s->x.buf.pos);
   ARG(MS_K_NLIST_CHECK, 1, wl->ref);
-  ARG(MS_K_NLIST_CHECK, 2, s->n_small);
+  ARG(MS_K_NLIST_CHECK, 2, s->p.n_small);
   ARG(MS_K_NLIST_CHECK, 3, limit2);
   ARG(MS_K_NLIST_CHECK, 4, wl->flags);
   ms_status st = run(s, MS_K_NLIST_CHECK);
@@ -192,16 +192,16 @@ static ms_status enqueue_worker_check(ms_sim *s)
 
 ms_status ms_nlist_worker_ref(ms_sim *s)
 {
-  ms_ls_list *wl = &s->wl;
+  ms_ls_list *wl = &s->wk.wl;
   if (!wl->ref_due)
     return MS_OK;
   wl->ref_due = 0;
-  size_t bytes = (size_t)s->n_small * 2 * sizeof(double);
+  size_t bytes = (size_t)s->p.n_small * 2 * sizeof(double);
   ms_status st = MS_OK;
   if (!wl->ref && !(st = new_buffer(&s->cl, bytes, "worker list positions", &wl->ref)))
     st = new_buffer(&s->cl, sizeof(int), "worker list flags", &wl->flags);
   if (!st)
-    st = ms_cl_check(clEnqueueCopyBuffer(s->cl.gpu_queue, s->buf.pos, wl->ref, 0, 0, bytes, 0,
+    st = ms_cl_check(clEnqueueCopyBuffer(s->cl.gpu_queue, s->x.buf.pos, wl->ref, 0, 0, bytes, 0,
                                          NULL, NULL),
                      "clEnqueueCopyBuffer", "worker list positions");
   if (!st)
@@ -212,11 +212,11 @@ ms_status ms_nlist_worker_ref(ms_sim *s)
 
 ms_status ms_nlist_enqueue_check(ms_sim *s)
 {
-  if (!s->friction_on)
+  if (!s->p.friction_on)
     return enqueue_worker_check(s);
-  ms_nlist *nl = &s->nl;
+  ms_nlist *nl = &s->dev.nl;
   nl->moved = 0;
-  if (nl->stale || s->n_small == 0)
+  if (nl->stale || s->p.n_small == 0)
     return MS_OK; /* rebuilt anyway */
   ms_status st = run(s, MS_K_NLIST_CHECK);
   if (st)
@@ -229,7 +229,7 @@ ms_status ms_nlist_enqueue_check(ms_sim *s)
 /* One build into list `to` from the live one; flags come back (a blocking read). */
 static ms_status build_into(ms_sim *s, int to, int flags[4])
 {
-  ms_nlist *nl = &s->nl;
+  ms_nlist *nl = &s->dev.nl;
   int from = nl->live;
   ARG(MS_K_NLIST_BUILD, 10, nl->j[from]);
   ARG(MS_K_NLIST_BUILD, 11, nl->xi[from]);
@@ -254,7 +254,7 @@ static ms_status build_into(ms_sim *s, int to, int flags[4])
 /* Makes list `to` the size the next build needs; a failure names the step and why. */
 static ms_status size_target(ms_sim *s, int to, long step)
 {
-  ms_nlist *nl = &s->nl;
+  ms_nlist *nl = &s->dev.nl;
   if (nl->k[to] == nl->k_want)
     return MS_OK;
   ms_status st = make_list(s, to, nl->k_want);
@@ -265,20 +265,20 @@ static ms_status size_target(ms_sim *s, int to, long step)
   ms_error_clear();
   return ms_fail(st, "step %ld: the neighbour list needs %d slots for each of %d small "
                      "particles and cannot have them: %s",
-                 step, nl->k_want, s->n_small, why);
+                 step, nl->k_want, s->p.n_small, why);
 }
 
 ms_status ms_nlist_update(ms_sim *s, long step)
 {
-  ms_nlist *nl = &s->nl;
+  ms_nlist *nl = &s->dev.nl;
   /* The worker's list follows this one's rebuilds, or its own check without friction:
    * the flag goes to the worker through sync 1 (collision/ls_list.h). */
-  if (!s->friction_on) {
-    s->wl.small_moved = !s->wl.checked || s->wl.moved_read;
+  if (!s->p.friction_on) {
+    s->wk.wl.small_moved = !s->wk.wl.checked || s->wk.wl.moved_read;
     return MS_OK;
   }
-  s->wl.small_moved = 0;
-  if (s->n_small == 0 || (!nl->stale && !nl->moved))
+  s->wk.wl.small_moved = 0;
+  if (s->p.n_small == 0 || (!nl->stale && !nl->moved))
     return MS_OK;
   double t0 = ms_now();
   int to = 1 - nl->live, flags[4];
@@ -286,33 +286,33 @@ ms_status ms_nlist_update(ms_sim *s, long step)
   for (;;) {
     if ((st = size_target(s, to, step)) || (st = build_into(s, to, flags)))
       break;
-    s->stats.nlist_builds++;
+    s->run.stats.nlist_builds++;
     if (!flags[1])
       break;
-    s->stats.nlist_overflow_builds++;
-    s->stats.nlist_growths++;
+    s->run.stats.nlist_overflow_builds++;
+    s->run.stats.nlist_growths++;
     nl->k_want = (flags[2] + 3) / 4 * 4; /* a little headroom saves regrowing */
   }
   if (!st)
-    st = ms_cl_check(clEnqueueCopyBuffer(s->cl.gpu_queue, s->buf.pos, nl->ref, 0, 0,
-                                         (size_t)s->n_small * 2 * sizeof(double), 0, NULL, NULL),
+    st = ms_cl_check(clEnqueueCopyBuffer(s->cl.gpu_queue, s->x.buf.pos, nl->ref, 0, 0,
+                                         (size_t)s->p.n_small * 2 * sizeof(double), 0, NULL, NULL),
                      "clEnqueueCopyBuffer", "neighbour list positions");
   if (!st) {
     nl->live = to;
-    s->stats.nlist_capacity = nl->k[to];
+    s->run.stats.nlist_capacity = nl->k[to];
     nl->stale = 0;
     nl->moved = 0;
-    s->wl.small_moved = 1;
+    s->wk.wl.small_moved = 1;
     st = bind_live(s);
   }
-  ms_trace_phase(&s->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
+  ms_trace_phase(&s->run.trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   return st;
 }
 
 ms_status ms_nlist_reset(ms_sim *s)
 {
-  ms_nlist *nl = &s->nl;
-  size_t n = (size_t)s->n_small;
+  ms_nlist *nl = &s->dev.nl;
+  size_t n = (size_t)s->p.n_small;
   nl->stale = 1;
   ms_status st = fill_zero(&s->cl, nl->count[nl->live], n * sizeof(int));
   if (!st)
@@ -357,8 +357,8 @@ static int holds_history(float xi)
 
 ms_status ms_nlist_export(ms_sim *s, ms_friction_state *out)
 {
-  ms_nlist *nl = &s->nl;
-  size_t n = (size_t)s->n_small;
+  ms_nlist *nl = &s->dev.nl;
+  size_t n = (size_t)s->p.n_small;
   int w = nl->live, k = nl->k[w];
   host_list h = {0};
   out->small_wall_xi = malloc((4 * n + 1) * sizeof *out->small_wall_xi);
@@ -410,10 +410,10 @@ static int count_entries(const ms_sim *s, const ms_friction_state *in, int *coun
   int most = 0;
   for (size_t e = 0; e < in->n_ss; e++) {
     const ms_history_entry *h = &in->ss[e];
-    if (h->a < 0 || h->b < 0 || h->a >= s->n_small || h->b >= s->n_small || h->a == h->b) {
+    if (h->a < 0 || h->b < 0 || h->a >= s->p.n_small || h->b >= s->p.n_small || h->a == h->b) {
       ms_fail(MS_ERR_INPUT, "small-small history entry %zu names the pair (%d, %d): there are "
                             "%d small particles",
-              e, h->a, h->b, s->n_small);
+              e, h->a, h->b, s->p.n_small);
       return -1;
     }
     int ca = ++count[h->a], cb = ++count[h->b];
@@ -459,8 +459,8 @@ static ms_status lay_out(const ms_friction_state *in, host_list *h, size_t n)
 
 ms_status ms_nlist_import(ms_sim *s, const ms_friction_state *in)
 {
-  ms_nlist *nl = &s->nl;
-  size_t n = (size_t)s->n_small;
+  ms_nlist *nl = &s->dev.nl;
+  size_t n = (size_t)s->p.n_small;
   host_list h = {0};
   ms_status st = host_list_alloc(&h, n, 1);
   if (st)

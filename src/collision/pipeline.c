@@ -86,8 +86,8 @@ static void keep_message(thread_job *job)
 static ms_status meet(ms_sim *s, ms_thread_id thread, ms_phase wait_phase)
 {
   double t0 = ms_now();
-  int rc = ms_sync_meet(&s->sync);
-  ms_trace_phase(&s->trace, thread, wait_phase, t0);
+  int rc = ms_sync_meet(&s->run.sync);
+  ms_trace_phase(&s->run.trace, thread, wait_phase, t0);
   return rc ? MS_ERR_ABORTED : MS_OK;
 }
 
@@ -119,7 +119,7 @@ static void calibrate(ms_sim *s)
 /* The test-only planted fault (sim_internal.h): fails here if this is its point. */
 static ms_status fault(ms_sim *s, ms_thread_id thread, ms_fault_point point, long step)
 {
-  const ms_fault *f = &s->fault;
+  const ms_fault *f = &s->run.fault;
   if (!f->armed || f->step != step || f->thread != thread || f->point != point)
     return MS_OK;
   if (f->stop_too)
@@ -136,9 +136,9 @@ static ms_status fault(ms_sim *s, ms_thread_id thread, ms_fault_point point, lon
  * worker waits for them after sync 1, as for its own; only the enqueueing moves. */
 static ms_status request_exchange(ms_sim *s)
 {
-  if (s->exchange != MS_EXCHANGE_FULL || s->large_on != MS_LARGE_ON_CPU)
+  if (s->p.exchange != MS_EXCHANGE_FULL || s->p.large_on != MS_LARGE_ON_CPU)
     return MS_OK;
-  return ms_buffers_host_request(&s->buf, &s->cl);
+  return ms_buffers_host_request(&s->x.buf, &s->cl);
 }
 
 /* `more`: another iteration of this advance follows this one. */
@@ -147,7 +147,7 @@ static ms_status gpu_iteration(ms_sim *s, ms_pipeline p, long step, int more)
   /* Naive builds here every iteration (the integration made the grid stale) but the
    * first of an advance, whose grid the previous advance built to check its end. */
   mark(step);
-  if (!s->grid_current) {
+  if (!s->dev.grid_current) {
     TRY(ms_gpu_build_grid(s, step));
     TRY(request_exchange(s));
   }
@@ -170,21 +170,21 @@ static ms_status gpu_iteration(ms_sim *s, ms_pipeline p, long step, int more)
 
 static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
 {
-  ms_trace *t = &s->trace;
+  ms_trace *t = &s->run.trace;
   mark(step);
   TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BEFORE_SYNC1, step));
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
   double t0 = ms_now();
-  int zone = s->exchange == MS_EXCHANGE_ZONE;
-  TRY(zone ? ms_zone_begin(s) : ms_buffers_host_begin(&s->buf, &s->cl));
+  int zone = s->p.exchange == MS_EXCHANGE_ZONE;
+  TRY(zone ? ms_zone_begin(s) : ms_buffers_host_begin(&s->x.buf, &s->cl));
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
   ms_status ls = ms_cpu_large_small(s); /* fails only out of memory */
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL, t0);
-  ms_status end = zone ? ms_zone_end(s) : ms_buffers_host_end(&s->buf, &s->cl); /* even then */
+  ms_status end = zone ? ms_zone_end(s) : ms_buffers_host_end(&s->x.buf, &s->cl); /* even then */
   TRY(ls);
   TRY(end);
   if (!zone)
-    s->stats.exchange_bytes += ms_zone_full_bytes(s);
+    s->run.stats.exchange_bytes += ms_zone_full_bytes(s);
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_OUT, t0);
   if (p == MS_PIPELINE_NAIVE) {
     TRY(ms_cpu_large_large(s));
@@ -210,23 +210,23 @@ static void *gpu_manager_main(void *arg)
   /* A requested stop is taken only here, between iterations: the worker, waiting at
    * sync 1, has finished the previous iteration too, so both stop at the same step. */
   for (job->done = 0; job->done < job->iterations && !job->status; job->done++) {
-    if (atomic_load(&s->stop_requested)) {
-      s->halted = 1;
+    if (atomic_load(&s->run.stop_requested)) {
+      s->run.halted = 1;
       break;
     }
-    job->status = gpu_iteration(s, s->pipeline, s->step + job->done,
+    job->status = gpu_iteration(s, s->p.pipeline, s->run.step + job->done,
                                 job->done + 1 < job->iterations);
   }
   /* Naive: check the final state now (see the top of this file). */
-  if (!job->status && job->done > 0 && !s->grid_current) {
-    mark(s->step + job->done);
-    job->status = ms_gpu_build_grid(s, s->step + job->done);
+  if (!job->status && job->done > 0 && !s->dev.grid_current) {
+    mark(s->run.step + job->done);
+    job->status = ms_gpu_build_grid(s, s->run.step + job->done);
   }
   ms_status fin = ms_gpu_finish(s);
   if (!job->status)
     job->status = fin;
-  if (job->status || s->halted)
-    ms_sync_abort(&s->sync);
+  if (job->status || s->run.halted)
+    ms_sync_abort(&s->run.sync);
   keep_message(job);
   return NULL;
 }
@@ -237,13 +237,13 @@ static void *cpu_worker_main(void *arg)
   ms_sim *s = job->s;
   ms_error_thread_clear();
   for (job->done = 0; job->done < job->iterations && !job->status; job->done++)
-    job->status = cpu_iteration(s, s->pipeline, s->step + job->done);
+    job->status = cpu_iteration(s, s->p.pipeline, s->run.step + job->done);
   /* The abort that released us may be the manager's clean stop (see above); the
    * sync's lock makes its `halted` visible here. */
-  if (job->status == MS_ERR_ABORTED && s->halted)
+  if (job->status == MS_ERR_ABORTED && s->run.halted)
     job->status = MS_OK;
   if (job->status)
-    ms_sync_abort(&s->sync);
+    ms_sync_abort(&s->run.sync);
   keep_message(job);
   return NULL;
 }
@@ -253,7 +253,7 @@ static void *cpu_worker_main(void *arg)
 static ms_status device_iteration(ms_sim *s, long step, int more)
 {
   mark(step);
-  if (!s->grid_current)
+  if (!s->dev.grid_current)
     TRY(ms_gpu_build_grid(s, step));
   TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BEFORE_SYNC1, step));
   TRY(ms_gpu_collide(s));
@@ -272,61 +272,61 @@ static ms_status device_iteration(ms_sim *s, long step, int more)
 /* The manager alone, on this thread: no worker, no syncs. */
 static ms_status run_device(ms_sim *s, long iterations)
 {
-  s->halted = 0;
-  ms_trace_begin_advance(&s->trace);
+  s->run.halted = 0;
+  ms_trace_begin_advance(&s->run.trace);
   calibrate(s);
   double t0 = ms_now();
   ms_status st = ms_dl_begin(s);
   long done = 0;
   for (; !st && done < iterations; done++) {
-    if (atomic_load(&s->stop_requested)) {
-      s->halted = 1;
+    if (atomic_load(&s->run.stop_requested)) {
+      s->run.halted = 1;
       break;
     }
-    st = device_iteration(s, s->step + done, done + 1 < iterations);
+    st = device_iteration(s, s->run.step + done, done + 1 < iterations);
   }
   ms_status fin = ms_gpu_finish(s);
   ms_status end = ms_dl_end(s); /* the host's large particles are current again */
-  s->trace.wall_s += ms_now() - t0;
+  s->run.trace.wall_s += ms_now() - t0;
   calibrate(s);
   if (!st)
     st = fin ? fin : end;
   if (!st) {
-    s->step += done;
-    s->trace.iterations += done;
-    s->stats.iterations += done;
+    s->run.step += done;
+    s->run.trace.iterations += done;
+    s->run.stats.iterations += done;
   }
   return st;
 }
 
 ms_status ms_pipeline_run(ms_sim *s, long iterations)
 {
-  if (s->large_on == MS_LARGE_ON_DEVICE)
+  if (s->p.large_on == MS_LARGE_ON_DEVICE)
     return run_device(s, iterations);
 
   thread_job gpu = {.s = s, .iterations = iterations}, cpu = {.s = s, .iterations = iterations};
   pthread_t gpu_thread, cpu_thread;
   /* Nothing of an earlier advance may linger in the rendezvous: an aborted one leaves
    * it aborted, and without this a replay would start from its leftovers. */
-  ms_sync_reset(&s->sync);
-  s->halted = 0;
-  ms_trace_begin_advance(&s->trace);
+  ms_sync_reset(&s->run.sync);
+  s->run.halted = 0;
+  ms_trace_begin_advance(&s->run.trace);
   /* The phase names (map or read copies) follow the buffer mode, which changes only
    * between advances: set here, before the threads that read it start. */
-  s->trace.copied = s->buf.mode == MS_BUFFERS_COPIED;
+  s->run.trace.copied = s->x.buf.mode == MS_BUFFERS_COPIED;
   calibrate(s);
   double t0 = ms_now();
   if (pthread_create(&gpu_thread, NULL, gpu_manager_main, &gpu))
     return ms_fail(MS_ERR_RUNTIME, "cannot start the GPU manager thread");
   if (pthread_create(&cpu_thread, NULL, cpu_worker_main, &cpu)) {
-    ms_sync_abort(&s->sync);
+    ms_sync_abort(&s->run.sync);
     pthread_join(gpu_thread, NULL);
     return ms_fail(MS_ERR_RUNTIME, "cannot start the CPU worker thread");
   }
   pthread_join(gpu_thread, NULL);
   pthread_join(cpu_thread, NULL);
-  ms_buffers_host_cancel(&s->buf, &s->cl); /* requested for an iteration that never ran */
-  s->trace.wall_s += ms_now() - t0;
+  ms_buffers_host_cancel(&s->x.buf, &s->cl); /* requested for an iteration that never ran */
+  s->run.trace.wall_s += ms_now() - t0;
   calibrate(s);
   /* The thread that failed first holds the real reason; the other only saw the abort.
    * Both can find the same state bad (the worker checks the large particles after
@@ -339,10 +339,10 @@ ms_status ms_pipeline_run(ms_sim *s, long iterations)
   if (!st)
     st = gpu.status;
   if (!st) {
-    long done = s->halted ? gpu.done : iterations;
-    s->step += done;
-    s->trace.iterations += done;
-    s->stats.iterations += done;
+    long done = s->run.halted ? gpu.done : iterations;
+    s->run.step += done;
+    s->run.trace.iterations += done;
+    s->run.stats.iterations += done;
   }
   return st;
 }

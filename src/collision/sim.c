@@ -1,5 +1,6 @@
 /* Creating, stepping and reading a collision-mode simulation. */
 #include "collision/sim_internal.h"
+#include "core/file.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ static ms_status setup_grid(ms_sim *s, const ms_scene *sc)
 {
   double w = sc->box_max[0] - sc->box_min[0], h = sc->box_max[1] - sc->box_min[1];
   /* With friction the cell also spans the neighbour list's skin (collision/nlist.h). */
-  double cell = sc->small_count > 0 ? 2.0 * sc->small_radius + s->nl.skin : (w > h ? w : h);
+  double cell = sc->small_count > 0 ? 2.0 * sc->small_radius + s->dev.nl.skin : (w > h ? w : h);
   double nx = ceil(w / cell), ny = ceil(h / cell);
   if (nx < 1)
     nx = 1;
@@ -30,30 +31,30 @@ static ms_status setup_grid(ms_sim *s, const ms_scene *sc)
     return ms_fail(MS_ERR_INPUT, "%s: the grid would need %.0f x %.0f cells (cell = small "
                                  "diameter); use larger small particles or a smaller box",
                    sc->path, nx, ny);
-  s->grid.inv_cell = 1.0 / cell;
-  s->grid.nx = (int)nx;
-  s->grid.ny = (int)ny;
-  s->grid.n_cells = (size_t)nx * (size_t)ny;
-  s->stats.grid_nx = s->grid.nx;
-  s->stats.grid_ny = s->grid.ny;
+  s->p.grid.inv_cell = 1.0 / cell;
+  s->p.grid.nx = (int)nx;
+  s->p.grid.ny = (int)ny;
+  s->p.grid.n_cells = (size_t)nx * (size_t)ny;
+  s->run.stats.grid_nx = s->p.grid.nx;
+  s->run.stats.grid_ny = s->p.grid.ny;
   return MS_OK;
 }
 
 static ms_status setup_large(ms_sim *s, const ms_scene *sc)
 {
-  s->n_large = sc->large_count;
-  s->large = calloc((size_t)s->n_large + 1, sizeof *s->large);
-  s->sweep_order = calloc((size_t)s->n_large + 1, sizeof *s->sweep_order);
-  s->large_prev = calloc((size_t)s->n_large + 1, sizeof *s->large_prev);
-  s->n_large_origin = sc->large_origin ? sc->large_origin_count : 0;
-  s->large_origin = calloc((size_t)s->n_large_origin + 1, sizeof *s->large_origin);
-  if (!s->large || !s->sweep_order || !s->large_prev || !s->large_origin)
-    return ms_fail(MS_ERR_RUNTIME, "out of memory for %d large particles", s->n_large);
-  if (s->n_large_origin)
-    memcpy(s->large_origin, sc->large_origin, (size_t)s->n_large_origin * sizeof *s->large_origin);
-  for (int i = 0; i < s->n_large; i++) {
+  s->p.n_large = sc->large_count;
+  s->wk.large = calloc((size_t)s->p.n_large + 1, sizeof *s->wk.large);
+  s->wk.sweep_order = calloc((size_t)s->p.n_large + 1, sizeof *s->wk.sweep_order);
+  s->wk.large_prev = calloc((size_t)s->p.n_large + 1, sizeof *s->wk.large_prev);
+  s->p.n_large_origin = sc->large_origin ? sc->large_origin_count : 0;
+  s->p.large_origin = calloc((size_t)s->p.n_large_origin + 1, sizeof *s->p.large_origin);
+  if (!s->wk.large || !s->wk.sweep_order || !s->wk.large_prev || !s->p.large_origin)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for %d large particles", s->p.n_large);
+  if (s->p.n_large_origin)
+    memcpy(s->p.large_origin, sc->large_origin, (size_t)s->p.n_large_origin * sizeof *s->p.large_origin);
+  for (int i = 0; i < s->p.n_large; i++) {
     const ms_large *in = &sc->large[i];
-    ms_body *L = &s->large[i];
+    ms_body *L = &s->wk.large[i];
     L->x = in->x;
     L->y = in->y;
     L->vx = in->is_static ? 0.0 : in->vx;
@@ -61,55 +62,55 @@ static ms_status setup_large(ms_sim *s, const ms_scene *sc)
     L->r = in->radius;
     L->m = in->mass;
     L->is_static = in->is_static;
-    L->w = in->is_static || !s->friction_on ? 0.0 : in->spin;
-    L->theta = s->friction_on ? in->theta : 0.0;
-    s->sweep_order[i] = i;
+    L->w = in->is_static || !s->p.friction_on ? 0.0 : in->spin;
+    L->theta = s->p.friction_on ? in->theta : 0.0;
+    s->wk.sweep_order[i] = i;
   }
   return MS_OK;
 }
 
 static void setup_params(ms_sim *s, const ms_scene *sc)
 {
-  s->dt = sc->dt_s;
-  s->gx = sc->gravity[0];
-  s->gy = sc->gravity[1];
-  s->k = sc->stiffness;
-  s->two_zeta = (float)(2.0 * ms_damping_ratio(sc->restitution));
-  s->origin[0] = sc->box_min[0];
-  s->origin[1] = sc->box_min[1];
-  s->box[0] = sc->box_max[0] - sc->box_min[0];
-  s->box[1] = sc->box_max[1] - sc->box_min[1];
-  s->n_small = sc->small_count;
-  s->r_small_max = sc->small_radius;
-  s->pipeline = sc->pipeline;
-  s->exchange = sc->exchange;
-  s->large_on = sc->large_on;
-  s->max_speed2 = sc->max_speed > 0.0f ? (double)sc->max_speed * sc->max_speed : 0.0;
-  s->friction_on = ms_scene_friction_on(sc);
-  s->mu = sc->friction;
-  s->mu_r = sc->rolling_friction;
-  s->mu_wall = sc->wall_friction;
-  s->kt = sc->tangential_stiffness * sc->stiffness;
-  s->small_spin0 = s->friction_on ? sc->small_spin : 0.0;
-  s->nl.skin = s->friction_on ? (float)(MS_NLIST_SKIN_RATIO * sc->small_radius) : 0.0f;
+  s->p.dt = sc->dt_s;
+  s->p.gx = sc->gravity[0];
+  s->p.gy = sc->gravity[1];
+  s->p.k = sc->stiffness;
+  s->p.two_zeta = (float)(2.0 * ms_damping_ratio(sc->restitution));
+  s->p.origin[0] = sc->box_min[0];
+  s->p.origin[1] = sc->box_min[1];
+  s->p.box[0] = sc->box_max[0] - sc->box_min[0];
+  s->p.box[1] = sc->box_max[1] - sc->box_min[1];
+  s->p.n_small = sc->small_count;
+  s->p.r_small_max = sc->small_radius;
+  s->p.pipeline = sc->pipeline;
+  s->p.exchange = sc->exchange;
+  s->p.large_on = sc->large_on;
+  s->p.max_speed2 = sc->max_speed > 0.0f ? (double)sc->max_speed * sc->max_speed : 0.0;
+  s->p.friction_on = ms_scene_friction_on(sc);
+  s->p.mu = sc->friction;
+  s->p.mu_r = sc->rolling_friction;
+  s->p.mu_wall = sc->wall_friction;
+  s->p.kt = sc->tangential_stiffness * sc->stiffness;
+  s->p.small_spin0 = s->p.friction_on ? sc->small_spin : 0.0;
+  s->dev.nl.skin = s->p.friction_on ? (float)(MS_NLIST_SKIN_RATIO * sc->small_radius) : 0.0f;
   /* The worker's list takes the small list's skin (collision/ls_list.h: measured in
    * docs/friction.md) and is built at its first use. */
-  s->wl.on = !sc->worker_list_off;
-  s->wl.skin = (float)(MS_NLIST_SKIN_RATIO * sc->small_radius);
-  s->wl.stale = 1;
-  s->stats.worker_list = s->wl.on;
+  s->wk.wl.on = !sc->worker_list_off;
+  s->wk.wl.skin = (float)(MS_NLIST_SKIN_RATIO * sc->small_radius);
+  s->wk.wl.stale = 1;
+  s->run.stats.worker_list = s->wk.wl.on;
 }
 
 /* The small particles' (radius, mass) pairs, kept on the host for the CPU worker and
  * uploaded once for the kernels. */
 static ms_status setup_shape(ms_sim *s, const ms_scene *sc)
 {
-  s->shape = malloc(((size_t)s->n_small + 1) * 2 * sizeof *s->shape);
-  if (!s->shape)
-    return ms_fail(MS_ERR_RUNTIME, "out of memory for %d small particles", s->n_small);
-  for (int i = 0; i < s->n_small; i++) {
-    s->shape[2 * i] = sc->small_r[i];
-    s->shape[2 * i + 1] = sc->small_m[i];
+  s->p.shape = malloc(((size_t)s->p.n_small + 1) * 2 * sizeof *s->p.shape);
+  if (!s->p.shape)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for %d small particles", s->p.n_small);
+  for (int i = 0; i < s->p.n_small; i++) {
+    s->p.shape[2 * i] = sc->small_r[i];
+    s->p.shape[2 * i + 1] = sc->small_m[i];
   }
   return MS_OK;
 }
@@ -144,7 +145,7 @@ static ms_status read_grain(ms_sim *s)
   if (err != MS_NUMBER_OK)
     return ms_fail(MS_ERR_INPUT, "MIXSIM_CPU_GRAIN: %s",
                    ms_number_explain(err, env, 1, 1000000000L, why, sizeof why));
-  s->cpu_grain = (int)grain;
+  s->wk.cpu_grain = (int)grain;
   return MS_OK;
 }
 
@@ -156,7 +157,7 @@ static ms_status read_grain(ms_sim *s)
 static double pool_spin_s(const ms_sim *s)
 {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (!(s->cl.device_type & CL_DEVICE_TYPE_GPU) || s->cpu_threads >= cores)
+  if (!(s->cl.device_type & CL_DEVICE_TYPE_GPU) || s->wk.cpu_threads >= cores)
     return 0.0;
   return 200e-6;
 }
@@ -167,13 +168,13 @@ static ms_status setup_pool(ms_sim *s, const ms_scene *sc)
   ms_status st = read_grain(s);
   if (st)
     return st;
-  s->cpu_threads = sc->cpu_threads > 0 ? sc->cpu_threads : default_cpu_threads(s);
-  s->chunk = calloc((size_t)s->cpu_threads, sizeof *s->chunk);
-  if (!s->chunk)
+  s->wk.cpu_threads = sc->cpu_threads > 0 ? sc->cpu_threads : default_cpu_threads(s);
+  s->wk.chunk = calloc((size_t)s->wk.cpu_threads, sizeof *s->wk.chunk);
+  if (!s->wk.chunk)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the CPU worker pool");
-  st = ms_pool_create(s->cpu_threads, &s->pool);
+  st = ms_pool_create(s->wk.cpu_threads, &s->wk.pool);
   if (!st)
-    ms_pool_set_spin(s->pool, pool_spin_s(s));
+    ms_pool_set_spin(s->wk.pool, pool_spin_s(s));
   return st;
 }
 
@@ -183,13 +184,13 @@ static ms_status load_rotation(ms_sim *s, const double *rot)
 {
   double *start = NULL;
   if (!rot) {
-    start = calloc(2 * (size_t)s->n_small + 2, sizeof *start);
+    start = calloc(2 * (size_t)s->p.n_small + 2, sizeof *start);
     if (!start)
-      return ms_fail(MS_ERR_RUNTIME, "out of memory for %d small particles", s->n_small);
-    for (int i = 0; i < s->n_small; i++)
-      start[2 * i + 1] = s->small_spin0;
+      return ms_fail(MS_ERR_RUNTIME, "out of memory for %d small particles", s->p.n_small);
+    for (int i = 0; i < s->p.n_small; i++)
+      start[2 * i + 1] = s->p.small_spin0;
   }
-  ms_status st = ms_buffers_add_rotation(&s->buf, &s->cl, rot ? rot : start);
+  ms_status st = ms_buffers_add_rotation(&s->x.buf, &s->cl, rot ? rot : start);
   free(start);
   return st;
 }
@@ -199,23 +200,23 @@ static ms_status load_rotation(ms_sim *s, const double *rot)
 static ms_status load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const double *pos,
                               const double *vel, const double *rot)
 {
-  size_t bytes = (size_t)s->n_small * 2 * sizeof(double);
-  ms_status st = ms_buffers_create(&s->buf, &s->cl, mode, (size_t)s->n_small, s->grid.n_cells,
+  size_t bytes = (size_t)s->p.n_small * 2 * sizeof(double);
+  ms_status st = ms_buffers_create(&s->x.buf, &s->cl, mode, (size_t)s->p.n_small, s->p.grid.n_cells,
                                    cap);
   if (!st)
-    st = ms_buffers_upload(&s->cl, s->buf.pos, pos, bytes);
+    st = ms_buffers_upload(&s->cl, s->x.buf.pos, pos, bytes);
   if (!st)
-    st = ms_buffers_upload(&s->cl, s->buf.vel, vel, bytes);
+    st = ms_buffers_upload(&s->cl, s->x.buf.vel, vel, bytes);
   if (!st)
-    st = ms_buffers_upload(&s->cl, s->buf.shape, s->shape,
-                           (size_t)s->n_small * 2 * sizeof(float));
-  if (!st && s->friction_on)
+    st = ms_buffers_upload(&s->cl, s->x.buf.shape, s->p.shape,
+                           (size_t)s->p.n_small * 2 * sizeof(float));
+  if (!st && s->p.friction_on)
     st = load_rotation(s, rot);
   if (!st)
     st = ms_gpu_bind(s);
-  s->grid_current = 0;
+  s->dev.grid_current = 0;
   ms_ls_list_invalidate(s);
-  s->stats.grid_capacity = (int)s->buf.cap;
+  s->run.stats.grid_capacity = (int)s->x.buf.cap;
   return st;
 }
 
@@ -231,11 +232,11 @@ static ms_status load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const 
  * measures instead. */
 static ms_exchange default_exchange(const ms_sim *s, size_t cap)
 {
-  if (!(s->cl.device_type & CL_DEVICE_TYPE_GPU) || s->n_small == 0)
+  if (!(s->cl.device_type & CL_DEVICE_TYPE_GPU) || s->p.n_small == 0)
     return MS_EXCHANGE_FULL;
-  double n = (double)s->n_small;
+  double n = (double)s->p.n_small;
   double bytes = n * (4 * sizeof(double) + 2 * sizeof(float)) +
-                 (double)s->grid.n_cells * (double)(cap + 1) * sizeof(int);
+                 (double)s->p.grid.n_cells * (double)(cap + 1) * sizeof(int);
   return bytes > 6e6 ? MS_EXCHANGE_ZONE : MS_EXCHANGE_FULL;
 }
 
@@ -267,9 +268,9 @@ static ms_status import_scene_histories(ms_sim *s, const ms_scene_histories *h)
   f.n_ls = (size_t)h->n_ls;
   f.n_ll = (size_t)h->n_ll;
   if (h->small_wall_xi)
-    memcpy(f.small_wall_xi, h->small_wall_xi, 4 * (size_t)s->n_small * sizeof(float));
+    memcpy(f.small_wall_xi, h->small_wall_xi, 4 * (size_t)s->p.n_small * sizeof(float));
   if (h->large_wall_xi)
-    memcpy(f.large_wall_xi, h->large_wall_xi, 4 * (size_t)s->n_large * sizeof(float));
+    memcpy(f.large_wall_xi, h->large_wall_xi, 4 * (size_t)s->p.n_large * sizeof(float));
   st = f.ss && f.ls && f.ll ? ms_sim_friction_import(s, &f)
                             : ms_fail(MS_ERR_RUNTIME, "out of memory for the contact histories");
   ms_friction_state_free(&f);
@@ -284,9 +285,9 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   ms_sim *s = calloc(1, sizeof *s);
   if (!s)
     return ms_fail(MS_ERR_RUNTIME, "out of memory");
-  ms_sync_init(&s->sync);
+  ms_sync_init(&s->run.sync);
   setup_params(s, sc);
-  s->diag = opt && opt->diagnostics;
+  s->p.diag = opt && opt->diagnostics;
   const char *device = opt && opt->device ? opt->device : getenv("MIXSIM_DEVICE");
   const char *kdir = opt && opt->kernel_dir ? opt->kernel_dir : getenv("MIXSIM_KERNEL_DIR");
   if (kdir && !*kdir)
@@ -303,17 +304,17 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st)
     st = setup_pool(s, sc);
   if (!st)
-    st = ms_kernels_build(&s->kern, &s->cl, kdir, s->diag);
+    st = ms_kernels_build(&s->kern, &s->cl, kdir, s->p.diag);
   if (!st)
     st = ms_diss_create(s); /* before the first binding, which passes it */
-  if (!st && s->friction_on)
+  if (!st && s->p.friction_on)
     st = ms_nlist_create(s);
   if (!st && !sc->exchange_given)
-    s->exchange = default_exchange(s, (size_t)sc->grid_capacity);
+    s->p.exchange = default_exchange(s, (size_t)sc->grid_capacity);
   if (!st)
     st = load_buffers(s, sc->buffers, (size_t)sc->grid_capacity, sc->small_pos, sc->small_vel,
                       sc->small_rot); /* (NULL: angle 0 and the scene's spin) */
-  if (!st && s->friction_on && sc->hist.present)
+  if (!st && s->p.friction_on && sc->hist.present)
     st = import_scene_histories(s, &sc->hist);
   if (st) {
     ms_sim_destroy(s);
@@ -327,30 +328,30 @@ void ms_sim_destroy(ms_sim *s)
 {
   if (!s)
     return;
-  ms_zone_release(&s->zone, &s->cl);
+  ms_zone_release(&s->x.zone, &s->cl);
   ms_diss_release(s);
   ms_dl_release(&s->dl);
-  ms_forces_release(&s->forces);
-  ms_nlist_release(&s->nl);
-  ms_ls_list_release(&s->wl);
-  ms_buffers_release(&s->buf, &s->cl);
+  ms_forces_release(&s->dev.forces);
+  ms_nlist_release(&s->dev.nl);
+  ms_ls_list_release(&s->wk.wl);
+  ms_buffers_release(&s->x.buf, &s->cl);
   ms_kernels_release(&s->kern);
   ms_cl_close(&s->cl);
-  ms_sync_destroy(&s->sync);
-  ms_pool_destroy(s->pool);
-  for (int t = 0; s->chunk && t < s->cpu_threads; t++) {
-    free(s->chunk[t].ls);
-    free(s->chunk[t].ll);
-    free(s->chunk[t].key);
+  ms_sync_destroy(&s->run.sync);
+  ms_pool_destroy(s->wk.pool);
+  for (int t = 0; s->wk.chunk && t < s->wk.cpu_threads; t++) {
+    free(s->wk.chunk[t].ls);
+    free(s->wk.chunk[t].ll);
+    free(s->wk.chunk[t].key);
   }
-  free(s->chunk);
-  ms_history_free(&s->hist);
-  free(s->large_prev);
-  free(s->large);
-  free(s->large_origin);
-  free(s->sweep_order);
-  free(s->sweep);
-  free(s->shape);
+  free(s->wk.chunk);
+  ms_history_free(&s->wk.hist);
+  free(s->wk.large_prev);
+  free(s->wk.large);
+  free(s->p.large_origin);
+  free(s->wk.sweep_order);
+  free(s->wk.sweep);
+  free(s->p.shape);
   free(s);
 }
 
@@ -361,52 +362,52 @@ ms_status ms_sim_advance(ms_sim *s, long iterations)
   return ms_pipeline_run(s, iterations);
 }
 
-void ms_sim_set_pipeline(ms_sim *s, ms_pipeline p) { s->pipeline = p; }
+void ms_sim_set_pipeline(ms_sim *s, ms_pipeline p) { s->p.pipeline = p; }
 /* A switch of the exchange or of large_on may start or stop the worker's list (its
  * flags were not kept meanwhile): it is rebuilt at its next use. */
 void ms_sim_set_exchange(ms_sim *s, ms_exchange e)
 {
-  s->exchange = e;
+  s->p.exchange = e;
   ms_ls_list_invalidate(s);
 }
-ms_exchange ms_sim_exchange(const ms_sim *s) { return s->exchange; }
+ms_exchange ms_sim_exchange(const ms_sim *s) { return s->p.exchange; }
 /* Either path starts each advance from the host's large particles (device_large.h). */
 void ms_sim_set_large_on(ms_sim *s, ms_large_on where)
 {
-  s->large_on = where;
+  s->p.large_on = where;
   ms_ls_list_invalidate(s);
 }
-ms_large_on ms_sim_large_on(const ms_sim *s) { return s->large_on; }
-void ms_sim_request_stop(ms_sim *s) { atomic_store(&s->stop_requested, 1); }
-int ms_sim_stop_requested(const ms_sim *s) { return atomic_load(&s->stop_requested); }
-ms_pipeline ms_sim_pipeline(const ms_sim *s) { return s->pipeline; }
-ms_buffer_mode ms_sim_buffers(const ms_sim *s) { return s->buf.mode; }
-long ms_sim_step(const ms_sim *s) { return s->step; }
-int ms_sim_friction_on(const ms_sim *s) { return s->friction_on; }
-const ms_sim_stats *ms_sim_get_stats(const ms_sim *s) { return &s->stats; }
+ms_large_on ms_sim_large_on(const ms_sim *s) { return s->p.large_on; }
+void ms_sim_request_stop(ms_sim *s) { atomic_store(&s->run.stop_requested, 1); }
+int ms_sim_stop_requested(const ms_sim *s) { return atomic_load(&s->run.stop_requested); }
+ms_pipeline ms_sim_pipeline(const ms_sim *s) { return s->p.pipeline; }
+ms_buffer_mode ms_sim_buffers(const ms_sim *s) { return s->x.buf.mode; }
+long ms_sim_step(const ms_sim *s) { return s->run.step; }
+int ms_sim_friction_on(const ms_sim *s) { return s->p.friction_on; }
+const ms_sim_stats *ms_sim_get_stats(const ms_sim *s) { return &s->run.stats; }
 const char *ms_sim_device_name(const ms_sim *s) { return s->cl.device_name; }
 const char *ms_sim_platform_name(const ms_sim *s) { return s->cl.platform_name; }
 int ms_sim_device_is_gpu(const ms_sim *s) { return (s->cl.device_type & CL_DEVICE_TYPE_GPU) != 0; }
 
 void ms_sim_origin(const ms_sim *s, double origin[2])
 {
-  origin[0] = s->origin[0];
-  origin[1] = s->origin[1];
+  origin[0] = s->p.origin[0];
+  origin[1] = s->p.origin[1];
 }
 
-float ms_sim_small_radius(const ms_sim *s, int i) { return s->shape[2 * i]; }
-float ms_sim_small_mass(const ms_sim *s, int i) { return s->shape[2 * i + 1]; }
+float ms_sim_small_radius(const ms_sim *s, int i) { return s->p.shape[2 * i]; }
+float ms_sim_small_mass(const ms_sim *s, int i) { return s->p.shape[2 * i + 1]; }
 
 ms_status ms_sim_set_buffers(ms_sim *s, ms_buffer_mode mode)
 {
-  if (mode == s->buf.mode)
+  if (mode == s->x.buf.mode)
     return MS_OK;
   ms_state st;
   ms_status rc = ms_sim_read_state(s, &st);
   if (rc)
     return rc;
-  size_t cap = s->buf.cap;
-  ms_buffers_release(&s->buf, &s->cl);
+  size_t cap = s->x.buf.cap;
+  ms_buffers_release(&s->x.buf, &s->cl);
   /* F_ls is all zero between iterations, and the grid is rebuilt from the positions. */
   rc = load_buffers(s, mode, cap, st.small_pos, st.small_vel, st.small_rot);
   ms_state_free(&st);
@@ -415,23 +416,23 @@ ms_status ms_sim_set_buffers(ms_sim *s, ms_buffer_mode mode)
 
 ms_status ms_sim_move_large(ms_sim *s, int index, double x, double y)
 {
-  if (index < 0 || index >= s->n_large)
-    return ms_fail(MS_ERR_INPUT, "no large particle %d (there are %d)", index, s->n_large);
+  if (index < 0 || index >= s->p.n_large)
+    return ms_fail(MS_ERR_INPUT, "no large particle %d (there are %d)", index, s->p.n_large);
   if (!isfinite(x) || !isfinite(y))
     return ms_fail(MS_ERR_INPUT, "large particle %d: position is not finite", index);
-  ms_body *L = &s->large[index];
+  ms_body *L = &s->wk.large[index];
   L->x = x;
   L->y = y;
   L->vx = 0.0;
   L->vy = 0.0;
   L->w = 0.0; /* put down at rest: no spin either (friction on) */
-  s->forces.step = -1; /* no step made this state */
-  s->nl.stale = 1; /* friction on: the neighbour list is rebuilt with the grid, as after any
+  s->dev.forces.step = -1; /* no step made this state */
+  s->dev.nl.stale = 1; /* friction on: the neighbour list is rebuilt with the grid, as after any
                       change from outside the run */
   /* The case study rebuilds the grid after a user moves a particle. Our grid holds only
    * small particles, so a moved large one leaves it valid; the rebuild keeps to the
    * prescription and costs one grid build. */
-  s->grid_current = 0;
+  s->dev.grid_current = 0;
   ms_ls_list_invalidate(s);
   return MS_OK;
 }
@@ -439,13 +440,13 @@ ms_status ms_sim_move_large(ms_sim *s, int index, double x, double y)
 /* Friction on: (theta, w) of every particle, small then large, into arrays of the right size. */
 static ms_status read_rotation(ms_sim *s, ms_state *out)
 {
-  size_t ns = (size_t)s->n_small * 2;
-  ms_status st = ms_buffers_download(&s->cl, s->buf.rot, out->small_rot, ns * sizeof(double));
+  size_t ns = (size_t)s->p.n_small * 2;
+  ms_status st = ms_buffers_download(&s->cl, s->x.buf.rot, out->small_rot, ns * sizeof(double));
   if (st)
     return st;
-  for (int i = 0; i < s->n_large; i++) {
-    out->large_rot[2 * i] = s->large[i].theta;
-    out->large_rot[2 * i + 1] = s->large[i].w;
+  for (int i = 0; i < s->p.n_large; i++) {
+    out->large_rot[2 * i] = s->wk.large[i].theta;
+    out->large_rot[2 * i + 1] = s->wk.large[i].w;
   }
   return MS_OK;
 }
@@ -453,15 +454,15 @@ static ms_status read_rotation(ms_sim *s, ms_state *out)
 ms_status ms_sim_state_alloc(const ms_sim *s, ms_state *out)
 {
   memset(out, 0, sizeof *out);
-  size_t ns = (size_t)s->n_small * 2, nl = (size_t)s->n_large * 2;
-  out->n_small = s->n_small;
-  out->n_large = s->n_large;
+  size_t ns = (size_t)s->p.n_small * 2, nl = (size_t)s->p.n_large * 2;
+  out->n_small = s->p.n_small;
+  out->n_large = s->p.n_large;
   out->small_pos = malloc((ns + 1) * sizeof(double));
   out->small_vel = malloc((ns + 1) * sizeof(double));
   out->large_pos = malloc((nl + 1) * sizeof(double));
   out->large_vel = malloc((nl + 1) * sizeof(double));
   int ok = out->small_pos && out->small_vel && out->large_pos && out->large_vel;
-  if (ok && s->friction_on) {
+  if (ok && s->p.friction_on) {
     out->small_rot = malloc((ns + 1) * sizeof(double));
     out->large_rot = malloc((nl + 1) * sizeof(double));
     ok = out->small_rot && out->large_rot;
@@ -475,31 +476,31 @@ ms_status ms_sim_state_alloc(const ms_sim *s, ms_state *out)
 
 ms_status ms_sim_snapshot(ms_sim *s, ms_state *out)
 {
-  size_t ns = (size_t)s->n_small * 2;
-  out->step = s->step;
-  ms_status st = ms_buffers_download(&s->cl, s->buf.pos, out->small_pos, ns * sizeof(double));
+  size_t ns = (size_t)s->p.n_small * 2;
+  out->step = s->run.step;
+  ms_status st = ms_buffers_download(&s->cl, s->x.buf.pos, out->small_pos, ns * sizeof(double));
   if (!st)
-    st = ms_buffers_download(&s->cl, s->buf.vel, out->small_vel, ns * sizeof(double));
+    st = ms_buffers_download(&s->cl, s->x.buf.vel, out->small_vel, ns * sizeof(double));
   if (st)
     return st;
-  for (int i = 0; i < s->n_large; i++) {
-    out->large_pos[2 * i] = s->large[i].x;
-    out->large_pos[2 * i + 1] = s->large[i].y;
-    out->large_vel[2 * i] = s->large[i].vx;
-    out->large_vel[2 * i + 1] = s->large[i].vy;
+  for (int i = 0; i < s->p.n_large; i++) {
+    out->large_pos[2 * i] = s->wk.large[i].x;
+    out->large_pos[2 * i + 1] = s->wk.large[i].y;
+    out->large_vel[2 * i] = s->wk.large[i].vx;
+    out->large_vel[2 * i + 1] = s->wk.large[i].vy;
   }
-  if (s->friction_on && (st = read_rotation(s, out)))
+  if (s->p.friction_on && (st = read_rotation(s, out)))
     return st;
   return out->small_force ? ms_forces_read(s, out->small_force, out->large_force) : MS_OK;
 }
 
 ms_status ms_sim_state_want_forces(ms_sim *s, ms_state *out)
 {
-  out->small_force = malloc(((size_t)s->n_small * 2 + 1) * sizeof(float));
-  out->large_force = malloc(((size_t)s->n_large * 2 + 1) * sizeof(float));
+  out->small_force = malloc(((size_t)s->p.n_small * 2 + 1) * sizeof(float));
+  out->large_force = malloc(((size_t)s->p.n_large * 2 + 1) * sizeof(float));
   if (!out->small_force || !out->large_force)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the forces");
-  s->forces.on = 1;
+  s->dev.forces.on = 1;
   return MS_OK;
 }
 
@@ -522,18 +523,6 @@ void ms_state_free(ms_state *st)
   free(st->small_force);
   free(st->large_force);
   memset(st, 0, sizeof *st);
-}
-
-unsigned long ms_crc32_update(unsigned long crc, const void *p, size_t n)
-{
-  const Bytef *b = p;
-  while (n > 0) {
-    uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
-    crc = crc32(crc, b, chunk);
-    b += chunk;
-    n -= chunk;
-  }
-  return crc;
 }
 
 uint32_t ms_state_hash(const ms_state *st)
@@ -567,64 +556,52 @@ ms_status ms_sim_hash(ms_sim *s, uint32_t *hash)
 ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *small_pos,
                          const double *small_vel, const double *large_state)
 {
-  size_t bytes = (size_t)s->n_small * 2 * sizeof(double);
+  size_t bytes = (size_t)s->p.n_small * 2 * sizeof(double);
   ms_status st = MS_OK;
-  if (capacity != s->buf.cap) {
-    st = ms_buffers_set_capacity(&s->buf, &s->cl, capacity);
+  if (capacity != s->x.buf.cap) {
+    st = ms_buffers_set_capacity(&s->x.buf, &s->cl, capacity);
     if (!st)
       st = ms_gpu_bind(s);
-    s->stats.grid_capacity = (int)s->buf.cap;
+    s->run.stats.grid_capacity = (int)s->x.buf.cap;
   }
   if (!st)
-    st = ms_buffers_upload(&s->cl, s->buf.pos, small_pos, bytes);
+    st = ms_buffers_upload(&s->cl, s->x.buf.pos, small_pos, bytes);
   if (!st)
-    st = ms_buffers_upload(&s->cl, s->buf.vel, small_vel, bytes);
+    st = ms_buffers_upload(&s->cl, s->x.buf.vel, small_vel, bytes);
   if (st)
     return st;
-  for (int i = 0; i < s->n_large; i++) {
-    ms_body *L = &s->large[i];
+  for (int i = 0; i < s->p.n_large; i++) {
+    ms_body *L = &s->wk.large[i];
     L->x = large_state[4 * i];
     L->y = large_state[4 * i + 1];
     L->vx = L->is_static ? 0.0 : large_state[4 * i + 2];
     L->vy = L->is_static ? 0.0 : large_state[4 * i + 3];
   }
-  s->step = step;
-  s->forces.step = -1; /* no step of this run made this state */
-  s->grid_current = 0;
+  s->run.step = step;
+  s->dev.forces.step = -1; /* no step of this run made this state */
+  s->dev.grid_current = 0;
   ms_ls_list_invalidate(s);
   if ((st = ms_diss_reset(s)))
     return st;
   /* The histories belonged to the state left behind: ms_sim_friction_import puts the
    * saved ones back. */
-  return s->friction_on ? ms_nlist_reset(s) : MS_OK;
-}
-
-void ms_friction_state_free(ms_friction_state *f)
-{
-  free(f->small_rot);
-  free(f->large_rot);
-  free(f->small_wall_xi);
-  free(f->large_wall_xi);
-  free(f->ss);
-  free(f->ls);
-  free(f->ll);
-  memset(f, 0, sizeof *f);
+  return s->p.friction_on ? ms_nlist_reset(s) : MS_OK;
 }
 
 ms_status ms_sim_friction_export(ms_sim *s, ms_friction_state *out)
 {
   memset(out, 0, sizeof *out);
-  if (!s->friction_on)
+  if (!s->p.friction_on)
     return ms_fail(MS_ERR_INPUT, "the simulation has no friction state (friction is off)");
-  size_t n = (size_t)s->n_small;
-  out->n_small = s->n_small;
-  out->n_large = s->n_large;
+  size_t n = (size_t)s->p.n_small;
+  out->n_small = s->p.n_small;
+  out->n_large = s->p.n_large;
   out->small_rot = malloc((2 * n + 1) * sizeof *out->small_rot);
   if (!out->small_rot) {
     ms_friction_state_free(out);
     return ms_fail(MS_ERR_RUNTIME, "out of memory exporting the friction state");
   }
-  ms_status st = ms_buffers_download(&s->cl, s->buf.rot, out->small_rot, 2 * n * sizeof(double));
+  ms_status st = ms_buffers_download(&s->cl, s->x.buf.rot, out->small_rot, 2 * n * sizeof(double));
   if (!st)
     st = ms_nlist_export(s, out);
   if (!st)
@@ -636,21 +613,21 @@ ms_status ms_sim_friction_export(ms_sim *s, ms_friction_state *out)
 
 ms_status ms_sim_friction_import(ms_sim *s, const ms_friction_state *in)
 {
-  if (!s->friction_on)
+  if (!s->p.friction_on)
     return ms_fail(MS_ERR_INPUT, "the simulation has no friction state (friction is off)");
-  if ((s->n_small > 0 && !in->small_rot) || (s->n_large > 0 && !in->large_rot))
+  if ((s->p.n_small > 0 && !in->small_rot) || (s->p.n_large > 0 && !in->large_rot))
     return ms_fail(MS_ERR_INPUT, "friction state without the particles' rotation");
-  if (in->n_small != s->n_small || in->n_large != s->n_large)
+  if (in->n_small != s->p.n_small || in->n_large != s->p.n_large)
     return ms_fail(MS_ERR_INPUT, "friction state of %d small and %d large particles, the "
                                  "simulation has %d and %d",
-                   in->n_small, in->n_large, s->n_small, s->n_large);
-  ms_status st = ms_buffers_upload(&s->cl, s->buf.rot, in->small_rot,
-                                   (size_t)s->n_small * 2 * sizeof(double));
+                   in->n_small, in->n_large, s->p.n_small, s->p.n_large);
+  ms_status st = ms_buffers_upload(&s->cl, s->x.buf.rot, in->small_rot,
+                                   (size_t)s->p.n_small * 2 * sizeof(double));
   if (!st)
     st = ms_nlist_import(s, in);
   if (!st)
     st = ms_worker_history_import(s, in);
-  s->grid_current = 0;
+  s->dev.grid_current = 0;
   ms_ls_list_invalidate(s);
   return st;
 }

@@ -30,7 +30,7 @@ static int cell_of(const ms_grid *g, const double *p)
 
 static int bin_small(const ms_sim *s, const ms_state *st, cells *c)
 {
-  const ms_grid *g = &s->grid;
+  const ms_grid *g = &s->p.grid;
   c->first = calloc(g->n_cells + 2, sizeof *c->first);
   c->order = malloc(((size_t)st->n_small + 1) * sizeof *c->order);
   if (!c->first || !c->order)
@@ -47,7 +47,7 @@ static int bin_small(const ms_sim *s, const ms_state *st, cells *c)
 /* Pairs of small particles i < j that touch, over each one's 3 x 3 cells. */
 static long small_small(const ms_sim *s, const ms_state *st, const cells *c)
 {
-  const ms_grid *g = &s->grid;
+  const ms_grid *g = &s->p.grid;
   long n = 0;
   for (int i = 0; i < st->n_small; i++) {
     const double *p = &st->small_pos[2 * i];
@@ -57,7 +57,7 @@ static long small_small(const ms_sim *s, const ms_state *st, const cells *c)
         size_t cell = (size_t)y * (size_t)g->nx + (size_t)x;
         for (size_t k = c->first[cell]; k < c->first[cell + 1]; k++) {
           int j = c->order[k];
-          n += j > i && touching(p, &st->small_pos[2 * j], s->shape[2 * i] + s->shape[2 * j]);
+          n += j > i && touching(p, &st->small_pos[2 * j], s->p.shape[2 * i] + s->p.shape[2 * j]);
         }
       }
   }
@@ -66,19 +66,19 @@ static long small_small(const ms_sim *s, const ms_state *st, const cells *c)
 
 static long large_small(const ms_sim *s, const ms_state *st, const cells *c)
 {
-  const ms_grid *g = &s->grid;
+  const ms_grid *g = &s->p.grid;
   long n = 0;
   for (int i = 0; i < st->n_large && st->n_small > 0; i++) {
     const double *p = &st->large_pos[2 * i];
-    float r = s->large[i].r;
-    ms_cell_rect q = ms_grid_rect(p[0], p[1], (double)r + s->r_small_max, g->inv_cell, g->nx,
+    float r = s->wk.large[i].r;
+    ms_cell_rect q = ms_grid_rect(p[0], p[1], (double)r + s->p.r_small_max, g->inv_cell, g->nx,
                                   g->ny);
     for (int y = q.y0; y <= q.y1; y++)
       for (int x = q.x0; x <= q.x1; x++) {
         size_t cell = (size_t)y * (size_t)g->nx + (size_t)x;
         for (size_t k = c->first[cell]; k < c->first[cell + 1]; k++) {
           int j = c->order[k];
-          n += touching(p, &st->small_pos[2 * j], r + s->shape[2 * j]);
+          n += touching(p, &st->small_pos[2 * j], r + s->p.shape[2 * j]);
         }
       }
   }
@@ -89,13 +89,13 @@ static long large_small(const ms_sim *s, const ms_state *st, const cells *c)
 static long large_large(ms_sim *s, const ms_state *st)
 {
   ms_cpu_sort_sweep(s);
-  const int *o = s->sweep_order;
+  const int *o = s->wk.sweep_order;
   long n = 0;
   for (int a = 0; a < st->n_large; a++) {
-    const ms_body *A = &s->large[o[a]];
+    const ms_body *A = &s->wk.large[o[a]];
     double right = A->x + A->r;
     for (int b = a + 1; b < st->n_large; b++) {
-      const ms_body *B = &s->large[o[b]];
+      const ms_body *B = &s->wk.large[o[b]];
       if (B->x - B->r > right)
         break;
       n += !(A->is_static && B->is_static) &&
@@ -108,8 +108,8 @@ static long large_large(ms_sim *s, const ms_state *st)
 /* A particle touches a wall when a wall pushes it (ms_walls_force's gaps). */
 static int at_wall(const ms_sim *s, const double *p, float r)
 {
-  float gl = (float)p[0], gr = (float)(s->box[0] - p[0]), gb = (float)p[1],
-        gt = (float)(s->box[1] - p[1]);
+  float gl = (float)p[0], gr = (float)(s->p.box[0] - p[0]), gb = (float)p[1],
+        gt = (float)(s->p.box[1] - p[1]);
   return gl < r || gr < r || gb < r || gt < r;
 }
 
@@ -133,14 +133,14 @@ ms_status ms_sim_summarise(ms_sim *s, ms_state_summary *out)
   out->contacts_large_small = large_small(s, &st, &c);
   out->contacts_large_large = large_large(s, &st);
   for (int i = 0; i < st.n_small; i++) {
-    out->contacts_wall += at_wall(s, &st.small_pos[2 * i], s->shape[2 * i]);
-    out->kinetic_energy += kinetic(&st.small_vel[2 * i], s->shape[2 * i + 1]);
+    out->contacts_wall += at_wall(s, &st.small_pos[2 * i], s->p.shape[2 * i]);
+    out->kinetic_energy += kinetic(&st.small_vel[2 * i], s->p.shape[2 * i + 1]);
   }
   for (int i = 0; i < st.n_large; i++) {
-    if (s->large[i].is_static)
+    if (s->wk.large[i].is_static)
       continue;
-    out->contacts_wall += at_wall(s, &st.large_pos[2 * i], s->large[i].r);
-    out->kinetic_energy += kinetic(&st.large_vel[2 * i], s->large[i].m);
+    out->contacts_wall += at_wall(s, &st.large_pos[2 * i], s->wk.large[i].r);
+    out->kinetic_energy += kinetic(&st.large_vel[2 * i], s->wk.large[i].m);
   }
   free(c.first);
   free(c.order);

@@ -77,14 +77,14 @@ static ms_status fit_slots(ms_sim *s, ms_zone *z, size_t need)
   if (z->m_idx && need <= z->room)
     return MS_OK;
   int had = z->m_idx != NULL;
-  size_t room = grown(z->room, need, (size_t)(s->n_small > 0 ? s->n_small : 1));
+  size_t room = grown(z->room, need, (size_t)(s->p.n_small > 0 ? s->p.n_small : 1));
   release_slots(z, &s->cl);
   ms_status st;
   if ((st = mode_buffer(s, z, room * sizeof(int), "zone index", &z->m_idx, &z->c_idx)) ||
       (st = mode_buffer(s, z, room * 2 * sizeof(double), "zone pos", &z->m_pos, &z->c_pos)) ||
       (st = mode_buffer(s, z, room * 2 * sizeof(double), "zone vel", &z->m_vel, &z->c_vel)) ||
       (st = mode_buffer(s, z, room * 2 * sizeof(float), "zone f_ls", &z->m_f, &z->c_f)) ||
-      (s->friction_on &&
+      (s->p.friction_on &&
        ((st = mode_buffer(s, z, room * sizeof(double), "zone spin", &z->m_w, &z->c_w)) ||
         (st = mode_buffer(s, z, room * sizeof(float), "zone torque", &z->m_t, &z->c_t))))) {
     release_slots(z, &s->cl);
@@ -92,8 +92,8 @@ static ms_status fit_slots(ms_sim *s, ms_zone *z, size_t need)
   }
   z->room = room;
   if (had)
-    s->stats.zone_growths++;
-  s->stats.zone_room = (long)room;
+    s->run.stats.zone_growths++;
+  s->run.stats.zone_room = (long)room;
   return MS_OK;
 }
 
@@ -111,7 +111,7 @@ static ms_status fit_spans(ms_sim *s, ms_zone *z, size_t need)
     return st;
   }
   z->span_room = rows;
-  s->stats.zone_rows = (long)rows;
+  s->run.stats.zone_rows = (long)rows;
   return MS_OK;
 }
 
@@ -143,7 +143,7 @@ static ms_status fit_fixed(ms_sim *s, ms_zone *z)
   if (z->m_mark)
     return MS_OK;
   ms_cl *cl = &s->cl;
-  size_t nl = (size_t)s->n_large, cells = s->grid.n_cells;
+  size_t nl = (size_t)s->p.n_large, cells = s->p.grid.n_cells;
   z->lanes = group_lanes(s, &z->per_lane);
   size_t per_block = z->lanes * z->per_lane, blocks = (cells + per_block - 1) / per_block;
   ms_status st;
@@ -179,21 +179,21 @@ static ms_status fit_fixed(ms_sim *s, ms_zone *z)
 /* The buffers follow the sim's buffer mode: a switch remakes them (not a growth). */
 static void follow_mode(ms_sim *s, ms_zone *z)
 {
-  if (z->mode == s->buf.mode)
+  if (z->mode == s->x.buf.mode)
     return;
   release_slots(z, &s->cl);
   release_spans(z, &s->cl);
-  z->mode = s->buf.mode;
+  z->mode = s->x.buf.mode;
 }
 
 ms_status ms_zone_reserve(ms_sim *s, size_t cells)
 {
-  ms_zone *z = &s->zone;
+  ms_zone *z = &s->x.zone;
   if (cells == 0)
     cells = 1;
-  size_t room = cells * s->buf.cap;
-  if (room > (size_t)s->n_small)
-    room = (size_t)(s->n_small > 0 ? s->n_small : 1);
+  size_t room = cells * s->x.buf.cap;
+  if (room > (size_t)s->p.n_small)
+    room = (size_t)(s->p.n_small > 0 ? s->p.n_small : 1);
   follow_mode(s, z);
   release_slots(z, &s->cl);
   ms_status st = fit_slots(s, z, room);
@@ -206,12 +206,12 @@ ms_status ms_zone_reserve(ms_sim *s, size_t cells)
  * spans. Returns the number of rows in all. */
 static size_t rectangles(ms_sim *s, ms_zone *z)
 {
-  const ms_grid *g = &s->grid;
+  const ms_grid *g = &s->p.grid;
   int *rect = z->up_rect.ptr, *up_base = z->up_base.ptr;
   size_t rows = 0;
-  for (int i = 0; i < s->n_large; i++) {
-    const ms_body *L = &s->large[i];
-    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->r_small_max, g->inv_cell,
+  for (int i = 0; i < s->p.n_large; i++) {
+    const ms_body *L = &s->wk.large[i];
+    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->p.r_small_max, g->inv_cell,
                                   g->nx, g->ny);
     int *r = &rect[4 * i];
     r[0] = q.x0;
@@ -221,7 +221,7 @@ static size_t rectangles(ms_sim *s, ms_zone *z)
     z->base[i] = up_base[i] = (int)rows;
     rows += (size_t)(r[3] - r[2] + 1);
   }
-  z->base[s->n_large] = (int)rows;
+  z->base[s->p.n_large] = (int)rows;
   return rows;
 }
 
@@ -231,10 +231,10 @@ static size_t first_room(const ms_sim *s, const ms_zone *z)
 {
   const int *r = z->up_rect.ptr;
   double cells = 0.0;
-  for (int i = 0; i < s->n_large; i++, r += 4)
+  for (int i = 0; i < s->p.n_large; i++, r += 4)
     cells += (double)(r[1] - r[0] + 1) * (double)(r[3] - r[2] + 1);
-  double room = cells * (double)s->n_small / (double)s->grid.n_cells + ZONE_MIN_ROOM;
-  return room < (double)s->n_small ? (size_t)room : (size_t)s->n_small;
+  double room = cells * (double)s->p.n_small / (double)s->p.grid.n_cells + ZONE_MIN_ROOM;
+  return room < (double)s->p.n_small ? (size_t)room : (size_t)s->p.n_small;
 }
 
 /* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
@@ -253,8 +253,8 @@ typedef struct zone_events {
 
 static ms_status mark_and_count(ms_sim *s, ms_zone *z, zone_events *e)
 {
-  int rows = (int)z->n_spans, nl = s->n_large, nx = s->grid.nx, cells = (int)z->n_cells;
-  int cap = (int)s->buf.cap, blocks = (int)z->n_blocks, per_lane = (int)z->per_lane;
+  int rows = (int)z->n_spans, nl = s->p.n_large, nx = s->p.grid.nx, cells = (int)z->n_cells;
+  int cap = (int)s->x.buf.cap, blocks = (int)z->n_blocks, per_lane = (int)z->per_lane;
   ARG(MS_K_ZONE_MARK, 0, rows);
   ARG(MS_K_ZONE_MARK, 1, nl);
   ARG(MS_K_ZONE_MARK, 2, z->m_rect);
@@ -267,7 +267,7 @@ static ms_status mark_and_count(ms_sim *s, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_BLOCKS, 2, cap);
   ARG(MS_K_ZONE_BLOCKS, 3, z->stamp);
   ARG(MS_K_ZONE_BLOCKS, 4, z->m_mark);
-  ARG(MS_K_ZONE_BLOCKS, 5, s->buf.count);
+  ARG(MS_K_ZONE_BLOCKS, 5, s->x.buf.count);
   ARG(MS_K_ZONE_BLOCKS, 6, z->m_block);
   ARG(MS_K_ZONE_SCAN, 0, blocks);
   ARG(MS_K_ZONE_SCAN, 1, z->m_block);
@@ -291,10 +291,10 @@ static ms_status gather_spin(ms_sim *s, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_SPIN, 0, room);
   ARG(MS_K_ZONE_SPIN, 1, z->m_totals);
   ARG(MS_K_ZONE_SPIN, 2, z->m_idx);
-  ARG(MS_K_ZONE_SPIN, 3, s->buf.rot);
+  ARG(MS_K_ZONE_SPIN, 3, s->x.buf.rot);
   ARG(MS_K_ZONE_SPIN, 4, z->m_w);
   if (e->ev[MS_K_ZONE_SPIN]) { /* again after growing: keep the first's time */
-    ms_trace_kernel(&s->trace, MS_K_ZONE_SPIN, e->ev[MS_K_ZONE_SPIN]);
+    ms_trace_kernel(&s->run.trace, MS_K_ZONE_SPIN, e->ev[MS_K_ZONE_SPIN]);
     e->ev[MS_K_ZONE_SPIN] = 0;
   }
   return run(s, MS_K_ZONE_SPIN, z->room, &e->ev[MS_K_ZONE_SPIN]);
@@ -302,7 +302,7 @@ static ms_status gather_spin(ms_sim *s, ms_zone *z, zone_events *e)
 
 static ms_status gather(ms_sim *s, ms_zone *z, zone_events *e)
 {
-  const ms_buffers *b = &s->buf;
+  const ms_buffers *b = &s->x.buf;
   int cells = (int)z->n_cells, cap = (int)b->cap, room = (int)z->room;
   int per_lane = (int)z->per_lane;
   ARG(MS_K_ZONE_GATHER, 0, cells);
@@ -321,24 +321,24 @@ static ms_status gather(ms_sim *s, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_GATHER, 13, z->m_pos);
   ARG(MS_K_ZONE_GATHER, 14, z->m_vel);
   if (e->ev[MS_K_ZONE_GATHER]) { /* a second gather after growing: keep the first's time */
-    ms_trace_kernel(&s->trace, MS_K_ZONE_GATHER, e->ev[MS_K_ZONE_GATHER]);
+    ms_trace_kernel(&s->run.trace, MS_K_ZONE_GATHER, e->ev[MS_K_ZONE_GATHER]);
     e->ev[MS_K_ZONE_GATHER] = 0;
   }
   ms_status st = ms_kernels_run_groups_on(&s->kern, s->cl.zone_queue, MS_K_ZONE_GATHER,
                                          z->n_blocks, z->lanes, &e->ev[MS_K_ZONE_GATHER]);
   ms_trace_device("queue: zone", MS_K_ZONE_GATHER, st ? NULL : e->ev[MS_K_ZONE_GATHER]);
-  return st || !s->friction_on ? st : gather_spin(s, z, e);
+  return st || !s->p.friction_on ? st : gather_spin(s, z, e);
 }
 
 static ms_status spans(ms_sim *s, ms_zone *z, zone_events *e)
 {
-  int rows = (int)z->n_spans, nl = s->n_large, nx = s->grid.nx, cap = (int)s->buf.cap;
+  int rows = (int)z->n_spans, nl = s->p.n_large, nx = s->p.grid.nx, cap = (int)s->x.buf.cap;
   ARG(MS_K_ZONE_SPANS, 0, rows);
   ARG(MS_K_ZONE_SPANS, 1, nl);
   ARG(MS_K_ZONE_SPANS, 2, z->m_rect);
   ARG(MS_K_ZONE_SPANS, 3, z->m_base);
   ARG(MS_K_ZONE_SPANS, 4, nx);
-  ARG(MS_K_ZONE_SPANS, 5, cap); ARG(MS_K_ZONE_SPANS, 6, s->buf.count);
+  ARG(MS_K_ZONE_SPANS, 5, cap); ARG(MS_K_ZONE_SPANS, 6, s->x.buf.count);
   ARG(MS_K_ZONE_SPANS, 7, z->m_first); ARG(MS_K_ZONE_SPANS, 8, z->m_span);
   return run(s, MS_K_ZONE_SPANS, z->n_spans, &e->ev[MS_K_ZONE_SPANS]);
 }
@@ -350,7 +350,7 @@ static ms_status scatter_torque(ms_sim *s, ms_zone *z, cl_event *ev)
   ARG(MS_K_ZONE_TORQUE, 0, slots);
   ARG(MS_K_ZONE_TORQUE, 1, z->m_idx);
   ARG(MS_K_ZONE_TORQUE, 2, z->m_t);
-  ARG(MS_K_ZONE_TORQUE, 3, s->buf.t_ls);
+  ARG(MS_K_ZONE_TORQUE, 3, s->x.buf.t_ls);
   return run(s, MS_K_ZONE_TORQUE, z->n_slots, ev);
 }
 
@@ -360,7 +360,7 @@ static ms_status scatter(ms_sim *s, ms_zone *z, cl_event *ev)
   ARG(MS_K_ZONE_SCATTER, 0, slots);
   ARG(MS_K_ZONE_SCATTER, 1, z->m_idx);
   ARG(MS_K_ZONE_SCATTER, 2, z->m_f);
-  ARG(MS_K_ZONE_SCATTER, 3, s->buf.f_ls);
+  ARG(MS_K_ZONE_SCATTER, 3, s->x.buf.f_ls);
   return run(s, MS_K_ZONE_SCATTER, z->n_slots, ev);
 }
 
@@ -370,7 +370,7 @@ static void book(ms_sim *s, zone_events *e, int ok)
     if (!e->ev[k])
       continue;
     if (ok)
-      ms_trace_kernel(&s->trace, k, e->ev[k]);
+      ms_trace_kernel(&s->run.trace, k, e->ev[k]);
     else
       clReleaseEvent(e->ev[k]);
     e->ev[k] = 0;
@@ -498,12 +498,12 @@ static ms_status complete(ms_sim *s, ms_zone *z, zone_events *e, double *down)
     if ((st = fit_slots(s, z, n)) || (st = gather(s, z, e)))
       return st;
     st = slots_down(z, cl, 0, n, CL_TRUE);
-    *down += (double)n * SLOT_DOWN(s->friction_on);
+    *down += (double)n * SLOT_DOWN(s->p.friction_on);
   } else if (n > z->expect) {
     if (z->mode == MS_BUFFERS_SHARED && (st = unmap_slots(z, cl)))
       return st;
     st = slots_down(z, cl, z->expect, n, CL_TRUE);
-    *down += (double)(n - z->expect) * SLOT_DOWN(s->friction_on);
+    *down += (double)(n - z->expect) * SLOT_DOWN(s->p.friction_on);
   }
   z->n_slots = n;
   /* Next time read what this one had, with an eighth to spare. */
@@ -514,7 +514,7 @@ static ms_status complete(ms_sim *s, ms_zone *z, zone_events *e, double *down)
 
 static void count_stats(ms_sim *s, const ms_zone *z, double bytes)
 {
-  ms_sim_stats *st = &s->stats;
+  ms_sim_stats *st = &s->run.stats;
   st->zone_iterations++;
   st->zone_cells_total += (long)z->n_marked;
   st->zone_particles_total += (long)z->n_slots;
@@ -542,7 +542,7 @@ static ms_status next_stamp(ms_sim *s, ms_zone *z)
 static ms_status rectangles_up(ms_sim *s, ms_zone *z)
 {
   cl_command_queue q = s->cl.zone_queue;
-  size_t nl = (size_t)s->n_large;
+  size_t nl = (size_t)s->p.n_large;
   ms_status st = ms_xfer_write(q, "queue: zone", z->m_rect, nl * 4 * sizeof(int), z->up_rect.ptr,
                                "zone rectangles");
   if (!st)
@@ -553,11 +553,11 @@ static ms_status rectangles_up(ms_sim *s, ms_zone *z)
 
 ms_status ms_zone_begin(ms_sim *s)
 {
-  ms_zone *z = &s->zone;
+  ms_zone *z = &s->x.zone;
   ms_cl *cl = &s->cl;
   z->n_slots = z->n_marked = z->n_spans = 0;
   follow_mode(s, z);
-  if (s->n_large == 0 || s->n_small == 0) {
+  if (s->p.n_large == 0 || s->p.n_small == 0) {
     count_stats(s, z, 0.0);
     return MS_OK;
   }
@@ -576,7 +576,7 @@ ms_status ms_zone_begin(ms_sim *s)
   if (z->expect == 0 || z->expect > z->room)
     z->expect = z->room;
   zone_events e = {{0}};
-  double down = (double)z->expect * SLOT_DOWN(s->friction_on);
+  double down = (double)z->expect * SLOT_DOWN(s->p.friction_on);
   if (!(st = rectangles_up(s, z)) && !(st = mark_and_count(s, z, &e)) &&
       !(st = gather(s, z, &e)) && !(st = spans(s, z, &e)) && !(st = all_down(z, cl)))
     st = complete(s, z, &e, &down);
@@ -586,8 +586,8 @@ ms_status ms_zone_begin(ms_sim *s)
   memset(z->h_f, 0, z->n_slots * 2 * sizeof(float)); /* F_ls starts at +0.0f too */
   if (z->h_t)
     memset(z->h_t, 0, z->n_slots * sizeof(float)); /* and t_ls */
-  double up = (double)s->n_large * 5 * sizeof(int) +
-              (double)z->n_slots * SLOT_UP(s->friction_on);
+  double up = (double)s->p.n_large * 5 * sizeof(int) +
+              (double)z->n_slots * SLOT_UP(s->p.friction_on);
   count_stats(s, z, up + down + (double)(z->n_spans + 1) * 2 * sizeof(int));
   return MS_OK;
 }
@@ -603,7 +603,7 @@ static void forget_event(ms_sim *s, cl_event *ev, int kernel)
   cl_command_type type = 0;
   clGetEventInfo(*ev, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL);
   if (status == CL_COMPLETE && type == CL_COMMAND_NDRANGE_KERNEL)
-    ms_trace_kernel(&s->trace, kernel, *ev);
+    ms_trace_kernel(&s->run.trace, kernel, *ev);
   else
     clReleaseEvent(*ev);
   *ev = NULL;
@@ -617,9 +617,9 @@ static void forget_scattered(ms_sim *s, ms_zone *z)
 
 ms_status ms_zone_end(ms_sim *s)
 {
-  ms_zone *z = &s->zone;
+  ms_zone *z = &s->x.zone;
   ms_cl *cl = &s->cl;
-  if (s->n_large == 0 || s->n_small == 0 || !z->h_totals)
+  if (s->p.n_large == 0 || s->p.n_small == 0 || !z->h_totals)
     return MS_OK;
   ms_status st = MS_OK;
   if (z->mode == MS_BUFFERS_SHARED) {
@@ -658,7 +658,7 @@ ms_status ms_zone_end(ms_sim *s)
 
 double ms_zone_full_bytes(const ms_sim *s)
 {
-  const ms_buffers *b = &s->buf;
+  const ms_buffers *b = &s->x.buf;
   double v2 = (double)b->n_small * 2 * sizeof(float), d2 = (double)b->n_small * 2 * sizeof(double);
   double cb = (double)b->n_cells * sizeof(int), ib = cb * (double)b->cap;
   /* pos, vel, the grid down; F_ls down (shared maps it for reading too) and up; with

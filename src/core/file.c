@@ -132,3 +132,15 @@ int ms_file_crc32(const char *path, uint32_t *crc, uint64_t *bytes)
   *crc = (uint32_t)c;
   return 0;
 }
+
+unsigned long ms_crc32_update(unsigned long crc, const void *p, size_t n)
+{
+  const Bytef *b = p;
+  while (n > 0) {
+    uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
+    crc = crc32(crc, b, chunk);
+    b += chunk;
+    n -= chunk;
+  }
+  return crc;
+}

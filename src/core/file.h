@@ -22,6 +22,10 @@ FILE *ms_open_regular(const char *path, long max_bytes, char *why, size_t size);
  * it cannot be opened or read. */
 int ms_file_crc32(const char *path, uint32_t *crc, uint64_t *bytes);
 
+/* zlib's crc32 of n bytes, continued from `crc`: crc32 takes a 32-bit length, so large
+ * arrays go in pieces (the CRC is the same). For the state hash and checkpoints. */
+unsigned long ms_crc32_update(unsigned long crc, const void *p, size_t n);
+
 /* One line as ms_read_line read it. */
 typedef struct ms_line {
   size_t len;   /* bytes stored in the buffer, '\n' included, NULs included */

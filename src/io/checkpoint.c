@@ -160,19 +160,19 @@ static const layout gravity_layout = {1, 1, gravity_fields,
  * the device this run has. */
 static ms_status capacity_field(const char *path, const cimage *im, const ms_sim *s)
 {
-  int64_t grown = ((int64_t)s->n_small + 3) / 4 * 4;
+  int64_t grown = ((int64_t)s->p.n_small + 3) / 4 * 4;
   int64_t max = grown > MS_GRID_MAX_CAPACITY ? grown : MS_GRID_MAX_CAPACITY;
   if (im->capacity < 1 || im->capacity > max)
     return ms_ck_refuse_field(path, "grid capacity",
                         "= %ld is outside [1, %lld] (the [grid] capacity limit %d, or the %d "
                         "small particles rounded up to 4, which the grid can grow to)",
-                        (long)im->capacity, (long long)max, MS_GRID_MAX_CAPACITY, s->n_small);
+                        (long)im->capacity, (long long)max, MS_GRID_MAX_CAPACITY, s->p.n_small);
   ms_device_limits lim;
   ms_status st = ms_buffers_limits(&s->cl, &lim);
   if (st)
     return st;
   char why[512];
-  if (!ms_buffers_fit(&lim, s->buf.mode, (uint64_t)s->n_small, s->grid.n_cells,
+  if (!ms_buffers_fit(&lim, s->x.buf.mode, (uint64_t)s->p.n_small, s->p.grid.n_cells,
                       (uint64_t)im->capacity, why, sizeof why))
     return ms_ck_refuse_field(path, "grid capacity", "= %ld does not fit the device: %s",
                         (long)im->capacity, why);
@@ -216,12 +216,12 @@ static ms_status sim_counts(const char *path, const void *v, const void *ctx, in
   const ms_sim *s = ctx;
   if (section == 1)
     return friction_counts(path, im, s);
-  if (im->n_small != s->n_small)
+  if (im->n_small != s->p.n_small)
     return ms_ck_refuse_field(path, "n_small", "= %ld: particle counts differ from the scene (%d)",
-                        (long)im->n_small, s->n_small);
-  if (im->n_large != s->n_large)
+                        (long)im->n_small, s->p.n_small);
+  if (im->n_large != s->p.n_large)
     return ms_ck_refuse_field(path, "n_large", "= %ld: particle counts differ from the scene (%d)",
-                        (long)im->n_large, s->n_large);
+                        (long)im->n_large, s->p.n_large);
   return MS_OK;
 }
 
@@ -275,7 +275,7 @@ static ms_status friction_fields(const char *path, const cimage *im)
 static void say_far_centres(const char *path, const char *field, const double *v, size_t n,
                             size_t stride, const ms_sim *s)
 {
-  double w = s->box[0], h = s->box[1];
+  double w = s->p.box[0], h = s->p.box[1];
   size_t far = 0, first = 0;
   for (size_t i = 0; i < n; i++) {
     double x = v[stride * i], y = v[stride * i + 1];
@@ -286,8 +286,8 @@ static void say_far_centres(const char *path, const char *field, const double *v
     ms_warn("checkpoint '%s': field '%s' has %zu particle(s) more than the box's width or height "
             "outside the box (%g, %g .. %g, %g), first #%zu at (%.17g, %.17g); loaded (the walls "
             "push them back, and the last good state of a failing run can hold such particles)",
-            path, field, far, s->origin[0], s->origin[1], s->origin[0] + w, s->origin[1] + h,
-            first, s->origin[0] + v[stride * first], s->origin[1] + v[stride * first + 1]);
+            path, field, far, s->p.origin[0], s->p.origin[1], s->p.origin[0] + w, s->p.origin[1] + h,
+            first, s->p.origin[0] + v[stride * first], s->p.origin[1] + v[stride * first + 1]);
 }
 
 static ms_status sim_fields(const char *path, const void *v, const void *ctx)
@@ -298,7 +298,7 @@ static ms_status sim_fields(const char *path, const void *v, const void *ctx)
   if ((st = ms_ck_counter(path, "step", im->step, MS_STEPS_MAX,
                           "the most steps a run takes (10^15)")) ||
       (st = capacity_field(path, im, s)) ||
-      (st = ms_ck_counter(path, "largest overflow", im->max_overflow, s->n_small,
+      (st = ms_ck_counter(path, "largest overflow", im->max_overflow, s->p.n_small,
                           "the number of small particles")) ||
       (st = ms_ck_counter(path, "grid builds", im->grid_builds, 0, NULL)) ||
       (st = ms_ck_counter(path, "overflowed builds", im->overflow_builds, im->grid_builds,
@@ -346,32 +346,32 @@ static ms_status capture_friction(ms_sim *s, cimage *im)
 static ms_status capture(ms_sim *s, cimage *im)
 {
   memset(im, 0, sizeof *im);
-  im->n_small = s->n_small;
-  im->n_large = s->n_large;
-  im->step = s->step;
-  im->capacity = (int32_t)s->buf.cap;
-  im->max_overflow = s->stats.max_cell_count;
-  im->grid_builds = s->stats.grid_builds;
-  im->overflow_builds = s->stats.overflow_builds;
-  im->capacity_growths = s->stats.capacity_growths;
-  im->outside_events = s->stats.outside_events;
+  im->n_small = s->p.n_small;
+  im->n_large = s->p.n_large;
+  im->step = s->run.step;
+  im->capacity = (int32_t)s->x.buf.cap;
+  im->max_overflow = s->run.stats.max_cell_count;
+  im->grid_builds = s->run.stats.grid_builds;
+  im->overflow_builds = s->run.stats.overflow_builds;
+  im->capacity_growths = s->run.stats.capacity_growths;
+  im->outside_events = s->run.stats.outside_events;
   if (!c_alloc(im)) {
     c_release(im);
     return ms_fail(MS_ERR_RUNTIME, "out of memory for a checkpoint of %d + %d particles",
                    im->n_small, im->n_large);
   }
   ms_status st;
-  if ((st = ms_buffers_download(&s->cl, s->buf.pos, im->small_pos, sz_cimage_small_pos(im))) ||
-      (st = ms_buffers_download(&s->cl, s->buf.vel, im->small_vel, sz_cimage_small_vel(im)))) {
+  if ((st = ms_buffers_download(&s->cl, s->x.buf.pos, im->small_pos, sz_cimage_small_pos(im))) ||
+      (st = ms_buffers_download(&s->cl, s->x.buf.vel, im->small_vel, sz_cimage_small_vel(im)))) {
     c_release(im);
     return st;
   }
-  for (int i = 0; i < s->n_large; i++) {
+  for (int i = 0; i < s->p.n_large; i++) {
     double *L = &im->large_state[4 * i];
-    L[0] = s->large[i].x;
-    L[1] = s->large[i].y;
-    L[2] = s->large[i].vx;
-    L[3] = s->large[i].vy;
+    L[0] = s->wk.large[i].x;
+    L[1] = s->wk.large[i].y;
+    L[2] = s->wk.large[i].vx;
+    L[3] = s->wk.large[i].vy;
   }
   if (ms_sim_friction_on(s) && (st = capture_friction(s, im)))
     c_release(im);
@@ -389,11 +389,11 @@ static ms_status restore(ms_sim *s, const cimage *im)
     st = ms_sim_friction_import(s, &f);
   }
   if (!st) {
-    s->stats.grid_builds = im->grid_builds;
-    s->stats.overflow_builds = im->overflow_builds;
-    s->stats.capacity_growths = im->capacity_growths;
-    s->stats.outside_events = im->outside_events;
-    s->stats.max_cell_count = im->max_overflow;
+    s->run.stats.grid_builds = im->grid_builds;
+    s->run.stats.overflow_builds = im->overflow_builds;
+    s->run.stats.capacity_growths = im->capacity_growths;
+    s->run.stats.outside_events = im->outside_events;
+    s->run.stats.max_cell_count = im->max_overflow;
   }
   return st;
 }

@@ -74,7 +74,7 @@ ms_status ms_dump_state(const char *dump_path, ms_sim *s)
               dump_path);
     return MS_OK;
   }
-  state_ctx c = {.grid_radius = s->r_small_max, .step = ms_sim_step(s)};
+  state_ctx c = {.grid_radius = s->p.r_small_max, .step = ms_sim_step(s)};
   if (ms_file_crc32(dump_path, &c.crc, &c.bytes) != 0)
     return ms_fail(MS_ERR_RUNTIME, "cannot read the dump '%s' back for its state: %s", dump_path,
                    strerror(errno));

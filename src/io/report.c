@@ -36,24 +36,24 @@ static double per_iter_ms(double total_s, long iterations)
  * pipeline exists to reduce. */
 static double idle_fraction(const ms_sim *s, ms_thread_id th)
 {
-  const ms_thread_trace *t = &s->trace.thread[th];
+  const ms_thread_trace *t = &s->run.trace.thread[th];
   double idle = t->total_s[MS_PHASE_WAIT_SYNC1] + t->total_s[MS_PHASE_WAIT_SYNC2];
-  return s->trace.wall_s > 0 ? idle / s->trace.wall_s : 0.0;
+  return s->run.trace.wall_s > 0 ? idle / s->run.trace.wall_s : 0.0;
 }
 
 static void print_thread(FILE *out, const ms_sim *s, ms_thread_id th, const char *title,
                          const ms_phase *phases, int n)
 {
-  const ms_thread_trace *t = &s->trace.thread[th];
-  long it = s->trace.iterations;
-  int copied = s->buf.mode == MS_BUFFERS_COPIED;
+  const ms_thread_trace *t = &s->run.trace.thread[th];
+  long it = s->run.trace.iterations;
+  int copied = s->x.buf.mode == MS_BUFFERS_COPIED;
   double sum = 0.0;
   fprintf(out, "  %s\n", title);
   for (int i = 0; i < n; i++) {
     double tot = t->total_s[phases[i]];
     sum += tot;
     fprintf(out, "    %-18s %9.4f ms/it  %6.1f%%\n", ms_phase_name(phases[i], copied),
-            per_iter_ms(tot, it), s->trace.wall_s > 0 ? 100.0 * tot / s->trace.wall_s : 0.0);
+            per_iter_ms(tot, it), s->run.trace.wall_s > 0 ? 100.0 * tot / s->run.trace.wall_s : 0.0);
   }
   fprintf(out, "    %-18s %9.4f ms/it\n", "(sum)", per_iter_ms(sum, it));
   fprintf(out, "    %-18s %9.1f %% of the run waiting at sync 1 and sync 2\n", "idle",
@@ -139,14 +139,14 @@ static void print_auto(FILE *out, const ms_sim *s, const ms_tuner *t)
 
 void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
 {
-  const ms_trace *t = &s->trace;
-  const ms_sim_stats *st = &s->stats;
+  const ms_trace *t = &s->run.trace;
+  const ms_sim_stats *st = &s->run.stats;
   long it = t->iterations;
   fprintf(out, "device    %s [%s]\n", s->cl.device_name, s->cl.platform_name);
   fprintf(out, "run       %ld iterations, %d small + %d large, large on %s, pipeline %s, "
-               "buffers %s, exchange %s, %d CPU worker thread%s\n", it, s->n_small, s->n_large,
-          ms_large_on_name(s->large_on), ms_pipeline_name(s->pipeline), ms_buffer_mode_name(s->buf.mode),
-          ms_exchange_name(s->exchange), s->cpu_threads, s->cpu_threads == 1 ? "" : "s");
+               "buffers %s, exchange %s, %d CPU worker thread%s\n", it, s->p.n_small, s->p.n_large,
+          ms_large_on_name(s->p.large_on), ms_pipeline_name(s->p.pipeline), ms_buffer_mode_name(s->x.buf.mode),
+          ms_exchange_name(s->p.exchange), s->wk.cpu_threads, s->wk.cpu_threads == 1 ? "" : "s");
   if (info->tuner)
     print_auto(out, s, info->tuner);
   fprintf(out, "speed     %.1f iterations/s, %.4f ms/iteration\n",
@@ -155,8 +155,8 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
   print_thread(out, s, MS_THREAD_GPU, "GPU manager thread", gpu_phases, COUNT(gpu_phases));
   print_thread(out, s, MS_THREAD_CPU, "CPU worker thread", cpu_phases, COUNT(cpu_phases));
   fprintf(out, "  CPU worker's threads, busy in large-small, large-large and integrate large\n   ");
-  for (int i = 0; i < s->cpu_threads; i++)
-    fprintf(out, " %s%.4f", i ? "/ " : "", per_iter_ms(ms_pool_busy_s(s->pool, i), it));
+  for (int i = 0; i < s->wk.cpu_threads; i++)
+    fprintf(out, " %s%.4f", i ? "/ " : "", per_iter_ms(ms_pool_busy_s(s->wk.pool, i), it));
   fprintf(out, " ms/it\n");
   if (info->writer_used) /* --output: the writer thread, and the simulation's waits for it */
     fprintf(out, "  writer thread (--output)\n    %-18s %9.4f ms/it  %ld frames\n    %-18s %9.4f "
@@ -175,7 +175,7 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
   if (st->nlist_capacity > 0) /* friction on: the small particles' neighbour list */
     fprintf(out, "nlist     %d slots per particle, %ld builds, %ld overflowed (%ld growths)\n",
             st->nlist_capacity, st->nlist_builds, st->nlist_overflow_builds, st->nlist_growths);
-  if (s->n_large > 0 && s->n_small > 0) /* the CPU worker's large-small list */
+  if (s->p.n_large > 0 && s->p.n_small > 0) /* the CPU worker's large-small list */
     fprintf(out, "wlist     %s, %ld builds in the %ld iterations that used it, %.1f entries per "
                  "large particle\n",
             st->worker_list ? "on" : "off", st->worker_list_builds, st->worker_list_iterations,
@@ -185,7 +185,7 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
                "kinetic energy %.9g J/m\n",
           sm->contacts_small_small, sm->contacts_large_small, sm->contacts_large_large,
           sm->contacts_wall, sm->kinetic_energy);
-  fprintf(out, "state hash %08x (step %ld)\n", info->hash, s->step);
+  fprintf(out, "state hash %08x (step %ld)\n", info->hash, s->run.step);
 }
 
 typedef struct json_ctx {
@@ -195,12 +195,12 @@ typedef struct json_ctx {
 
 static void json_phases(FILE *f, const ms_sim *s, ms_thread_id th, const ms_phase *phases, int n)
 {
-  const ms_thread_trace *t = &s->trace.thread[th];
+  const ms_thread_trace *t = &s->run.trace.thread[th];
   fputs("{", f);
   for (int i = 0; i < n; i++)
     fprintf(f, "%s\n      \"%s\": {\"total_s\": %.9g, \"ms_per_iteration\": %.9g}",
             i ? "," : "", phase_key(phases[i]), t->total_s[phases[i]],
-            per_iter_ms(t->total_s[phases[i]], s->trace.iterations));
+            per_iter_ms(t->total_s[phases[i]], s->run.trace.iterations));
   fputs("\n    }", f);
 }
 
@@ -259,8 +259,8 @@ static int write_json(FILE *f, void *arg)
 {
   const json_ctx *c = arg;
   const ms_sim *s = c->s;
-  const ms_trace *t = &s->trace;
-  const ms_sim_stats *st = &s->stats;
+  const ms_trace *t = &s->run.trace;
+  const ms_sim_stats *st = &s->run.stats;
   long it = t->iterations;
   fputs("{\n  \"scene\": ", f);
   ms_json_string(f, c->info->scene_path);
@@ -272,18 +272,18 @@ static int write_json(FILE *f, void *arg)
   ms_json_string(f, s->cl.driver_version);
   fprintf(f, ",\n  \"device_is_gpu\": %s", (s->cl.device_type & CL_DEVICE_TYPE_GPU) ? "true" : "false");
   fprintf(f, ",\n  \"pipeline\": \"%s\",\n  \"buffers\": \"%s\",\n  \"exchange\": \"%s\"",
-          ms_pipeline_name(s->pipeline), ms_buffer_mode_name(s->buf.mode),
-          ms_exchange_name(s->exchange));
-  fprintf(f, ",\n  \"large_on\": \"%s\"", ms_large_on_name(s->large_on));
+          ms_pipeline_name(s->p.pipeline), ms_buffer_mode_name(s->x.buf.mode),
+          ms_exchange_name(s->p.exchange));
+  fprintf(f, ",\n  \"large_on\": \"%s\"", ms_large_on_name(s->p.large_on));
   if (c->info->tuner)
     json_auto(f, c->info->tuner);
   fprintf(f, ",\n  \"cpu_threads\": %d,\n  \"cpu_threads_busy_ms_per_iteration\": [",
-          s->cpu_threads);
-  for (int i = 0; i < s->cpu_threads; i++)
-    fprintf(f, "%s%.9g", i ? ", " : "", per_iter_ms(ms_pool_busy_s(s->pool, i), it));
+          s->wk.cpu_threads);
+  for (int i = 0; i < s->wk.cpu_threads; i++)
+    fprintf(f, "%s%.9g", i ? ", " : "", per_iter_ms(ms_pool_busy_s(s->wk.pool, i), it));
   fputs("]", f);
-  fprintf(f, ",\n  \"small_particles\": %d,\n  \"large_particles\": %d", s->n_small, s->n_large);
-  fprintf(f, ",\n  \"iterations\": %ld,\n  \"step\": %ld", it, s->step);
+  fprintf(f, ",\n  \"small_particles\": %d,\n  \"large_particles\": %d", s->p.n_small, s->p.n_large);
+  fprintf(f, ",\n  \"iterations\": %ld,\n  \"step\": %ld", it, s->run.step);
   fprintf(f, ",\n  \"wall_s\": %.9g,\n  \"iterations_per_s\": %.9g,\n  \"ms_per_iteration\": %.9g",
           t->wall_s, t->wall_s > 0 ? (double)it / t->wall_s : 0.0, per_iter_ms(t->wall_s, it));
   fprintf(f, ",\n  \"state_hash\": \"%08x\"", c->info->hash);
@@ -368,7 +368,7 @@ static int write_csv(FILE *f, void *arg)
     write_rot(f, st->small_rot, i);
   }
   for (int i = 0; i < st->n_large; i++) {
-    const ms_body *L = &c->s->large[i];
+    const ms_body *L = &c->s->wk.large[i];
     fprintf(f, "large,%d,%.17g,%.17g,%.17g,%.17g,%.9g,%.9g,%d", i, o[0] + st->large_pos[2 * i],
             o[1] + st->large_pos[2 * i + 1], st->large_vel[2 * i], st->large_vel[2 * i + 1],
             (double)L->r, (double)L->m, L->is_static);

@@ -313,7 +313,7 @@ static ms_status collision_fixed(ms_series *s, ms_sim *sim)
     s->mass[i] = ms_sim_small_mass(sim, i);
   }
   for (int i = s->n_small; i < s->n; i++) {
-    const ms_body *L = &sim->large[i - s->n_small];
+    const ms_body *L = &sim->wk.large[i - s->n_small];
     s->radius[i] = L->r;
     s->mass[i] = L->m;
     s->kind[i] = L->is_static ? 2 : 1;
@@ -323,7 +323,7 @@ static ms_status collision_fixed(ms_series *s, ms_sim *sim)
     if (!(st = ms_sim_state_alloc(sim, &s->slots[i].st)))
       st = ms_sim_state_want_forces(sim, &s->slots[i].st);
   ms_diag_setup ds = {s->n, s->n_small, s->radius, s->mass, s->kind, {s->box[0], s->box[1]},
-                      {sim->gx, sim->gy}, s->dt, sim->k};
+                      {sim->p.gx, sim->p.gy}, s->dt, sim->p.k};
   if (!st && s->o.diagnostics)
     st = ms_diag_open(s->o.dir, &ds, &s->diag);
   return st;
@@ -348,12 +348,12 @@ ms_status ms_series_open(const ms_series_options *o, ms_sim *sim, ms_series **ou
     return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
   s->o = *o;
   s->last_step = -1;
-  s->n_small = sim->n_small;
-  s->n = sim->n_small + sim->n_large;
+  s->n_small = sim->p.n_small;
+  s->n = sim->p.n_small + sim->p.n_large;
   s->rot = ms_sim_friction_on(sim);
-  s->dt = sim->dt;
-  s->box[0] = sim->box[0];
-  s->box[1] = sim->box[1];
+  s->dt = sim->p.dt;
+  s->box[0] = sim->p.box[0];
+  s->box[1] = sim->p.box[1];
   ms_sim_origin(sim, s->origin);
   ms_status st = alloc_common(s);
   if (!st)

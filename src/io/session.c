@@ -8,12 +8,12 @@
 static void totals(const ms_sim *s, ms_mode_account *a)
 {
   memset(a, 0, sizeof *a);
-  a->iterations = s->trace.iterations;
-  a->wall_s = s->trace.wall_s;
+  a->iterations = s->run.trace.iterations;
+  a->wall_s = s->run.trace.wall_s;
   for (int th = 0; th < MS_THREAD_COUNT; th++)
     for (int p = 0; p < MS_PHASE_COUNT; p++)
       if (p != MS_PHASE_WAIT_SYNC1 && p != MS_PHASE_WAIT_SYNC2)
-        a->busy_s[th] += s->trace.thread[th].total_s[p];
+        a->busy_s[th] += s->run.trace.thread[th].total_s[p];
 }
 
 void ms_session_begin(ms_session *ss, const ms_sim *sim) { totals(sim, &ss->mark); }
@@ -22,8 +22,8 @@ void ms_session_end(ms_session *ss, const ms_sim *sim)
 {
   ms_mode_account now;
   totals(sim, &now);
-  int p = sim->pipeline == MS_PIPELINE_NAIVE ? 0 : 1;
-  int b = sim->buf.mode == MS_BUFFERS_SHARED ? 0 : 1;
+  int p = sim->p.pipeline == MS_PIPELINE_NAIVE ? 0 : 1;
+  int b = sim->x.buf.mode == MS_BUFFERS_SHARED ? 0 : 1;
   ms_mode_account *a = &ss->mode[p][b];
   long done = now.iterations - ss->mark.iterations;
   if (done <= 0)
@@ -38,20 +38,20 @@ void ms_session_end(ms_session *ss, const ms_sim *sim)
 
 void ms_session_leave(ms_session *ss, const ms_sim *old)
 {
-  const ms_trace *t = &old->trace;
+  const ms_trace *t = &old->run.trace;
   for (int th = 0; th < MS_THREAD_COUNT; th++)
     ss->carried.thread[th] = t->thread[th];
   memcpy(ss->carried.kernel_s, t->kernel_s, sizeof ss->carried.kernel_s);
   memcpy(ss->carried.kernel_count, t->kernel_count, sizeof ss->carried.kernel_count);
   ss->carried.iterations = t->iterations;
   ss->carried.wall_s = t->wall_s;
-  ss->carried.stats = old->stats;
+  ss->carried.stats = old->run.stats;
   ss->resets++;
 }
 
 void ms_session_enter(const ms_session *ss, ms_sim *s)
 {
-  ms_trace *t = &s->trace;
+  ms_trace *t = &s->run.trace;
   for (int th = 0; th < MS_THREAD_COUNT; th++)
     for (int p = 0; p < MS_PHASE_COUNT; p++) {
       t->thread[th].total_s[p] += ss->carried.thread[th].total_s[p];
@@ -66,7 +66,7 @@ void ms_session_enter(const ms_session *ss, ms_sim *s)
   t->wall_s += ss->carried.wall_s;
   /* The counters, not the state: capacity and grid size are the new simulation's. */
   const ms_sim_stats *o = &ss->carried.stats;
-  ms_sim_stats *n = &s->stats;
+  ms_sim_stats *n = &s->run.stats;
   n->iterations += o->iterations;
   n->grid_builds += o->grid_builds;
   n->overflow_builds += o->overflow_builds;

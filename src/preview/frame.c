@@ -70,35 +70,35 @@ ms_status ms_frame_capture(ms_frame *f, ms_sim *s)
   /* Floats are plenty for pixels, measured from the box's corner as the state is. */
   f->box[0] = 0.0f;
   f->box[1] = 0.0f;
-  f->box[2] = (float)s->box[0];
-  f->box[3] = (float)s->box[1];
-  f->small_radius = s->r_small_max;
+  f->box[2] = (float)s->p.box[0];
+  f->box[3] = (float)s->p.box[1];
+  f->small_radius = s->p.r_small_max;
   f->n_small = st.n_small;
   f->n_large = st.n_large;
   f->n_static = 0;
   for (size_t i = 0; i < (size_t)st.n_small * 2; i++)
     f->small_pos[i] = (float)st.small_pos[i];
   for (int i = 0; i < st.n_small; i++)
-    f->small_r[i] = s->shape[2 * i];
+    f->small_r[i] = s->p.shape[2 * i];
   for (size_t i = 0; i < (size_t)st.n_large * 2; i++)
     f->large_pos[i] = (float)st.large_pos[i];
   for (int i = 0; i < st.n_large; i++) {
-    f->large_radius[i] = s->large[i].r;
-    f->large_static[i] = (unsigned char)(s->large[i].is_static != 0);
+    f->large_radius[i] = s->wk.large[i].r;
+    f->large_static[i] = (unsigned char)(s->wk.large[i].is_static != 0);
     f->n_static += f->large_static[i];
   }
   capture_rotation(f, &st);
   f->step = st.step;
   ms_state_free(&st);
 
-  const ms_trace *t = &s->trace;
+  const ms_trace *t = &s->run.trace;
   f->advance_t0 = t->advance_t0;
   f->n_events = ms_trace_last_advance(t, f->events, 2 * MS_TRACE_RING);
   f->iterations = (int)(t->iterations - t->advance_first_iteration);
   f->sim_rate = t->wall_s > 0 ? (double)t->iterations / t->wall_s : 0.0;
   snprintf(f->device, sizeof f->device, "%s", s->cl.device_name);
-  f->pipeline = s->pipeline;
-  f->buffers = s->buf.mode;
+  f->pipeline = s->p.pipeline;
+  f->buffers = s->x.buf.mode;
   return MS_OK;
 }
 

@@ -1,0 +1,55 @@
+/* What both threads read and neither writes during an advance: the physical parameters
+ * as the kernels take them, the grid's geometry, the run's choices, and the large
+ * particle as the worker and the device-only path keep it. Set at creation, by a restore
+ * and by the public setters between advances (mixsim/sim.h). */
+#ifndef MS_COLLISION_PARAMS_H
+#define MS_COLLISION_PARAMS_H
+
+#include <stddef.h>
+
+#include "mixsim/scene.h"
+
+/* Grid geometry: cells of one largest small diameter covering the box from the
+ * frame's origin. */
+typedef struct ms_grid {
+  double inv_cell;
+  int nx, ny;
+  size_t n_cells;
+} ms_grid;
+
+/* A large particle as the CPU worker keeps it (simulation frame). */
+typedef struct ms_body {
+  double x, y, vx, vy;
+  float fx, fy; /* force accumulated this iteration */
+  float r, m;
+  int is_static;
+  double theta, w; /* angle and spin (anticlockwise), stepped only with friction on */
+  float torque;    /* accumulated this iteration like fx, fy */
+} ms_body;
+
+typedef struct ms_params {
+  double dt, gx, gy;
+  float k, two_zeta;  /* stiffness; 2 zeta from the restitution (dashpots per pair) */
+  double box[2];      /* width and height: the walls are x = 0, w and y = 0, h */
+  double origin[2];   /* the box's min corner in scene coordinates */
+  float r_small_max;  /* the largest small radius (the grid cell is twice it) */
+  float *shape;       /* (radius, mass) of each small particle, as on the device */
+  int n_small, n_large;
+  double max_speed2;  /* squared speed limit, 0: none */
+  /* Friction (docs/friction.md): on when mu, mu_r or mu_wall > 0; off, every path is the
+   * frictionless program's. kt is absolute (the scene's ratio times k); c_t of a pair is
+   * ms_tangential_dashpot(two_zeta, kt, m_eff). */
+  int friction_on;
+  float mu, mu_r, mu_wall, kt;
+  double small_spin0; /* the scene's initial spin of every small particle */
+  int diag;           /* --diagnostics: the program and the worker keep dissipation */
+  ms_grid grid;
+  ms_large_origin *large_origin; /* the scene's sections, to name a particle in messages */
+  int n_large_origin;
+  /* The run's choices (mixsim/scene.h), changed only between advances. */
+  ms_pipeline pipeline;
+  ms_exchange exchange; /* what the worker maps or reads: the zone or the full arrays */
+  ms_large_on large_on; /* where the large particles are stepped: CPU worker or device */
+} ms_params;
+
+#endif

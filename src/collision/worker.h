@@ -1,0 +1,67 @@
+/* The CPU worker's state: the large particles and everything it keeps to step them.
+ * Touched only by the worker's thread (and its pool's helpers, each in its own chunk)
+ * during an advance; by the caller's thread between advances. The large particles'
+ * positions reach the manager only through what the exchange publishes at sync 2
+ * (collision/crossing.h); nothing here is read by the manager during an advance. */
+#ifndef MS_COLLISION_WORKER_H
+#define MS_COLLISION_WORKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collision/history.h"
+#include "collision/ls_list.h"
+#include "collision/params.h"
+
+/* A force the CPU worker found on small particle j, added to F_ls after the pool's
+ * job, in the one-thread order. */
+typedef struct ms_ls_contact {
+  int j;
+  float fx, fy;
+  float t; /* friction on: the torque on it */
+} ms_ls_contact;
+
+/* A touching large pair (a left of b in the sweep) and the force of b on a. */
+typedef struct ms_ll_pair {
+  int a, b;
+  float fx, fy;
+  float ta, tb, xi; /* friction on: the torques on a and b, the new history */
+  double lost;      /* --diagnostics: the energy it dissipated this step (with friction:
+                       spring storage not taken off, see worker_friction.c) */
+} ms_ll_pair;
+
+/* What one pool thread found in its chunk this iteration. */
+typedef struct ms_worker_chunk {
+  ms_ls_contact *ls;
+  size_t n_ls, ls_cap;
+  ms_ll_pair *ll;
+  size_t n_ll, ll_cap;
+  int begin, end;    /* integration: the chunk's particles */
+  int failed;        /* ... its first failing particle, -1: none */
+  int failed_finite; /* ... and whether its state was finite (too fast) */
+  uint64_t *key;     /* large-small with the list: one large particle's candidates */
+  size_t key_cap;
+} ms_worker_chunk;
+
+struct ms_pool;       /* collision/worker_pool.h */
+struct ms_sweep_item; /* collision/cpu_worker.c */
+
+typedef struct ms_worker {
+  ms_body *large;
+  ms_body *large_prev;         /* the large particles before this iteration's integration */
+  int *sweep_order;            /* large particles sorted by left edge, for large-large */
+  struct ms_sweep_item *sweep; /* their extents in that order */
+  int cpu_threads;             /* the CPU worker and its pool's helpers */
+  int cpu_grain;               /* MIXSIM_CPU_GRAIN; 0: each phase's own */
+  struct ms_pool *pool;
+  ms_worker_chunk *chunk;      /* cpu_threads */
+  ms_worker_history hist;      /* friction on: the contact histories */
+  ms_ls_list wl;               /* the large-small list (exchange = full) */
+  /* --diagnostics: the energy dissipated per large particle (its large-small,
+   * large-large and wall contacts), and what the large-large springs stored, taken off
+   * (friction; dissipation.c). */
+  double *diss_large;
+  double diss_worker;
+} ms_worker;
+
+#endif
