@@ -4,7 +4,7 @@
  * mixing entries. */
 #include <stdlib.h>
 
-#include "collision/history.h"
+#include "collision/worker/history.h"
 #include "harness.h"
 
 static const char *filter;

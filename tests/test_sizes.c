@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/buffers.h"
-#include "collision/cpu_worker.h"
+#include "collision/exchange/buffers.h"
+#include "collision/worker/cpu_worker.h"
 #include "harness.h"
 #include "shared/grid.h"
 

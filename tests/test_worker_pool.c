@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/worker_pool.h"
+#include "collision/worker/worker_pool.h"
 #include "harness.h"
 
 static const char *filter;

@@ -24,7 +24,7 @@
 #include "io/output_paths.h"
 #include "io/report.h"
 #include "io/trace_json.h"
-#include "collision/trace.h"
+#include "collision/base/trace.h"
 #include "gravity/ranks.h"
 
 typedef struct cli {

@@ -61,9 +61,9 @@
  */
 #include "collision/pipeline.h"
 
-#include "collision/cpu_worker.h"
-#include "collision/device_large.h"
-#include "collision/gpu_manager.h"
+#include "collision/worker/cpu_worker.h"
+#include "collision/device_only/device_large.h"
+#include "collision/device/gpu_manager.h"
 
 #include <pthread.h>
 

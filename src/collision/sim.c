@@ -9,9 +9,9 @@
 #include <zlib.h>
 
 #include "collision/dissipation.h"
-#include "collision/gpu_manager.h"
+#include "collision/device/gpu_manager.h"
 #include "collision/pipeline.h"
-#include "collision/worker_pool.h"
+#include "collision/worker/worker_pool.h"
 #include "core/number.h"
 #include "shared/contact.h"
 #include "shared/grid.h"

@@ -7,15 +7,15 @@
 #include <stdatomic.h>
 
 #include "cl/runtime.h"
-#include "collision/crossing.h"
-#include "collision/device.h"
-#include "collision/device_large.h"
-#include "collision/friction_state.h"
-#include "collision/kernels.h"
-#include "collision/params.h"
+#include "collision/exchange/crossing.h"
+#include "collision/device/device.h"
+#include "collision/device_only/device_large.h"
+#include "collision/base/friction_state.h"
+#include "collision/base/kernels.h"
+#include "collision/base/params.h"
 #include "collision/sync.h"
-#include "collision/trace.h"
-#include "collision/worker.h"
+#include "collision/base/trace.h"
+#include "collision/worker/worker.h"
 #include "mixsim/sim.h"
 
 /* Testing only: a fault planted at one point of one iteration of one thread, so tests

@@ -4,7 +4,7 @@
  * each other in the last force computation's sense. */
 #include "collision/sim_internal.h"
 
-#include "collision/cpu_worker.h"
+#include "collision/worker/cpu_worker.h"
 
 #include <stdlib.h>
 

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/ls_list.h"
+#include "collision/worker/ls_list.h"
 #include "collision/sim_internal.h"
-#include "collision/worker_pool.h"
+#include "collision/worker/worker_pool.h"
 #include "io/dump_state_out.h"
 #include "io/output_file.h"
 

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "collision/trace.h"
+#include "collision/base/trace.h"
 #include "mixsim/sim.h"
 
 typedef struct ms_mode_account {

@@ -6,7 +6,7 @@
 
 #include "mixsim/gravity.h"
 #include "mixsim/sim.h"
-#include "collision/trace.h"
+#include "collision/base/trace.h"
 
 typedef struct ms_frame {
   ms_mode mode; /* which scene view draws it */

@@ -11,7 +11,7 @@
 #include "core/number.h"
 #include "io/png_out.h"
 #include "preview/preview.h"
-#include "collision/trace.h"
+#include "collision/base/trace.h"
 
 int ms_preview_built(void) { return 1; }
 

@@ -1,5 +1,5 @@
 /* The GPU manager's kernels: argument binding, small-small collisions, integration. */
-#include "collision/gpu_manager.h"
+#include "collision/device/gpu_manager.h"
 
 /* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
 #define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)

@@ -1,14 +1,14 @@
 /* The device-only baseline's host side (large_on = device): the large particles'
  * buffers, their upload and read-back around an advance, the large cell list and its
  * growth, and the enqueueing of kernels/large.cl on the manager's queue. */
-#include "collision/device_large.h"
+#include "collision/device_only/device_large.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/cpu_worker.h"
-#include "collision/gpu_manager.h"
+#include "collision/worker/cpu_worker.h"
+#include "collision/device/gpu_manager.h"
 #include "collision/sim_internal.h"
 #include "shared/grid.h"
 

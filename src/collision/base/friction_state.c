@@ -1,5 +1,5 @@
 /* The friction state's storage (collision/friction_state.h). */
-#include "collision/friction_state.h"
+#include "collision/base/friction_state.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
 #ifndef MS_ZONE_H
 #define MS_ZONE_H
 
-#include "collision/buffers.h"
+#include "collision/exchange/buffers.h"
 
 typedef struct ms_zone {
   ms_buffer_mode mode; /* of the per-slot and read-back buffers: the sim's buffer mode */

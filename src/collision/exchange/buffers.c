@@ -1,5 +1,5 @@
 /* Shared (mapped) versus copied buffers for the data the CPU worker touches. */
-#include "collision/buffers.h"
+#include "collision/exchange/buffers.h"
 #include "cl/trace_events.h"
 
 #include <limits.h>

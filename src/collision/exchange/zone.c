@@ -1,7 +1,7 @@
 /* The contact zone's host side: the large particles' rectangles sent up, the kernels of
  * kernels/zone.cl on the worker's queue, the zone buffers in both buffer modes and
  * their growth (collision/zone.h). */
-#include "collision/zone.h"
+#include "collision/exchange/zone.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #define MS_DEVICE_LARGE_H
 
 #include "cl/runtime.h"
-#include "collision/device_friction.h"
+#include "collision/device_only/device_friction.h"
 
 /* The large cell list's first slots per cell; it grows when a cell's list overflows. */
 #define MS_DL_FIRST_CAPACITY 4

@@ -4,9 +4,9 @@
  * helpers and caller first poll the generation and the count for that long before they
  * sleep on the condition variables: waking fifteen sleeping threads through one lock
  * costs tens of microseconds per job, and an iteration has four jobs. */
-#include "collision/worker_pool.h"
+#include "collision/worker/worker_pool.h"
 
-#include "collision/trace.h"
+#include "collision/base/trace.h"
 #include "core/clock.h"
 
 #include <pthread.h>

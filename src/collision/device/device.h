@@ -7,7 +7,7 @@
 
 #include "cl/runtime.h"
 #include "collision/forces.h"
-#include "collision/nlist.h"
+#include "collision/device/nlist.h"
 
 #define MS_PENDING_MAX 16
 

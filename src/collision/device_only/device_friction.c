@@ -1,15 +1,15 @@
 /* Friction on the device-only path (collision/device_friction.h): buffers, the lists'
  * room, the exchange with the host's ms_worker_history, and the enqueueing of
  * kernels/large_friction.cl. */
-#include "collision/device_friction.h"
+#include "collision/device_only/device_friction.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/gpu_manager.h"
+#include "collision/device/gpu_manager.h"
 #include "collision/sim_internal.h"
-#include "collision/worker_friction.h"
+#include "collision/worker/worker_friction.h"
 
 #define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
 

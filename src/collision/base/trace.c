@@ -1,5 +1,5 @@
 /* Phase timing by wall clock and by OpenCL profiling. */
-#include "collision/trace.h"
+#include "collision/base/trace.h"
 
 #include "core/clock.h"
 #include "mixsim/scene.h"

@@ -1,7 +1,7 @@
 /* Large particles on the CPU worker and its pool (worker_pool.h). Each phase splits its
  * loop over the pool's threads and then adds the results in the one-thread order, so
  * the state does not depend on the thread count. */
-#include "collision/cpu_worker.h"
+#include "collision/worker/cpu_worker.h"
 
 #include "core/grow.h"
 
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/ls_list.h"
-#include "collision/worker_friction.h"
-#include "collision/worker_pool.h"
+#include "collision/worker/ls_list.h"
+#include "collision/worker/worker_friction.h"
+#include "collision/worker/worker_pool.h"
 #include "shared/contact.h"
 #include "shared/grid.h"
 

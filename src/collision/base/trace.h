@@ -4,7 +4,7 @@
 #ifndef MS_TRACE_H
 #define MS_TRACE_H
 
-#include "collision/kernels.h"
+#include "collision/base/kernels.h"
 #include "cl/trace_events.h"
 #include "core/clock.h"
 

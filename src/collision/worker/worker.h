@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collision/history.h"
-#include "collision/ls_list.h"
-#include "collision/params.h"
+#include "collision/worker/history.h"
+#include "collision/worker/ls_list.h"
+#include "collision/base/params.h"
 
 /* A force the CPU worker found on small particle j, added to F_ls after the pool's
  * job, in the one-thread order. */

@@ -3,7 +3,7 @@
  * rolling torque of kernels/shared/friction.h, in the conventions of docs/friction.md
  * (n from i to j, t = (-n.y, n.x), both torques +r F_t, the rolling torque M on i and -M
  * on j). A static large particle acts with infinite mass and inertia and never spins. */
-#include "collision/worker_friction.h"
+#include "collision/worker/worker_friction.h"
 
 #include "core/grow.h"
 

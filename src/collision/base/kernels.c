@@ -1,5 +1,5 @@
 /* Building the collision program and enqueueing its kernels. */
-#include "collision/kernels.h"
+#include "collision/base/kernels.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,13 +1,13 @@
 /* The small particles' neighbour list with contact history (collision/nlist.h): its
  * buffers, the rebuild when a particle has moved half the skin, the growth of its slots,
  * and the export and import of the small side of the friction state. */
-#include "collision/nlist.h"
+#include "collision/device/nlist.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/gpu_manager.h"
+#include "collision/device/gpu_manager.h"
 #include "collision/sim_internal.h"
 
 #define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)

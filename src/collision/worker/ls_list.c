@@ -1,7 +1,7 @@
 /* The CPU worker's Verlet list for large-small (collision/ls_list.h): when it is rebuilt,
  * its build over the pool, and the candidates it gives each iteration, in the walk's
  * order. */
-#include "collision/ls_list.h"
+#include "collision/worker/ls_list.h"
 
 #include "core/grow.h"
 
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "collision/sim_internal.h"
-#include "collision/worker_pool.h"
+#include "collision/worker/worker_pool.h"
 #include "shared/contact.h"
 #include "shared/grid.h"
 

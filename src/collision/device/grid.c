@@ -1,5 +1,5 @@
 /* Building the uniform grid on the device and handling what the build reports. */
-#include "collision/gpu_manager.h"
+#include "collision/device/gpu_manager.h"
 
 #include <math.h>
 

@@ -3,7 +3,7 @@
  * of the friction state (ms_friction_state, sim_internal.h): the large particles'
  * rotation, their wall displacements and the large-small and large-large histories,
  * exported for checkpoints and tests and imported after a restore. */
-#include "collision/history.h"
+#include "collision/worker/history.h"
 
 #include "core/grow.h"
 

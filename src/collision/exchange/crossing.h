@@ -10,8 +10,8 @@
 #ifndef MS_COLLISION_CROSSING_H
 #define MS_COLLISION_CROSSING_H
 
-#include "collision/buffers.h"
-#include "collision/zone.h"
+#include "collision/exchange/buffers.h"
+#include "collision/exchange/zone.h"
 
 typedef struct ms_crossing {
   ms_buffers buf;
