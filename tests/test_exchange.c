@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "collision/sim_internal.h"
+#include "collision/exchange/zone.h"
 #include "harness.h"
 #include "mixsim/mixsim.h"
 
@@ -38,7 +39,7 @@ static int run_hash(const run_spec *r, uint32_t *hash, ms_sim_stats *stats)
   ms_sim *sim = NULL;
   int rc = ms_sim_create(&sc, NULL, &sim) ? -1 : 0;
   if (!rc && r->reserve)
-    rc = ms_zone_reserve(sim, (size_t)r->reserve) ? -1 : 0;
+    rc = ms_zone_reserve(&sim->ctx, (size_t)r->reserve) ? -1 : 0;
   long done = 0, chunk = r->switch_every ? r->switch_every : r->steps;
   while (!rc && done < r->steps) {
     long n = chunk < r->steps - done ? chunk : r->steps - done;

@@ -134,32 +134,29 @@ static void test_sweep_order_matches_insertion_sort(void)
 {
   for (int round = 0; round < 3; round++) {
     int n = round == 0 ? 7 : round == 1 ? 1000 : 20000;
-    ms_sim *s = calloc(1, sizeof *s);
-    ENSURE(s);
-    s->p.n_large = n;
-    s->wk.large = make_bodies(n);
-    s->wk.sweep_order = malloc((size_t)n * sizeof(int));
+    ms_worker wk = {0}, *w = &wk;
+    w->large = make_bodies(n);
+    w->sweep_order = malloc((size_t)n * sizeof(int));
     int *ref = malloc((size_t)n * sizeof(int));
-    int ok = s->wk.large && s->wk.sweep_order && ref;
+    int ok = w->large && w->sweep_order && ref;
     for (int i = 0; ok && i < n; i++)
-      s->wk.sweep_order[i] = i;
+      w->sweep_order[i] = i;
     for (int move = 0; ok && move < 4; move++) {
       if (move == 0)
-        shuffle(s->wk.sweep_order, n);
+        shuffle(w->sweep_order, n);
       for (int i = 0; move > 0 && i < n; i++) /* a few bodies jump, or all shift a bit */
         if (move == 3 || next_rand() % 50 == 0)
-          s->wk.large[i].x += (float)((int)(next_rand() % 9) - 4) * (move == 3 ? 4.0f : 0.125f);
-      memcpy(ref, s->wk.sweep_order, (size_t)n * sizeof(int));
-      reference_order(ref, s->wk.large, n);
-      ms_cpu_sort_sweep(s);
-      ok = memcmp(ref, s->wk.sweep_order, (size_t)n * sizeof(int)) == 0;
+          w->large[i].x += (float)((int)(next_rand() % 9) - 4) * (move == 3 ? 4.0f : 0.125f);
+      memcpy(ref, w->sweep_order, (size_t)n * sizeof(int));
+      reference_order(ref, w->large, n);
+      ms_cpu_sort_sweep(w, n);
+      ok = memcmp(ref, w->sweep_order, (size_t)n * sizeof(int)) == 0;
       if (!ok)
         fprintf(stderr, "n = %d, move %d: the order differs\n", n, move);
     }
     free(ref);
-    free(s->wk.large);
-    free(s->wk.sweep_order);
-    free(s);
+    free(w->large);
+    free(w->sweep_order);
     ENSURE(ok);
   }
 }

@@ -4,17 +4,9 @@
 #ifndef MS_COLLISION_FORCES_H
 #define MS_COLLISION_FORCES_H
 
-#include "cl/runtime.h"
+#include "collision/device/device.h"
 
 struct ms_sim;
-
-typedef struct ms_kept_forces {
-  int on;            /* --output asked for them (ms_sim_state_want_forces) */
-  cl_mem buf;        /* float2: F_ss then F_ls of the small particles, then the large
-                        particles' forces when the device stepped them */
-  long step;         /* the step those forces produced; -1: none */
-  int large_device;  /* the large particles' are in `buf` (else in large[].fx, fy) */
-} ms_kept_forces;
 
 /* On the manager's queue, in iteration `step` once F_ss and F_ls (and, large_on = device,
  * the large forces) are complete and before the integration clears F_ls: copies them

@@ -61,9 +61,11 @@
  */
 #include "collision/pipeline.h"
 
-#include "collision/worker/cpu_worker.h"
-#include "collision/device_only/device_large.h"
 #include "collision/device/gpu_manager.h"
+#include "collision/device_only/device_large.h"
+#include "collision/exchange/zone.h"
+#include "collision/forces.h"
+#include "collision/worker/cpu_worker.h"
 
 #include <pthread.h>
 
@@ -148,20 +150,20 @@ static ms_status gpu_iteration(ms_sim *s, ms_pipeline p, long step, int more)
    * first of an advance, whose grid the previous advance built to check its end. */
   mark(step);
   if (!s->dev.grid_current) {
-    TRY(ms_gpu_build_grid(s, step));
+    TRY(ms_gpu_build_grid(&s->ctx, &s->dev, step));
     TRY(request_exchange(s));
   }
   TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BEFORE_SYNC1, step));
   TRY(meet(s, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC1));
-  TRY(ms_gpu_collide(s));
+  TRY(ms_gpu_collide(&s->ctx, &s->dev));
   TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BETWEEN_SYNCS, step));
   TRY(meet(s, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC2));
   if (ms_forces_due(s, more)) /* --output: before the integration clears F_ls */
     TRY(ms_forces_keep(s, step));
-  TRY(ms_gpu_integrate(s));
+  TRY(ms_gpu_integrate(&s->ctx, &s->dev));
   if (p == MS_PIPELINE_REORDERED) {
     mark(step + 1); /* the next iteration's grid */
-    TRY(ms_gpu_build_grid(s, step + 1));
+    TRY(ms_gpu_build_grid(&s->ctx, &s->dev, step + 1));
     if (more)
       TRY(request_exchange(s));
   }
@@ -176,28 +178,28 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
   double t0 = ms_now();
   int zone = s->p.exchange == MS_EXCHANGE_ZONE;
-  TRY(zone ? ms_zone_begin(s) : ms_buffers_host_begin(&s->x.buf, &s->cl));
+  TRY(zone ? ms_zone_begin(&s->ctx, s->wk.large) : ms_buffers_host_begin(&s->x.buf, &s->cl));
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
-  ms_status ls = ms_cpu_large_small(s); /* fails only out of memory */
+  ms_status ls = ms_cpu_large_small(&s->ctx, &s->wk); /* fails only out of memory */
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL, t0);
-  ms_status end = zone ? ms_zone_end(s) : ms_buffers_host_end(&s->x.buf, &s->cl); /* even then */
+  ms_status end = zone ? ms_zone_end(&s->ctx) : ms_buffers_host_end(&s->x.buf, &s->cl); /* even then */
   TRY(ls);
   TRY(end);
   if (!zone)
-    s->run.stats.exchange_bytes += ms_zone_full_bytes(s);
+    s->run.stats.exchange_bytes += ms_zone_full_bytes(&s->ctx);
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_OUT, t0);
   if (p == MS_PIPELINE_NAIVE) {
-    TRY(ms_cpu_large_large(s));
+    TRY(ms_cpu_large_large(&s->ctx, &s->wk));
     ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
   }
   TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BETWEEN_SYNCS, step));
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC2));
   t0 = ms_now();
   if (p == MS_PIPELINE_REORDERED) {
-    TRY(ms_cpu_large_large(s));
+    TRY(ms_cpu_large_large(&s->ctx, &s->wk));
     t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
   }
-  TRY(ms_cpu_integrate(s, step));
+  TRY(ms_cpu_integrate(&s->ctx, &s->wk, step));
   ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_INTEGRATE, t0);
   return fault(s, MS_THREAD_CPU, MS_FAULT_AFTER_SYNC2, step);
 }
@@ -220,9 +222,9 @@ static void *gpu_manager_main(void *arg)
   /* Naive: check the final state now (see the top of this file). */
   if (!job->status && job->done > 0 && !s->dev.grid_current) {
     mark(s->run.step + job->done);
-    job->status = ms_gpu_build_grid(s, s->run.step + job->done);
+    job->status = ms_gpu_build_grid(&s->ctx, &s->dev, s->run.step + job->done);
   }
-  ms_status fin = ms_gpu_finish(s);
+  ms_status fin = ms_gpu_finish(&s->ctx, &s->dev);
   if (!job->status)
     job->status = fin;
   if (job->status || s->run.halted)
@@ -254,18 +256,18 @@ static ms_status device_iteration(ms_sim *s, long step, int more)
 {
   mark(step);
   if (!s->dev.grid_current)
-    TRY(ms_gpu_build_grid(s, step));
+    TRY(ms_gpu_build_grid(&s->ctx, &s->dev, step));
   TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BEFORE_SYNC1, step));
-  TRY(ms_gpu_collide(s));
-  TRY(ms_dl_forces(s));
+  TRY(ms_gpu_collide(&s->ctx, &s->dev));
+  TRY(ms_dl_forces(&s->ctx, &s->dev, &s->dl, &s->wk));
   TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BETWEEN_SYNCS, step));
   if (ms_forces_due(s, more))
     TRY(ms_forces_keep(s, step));
-  TRY(ms_gpu_integrate(s));
-  TRY(ms_dl_integrate(s));
+  TRY(ms_gpu_integrate(&s->ctx, &s->dev));
+  TRY(ms_dl_integrate(&s->ctx, &s->dev, &s->dl));
   /* The grid's blocking read completes the large particles' flags too. */
   mark(step + 1);
-  TRY(ms_dl_check(s, step, ms_gpu_build_grid(s, step + 1)));
+  TRY(ms_dl_check(&s->ctx, &s->dev, &s->dl, &s->wk, step, ms_gpu_build_grid(&s->ctx, &s->dev, step + 1)));
   return fault(s, MS_THREAD_GPU, MS_FAULT_AFTER_SYNC2, step);
 }
 
@@ -276,7 +278,7 @@ static ms_status run_device(ms_sim *s, long iterations)
   ms_trace_begin_advance(&s->run.trace);
   calibrate(s);
   double t0 = ms_now();
-  ms_status st = ms_dl_begin(s);
+  ms_status st = ms_dl_begin(&s->ctx, &s->dev, &s->dl, &s->wk);
   long done = 0;
   for (; !st && done < iterations; done++) {
     if (atomic_load(&s->run.stop_requested)) {
@@ -285,8 +287,8 @@ static ms_status run_device(ms_sim *s, long iterations)
     }
     st = device_iteration(s, s->run.step + done, done + 1 < iterations);
   }
-  ms_status fin = ms_gpu_finish(s);
-  ms_status end = ms_dl_end(s); /* the host's large particles are current again */
+  ms_status fin = ms_gpu_finish(&s->ctx, &s->dev);
+  ms_status end = ms_dl_end(&s->ctx, &s->dl, &s->wk); /* the host's large particles are current again */
   s->run.trace.wall_s += ms_now() - t0;
   calibrate(s);
   if (!st)

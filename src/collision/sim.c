@@ -1,5 +1,10 @@
 /* Creating, stepping and reading a collision-mode simulation. */
 #include "collision/sim_internal.h"
+
+#include "collision/device/nlist.h"
+#include "collision/exchange/zone.h"
+#include "collision/forces.h"
+#include "collision/worker/ls_list.h"
 #include "core/file.h"
 
 #include <math.h>
@@ -15,6 +20,16 @@
 #include "core/number.h"
 #include "shared/contact.h"
 #include "shared/grid.h"
+
+/* The state changed outside stepping (restore, import, a move, a switch of exchange or
+ * large_on): the worker's large-small list is rebuilt at its next use, and the manager's
+ * check of it forgets its reference positions. Between advances only. */
+static void invalidate_worker_list(ms_sim *s)
+{
+  s->wk.wl.stale = 1;
+  s->dev.wlc.ref_valid = 0;
+  s->x.list.ref_due = 0;
+}
 
 /* Cells of one largest small diameter cover the box; refuse absurd grids early. */
 static ms_status setup_grid(ms_sim *s, const ms_scene *sc)
@@ -95,10 +110,10 @@ static void setup_params(ms_sim *s, const ms_scene *sc)
   s->dev.nl.skin = s->p.friction_on ? (float)(MS_NLIST_SKIN_RATIO * sc->small_radius) : 0.0f;
   /* The worker's list takes the small list's skin (collision/ls_list.h: measured in
    * docs/friction.md) and is built at its first use. */
-  s->wk.wl.on = !sc->worker_list_off;
-  s->wk.wl.skin = (float)(MS_NLIST_SKIN_RATIO * sc->small_radius);
+  s->p.worker_list = !sc->worker_list_off;
+  s->p.list_skin = (float)(MS_NLIST_SKIN_RATIO * sc->small_radius);
   s->wk.wl.stale = 1;
-  s->run.stats.worker_list = s->wk.wl.on;
+  s->run.stats.worker_list = s->p.worker_list;
 }
 
 /* The small particles' (radius, mass) pairs, kept on the host for the CPU worker and
@@ -213,9 +228,9 @@ static ms_status load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const 
   if (!st && s->p.friction_on)
     st = load_rotation(s, rot);
   if (!st)
-    st = ms_gpu_bind(s);
+    st = ms_gpu_bind(&s->ctx, &s->dev);
   s->dev.grid_current = 0;
-  ms_ls_list_invalidate(s);
+  invalidate_worker_list(s);
   s->run.stats.grid_capacity = (int)s->x.buf.cap;
   return st;
 }
@@ -285,6 +300,7 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   ms_sim *s = calloc(1, sizeof *s);
   if (!s)
     return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  s->ctx = (ms_ctx){&s->p, &s->x, &s->cl, &s->kern, &s->run.stats, &s->run.trace};
   ms_sync_init(&s->run.sync);
   setup_params(s, sc);
   s->p.diag = opt && opt->diagnostics;
@@ -308,7 +324,7 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st)
     st = ms_diss_create(s); /* before the first binding, which passes it */
   if (!st && s->p.friction_on)
-    st = ms_nlist_create(s);
+    st = ms_nlist_create(&s->ctx, &s->dev);
   if (!st && !sc->exchange_given)
     s->p.exchange = default_exchange(s, (size_t)sc->grid_capacity);
   if (!st)
@@ -334,6 +350,7 @@ void ms_sim_destroy(ms_sim *s)
   ms_forces_release(&s->dev.forces);
   ms_nlist_release(&s->dev.nl);
   ms_ls_list_release(&s->wk.wl);
+  ms_list_check_release(&s->dev.wlc);
   ms_buffers_release(&s->x.buf, &s->cl);
   ms_kernels_release(&s->kern);
   ms_cl_close(&s->cl);
@@ -368,14 +385,14 @@ void ms_sim_set_pipeline(ms_sim *s, ms_pipeline p) { s->p.pipeline = p; }
 void ms_sim_set_exchange(ms_sim *s, ms_exchange e)
 {
   s->p.exchange = e;
-  ms_ls_list_invalidate(s);
+  invalidate_worker_list(s);
 }
 ms_exchange ms_sim_exchange(const ms_sim *s) { return s->p.exchange; }
 /* Either path starts each advance from the host's large particles (device_large.h). */
 void ms_sim_set_large_on(ms_sim *s, ms_large_on where)
 {
   s->p.large_on = where;
-  ms_ls_list_invalidate(s);
+  invalidate_worker_list(s);
 }
 ms_large_on ms_sim_large_on(const ms_sim *s) { return s->p.large_on; }
 void ms_sim_request_stop(ms_sim *s) { atomic_store(&s->run.stop_requested, 1); }
@@ -433,7 +450,7 @@ ms_status ms_sim_move_large(ms_sim *s, int index, double x, double y)
    * small particles, so a moved large one leaves it valid; the rebuild keeps to the
    * prescription and costs one grid build. */
   s->dev.grid_current = 0;
-  ms_ls_list_invalidate(s);
+  invalidate_worker_list(s);
   return MS_OK;
 }
 
@@ -561,7 +578,7 @@ ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *sm
   if (capacity != s->x.buf.cap) {
     st = ms_buffers_set_capacity(&s->x.buf, &s->cl, capacity);
     if (!st)
-      st = ms_gpu_bind(s);
+      st = ms_gpu_bind(&s->ctx, &s->dev);
     s->run.stats.grid_capacity = (int)s->x.buf.cap;
   }
   if (!st)
@@ -580,12 +597,12 @@ ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *sm
   s->run.step = step;
   s->dev.forces.step = -1; /* no step of this run made this state */
   s->dev.grid_current = 0;
-  ms_ls_list_invalidate(s);
+  invalidate_worker_list(s);
   if ((st = ms_diss_reset(s)))
     return st;
   /* The histories belonged to the state left behind: ms_sim_friction_import puts the
    * saved ones back. */
-  return s->p.friction_on ? ms_nlist_reset(s) : MS_OK;
+  return s->p.friction_on ? ms_nlist_reset(&s->ctx, &s->dev) : MS_OK;
 }
 
 ms_status ms_sim_friction_export(ms_sim *s, ms_friction_state *out)
@@ -603,9 +620,9 @@ ms_status ms_sim_friction_export(ms_sim *s, ms_friction_state *out)
   }
   ms_status st = ms_buffers_download(&s->cl, s->x.buf.rot, out->small_rot, 2 * n * sizeof(double));
   if (!st)
-    st = ms_nlist_export(s, out);
+    st = ms_nlist_export(&s->ctx, &s->dev, out);
   if (!st)
-    st = ms_worker_history_export(s, out);
+    st = ms_worker_history_export(&s->wk.hist, s->wk.large, s->p.n_large, out);
   if (st)
     ms_friction_state_free(out);
   return st;
@@ -624,10 +641,10 @@ ms_status ms_sim_friction_import(ms_sim *s, const ms_friction_state *in)
   ms_status st = ms_buffers_upload(&s->cl, s->x.buf.rot, in->small_rot,
                                    (size_t)s->p.n_small * 2 * sizeof(double));
   if (!st)
-    st = ms_nlist_import(s, in);
+    st = ms_nlist_import(&s->ctx, &s->dev, in);
   if (!st)
-    st = ms_worker_history_import(s, in);
+    st = ms_worker_history_import(&s->wk.hist, s->wk.large, s->p.n_large, s->p.n_small, in);
   s->dev.grid_current = 0;
-  ms_ls_list_invalidate(s);
+  invalidate_worker_list(s);
   return st;
 }

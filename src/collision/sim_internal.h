@@ -9,7 +9,7 @@
 #include "cl/runtime.h"
 #include "collision/exchange/crossing.h"
 #include "collision/device/device.h"
-#include "collision/device_only/device_large.h"
+#include "collision/device_only/dl_state.h"
 #include "collision/base/friction_state.h"
 #include "collision/base/kernels.h"
 #include "collision/base/params.h"
@@ -57,14 +57,13 @@ struct ms_sim {
   ms_crossing x;   /* what crosses the syncs */
   ms_dlarge dl;    /* large_on = device: the manager's, the worker idle */
   ms_run run;
+  ms_ctx ctx;      /* what each thread's code is handed beside its own part: p, x, cl, kern,
+                      run.stats and run.trace (collision/exchange/crossing.h) */
 };
 
 ms_status ms_sim_friction_export(ms_sim *s, ms_friction_state *out); /* sim.c */
 /* After ms_sim_restore: puts the rotation and the histories back. */
 ms_status ms_sim_friction_import(ms_sim *s, const ms_friction_state *in);
-/* The worker's part (collision/history.c): ls, ll, large_rot, large_wall_xi. */
-ms_status ms_worker_history_export(const ms_sim *s, ms_friction_state *out);
-ms_status ms_worker_history_import(ms_sim *s, const ms_friction_state *in);
 
 /* Puts the sim into a saved state (checkpoint.c): small particles uploaded, large ones
  * set (x y vx vy each), grid capacity as saved, grid rebuilt before next use. */

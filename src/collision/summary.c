@@ -88,7 +88,7 @@ static long large_small(const ms_sim *s, const ms_state *st, const cells *c)
 /* Large pairs in the worker's sweep order (left edges ascending, as it last sorted). */
 static long large_large(ms_sim *s, const ms_state *st)
 {
-  ms_cpu_sort_sweep(s);
+  ms_cpu_sort_sweep(&s->wk, s->p.n_large);
   const int *o = s->wk.sweep_order;
   long n = 0;
   for (int a = 0; a < st->n_large; a++) {

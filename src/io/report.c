@@ -179,7 +179,7 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
     fprintf(out, "wlist     %s, %ld builds in the %ld iterations that used it, %.1f entries per "
                  "large particle\n",
             st->worker_list ? "on" : "off", st->worker_list_builds, st->worker_list_iterations,
-            ms_ls_list_mean(s));
+            ms_ls_list_mean(&s->run.stats, s->p.n_large));
   const ms_state_summary *sm = &info->summary;
   fprintf(out, "contacts  %ld small-small, %ld large-small, %ld large-large, %ld at walls; "
                "kinetic energy %.9g J/m\n",
@@ -319,7 +319,7 @@ static int write_json(FILE *f, void *arg)
   fprintf(f, ",\n  \"worker_list\": {\"on\": %s, \"iterations\": %ld, \"builds\": %ld, "
              "\"entries_per_large\": %.9g}",
           st->worker_list ? "true" : "false", st->worker_list_iterations,
-          st->worker_list_builds, ms_ls_list_mean(s));
+          st->worker_list_builds, ms_ls_list_mean(&s->run.stats, s->p.n_large));
   fprintf(f, ",\n  \"exchange_stats\": {\"bytes_per_iteration\": %.9g, \"zone_iterations\": %ld, "
              "\"zone_cells_per_iteration\": %.9g, \"zone_cells_max\": %ld, "
              "\"zone_particles_per_iteration\": %.9g, \"zone_particles_max\": %ld, "

@@ -50,6 +50,18 @@ typedef struct ms_params {
   ms_pipeline pipeline;
   ms_exchange exchange; /* what the worker maps or reads: the zone or the full arrays */
   ms_large_on large_on; /* where the large particles are stepped: CPU worker or device */
+  int worker_list;      /* worker_list = on (collision/worker/ls_list.h) */
+  float list_skin;      /* its skin: MS_NLIST_SKIN_RATIO x the largest small radius */
 } ms_params;
+
+/* Whether the worker uses its large-small list this advance: on, exchange = full, large
+ * particles on the CPU worker, small and large particles present. The zone keeps walking
+ * its slots: the device gathered exactly the rectangles' particles, in walk order,
+ * already, and a list would need the zone to gather by index instead. */
+static inline int ms_worker_list_in_use(const ms_params *p)
+{
+  return p->worker_list && p->exchange == MS_EXCHANGE_FULL && p->large_on == MS_LARGE_ON_CPU &&
+         p->n_small > 0 && p->n_large > 0;
+}
 
 #endif

@@ -6,13 +6,50 @@
 #define MS_COLLISION_DEVICE_H
 
 #include "cl/runtime.h"
-#include "collision/forces.h"
-#include "collision/device/nlist.h"
+
+/* The skin as a fraction of the largest small radius (docs/friction.md: measured). */
+#define MS_NLIST_SKIN_RATIO 0.3
+/* Slots per particle of a new list; grows on overflow. */
+#define MS_NLIST_K0 8
+
+typedef struct ms_nlist {
+  int k[2];                      /* slots per particle of each list */
+  cl_mem j[2], xi[2], count[2];  /* partner, displacement per slot; partners per particle */
+  int live;                      /* the list the collide kernel reads */
+  int k_want;                    /* slots the next build gets */
+  cl_mem ref;                    /* double2: positions at the live list's build */
+  cl_mem wall_xi;                /* float: 4 per particle (left, right, bottom, top) */
+  cl_mem flags;                  /* int: moved, overflowing particles, most partners */
+  int moved;                     /* flags[0], read with the grid's flags */
+  int stale;                     /* rebuild at the next grid build */
+  float skin;                    /* m */
+} ms_nlist;
 
 #define MS_PENDING_MAX 16
 
+/* Without friction, the manager's check of the small particles against the worker's
+ * large-small list (collision/worker/ls_list.h): their positions at the list's build and
+ * the moved-too-far flag, whose result crosses sync 1 (ms_list_signal). */
+typedef struct ms_list_check {
+  int ref_valid;     /* ref holds the positions of the list's build */
+  int checked;       /* this grid build ran the check */
+  int moved_read;    /* the check's flag, read with the grid's flags */
+  cl_mem ref, flags; /* double2 per small particle; int */
+} ms_list_check;
+
+/* --output: the forces of the step that produced a state, kept on the device
+ * (collision/forces.h). */
+typedef struct ms_kept_forces {
+  int on;            /* --output asked for them (ms_sim_state_want_forces) */
+  cl_mem buf;        /* float2: F_ss then F_ls of the small particles, then the large
+                        particles' forces when the device stepped them */
+  long step;         /* the step those forces produced; -1: none */
+  int large_device;  /* the large particles' are in `buf` (else in large[].fx, fy) */
+} ms_kept_forces;
+
 typedef struct ms_device {
   ms_nlist nl;           /* friction on: the small particles' neighbour list */
+  ms_list_check wlc;     /* friction off: the check for the worker's list */
   int grid_current;      /* the device grid matches the current small positions */
   ms_kept_forces forces; /* --output: the forces of an advance's last iteration */
   /* Kernel events not yet booked: read once a blocking call shows them complete. */

@@ -1,42 +1,44 @@
 /* The GPU manager's kernels: argument binding, small-small collisions, integration. */
 #include "collision/device/gpu_manager.h"
 
+#include "collision/device/nlist.h"
+
 /* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
-#define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
+#define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
 
 /* The friction variants' arguments (kernels/friction.cl). */
-static ms_status bind_friction(ms_sim *s)
+static ms_status bind_friction(const ms_ctx *c, ms_device *d)
 {
-  ms_buffers *b = &s->x.buf;
+  ms_buffers *b = &c->x->buf;
   ARG(MS_K_INTEGRATE_FRIC, 0, b->pos);
   ARG(MS_K_INTEGRATE_FRIC, 1, b->vel);
   ARG(MS_K_INTEGRATE_FRIC, 2, b->shape);
   ARG(MS_K_INTEGRATE_FRIC, 3, b->f_ss);
   ARG(MS_K_INTEGRATE_FRIC, 4, b->f_ls);
-  ARG(MS_K_INTEGRATE_FRIC, 5, s->p.n_small);
-  ARG(MS_K_INTEGRATE_FRIC, 6, s->p.gx);
-  ARG(MS_K_INTEGRATE_FRIC, 7, s->p.gy);
-  ARG(MS_K_INTEGRATE_FRIC, 8, s->p.dt);
+  ARG(MS_K_INTEGRATE_FRIC, 5, c->p->n_small);
+  ARG(MS_K_INTEGRATE_FRIC, 6, c->p->gx);
+  ARG(MS_K_INTEGRATE_FRIC, 7, c->p->gy);
+  ARG(MS_K_INTEGRATE_FRIC, 8, c->p->dt);
   ARG(MS_K_INTEGRATE_FRIC, 9, b->rot);
   ARG(MS_K_INTEGRATE_FRIC, 10, b->t_ss);
   ARG(MS_K_INTEGRATE_FRIC, 11, b->t_ls);
-  return ms_nlist_bind(s);
+  return ms_nlist_bind(c, d);
 }
 
-ms_status ms_gpu_bind(ms_sim *s)
+ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d)
 {
-  ms_buffers *b = &s->x.buf;
-  const ms_grid *g = &s->p.grid;
+  ms_buffers *b = &c->x->buf;
+  const ms_grid *g = &c->p->grid;
   int n_cells = (int)g->n_cells, cap = (int)b->cap;
-  cl_double2 box = {{s->p.box[0], s->p.box[1]}};
+  cl_double2 box = {{c->p->box[0], c->p->box[1]}};
 
-  int clear_cells = ms_gpu_fill_clears(s) ? 0 : n_cells;
+  int clear_cells = ms_gpu_fill_clears(c) ? 0 : n_cells;
   ARG(MS_K_GRID_CLEAR, 0, b->count);
   ARG(MS_K_GRID_CLEAR, 1, clear_cells);
   ARG(MS_K_GRID_CLEAR, 2, b->flags);
 
   ARG(MS_K_GRID_INSERT, 0, b->pos);
-  ARG(MS_K_GRID_INSERT, 1, s->p.n_small);
+  ARG(MS_K_GRID_INSERT, 1, c->p->n_small);
   ARG(MS_K_GRID_INSERT, 2, b->count);
   ARG(MS_K_GRID_INSERT, 3, b->idx);
   ARG(MS_K_GRID_INSERT, 4, cap);
@@ -45,7 +47,7 @@ ms_status ms_gpu_bind(ms_sim *s)
   ARG(MS_K_GRID_INSERT, 7, g->ny);
   ARG(MS_K_GRID_INSERT, 8, b->flags);
   ARG(MS_K_GRID_INSERT, 9, b->vel);
-  ARG(MS_K_GRID_INSERT, 10, s->p.max_speed2);
+  ARG(MS_K_GRID_INSERT, 10, c->p->max_speed2);
 
   ARG(MS_K_GRID_SORT, 0, b->count);
   ARG(MS_K_GRID_SORT, 1, b->idx);
@@ -58,17 +60,17 @@ ms_status ms_gpu_bind(ms_sim *s)
   ARG(MS_K_COLLIDE_SMALL, 3, b->count);
   ARG(MS_K_COLLIDE_SMALL, 4, b->idx);
   ARG(MS_K_COLLIDE_SMALL, 5, cap);
-  ARG(MS_K_COLLIDE_SMALL, 6, s->p.n_small);
+  ARG(MS_K_COLLIDE_SMALL, 6, c->p->n_small);
   ARG(MS_K_COLLIDE_SMALL, 7, g->inv_cell);
   ARG(MS_K_COLLIDE_SMALL, 8, g->nx);
   ARG(MS_K_COLLIDE_SMALL, 9, g->ny);
-  ARG(MS_K_COLLIDE_SMALL, 10, s->p.k);
-  ARG(MS_K_COLLIDE_SMALL, 11, s->p.two_zeta);
+  ARG(MS_K_COLLIDE_SMALL, 10, c->p->k);
+  ARG(MS_K_COLLIDE_SMALL, 11, c->p->two_zeta);
   ARG(MS_K_COLLIDE_SMALL, 12, box);
   ARG(MS_K_COLLIDE_SMALL, 13, b->f_ss);
-  if (s->p.diag) { /* the program was built with MS_DIAG (collision/dissipation.h) */
-    ARG(MS_K_COLLIDE_SMALL, 14, s->dev.diss);
-    ARG(MS_K_COLLIDE_SMALL, 15, s->p.dt);
+  if (c->p->diag) { /* the program was built with MS_DIAG (collision/dissipation.h) */
+    ARG(MS_K_COLLIDE_SMALL, 14, d->diss);
+    ARG(MS_K_COLLIDE_SMALL, 15, c->p->dt);
   }
 
   ARG(MS_K_INTEGRATE_SMALL, 0, b->pos);
@@ -76,76 +78,45 @@ ms_status ms_gpu_bind(ms_sim *s)
   ARG(MS_K_INTEGRATE_SMALL, 2, b->shape);
   ARG(MS_K_INTEGRATE_SMALL, 3, b->f_ss);
   ARG(MS_K_INTEGRATE_SMALL, 4, b->f_ls);
-  ARG(MS_K_INTEGRATE_SMALL, 5, s->p.n_small);
-  ARG(MS_K_INTEGRATE_SMALL, 6, s->p.gx);
-  ARG(MS_K_INTEGRATE_SMALL, 7, s->p.gy);
-  ARG(MS_K_INTEGRATE_SMALL, 8, s->p.dt);
-  return s->p.friction_on ? bind_friction(s) : MS_OK;
-}
-
-ms_status ms_gpu_keep_event(ms_sim *s, int kernel, cl_event ev)
-{
-  ms_trace_device("queue: main", kernel, ev);
-  if (!ev)
-    return MS_OK;
-  if (s->dev.n_pending == (int)(sizeof s->dev.pending_event / sizeof s->dev.pending_event[0])) {
-    ms_status st = ms_gpu_finish(s);
-    if (st) {
-      clReleaseEvent(ev);
-      return st;
-    }
-  }
-  s->dev.pending_event[s->dev.n_pending] = ev;
-  s->dev.pending_kernel[s->dev.n_pending++] = kernel;
-  return MS_OK;
-}
-
-void ms_gpu_settle(ms_sim *s)
-{
-  for (int i = 0; i < s->dev.n_pending; i++)
-    ms_trace_kernel(&s->run.trace, s->dev.pending_kernel[i], s->dev.pending_event[i]);
-  s->dev.n_pending = 0;
-}
-
-ms_status ms_gpu_finish(ms_sim *s)
-{
-  ms_status st = ms_cl_check(clFinish(s->cl.gpu_queue), "clFinish", "manager queue");
-  ms_gpu_settle(s);
-  return st;
+  ARG(MS_K_INTEGRATE_SMALL, 5, c->p->n_small);
+  ARG(MS_K_INTEGRATE_SMALL, 6, c->p->gx);
+  ARG(MS_K_INTEGRATE_SMALL, 7, c->p->gy);
+  ARG(MS_K_INTEGRATE_SMALL, 8, c->p->dt);
+  return c->p->friction_on ? bind_friction(c, d) : MS_OK;
 }
 
 /* Enqueues one kernel over the small particles, after `after` when not NULL, and books
  * the enqueue as `phase`. */
-static ms_status run_phase(ms_sim *s, int kernel, ms_phase phase, cl_event after)
+static ms_status run_phase(const ms_ctx *c, ms_device *d, int kernel, ms_phase phase, cl_event after)
 {
   cl_event ev = 0;
   double t0 = ms_now();
-  ms_status st = ms_kernels_run_1d_after(&s->kern, &s->cl, kernel, (size_t)s->p.n_small, after,
+  ms_status st = ms_kernels_run_1d_after(c->kern, c->cl, kernel, (size_t)c->p->n_small, after,
                                          &ev);
   if (!st)
-    st = ms_cl_check(clFlush(s->cl.gpu_queue), "clFlush", ms_kernel_name(kernel));
-  ms_status kept = ms_gpu_keep_event(s, kernel, ev);
-  ms_trace_phase(&s->run.trace, MS_THREAD_GPU, phase, t0);
+    st = ms_cl_check(clFlush(c->cl->gpu_queue), "clFlush", ms_kernel_name(kernel));
+  ms_status kept = ms_gpu_keep_event(c, d, kernel, ev);
+  ms_trace_phase(c->trace, MS_THREAD_GPU, phase, t0);
   return st ? st : kept;
 }
 
-ms_status ms_gpu_collide(ms_sim *s)
+ms_status ms_gpu_collide(const ms_ctx *c, ms_device *d)
 {
-  int kernel = s->p.friction_on ? MS_K_COLLIDE_FRIC : MS_K_COLLIDE_SMALL;
-  return run_phase(s, kernel, MS_PHASE_COLLIDE, NULL);
+  int kernel = c->p->friction_on ? MS_K_COLLIDE_FRIC : MS_K_COLLIDE_SMALL;
+  return run_phase(c, d, kernel, MS_PHASE_COLLIDE, NULL);
 }
 
-ms_status ms_gpu_integrate(ms_sim *s)
+ms_status ms_gpu_integrate(const ms_ctx *c, ms_device *d)
 {
   /* The zone's scatter of F_ls, on the worker's queue, may still be running: the
    * integration waits for it on the device, not the worker on the host (zone.h). */
-  int zone = s->p.large_on == MS_LARGE_ON_CPU && s->p.exchange == MS_EXCHANGE_ZONE;
-  cl_event after = zone ? s->x.zone.scattered : NULL;
-  int kernel = s->p.friction_on ? MS_K_INTEGRATE_FRIC : MS_K_INTEGRATE_SMALL;
+  int zone = c->p->large_on == MS_LARGE_ON_CPU && c->p->exchange == MS_EXCHANGE_ZONE;
+  cl_event after = zone ? c->x->zone.scattered : NULL;
+  int kernel = c->p->friction_on ? MS_K_INTEGRATE_FRIC : MS_K_INTEGRATE_SMALL;
   /* The worker built its list on this state: its reference positions, before they move. */
-  ms_status st = ms_nlist_worker_ref(s);
+  ms_status st = ms_nlist_worker_ref(c, d);
   if (!st)
-    st = run_phase(s, kernel, MS_PHASE_INTEGRATE, after);
-  s->dev.grid_current = 0;
+    st = run_phase(c, d, kernel, MS_PHASE_INTEGRATE, after);
+  d->grid_current = 0;
   return st;
 }

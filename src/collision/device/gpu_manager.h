@@ -3,10 +3,12 @@
 #ifndef MS_GPU_MANAGER_H
 #define MS_GPU_MANAGER_H
 
-#include "collision/sim_internal.h"
+#include "collision/device/device.h"
+#include "collision/device/events.h"
+#include "collision/exchange/crossing.h"
 
 /* Sets every kernel argument; again after buffers are replaced. */
-ms_status ms_gpu_bind(ms_sim *s);
+ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d);
 
 /* Builds the grid from the current small positions: clear, atomic insert, per-cell
  * sort, then reads the counters back, which waits for all work queued so far. A full
@@ -15,23 +17,15 @@ ms_status ms_gpu_bind(ms_sim *s);
  * is then rebuilt when due (collision/nlist.h). */
 /* Whether the grid's counts are cleared by a fill before the clearing kernel (CPU
  * devices) rather than by the kernel itself (GPUs): collision/grid.c says why. */
-int ms_gpu_fill_clears(const ms_sim *s);
+int ms_gpu_fill_clears(const ms_ctx *c);
 
-ms_status ms_gpu_build_grid(ms_sim *s, long step);
+ms_status ms_gpu_build_grid(const ms_ctx *c, ms_device *d, long step);
 
 /* Enqueue without waiting: the queue is in order, and the pipeline needs the device
  * to be done only where the grid is read back (before sync 1). Waiting after every
  * kernel would cost a host round trip each. */
-ms_status ms_gpu_collide(ms_sim *s);
-ms_status ms_gpu_integrate(ms_sim *s);
+ms_status ms_gpu_collide(const ms_ctx *c, ms_device *d);
+ms_status ms_gpu_integrate(const ms_ctx *c, ms_device *d);
 
-/* Keeps a kernel's event until the device is known to be past it. */
-ms_status ms_gpu_keep_event(ms_sim *s, int kernel, cl_event ev);
-
-/* Books the kept events' profiled times; call only after a blocking call. */
-void ms_gpu_settle(ms_sim *s);
-
-/* Waits for the device to finish everything queued, then settles. */
-ms_status ms_gpu_finish(ms_sim *s);
 
 #endif

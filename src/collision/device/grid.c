@@ -1,6 +1,8 @@
 /* Building the uniform grid on the device and handling what the build reports. */
 #include "collision/device/gpu_manager.h"
 
+#include "collision/device/nlist.h"
+
 #include <math.h>
 
 #include "shared/grid.h"
@@ -9,28 +11,28 @@
  * grid_clear): on pocl the clearing kernel storing a zero per cell cost 2.6 ms of a 5.3 ms
  * iteration at 65K small particles on 397K cells, the fill 0.15 ms. On a GPU the kernel
  * does both in one launch (a fill and a launch cost the H200 0.01 ms more on mixed.ini). */
-int ms_gpu_fill_clears(const ms_sim *s) { return !(s->cl.device_type & CL_DEVICE_TYPE_GPU); }
+int ms_gpu_fill_clears(const ms_ctx *c) { return !(c->cl->device_type & CL_DEVICE_TYPE_GPU); }
 
 /* Keeps a grid command's event for the kernel table, and the first one's for the split
  * of the build's wait (build_once). */
-static ms_status keep_grid_event(ms_sim *s, int kernel, cl_event ev, cl_event *first)
+static ms_status keep_grid_event(const ms_ctx *c, ms_device *d, int kernel, cl_event ev, cl_event *first)
 {
   if (ev && !*first && clRetainEvent(ev) == CL_SUCCESS)
     *first = ev;
-  return ms_gpu_keep_event(s, kernel, ev);
+  return ms_gpu_keep_event(c, d, kernel, ev);
 }
 
-static ms_status clear_counts(ms_sim *s, cl_event *first)
+static ms_status clear_counts(const ms_ctx *c, ms_device *d, cl_event *first)
 {
-  if (!ms_gpu_fill_clears(s))
+  if (!ms_gpu_fill_clears(c))
     return MS_OK;
   static const int zero = 0;
   cl_event ev = 0;
-  ms_status st = ms_cl_check(clEnqueueFillBuffer(s->cl.gpu_queue, s->x.buf.count, &zero,
-                                                 sizeof zero, 0, s->p.grid.n_cells * sizeof(int),
+  ms_status st = ms_cl_check(clEnqueueFillBuffer(c->cl->gpu_queue, c->x->buf.count, &zero,
+                                                 sizeof zero, 0, c->p->grid.n_cells * sizeof(int),
                                                  0, NULL, &ev),
                              "clEnqueueFillBuffer", "grid count");
-  ms_status kept = keep_grid_event(s, MS_K_GRID_CLEAR, ev, first);
+  ms_status kept = keep_grid_event(c, d, MS_K_GRID_CLEAR, ev, first);
   return st ? st : kept;
 }
 
@@ -52,34 +54,34 @@ static double grid_device_s(cl_event first, cl_event read)
  * splits that wait after the fact, adding no wait: the device's time from the grid's first
  * command to the read is the grid's own, the rest is 'wait device' (with large_on = device,
  * the iteration's whole work). */
-static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
+static ms_status build_once(const ms_ctx *c, ms_device *d, int flags[MS_FLAG_COUNT])
 {
-  ms_cl *cl = &s->cl;
+  ms_cl *cl = c->cl;
   static const int kernels[3] = {MS_K_GRID_CLEAR, MS_K_GRID_INSERT, MS_K_GRID_SORT};
-  size_t clear = ms_gpu_fill_clears(s) || s->p.grid.n_cells < MS_FLAG_COUNT ? MS_FLAG_COUNT
-                                                                          : s->p.grid.n_cells;
-  size_t sizes[3] = {clear, (size_t)s->p.n_small, s->p.grid.n_cells};
+  size_t clear = ms_gpu_fill_clears(c) || c->p->grid.n_cells < MS_FLAG_COUNT ? MS_FLAG_COUNT
+                                                                          : c->p->grid.n_cells;
+  size_t sizes[3] = {clear, (size_t)c->p->n_small, c->p->grid.n_cells};
   double t0 = ms_now();
   cl_event first = 0, read = 0;
-  ms_status st = clear_counts(s, &first);
+  ms_status st = clear_counts(c, d, &first);
   for (int k = 0; k < 3 && !st; k++) {
     cl_event ev = 0;
-    st = ms_kernels_run_1d(&s->kern, cl, kernels[k], sizes[k], &ev);
-    ms_status kept = keep_grid_event(s, kernels[k], ev, &first);
+    st = ms_kernels_run_1d(c->kern, cl, kernels[k], sizes[k], &ev);
+    ms_status kept = keep_grid_event(c, d, kernels[k], ev, &first);
     if (!st)
       st = kept;
   }
   if (!st)
-    st = ms_nlist_enqueue_check(s); /* its flag comes back with the grid's */
-  t0 = ms_trace_phase(&s->run.trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
+    st = ms_nlist_enqueue_check(c, d); /* its flag comes back with the grid's */
+  t0 = ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   if (!st)
-    st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, s->x.buf.flags, CL_TRUE, 0,
+    st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, c->x->buf.flags, CL_TRUE, 0,
                                          MS_FLAG_COUNT * sizeof(int), flags, 0, NULL, &read),
                      "clEnqueueReadBuffer", "grid flags");
-  ms_trace_wait_then(&s->run.trace, MS_THREAD_GPU, MS_PHASE_GRID, t0,
+  ms_trace_wait_then(c->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0,
                      st ? INFINITY : grid_device_s(first, read));
   if (!st)
-    ms_gpu_settle(s);
+    ms_gpu_settle(c, d);
   if (first)
     clReleaseEvent(first);
   if (read)
@@ -87,11 +89,11 @@ static ms_status build_once(ms_sim *s, int flags[MS_FLAG_COUNT])
   return st;
 }
 
-static ms_status grow_capacity(ms_sim *s, int needed, long step)
+static ms_status grow_capacity(const ms_ctx *c, ms_device *d, int needed, long step)
 {
-  size_t old = s->x.buf.cap;
+  size_t old = c->x->buf.cap;
   size_t cap = ((size_t)needed + 3) / 4 * 4; /* a little headroom saves regrowing */
-  ms_status st = ms_buffers_set_capacity(&s->x.buf, &s->cl, cap);
+  ms_status st = ms_buffers_set_capacity(&c->x->buf, c->cl, cap);
   if (st) {
     /* The first message recorded wins: put the context in front of the buffer's. */
     char why[1024];
@@ -101,32 +103,32 @@ static ms_status grow_capacity(ms_sim *s, int needed, long step)
                        "capacity %zu) and the grid cannot grow to %zu: %s",
                    step, needed, old, cap, why);
   }
-  s->run.stats.capacity_growths++;
-  s->run.stats.grid_capacity = (int)cap;
-  return ms_gpu_bind(s);
+  c->stats->capacity_growths++;
+  c->stats->grid_capacity = (int)cap;
+  return ms_gpu_bind(c, d);
 }
 
-static void note_outside(ms_sim *s, const int flags[MS_FLAG_COUNT], long step)
+static void note_outside(const ms_ctx *c, ms_device *d, const int flags[MS_FLAG_COUNT], long step)
 {
-  s->run.stats.outside_events += flags[MS_FLAG_OUTSIDE];
-  if (!s->dev.outside_warned) {
-    s->dev.outside_warned = 1;
+  c->stats->outside_events += flags[MS_FLAG_OUTSIDE];
+  if (!d->outside_warned) {
+    d->outside_warned = 1;
     ms_warn("step %ld: %d small particle(s) outside the box (first: #%d); they stay in the "
             "border cells and the walls push them back; counted in the stats",
             step, flags[MS_FLAG_OUTSIDE], flags[MS_FLAG_FIRST_OUT]);
   }
 }
 
-ms_status ms_gpu_build_grid(ms_sim *s, long step)
+ms_status ms_gpu_build_grid(const ms_ctx *c, ms_device *d, long step)
 {
   int flags[MS_FLAG_COUNT];
   for (;;) {
-    ms_status st = build_once(s, flags);
+    ms_status st = build_once(c, d, flags);
     if (st)
       return st;
-    s->run.stats.grid_builds++;
-    if (flags[MS_FLAG_MAX_COUNT] > s->run.stats.max_cell_count)
-      s->run.stats.max_cell_count = flags[MS_FLAG_MAX_COUNT];
+    c->stats->grid_builds++;
+    if (flags[MS_FLAG_MAX_COUNT] > c->stats->max_cell_count)
+      c->stats->max_cell_count = flags[MS_FLAG_MAX_COUNT];
     if (flags[MS_FLAG_NONFINITE])
       return ms_fail(MS_ERR_NUMERIC, "step %ld: small particle #%d has a non-finite position "
                                      "(%d particle(s) affected); dt may be too large",
@@ -135,18 +137,18 @@ ms_status ms_gpu_build_grid(ms_sim *s, long step)
       return ms_fail(MS_ERR_NUMERIC, "step %ld: small particle #%d moves faster than max_speed = "
                                      "%g m/s (%d particle(s)): the system is exploding; dt may "
                                      "be too large",
-                     step, flags[MS_FLAG_FIRST_FAST], sqrt(s->p.max_speed2), flags[MS_FLAG_FAST]);
+                     step, flags[MS_FLAG_FIRST_FAST], sqrt(c->p->max_speed2), flags[MS_FLAG_FAST]);
     if (flags[MS_FLAG_OUTSIDE])
-      note_outside(s, flags, step);
+      note_outside(c, d, flags, step);
     if (!flags[MS_FLAG_OVERFLOW])
       break;
-    s->run.stats.overflow_builds++;
-    if ((st = grow_capacity(s, flags[MS_FLAG_MAX_COUNT], step)))
+    c->stats->overflow_builds++;
+    if ((st = grow_capacity(c, d, flags[MS_FLAG_MAX_COUNT], step)))
       return st;
   }
-  ms_status st = ms_nlist_update(s, step);
+  ms_status st = ms_nlist_update(c, d, step);
   if (st)
     return st;
-  s->dev.grid_current = 1;
+  d->grid_current = 1;
   return MS_OK;
 }

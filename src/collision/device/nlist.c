@@ -3,14 +3,15 @@
  * and the export and import of the small side of the friction state. */
 #include "collision/device/nlist.h"
 
+#include "collision/base/friction_state.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/device/gpu_manager.h"
-#include "collision/sim_internal.h"
+#include "collision/device/events.h"
 
-#define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
+#define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
 
 static ms_status new_buffer(ms_cl *cl, size_t bytes, const char *what, cl_mem *out)
 {
@@ -41,46 +42,46 @@ static void release(cl_mem *m)
 }
 
 /* (Re)makes list `which` with `k` slots per particle, empty. */
-static ms_status make_list(ms_sim *s, int which, int k)
+static ms_status make_list(const ms_ctx *c, ms_device *d, int which, int k)
 {
-  ms_nlist *nl = &s->dev.nl;
-  size_t n = (size_t)s->p.n_small, slots = n * (size_t)k;
+  ms_nlist *nl = &d->nl;
+  size_t n = (size_t)c->p->n_small, slots = n * (size_t)k;
   release(&nl->j[which]);
   release(&nl->xi[which]);
   release(&nl->count[which]);
-  ms_status st = new_buffer(&s->cl, slots * sizeof(int), "neighbour list", &nl->j[which]);
+  ms_status st = new_buffer(c->cl, slots * sizeof(int), "neighbour list", &nl->j[which]);
   if (!st)
-    st = new_buffer(&s->cl, slots * sizeof(float), "neighbour list history", &nl->xi[which]);
+    st = new_buffer(c->cl, slots * sizeof(float), "neighbour list history", &nl->xi[which]);
   if (!st)
-    st = new_buffer(&s->cl, n * sizeof(int), "neighbour list counts", &nl->count[which]);
+    st = new_buffer(c->cl, n * sizeof(int), "neighbour list counts", &nl->count[which]);
   if (!st)
-    st = fill_zero(&s->cl, nl->count[which], n * sizeof(int));
+    st = fill_zero(c->cl, nl->count[which], n * sizeof(int));
   nl->k[which] = k;
   return st;
 }
 
-ms_status ms_nlist_create(ms_sim *s)
+ms_status ms_nlist_create(const ms_ctx *c, ms_device *d)
 {
-  ms_nlist *nl = &s->dev.nl;
-  size_t n = (size_t)s->p.n_small;
+  ms_nlist *nl = &d->nl;
+  size_t n = (size_t)c->p->n_small;
   nl->k_want = MS_NLIST_K0;
   nl->stale = 1;
-  ms_status st = make_list(s, 0, MS_NLIST_K0);
+  ms_status st = make_list(c, d, 0, MS_NLIST_K0);
   if (!st)
-    st = make_list(s, 1, MS_NLIST_K0);
+    st = make_list(c, d, 1, MS_NLIST_K0);
   if (!st)
-    st = new_buffer(&s->cl, n * 2 * sizeof(double), "neighbour list positions", &nl->ref);
+    st = new_buffer(c->cl, n * 2 * sizeof(double), "neighbour list positions", &nl->ref);
   if (!st)
-    st = new_buffer(&s->cl, n * 4 * sizeof(float), "wall history", &nl->wall_xi);
+    st = new_buffer(c->cl, n * 4 * sizeof(float), "wall history", &nl->wall_xi);
   if (!st)
-    st = new_buffer(&s->cl, 4 * sizeof(int), "neighbour list flags", &nl->flags);
+    st = new_buffer(c->cl, 4 * sizeof(int), "neighbour list flags", &nl->flags);
   if (!st)
-    st = fill_zero(&s->cl, nl->wall_xi, n * 4 * sizeof(float));
+    st = fill_zero(c->cl, nl->wall_xi, n * 4 * sizeof(float));
   if (!st)
-    st = fill_zero(&s->cl, nl->flags, 4 * sizeof(int));
+    st = fill_zero(c->cl, nl->flags, 4 * sizeof(int));
   if (!st)
-    st = ms_cl_check(clFinish(s->cl.gpu_queue), "clFinish", "neighbour list");
-  s->run.stats.nlist_capacity = MS_NLIST_K0;
+    st = ms_cl_check(clFinish(c->cl->gpu_queue), "clFinish", "neighbour list");
+  c->stats->nlist_capacity = MS_NLIST_K0;
   return st;
 }
 
@@ -97,9 +98,9 @@ void ms_nlist_release(ms_nlist *nl)
 }
 
 /* The friction collide kernel reads the live list. */
-static ms_status bind_live(ms_sim *s)
+static ms_status bind_live(const ms_ctx *c, ms_device *d)
 {
-  ms_nlist *nl = &s->dev.nl;
+  ms_nlist *nl = &d->nl;
   int w = nl->live;
   ARG(MS_K_COLLIDE_FRIC, 4, nl->j[w]);
   ARG(MS_K_COLLIDE_FRIC, 5, nl->xi[w]);
@@ -108,20 +109,20 @@ static ms_status bind_live(ms_sim *s)
   return MS_OK;
 }
 
-ms_status ms_nlist_bind(ms_sim *s)
+ms_status ms_nlist_bind(const ms_ctx *c, ms_device *d)
 {
-  ms_buffers *b = &s->x.buf;
-  ms_nlist *nl = &s->dev.nl;
-  const ms_grid *g = &s->p.grid;
+  ms_buffers *b = &c->x->buf;
+  ms_nlist *nl = &d->nl;
+  const ms_grid *g = &c->p->grid;
   int cap = (int)b->cap;
   /* Half the skin, less 2 % so that float rounding of the distances never lets a pair
    * close that the build (at r_i + r_j + skin) left out. */
   double half = 0.49 * (double)nl->skin, limit2 = half * half;
-  float dt = (float)s->p.dt;
-  cl_double2 box = {{s->p.box[0], s->p.box[1]}};
+  float dt = (float)c->p->dt;
+  cl_double2 box = {{c->p->box[0], c->p->box[1]}};
   ARG(MS_K_NLIST_CHECK, 0, b->pos);
   ARG(MS_K_NLIST_CHECK, 1, nl->ref);
-  ARG(MS_K_NLIST_CHECK, 2, s->p.n_small);
+  ARG(MS_K_NLIST_CHECK, 2, c->p->n_small);
   ARG(MS_K_NLIST_CHECK, 3, limit2);
   ARG(MS_K_NLIST_CHECK, 4, nl->flags);
 
@@ -130,7 +131,7 @@ ms_status ms_nlist_bind(ms_sim *s)
   ARG(MS_K_NLIST_BUILD, 2, b->count);
   ARG(MS_K_NLIST_BUILD, 3, b->idx);
   ARG(MS_K_NLIST_BUILD, 4, cap);
-  ARG(MS_K_NLIST_BUILD, 5, s->p.n_small);
+  ARG(MS_K_NLIST_BUILD, 5, c->p->n_small);
   ARG(MS_K_NLIST_BUILD, 6, g->inv_cell);
   ARG(MS_K_NLIST_BUILD, 7, g->nx);
   ARG(MS_K_NLIST_BUILD, 8, g->ny);
@@ -141,95 +142,95 @@ ms_status ms_nlist_bind(ms_sim *s)
   ARG(MS_K_COLLIDE_FRIC, 1, b->vel);
   ARG(MS_K_COLLIDE_FRIC, 2, b->shape);
   ARG(MS_K_COLLIDE_FRIC, 3, b->rot);
-  ARG(MS_K_COLLIDE_FRIC, 8, s->p.n_small);
-  ARG(MS_K_COLLIDE_FRIC, 9, s->p.k);
-  ARG(MS_K_COLLIDE_FRIC, 10, s->p.two_zeta);
-  ARG(MS_K_COLLIDE_FRIC, 11, s->p.kt);
-  ARG(MS_K_COLLIDE_FRIC, 12, s->p.mu);
-  ARG(MS_K_COLLIDE_FRIC, 13, s->p.mu_r);
-  ARG(MS_K_COLLIDE_FRIC, 14, s->p.mu_wall);
+  ARG(MS_K_COLLIDE_FRIC, 8, c->p->n_small);
+  ARG(MS_K_COLLIDE_FRIC, 9, c->p->k);
+  ARG(MS_K_COLLIDE_FRIC, 10, c->p->two_zeta);
+  ARG(MS_K_COLLIDE_FRIC, 11, c->p->kt);
+  ARG(MS_K_COLLIDE_FRIC, 12, c->p->mu);
+  ARG(MS_K_COLLIDE_FRIC, 13, c->p->mu_r);
+  ARG(MS_K_COLLIDE_FRIC, 14, c->p->mu_wall);
   ARG(MS_K_COLLIDE_FRIC, 15, dt);
   ARG(MS_K_COLLIDE_FRIC, 16, box);
   ARG(MS_K_COLLIDE_FRIC, 17, nl->wall_xi);
   ARG(MS_K_COLLIDE_FRIC, 18, b->f_ss);
   ARG(MS_K_COLLIDE_FRIC, 19, b->t_ss);
-  if (s->p.diag) /* built with MS_DIAG (collision/dissipation.h) */
-    ARG(MS_K_COLLIDE_FRIC, 20, s->dev.diss);
-  return bind_live(s);
+  if (c->p->diag) /* built with MS_DIAG (collision/dissipation.h) */
+    ARG(MS_K_COLLIDE_FRIC, 20, d->diss);
+  return bind_live(c, d);
 }
 
-static ms_status run(ms_sim *s, int kernel)
+static ms_status run(const ms_ctx *c, ms_device *d, int kernel)
 {
   cl_event ev = 0;
-  ms_status st = ms_kernels_run_1d(&s->kern, &s->cl, kernel, (size_t)s->p.n_small, &ev);
-  ms_status kept = ms_gpu_keep_event(s, kernel, ev);
+  ms_status st = ms_kernels_run_1d(c->kern, c->cl, kernel, (size_t)c->p->n_small, &ev);
+  ms_status kept = ms_gpu_keep_event(c, d, kernel, ev);
   return st ? st : kept;
 }
 
 /* Without friction the worker's list (collision/ls_list.h) has no small list to follow:
  * the same check against its own reference positions, while it is in use and they are
  * taken. The kernel is free for it then (the small list exists only with friction). */
-static ms_status enqueue_worker_check(ms_sim *s)
+static ms_status enqueue_worker_check(const ms_ctx *c, ms_device *d)
 {
-  ms_ls_list *wl = &s->wk.wl;
+  ms_list_check *wl = &d->wlc;
   wl->checked = 0;
-  if (!ms_ls_list_in_use(s) || !wl->ref_valid)
+  if (!ms_worker_list_in_use(c->p) || !wl->ref_valid)
     return MS_OK;
-  double half = 0.49 * (double)wl->skin, limit2 = half * half; /* as bind's, below */
-  ARG(MS_K_NLIST_CHECK, 0, s->x.buf.pos);
+  double half = 0.49 * (double)c->p->list_skin, limit2 = half * half; /* as bind's, below */
+  ARG(MS_K_NLIST_CHECK, 0, c->x->buf.pos);
   ARG(MS_K_NLIST_CHECK, 1, wl->ref);
-  ARG(MS_K_NLIST_CHECK, 2, s->p.n_small);
+  ARG(MS_K_NLIST_CHECK, 2, c->p->n_small);
   ARG(MS_K_NLIST_CHECK, 3, limit2);
   ARG(MS_K_NLIST_CHECK, 4, wl->flags);
-  ms_status st = run(s, MS_K_NLIST_CHECK);
+  ms_status st = run(c, d, MS_K_NLIST_CHECK);
   if (!st)
-    st = ms_cl_check(clEnqueueReadBuffer(s->cl.gpu_queue, wl->flags, CL_FALSE, 0, sizeof(int),
+    st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, wl->flags, CL_FALSE, 0, sizeof(int),
                                          &wl->moved_read, 0, NULL, NULL),
                      "clEnqueueReadBuffer", "worker list flags");
   wl->checked = !st;
   return st;
 }
 
-ms_status ms_nlist_worker_ref(ms_sim *s)
+ms_status ms_nlist_worker_ref(const ms_ctx *c, ms_device *d)
 {
-  ms_ls_list *wl = &s->wk.wl;
-  if (!wl->ref_due)
+  ms_list_check *wl = &d->wlc;
+  if (!c->x->list.ref_due)
     return MS_OK;
-  wl->ref_due = 0;
-  size_t bytes = (size_t)s->p.n_small * 2 * sizeof(double);
+  c->x->list.ref_due = 0;
+  size_t bytes = (size_t)c->p->n_small * 2 * sizeof(double);
   ms_status st = MS_OK;
-  if (!wl->ref && !(st = new_buffer(&s->cl, bytes, "worker list positions", &wl->ref)))
-    st = new_buffer(&s->cl, sizeof(int), "worker list flags", &wl->flags);
+  if (!wl->ref && !(st = new_buffer(c->cl, bytes, "worker list positions", &wl->ref)))
+    st = new_buffer(c->cl, sizeof(int), "worker list flags", &wl->flags);
   if (!st)
-    st = ms_cl_check(clEnqueueCopyBuffer(s->cl.gpu_queue, s->x.buf.pos, wl->ref, 0, 0, bytes, 0,
+    st = ms_cl_check(clEnqueueCopyBuffer(c->cl->gpu_queue, c->x->buf.pos, wl->ref, 0, 0, bytes, 0,
                                          NULL, NULL),
                      "clEnqueueCopyBuffer", "worker list positions");
   if (!st)
-    st = fill_zero(&s->cl, wl->flags, sizeof(int));
+    st = fill_zero(c->cl, wl->flags, sizeof(int));
   wl->ref_valid = !st;
   return st;
 }
 
-ms_status ms_nlist_enqueue_check(ms_sim *s)
+ms_status ms_nlist_enqueue_check(const ms_ctx *c, ms_device *d)
 {
-  if (!s->p.friction_on)
-    return enqueue_worker_check(s);
-  ms_nlist *nl = &s->dev.nl;
+  if (!c->p->friction_on)
+    return enqueue_worker_check(c, d);
+  ms_nlist *nl = &d->nl;
   nl->moved = 0;
-  if (nl->stale || s->p.n_small == 0)
+  if (nl->stale || c->p->n_small == 0)
     return MS_OK; /* rebuilt anyway */
-  ms_status st = run(s, MS_K_NLIST_CHECK);
+  ms_status st = run(c, d, MS_K_NLIST_CHECK);
   if (st)
     return st;
-  return ms_cl_check(clEnqueueReadBuffer(s->cl.gpu_queue, nl->flags, CL_FALSE, 0, sizeof(int),
+  return ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, nl->flags, CL_FALSE, 0, sizeof(int),
                                          &nl->moved, 0, NULL, NULL),
                      "clEnqueueReadBuffer", "neighbour list flags");
 }
 
 /* One build into list `to` from the live one; flags come back (a blocking read). */
-static ms_status build_into(ms_sim *s, int to, int flags[4])
+static ms_status build_into(const ms_ctx *c, ms_device *d, int to, int flags[4])
 {
-  ms_nlist *nl = &s->dev.nl;
+  ms_nlist *nl = &d->nl;
   int from = nl->live;
   ARG(MS_K_NLIST_BUILD, 10, nl->j[from]);
   ARG(MS_K_NLIST_BUILD, 11, nl->xi[from]);
@@ -239,25 +240,25 @@ static ms_status build_into(ms_sim *s, int to, int flags[4])
   ARG(MS_K_NLIST_BUILD, 15, nl->xi[to]);
   ARG(MS_K_NLIST_BUILD, 16, nl->count[to]);
   ARG(MS_K_NLIST_BUILD, 17, nl->k[to]);
-  ms_status st = fill_zero(&s->cl, nl->flags, 4 * sizeof(int));
+  ms_status st = fill_zero(c->cl, nl->flags, 4 * sizeof(int));
   if (!st)
-    st = run(s, MS_K_NLIST_BUILD);
+    st = run(c, d, MS_K_NLIST_BUILD);
   if (!st)
-    st = ms_cl_check(clEnqueueReadBuffer(s->cl.gpu_queue, nl->flags, CL_TRUE, 0, 4 * sizeof(int),
+    st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, nl->flags, CL_TRUE, 0, 4 * sizeof(int),
                                          flags, 0, NULL, NULL),
                      "clEnqueueReadBuffer", "neighbour list flags");
   if (!st)
-    ms_gpu_settle(s);
+    ms_gpu_settle(c, d);
   return st;
 }
 
 /* Makes list `to` the size the next build needs; a failure names the step and why. */
-static ms_status size_target(ms_sim *s, int to, long step)
+static ms_status size_target(const ms_ctx *c, ms_device *d, int to, long step)
 {
-  ms_nlist *nl = &s->dev.nl;
+  ms_nlist *nl = &d->nl;
   if (nl->k[to] == nl->k_want)
     return MS_OK;
-  ms_status st = make_list(s, to, nl->k_want);
+  ms_status st = make_list(c, d, to, nl->k_want);
   if (!st)
     return MS_OK;
   char why[1024]; /* the first message recorded wins: put the context in front */
@@ -265,60 +266,60 @@ static ms_status size_target(ms_sim *s, int to, long step)
   ms_error_clear();
   return ms_fail(st, "step %ld: the neighbour list needs %d slots for each of %d small "
                      "particles and cannot have them: %s",
-                 step, nl->k_want, s->p.n_small, why);
+                 step, nl->k_want, c->p->n_small, why);
 }
 
-ms_status ms_nlist_update(ms_sim *s, long step)
+ms_status ms_nlist_update(const ms_ctx *c, ms_device *d, long step)
 {
-  ms_nlist *nl = &s->dev.nl;
+  ms_nlist *nl = &d->nl;
   /* The worker's list follows this one's rebuilds, or its own check without friction:
    * the flag goes to the worker through sync 1 (collision/ls_list.h). */
-  if (!s->p.friction_on) {
-    s->wk.wl.small_moved = !s->wk.wl.checked || s->wk.wl.moved_read;
+  if (!c->p->friction_on) {
+    c->x->list.small_moved = !d->wlc.checked || d->wlc.moved_read;
     return MS_OK;
   }
-  s->wk.wl.small_moved = 0;
-  if (s->p.n_small == 0 || (!nl->stale && !nl->moved))
+  c->x->list.small_moved = 0;
+  if (c->p->n_small == 0 || (!nl->stale && !nl->moved))
     return MS_OK;
   double t0 = ms_now();
   int to = 1 - nl->live, flags[4];
   ms_status st = MS_OK;
   for (;;) {
-    if ((st = size_target(s, to, step)) || (st = build_into(s, to, flags)))
+    if ((st = size_target(c, d, to, step)) || (st = build_into(c, d, to, flags)))
       break;
-    s->run.stats.nlist_builds++;
+    c->stats->nlist_builds++;
     if (!flags[1])
       break;
-    s->run.stats.nlist_overflow_builds++;
-    s->run.stats.nlist_growths++;
+    c->stats->nlist_overflow_builds++;
+    c->stats->nlist_growths++;
     nl->k_want = (flags[2] + 3) / 4 * 4; /* a little headroom saves regrowing */
   }
   if (!st)
-    st = ms_cl_check(clEnqueueCopyBuffer(s->cl.gpu_queue, s->x.buf.pos, nl->ref, 0, 0,
-                                         (size_t)s->p.n_small * 2 * sizeof(double), 0, NULL, NULL),
+    st = ms_cl_check(clEnqueueCopyBuffer(c->cl->gpu_queue, c->x->buf.pos, nl->ref, 0, 0,
+                                         (size_t)c->p->n_small * 2 * sizeof(double), 0, NULL, NULL),
                      "clEnqueueCopyBuffer", "neighbour list positions");
   if (!st) {
     nl->live = to;
-    s->run.stats.nlist_capacity = nl->k[to];
+    c->stats->nlist_capacity = nl->k[to];
     nl->stale = 0;
     nl->moved = 0;
-    s->wk.wl.small_moved = 1;
-    st = bind_live(s);
+    c->x->list.small_moved = 1;
+    st = bind_live(c, d);
   }
-  ms_trace_phase(&s->run.trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
+  ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   return st;
 }
 
-ms_status ms_nlist_reset(ms_sim *s)
+ms_status ms_nlist_reset(const ms_ctx *c, ms_device *d)
 {
-  ms_nlist *nl = &s->dev.nl;
-  size_t n = (size_t)s->p.n_small;
+  ms_nlist *nl = &d->nl;
+  size_t n = (size_t)c->p->n_small;
   nl->stale = 1;
-  ms_status st = fill_zero(&s->cl, nl->count[nl->live], n * sizeof(int));
+  ms_status st = fill_zero(c->cl, nl->count[nl->live], n * sizeof(int));
   if (!st)
-    st = fill_zero(&s->cl, nl->wall_xi, n * 4 * sizeof(float));
+    st = fill_zero(c->cl, nl->wall_xi, n * 4 * sizeof(float));
   if (!st)
-    st = ms_cl_check(clFinish(s->cl.gpu_queue), "clFinish", "neighbour list");
+    st = ms_cl_check(clFinish(c->cl->gpu_queue), "clFinish", "neighbour list");
   return st;
 }
 
@@ -355,23 +356,23 @@ static int holds_history(float xi)
   return memcmp(&xi, &plus_zero, sizeof xi) != 0;
 }
 
-ms_status ms_nlist_export(ms_sim *s, ms_friction_state *out)
+ms_status ms_nlist_export(const ms_ctx *c, ms_device *d, ms_friction_state *out)
 {
-  ms_nlist *nl = &s->dev.nl;
-  size_t n = (size_t)s->p.n_small;
+  ms_nlist *nl = &d->nl;
+  size_t n = (size_t)c->p->n_small;
   int w = nl->live, k = nl->k[w];
   host_list h = {0};
   out->small_wall_xi = malloc((4 * n + 1) * sizeof *out->small_wall_xi);
   ms_status st = out->small_wall_xi ? host_list_alloc(&h, n, k)
                                     : ms_fail(MS_ERR_RUNTIME, "out of memory");
   if (!st)
-    st = ms_buffers_download(&s->cl, nl->wall_xi, out->small_wall_xi, 4 * n * sizeof(float));
+    st = ms_buffers_download(c->cl, nl->wall_xi, out->small_wall_xi, 4 * n * sizeof(float));
   if (!st)
-    st = ms_buffers_download(&s->cl, nl->j[w], h.j, n * (size_t)k * sizeof(int));
+    st = ms_buffers_download(c->cl, nl->j[w], h.j, n * (size_t)k * sizeof(int));
   if (!st)
-    st = ms_buffers_download(&s->cl, nl->xi[w], h.xi, n * (size_t)k * sizeof(float));
+    st = ms_buffers_download(c->cl, nl->xi[w], h.xi, n * (size_t)k * sizeof(float));
   if (!st)
-    st = ms_buffers_download(&s->cl, nl->count[w], h.count, n * sizeof(int));
+    st = ms_buffers_download(c->cl, nl->count[w], h.count, n * sizeof(int));
   for (int pass = 0; pass < 2 && !st; pass++) { /* count, then fill */
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -405,15 +406,15 @@ static int by_partner(const void *a, const void *b)
 }
 
 /* Checks the entries and counts each particle's; returns the most any has, or -1. */
-static int count_entries(const ms_sim *s, const ms_friction_state *in, int *count)
+static int count_entries(const ms_ctx *c, const ms_friction_state *in, int *count)
 {
   int most = 0;
   for (size_t e = 0; e < in->n_ss; e++) {
     const ms_history_entry *h = &in->ss[e];
-    if (h->a < 0 || h->b < 0 || h->a >= s->p.n_small || h->b >= s->p.n_small || h->a == h->b) {
+    if (h->a < 0 || h->b < 0 || h->a >= c->p->n_small || h->b >= c->p->n_small || h->a == h->b) {
       ms_fail(MS_ERR_INPUT, "small-small history entry %zu names the pair (%d, %d): there are "
                             "%d small particles",
-              e, h->a, h->b, s->p.n_small);
+              e, h->a, h->b, c->p->n_small);
       return -1;
     }
     int ca = ++count[h->a], cb = ++count[h->b];
@@ -457,15 +458,15 @@ static ms_status lay_out(const ms_friction_state *in, host_list *h, size_t n)
   return st;
 }
 
-ms_status ms_nlist_import(ms_sim *s, const ms_friction_state *in)
+ms_status ms_nlist_import(const ms_ctx *c, ms_device *d, const ms_friction_state *in)
 {
-  ms_nlist *nl = &s->dev.nl;
-  size_t n = (size_t)s->p.n_small;
+  ms_nlist *nl = &d->nl;
+  size_t n = (size_t)c->p->n_small;
   host_list h = {0};
   ms_status st = host_list_alloc(&h, n, 1);
   if (st)
     return st;
-  int most = count_entries(s, in, h.count);
+  int most = count_entries(c, in, h.count);
   int k = most > nl->k[nl->live] ? most : nl->k[nl->live];
   host_list_free(&h);
   if (most < 0)
@@ -473,20 +474,29 @@ ms_status ms_nlist_import(ms_sim *s, const ms_friction_state *in)
   if ((st = host_list_alloc(&h, n, k)) || (st = lay_out(in, &h, n)))
     goto done;
   int w = nl->live;
-  if (k != nl->k[w] && (st = make_list(s, w, k)))
+  if (k != nl->k[w] && (st = make_list(c, d, w, k)))
     goto done;
   if (k > nl->k_want)
     nl->k_want = k;
-  if (!(st = ms_buffers_upload(&s->cl, nl->j[w], h.j, n * (size_t)k * sizeof(int))) &&
-      !(st = ms_buffers_upload(&s->cl, nl->xi[w], h.xi, n * (size_t)k * sizeof(float))) &&
-      !(st = ms_buffers_upload(&s->cl, nl->count[w], h.count, n * sizeof(int))))
-    st = in->small_wall_xi ? ms_buffers_upload(&s->cl, nl->wall_xi, in->small_wall_xi,
+  if (!(st = ms_buffers_upload(c->cl, nl->j[w], h.j, n * (size_t)k * sizeof(int))) &&
+      !(st = ms_buffers_upload(c->cl, nl->xi[w], h.xi, n * (size_t)k * sizeof(float))) &&
+      !(st = ms_buffers_upload(c->cl, nl->count[w], h.count, n * sizeof(int))))
+    st = in->small_wall_xi ? ms_buffers_upload(c->cl, nl->wall_xi, in->small_wall_xi,
                                                4 * n * sizeof(float))
-                           : fill_zero(&s->cl, nl->wall_xi, 4 * n * sizeof(float));
+                           : fill_zero(c->cl, nl->wall_xi, 4 * n * sizeof(float));
   nl->stale = 1; /* the next grid build lays the list out at the current positions */
   if (!st)
-    st = bind_live(s);
+    st = bind_live(c, d);
 done:
   host_list_free(&h);
   return st;
+}
+
+void ms_list_check_release(ms_list_check *k)
+{
+  if (k->ref)
+    clReleaseMemObject(k->ref);
+  if (k->flags)
+    clReleaseMemObject(k->flags);
+  k->ref = k->flags = NULL;
 }

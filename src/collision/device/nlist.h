@@ -10,47 +10,30 @@
 #ifndef MS_NLIST_H
 #define MS_NLIST_H
 
-#include "cl/runtime.h"
+#include "collision/device/device.h"
+#include "collision/exchange/crossing.h"
 
-/* The skin as a fraction of the largest small radius (docs/friction.md: measured). */
-#define MS_NLIST_SKIN_RATIO 0.3
-/* Slots per particle of a new list; grows on overflow. */
-#define MS_NLIST_K0 8
 
-typedef struct ms_nlist {
-  int k[2];                      /* slots per particle of each list */
-  cl_mem j[2], xi[2], count[2];  /* partner, displacement per slot; partners per particle */
-  int live;                      /* the list the collide kernel reads */
-  int k_want;                    /* slots the next build gets */
-  cl_mem ref;                    /* double2: positions at the live list's build */
-  cl_mem wall_xi;                /* float: 4 per particle (left, right, bottom, top) */
-  cl_mem flags;                  /* int: moved, overflowing particles, most partners */
-  int moved;                     /* flags[0], read with the grid's flags */
-  int stale;                     /* rebuild at the next grid build */
-  float skin;                    /* m */
-} ms_nlist;
-
-struct ms_sim;
 
 /* Creates both lists (empty), the reference positions and the wall displacements. */
-ms_status ms_nlist_create(struct ms_sim *s);
+ms_status ms_nlist_create(const ms_ctx *c, ms_device *d);
 void ms_nlist_release(ms_nlist *nl);
 
 /* Sets the arguments of the check, build and friction collide kernels. */
-ms_status ms_nlist_bind(struct ms_sim *s);
+ms_status ms_nlist_bind(const ms_ctx *c, ms_device *d);
 
 /* Enqueues the moved-too-far check and the non-blocking read of its flag, ahead of the
  * grid's blocking flags read (collision/grid.c); without friction the worker list's. */
-ms_status ms_nlist_enqueue_check(struct ms_sim *s);
+ms_status ms_nlist_enqueue_check(const ms_ctx *c, ms_device *d);
 
 /* After a grid build: rebuilds the list when due (growing it until it fits), and tells
  * the worker's list whether a small particle may have moved too far for it. */
-ms_status ms_nlist_update(struct ms_sim *s, long step);
+ms_status ms_nlist_update(const ms_ctx *c, ms_device *d, long step);
 
 /* Without friction, the worker's list's check (collision/ls_list.h): ms_nlist_enqueue_check
  * runs it with the grid build; this takes its reference positions when the worker built
  * the list this iteration (after sync 2, before the small integration). */
-ms_status ms_nlist_worker_ref(struct ms_sim *s);
+ms_status ms_nlist_worker_ref(const ms_ctx *c, ms_device *d);
 
 /* The small side of ms_sim_friction_export/import (sim_internal.h): each particle's wall
  * displacements, and one entry (a < b) per pair whose slot holds a displacement (its
@@ -58,10 +41,13 @@ ms_status ms_nlist_worker_ref(struct ms_sim *s);
  * (both copies of each pair) and rebuilds it at the next grid build, where every
  * displacement is carried over as any rebuild carries it. */
 struct ms_friction_state;
-ms_status ms_nlist_export(struct ms_sim *s, struct ms_friction_state *out);
-ms_status ms_nlist_import(struct ms_sim *s, const struct ms_friction_state *in);
+ms_status ms_nlist_export(const ms_ctx *c, ms_device *d, struct ms_friction_state *out);
+ms_status ms_nlist_import(const ms_ctx *c, ms_device *d, const struct ms_friction_state *in);
 
 /* Forgets every history (after a restore) and rebuilds at the next grid build. */
-ms_status ms_nlist_reset(struct ms_sim *s);
+ms_status ms_nlist_reset(const ms_ctx *c, ms_device *d);
+
+/* The buffers of the check of the worker's list (ms_nlist_worker_ref makes them). */
+void ms_list_check_release(ms_list_check *k);
 
 #endif

@@ -7,20 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/device/gpu_manager.h"
-#include "collision/sim_internal.h"
+#include "collision/device/events.h"
 #include "collision/worker/worker_friction.h"
 
-#define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
+#define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
 
-static void release_lists(ms_dl_lists *l)
-{
-  for (int g = 0; g < 2; g++) {
-    ms_dl_release_mem(&l->n[g]);
-    ms_dl_release_mem(&l->key[g]);
-    ms_dl_release_mem(&l->xi[g]);
-  }
-}
 
 /* Cells of a rectangle of half-width `reach` along an axis of n cells, at most: the
  * rounding of the two ends can add one cell to the exact count, the +3 covers it. */
@@ -30,73 +21,73 @@ static size_t axis_cells(double reach, double inv_cell, int n)
   return c > (double)n ? (size_t)n : (size_t)c;
 }
 
-static size_t rect_cells(const ms_sim *s, double reach)
+static size_t rect_cells(const ms_ctx *c, double reach)
 {
-  const ms_grid *g = &s->p.grid;
+  const ms_grid *g = &c->p->grid;
   return axis_cells(reach, g->inv_cell, g->nx) * axis_cells(reach, g->inv_cell, g->ny);
 }
 
-static float r_large_max(const ms_sim *s)
+static float r_large_max(const ms_ctx *c, ms_worker *w)
 {
   float r = 0.0f;
-  for (int i = 0; i < s->p.n_large; i++)
-    r = s->wk.large[i].r > r ? s->wk.large[i].r : r;
+  for (int i = 0; i < c->p->n_large; i++)
+    r = w->large[i].r > r ? w->large[i].r : r;
   return r;
 }
 
 /* Slots a list needs so that it can never overflow: every candidate its owner walks
  * (the cells of its rectangle, each at most full), at most every possible partner. */
-static size_t ls_room(const ms_sim *s)
+static size_t ls_room(const ms_ctx *c, ms_worker *w)
 {
-  double reach = (double)r_large_max(s) + s->p.r_small_max;
-  size_t k = rect_cells(s, reach) * s->x.buf.cap;
-  k = k < (size_t)s->p.n_small ? k : (size_t)s->p.n_small;
+  double reach = (double)r_large_max(c, w) + c->p->r_small_max;
+  size_t k = rect_cells(c, reach) * c->x->buf.cap;
+  k = k < (size_t)c->p->n_small ? k : (size_t)c->p->n_small;
   return k ? k : 1;
 }
 
-static size_t ll_room(const ms_sim *s)
+static size_t ll_room(const ms_ctx *c, ms_dlarge *dl, ms_worker *w)
 {
-  double reach = (double)r_large_max(s) + s->p.r_small_max + s->dl.margin;
-  size_t k = rect_cells(s, reach) * s->dl.cap;
-  size_t most = s->p.n_large > 1 ? (size_t)s->p.n_large - 1 : 1;
+  double reach = (double)r_large_max(c, w) + c->p->r_small_max + dl->margin;
+  size_t k = rect_cells(c, reach) * dl->cap;
+  size_t most = c->p->n_large > 1 ? (size_t)c->p->n_large - 1 : 1;
   k = k < most ? k : most;
   return k ? k : 1;
 }
 
 /* The host's histories need this many slots (after an import or a CPU advance). */
-static void host_needs(const ms_sim *s, size_t *ls, size_t *ll)
+static void host_needs(const ms_ctx *c, ms_worker *w, size_t *ls, size_t *ll)
 {
-  const ms_worker_history *h = &s->wk.hist;
-  int *per = calloc((size_t)s->p.n_large + 1, sizeof *per);
+  const ms_worker_history *h = &w->hist;
+  int *per = calloc((size_t)c->p->n_large + 1, sizeof *per);
   *ls = *ll = 0;
-  for (int i = 0; i < s->p.n_large; i++)
+  for (int i = 0; i < c->p->n_large; i++)
     if ((size_t)h->ls_cur[i].n > *ls)
       *ls = (size_t)h->ls_cur[i].n;
   for (size_t e = 0; per && e < h->ll_cur.n; e++) {
     per[h->ll_cur.e[e].a]++;
     per[h->ll_cur.e[e].b]++;
   }
-  for (int i = 0; per && i < s->p.n_large; i++)
+  for (int i = 0; per && i < c->p->n_large; i++)
     if ((size_t)per[i] > *ll)
       *ll = (size_t)per[i];
   if (!per) /* no memory to count: room for every partner */
-    *ll = (size_t)s->p.n_large;
+    *ll = (size_t)c->p->n_large;
   free(per);
 }
 
-static ms_status make_lists(ms_sim *s, ms_dl_lists *l, size_t k, const char *what)
+static ms_status make_lists(const ms_ctx *c, ms_dl_lists *l, size_t k, const char *what)
 {
-  size_t n = (size_t)s->p.n_large;
+  size_t n = (size_t)c->p->n_large;
   ms_status st = MS_OK;
-  release_lists(l);
+  ms_dl_release_lists(l);
   l->k = k;
   l->cur = 0;
   for (int g = 0; !st && g < 2; g++) {
-    st = ms_dl_make(s, n * sizeof(int), what, &l->n[g]);
+    st = ms_dl_make(c->cl, n * sizeof(int), what, &l->n[g]);
     if (!st)
-      st = ms_dl_make(s, n * k * sizeof(int), what, &l->key[g]);
+      st = ms_dl_make(c->cl, n * k * sizeof(int), what, &l->key[g]);
     if (!st)
-      st = ms_dl_make(s, n * k * sizeof(float), what, &l->xi[g]);
+      st = ms_dl_make(c->cl, n * k * sizeof(float), what, &l->xi[g]);
   }
   return st;
 }
@@ -122,25 +113,25 @@ static void staging_free(staging *t)
   free(t->xi);
 }
 
-static ms_status put(ms_sim *s, ms_dl_lists *l, const staging *t)
+static ms_status put(const ms_ctx *c, ms_dl_lists *l, const staging *t)
 {
-  size_t n = (size_t)s->p.n_large;
-  ms_status st = ms_buffers_upload(&s->cl, l->n[l->cur], t->n, n * sizeof(int));
+  size_t n = (size_t)c->p->n_large;
+  ms_status st = ms_buffers_upload(c->cl, l->n[l->cur], t->n, n * sizeof(int));
   if (!st)
-    st = ms_buffers_upload(&s->cl, l->key[l->cur], t->key, n * l->k * sizeof(int));
+    st = ms_buffers_upload(c->cl, l->key[l->cur], t->key, n * l->k * sizeof(int));
   if (!st)
-    st = ms_buffers_upload(&s->cl, l->xi[l->cur], t->xi, n * l->k * sizeof(float));
+    st = ms_buffers_upload(c->cl, l->xi[l->cur], t->xi, n * l->k * sizeof(float));
   return st;
 }
 
-static ms_status get(ms_sim *s, ms_dl_lists *l, staging *t)
+static ms_status get(const ms_ctx *c, ms_dl_lists *l, staging *t)
 {
-  size_t n = (size_t)s->p.n_large;
-  ms_status st = ms_buffers_download(&s->cl, l->n[l->cur], t->n, n * sizeof(int));
+  size_t n = (size_t)c->p->n_large;
+  ms_status st = ms_buffers_download(c->cl, l->n[l->cur], t->n, n * sizeof(int));
   if (!st)
-    st = ms_buffers_download(&s->cl, l->key[l->cur], t->key, n * l->k * sizeof(int));
+    st = ms_buffers_download(c->cl, l->key[l->cur], t->key, n * l->k * sizeof(int));
   if (!st)
-    st = ms_buffers_download(&s->cl, l->xi[l->cur], t->xi, n * l->k * sizeof(float));
+    st = ms_buffers_download(c->cl, l->xi[l->cur], t->xi, n * l->k * sizeof(float));
   return st;
 }
 
@@ -152,11 +143,11 @@ static ms_status no_memory(void)
 /* The host's large-small lists and large-large pairs into the device's current lists:
  * each pair (a, b) goes to both a's and b's lists; taken in (a, b) order each list comes
  * out sorted by partner (its partners below it first, by a, then those above, by b). */
-static ms_status upload_lists(ms_sim *s)
+static ms_status upload_lists(const ms_ctx *c, ms_dlarge *dl, ms_worker *w)
 {
-  ms_dl_friction *f = &s->dl.fr;
-  const ms_worker_history *h = &s->wk.hist;
-  size_t n = (size_t)s->p.n_large;
+  ms_dl_friction *f = &dl->fr;
+  const ms_worker_history *h = &w->hist;
+  size_t n = (size_t)c->p->n_large;
   size_t big = f->ls.k > f->ll.k ? f->ls.k : f->ll.k;
   staging t;
   ms_status st = MS_OK;
@@ -171,7 +162,7 @@ static ms_status upload_lists(ms_sim *s)
     }
   }
   if (!st)
-    st = put(s, &f->ls, &t);
+    st = put(c, &f->ls, &t);
   if (!st) {
     memset(t.n, 0, n * sizeof *t.n);
     for (size_t e = 0; e < h->ll_cur.n; e++) {
@@ -183,7 +174,7 @@ static ms_status upload_lists(ms_sim *s)
         t.xi[at] = p->xi;
       }
     }
-    st = put(s, &f->ll, &t);
+    st = put(c, &f->ll, &t);
   }
   staging_free(&t);
   return st;
@@ -191,18 +182,18 @@ static ms_status upload_lists(ms_sim *s)
 
 /* The device's current lists into the host's histories (large-large: each pair from
  * its lower member's list, so the pairs come in (a, b) order). */
-static ms_status download_lists(ms_sim *s)
+static ms_status download_lists(const ms_ctx *c, ms_dlarge *dl, ms_worker *w)
 {
-  ms_dl_friction *f = &s->dl.fr;
-  ms_worker_history *h = &s->wk.hist;
-  size_t n = (size_t)s->p.n_large;
+  ms_dl_friction *f = &dl->fr;
+  ms_worker_history *h = &w->hist;
+  size_t n = (size_t)c->p->n_large;
   size_t big = f->ls.k > f->ll.k ? f->ls.k : f->ll.k;
   staging t;
   ms_status st = MS_OK;
   if (!staging_alloc(&t, n, big))
     st = no_memory();
   if (!st)
-    st = get(s, &f->ls, &t);
+    st = get(c, &f->ls, &t);
   for (size_t i = 0; !st && i < n; i++) {
     ms_xi_list *l = &h->ls_cur[i];
     l->n = 0;
@@ -211,7 +202,7 @@ static ms_status download_lists(ms_sim *s)
         st = no_memory();
   }
   if (!st)
-    st = get(s, &f->ll, &t);
+    st = get(c, &f->ll, &t);
   h->ll_cur.n = 0;
   for (size_t i = 0; !st && i < n; i++)
     for (int e = 0; !st && e < t.n[i]; e++) {
@@ -225,12 +216,12 @@ static ms_status download_lists(ms_sim *s)
 
 /* Lists with room for what the host holds and every candidate; when they must grow
  * during an advance, their contents go through the host's histories. */
-static ms_status ensure_room(ms_sim *s, int keep)
+static ms_status ensure_room(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int keep)
 {
-  ms_dl_friction *f = &s->dl.fr;
-  size_t ls = ls_room(s), ll = ll_room(s), hls = 0, hll = 0;
+  ms_dl_friction *f = &dl->fr;
+  size_t ls = ls_room(c, w), ll = ll_room(c, dl, w), hls = 0, hll = 0;
   if (!keep) {
-    host_needs(s, &hls, &hll);
+    host_needs(c, w, &hls, &hll);
     ls = ls > hls ? ls : hls;
     ll = ll > hll ? ll : hll;
   }
@@ -240,76 +231,76 @@ static ms_status ensure_room(ms_sim *s, int keep)
   }
   if (keep && ls <= f->ls.k && ll <= f->ll.k)
     return MS_OK;
-  ms_status st = keep ? download_lists(s) : MS_OK;
+  ms_status st = keep ? download_lists(c, dl, w) : MS_OK;
   if (keep)
     f->growths++;
   if (!st && ls > f->ls.k)
-    st = make_lists(s, &f->ls, ls, "large-small history");
+    st = make_lists(c, &f->ls, ls, "large-small history");
   if (!st && ll > f->ll.k)
-    st = make_lists(s, &f->ll, ll, "large-large history");
-  return st ? st : upload_lists(s);
+    st = make_lists(c, &f->ll, ll, "large-large history");
+  return st ? st : upload_lists(c, dl, w);
 }
 
-static ms_status make_all(ms_sim *s)
+static ms_status make_all(const ms_ctx *c, ms_dlarge *dl)
 {
-  ms_dl_friction *f = &s->dl.fr;
-  size_t n = (size_t)s->p.n_large;
-  ms_status st = ms_dl_make(s, n * 2 * sizeof(double), "large rotation", &f->rot);
+  ms_dl_friction *f = &dl->fr;
+  size_t n = (size_t)c->p->n_large;
+  ms_status st = ms_dl_make(c->cl, n * 2 * sizeof(double), "large rotation", &f->rot);
   if (!st)
-    st = ms_dl_make(s, n * 2 * sizeof(double), "large prev rotation", &f->prev_rot);
+    st = ms_dl_make(c->cl, n * 2 * sizeof(double), "large prev rotation", &f->prev_rot);
   if (!st)
-    st = ms_dl_make(s, n * sizeof(float), "large torque", &f->torque);
+    st = ms_dl_make(c->cl, n * sizeof(float), "large torque", &f->torque);
   if (!st)
-    st = ms_dl_make(s, n * 4 * sizeof(float), "large wall history", &f->wall_xi);
+    st = ms_dl_make(c->cl, n * 4 * sizeof(float), "large wall history", &f->wall_xi);
   f->made = !st;
   return st;
 }
 
-ms_status ms_dlf_begin(ms_sim *s)
+ms_status ms_dlf_begin(const ms_ctx *c, ms_dlarge *dl, ms_worker *w)
 {
-  ms_dl_friction *f = &s->dl.fr;
-  size_t n = (size_t)s->p.n_large;
-  ms_status st = ms_fr_ready(s);
+  ms_dl_friction *f = &dl->fr;
+  size_t n = (size_t)c->p->n_large;
+  ms_status st = ms_fr_ready(c->p, w);
   if (!st && !f->made)
-    st = make_all(s);
+    st = make_all(c, dl);
   double *rot = malloc((2 * n + 2) * sizeof *rot);
   if (!st && !rot)
     st = no_memory();
   for (size_t i = 0; !st && i < n; i++) {
-    rot[2 * i] = s->wk.large[i].theta;
-    rot[2 * i + 1] = s->wk.large[i].w;
+    rot[2 * i] = w->large[i].theta;
+    rot[2 * i + 1] = w->large[i].w;
   }
   if (!st)
-    st = ms_buffers_upload(&s->cl, f->rot, rot, n * 2 * sizeof(double));
+    st = ms_buffers_upload(c->cl, f->rot, rot, n * 2 * sizeof(double));
   free(rot);
   if (!st && n)
-    st = ms_buffers_upload(&s->cl, f->wall_xi, s->wk.hist.wall_xi, n * 4 * sizeof(float));
+    st = ms_buffers_upload(c->cl, f->wall_xi, w->hist.wall_xi, n * 4 * sizeof(float));
   if (!st) {
     static const int zero = 0; /* the lists' overflow slot (never set: see large_friction.cl) */
-    st = ms_cl_check(clEnqueueWriteBuffer(s->cl.gpu_queue, s->dl.flags, CL_TRUE,
+    st = ms_cl_check(clEnqueueWriteBuffer(c->cl->gpu_queue, dl->flags, CL_TRUE,
                                           3 * sizeof(int), sizeof zero, &zero, 0, NULL, NULL),
                      "clEnqueueWriteBuffer", "large flags");
   }
-  return st ? st : ensure_room(s, 0);
+  return st ? st : ensure_room(c, dl, w, 0);
 }
 
-static ms_status enqueue(ms_sim *s, int kernel, size_t n)
+static ms_status enqueue(const ms_ctx *c, ms_device *dev, int kernel, size_t n)
 {
   cl_event ev = 0;
-  ms_status st = ms_kernels_run_1d(&s->kern, &s->cl, kernel, n, &ev);
-  ms_status kept = ms_gpu_keep_event(s, kernel, ev);
+  ms_status st = ms_kernels_run_1d(c->kern, c->cl, kernel, n, &ev);
+  ms_status kept = ms_gpu_keep_event(c, dev, kernel, ev);
   return st ? st : kept;
 }
 
 /* The arguments every friction kernel shares after the large particles' own. */
 /* The contact law's arguments, the same four in every friction kernel from `first` on:
  * k, 2 zeta, (k_t, mu, mu_r, mu_wall), dt. */
-static ms_status bind_law(ms_sim *s, int id, int first)
+static ms_status bind_law(const ms_ctx *c, int id, int first)
 {
-  cl_float4 fr = {{s->p.kt, s->p.mu, s->p.mu_r, s->p.mu_wall}};
-  float dt = (float)s->p.dt;
-  ARG(id, first, s->p.k);
-  ARG(id, first + 1, s->p.two_zeta);
+  cl_float4 fr = {{c->p->kt, c->p->mu, c->p->mu_r, c->p->mu_wall}};
+  float dt = (float)c->p->dt;
+  ARG(id, first, c->p->k);
+  ARG(id, first + 1, c->p->two_zeta);
   ARG(id, first + 2, fr);
   ARG(id, first + 3, dt);
   return MS_OK;
@@ -317,23 +308,23 @@ static ms_status bind_law(ms_sim *s, int id, int first)
 
 /* --diagnostics (a program built with MS_DIAG): the accumulators after the small
  * particles' (collision/dissipation.c), from argument `first` on: diss, its offset, dt. */
-static ms_status bind_diss(ms_sim *s, int id, int first)
+static ms_status bind_diss(const ms_ctx *c, ms_device *dev, int id, int first)
 {
-  int off = s->p.n_small;
-  ARG(id, first, s->dev.diss);
+  int off = c->p->n_small;
+  ARG(id, first, dev->diss);
   ARG(id, first + 1, off);
-  ARG(id, first + 2, s->p.dt);
+  ARG(id, first + 2, c->p->dt);
   return MS_OK;
 }
 
-static ms_status bind_react(ms_sim *s)
+static ms_status bind_react(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
-  ms_dlarge *d = &s->dl;
+  ms_dlarge *d = dl;
   ms_dl_friction *f = &d->fr;
-  const ms_buffers *b = &s->x.buf;
-  const ms_grid *g = &s->p.grid;
-  int id = MS_K_LARGE_SMALL_REACT_FRIC, n = s->p.n_large, cap = (int)b->cap, k = (int)f->ls.k;
-  int c = f->ls.cur, o = 1 - c;
+  const ms_buffers *b = &c->x->buf;
+  const ms_grid *g = &c->p->grid;
+  int id = MS_K_LARGE_SMALL_REACT_FRIC, n = c->p->n_large, cap = (int)b->cap, k = (int)f->ls.k;
+  int cur = f->ls.cur, o = 1 - cur;
   cl_mem in[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, a, in[a]);
@@ -345,26 +336,26 @@ static ms_status bind_react(ms_sim *s)
   ARG(id, 13, g->inv_cell);
   ARG(id, 14, g->nx);
   ARG(id, 15, g->ny);
-  ARG(id, 16, s->p.r_small_max);
-  ms_status law = bind_law(s, id, 17);
+  ARG(id, 16, c->p->r_small_max);
+  ms_status law = bind_law(c, id, 17);
   if (law)
     return law;
   ARG(id, 21, k);
-  cl_mem lists[] = {f->ls.n[c], f->ls.key[c], f->ls.xi[c], f->ls.n[o], f->ls.key[o],
+  cl_mem lists[] = {f->ls.n[cur], f->ls.key[cur], f->ls.xi[cur], f->ls.n[o], f->ls.key[o],
                     f->ls.xi[o], d->f, f->torque, d->flags};
   for (int a = 0; a < 9; a++)
     ARG(id, 22 + a, lists[a]);
-  return s->p.diag ? bind_diss(s, id, 31) : MS_OK;
+  return c->p->diag ? bind_diss(c, dev, id, 31) : MS_OK;
 }
 
-static ms_status bind_apply(ms_sim *s)
+static ms_status bind_apply(const ms_ctx *c, ms_dlarge *dl)
 {
-  ms_dlarge *d = &s->dl;
+  ms_dlarge *d = dl;
   ms_dl_friction *f = &d->fr;
-  const ms_buffers *b = &s->x.buf;
-  const ms_grid *g = &s->p.grid;
-  int id = MS_K_LARGE_SMALL_APPLY_FRIC, n = s->p.n_small, lcap = (int)d->cap, k = (int)f->ls.k;
-  int c = f->ls.cur;
+  const ms_buffers *b = &c->x->buf;
+  const ms_grid *g = &c->p->grid;
+  int id = MS_K_LARGE_SMALL_APPLY_FRIC, n = c->p->n_small, lcap = (int)d->cap, k = (int)f->ls.k;
+  int cur = f->ls.cur;
   cl_mem small[] = {b->pos, b->vel, b->shape, b->rot};
   for (int a = 0; a < 4; a++)
     ARG(id, a, small[a]);
@@ -378,24 +369,24 @@ static ms_status bind_apply(ms_sim *s)
   cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, 11 + a, large[a]);
-  ARG(id, 16, s->p.r_small_max);
-  ms_status law = bind_law(s, id, 17);
+  ARG(id, 16, c->p->r_small_max);
+  ms_status law = bind_law(c, id, 17);
   if (law)
     return law;
   ARG(id, 21, k);
-  cl_mem rest[] = {f->ls.n[c], f->ls.key[c], f->ls.xi[c], b->f_ls, b->t_ls};
+  cl_mem rest[] = {f->ls.n[cur], f->ls.key[cur], f->ls.xi[cur], b->f_ls, b->t_ls};
   for (int a = 0; a < 5; a++)
     ARG(id, 22 + a, rest[a]);
   return MS_OK;
 }
 
-static ms_status bind_large_large(ms_sim *s)
+static ms_status bind_large_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
-  ms_dlarge *d = &s->dl;
+  ms_dlarge *d = dl;
   ms_dl_friction *f = &d->fr;
-  const ms_grid *g = &s->p.grid;
-  int id = MS_K_LARGE_LARGE_FRIC, n = s->p.n_large, lcap = (int)d->cap, k = (int)f->ll.k;
-  int c = f->ll.cur, o = 1 - c;
+  const ms_grid *g = &c->p->grid;
+  int id = MS_K_LARGE_LARGE_FRIC, n = c->p->n_large, lcap = (int)d->cap, k = (int)f->ll.k;
+  int cur = f->ll.cur, o = 1 - cur;
   cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, a, large[a]);
@@ -406,70 +397,70 @@ static ms_status bind_large_large(ms_sim *s)
   ARG(id, 9, g->inv_cell);
   ARG(id, 10, g->nx);
   ARG(id, 11, g->ny);
-  ARG(id, 12, s->p.r_small_max);
+  ARG(id, 12, c->p->r_small_max);
   ARG(id, 13, d->margin);
-  ms_status law = bind_law(s, id, 14);
+  ms_status law = bind_law(c, id, 14);
   if (law)
     return law;
   ARG(id, 18, k);
-  cl_mem rest[] = {f->ll.n[c], f->ll.key[c], f->ll.xi[c], f->ll.n[o], f->ll.key[o],
+  cl_mem rest[] = {f->ll.n[cur], f->ll.key[cur], f->ll.xi[cur], f->ll.n[o], f->ll.key[o],
                    f->ll.xi[o], d->f, f->torque, d->flags};
   for (int a = 0; a < 9; a++)
     ARG(id, 19 + a, rest[a]);
-  return s->p.diag ? bind_diss(s, id, 28) : MS_OK;
+  return c->p->diag ? bind_diss(c, dev, id, 28) : MS_OK;
 }
 
-static ms_status bind_walls(ms_sim *s)
+static ms_status bind_walls(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
-  ms_dlarge *d = &s->dl;
+  ms_dlarge *d = dl;
   ms_dl_friction *f = &d->fr;
-  int id = MS_K_LARGE_WALLS_FRIC, n = s->p.n_large;
-  cl_double2 box = {{s->p.box[0], s->p.box[1]}};
+  int id = MS_K_LARGE_WALLS_FRIC, n = c->p->n_large;
+  cl_double2 box = {{c->p->box[0], c->p->box[1]}};
   cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, a, large[a]);
   ARG(id, 5, n);
   ARG(id, 6, box);
-  ms_status law = bind_law(s, id, 7);
+  ms_status law = bind_law(c, id, 7);
   if (law)
     return law;
   ARG(id, 11, f->wall_xi);
   ARG(id, 12, d->f);
   ARG(id, 13, f->torque);
-  if (!s->p.diag)
+  if (!c->p->diag)
     return MS_OK;
   /* the large-large lists before and after this iteration, for their springs' share */
-  int c = f->ll.cur, o = 1 - c, k = (int)f->ll.k;
-  ms_status st = bind_diss(s, id, 14);
+  int cur = f->ll.cur, o = 1 - cur, k = (int)f->ll.k;
+  ms_status st = bind_diss(c, dev, id, 14);
   if (st)
     return st;
   ARG(id, 17, k);
-  cl_mem lists[] = {f->ll.n[c], f->ll.key[c], f->ll.xi[c], f->ll.n[o], f->ll.key[o], f->ll.xi[o]};
+  cl_mem lists[] = {f->ll.n[cur], f->ll.key[cur], f->ll.xi[cur], f->ll.n[o], f->ll.key[o], f->ll.xi[o]};
   for (int a = 0; a < 6; a++)
     ARG(id, 18 + a, lists[a]);
   return MS_OK;
 }
 
-ms_status ms_dlf_forces(ms_sim *s)
+ms_status ms_dlf_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w)
 {
-  ms_dl_friction *f = &s->dl.fr;
-  ms_status st = ensure_room(s, 1);
+  ms_dl_friction *f = &dl->fr;
+  ms_status st = ensure_room(c, dl, w, 1);
   if (!st)
-    st = bind_react(s);
+    st = bind_react(c, dev, dl);
   if (!st)
-    st = bind_apply(s);
+    st = bind_apply(c, dl);
   if (!st)
-    st = bind_large_large(s);
+    st = bind_large_large(c, dev, dl);
   if (!st)
-    st = bind_walls(s);
+    st = bind_walls(c, dev, dl);
   if (!st)
-    st = enqueue(s, MS_K_LARGE_SMALL_REACT_FRIC, (size_t)s->p.n_large);
+    st = enqueue(c, dev, MS_K_LARGE_SMALL_REACT_FRIC, (size_t)c->p->n_large);
   if (!st)
-    st = enqueue(s, MS_K_LARGE_SMALL_APPLY_FRIC, (size_t)s->p.n_small);
+    st = enqueue(c, dev, MS_K_LARGE_SMALL_APPLY_FRIC, (size_t)c->p->n_small);
   if (!st)
-    st = enqueue(s, MS_K_LARGE_LARGE_FRIC, (size_t)s->p.n_large);
+    st = enqueue(c, dev, MS_K_LARGE_LARGE_FRIC, (size_t)c->p->n_large);
   if (!st)
-    st = enqueue(s, MS_K_LARGE_WALLS_FRIC, (size_t)s->p.n_large);
+    st = enqueue(c, dev, MS_K_LARGE_WALLS_FRIC, (size_t)c->p->n_large);
   if (!st) { /* the kernels have their arguments: the new lists become current */
     f->ls.cur = 1 - f->ls.cur;
     f->ll.cur = 1 - f->ll.cur;
@@ -477,51 +468,40 @@ ms_status ms_dlf_forces(ms_sim *s)
   return st;
 }
 
-ms_status ms_dlf_integrate(ms_sim *s)
+ms_status ms_dlf_integrate(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
-  ms_dlarge *d = &s->dl;
+  ms_dlarge *d = dl;
   ms_dl_friction *f = &d->fr;
-  int id = MS_K_INTEGRATE_LARGE_FRIC, n = s->p.n_large;
+  int id = MS_K_INTEGRATE_LARGE_FRIC, n = c->p->n_large;
   cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, d->f};
   for (int a = 0; a < 5; a++)
     ARG(id, a, large[a]);
   ARG(id, 5, n);
-  ARG(id, 6, s->p.gx);
-  ARG(id, 7, s->p.gy);
-  ARG(id, 8, s->p.dt);
-  ARG(id, 9, s->p.max_speed2);
+  ARG(id, 6, c->p->gx);
+  ARG(id, 7, c->p->gy);
+  ARG(id, 8, c->p->dt);
+  ARG(id, 9, c->p->max_speed2);
   cl_mem rest[] = {d->prev_pos, d->prev_vel, d->flags, f->rot, f->prev_rot, f->torque};
   for (int a = 0; a < 6; a++)
     ARG(id, 10 + a, rest[a]);
-  return enqueue(s, id, (size_t)n);
+  return enqueue(c, dev, id, (size_t)n);
 }
 
-ms_status ms_dlf_read_back(ms_sim *s, int failed)
+ms_status ms_dlf_read_back(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int failed)
 {
-  ms_dl_friction *f = &s->dl.fr;
-  size_t n = (size_t)s->p.n_large, bytes = n * 2 * sizeof(double);
+  ms_dl_friction *f = &dl->fr;
+  size_t n = (size_t)c->p->n_large, bytes = n * 2 * sizeof(double);
   double *rot = malloc(bytes + 16);
   ms_status st = rot ? MS_OK : no_memory();
   for (int pass = 0; !st && pass < (failed >= 0 ? 2 : 1); pass++) {
-    st = ms_buffers_download(&s->cl, pass ? f->prev_rot : f->rot, rot, bytes);
+    st = ms_buffers_download(c->cl, pass ? f->prev_rot : f->rot, rot, bytes);
     for (size_t i = pass ? (size_t)failed + 1 : 0; !st && i < n; i++) {
-      s->wk.large[i].theta = rot[2 * i];
-      s->wk.large[i].w = rot[2 * i + 1];
+      w->large[i].theta = rot[2 * i];
+      w->large[i].w = rot[2 * i + 1];
     }
   }
   free(rot);
   if (!st && n)
-    st = ms_buffers_download(&s->cl, f->wall_xi, s->wk.hist.wall_xi, n * 4 * sizeof(float));
-  return st ? st : download_lists(s);
-}
-
-void ms_dlf_release(ms_dl_friction *f)
-{
-  ms_dl_release_mem(&f->rot);
-  ms_dl_release_mem(&f->prev_rot);
-  ms_dl_release_mem(&f->torque);
-  ms_dl_release_mem(&f->wall_xi);
-  release_lists(&f->ls);
-  release_lists(&f->ll);
-  memset(f, 0, sizeof *f);
+    st = ms_buffers_download(c->cl, f->wall_xi, w->hist.wall_xi, n * 4 * sizeof(float));
+  return st ? st : download_lists(c, dl, w);
 }

@@ -3,13 +3,14 @@
  * growth, and the enqueueing of kernels/large.cl on the manager's queue. */
 #include "collision/device_only/device_large.h"
 
+#include "collision/device_only/device_friction.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collision/worker/cpu_worker.h"
 #include "collision/device/gpu_manager.h"
-#include "collision/sim_internal.h"
 #include "shared/grid.h"
 
 /* Slots of the flags buffer (kernels/large.cl has the same). */
@@ -20,33 +21,15 @@
 #define LFLAG_COUNT 4
 
 /* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
-#define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
+#define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
 
-ms_status ms_dl_make(ms_sim *s, size_t bytes, const char *what, cl_mem *out)
-{
-  cl_int err;
-  if (bytes > s->cl.max_alloc)
-    return ms_fail(MS_ERR_RUNTIME, "large_on = device: buffer '%s' needs %zu bytes, more than "
-                                   "the device's largest allocation "
-                                   "(CL_DEVICE_MAX_MEM_ALLOC_SIZE = %llu bytes)",
-                   what, bytes, (unsigned long long)s->cl.max_alloc);
-  *out = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &err);
-  return ms_cl_check(err, "clCreateBuffer", what);
-}
-
-void ms_dl_release_mem(cl_mem *m)
-{
-  if (*m)
-    clReleaseMemObject(*m);
-  *m = NULL;
-}
 
 /* The arguments that name the list (set again when it grows). */
-static ms_status bind_list(ms_sim *s)
+static ms_status bind_list(const ms_ctx *c, ms_dlarge *dl)
 {
-  ms_dlarge *d = &s->dl;
+  ms_dlarge *d = dl;
   int n_cells = (int)d->n_cells, cap = (int)d->cap;
-  int clear_cells = ms_gpu_fill_clears(s) ? 0 : n_cells; /* else a fill does (build_list) */
+  int clear_cells = ms_gpu_fill_clears(c) ? 0 : n_cells; /* else a fill does (build_list) */
   ARG(MS_K_LARGE_LIST_CLEAR, 0, d->count);
   ARG(MS_K_LARGE_LIST_CLEAR, 1, clear_cells);
   ARG(MS_K_LARGE_LIST_CLEAR, 2, d->flags);
@@ -67,19 +50,19 @@ static ms_status bind_list(ms_sim *s)
 }
 
 /* The arguments that never change: the large buffers and the scene's constants. */
-static ms_status bind_large(ms_sim *s)
+static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
-  ms_dlarge *d = &s->dl;
-  const ms_grid *g = &s->p.grid;
-  int n = s->p.n_large;
-  cl_double2 box = {{s->p.box[0], s->p.box[1]}};
+  ms_dlarge *d = dl;
+  const ms_grid *g = &c->p->grid;
+  int n = c->p->n_large;
+  cl_double2 box = {{c->p->box[0], c->p->box[1]}};
   ARG(MS_K_LARGE_LIST_INSERT, 0, d->pos);
   ARG(MS_K_LARGE_LIST_INSERT, 1, d->shape);
   ARG(MS_K_LARGE_LIST_INSERT, 2, n);
   ARG(MS_K_LARGE_LIST_INSERT, 6, g->inv_cell);
   ARG(MS_K_LARGE_LIST_INSERT, 7, g->nx);
   ARG(MS_K_LARGE_LIST_INSERT, 8, g->ny);
-  ARG(MS_K_LARGE_LIST_INSERT, 9, s->p.r_small_max);
+  ARG(MS_K_LARGE_LIST_INSERT, 9, c->p->r_small_max);
   ARG(MS_K_LARGE_LIST_INSERT, 10, d->flags);
   cl_mem large[4] = {d->pos, d->vel, d->shape, d->stat};
   for (int a = 0; a < 4; a++) {
@@ -93,59 +76,59 @@ static ms_status bind_large(ms_sim *s)
   ARG(MS_K_LARGE_SMALL_REACT, 11, g->inv_cell);
   ARG(MS_K_LARGE_SMALL_REACT, 12, g->nx);
   ARG(MS_K_LARGE_SMALL_REACT, 13, g->ny);
-  ARG(MS_K_LARGE_SMALL_REACT, 14, s->p.r_small_max);
-  ARG(MS_K_LARGE_SMALL_REACT, 15, s->p.k);
-  ARG(MS_K_LARGE_SMALL_REACT, 16, s->p.two_zeta);
+  ARG(MS_K_LARGE_SMALL_REACT, 14, c->p->r_small_max);
+  ARG(MS_K_LARGE_SMALL_REACT, 15, c->p->k);
+  ARG(MS_K_LARGE_SMALL_REACT, 16, c->p->two_zeta);
   ARG(MS_K_LARGE_SMALL_REACT, 17, d->f);
-  ARG(MS_K_LARGE_SMALL_APPLY, 3, s->p.n_small);
+  ARG(MS_K_LARGE_SMALL_APPLY, 3, c->p->n_small);
   ARG(MS_K_LARGE_SMALL_APPLY, 4, g->inv_cell);
   ARG(MS_K_LARGE_SMALL_APPLY, 5, g->nx);
   ARG(MS_K_LARGE_SMALL_APPLY, 6, g->ny);
-  ARG(MS_K_LARGE_SMALL_APPLY, 14, s->p.k);
-  ARG(MS_K_LARGE_SMALL_APPLY, 15, s->p.two_zeta);
+  ARG(MS_K_LARGE_SMALL_APPLY, 14, c->p->k);
+  ARG(MS_K_LARGE_SMALL_APPLY, 15, c->p->two_zeta);
   ARG(MS_K_LARGE_LARGE, 4, n);
   ARG(MS_K_LARGE_LARGE, 8, g->inv_cell);
   ARG(MS_K_LARGE_LARGE, 9, g->nx);
   ARG(MS_K_LARGE_LARGE, 10, g->ny);
-  ARG(MS_K_LARGE_LARGE, 11, s->p.r_small_max);
+  ARG(MS_K_LARGE_LARGE, 11, c->p->r_small_max);
   ARG(MS_K_LARGE_LARGE, 12, d->margin);
-  ARG(MS_K_LARGE_LARGE, 13, s->p.k);
-  ARG(MS_K_LARGE_LARGE, 14, s->p.two_zeta);
+  ARG(MS_K_LARGE_LARGE, 13, c->p->k);
+  ARG(MS_K_LARGE_LARGE, 14, c->p->two_zeta);
   ARG(MS_K_LARGE_LARGE, 15, d->f);
   ARG(MS_K_LARGE_WALLS, 4, n);
   ARG(MS_K_LARGE_WALLS, 5, box);
-  ARG(MS_K_LARGE_WALLS, 6, s->p.k);
-  ARG(MS_K_LARGE_WALLS, 7, s->p.two_zeta);
+  ARG(MS_K_LARGE_WALLS, 6, c->p->k);
+  ARG(MS_K_LARGE_WALLS, 7, c->p->two_zeta);
   ARG(MS_K_LARGE_WALLS, 8, d->f);
   ARG(MS_K_INTEGRATE_LARGE, 4, d->f);
   ARG(MS_K_INTEGRATE_LARGE, 5, n);
-  ARG(MS_K_INTEGRATE_LARGE, 6, s->p.gx);
-  ARG(MS_K_INTEGRATE_LARGE, 7, s->p.gy);
-  ARG(MS_K_INTEGRATE_LARGE, 8, s->p.dt);
-  ARG(MS_K_INTEGRATE_LARGE, 9, s->p.max_speed2);
+  ARG(MS_K_INTEGRATE_LARGE, 6, c->p->gx);
+  ARG(MS_K_INTEGRATE_LARGE, 7, c->p->gy);
+  ARG(MS_K_INTEGRATE_LARGE, 8, c->p->dt);
+  ARG(MS_K_INTEGRATE_LARGE, 9, c->p->max_speed2);
   ARG(MS_K_INTEGRATE_LARGE, 10, d->prev_pos);
   ARG(MS_K_INTEGRATE_LARGE, 11, d->prev_vel);
   ARG(MS_K_INTEGRATE_LARGE, 12, d->flags);
-  if (s->p.diag) { /* built with MS_DIAG: each large particle's sum after the small ones' */
-    int off = s->p.n_small;
-    ARG(MS_K_LARGE_SMALL_REACT, 18, s->dev.diss);
+  if (c->p->diag) { /* built with MS_DIAG: each large particle's sum after the small ones' */
+    int off = c->p->n_small;
+    ARG(MS_K_LARGE_SMALL_REACT, 18, dev->diss);
     ARG(MS_K_LARGE_SMALL_REACT, 19, off);
-    ARG(MS_K_LARGE_SMALL_REACT, 20, s->p.dt);
-    ARG(MS_K_LARGE_LARGE, 16, s->dev.diss);
+    ARG(MS_K_LARGE_SMALL_REACT, 20, c->p->dt);
+    ARG(MS_K_LARGE_LARGE, 16, dev->diss);
     ARG(MS_K_LARGE_LARGE, 17, off);
-    ARG(MS_K_LARGE_LARGE, 18, s->p.dt);
-    ARG(MS_K_LARGE_WALLS, 9, s->dev.diss);
+    ARG(MS_K_LARGE_LARGE, 18, c->p->dt);
+    ARG(MS_K_LARGE_WALLS, 9, dev->diss);
     ARG(MS_K_LARGE_WALLS, 10, off);
-    ARG(MS_K_LARGE_WALLS, 11, s->p.dt);
+    ARG(MS_K_LARGE_WALLS, 11, c->p->dt);
   }
-  return bind_list(s);
+  return bind_list(c, dl);
 }
 
 /* The arguments that name the small particles' buffers and the grid, which the
  * manager replaces when the grid grows or the buffer mode changes: set before each use. */
-static ms_status bind_small(ms_sim *s)
+static ms_status bind_small(const ms_ctx *c)
 {
-  const ms_buffers *b = &s->x.buf;
+  const ms_buffers *b = &c->x->buf;
   int cap = (int)b->cap;
   ARG(MS_K_LARGE_SMALL_REACT, 5, b->pos);
   ARG(MS_K_LARGE_SMALL_REACT, 6, b->vel);
@@ -161,23 +144,23 @@ static ms_status bind_small(ms_sim *s)
 }
 
 /* The cell list's index buffer with `cap` slots per cell. */
-static ms_status set_capacity(ms_sim *s, size_t cap)
+static ms_status set_capacity(const ms_ctx *c, ms_dlarge *dl, size_t cap)
 {
-  ms_dlarge *d = &s->dl;
+  ms_dlarge *d = dl;
   ms_dl_release_mem(&d->idx);
   d->cap = cap;
-  s->run.stats.large_list_capacity = (int)cap;
-  ms_status st = ms_dl_make(s, d->n_cells * cap * sizeof(int), "large cell list", &d->idx);
-  return st ? st : bind_list(s);
+  c->stats->large_list_capacity = (int)cap;
+  ms_status st = ms_dl_make(c->cl, d->n_cells * cap * sizeof(int), "large cell list", &d->idx);
+  return st ? st : bind_list(c, dl);
 }
 
 /* Every buffer, made on the first device advance (a run that never takes this path
  * pays nothing), and the host staging for uploads and read-backs. */
-static ms_status make_all(ms_sim *s)
+static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, const ms_worker *w)
 {
-  ms_dlarge *d = &s->dl;
-  size_t n = (size_t)s->p.n_large, d2 = n * 2 * sizeof(double), f2 = n * 2 * sizeof(float);
-  d->n_cells = s->p.grid.n_cells;
+  ms_dlarge *d = dl;
+  size_t n = (size_t)c->p->n_large, d2 = n * 2 * sizeof(double), f2 = n * 2 * sizeof(float);
+  d->n_cells = c->p->grid.n_cells;
   d->h_pos = malloc(d2 + 16);
   d->h_vel = malloc(d2 + 16);
   d->h_shape = malloc(f2 + 8);
@@ -188,8 +171,8 @@ static ms_status make_all(ms_sim *s)
    * touching pair's distance (relative 2^-24 of the radii's sum): every pair the sweep
    * finds is then among the candidates, however large the particles. */
   float r_max = 0.0f;
-  for (int i = 0; i < s->p.n_large; i++) {
-    ms_body *L = &s->wk.large[i];
+  for (int i = 0; i < c->p->n_large; i++) {
+    ms_body *L = &w->large[i];
     d->h_shape[2 * i] = L->r;
     d->h_shape[2 * i + 1] = L->m;
     d->h_stat[i] = L->is_static;
@@ -208,157 +191,157 @@ static ms_status make_all(ms_sim *s)
               {&d->count, d->n_cells * sizeof(int), "large cell counts"},
               {&d->flags, LFLAG_COUNT * sizeof(int), "large flags"}};
   for (size_t b = 0; !st && b < sizeof bufs / sizeof bufs[0]; b++)
-    st = ms_dl_make(s, bufs[b].bytes, bufs[b].what, bufs[b].m);
+    st = ms_dl_make(c->cl, bufs[b].bytes, bufs[b].what, bufs[b].m);
   if (!st)
-    st = set_capacity(s, MS_DL_FIRST_CAPACITY);
+    st = set_capacity(c, dl, MS_DL_FIRST_CAPACITY);
   if (!st)
-    st = ms_buffers_upload(&s->cl, d->shape, d->h_shape, f2);
+    st = ms_buffers_upload(c->cl, d->shape, d->h_shape, f2);
   if (!st)
-    st = ms_buffers_upload(&s->cl, d->stat, d->h_stat, n * sizeof(int));
+    st = ms_buffers_upload(c->cl, d->stat, d->h_stat, n * sizeof(int));
   if (!st)
-    st = bind_large(s);
+    st = bind_large(c, dev, dl);
   d->made = !st;
   return st;
 }
 
-static ms_status enqueue(ms_sim *s, int kernel, size_t n)
+static ms_status enqueue(const ms_ctx *c, ms_device *dev, int kernel, size_t n)
 {
   cl_event ev = 0;
-  ms_status st = ms_kernels_run_1d(&s->kern, &s->cl, kernel, n, &ev);
-  ms_status kept = ms_gpu_keep_event(s, kernel, ev);
+  ms_status st = ms_kernels_run_1d(c->kern, c->cl, kernel, n, &ev);
+  ms_status kept = ms_gpu_keep_event(c, dev, kernel, ev);
   return st ? st : kept;
 }
 
 /* Clear, insert, sort; then the flags, read without waiting (into h_flags, complete
  * after the next blocking call on the queue) or, with `wait`, read now. */
-static ms_status build_list(ms_sim *s, int reset_fail, int wait)
+static ms_status build_list(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, int reset_fail, int wait)
 {
-  ms_dlarge *d = &s->dl;
-  MS_CL_TRY(clSetKernelArg(s->kern.kernel[MS_K_LARGE_LIST_CLEAR], 3, sizeof reset_fail,
+  ms_dlarge *d = dl;
+  MS_CL_TRY(clSetKernelArg(c->kern->kernel[MS_K_LARGE_LIST_CLEAR], 3, sizeof reset_fail,
                            &reset_fail),
             "clSetKernelArg(MS_K_LARGE_LIST_CLEAR, reset_fail)");
   /* On a CPU device the counts by a fill, as the grid's (collision/grid.c says why), the
    * flags by the kernel, both booked as large_list_clear; on a GPU the kernel does both. */
   ms_status st = MS_OK;
   size_t n_clear = d->n_cells > 1 ? d->n_cells : 1;
-  if (ms_gpu_fill_clears(s)) {
+  if (ms_gpu_fill_clears(c)) {
     static const int zero = 0;
     cl_event ev = 0;
-    st = ms_cl_check(clEnqueueFillBuffer(s->cl.gpu_queue, d->count, &zero, sizeof zero, 0,
+    st = ms_cl_check(clEnqueueFillBuffer(c->cl->gpu_queue, d->count, &zero, sizeof zero, 0,
                                          n_clear * sizeof(int), 0, NULL, &ev),
                      "clEnqueueFillBuffer", "large list count");
-    ms_status kept = ms_gpu_keep_event(s, MS_K_LARGE_LIST_CLEAR, ev);
+    ms_status kept = ms_gpu_keep_event(c, dev, MS_K_LARGE_LIST_CLEAR, ev);
     if (!st)
       st = kept;
     n_clear = 1;
   }
   if (!st)
-    st = enqueue(s, MS_K_LARGE_LIST_CLEAR, n_clear);
+    st = enqueue(c, dev, MS_K_LARGE_LIST_CLEAR, n_clear);
   if (!st)
-    st = enqueue(s, MS_K_LARGE_LIST_INSERT, (size_t)s->p.n_large);
+    st = enqueue(c, dev, MS_K_LARGE_LIST_INSERT, (size_t)c->p->n_large);
   if (!st)
-    st = enqueue(s, MS_K_LARGE_LIST_SORT, d->n_cells);
+    st = enqueue(c, dev, MS_K_LARGE_LIST_SORT, d->n_cells);
   if (!st)
-    st = ms_cl_check(clEnqueueReadBuffer(s->cl.gpu_queue, d->flags, wait ? CL_TRUE : CL_FALSE, 0,
+    st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, d->flags, wait ? CL_TRUE : CL_FALSE, 0,
                                          sizeof d->h_flags, d->h_flags, 0, NULL, NULL),
                      "clEnqueueReadBuffer", "large flags");
   if (!st && wait)
-    ms_gpu_settle(s);
-  s->run.stats.large_list_builds++;
+    ms_gpu_settle(c, dev);
+  c->stats->large_list_builds++;
   return st;
 }
 
 /* An overflowing list (h_flags read): grows to the longest list needed, rounded up to
  * 4 as the grid does, and rebuilds, until no cell overflows. Nothing is truncated. */
-static ms_status grow_until_fits(ms_sim *s)
+static ms_status grow_until_fits(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
-  ms_dlarge *d = &s->dl;
+  ms_dlarge *d = dl;
   while (d->h_flags[LFLAG_OVERFLOW] > 0) {
     size_t cap = ((size_t)d->h_flags[LFLAG_MAX_COUNT] + 3) / 4 * 4;
-    ms_status st = set_capacity(s, cap);
+    ms_status st = set_capacity(c, dl, cap);
     if (!st)
-      st = build_list(s, 0, 1);
+      st = build_list(c, dev, dl, 0, 1);
     if (st)
       return st;
-    s->run.stats.large_list_growths++;
+    c->stats->large_list_growths++;
   }
   return MS_OK;
 }
 
-ms_status ms_dl_begin(ms_sim *s)
+ms_status ms_dl_begin(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w)
 {
-  ms_dlarge *d = &s->dl;
+  ms_dlarge *d = dl;
   double t0 = ms_now();
-  ms_status st = d->made ? MS_OK : make_all(s);
-  size_t n = (size_t)s->p.n_large;
+  ms_status st = d->made ? MS_OK : make_all(c, dev, dl, w);
+  size_t n = (size_t)c->p->n_large;
   for (size_t i = 0; i < n; i++) {
-    const ms_body *L = &s->wk.large[i];
+    const ms_body *L = &w->large[i];
     d->h_pos[2 * i] = L->x;
     d->h_pos[2 * i + 1] = L->y;
     d->h_vel[2 * i] = L->vx;
     d->h_vel[2 * i + 1] = L->vy;
   }
   if (!st)
-    st = ms_buffers_upload(&s->cl, d->pos, d->h_pos, n * 2 * sizeof(double));
+    st = ms_buffers_upload(c->cl, d->pos, d->h_pos, n * 2 * sizeof(double));
   if (!st)
-    st = ms_buffers_upload(&s->cl, d->vel, d->h_vel, n * 2 * sizeof(double));
+    st = ms_buffers_upload(c->cl, d->vel, d->h_vel, n * 2 * sizeof(double));
   if (!st)
-    st = build_list(s, 1, 1);
+    st = build_list(c, dev, dl, 1, 1);
   if (!st)
-    st = grow_until_fits(s);
-  if (!st && s->p.friction_on)
-    st = ms_dlf_begin(s);
+    st = grow_until_fits(c, dev, dl);
+  if (!st && c->p->friction_on)
+    st = ms_dlf_begin(c, dl, w);
   d->host_current = 0;
-  ms_trace_phase(&s->run.trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
+  ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   return st;
 }
 
-ms_status ms_dl_forces(ms_sim *s)
+ms_status ms_dl_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w)
 {
   double t0 = ms_now();
-  ms_status st = bind_small(s);
-  if (!st && s->p.friction_on)
-    st = ms_dlf_forces(s);
+  ms_status st = bind_small(c);
+  if (!st && c->p->friction_on)
+    st = ms_dlf_forces(c, dev, dl, w);
   else if (!st)
-    st = enqueue(s, MS_K_LARGE_SMALL_REACT, (size_t)s->p.n_large);
-  if (!st && !s->p.friction_on)
-    st = enqueue(s, MS_K_LARGE_SMALL_APPLY, (size_t)s->p.n_small);
-  if (!st && !s->p.friction_on)
-    st = enqueue(s, MS_K_LARGE_LARGE, (size_t)s->p.n_large);
-  if (!st && !s->p.friction_on)
-    st = enqueue(s, MS_K_LARGE_WALLS, (size_t)s->p.n_large);
+    st = enqueue(c, dev, MS_K_LARGE_SMALL_REACT, (size_t)c->p->n_large);
+  if (!st && !c->p->friction_on)
+    st = enqueue(c, dev, MS_K_LARGE_SMALL_APPLY, (size_t)c->p->n_small);
+  if (!st && !c->p->friction_on)
+    st = enqueue(c, dev, MS_K_LARGE_LARGE, (size_t)c->p->n_large);
+  if (!st && !c->p->friction_on)
+    st = enqueue(c, dev, MS_K_LARGE_WALLS, (size_t)c->p->n_large);
   if (!st)
-    st = ms_cl_check(clFlush(s->cl.gpu_queue), "clFlush", "large forces");
-  ms_trace_phase(&s->run.trace, MS_THREAD_GPU, MS_PHASE_COLLIDE, t0);
+    st = ms_cl_check(clFlush(c->cl->gpu_queue), "clFlush", "large forces");
+  ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_COLLIDE, t0);
   return st;
 }
 
-ms_status ms_dl_integrate(ms_sim *s)
+ms_status ms_dl_integrate(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
   double t0 = ms_now();
-  ms_status st = s->p.friction_on ? ms_dlf_integrate(s)
-                                : enqueue(s, MS_K_INTEGRATE_LARGE, (size_t)s->p.n_large);
+  ms_status st = c->p->friction_on ? ms_dlf_integrate(c, dev, dl)
+                                : enqueue(c, dev, MS_K_INTEGRATE_LARGE, (size_t)c->p->n_large);
   if (!st)
-    st = build_list(s, 0, 0);
-  ms_trace_phase(&s->run.trace, MS_THREAD_GPU, MS_PHASE_INTEGRATE, t0);
+    st = build_list(c, dev, dl, 0, 0);
+  ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_INTEGRATE, t0);
   return st;
 }
 
 /* Reads the large particles back into the host's copy; with `failed` >= 0, those
  * after it get their state from before the integration, as the serial loop, which
  * stops at the first failure, leaves them. */
-static ms_status read_back(ms_sim *s, int failed)
+static ms_status read_back(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int failed)
 {
-  ms_dlarge *d = &s->dl;
-  size_t n = (size_t)s->p.n_large, bytes = n * 2 * sizeof(double);
+  ms_dlarge *d = dl;
+  size_t n = (size_t)c->p->n_large, bytes = n * 2 * sizeof(double);
   for (int pass = 0; pass < (failed >= 0 ? 2 : 1); pass++) {
-    ms_status st = ms_buffers_download(&s->cl, pass ? d->prev_pos : d->pos, d->h_pos, bytes);
+    ms_status st = ms_buffers_download(c->cl, pass ? d->prev_pos : d->pos, d->h_pos, bytes);
     if (!st)
-      st = ms_buffers_download(&s->cl, pass ? d->prev_vel : d->vel, d->h_vel, bytes);
+      st = ms_buffers_download(c->cl, pass ? d->prev_vel : d->vel, d->h_vel, bytes);
     if (st)
       return st;
     for (size_t i = pass ? (size_t)failed + 1 : 0; i < n; i++) {
-      ms_body *L = &s->wk.large[i];
+      ms_body *L = &w->large[i];
       L->x = d->h_pos[2 * i];
       L->y = d->h_pos[2 * i + 1];
       L->vx = d->h_vel[2 * i];
@@ -366,56 +349,42 @@ static ms_status read_back(ms_sim *s, int failed)
     }
   }
   d->host_current = 1;
-  return s->p.friction_on ? ms_dlf_read_back(s, failed) : MS_OK;
+  return c->p->friction_on ? ms_dlf_read_back(c, dl, w, failed) : MS_OK;
 }
 
-ms_status ms_dl_check(ms_sim *s, long step, ms_status grid)
+ms_status ms_dl_check(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w, long step, ms_status grid)
 {
-  ms_dlarge *d = &s->dl;
+  ms_dlarge *d = dl;
   if (grid && grid != MS_ERR_NUMERIC)
     return grid; /* the flags may not have been read */
   int failed = d->h_flags[LFLAG_FIRST_FAIL];
-  if (failed >= 0 && failed < s->p.n_large) {
+  if (failed >= 0 && failed < c->p->n_large) {
     /* The grid's message for the same state gives way, as the manager's gives way to
      * the worker's on the two-thread path. */
     if (grid) {
       ms_error_clear();
       ms_error_thread_clear();
     }
-    ms_status st = read_back(s, failed);
+    ms_status st = read_back(c, dl, w, failed);
     if (st)
       return st;
-    const ms_body *L = &s->wk.large[failed];
+    const ms_body *L = &w->large[failed];
     int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy) &&
-                 (!s->p.friction_on || isfinite(L->w));
-    return ms_cpu_large_failure(s, step, failed, finite);
+                 (!c->p->friction_on || isfinite(L->w));
+    return ms_cpu_large_failure(c, step, failed, finite);
   }
   if (grid)
     return grid;
-  if (s->p.friction_on && d->h_flags[LFLAG_HISTORY] > 0) /* large_friction.cl: never */
+  if (c->p->friction_on && d->h_flags[LFLAG_HISTORY] > 0) /* large_friction.cl: never */
     return ms_fail(MS_ERR_RUNTIME, "step %ld: a large particle's contact history needed %d "
                                    "slots, more than its list has", step,
                    d->h_flags[LFLAG_HISTORY]);
-  return grow_until_fits(s);
+  return grow_until_fits(c, dev, dl);
 }
 
-ms_status ms_dl_end(ms_sim *s)
+ms_status ms_dl_end(const ms_ctx *c, ms_dlarge *dl, ms_worker *w)
 {
-  if (!s->dl.made || s->dl.host_current)
+  if (!dl->made || dl->host_current)
     return MS_OK;
-  return read_back(s, -1);
-}
-
-void ms_dl_release(ms_dlarge *d)
-{
-  cl_mem *mems[] = {&d->pos,   &d->vel,      &d->shape,    &d->stat,  &d->f,
-                    &d->prev_pos, &d->prev_vel, &d->count, &d->idx, &d->flags};
-  for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
-    ms_dl_release_mem(mems[i]);
-  free(d->h_pos);
-  free(d->h_vel);
-  free(d->h_shape);
-  free(d->h_stat);
-  ms_dlf_release(&d->fr);
-  memset(d, 0, sizeof *d);
+  return read_back(c, dl, w, -1);
 }

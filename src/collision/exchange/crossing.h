@@ -10,12 +10,40 @@
 #ifndef MS_COLLISION_CROSSING_H
 #define MS_COLLISION_CROSSING_H
 
+#include "collision/base/kernels.h"
+#include "collision/base/params.h"
+#include "collision/base/trace.h"
 #include "collision/exchange/buffers.h"
-#include "collision/exchange/zone.h"
+#include "collision/exchange/zone_state.h"
+#include "mixsim/sim.h"
+
+/* The worker's large-small list (collision/worker/ls_list.h) and the manager's check of
+ * the small particles against it: two flags cross the syncs. */
+typedef struct ms_list_signal {
+  int small_moved; /* manager, before sync 1: a small particle may have moved more than
+                      the rebuild distance since the list's build; worker reads after */
+  int ref_due;     /* worker, before sync 2: it rebuilt the list, so the manager is to
+                      copy the positions of that build (after sync 2, before integration) */
+} ms_list_signal;
 
 typedef struct ms_crossing {
   ms_buffers buf;
   ms_zone zone;
+  ms_list_signal list;
 } ms_crossing;
+
+/* What either thread's code is handed during an advance beside its own state: the
+ * parameters (read only), the crossing (under the sync rules above), the OpenCL context
+ * and program (each thread enqueues on its own queues and sets its own kernels'
+ * arguments), and the run's counters and trace (each thread writes only its own: the
+ * counters its comments in mixsim/sim.h name, its own thread's phases and ring). */
+typedef struct ms_ctx {
+  const ms_params *p;
+  ms_crossing *x;
+  ms_cl *cl;
+  ms_kernels *kern;
+  ms_sim_stats *stats;
+  ms_trace *trace;
+} ms_ctx;
 
 #endif

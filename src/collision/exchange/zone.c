@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/sim_internal.h"
 #include "shared/grid.h"
 
 #define ZONE_MIN_ROOM 64
@@ -62,67 +61,67 @@ static size_t grown(size_t have, size_t need, size_t limit)
 }
 
 /* A device buffer in the zone's mode and, when copied, its pinned host copy. */
-static ms_status mode_buffer(ms_sim *s, ms_zone *z, size_t bytes, const char *what, cl_mem *m,
+static ms_status mode_buffer(const ms_ctx *c, ms_zone *z, size_t bytes, const char *what, cl_mem *m,
                              ms_staging *copy)
 {
-  ms_status st = ms_buffers_new(&s->cl, z->mode, bytes, what, m);
+  ms_status st = ms_buffers_new(c->cl, z->mode, bytes, what, m);
   if (!st && z->mode == MS_BUFFERS_COPIED)
-    st = ms_buffers_staging_alloc(&s->cl, s->cl.zone_queue, bytes, what, copy);
+    st = ms_buffers_staging_alloc(c->cl, c->cl->zone_queue, bytes, what, copy);
   return st;
 }
 
 /* Per-slot buffers for `need` particles. */
-static ms_status fit_slots(ms_sim *s, ms_zone *z, size_t need)
+static ms_status fit_slots(const ms_ctx *c, ms_zone *z, size_t need)
 {
   if (z->m_idx && need <= z->room)
     return MS_OK;
   int had = z->m_idx != NULL;
-  size_t room = grown(z->room, need, (size_t)(s->p.n_small > 0 ? s->p.n_small : 1));
-  release_slots(z, &s->cl);
+  size_t room = grown(z->room, need, (size_t)(c->p->n_small > 0 ? c->p->n_small : 1));
+  release_slots(z, c->cl);
   ms_status st;
-  if ((st = mode_buffer(s, z, room * sizeof(int), "zone index", &z->m_idx, &z->c_idx)) ||
-      (st = mode_buffer(s, z, room * 2 * sizeof(double), "zone pos", &z->m_pos, &z->c_pos)) ||
-      (st = mode_buffer(s, z, room * 2 * sizeof(double), "zone vel", &z->m_vel, &z->c_vel)) ||
-      (st = mode_buffer(s, z, room * 2 * sizeof(float), "zone f_ls", &z->m_f, &z->c_f)) ||
-      (s->p.friction_on &&
-       ((st = mode_buffer(s, z, room * sizeof(double), "zone spin", &z->m_w, &z->c_w)) ||
-        (st = mode_buffer(s, z, room * sizeof(float), "zone torque", &z->m_t, &z->c_t))))) {
-    release_slots(z, &s->cl);
+  if ((st = mode_buffer(c, z, room * sizeof(int), "zone index", &z->m_idx, &z->c_idx)) ||
+      (st = mode_buffer(c, z, room * 2 * sizeof(double), "zone pos", &z->m_pos, &z->c_pos)) ||
+      (st = mode_buffer(c, z, room * 2 * sizeof(double), "zone vel", &z->m_vel, &z->c_vel)) ||
+      (st = mode_buffer(c, z, room * 2 * sizeof(float), "zone f_ls", &z->m_f, &z->c_f)) ||
+      (c->p->friction_on &&
+       ((st = mode_buffer(c, z, room * sizeof(double), "zone spin", &z->m_w, &z->c_w)) ||
+        (st = mode_buffer(c, z, room * sizeof(float), "zone torque", &z->m_t, &z->c_t))))) {
+    release_slots(z, c->cl);
     return st;
   }
   z->room = room;
   if (had)
-    s->run.stats.zone_growths++;
-  s->run.stats.zone_room = (long)room;
+    c->stats->zone_growths++;
+  c->stats->zone_room = (long)room;
   return MS_OK;
 }
 
 /* The span buffer for `need` rectangle rows, and the totals beside it. */
-static ms_status fit_spans(ms_sim *s, ms_zone *z, size_t need)
+static ms_status fit_spans(const ms_ctx *c, ms_zone *z, size_t need)
 {
   if (z->m_span && need <= z->span_room)
     return MS_OK;
   size_t rows = grown(z->span_room, need, (size_t)INT_MAX);
-  release_spans(z, &s->cl);
+  release_spans(z, c->cl);
   ms_status st;
-  if ((st = mode_buffer(s, z, rows * 2 * sizeof(int), "zone spans", &z->m_span, &z->c_span)) ||
-      (st = mode_buffer(s, z, 2 * sizeof(int), "zone totals", &z->m_totals, &z->c_totals))) {
-    release_spans(z, &s->cl);
+  if ((st = mode_buffer(c, z, rows * 2 * sizeof(int), "zone spans", &z->m_span, &z->c_span)) ||
+      (st = mode_buffer(c, z, 2 * sizeof(int), "zone totals", &z->m_totals, &z->c_totals))) {
+    release_spans(z, c->cl);
     return st;
   }
   z->span_room = rows;
-  s->run.stats.zone_rows = (long)rows;
+  c->stats->zone_rows = (long)rows;
   return MS_OK;
 }
 
 /* Lanes of the zone's work-groups: on a GPU the largest power of two that every kernel
  * sharing local memory can run, up to ZONE_LANES, of 4 cells each; on other devices one
  * lane of 64 cells (pocl ran the 256-lane groups 3-5 times slower than single lanes). */
-static size_t group_lanes(const ms_sim *s, size_t *per_lane)
+static size_t group_lanes(const ms_ctx *c, size_t *per_lane)
 {
-  const ms_kernels *k = &s->kern;
+  const ms_kernels *k = c->kern;
   *per_lane = 64;
-  if (!(s->cl.device_type & CL_DEVICE_TYPE_GPU))
+  if (!(c->cl->device_type & CL_DEVICE_TYPE_GPU))
     return 1;
   *per_lane = 4;
   static const int kernels[3] = {MS_K_ZONE_BLOCKS, MS_K_ZONE_SCAN, MS_K_ZONE_GATHER};
@@ -138,13 +137,13 @@ static size_t group_lanes(const ms_sim *s, size_t *per_lane)
 
 /* Once per sim: the per-large and per-cell buffers, which do not depend on the mode.
  * The marks start at 0 and stamps at 1, so no cell starts marked. */
-static ms_status fit_fixed(ms_sim *s, ms_zone *z)
+static ms_status fit_fixed(const ms_ctx *c, ms_zone *z)
 {
   if (z->m_mark)
     return MS_OK;
-  ms_cl *cl = &s->cl;
-  size_t nl = (size_t)s->p.n_large, cells = s->p.grid.n_cells;
-  z->lanes = group_lanes(s, &z->per_lane);
+  ms_cl *cl = c->cl;
+  size_t nl = (size_t)c->p->n_large, cells = c->p->grid.n_cells;
+  z->lanes = group_lanes(c, &z->per_lane);
   size_t per_block = z->lanes * z->per_lane, blocks = (cells + per_block - 1) / per_block;
   ms_status st;
   z->base = malloc((nl + 1) * sizeof *z->base);
@@ -177,26 +176,26 @@ static ms_status fit_fixed(ms_sim *s, ms_zone *z)
 }
 
 /* The buffers follow the sim's buffer mode: a switch remakes them (not a growth). */
-static void follow_mode(ms_sim *s, ms_zone *z)
+static void follow_mode(const ms_ctx *c, ms_zone *z)
 {
-  if (z->mode == s->x.buf.mode)
+  if (z->mode == c->x->buf.mode)
     return;
-  release_slots(z, &s->cl);
-  release_spans(z, &s->cl);
-  z->mode = s->x.buf.mode;
+  release_slots(z, c->cl);
+  release_spans(z, c->cl);
+  z->mode = c->x->buf.mode;
 }
 
-ms_status ms_zone_reserve(ms_sim *s, size_t cells)
+ms_status ms_zone_reserve(const ms_ctx *c, size_t cells)
 {
-  ms_zone *z = &s->x.zone;
+  ms_zone *z = &c->x->zone;
   if (cells == 0)
     cells = 1;
-  size_t room = cells * s->x.buf.cap;
-  if (room > (size_t)s->p.n_small)
-    room = (size_t)(s->p.n_small > 0 ? s->p.n_small : 1);
-  follow_mode(s, z);
-  release_slots(z, &s->cl);
-  ms_status st = fit_slots(s, z, room);
+  size_t room = cells * c->x->buf.cap;
+  if (room > (size_t)c->p->n_small)
+    room = (size_t)(c->p->n_small > 0 ? c->p->n_small : 1);
+  follow_mode(c, z);
+  release_slots(z, c->cl);
+  ms_status st = fit_slots(c, z, room);
   z->expect = 0;
   return st;
 }
@@ -204,14 +203,14 @@ ms_status ms_zone_reserve(ms_sim *s, size_t cells)
 /* Each large particle's rectangle (the cells large-small walks: its reach r + the
  * largest small radius) into the upload copy, and where its rows start among the
  * spans. Returns the number of rows in all. */
-static size_t rectangles(ms_sim *s, ms_zone *z)
+static size_t rectangles(const ms_ctx *c, ms_zone *z, const ms_body *large)
 {
-  const ms_grid *g = &s->p.grid;
+  const ms_grid *g = &c->p->grid;
   int *rect = z->up_rect.ptr, *up_base = z->up_base.ptr;
   size_t rows = 0;
-  for (int i = 0; i < s->p.n_large; i++) {
-    const ms_body *L = &s->wk.large[i];
-    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->p.r_small_max, g->inv_cell,
+  for (int i = 0; i < c->p->n_large; i++) {
+    const ms_body *L = &large[i];
+    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + c->p->r_small_max, g->inv_cell,
                                   g->nx, g->ny);
     int *r = &rect[4 * i];
     r[0] = q.x0;
@@ -221,28 +220,28 @@ static size_t rectangles(ms_sim *s, ms_zone *z)
     z->base[i] = up_base[i] = (int)rows;
     rows += (size_t)(r[3] - r[2] + 1);
   }
-  z->base[s->p.n_large] = (int)rows;
+  z->base[c->p->n_large] = (int)rows;
   return rows;
 }
 
 /* The first zone's room: the rectangles' cells (overlaps counted twice) at the small
  * particles' mean density over the grid. A zone that outgrows it grows, counted. */
-static size_t first_room(const ms_sim *s, const ms_zone *z)
+static size_t first_room(const ms_ctx *c, const ms_zone *z)
 {
   const int *r = z->up_rect.ptr;
   double cells = 0.0;
-  for (int i = 0; i < s->p.n_large; i++, r += 4)
+  for (int i = 0; i < c->p->n_large; i++, r += 4)
     cells += (double)(r[1] - r[0] + 1) * (double)(r[3] - r[2] + 1);
-  double room = cells * (double)s->p.n_small / (double)s->p.grid.n_cells + ZONE_MIN_ROOM;
-  return room < (double)s->p.n_small ? (size_t)room : (size_t)s->p.n_small;
+  double room = cells * (double)c->p->n_small / (double)c->p->grid.n_cells + ZONE_MIN_ROOM;
+  return room < (double)c->p->n_small ? (size_t)room : (size_t)c->p->n_small;
 }
 
 /* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
-#define ARG(id, i, value) MS_KERNEL_ARG(&s->kern, id, i, value)
+#define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
 
-static ms_status run(ms_sim *s, int kernel, size_t n, cl_event *ev)
+static ms_status run(const ms_ctx *c, int kernel, size_t n, cl_event *ev)
 {
-  ms_status st = ms_kernels_run_1d_on(&s->kern, s->cl.zone_queue, kernel, n, ev);
+  ms_status st = ms_kernels_run_1d_on(c->kern, c->cl->zone_queue, kernel, n, ev);
   return ms_trace_device("queue: zone", kernel, st ? NULL : *ev), st;
 }
 
@@ -251,10 +250,10 @@ typedef struct zone_events {
   cl_event ev[MS_KERNEL_COUNT];
 } zone_events;
 
-static ms_status mark_and_count(ms_sim *s, ms_zone *z, zone_events *e)
+static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
 {
-  int rows = (int)z->n_spans, nl = s->p.n_large, nx = s->p.grid.nx, cells = (int)z->n_cells;
-  int cap = (int)s->x.buf.cap, blocks = (int)z->n_blocks, per_lane = (int)z->per_lane;
+  int rows = (int)z->n_spans, nl = c->p->n_large, nx = c->p->grid.nx, cells = (int)z->n_cells;
+  int cap = (int)c->x->buf.cap, blocks = (int)z->n_blocks, per_lane = (int)z->per_lane;
   ARG(MS_K_ZONE_MARK, 0, rows);
   ARG(MS_K_ZONE_MARK, 1, nl);
   ARG(MS_K_ZONE_MARK, 2, z->m_rect);
@@ -267,42 +266,42 @@ static ms_status mark_and_count(ms_sim *s, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_BLOCKS, 2, cap);
   ARG(MS_K_ZONE_BLOCKS, 3, z->stamp);
   ARG(MS_K_ZONE_BLOCKS, 4, z->m_mark);
-  ARG(MS_K_ZONE_BLOCKS, 5, s->x.buf.count);
+  ARG(MS_K_ZONE_BLOCKS, 5, c->x->buf.count);
   ARG(MS_K_ZONE_BLOCKS, 6, z->m_block);
   ARG(MS_K_ZONE_SCAN, 0, blocks);
   ARG(MS_K_ZONE_SCAN, 1, z->m_block);
   ARG(MS_K_ZONE_SCAN, 2, z->m_block_start);
   ARG(MS_K_ZONE_SCAN, 3, z->m_totals);
-  cl_command_queue q = s->cl.zone_queue;
-  ms_status st = run(s, MS_K_ZONE_MARK, z->n_spans, &e->ev[MS_K_ZONE_MARK]);
+  cl_command_queue q = c->cl->zone_queue;
+  ms_status st = run(c, MS_K_ZONE_MARK, z->n_spans, &e->ev[MS_K_ZONE_MARK]);
   if (!st)
-    st = ms_kernels_run_groups_on(&s->kern, q, MS_K_ZONE_BLOCKS, z->n_blocks, z->lanes,
+    st = ms_kernels_run_groups_on(c->kern, q, MS_K_ZONE_BLOCKS, z->n_blocks, z->lanes,
                                   &e->ev[MS_K_ZONE_BLOCKS]);
   if (!st)
-    st = ms_kernels_run_groups_on(&s->kern, q, MS_K_ZONE_SCAN, 1, z->lanes,
+    st = ms_kernels_run_groups_on(c->kern, q, MS_K_ZONE_SCAN, 1, z->lanes,
                                   &e->ev[MS_K_ZONE_SCAN]);
   return st;
 }
 
 /* Friction on: each gathered slot's spin, after the gather on the worker's queue. */
-static ms_status gather_spin(ms_sim *s, ms_zone *z, zone_events *e)
+static ms_status gather_spin(const ms_ctx *c, ms_zone *z, zone_events *e)
 {
   int room = (int)z->room;
   ARG(MS_K_ZONE_SPIN, 0, room);
   ARG(MS_K_ZONE_SPIN, 1, z->m_totals);
   ARG(MS_K_ZONE_SPIN, 2, z->m_idx);
-  ARG(MS_K_ZONE_SPIN, 3, s->x.buf.rot);
+  ARG(MS_K_ZONE_SPIN, 3, c->x->buf.rot);
   ARG(MS_K_ZONE_SPIN, 4, z->m_w);
   if (e->ev[MS_K_ZONE_SPIN]) { /* again after growing: keep the first's time */
-    ms_trace_kernel(&s->run.trace, MS_K_ZONE_SPIN, e->ev[MS_K_ZONE_SPIN]);
+    ms_trace_kernel(c->trace, MS_K_ZONE_SPIN, e->ev[MS_K_ZONE_SPIN]);
     e->ev[MS_K_ZONE_SPIN] = 0;
   }
-  return run(s, MS_K_ZONE_SPIN, z->room, &e->ev[MS_K_ZONE_SPIN]);
+  return run(c, MS_K_ZONE_SPIN, z->room, &e->ev[MS_K_ZONE_SPIN]);
 }
 
-static ms_status gather(ms_sim *s, ms_zone *z, zone_events *e)
+static ms_status gather(const ms_ctx *c, ms_zone *z, zone_events *e)
 {
-  const ms_buffers *b = &s->x.buf;
+  const ms_buffers *b = &c->x->buf;
   int cells = (int)z->n_cells, cap = (int)b->cap, room = (int)z->room;
   int per_lane = (int)z->per_lane;
   ARG(MS_K_ZONE_GATHER, 0, cells);
@@ -321,56 +320,56 @@ static ms_status gather(ms_sim *s, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_GATHER, 13, z->m_pos);
   ARG(MS_K_ZONE_GATHER, 14, z->m_vel);
   if (e->ev[MS_K_ZONE_GATHER]) { /* a second gather after growing: keep the first's time */
-    ms_trace_kernel(&s->run.trace, MS_K_ZONE_GATHER, e->ev[MS_K_ZONE_GATHER]);
+    ms_trace_kernel(c->trace, MS_K_ZONE_GATHER, e->ev[MS_K_ZONE_GATHER]);
     e->ev[MS_K_ZONE_GATHER] = 0;
   }
-  ms_status st = ms_kernels_run_groups_on(&s->kern, s->cl.zone_queue, MS_K_ZONE_GATHER,
+  ms_status st = ms_kernels_run_groups_on(c->kern, c->cl->zone_queue, MS_K_ZONE_GATHER,
                                          z->n_blocks, z->lanes, &e->ev[MS_K_ZONE_GATHER]);
   ms_trace_device("queue: zone", MS_K_ZONE_GATHER, st ? NULL : e->ev[MS_K_ZONE_GATHER]);
-  return st || !s->p.friction_on ? st : gather_spin(s, z, e);
+  return st || !c->p->friction_on ? st : gather_spin(c, z, e);
 }
 
-static ms_status spans(ms_sim *s, ms_zone *z, zone_events *e)
+static ms_status spans(const ms_ctx *c, ms_zone *z, zone_events *e)
 {
-  int rows = (int)z->n_spans, nl = s->p.n_large, nx = s->p.grid.nx, cap = (int)s->x.buf.cap;
+  int rows = (int)z->n_spans, nl = c->p->n_large, nx = c->p->grid.nx, cap = (int)c->x->buf.cap;
   ARG(MS_K_ZONE_SPANS, 0, rows);
   ARG(MS_K_ZONE_SPANS, 1, nl);
   ARG(MS_K_ZONE_SPANS, 2, z->m_rect);
   ARG(MS_K_ZONE_SPANS, 3, z->m_base);
   ARG(MS_K_ZONE_SPANS, 4, nx);
-  ARG(MS_K_ZONE_SPANS, 5, cap); ARG(MS_K_ZONE_SPANS, 6, s->x.buf.count);
+  ARG(MS_K_ZONE_SPANS, 5, cap); ARG(MS_K_ZONE_SPANS, 6, c->x->buf.count);
   ARG(MS_K_ZONE_SPANS, 7, z->m_first); ARG(MS_K_ZONE_SPANS, 8, z->m_span);
-  return run(s, MS_K_ZONE_SPANS, z->n_spans, &e->ev[MS_K_ZONE_SPANS]);
+  return run(c, MS_K_ZONE_SPANS, z->n_spans, &e->ev[MS_K_ZONE_SPANS]);
 }
 
 /* Friction on: each slot's torque into t_ls, as scatter does the forces. */
-static ms_status scatter_torque(ms_sim *s, ms_zone *z, cl_event *ev)
+static ms_status scatter_torque(const ms_ctx *c, ms_zone *z, cl_event *ev)
 {
   int slots = (int)z->n_slots;
   ARG(MS_K_ZONE_TORQUE, 0, slots);
   ARG(MS_K_ZONE_TORQUE, 1, z->m_idx);
   ARG(MS_K_ZONE_TORQUE, 2, z->m_t);
-  ARG(MS_K_ZONE_TORQUE, 3, s->x.buf.t_ls);
-  return run(s, MS_K_ZONE_TORQUE, z->n_slots, ev);
+  ARG(MS_K_ZONE_TORQUE, 3, c->x->buf.t_ls);
+  return run(c, MS_K_ZONE_TORQUE, z->n_slots, ev);
 }
 
-static ms_status scatter(ms_sim *s, ms_zone *z, cl_event *ev)
+static ms_status scatter(const ms_ctx *c, ms_zone *z, cl_event *ev)
 {
   int slots = (int)z->n_slots;
   ARG(MS_K_ZONE_SCATTER, 0, slots);
   ARG(MS_K_ZONE_SCATTER, 1, z->m_idx);
   ARG(MS_K_ZONE_SCATTER, 2, z->m_f);
-  ARG(MS_K_ZONE_SCATTER, 3, s->x.buf.f_ls);
-  return run(s, MS_K_ZONE_SCATTER, z->n_slots, ev);
+  ARG(MS_K_ZONE_SCATTER, 3, c->x->buf.f_ls);
+  return run(c, MS_K_ZONE_SCATTER, z->n_slots, ev);
 }
 
-static void book(ms_sim *s, zone_events *e, int ok)
+static void book(const ms_ctx *c, zone_events *e, int ok)
 {
   for (int k = 0; k < MS_KERNEL_COUNT; k++) {
     if (!e->ev[k])
       continue;
     if (ok)
-      ms_trace_kernel(&s->run.trace, k, e->ev[k]);
+      ms_trace_kernel(c->trace, k, e->ev[k]);
     else
       clReleaseEvent(e->ev[k]);
     e->ev[k] = 0;
@@ -486,24 +485,24 @@ static ms_status all_down(ms_zone *z, ms_cl *cl)
 
 /* After the round trip: when the zone outgrew its room, grow and gather again; when it
  * holds more than was read, fetch the rest. Never fewer slots than the zone has. */
-static ms_status complete(ms_sim *s, ms_zone *z, zone_events *e, double *down)
+static ms_status complete(const ms_ctx *c, ms_zone *z, zone_events *e, double *down)
 {
-  ms_cl *cl = &s->cl;
+  ms_cl *cl = c->cl;
   size_t n = (size_t)z->h_totals[0];
   z->n_marked = (size_t)z->h_totals[1];
   ms_status st = MS_OK;
   if (n > z->room) {
     if (z->mode == MS_BUFFERS_SHARED && (st = unmap_slots(z, cl)))
       return st;
-    if ((st = fit_slots(s, z, n)) || (st = gather(s, z, e)))
+    if ((st = fit_slots(c, z, n)) || (st = gather(c, z, e)))
       return st;
     st = slots_down(z, cl, 0, n, CL_TRUE);
-    *down += (double)n * SLOT_DOWN(s->p.friction_on);
+    *down += (double)n * SLOT_DOWN(c->p->friction_on);
   } else if (n > z->expect) {
     if (z->mode == MS_BUFFERS_SHARED && (st = unmap_slots(z, cl)))
       return st;
     st = slots_down(z, cl, z->expect, n, CL_TRUE);
-    *down += (double)(n - z->expect) * SLOT_DOWN(s->p.friction_on);
+    *down += (double)(n - z->expect) * SLOT_DOWN(c->p->friction_on);
   }
   z->n_slots = n;
   /* Next time read what this one had, with an eighth to spare. */
@@ -512,9 +511,9 @@ static ms_status complete(ms_sim *s, ms_zone *z, zone_events *e, double *down)
   return st;
 }
 
-static void count_stats(ms_sim *s, const ms_zone *z, double bytes)
+static void count_stats(const ms_ctx *c, const ms_zone *z, double bytes)
 {
-  ms_sim_stats *st = &s->run.stats;
+  ms_sim_stats *st = c->stats;
   st->zone_iterations++;
   st->zone_cells_total += (long)z->n_marked;
   st->zone_particles_total += (long)z->n_slots;
@@ -526,7 +525,7 @@ static void count_stats(ms_sim *s, const ms_zone *z, double bytes)
 }
 
 /* The next stamp; at the end of the int range the marks are cleared and stamps restart. */
-static ms_status next_stamp(ms_sim *s, ms_zone *z)
+static ms_status next_stamp(const ms_ctx *c, ms_zone *z)
 {
   if (z->stamp < INT_MAX) {
     z->stamp++;
@@ -534,15 +533,15 @@ static ms_status next_stamp(ms_sim *s, ms_zone *z)
   }
   int zero = 0;
   z->stamp = 1;
-  return ms_cl_check(clEnqueueFillBuffer(s->cl.zone_queue, z->m_mark, &zero, sizeof zero, 0,
+  return ms_cl_check(clEnqueueFillBuffer(c->cl->zone_queue, z->m_mark, &zero, sizeof zero, 0,
                                          z->n_cells * sizeof(int), 0, NULL, NULL),
                      "clEnqueueFillBuffer", "zone marks");
 }
 
-static ms_status rectangles_up(ms_sim *s, ms_zone *z)
+static ms_status rectangles_up(const ms_ctx *c, ms_zone *z)
 {
-  cl_command_queue q = s->cl.zone_queue;
-  size_t nl = (size_t)s->p.n_large;
+  cl_command_queue q = c->cl->zone_queue;
+  size_t nl = (size_t)c->p->n_large;
   ms_status st = ms_xfer_write(q, "queue: zone", z->m_rect, nl * 4 * sizeof(int), z->up_rect.ptr,
                                "zone rectangles");
   if (!st)
@@ -551,50 +550,50 @@ static ms_status rectangles_up(ms_sim *s, ms_zone *z)
   return st;
 }
 
-ms_status ms_zone_begin(ms_sim *s)
+ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large)
 {
-  ms_zone *z = &s->x.zone;
-  ms_cl *cl = &s->cl;
+  ms_zone *z = &c->x->zone;
+  ms_cl *cl = c->cl;
   z->n_slots = z->n_marked = z->n_spans = 0;
-  follow_mode(s, z);
-  if (s->p.n_large == 0 || s->p.n_small == 0) {
-    count_stats(s, z, 0.0);
+  follow_mode(c, z);
+  if (c->p->n_large == 0 || c->p->n_small == 0) {
+    count_stats(c, z, 0.0);
     return MS_OK;
   }
-  ms_status st = fit_fixed(s, z);
+  ms_status st = fit_fixed(c, z);
   if (!st)
-    st = next_stamp(s, z);
+    st = next_stamp(c, z);
   if (st)
     return st;
   /* The rectangles are written in both modes: a few bytes per large particle, where a
    * map would cost a round trip of its own. */
-  z->n_spans = rectangles(s, z);
+  z->n_spans = rectangles(c, z, large);
   if (!z->m_idx)
-    z->expect = first_room(s, z);
-  if ((st = fit_spans(s, z, z->n_spans)) || (st = fit_slots(s, z, z->expect)))
+    z->expect = first_room(c, z);
+  if ((st = fit_spans(c, z, z->n_spans)) || (st = fit_slots(c, z, z->expect)))
     return st;
   if (z->expect == 0 || z->expect > z->room)
     z->expect = z->room;
   zone_events e = {{0}};
-  double down = (double)z->expect * SLOT_DOWN(s->p.friction_on);
-  if (!(st = rectangles_up(s, z)) && !(st = mark_and_count(s, z, &e)) &&
-      !(st = gather(s, z, &e)) && !(st = spans(s, z, &e)) && !(st = all_down(z, cl)))
-    st = complete(s, z, &e, &down);
-  book(s, &e, !st);
+  double down = (double)z->expect * SLOT_DOWN(c->p->friction_on);
+  if (!(st = rectangles_up(c, z)) && !(st = mark_and_count(c, z, &e)) &&
+      !(st = gather(c, z, &e)) && !(st = spans(c, z, &e)) && !(st = all_down(z, cl)))
+    st = complete(c, z, &e, &down);
+  book(c, &e, !st);
   if (st)
     return st;
   memset(z->h_f, 0, z->n_slots * 2 * sizeof(float)); /* F_ls starts at +0.0f too */
   if (z->h_t)
     memset(z->h_t, 0, z->n_slots * sizeof(float)); /* and t_ls */
-  double up = (double)s->p.n_large * 5 * sizeof(int) +
-              (double)z->n_slots * SLOT_UP(s->p.friction_on);
-  count_stats(s, z, up + down + (double)(z->n_spans + 1) * 2 * sizeof(int));
+  double up = (double)c->p->n_large * 5 * sizeof(int) +
+              (double)z->n_slots * SLOT_UP(c->p->friction_on);
+  count_stats(c, z, up + down + (double)(z->n_spans + 1) * 2 * sizeof(int));
   return MS_OK;
 }
 
 /* Books the previous iteration's scatter (complete: the manager's grid build, which
  * sync 1 waits for, came after the integration that waited for it) and lets it go. */
-static void forget_event(ms_sim *s, cl_event *ev, int kernel)
+static void forget_event(const ms_ctx *c, cl_event *ev, int kernel)
 {
   if (!*ev)
     return;
@@ -603,23 +602,23 @@ static void forget_event(ms_sim *s, cl_event *ev, int kernel)
   cl_command_type type = 0;
   clGetEventInfo(*ev, CL_EVENT_COMMAND_TYPE, sizeof type, &type, NULL);
   if (status == CL_COMPLETE && type == CL_COMMAND_NDRANGE_KERNEL)
-    ms_trace_kernel(&s->run.trace, kernel, *ev);
+    ms_trace_kernel(c->trace, kernel, *ev);
   else
     clReleaseEvent(*ev);
   *ev = NULL;
 }
 
-static void forget_scattered(ms_sim *s, ms_zone *z)
+static void forget_scattered(const ms_ctx *c, ms_zone *z)
 {
-  forget_event(s, &z->torqued, MS_K_ZONE_TORQUE);
-  forget_event(s, &z->scattered, MS_K_ZONE_SCATTER);
+  forget_event(c, &z->torqued, MS_K_ZONE_TORQUE);
+  forget_event(c, &z->scattered, MS_K_ZONE_SCATTER);
 }
 
-ms_status ms_zone_end(ms_sim *s)
+ms_status ms_zone_end(const ms_ctx *c)
 {
-  ms_zone *z = &s->x.zone;
-  ms_cl *cl = &s->cl;
-  if (s->p.n_large == 0 || s->p.n_small == 0 || !z->h_totals)
+  ms_zone *z = &c->x->zone;
+  ms_cl *cl = c->cl;
+  if (c->p->n_large == 0 || c->p->n_small == 0 || !z->h_totals)
     return MS_OK;
   ms_status st = MS_OK;
   if (z->mode == MS_BUFFERS_SHARED) {
@@ -637,13 +636,13 @@ ms_status ms_zone_end(ms_sim *s)
   z->h_idx = NULL;
   z->h_pos = z->h_vel = z->h_w = NULL;
   z->h_f = z->h_t = NULL;
-  forget_scattered(s, z);
+  forget_scattered(c, z);
   cl_event ev = 0;
   /* The torques first: the small integration waits for the forces' scatter, the last. */
   if (!st && z->n_slots > 0 && z->m_t)
-    st = scatter_torque(s, z, &z->torqued);
+    st = scatter_torque(c, z, &z->torqued);
   if (!st && z->n_slots > 0)
-    st = scatter(s, z, &ev);
+    st = scatter(c, z, &ev);
   else if (!st)
     st = ms_cl_check(clEnqueueMarkerWithWaitList(cl->zone_queue, 0, NULL, &ev),
                      "clEnqueueMarkerWithWaitList", "worker queue");
@@ -656,9 +655,9 @@ ms_status ms_zone_end(ms_sim *s)
   return st;
 }
 
-double ms_zone_full_bytes(const ms_sim *s)
+double ms_zone_full_bytes(const ms_ctx *c)
 {
-  const ms_buffers *b = &s->x.buf;
+  const ms_buffers *b = &c->x->buf;
   double v2 = (double)b->n_small * 2 * sizeof(float), d2 = (double)b->n_small * 2 * sizeof(double);
   double cb = (double)b->n_cells * sizeof(int), ib = cb * (double)b->cap;
   /* pos, vel, the grid down; F_ls down (shared maps it for reading too) and up; with

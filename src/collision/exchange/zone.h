@@ -11,67 +11,24 @@
 #ifndef MS_ZONE_H
 #define MS_ZONE_H
 
-#include "collision/exchange/buffers.h"
+#include "collision/exchange/crossing.h"
 
-typedef struct ms_zone {
-  ms_buffer_mode mode; /* of the per-slot and read-back buffers: the sim's buffer mode */
-  size_t room;         /* particles the per-slot buffers hold (capacity) */
-  size_t span_room;    /* rectangle rows the span buffer holds */
-  size_t large_room;   /* large particles the rectangle buffers hold */
-  size_t n_cells;      /* of the grid: the mark and first-slot buffers */
-  size_t lanes;        /* work-items per work-group of the block kernels */
-  size_t per_lane;     /* cells per work-item there */
-  size_t n_blocks;     /* blocks of lanes x per_lane cells */
-  int stamp;           /* this iteration's mark; cells marked earlier hold older ones */
-  size_t n_spans;      /* rows of all rectangles this iteration */
-  size_t n_slots;      /* particles in the zone this iteration */
-  size_t n_marked;     /* cells in it */
-  size_t expect;       /* slots read before the total is known (the last total + margin) */
-
-  cl_mem m_rect, m_base;                        /* per large: rectangle, first row */
-  cl_mem m_mark, m_first;                       /* per grid cell */
-  cl_mem m_block, m_block_start, m_totals;      /* per block; the zone's totals */
-  cl_mem m_span;                                /* per rectangle row */
-  cl_mem m_idx, m_pos, m_vel, m_f;              /* per slot */
-  cl_mem m_w, m_t;                              /* per slot, friction on: spin, torque */
-  ms_staging up_rect, up_base;                  /* pinned host copies sent up */
-  ms_staging c_totals, c_span, c_idx, c_pos, c_vel, c_f; /* copied mode's host arrays */
-  ms_staging c_w, c_t;                                   /* ... friction on */
-
-  /* Host views, valid between ms_zone_begin and ms_zone_end. Large particle i's rows are
-   * spans base[i] .. base[i + 1] - 1 (host array); span r covers slots h_span[2r] ..
-   * h_span[2r + 1] - 1: the small particle's index, position, velocity, and the
-   * large-small force on it (zeroed by begin). */
-  int *base;
-  const int *h_span, *h_totals;
-  /* The last scatter (or marker) of the worker's queue: F_ls is complete once it is.
-   * Set by ms_zone_end before sync 2; the manager's integration waits for it. */
-  cl_event scattered;
-  cl_event torqued; /* friction on: the torques' scatter, enqueued before the forces' */
-  const int *h_idx;
-  const double *h_pos, *h_vel;
-  float *h_f;
-  const double *h_w; /* friction on: each slot's spin, and the torque on it (zeroed) */
-  float *h_t;
-} ms_zone;
-
-struct ms_sim;
 
 /* The worker's side, between sync 1 and sync 2, on its own queue: send the rectangles,
  * lay out and gather the zone, map or read it, growing the buffers when it outgrew
  * them (never truncating); end publishes the zone's forces (unmap or write) and enqueues
  * their store into F_ls, flushed but not waited for: `scattered` is its event, which the
  * manager's integration waits for on the device. */
-ms_status ms_zone_begin(struct ms_sim *s);
-ms_status ms_zone_end(struct ms_sim *s);
+ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large);
+ms_status ms_zone_end(const ms_ctx *c);
 
 /* Remakes the per-slot buffers with room for about `cells` cells' particles (at least
  * a minimum, at most the small particles), now: for tests, a zone with ample room from
  * the start, or with almost none. */
-ms_status ms_zone_reserve(struct ms_sim *s, size_t cells);
+ms_status ms_zone_reserve(const ms_ctx *c, size_t cells);
 
 /* Bytes the exchange = full path moves between device and host per iteration. */
-double ms_zone_full_bytes(const struct ms_sim *s);
+double ms_zone_full_bytes(const ms_ctx *c);
 
 void ms_zone_release(ms_zone *z, ms_cl *cl);
 

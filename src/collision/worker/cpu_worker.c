@@ -28,9 +28,9 @@
 #define GRAIN_LARGE_LARGE 1024
 #define GRAIN_PER_BODY 2048
 
-static int grain(const ms_sim *s, int phase_default)
+static int grain(const ms_worker *w, int phase_default)
 {
-  return s->wk.cpu_grain > 0 ? s->wk.cpu_grain : phase_default;
+  return w->cpu_grain > 0 ? w->cpu_grain : phase_default;
 }
 
 /* Appends one entry to a chunk's list, growing it by doubling. 0: out of memory. */
@@ -41,11 +41,11 @@ static int grain(const ms_sim *s, int phase_default)
  * particle, so each force sums the same terms in the same order either way). */
 typedef ms_ls_source ls_source; /* collision/worker_friction.h */
 
-static ls_source source_of(const ms_sim *s)
+static ls_source source_of(const ms_ctx *c)
 {
-  const ms_buffers *b = &s->x.buf;
-  const ms_zone *z = &s->x.zone;
-  if (s->p.exchange == MS_EXCHANGE_ZONE) /* set only between advances */
+  const ms_buffers *b = &c->x->buf;
+  const ms_zone *z = &c->x->zone;
+  if (c->p->exchange == MS_EXCHANGE_ZONE) /* set only between advances */
     return (ls_source){NULL, z->h_idx, z->base, z->h_span, z->h_pos, z->h_vel, z->h_f,
                        z->h_w, 1, z->h_t};
   return (ls_source){b->h_count, b->h_idx, NULL, NULL, b->h_pos, b->h_vel, b->h_f_ls,
@@ -67,7 +67,7 @@ static int record_ls(ms_worker_chunk *c, int j, ms_v2 f)
 /* The contact of L with small particle j, whose state is at `at` of the source (its
  * index, or its zone slot): the reaction sums on L in place, the force on j goes to
  * the chunk's list. Returns 0 when out of memory. */
-static int large_small_pair(const ms_sim *s, ms_body *L, int j, size_t at, const ls_source *src,
+static int large_small_pair(const ms_ctx *c, const ms_worker *w, ms_body *L, int j, size_t at, const ls_source *src,
                             ms_worker_chunk *out)
 {
   const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
@@ -75,51 +75,51 @@ static int large_small_pair(const ms_sim *s, ms_body *L, int j, size_t at, const
   /* Out of reach of the largest small particle, out of reach of this one (r_sum and its
    * square only shrink with rj, rounding included): most candidates end here, before
    * their radius is looked up at an index the zone does not order. */
-  if (!ms_touching(dx, dy, L->r + s->p.r_small_max))
+  if (!ms_touching(dx, dy, L->r + c->p->r_small_max))
     return 1;
-  float rj = s->p.shape[2 * j], mj = s->p.shape[2 * j + 1];
+  float rj = c->p->shape[2 * j], mj = c->p->shape[2 * j + 1];
   if (!ms_touching(dx, dy, L->r + rj))
     return 1;
   /* A static particle acts with infinite mass: the pair's mass is the small one's. */
   float m_eff = L->is_static ? mj : ms_pair_mass(L->m, mj);
   ms_v2 f = ms_contact_force(dx, dy, (float)(vj[0] - L->vx), (float)(vj[1] - L->vy), L->r + rj,
-                             s->p.k, s->p.two_zeta, m_eff);
+                             c->p->k, c->p->two_zeta, m_eff);
   if (f.x == 0.0f && f.y == 0.0f)
     return 1;
   if (!record_ls(out, (int)at, f))
     return 0;
   L->fx -= f.x;
   L->fy -= f.y;
-  if (s->p.diag) /* the whole pair's: the device never sees it (collision/dissipation.h) */
-    s->wk.diss_large[L - s->wk.large] +=
-        s->p.dt * (double)ms_contact_dissipation(dx, dy, (float)(vj[0] - L->vx),
-                                               (float)(vj[1] - L->vy), L->r + rj, s->p.k,
-                                               s->p.two_zeta, m_eff);
+  if (c->p->diag) /* the whole pair's: the device never sees it (collision/dissipation.h) */
+    w->diss_large[L - w->large] +=
+        c->p->dt * (double)ms_contact_dissipation(dx, dy, (float)(vj[0] - L->vx),
+                                               (float)(vj[1] - L->vy), L->r + rj, c->p->k,
+                                               c->p->two_zeta, m_eff);
   return 1;
 }
 
 /* One candidate pair, with or without friction. */
-static int visit(const ms_sim *s, int i, ms_body *L, int j, size_t at, const ls_source *src,
+static int visit(const ms_ctx *c, const ms_worker *w, int i, ms_body *L, int j, size_t at, const ls_source *src,
                  ms_worker_chunk *out)
 {
-  if (s->p.friction_on)
-    return ms_fr_large_small_pair(s, i, L, j, at, src, out);
-  return large_small_pair(s, L, j, at, src, out);
+  if (c->p->friction_on)
+    return ms_fr_large_small_pair(c->p, w, i, L, j, at, src, out);
+  return large_small_pair(c, w, L, j, at, src, out);
 }
 
 /* The same contacts through the worker's list (collision/ls_list.h): its candidates
  * sorted by (cell, index), the order the walk below visits them; the walk's other
  * candidates do not touch, and visit() does nothing for those. */
-static int large_small_listed(const ms_sim *s, int i, const ls_source *src,
+static int large_small_listed(const ms_ctx *c, const ms_worker *w, int i, const ls_source *src,
                               ms_worker_chunk *out)
 {
-  ms_body *L = &s->wk.large[i];
-  long n = ms_ls_list_candidates(s, i, src->pos, out);
+  ms_body *L = &w->large[i];
+  long n = ms_ls_list_candidates(c, w, i, src->pos, out);
   if (n < 0)
     return 0;
   for (long e = 0; e < n; e++) {
     int j = (int)(out->key[e] & 0xffffffffu);
-    if (!visit(s, i, L, j, (size_t)j, src, out))
+    if (!visit(c, w, i, L, j, (size_t)j, src, out))
       return 0;
   }
   return 1;
@@ -128,29 +128,29 @@ static int large_small_listed(const ms_sim *s, int i, const ls_source *src,
 /* Contacts of large particle i with the small ones in the cells under its reach, rows
  * ascending, cells ascending in a row, each cell's slots ascending. Returns 0 when out
  * of memory. */
-static int large_small_one(const ms_sim *s, int i, const ls_source *src, ms_worker_chunk *out)
+static int large_small_one(const ms_ctx *c, const ms_worker *w, int i, const ls_source *src, ms_worker_chunk *out)
 {
-  ms_body *L = &s->wk.large[i];
+  ms_body *L = &w->large[i];
   /* The zone keeps walking its slots: the device gathered exactly the rectangles'
    * particles already, and a list would need it to gather by index (ls_list.h). */
   if (src->span) { /* the zone: each row is one run of slots, in that order */
     for (int r = src->base[i]; r < src->base[i + 1]; r++)
       for (int slot = src->span[2 * r]; slot < src->span[2 * r + 1]; slot++)
-        if (!visit(s, i, L, src->idx[slot], (size_t)slot, src, out))
+        if (!visit(c, w, i, L, src->idx[slot], (size_t)slot, src, out))
           return 0;
     return 1;
   }
-  const ms_grid *g = &s->p.grid;
-  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->p.r_small_max, g->inv_cell, g->nx,
+  const ms_grid *g = &c->p->grid;
+  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + c->p->r_small_max, g->inv_cell, g->nx,
                                 g->ny);
-  int cap = (int)s->x.buf.cap;
+  int cap = (int)c->x->buf.cap;
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
       int cell = cy * g->nx + cx;
       int n = src->count[cell] < cap ? src->count[cell] : cap;
       for (int k = 0; k < n; k++) {
         int j = src->idx[ms_grid_slot(cell, cap, k)];
-        if (!visit(s, i, L, j, (size_t)j, src, out))
+        if (!visit(c, w, i, L, j, (size_t)j, src, out))
           return 0;
       }
     }
@@ -168,27 +168,29 @@ static ms_status out_of_memory(char *why, size_t why_size, const char *what)
 static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, char *why,
                                    size_t why_size)
 {
-  ms_sim *s = ctx;
-  ms_worker_chunk *c = &s->wk.chunk[chunk];
-  ls_source src = source_of(s);
-  int listed = ms_ls_list_in_use(s);
-  c->n_ls = 0;
+  const ms_worker_job *job = ctx;
+  const ms_ctx *c = job->c;
+  ms_worker *w = job->w;
+  ms_worker_chunk *ch = &w->chunk[chunk];
+  ls_source src = source_of(c);
+  int listed = ms_worker_list_in_use(c->p);
+  ch->n_ls = 0;
   for (int i = begin; i < end; i++) {
-    ms_body *L = &s->wk.large[i];
+    ms_body *L = &w->large[i];
     L->fx = 0.0f;
     L->fy = 0.0f;
     L->torque = 0.0f;
     /* --diagnostics with friction: what L's springs held, to take off what they store */
-    double held = s->p.diag && s->p.friction_on ? ms_fr_ls_spring(s, i) : 0.0;
-    if (s->p.friction_on) /* L's new history, written in the loop's order, then sorted */
-      ms_history_ls_start(&s->wk.hist, i);
-    if (s->p.n_small > 0 &&
-        !(listed ? large_small_listed(s, i, &src, c) : large_small_one(s, i, &src, c)))
+    double held = c->p->diag && c->p->friction_on ? ms_fr_ls_spring(c->p, w, i) : 0.0;
+    if (c->p->friction_on) /* L's new history, written in the loop's order, then sorted */
+      ms_history_ls_start(&w->hist, i);
+    if (c->p->n_small > 0 &&
+        !(listed ? large_small_listed(c, w, i, &src, ch) : large_small_one(c, w, i, &src, ch)))
       return out_of_memory(why, why_size, "large-small");
-    if (s->p.friction_on)
-      ms_history_ls_finish(&s->wk.hist, i);
-    if (s->p.diag && s->p.friction_on) /* opened contacts give up what they held */
-      s->wk.diss_large[i] -= ms_fr_ls_spring(s, i) - held;
+    if (c->p->friction_on)
+      ms_history_ls_finish(&w->hist, i);
+    if (c->p->diag && c->p->friction_on) /* opened contacts give up what they held */
+      w->diss_large[i] -= ms_fr_ls_spring(c->p, w, i) - held;
   }
   return MS_OK;
 }
@@ -197,68 +199,68 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
  * ascending, their cells, their slots): the chunks are contiguous and ascending, so
  * their lists one after the other are that order, and each F_ls sum is bit for bit what
  * one thread computes, whatever the thread count. */
-static void apply_large_small(ms_sim *s)
+static void apply_large_small(const ms_ctx *c, ms_worker *w)
 {
-  ls_source src = source_of(s);
+  ls_source src = source_of(c);
   float *f_ls = src.f;
-  for (int t = 0; t < s->wk.cpu_threads; t++) {
-    const ms_worker_chunk *c = &s->wk.chunk[t];
-    for (size_t e = 0; e < c->n_ls; e++) {
-      f_ls[2 * c->ls[e].j] += c->ls[e].fx;
-      f_ls[2 * c->ls[e].j + 1] += c->ls[e].fy;
+  for (int t = 0; t < w->cpu_threads; t++) {
+    const ms_worker_chunk *ch = &w->chunk[t];
+    for (size_t e = 0; e < ch->n_ls; e++) {
+      f_ls[2 * ch->ls[e].j] += ch->ls[e].fx;
+      f_ls[2 * ch->ls[e].j + 1] += ch->ls[e].fy;
     }
-    if (s->p.friction_on) /* the torques in the same order */
-      for (size_t e = 0; e < c->n_ls; e++)
-        src.t[c->ls[e].j] += c->ls[e].t;
+    if (c->p->friction_on) /* the torques in the same order */
+      for (size_t e = 0; e < ch->n_ls; e++)
+        src.t[ch->ls[e].j] += ch->ls[e].t;
   }
 }
 
 /* Large particles per thread in large-small: GRAIN_VISITS over the visits one makes,
  * estimated as its cell rectangle's cells at the small particles' mean density. */
-static int large_small_grain(const ms_sim *s)
+static int large_small_grain(const ms_ctx *c, const ms_worker *w)
 {
-  if (s->wk.cpu_grain > 0)
-    return s->wk.cpu_grain;
-  const ms_grid *g = &s->p.grid;
+  if (w->cpu_grain > 0)
+    return w->cpu_grain;
+  const ms_grid *g = &c->p->grid;
   double cells = 0.0;
-  for (int i = 0; i < s->p.n_large; i++) {
-    const ms_body *L = &s->wk.large[i];
-    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->p.r_small_max, g->inv_cell,
+  for (int i = 0; i < c->p->n_large; i++) {
+    const ms_body *L = &w->large[i];
+    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + c->p->r_small_max, g->inv_cell,
                                   g->nx, g->ny);
     cells += (double)(q.x1 - q.x0 + 1) * (double)(q.y1 - q.y0 + 1);
   }
-  double per_large = cells * (double)s->p.n_small / (double)g->n_cells / (double)s->p.n_large;
-  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)s->p.n_large;
-  return grain < 1.0 ? 1 : grain > (double)s->p.n_large ? s->p.n_large : (int)grain;
+  double per_large = cells * (double)c->p->n_small / (double)g->n_cells / (double)c->p->n_large;
+  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)c->p->n_large;
+  return grain < 1.0 ? 1 : grain > (double)c->p->n_large ? c->p->n_large : (int)grain;
 }
 
 /* The same with the list: its entries are the visits. */
-static int listed_grain(const ms_sim *s)
+static int listed_grain(const ms_ctx *c, const ms_worker *w)
 {
-  if (s->wk.cpu_grain > 0)
-    return s->wk.cpu_grain;
-  double per_large = (double)s->wk.wl.entries / (double)s->p.n_large;
-  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)s->p.n_large;
-  return grain < 1.0 ? 1 : grain > (double)s->p.n_large ? s->p.n_large : (int)grain;
+  if (w->cpu_grain > 0)
+    return w->cpu_grain;
+  double per_large = (double)w->wl.entries / (double)c->p->n_large;
+  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)c->p->n_large;
+  return grain < 1.0 ? 1 : grain > (double)c->p->n_large ? c->p->n_large : (int)grain;
 }
 
-ms_status ms_cpu_large_small(ms_sim *s)
+ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
 {
-  for (int t = 0; t < s->wk.cpu_threads; t++)
-    s->wk.chunk[t].n_ls = 0; /* chunks the job leaves empty add nothing */
-  ms_status st = ms_fr_ready(s);
+  for (int t = 0; t < w->cpu_threads; t++)
+    w->chunk[t].n_ls = 0; /* chunks the job leaves empty add nothing */
+  ms_status st = ms_fr_ready(c->p, w);
   if (st)
     return st;
-  int grain = s->p.n_large > 0 ? large_small_grain(s) : 1;
-  if (ms_ls_list_in_use(s)) {
-    if ((st = ms_ls_list_prepare(s, grain)))
+  int grain = c->p->n_large > 0 ? large_small_grain(c, w) : 1;
+  if (ms_worker_list_in_use(c->p)) {
+    if ((st = ms_ls_list_prepare(c, w, grain)))
       return st;
-    s->run.stats.worker_list_iterations++;
-    grain = listed_grain(s);
+    c->stats->worker_list_iterations++;
+    grain = listed_grain(c, w);
   }
-  st = ms_pool_run(s->wk.pool, large_small_chunk, s, s->p.n_large, grain);
+  st = ms_pool_run(w->pool, large_small_chunk, &(ms_worker_job){c, w}, c->p->n_large, grain);
   if (!st)
-    apply_large_small(s);
+    apply_large_small(c, w);
   return st;
 }
 
@@ -354,21 +356,20 @@ static int radix_sort(int *o, const ms_body *B, int n)
 
 /* Insertion sort while the order is nearly right; a full sort when it is far off
  * (more than a few places per particle on average), as from the scene's order. */
-void ms_cpu_sort_sweep(ms_sim *s)
+void ms_cpu_sort_sweep(ms_worker *w, int n)
 {
-  int n = s->p.n_large;
   if (n < 2)
     return;
   long budget = 8L * n + 64;
-  if (insertion_sort(s->wk.sweep_order, s->wk.large, n, budget))
+  if (insertion_sort(w->sweep_order, w->large, n, budget))
     return;
-  if (!radix_sort(s->wk.sweep_order, s->wk.large, n))
-    insertion_sort(s->wk.sweep_order, s->wk.large, n, LONG_MAX); /* no memory: slow but right */
+  if (!radix_sort(w->sweep_order, w->large, n))
+    insertion_sort(w->sweep_order, w->large, n, LONG_MAX); /* no memory: slow but right */
 }
 
 /* The force of B on A when they touch, and whether to add it (never for two static
  * particles). Reads positions and velocities only, so pairs can run on any thread. */
-static int pair_force(const ms_sim *s, const ms_body *A, const ms_body *B, ms_v2 *f,
+static int pair_force(const ms_ctx *c, const ms_body *A, const ms_body *B, ms_v2 *f,
                       double *lost)
 {
   if (A->is_static && B->is_static)
@@ -378,23 +379,23 @@ static int pair_force(const ms_sim *s, const ms_body *A, const ms_body *B, ms_v2
     return 0;
   /* A static partner acts with infinite mass: the pair's mass is the moving one's. */
   float m_eff = A->is_static ? B->m : B->is_static ? A->m : ms_pair_mass(A->m, B->m);
-  *f = ms_contact_force(dx, dy, (float)(A->vx - B->vx), (float)(A->vy - B->vy), rs, s->p.k,
-                        s->p.two_zeta, m_eff);
-  if (s->p.diag)
-    *lost = s->p.dt * (double)ms_contact_dissipation(dx, dy, (float)(A->vx - B->vx),
-                                                   (float)(A->vy - B->vy), rs, s->p.k,
-                                                   s->p.two_zeta, m_eff);
+  *f = ms_contact_force(dx, dy, (float)(A->vx - B->vx), (float)(A->vy - B->vy), rs, c->p->k,
+                        c->p->two_zeta, m_eff);
+  if (c->p->diag)
+    *lost = c->p->dt * (double)ms_contact_dissipation(dx, dy, (float)(A->vx - B->vx),
+                                                   (float)(A->vy - B->vy), rs, c->p->k,
+                                                   c->p->two_zeta, m_eff);
   return 1;
 }
 
 /* Whether the pair p->a, p->b touches, and then its force (and with friction on its
  * torques and new history) in *p. */
-static int ll_pair(const ms_sim *s, ms_ll_pair *p)
+static int ll_pair(const ms_ctx *c, const ms_worker *w, ms_ll_pair *p)
 {
-  if (s->p.friction_on)
-    return ms_fr_large_large_pair(s, p->a, p->b, p);
+  if (c->p->friction_on)
+    return ms_fr_large_large_pair(c->p, w, p->a, p->b, p);
   ms_v2 f;
-  if (!pair_force(s, &s->wk.large[p->a], &s->wk.large[p->b], &f, &p->lost))
+  if (!pair_force(c, &w->large[p->a], &w->large[p->b], &f, &p->lost))
     return 0;
   p->fx = f.x;
   p->fy = f.y;
@@ -412,24 +413,24 @@ struct ms_sweep_item {
 static ms_status sweep_chunk(void *ctx, int begin, int end, int chunk, char *why,
                              size_t why_size)
 {
-  ms_sim *s = ctx;
+  ms_worker *w = ((const ms_worker_job *)ctx)->w;
   (void)chunk;
   (void)why;
   (void)why_size;
   for (int a = begin; a < end; a++) {
-    int i = s->wk.sweep_order[a];
-    const ms_body *B = &s->wk.large[i];
-    s->wk.sweep[a] = (struct ms_sweep_item){left_edge(s->wk.large, i), B->x + B->r, B->x, B->y, B->r, i};
+    int i = w->sweep_order[a];
+    const ms_body *B = &w->large[i];
+    w->sweep[a] = (struct ms_sweep_item){left_edge(w->large, i), B->x + B->r, B->x, B->y, B->r, i};
   }
   return MS_OK;
 }
 
-static ms_status fill_sweep(ms_sim *s)
+static ms_status fill_sweep(const ms_ctx *c, ms_worker *w)
 {
-  if (!s->wk.sweep && !(s->wk.sweep = malloc(((size_t)s->p.n_large + 1) * sizeof *s->wk.sweep)))
+  if (!w->sweep && !(w->sweep = malloc(((size_t)c->p->n_large + 1) * sizeof *w->sweep)))
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the sweep of %d large particles",
-                   s->p.n_large);
-  return ms_pool_run(s->wk.pool, sweep_chunk, s, s->p.n_large, grain(s, GRAIN_PER_BODY));
+                   c->p->n_large);
+  return ms_pool_run(w->pool, sweep_chunk, &(ms_worker_job){c, w}, c->p->n_large, grain(w, GRAIN_PER_BODY));
 }
 
 /* One chunk of sweep positions: the touching pairs whose left member is there, in sweep
@@ -438,26 +439,28 @@ static ms_status fill_sweep(ms_sim *s)
 static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, char *why,
                                    size_t why_size)
 {
-  ms_sim *s = ctx;
-  ms_worker_chunk *c = &s->wk.chunk[chunk];
-  const struct ms_sweep_item *w = s->wk.sweep;
-  c->n_ll = 0;
+  const ms_worker_job *job = ctx;
+  const ms_ctx *c = job->c;
+  ms_worker *w = job->w;
+  ms_worker_chunk *ch = &w->chunk[chunk];
+  const struct ms_sweep_item *sw = w->sweep;
+  ch->n_ll = 0;
   for (int a = begin; a < end; a++) {
-    double right = w[a].right;
-    for (int b = a + 1; b < s->p.n_large; b++) {
-      if (w[b].left > right)
+    double right = sw[a].right;
+    for (int b = a + 1; b < c->p->n_large; b++) {
+      if (sw[b].left > right)
         break;
-      float dx = (float)(w[b].x - w[a].x), dy = (float)(w[b].y - w[a].y), rs = w[a].r + w[b].r;
+      float dx = (float)(sw[b].x - sw[a].x), dy = (float)(sw[b].y - sw[a].y), rs = sw[a].r + sw[b].r;
       if (dx * dx + dy * dy >= rs * rs)
         continue;
-      ms_ll_pair p = {w[a].index, w[b].index, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0};
-      if (!ll_pair(s, &p))
+      ms_ll_pair p = {sw[a].index, sw[b].index, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0};
+      if (!ll_pair(c, w, &p))
         continue;
-      ms_ll_pair *ll = ms_grow(c->ll, c->n_ll, &c->ll_cap, sizeof *ll, 256);
+      ms_ll_pair *ll = ms_grow(ch->ll, ch->n_ll, &ch->ll_cap, sizeof *ll, 256);
       if (!ll)
         return out_of_memory(why, why_size, "large-large");
-      c->ll = ll;
-      c->ll[c->n_ll++] = p;
+      ch->ll = ll;
+      ch->ll[ch->n_ll++] = p;
     }
   }
   return MS_OK;
@@ -467,68 +470,70 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
 static ms_status walls_chunk(void *ctx, int begin, int end, int chunk, char *why,
                              size_t why_size)
 {
-  ms_sim *s = ctx;
+  const ms_worker_job *job = ctx;
+  const ms_ctx *c = job->c;
+  ms_worker *w = job->w;
   (void)chunk;
   (void)why;
   (void)why_size;
   for (int i = begin; i < end; i++) {
-    ms_body *L = &s->wk.large[i];
+    ms_body *L = &w->large[i];
     if (L->is_static)
       continue;
-    if (s->p.friction_on) {
-      ms_fr_walls(s, i);
+    if (c->p->friction_on) {
+      ms_fr_walls(c->p, w, i);
       continue;
     }
-    ms_v2 w = ms_walls_force(L->x, L->y, (float)L->vx, (float)L->vy, L->r, s->p.box[0], s->p.box[1],
-                             s->p.k, s->p.two_zeta, L->m);
-    L->fx += w.x;
-    L->fy += w.y;
-    if (s->p.diag)
-      s->wk.diss_large[i] += s->p.dt * (double)ms_walls_dissipation(L->x, L->y, (float)L->vx,
-                                                              (float)L->vy, L->r, s->p.box[0],
-                                                              s->p.box[1], s->p.k, s->p.two_zeta, L->m);
+    ms_v2 fw = ms_walls_force(L->x, L->y, (float)L->vx, (float)L->vy, L->r, c->p->box[0], c->p->box[1],
+                             c->p->k, c->p->two_zeta, L->m);
+    L->fx += fw.x;
+    L->fy += fw.y;
+    if (c->p->diag)
+      w->diss_large[i] += c->p->dt * (double)ms_walls_dissipation(L->x, L->y, (float)L->vx,
+                                                              (float)L->vy, L->r, c->p->box[0],
+                                                              c->p->box[1], c->p->k, c->p->two_zeta, L->m);
   }
   return MS_OK;
 }
 
-static void apply_large_large(ms_sim *s)
+static void apply_large_large(const ms_ctx *c, ms_worker *w)
 {
-  for (int t = 0; t < s->wk.cpu_threads; t++) {
-    const ms_worker_chunk *c = &s->wk.chunk[t];
-    for (size_t e = 0; e < c->n_ll; e++) {
-      ms_body *A = &s->wk.large[c->ll[e].a], *B = &s->wk.large[c->ll[e].b];
-      A->fx += c->ll[e].fx;
-      A->fy += c->ll[e].fy;
-      B->fx -= c->ll[e].fx;
-      B->fy -= c->ll[e].fy;
-      if (s->p.diag) { /* half of the pair's to each, as the device books its pairs */
-        s->wk.diss_large[c->ll[e].a] += 0.5 * c->ll[e].lost;
-        s->wk.diss_large[c->ll[e].b] += 0.5 * c->ll[e].lost;
+  for (int t = 0; t < w->cpu_threads; t++) {
+    const ms_worker_chunk *ch = &w->chunk[t];
+    for (size_t e = 0; e < ch->n_ll; e++) {
+      ms_body *A = &w->large[ch->ll[e].a], *B = &w->large[ch->ll[e].b];
+      A->fx += ch->ll[e].fx;
+      A->fy += ch->ll[e].fy;
+      B->fx -= ch->ll[e].fx;
+      B->fy -= ch->ll[e].fy;
+      if (c->p->diag) { /* half of the pair's to each, as the device books its pairs */
+        w->diss_large[ch->ll[e].a] += 0.5 * ch->ll[e].lost;
+        w->diss_large[ch->ll[e].b] += 0.5 * ch->ll[e].lost;
       }
     }
   }
 }
 
-ms_status ms_cpu_large_large(ms_sim *s)
+ms_status ms_cpu_large_large(const ms_ctx *c, ms_worker *w)
 {
-  ms_cpu_sort_sweep(s);
-  for (int t = 0; t < s->wk.cpu_threads; t++)
-    s->wk.chunk[t].n_ll = 0;
-  ms_status st = s->p.n_large > 0 ? fill_sweep(s) : MS_OK;
+  ms_cpu_sort_sweep(w, c->p->n_large);
+  for (int t = 0; t < w->cpu_threads; t++)
+    w->chunk[t].n_ll = 0;
+  ms_status st = c->p->n_large > 0 ? fill_sweep(c, w) : MS_OK;
   if (!st)
-    st = ms_pool_run(s->wk.pool, large_large_chunk, s, s->p.n_large, grain(s, GRAIN_LARGE_LARGE));
+    st = ms_pool_run(w->pool, large_large_chunk, &(ms_worker_job){c, w}, c->p->n_large, grain(w, GRAIN_LARGE_LARGE));
   if (st)
     return st;
   /* The pairs in sweep order (chunks are contiguous and ascending), so every body's
    * force sums in the order the serial sweep adds it, whatever the thread count. */
-  if (s->p.friction_on) {
-    if (!ms_fr_apply_large_large(s))
+  if (c->p->friction_on) {
+    if (!ms_fr_apply_large_large(c->p, w))
       return ms_fail(MS_ERR_RUNTIME, "out of memory for the large-large contact history");
   } else {
-    apply_large_large(s);
+    apply_large_large(c, w);
   }
-  return ms_pool_run(s->wk.pool, walls_chunk, s, s->p.n_large,
-                     grain(s, GRAIN_PER_BODY));
+  return ms_pool_run(w->pool, walls_chunk, &(ms_worker_job){c, w}, c->p->n_large,
+                     grain(w, GRAIN_PER_BODY));
 }
 
 /* Integrates a chunk of large particles, keeping each one's state from before in
@@ -537,27 +542,29 @@ ms_status ms_cpu_large_large(ms_sim *s)
 static ms_status integrate_chunk(void *ctx, int begin, int end, int chunk, char *why,
                                  size_t why_size)
 {
-  ms_sim *s = ctx;
-  ms_worker_chunk *c = &s->wk.chunk[chunk];
+  const ms_worker_job *job = ctx;
+  const ms_ctx *c = job->c;
+  ms_worker *w = job->w;
+  ms_worker_chunk *ch = &w->chunk[chunk];
   (void)why;
   (void)why_size;
-  c->failed = -1;
-  c->begin = begin;
-  c->end = end;
+  ch->failed = -1;
+  ch->begin = begin;
+  ch->end = end;
   for (int i = begin; i < end; i++) {
-    ms_body *L = &s->wk.large[i];
-    s->wk.large_prev[i] = *L;
+    ms_body *L = &w->large[i];
+    w->large_prev[i] = *L;
     if (L->is_static)
       continue;
-    ms_integrate(&L->x, &L->y, &L->vx, &L->vy, L->fx, L->fy, L->m, s->p.gx, s->p.gy, s->p.dt);
-    if (s->p.friction_on)
-      ms_integrate_rotation(&L->theta, &L->w, L->torque, ms_disc_inertia(L->m, L->r), s->p.dt);
+    ms_integrate(&L->x, &L->y, &L->vx, &L->vy, L->fx, L->fy, L->m, c->p->gx, c->p->gy, c->p->dt);
+    if (c->p->friction_on)
+      ms_integrate_rotation(&L->theta, &L->w, L->torque, ms_disc_inertia(L->m, L->r), c->p->dt);
     int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy) &&
                  isfinite(L->w);
-    if (finite && !(s->p.max_speed2 > 0.0 && !(L->vx * L->vx + L->vy * L->vy <= s->p.max_speed2)))
+    if (finite && !(c->p->max_speed2 > 0.0 && !(L->vx * L->vx + L->vy * L->vy <= c->p->max_speed2)))
       continue;
-    c->failed = i;
-    c->failed_finite = finite;
+    ch->failed = i;
+    ch->failed_finite = finite;
     return MS_OK;
   }
   return MS_OK;
@@ -565,48 +572,48 @@ static ms_status integrate_chunk(void *ctx, int begin, int end, int chunk, char 
 
 /* The first failing particle in index order, or -1. Particles after it that later chunks
  * integrated are put back, so the state is the serial loop's, which stops there. */
-static int first_failure(ms_sim *s, int *finite)
+static int first_failure(ms_worker *w, int *finite)
 {
-  int threads = s->wk.cpu_threads;
+  int threads = w->cpu_threads;
   for (int t = 0; t < threads; t++) {
-    const ms_worker_chunk *c = &s->wk.chunk[t];
-    if (c->failed < 0)
+    const ms_worker_chunk *ch = &w->chunk[t];
+    if (ch->failed < 0)
       continue;
-    *finite = c->failed_finite;
+    *finite = ch->failed_finite;
     for (int u = t + 1; u < threads; u++) {
-      const ms_worker_chunk *later = &s->wk.chunk[u];
+      const ms_worker_chunk *later = &w->chunk[u];
       int end = later->failed >= 0 ? later->failed + 1 : later->end;
       for (int i = later->begin; i < end; i++)
-        s->wk.large[i] = s->wk.large_prev[i];
+        w->large[i] = w->large_prev[i];
     }
-    return c->failed;
+    return ch->failed;
   }
   return -1;
 }
 
-ms_status ms_cpu_integrate(ms_sim *s, long step)
+ms_status ms_cpu_integrate(const ms_ctx *c, ms_worker *w, long step)
 {
-  for (int t = 0; t < s->wk.cpu_threads; t++) {
-    s->wk.chunk[t].failed = -1;
-    s->wk.chunk[t].begin = s->wk.chunk[t].end = 0; /* chunks the job leaves empty */
+  for (int t = 0; t < w->cpu_threads; t++) {
+    w->chunk[t].failed = -1;
+    w->chunk[t].begin = w->chunk[t].end = 0; /* chunks the job leaves empty */
   }
-  ms_status st = ms_pool_run(s->wk.pool, integrate_chunk, s, s->p.n_large,
-                             grain(s, GRAIN_PER_BODY));
-  int finite = 1, i = st ? -1 : first_failure(s, &finite);
+  ms_status st = ms_pool_run(w->pool, integrate_chunk, &(ms_worker_job){c, w}, c->p->n_large,
+                             grain(w, GRAIN_PER_BODY));
+  int finite = 1, i = st ? -1 : first_failure(w, &finite);
   if (i < 0)
     return st;
-  return ms_cpu_large_failure(s, step, i, finite);
+  return ms_cpu_large_failure(c, step, i, finite);
 }
 
-ms_status ms_cpu_large_failure(ms_sim *s, long step, int i, int finite)
+ms_status ms_cpu_large_failure(const ms_ctx *c, long step, int i, int finite)
 {
   /* Named as the scene names it, so the user finds the section to look at. */
   char name[96];
-  ms_large_label(s->p.large_origin, s->p.n_large_origin, i, name, sizeof name);
+  ms_large_label(c->p->large_origin, c->p->n_large_origin, i, name, sizeof name);
   if (!finite)
     return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle %s has a non-finite state; "
                                    "dt may be too large", step, name);
   return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle %s moves faster than max_speed = "
                                  "%g m/s: the system is exploding; dt may be too large",
-                 step, name, sqrt(s->p.max_speed2));
+                 step, name, sqrt(c->p->max_speed2));
 }

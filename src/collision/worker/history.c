@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/sim_internal.h"
+
 
 /* Below this many entries an insertion sort (the lists come nearly sorted: cells in
  * order, each cell's particles by index); above it qsort. Keys are unique, so both give
@@ -182,10 +182,10 @@ void ms_history_ll_finish(ms_worker_history *h)
 
 /* ---- the worker's part of ms_friction_state (sim_internal.h) -------------------------- */
 
-ms_status ms_worker_history_export(const ms_sim *s, ms_friction_state *out)
+ms_status ms_worker_history_export(const ms_worker_history *h, const ms_body *large, int n_large,
+                                   ms_friction_state *out)
 {
-  const ms_worker_history *h = &s->wk.hist;
-  size_t n = (size_t)s->p.n_large, n_ls = 0;
+  size_t n = (size_t)n_large, n_ls = 0;
   for (int i = 0; i < h->n_large; i++)
     n_ls += (size_t)h->ls_cur[i].n;
   size_t n_ll = h->n_large ? h->ll_cur.n : 0;
@@ -196,8 +196,8 @@ ms_status ms_worker_history_export(const ms_sim *s, ms_friction_state *out)
   if (!out->large_rot || !out->large_wall_xi || !out->ls || !out->ll)
     return ms_fail(MS_ERR_RUNTIME, "out of memory exporting the large particles' friction state");
   for (size_t i = 0; i < n; i++) {
-    out->large_rot[2 * i] = s->wk.large[i].theta;
-    out->large_rot[2 * i + 1] = s->wk.large[i].w;
+    out->large_rot[2 * i] = large[i].theta;
+    out->large_rot[2 * i + 1] = large[i].w;
   }
   if (h->wall_xi)
     memcpy(out->large_wall_xi, h->wall_xi, 4 * n * sizeof *h->wall_xi);
@@ -231,9 +231,9 @@ static int entries_ok(const ms_history_entry *e, size_t n, int na, int nb, int o
 
 /* Checks everything before changing anything: a bad state leaves the histories as
  * they were. */
-static ms_status check_import(const ms_sim *s, const ms_friction_state *in)
+static ms_status check_import(int n_large, int n_small, const ms_friction_state *in)
 {
-  size_t n = (size_t)s->p.n_large, bad = 0;
+  size_t n = (size_t)n_large, bad = 0;
   for (size_t i = 0; i < 2 * n; i++)
     if (!isfinite(in->large_rot[i]))
       return ms_fail(MS_ERR_INPUT, "friction state: large particle %zu has a non-finite %s",
@@ -242,33 +242,33 @@ static ms_status check_import(const ms_sim *s, const ms_friction_state *in)
     if (!isfinite(in->large_wall_xi[i]))
       return ms_fail(MS_ERR_INPUT, "friction state: large particle %zu has a non-finite wall "
                                    "displacement", i / 4);
-  if (!entries_ok(in->ls, in->n_ls, s->p.n_large, s->p.n_small, 0, &bad))
+  if (!entries_ok(in->ls, in->n_ls, n_large, n_small, 0, &bad))
     return ms_fail(MS_ERR_INPUT, "friction state: large-small contact %zu (%d, %d) is out of "
                                  "range, out of order or not finite",
                    bad, in->ls[bad].a, in->ls[bad].b);
-  if (!entries_ok(in->ll, in->n_ll, s->p.n_large, s->p.n_large, 1, &bad))
+  if (!entries_ok(in->ll, in->n_ll, n_large, n_large, 1, &bad))
     return ms_fail(MS_ERR_INPUT, "friction state: large-large contact %zu (%d, %d) is out of "
                                  "range, out of order, not a < b or not finite",
                    bad, in->ll[bad].a, in->ll[bad].b);
   return MS_OK;
 }
 
-ms_status ms_worker_history_import(ms_sim *s, const ms_friction_state *in)
+ms_status ms_worker_history_import(ms_worker_history *h, ms_body *large, int n_large, int n_small,
+                                   const ms_friction_state *in)
 {
-  ms_status st = check_import(s, in);
-  if (!st && s->wk.hist.n_large != s->p.n_large)
-    st = ms_history_init(&s->wk.hist, s->p.n_large);
+  ms_status st = check_import(n_large, n_small, in);
+  if (!st && h->n_large != n_large)
+    st = ms_history_init(h, n_large);
   if (st)
     return st;
-  ms_worker_history *h = &s->wk.hist;
   ms_history_clear(h);
-  for (int i = 0; i < s->p.n_large; i++) {
-    ms_body *L = &s->wk.large[i];
+  for (int i = 0; i < n_large; i++) {
+    ms_body *L = &large[i];
     L->theta = in->large_rot[2 * i];
     L->w = L->is_static ? 0.0 : in->large_rot[2 * i + 1];
   }
-  if (s->p.n_large > 0)
-    memcpy(h->wall_xi, in->large_wall_xi, 4 * (size_t)s->p.n_large * sizeof *h->wall_xi);
+  if (n_large > 0)
+    memcpy(h->wall_xi, in->large_wall_xi, 4 * (size_t)n_large * sizeof *h->wall_xi);
   for (size_t k = 0; k < in->n_ls; k++)
     if (!ms_xi_push(&h->ls_cur[in->ls[k].a], in->ls[k].b, in->ls[k].xi))
       return ms_fail(MS_ERR_RUNTIME, "out of memory importing the large-small contacts");

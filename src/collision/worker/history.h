@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "collision/base/friction_state.h"
+#include "collision/base/params.h"
 #include "mixsim/status.h"
 
 /* One contact of a large particle with small particle j. */
@@ -77,4 +79,11 @@ void ms_history_ls_finish(ms_worker_history *h, int i);
 void ms_history_ll_start(ms_worker_history *h);
 void ms_history_ll_finish(ms_worker_history *h);
 
+/* The worker's share of the friction state (collision/base/friction_state.h), between
+ * advances: ls, ll, large_rot and large_wall_xi from the histories and the large
+ * particles' rotation, and back (checked against n_large and n_small first). */
+ms_status ms_worker_history_export(const ms_worker_history *h, const ms_body *large, int n_large,
+                                   ms_friction_state *out);
+ms_status ms_worker_history_import(ms_worker_history *h, ms_body *large, int n_large, int n_small,
+                                   const ms_friction_state *in);
 #endif

@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "collision/sim_internal.h"
+#include "collision/exchange/crossing.h"
+#include "collision/worker/worker.h"
 #include "collision/worker/worker_pool.h"
 #include "shared/contact.h"
 #include "shared/grid.h"
@@ -18,18 +19,6 @@
  * build left out. */
 #define REBUILD_SHARE 0.49
 
-int ms_ls_list_in_use(const ms_sim *s)
-{
-  return s->wk.wl.on && s->p.exchange == MS_EXCHANGE_FULL && s->p.large_on == MS_LARGE_ON_CPU &&
-         s->p.n_small > 0 && s->p.n_large > 0;
-}
-
-void ms_ls_list_invalidate(ms_sim *s)
-{
-  s->wk.wl.stale = 1;
-  s->wk.wl.ref_valid = 0;
-  s->wk.wl.ref_due = 0;
-}
 
 void ms_ls_list_release(ms_ls_list *wl)
 {
@@ -38,20 +27,15 @@ void ms_ls_list_release(ms_ls_list *wl)
   free(wl->row);
   wl->row = NULL;
   wl->n_rows = 0;
-  if (wl->ref)
-    clReleaseMemObject(wl->ref);
-  if (wl->flags)
-    clReleaseMemObject(wl->flags);
-  wl->ref = wl->flags = NULL;
 }
 
 /* Whether some large particle moved more than the rebuild distance since the build. */
-static int large_moved(const ms_sim *s)
+static int large_moved(const ms_ctx *c, const ms_worker *w)
 {
-  double d = REBUILD_SHARE * (double)s->wk.wl.skin, limit2 = d * d;
-  for (int i = 0; i < s->p.n_large; i++) {
-    const ms_body *L = &s->wk.large[i];
-    double dx = L->x - s->wk.wl.row[i].x, dy = L->y - s->wk.wl.row[i].y;
+  double d = REBUILD_SHARE * (double)c->p->list_skin, limit2 = d * d;
+  for (int i = 0; i < c->p->n_large; i++) {
+    const ms_body *L = &w->large[i];
+    double dx = L->x - w->wl.row[i].x, dy = L->y - w->wl.row[i].y;
     if (!(dx * dx + dy * dy <= limit2))
       return 1;
   }
@@ -71,14 +55,14 @@ static int push(ms_ls_row *r, int j)
 /* One large particle's list: the walk over the rectangle of reach r_L + r_max + margin,
  * keeping the small particles within r_L + r_j + margin (in double: the margin holds a
  * rounding allowance, see REBUILD_SHARE). */
-static int build_row(const ms_sim *s, int i)
+static int build_row(const ms_ctx *c, const ms_worker *w, int i)
 {
-  const ms_body *L = &s->wk.large[i];
-  const ms_grid *g = &s->p.grid;
-  const ms_buffers *b = &s->x.buf;
-  ms_ls_row *r = &s->wk.wl.row[i];
-  double margin = s->wk.wl.margin;
-  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->p.r_small_max + margin, g->inv_cell,
+  const ms_body *L = &w->large[i];
+  const ms_grid *g = &c->p->grid;
+  const ms_buffers *b = &c->x->buf;
+  ms_ls_row *r = &w->wl.row[i];
+  double margin = w->wl.margin;
+  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + c->p->r_small_max + margin, g->inv_cell,
                                 g->nx, g->ny);
   int cap = (int)b->cap;
   r->n = 0;
@@ -91,7 +75,7 @@ static int build_row(const ms_sim *s, int i)
       for (int k = 0; k < n; k++) {
         int j = b->h_idx[ms_grid_slot(cell, cap, k)];
         double dx = L->x - b->h_pos[2 * j], dy = L->y - b->h_pos[2 * j + 1];
-        double reach = (double)L->r + (double)s->p.shape[2 * j] + margin;
+        double reach = (double)L->r + (double)c->p->shape[2 * j] + margin;
         if (dx * dx + dy * dy <= reach * reach && !push(r, j))
           return 0;
       }
@@ -103,10 +87,12 @@ static int build_row(const ms_sim *s, int i)
 static ms_status build_chunk(void *ctx, int begin, int end, int chunk, char *why,
                              size_t why_size)
 {
-  ms_sim *s = ctx;
+  const ms_worker_job *job = ctx;
+  const ms_ctx *c = job->c;
+  ms_worker *w = job->w;
   (void)chunk;
   for (int i = begin; i < end; i++)
-    if (!build_row(s, i)) {
+    if (!build_row(c, w, i)) {
       snprintf(why, why_size, "out of memory for the CPU worker's large-small list");
       return MS_ERR_RUNTIME;
     }
@@ -114,16 +100,16 @@ static ms_status build_chunk(void *ctx, int begin, int end, int chunk, char *why
 }
 
 /* The rows, one per large particle, made at the first build (n_large is fixed). */
-static ms_status make_rows(ms_sim *s)
+static ms_status make_rows(const ms_ctx *c, ms_worker *w)
 {
-  ms_ls_list *wl = &s->wk.wl;
+  ms_ls_list *wl = &w->wl;
   if (wl->row)
     return MS_OK;
-  wl->row = calloc((size_t)s->p.n_large + 1, sizeof *wl->row);
+  wl->row = calloc((size_t)c->p->n_large + 1, sizeof *wl->row);
   if (!wl->row)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the CPU worker's large-small list of %d "
-                                   "large particles", s->p.n_large);
-  wl->n_rows = s->p.n_large;
+                                   "large particles", c->p->n_large);
+  wl->n_rows = c->p->n_large;
   return MS_OK;
 }
 
@@ -134,43 +120,42 @@ static ms_status make_rows(ms_sim *s)
  * friction it is the small list's, taken at its own build; when that was this grid build
  * the same holds, otherwise the small particle may already be up to d from it and move
  * d further: d + 2 d < 1.5 skin. */
-static double build_margin(const ms_sim *s)
+static double build_margin(const ms_ctx *c)
 {
-  double skin = (double)s->wk.wl.skin;
-  return s->p.friction_on && !s->wk.wl.small_moved ? 1.5 * skin : skin;
+  double skin = (double)c->p->list_skin;
+  return c->p->friction_on && !c->x->list.small_moved ? 1.5 * skin : skin;
 }
 
-ms_status ms_ls_list_prepare(ms_sim *s, int grain)
+ms_status ms_ls_list_prepare(const ms_ctx *c, ms_worker *w, int grain)
 {
-  ms_ls_list *wl = &s->wk.wl;
-  ms_status st = make_rows(s);
+  ms_ls_list *wl = &w->wl;
+  ms_status st = make_rows(c, w);
   if (st)
     return st;
-  if (!wl->stale && !wl->small_moved && !large_moved(s))
+  if (!wl->stale && !c->x->list.small_moved && !large_moved(c, w))
     return MS_OK;
-  wl->margin = build_margin(s);
-  st = ms_pool_run(s->wk.pool, build_chunk, s, s->p.n_large, grain);
+  wl->margin = build_margin(c);
+  st = ms_pool_run(w->pool, build_chunk, &(ms_worker_job){c, w}, c->p->n_large, grain);
   if (st) {
     wl->stale = 1;
     return st;
   }
   wl->stale = 0;
   wl->entries = 0;
-  for (int i = 0; i < s->p.n_large; i++)
+  for (int i = 0; i < c->p->n_large; i++)
     wl->entries += wl->row[i].n;
-  if (!s->p.friction_on)
-    wl->ref_due = 1; /* the manager copies the positions of this build after sync 2 */
-  s->run.stats.worker_list_builds++;
-  s->run.stats.worker_list_entries += (double)wl->entries;
+  if (!c->p->friction_on)
+    c->x->list.ref_due = 1; /* the manager copies the positions of this build after sync 2 */
+  c->stats->worker_list_builds++;
+  c->stats->worker_list_entries += (double)wl->entries;
   return MS_OK;
 }
 
-double ms_ls_list_mean(const ms_sim *s)
+double ms_ls_list_mean(const ms_sim_stats *st, int n_large)
 {
-  const ms_sim_stats *st = &s->run.stats;
-  if (st->worker_list_builds == 0 || s->p.n_large == 0)
+  if (st->worker_list_builds == 0 || n_large == 0)
     return 0.0;
-  return st->worker_list_entries / (double)st->worker_list_builds / (double)s->p.n_large;
+  return st->worker_list_entries / (double)st->worker_list_builds / (double)n_large;
 }
 
 /* Insertion sort, near linear here: the build lists in walk order and the cells change
@@ -198,37 +183,37 @@ static int by_key(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-long ms_ls_list_candidates(const ms_sim *s, int i, const double *pos, ms_worker_chunk *c)
+long ms_ls_list_candidates(const ms_ctx *c, const ms_worker *w, int i, const double *pos, ms_worker_chunk *out)
 {
-  const ms_body *L = &s->wk.large[i];
-  const ms_grid *g = &s->p.grid;
-  const ms_ls_row *r = &s->wk.wl.row[i];
+  const ms_body *L = &w->large[i];
+  const ms_grid *g = &c->p->grid;
+  const ms_ls_row *r = &w->wl.row[i];
   /* The rectangle the walk visits now: an entry outside it the walk would not see, even
    * where rounding lets it touch. */
-  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + s->p.r_small_max, g->inv_cell, g->nx,
+  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + c->p->r_small_max, g->inv_cell, g->nx,
                                 g->ny);
-  if ((size_t)r->n > c->key_cap) {
+  if ((size_t)r->n > out->key_cap) {
     size_t cap = (size_t)r->n + (size_t)r->n / 2 + 64;
-    uint64_t *p = realloc(c->key, cap * sizeof *p);
+    uint64_t *p = realloc(out->key, cap * sizeof *p);
     if (!p)
       return -1;
-    c->key = p;
-    c->key_cap = cap;
+    out->key = p;
+    out->key_cap = cap;
   }
   long n = 0;
   for (int e = 0; e < r->n; e++) {
     int j = r->j[e];
     const double *xj = &pos[2 * j];
     float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
-    if (!ms_touching(dx, dy, L->r + s->p.r_small_max))
+    if (!ms_touching(dx, dy, L->r + c->p->r_small_max))
       continue;
     int cx = ms_grid_axis(xj[0], g->inv_cell, g->nx), cy = ms_grid_axis(xj[1], g->inv_cell, g->ny);
     if (cx < q.x0 || cx > q.x1 || cy < q.y0 || cy > q.y1)
       continue;
     uint64_t cell = (uint64_t)(uint32_t)(cy * g->nx + cx);
-    c->key[n++] = cell << 32 | (uint64_t)(uint32_t)j;
+    out->key[n++] = cell << 32 | (uint64_t)(uint32_t)j;
   }
-  if (!insertion_sort(c->key, n, 4 * n + 64))
-    qsort(c->key, (size_t)n, sizeof *c->key, by_key);
+  if (!insertion_sort(out->key, n, 4 * n + 64))
+    qsort(out->key, (size_t)n, sizeof *out->key, by_key);
   return n;
 }

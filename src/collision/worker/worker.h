@@ -10,8 +10,25 @@
 #include <stdint.h>
 
 #include "collision/worker/history.h"
-#include "collision/worker/ls_list.h"
 #include "collision/base/params.h"
+#include "collision/exchange/crossing.h"
+
+/* One large particle's list: small indices in the order of the build's walk, and where
+ * the large particle was then. */
+typedef struct ms_ls_row {
+  int *j;
+  int n;
+  size_t cap;
+  double x, y;
+} ms_ls_row;
+
+typedef struct ms_ls_list {
+  ms_ls_row *row;    /* n_rows, made at the first build */
+  int n_rows;
+  int stale;         /* rebuild at the next use (set between advances, cleared by the worker) */
+  long entries;      /* in all rows at the last build */
+  double margin;     /* the reach beyond r_L + r_j of the last build */
+} ms_ls_list;
 
 /* A force the CPU worker found on small particle j, added to F_ls after the pool's
  * job, in the one-thread order. */
@@ -63,5 +80,12 @@ typedef struct ms_worker {
   double *diss_large;
   double diss_worker;
 } ms_worker;
+
+/* A pool job's context (collision/worker/worker_pool.h): the worker's own part and
+ * what it is handed beside it. */
+typedef struct ms_worker_job {
+  const ms_ctx *c;
+  ms_worker *w;
+} ms_worker_job;
 
 #endif

@@ -11,11 +11,11 @@
 
 #include "shared/contact.h"
 
-ms_status ms_fr_ready(ms_sim *s)
+ms_status ms_fr_ready(const ms_params *pm, ms_worker *w)
 {
-  if (!s->p.friction_on || s->wk.hist.n_large == s->p.n_large)
+  if (!pm->friction_on || w->hist.n_large == pm->n_large)
     return MS_OK;
-  return ms_history_init(&s->wk.hist, s->p.n_large);
+  return ms_history_init(&w->hist, pm->n_large);
 }
 
 /* One disc of a pair: spin, radius, inertia (0: static, infinite). */
@@ -31,17 +31,17 @@ typedef struct pair_out {
                   taken off: the callers do, over a whole list of histories) */
 } pair_out;
 
-static pair_out pair_friction(const ms_sim *s, ms_normal c, float dvx, float dvy, disc i,
+static pair_out pair_friction(const ms_params *pm, ms_normal c, float dvx, float dvy, disc i,
                               disc j, float m_eff, float xi, float dx, float dy)
 {
-  float dt = (float)s->p.dt;
+  float dt = (float)pm->dt;
   float u = ms_slip_velocity(c.n, dvx, dvy, i.w, i.r, j.w, j.r);
-  float ct = ms_tangential_dashpot(s->p.two_zeta, s->p.kt, m_eff);
-  ms_tangential t = ms_tangential_law(c.n, i.r, j.r, u, xi, c.fn, s->p.kt, ct, s->p.mu, dt);
+  float ct = ms_tangential_dashpot(pm->two_zeta, pm->kt, m_eff);
+  ms_tangential t = ms_tangential_law(c.n, i.r, j.r, u, xi, c.fn, pm->kt, ct, pm->mu, dt);
   float i_eff = i.inertia == 0.0f   ? j.inertia
                 : j.inertia == 0.0f ? i.inertia
                                     : ms_rolling_inertia(i.inertia, j.inertia);
-  float m = ms_rolling_torque(i.w - j.w, c.fn, s->p.mu_r, ms_rolling_radius(i.r, j.r), i_eff, dt);
+  float m = ms_rolling_torque(i.w - j.w, c.fn, pm->mu_r, ms_rolling_radius(i.r, j.r), i_eff, dt);
   pair_out o;
   o.f.x = c.f.x + t.f.x;
   o.f.y = c.f.y + t.f.y;
@@ -49,9 +49,9 @@ static pair_out pair_friction(const ms_sim *s, ms_normal c, float dvx, float dvy
   o.tj = t.torque_j - m;
   o.xi = t.xi;
   o.lost = 0.0;
-  if (s->p.diag)
-    o.lost = (double)ms_contact_dissipation(dx, dy, dvx, dvy, i.r + j.r, s->p.k, s->p.two_zeta,
-                                            m_eff) * s->p.dt +
+  if (pm->diag)
+    o.lost = (double)ms_contact_dissipation(dx, dy, dvx, dvy, i.r + j.r, pm->k, pm->two_zeta,
+                                            m_eff) * pm->dt +
              ms_slip_work(t.ft, u, m, i.w - j.w, dt);
   return o;
 }
@@ -79,37 +79,37 @@ static int record(ms_worker_chunk *c, size_t at, ms_v2 f, float t)
 
 /* i = the small particle, j = L, as the frictionless worker computes the normal force
  * (on the small one, from L). */
-int ms_fr_large_small_pair(const ms_sim *s, int i, ms_body *L, int j, size_t at,
+int ms_fr_large_small_pair(const ms_params *pm, const ms_worker *w, int i, ms_body *L, int j, size_t at,
                            const ms_ls_source *src, ms_worker_chunk *out)
 {
   const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
   float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
-  if (!ms_touching(dx, dy, L->r + s->p.r_small_max))
+  if (!ms_touching(dx, dy, L->r + pm->r_small_max))
     return 1;
-  float rj = s->p.shape[2 * j], mj = s->p.shape[2 * j + 1];
+  float rj = pm->shape[2 * j], mj = pm->shape[2 * j + 1];
   if (!ms_touching(dx, dy, L->r + rj))
     return 1;
   float m_eff = L->is_static ? mj : ms_pair_mass(L->m, mj);
   float dvx = (float)(vj[0] - L->vx), dvy = (float)(vj[1] - L->vy);
-  ms_normal c = ms_contact_normal(dx, dy, dvx, dvy, L->r + rj, s->p.k, s->p.two_zeta, m_eff);
+  ms_normal c = ms_contact_normal(dx, dy, dvx, dvy, L->r + rj, pm->k, pm->two_zeta, m_eff);
   disc small = {(float)src->w[(size_t)src->w_stride * at], rj, ms_disc_inertia(mj, rj)};
-  float xi = ms_xi_find(&s->wk.hist.ls_cur[i], j);
+  float xi = ms_xi_find(&w->hist.ls_cur[i], j);
   /* the pair seen from the small one: the offset from it to L */
-  pair_out o = pair_friction(s, c, dvx, dvy, small, large_disc(L), m_eff, xi, dx, dy);
-  if (!record(out, at, o.f, o.ti) || !ms_xi_push(&s->wk.hist.ls_next[i], j, o.xi))
+  pair_out o = pair_friction(pm, c, dvx, dvy, small, large_disc(L), m_eff, xi, dx, dy);
+  if (!record(out, at, o.f, o.ti) || !ms_xi_push(&w->hist.ls_next[i], j, o.xi))
     return 0;
   L->fx -= o.f.x;
   L->fy -= o.f.y;
   L->torque += o.tj;
-  if (s->p.diag)
-    s->wk.diss_large[L - s->wk.large] += o.lost;
+  if (pm->diag)
+    w->diss_large[L - w->large] += o.lost;
   return 1;
 }
 
 /* i = A (ia), j = B (ib), as pair_force of cpu_worker.c computes the force of B on A. */
-int ms_fr_large_large_pair(const ms_sim *s, int ia, int ib, ms_ll_pair *p)
+int ms_fr_large_large_pair(const ms_params *pm, const ms_worker *w, int ia, int ib, ms_ll_pair *p)
 {
-  const ms_body *A = &s->wk.large[ia], *B = &s->wk.large[ib];
+  const ms_body *A = &w->large[ia], *B = &w->large[ib];
   if (A->is_static && B->is_static)
     return 0;
   float dx = (float)(B->x - A->x), dy = (float)(B->y - A->y), rs = A->r + B->r;
@@ -117,121 +117,121 @@ int ms_fr_large_large_pair(const ms_sim *s, int ia, int ib, ms_ll_pair *p)
     return 0;
   float m_eff = A->is_static ? B->m : B->is_static ? A->m : ms_pair_mass(A->m, B->m);
   float dvx = (float)(A->vx - B->vx), dvy = (float)(A->vy - B->vy);
-  ms_normal c = ms_contact_normal(dx, dy, dvx, dvy, rs, s->p.k, s->p.two_zeta, m_eff);
-  float xi = ms_xi_pair_find(&s->wk.hist.ll_cur, ia, ib);
-  pair_out o = pair_friction(s, c, dvx, dvy, large_disc(A), large_disc(B), m_eff, xi, dx, dy);
+  ms_normal c = ms_contact_normal(dx, dy, dvx, dvy, rs, pm->k, pm->two_zeta, m_eff);
+  float xi = ms_xi_pair_find(&w->hist.ll_cur, ia, ib);
+  pair_out o = pair_friction(pm, c, dvx, dvy, large_disc(A), large_disc(B), m_eff, xi, dx, dy);
   *p = (ms_ll_pair){ia, ib, o.f.x, o.f.y, o.ti, o.tj, o.xi, o.lost};
   return 1;
 }
 
 /* --diagnostics: the energy the tangential springs of a set of histories hold. */
-double ms_fr_ls_spring(const ms_sim *s, int i)
+double ms_fr_ls_spring(const ms_params *pm, const ms_worker *w, int i)
 {
   double e = 0.0;
-  const ms_xi_list *l = &s->wk.hist.ls_cur[i];
+  const ms_xi_list *l = &w->hist.ls_cur[i];
   for (int k = 0; k < l->n; k++)
-    e += ms_spring_energy(s->p.kt, l->e[k].xi);
+    e += ms_spring_energy(pm->kt, l->e[k].xi);
   return e;
 }
 
-static double ll_spring(const ms_sim *s)
+static double ll_spring(const ms_params *pm, const ms_worker *w)
 {
   double e = 0.0;
-  for (size_t k = 0; k < s->wk.hist.ll_cur.n; k++)
-    e += ms_spring_energy(s->p.kt, s->wk.hist.ll_cur.e[k].xi);
+  for (size_t k = 0; k < w->hist.ll_cur.n; k++)
+    e += ms_spring_energy(pm->kt, w->hist.ll_cur.e[k].xi);
   return e;
 }
 
-int ms_fr_apply_large_large(ms_sim *s)
+int ms_fr_apply_large_large(const ms_params *pm, ms_worker *w)
 {
-  double held = s->p.diag ? ll_spring(s) : 0.0;
-  ms_history_ll_start(&s->wk.hist);
-  for (int t = 0; t < s->wk.cpu_threads; t++) {
-    const ms_worker_chunk *c = &s->wk.chunk[t];
-    for (size_t e = 0; e < c->n_ll; e++) {
-      const ms_ll_pair *p = &c->ll[e];
-      ms_body *A = &s->wk.large[p->a], *B = &s->wk.large[p->b];
+  double held = pm->diag ? ll_spring(pm, w) : 0.0;
+  ms_history_ll_start(&w->hist);
+  for (int t = 0; t < w->cpu_threads; t++) {
+    const ms_worker_chunk *ch = &w->chunk[t];
+    for (size_t e = 0; e < ch->n_ll; e++) {
+      const ms_ll_pair *p = &ch->ll[e];
+      ms_body *A = &w->large[p->a], *B = &w->large[p->b];
       A->fx += p->fx;
       A->fy += p->fy;
       B->fx -= p->fx;
       B->fy -= p->fy;
       A->torque += p->ta;
       B->torque += p->tb;
-      if (!ms_xi_pair_push(&s->wk.hist.ll_next, p->a, p->b, p->xi))
+      if (!ms_xi_pair_push(&w->hist.ll_next, p->a, p->b, p->xi))
         return 0;
-      if (s->p.diag) { /* half of the pair's to each, as the device books its pairs */
-        s->wk.diss_large[p->a] += 0.5 * p->lost;
-        s->wk.diss_large[p->b] += 0.5 * p->lost;
+      if (pm->diag) { /* half of the pair's to each, as the device books its pairs */
+        w->diss_large[p->a] += 0.5 * p->lost;
+        w->diss_large[p->b] += 0.5 * p->lost;
       }
     }
   }
-  ms_history_ll_finish(&s->wk.hist);
-  if (s->p.diag) /* what the springs took or gave back, opened contacts' included */
-    s->wk.diss_worker -= ll_spring(s) - held;
+  ms_history_ll_finish(&w->hist);
+  if (pm->diag) /* what the springs took or gave back, opened contacts' included */
+    w->diss_worker -= ll_spring(pm, w) - held;
   return 1;
 }
 
 /* One wall: n towards it, its push (0 when clear), the disc's xi against it. */
-static void wall_friction(ms_sim *s, int i, ms_v2 n, float push, int touching, float *xi)
+static void wall_friction(const ms_params *pm, ms_worker *w, int i, ms_v2 n, float push, int touching, float *xi)
 {
-  ms_body *L = &s->wk.large[i];
+  ms_body *L = &w->large[i];
   if (!touching) {
     *xi = 0.0f;
     return;
   }
-  float dt = (float)s->p.dt, vx = (float)L->vx, vy = (float)L->vy, w = (float)L->w;
+  float dt = (float)pm->dt, vx = (float)L->vx, vy = (float)L->vy, spin = (float)L->w;
   float inertia = ms_disc_inertia(L->m, L->r);
-  float u = ms_wall_slip_velocity(n, vx, vy, w, L->r);
-  float ct = ms_tangential_dashpot(s->p.two_zeta, s->p.kt, L->m);
-  ms_tangential t = ms_wall_tangential_law(n, L->r, u, *xi, push, s->p.kt, ct, s->p.mu_wall, dt);
-  float m = ms_rolling_torque(w, push, s->p.mu_r, L->r, inertia, dt);
+  float u = ms_wall_slip_velocity(n, vx, vy, spin, L->r);
+  float ct = ms_tangential_dashpot(pm->two_zeta, pm->kt, L->m);
+  ms_tangential t = ms_wall_tangential_law(n, L->r, u, *xi, push, pm->kt, ct, pm->mu_wall, dt);
+  float m = ms_rolling_torque(spin, push, pm->mu_r, L->r, inertia, dt);
   L->fx += t.f.x;
   L->fy += t.f.y;
   L->torque += t.torque_i + m;
   *xi = t.xi;
-  if (s->p.diag) /* the springs' part is taken off in ms_fr_walls */
-    s->wk.diss_large[i] += ms_slip_work(t.ft, u, m, w, dt);
+  if (pm->diag) /* the springs' part is taken off in ms_fr_walls */
+    w->diss_large[i] += ms_slip_work(t.ft, u, m, spin, dt);
 }
 
 /* --diagnostics: the energy of a large particle's four wall springs. */
-static double wall_spring(const ms_sim *s, const float *xi)
+static double wall_spring(const ms_params *pm, const float *xi)
 {
   double e = 0.0;
   for (int side = 0; side < 4; side++)
-    e += ms_spring_energy(s->p.kt, xi[side]);
+    e += ms_spring_energy(pm->kt, xi[side]);
   return e;
 }
 
-void ms_fr_walls(ms_sim *s, int i)
+void ms_fr_walls(const ms_params *pm, ms_worker *w, int i)
 {
-  ms_body *L = &s->wk.large[i];
-  float *xi = &s->wk.hist.wall_xi[4 * i];
+  ms_body *L = &w->large[i];
+  float *xi = &w->hist.wall_xi[4 * i];
   float r = L->r, vx = (float)L->vx, vy = (float)L->vy;
-  double held = s->p.diag ? wall_spring(s, xi) : 0.0;
-  float gl = (float)L->x, gr = (float)(s->p.box[0] - L->x), gb = (float)L->y,
-        gt = (float)(s->p.box[1] - L->y);
+  double held = pm->diag ? wall_spring(pm, xi) : 0.0;
+  float gl = (float)L->x, gr = (float)(pm->box[0] - L->x), gb = (float)L->y,
+        gt = (float)(pm->box[1] - L->y);
   if (gl >= r && gr >= r && gb >= r && gt >= r) {
     xi[0] = xi[1] = xi[2] = xi[3] = 0.0f;
-    if (s->p.diag) /* clear of the walls: the springs give up what they held */
-      s->wk.diss_large[i] += held;
+    if (pm->diag) /* clear of the walls: the springs give up what they held */
+      w->diss_large[i] += held;
     return;
   }
   /* The normal pushes, summed as ms_walls_force sums them. */
-  float c = ms_dashpot(s->p.two_zeta, s->p.k, L->m);
-  float pl = ms_wall_push(gl, -vx, r, s->p.k, c), pr = ms_wall_push(gr, vx, r, s->p.k, c);
-  float pb = ms_wall_push(gb, -vy, r, s->p.k, c), pt = ms_wall_push(gt, vy, r, s->p.k, c);
+  float c = ms_dashpot(pm->two_zeta, pm->k, L->m);
+  float pl = ms_wall_push(gl, -vx, r, pm->k, c), pr = ms_wall_push(gr, vx, r, pm->k, c);
+  float pb = ms_wall_push(gb, -vy, r, pm->k, c), pt = ms_wall_push(gt, vy, r, pm->k, c);
   float fx = pl, fy = pb;
   fx = fx - pr;
   fy = fy - pt;
   L->fx += fx;
   L->fy += fy;
-  wall_friction(s, i, (ms_v2){-1.0f, 0.0f}, pl, gl < r, &xi[0]);
-  wall_friction(s, i, (ms_v2){1.0f, 0.0f}, pr, gr < r, &xi[1]);
-  wall_friction(s, i, (ms_v2){0.0f, -1.0f}, pb, gb < r, &xi[2]);
-  wall_friction(s, i, (ms_v2){0.0f, 1.0f}, pt, gt < r, &xi[3]);
-  if (s->p.diag)
-    s->wk.diss_large[i] += (double)ms_walls_dissipation(L->x, L->y, vx, vy, r, s->p.box[0],
-                                                     s->p.box[1], s->p.k, s->p.two_zeta, L->m) *
-                            s->p.dt -
-                        (wall_spring(s, xi) - held);
+  wall_friction(pm, w, i, (ms_v2){-1.0f, 0.0f}, pl, gl < r, &xi[0]);
+  wall_friction(pm, w, i, (ms_v2){1.0f, 0.0f}, pr, gr < r, &xi[1]);
+  wall_friction(pm, w, i, (ms_v2){0.0f, -1.0f}, pb, gb < r, &xi[2]);
+  wall_friction(pm, w, i, (ms_v2){0.0f, 1.0f}, pt, gt < r, &xi[3]);
+  if (pm->diag)
+    w->diss_large[i] += (double)ms_walls_dissipation(L->x, L->y, vx, vy, r, pm->box[0],
+                                                     pm->box[1], pm->k, pm->two_zeta, L->m) *
+                            pm->dt -
+                        (wall_spring(pm, xi) - held);
 }

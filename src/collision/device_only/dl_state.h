@@ -1,0 +1,57 @@
+/* The device-only baseline's state (collision/device_only/device_large.h says what the
+ * path is): the large particles' device buffers and cell list, and with friction their
+ * rotation and contact histories. The manager's thread owns it during an advance (the
+ * worker idle); between advances the caller's thread. */
+#ifndef MS_DL_STATE_H
+#define MS_DL_STATE_H
+
+#include <stddef.h>
+
+#include "cl/runtime.h"
+
+/* Lists of (partner, xi), k slots per large particle, two generations. */
+typedef struct ms_dl_lists {
+  cl_mem n[2], key[2], xi[2];
+  int cur;  /* the generation the kernels read; they write the other */
+  size_t k; /* slots per large particle */
+} ms_dl_lists;
+
+typedef struct ms_dl_friction {
+  int made;
+  cl_mem rot, prev_rot; /* double2 (theta, w) per large particle, and before integration */
+  cl_mem torque;        /* float per large particle */
+  cl_mem wall_xi;       /* 4 floats per large particle: left, right, bottom, top */
+  ms_dl_lists ls, ll;   /* large-small (partner: small index), large-large (large index) */
+  long growths;         /* times a list was made longer during an advance */
+  int test_regrow;      /* tests only: make both lists one slot longer every iteration */
+} ms_dl_friction;
+
+/* The large cell list's first slots per cell; it grows when a cell's list overflows. */
+#define MS_DL_FIRST_CAPACITY 4
+
+typedef struct ms_dlarge {
+  int made;              /* buffers exist (made on the first device advance) */
+  size_t n_cells, cap;   /* cells of the grid; slots per cell of the list */
+  double margin;         /* widening of large-large's search (see large.cl) */
+  cl_mem pos, vel;       /* double2: x y, vx vy per large particle */
+  cl_mem shape, stat, f; /* float2 (radius, mass), int static, float2 force */
+  cl_mem prev_pos, prev_vel; /* the state before this iteration's integration */
+  cl_mem count, idx, flags;  /* the cell list: per-cell counts, cap slots per cell */
+  double *h_pos, *h_vel;     /* host staging for uploads and read-backs */
+  float *h_shape;
+  int *h_stat;
+  int h_flags[4]; /* the list's and the integration's flags, read without waiting */
+  int host_current; /* a failure already read the state back this advance */
+  ms_dl_friction fr; /* friction on: rotation and histories (device_friction.h) */
+} ms_dlarge;
+
+/* One device buffer of the baseline (refused with the device's limit named when it is
+ * larger than one allocation), and its release. */
+ms_status ms_dl_make(const ms_cl *cl, size_t bytes, const char *what, cl_mem *out);
+void ms_dl_release_mem(cl_mem *m);
+
+void ms_dl_release_lists(ms_dl_lists *l); /* both generations */
+void ms_dl_release(ms_dlarge *d);
+void ms_dlf_release(ms_dl_friction *f);
+
+#endif
