@@ -37,7 +37,7 @@ __kernel void ms_integrate_small_fric(__global double2 *pos, __global double2 *v
 
 /* Whether any particle moved more than the rebuild distance (half the skin, less a
  * margin for rounding) since the neighbour list was built: flags[0] = 1 then. Only set
- * here, cleared when the list is rebuilt (collision/nlist.c). */
+ * here, cleared when the list is rebuilt (collision/device/nlist.c). */
 __kernel void ms_nlist_check(__global const double2 *pos, __global const double2 *ref, int n,
                              double limit2, __global int *flags)
 {

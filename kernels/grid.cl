@@ -3,7 +3,7 @@
 #pragma OPENCL FP_CONTRACT OFF
 #include "shared/grid.h"
 
-/* Clears the first n_cells counts (0 where a fill clears them: collision/grid.c) and
+/* Clears the first n_cells counts (0 where a fill clears them: collision/device/grid.c) and
  * resets the flags the build fills. */
 __kernel void ms_grid_clear(__global int *count, int n_cells, __global int *flags)
 {

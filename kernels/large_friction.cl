@@ -9,7 +9,7 @@
  * search and written anew (double buffered; the host swaps them). Large-large keeps one
  * list per particle too: both members of a pair compute the same pair with the same
  * roles (the sweep's), so their two copies of xi are the same bits. A list has room for
- * every candidate its owner walks (collision/device_friction.c sizes it), so nothing is
+ * every candidate its owner walks (collision/device_only/device_friction.c sizes it), so nothing is
  * ever dropped. Uses ms_large_rect and ms_sweep_next of large.cl, which comes before this
  * file. */
 #pragma OPENCL FP_CONTRACT OFF
@@ -18,7 +18,7 @@
 #include "shared/grid.h"
 
 /* The flags' slot for a history list that needed more room than it has (the host sizes
- * the lists so that this never happens; collision/device_large.c reports it if it does). */
+ * the lists so that this never happens; collision/device_only/device_large.c reports it if it does). */
 #define MS_LFLAG_HISTORY 3
 
 /* One disc of a pair: spin, radius, inertia (0: static, infinite). */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The device-only baseline, --large-on device (collision/device_large.h, kernels/large.cl):
+# The device-only baseline, --large-on device (collision/device_only/device_large.h, kernels/large.cl):
 # the same state hash as the CPU worker's on the shipped scenes, with every pipeline and
 # buffer mode and pocl on 1 or 2 threads; through a large cell list that outgrows its
 # first capacity; the same failure (exit 4, step, message, last good state); checkpoints

@@ -1,4 +1,4 @@
-/* Friction on the device-only path (large_on = device, collision/device_friction.h,
+/* Friction on the device-only path (large_on = device, collision/device_only/device_friction.h,
  * kernels/large_friction.cl) through the API: on a frictional bed of static pegs,
  * falling rocks and small discs (tests/scenes/friction_bed.ini: large-small, large-large
  * and wall contacts with friction and rolling resistance) the device gives the CPU

@@ -1,4 +1,4 @@
-/* The CPU worker's exchange with the device (exchange = zone or full, collision/zone.h)
+/* The CPU worker's exchange with the device (exchange = zone or full, collision/exchange/zone.h)
  * must not change the state: the same hash in every pipeline and buffer mode, on scenes
  * with few and many large particles, when the zone outgrows its buffers, and when the
  * exchange is switched between advances. */

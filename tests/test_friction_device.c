@@ -1,4 +1,4 @@
-/* Friction on the device (kernels/friction.cl, collision/nlist.c): a small disc rolls
+/* Friction on the device (kernels/friction.cl, collision/device/nlist.c): a small disc rolls
  * down an incline at (2/3) g sin(theta); a head-on collision restitutes exactly as
  * without friction; a frictional pour gives one hash in every pipeline, buffer mode,
  * exchange, worker thread count, grid capacity, neighbour list size and rebuild

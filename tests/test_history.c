@@ -1,4 +1,4 @@
-/* The CPU worker's contact histories without a device (collision/history.h): lookups by
+/* The CPU worker's contact histories without a device (collision/worker/history.h): lookups by
  * binary search find exactly the stored contacts and give 0 for new ones, the arrays
  * written in any order come out sorted, and the double buffers swap without losing or
  * mixing entries. */

@@ -1,4 +1,4 @@
-/* Friction on the CPU worker (collision/worker_friction.h, collision/history.h), through
+/* Friction on the CPU worker (collision/worker/worker_friction.h, collision/worker/history.h), through
  * the simulator: a large disc on an incline (the floor under tilted gravity) rolls at
  * 2/3 g sin(theta) with w = -v/r, or slides at g (sin(theta) - mu cos(theta)) when
  * tan(theta) > 3 mu; large-large and large-small contacts keep the angular momentum;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CPU worker's large-small list (--worker-list, the worker_list key; collision/ls_list.h):
+# The CPU worker's large-small list (--worker-list, the worker_list key; collision/worker/ls_list.h):
 # the same state hash with it on and off on the scenes with large particles, with and
 # without friction, in both pipelines and buffer modes on 1 and 3 worker threads; large
 # particles flying into a resting bed and a bed streaming against static pegs, where a

@@ -40,18 +40,18 @@ typedef struct ms_sim_stats {
   long zone_growths;     /* times the zone buffers were remade larger */
   double exchange_bytes; /* mapped or read, then written back, by the worker: all iterations */
 
-  /* large_on = device: the large-particle cell list (collision/device_large.h). */
+  /* large_on = device: the large-particle cell list (collision/device_only/device_large.h). */
   int large_list_capacity;  /* slots per cell now (0: never built) */
   long large_list_builds;
   long large_list_growths;  /* times a cell's list overflowed and the list grew */
 
-  /* Friction on: the small particles' neighbour list (collision/nlist.h). */
+  /* Friction on: the small particles' neighbour list (collision/device/nlist.h). */
   int nlist_capacity;         /* slots per particle now (0: friction off) */
   long nlist_builds;          /* builds, overflowing ones included */
   long nlist_overflow_builds; /* builds that found a particle with more partners than slots */
   long nlist_growths;         /* times the slots grew */
 
-  /* The CPU worker's large-small list (exchange = full; collision/ls_list.h). */
+  /* The CPU worker's large-small list (exchange = full; collision/worker/ls_list.h). */
   int worker_list;             /* worker_list = on */
   long worker_list_iterations; /* iterations that used it */
   long worker_list_builds;

@@ -217,7 +217,7 @@ ms_status ms_cl_open(const char *spec, ms_cl *cl)
                                        ms_tev_on ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
   MS_CL_TRY(err, "clCreateCommandQueue(worker)");
   /* The worker's queue when it exchanges through the contact zone: profiled, so the zone
-   * kernels (collision/zone.h) report their times. */
+   * kernels (collision/exchange/zone.h) report their times. */
   cl->zone_queue = clCreateCommandQueue(cl->context, cl->device, CL_QUEUE_PROFILING_ENABLE, &err);
   MS_CL_TRY(err, "clCreateCommandQueue(worker, zone)");
   return MS_OK;

@@ -24,7 +24,7 @@
  * map/read and unmap/write are the worker's exchange with the device. exchange = full
  * maps (shared) or reads (copied) the small particles' whole state and the grid, and
  * unmaps or writes all of F_ls, and finishes its queue before sync 2. exchange = zone
- * (collision/zone.h) sends the large particles' cell rectangles, has kernels on the
+ * (collision/exchange/zone.h) sends the large particles' cell rectangles, has kernels on the
  * worker's queue lay out and gather the small particles there, maps or reads only that
  * zone (one round trip), and after large-small unmaps or writes the zone's forces and
  * enqueues their scatter into F_ls; the manager's small integration waits for that
@@ -56,7 +56,7 @@
  *  integrate small, integrate large
  *  build large cell list (next), build grid (next; the one blocking read)
  *
- * Every sum is the CPU worker's, term for term (collision/device_large.h), so the state
+ * Every sum is the CPU worker's, term for term (collision/device_only/device_large.h), so the state
  * is the same bit for bit; the advance reads the large particles back when it returns.
  */
 #include "collision/pipeline.h"
@@ -182,7 +182,8 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
   ms_status ls = ms_cpu_large_small(&s->ctx, &s->wk); /* fails only out of memory */
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL, t0);
-  ms_status end = zone ? ms_zone_end(&s->ctx) : ms_buffers_host_end(&s->x.buf, &s->cl); /* even then */
+  ms_status end =
+      zone ? ms_zone_end(&s->ctx) : ms_buffers_host_end(&s->x.buf, &s->cl); /* even then */
   TRY(ls);
   TRY(end);
   if (!zone)
@@ -267,7 +268,8 @@ static ms_status device_iteration(ms_sim *s, long step, int more)
   TRY(ms_dl_integrate(&s->ctx, &s->dev, &s->dl));
   /* The grid's blocking read completes the large particles' flags too. */
   mark(step + 1);
-  TRY(ms_dl_check(&s->ctx, &s->dev, &s->dl, &s->wk, step, ms_gpu_build_grid(&s->ctx, &s->dev, step + 1)));
+  TRY(ms_dl_check(&s->ctx, &s->dev, &s->dl, &s->wk, step,
+                  ms_gpu_build_grid(&s->ctx, &s->dev, step + 1)));
   return fault(s, MS_THREAD_GPU, MS_FAULT_AFTER_SYNC2, step);
 }
 
@@ -288,7 +290,8 @@ static ms_status run_device(ms_sim *s, long iterations)
     st = device_iteration(s, s->run.step + done, done + 1 < iterations);
   }
   ms_status fin = ms_gpu_finish(&s->ctx, &s->dev);
-  ms_status end = ms_dl_end(&s->ctx, &s->dl, &s->wk); /* the host's large particles are current again */
+  ms_status end =
+      ms_dl_end(&s->ctx, &s->dl, &s->wk); /* the host's large particles are current again */
   s->run.trace.wall_s += ms_now() - t0;
   calibrate(s);
   if (!st)

@@ -35,7 +35,7 @@ static void invalidate_worker_list(ms_sim *s)
 static ms_status setup_grid(ms_sim *s, const ms_scene *sc)
 {
   double w = sc->box_max[0] - sc->box_min[0], h = sc->box_max[1] - sc->box_min[1];
-  /* With friction the cell also spans the neighbour list's skin (collision/nlist.h). */
+  /* With friction the cell also spans the neighbour list's skin (collision/device/nlist.h). */
   double cell = sc->small_count > 0 ? 2.0 * sc->small_radius + s->dev.nl.skin : (w > h ? w : h);
   double nx = ceil(w / cell), ny = ceil(h / cell);
   if (nx < 1)
@@ -66,7 +66,8 @@ static ms_status setup_large(ms_sim *s, const ms_scene *sc)
   if (!s->wk.large || !s->wk.sweep_order || !s->wk.large_prev || !s->p.large_origin)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for %d large particles", s->p.n_large);
   if (s->p.n_large_origin)
-    memcpy(s->p.large_origin, sc->large_origin, (size_t)s->p.n_large_origin * sizeof *s->p.large_origin);
+    memcpy(s->p.large_origin, sc->large_origin,
+           (size_t)s->p.n_large_origin * sizeof *s->p.large_origin);
   for (int i = 0; i < s->p.n_large; i++) {
     const ms_large *in = &sc->large[i];
     ms_body *L = &s->wk.large[i];
@@ -108,7 +109,7 @@ static void setup_params(ms_sim *s, const ms_scene *sc)
   s->p.kt = sc->tangential_stiffness * sc->stiffness;
   s->p.small_spin0 = s->p.friction_on ? sc->small_spin : 0.0;
   s->dev.nl.skin = s->p.friction_on ? (float)(MS_NLIST_SKIN_RATIO * sc->small_radius) : 0.0f;
-  /* The worker's list takes the small list's skin (collision/ls_list.h: measured in
+  /* The worker's list takes the small list's skin (collision/worker/ls_list.h: measured in
    * docs/friction.md) and is built at its first use. */
   s->p.worker_list = !sc->worker_list_off;
   s->p.list_skin = (float)(MS_NLIST_SKIN_RATIO * sc->small_radius);

@@ -49,7 +49,7 @@ struct ms_sim {
   ms_params p; /* read-only during an advance */
   /* The OpenCL context and program, made at creation and read-only during an advance:
    * the manager enqueues on gpu_queue, the worker on cpu_queue and zone_queue, and each
-   * sets the arguments of its own kernels only (collision/kernels.h). */
+   * sets the arguments of its own kernels only (collision/base/kernels.h). */
   ms_cl cl;
   ms_kernels kern;
   ms_device dev;   /* the GPU manager's */

@@ -80,7 +80,7 @@ def main():
     ap.add_argument("--device")
     ap.add_argument("--options", default="")
     ap.add_argument("--skin-ratio", type=float, default=0.3,
-                    help="the list's skin over the largest small radius (collision/nlist.h)")
+                    help="the list's skin over the largest small radius (collision/device/nlist.h)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if a.scene:

@@ -1,4 +1,4 @@
-/* The friction state's storage (collision/friction_state.h). */
+/* The friction state's storage (collision/base/friction_state.h). */
 #include "collision/base/friction_state.h"
 
 #include <stdlib.h>

@@ -13,7 +13,7 @@ enum ms_kernel_id {
   MS_K_GRID_SORT,
   MS_K_COLLIDE_SMALL,
   MS_K_INTEGRATE_SMALL,
-  MS_K_ZONE_MARK,    /* on the worker's queue (collision/zone.h) */
+  MS_K_ZONE_MARK,    /* on the worker's queue (collision/exchange/zone.h) */
   MS_K_ZONE_BLOCKS,  /* on the worker's queue */
   MS_K_ZONE_SCAN,    /* on the worker's queue, one work-group */
   MS_K_ZONE_GATHER,  /* on the worker's queue */
@@ -21,7 +21,7 @@ enum ms_kernel_id {
   MS_K_ZONE_SCATTER, /* on the worker's queue */
   MS_K_ZONE_SPIN,    /* on the worker's queue, friction on */
   MS_K_ZONE_TORQUE,  /* on the worker's queue, friction on */
-  /* large_on = device (collision/device_large.h), on the manager's queue */
+  /* large_on = device (collision/device_only/device_large.h), on the manager's queue */
   MS_K_LARGE_LIST_CLEAR,
   MS_K_LARGE_LIST_INSERT,
   MS_K_LARGE_LIST_SORT,

@@ -3,7 +3,7 @@
 
 #include "collision/device/nlist.h"
 
-/* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
+/* Binds kernel arguments of the program of the context `c` in scope (collision/base/kernels.h). */
 #define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
 
 /* The friction variants' arguments (kernels/friction.cl). */
@@ -87,7 +87,8 @@ ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d)
 
 /* Enqueues one kernel over the small particles, after `after` when not NULL, and books
  * the enqueue as `phase`. */
-static ms_status run_phase(const ms_ctx *c, ms_device *d, int kernel, ms_phase phase, cl_event after)
+static ms_status run_phase(const ms_ctx *c, ms_device *d, int kernel, ms_phase phase,
+                           cl_event after)
 {
   cl_event ev = 0;
   double t0 = ms_now();

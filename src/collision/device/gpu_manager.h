@@ -14,9 +14,9 @@ ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d);
  * sort, then reads the counters back, which waits for all work queued so far. A full
  * cell grows the capacity and the build is redone, so no contact is ever missed; a
  * NaN/Inf position stops the run. With friction on, the small particles' neighbour list
- * is then rebuilt when due (collision/nlist.h). */
+ * is then rebuilt when due (collision/device/nlist.h). */
 /* Whether the grid's counts are cleared by a fill before the clearing kernel (CPU
- * devices) rather than by the kernel itself (GPUs): collision/grid.c says why. */
+ * devices) rather than by the kernel itself (GPUs): collision/device/grid.c says why. */
 int ms_gpu_fill_clears(const ms_ctx *c);
 
 ms_status ms_gpu_build_grid(const ms_ctx *c, ms_device *d, long step);

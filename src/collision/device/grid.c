@@ -15,7 +15,8 @@ int ms_gpu_fill_clears(const ms_ctx *c) { return !(c->cl->device_type & CL_DEVIC
 
 /* Keeps a grid command's event for the kernel table, and the first one's for the split
  * of the build's wait (build_once). */
-static ms_status keep_grid_event(const ms_ctx *c, ms_device *d, int kernel, cl_event ev, cl_event *first)
+static ms_status keep_grid_event(const ms_ctx *c, ms_device *d, int kernel, cl_event ev,
+                                 cl_event *first)
 {
   if (ev && !*first && clRetainEvent(ev) == CL_SUCCESS)
     *first = ev;
@@ -42,7 +43,8 @@ static double grid_device_s(cl_event first, cl_event read)
 {
   cl_ulong a = 0, b = 0;
   if (!first || !read ||
-      clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL) != CL_SUCCESS ||
+      clGetEventProfilingInfo(first, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL) !=
+          CL_SUCCESS ||
       clGetEventProfilingInfo(read, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) != CL_SUCCESS ||
       b < a)
     return INFINITY;

@@ -1,4 +1,4 @@
-/* The small particles' neighbour list with contact history (collision/nlist.h): its
+/* The small particles' neighbour list with contact history (collision/device/nlist.h): its
  * buffers, the rebuild when a particle has moved half the skin, the growth of its slots,
  * and the export and import of the small side of the friction state. */
 #include "collision/device/nlist.h"
@@ -167,7 +167,7 @@ static ms_status run(const ms_ctx *c, ms_device *d, int kernel)
   return st ? st : kept;
 }
 
-/* Without friction the worker's list (collision/ls_list.h) has no small list to follow:
+/* Without friction the worker's list (collision/worker/ls_list.h) has no small list to follow:
  * the same check against its own reference positions, while it is in use and they are
  * taken. The kernel is free for it then (the small list exists only with friction). */
 static ms_status enqueue_worker_check(const ms_ctx *c, ms_device *d)
@@ -273,7 +273,7 @@ ms_status ms_nlist_update(const ms_ctx *c, ms_device *d, long step)
 {
   ms_nlist *nl = &d->nl;
   /* The worker's list follows this one's rebuilds, or its own check without friction:
-   * the flag goes to the worker through sync 1 (collision/ls_list.h). */
+   * the flag goes to the worker through sync 1 (collision/worker/ls_list.h). */
   if (!c->p->friction_on) {
     c->x->list.small_moved = !d->wlc.checked || d->wlc.moved_read;
     return MS_OK;

@@ -23,14 +23,14 @@ void ms_nlist_release(ms_nlist *nl);
 ms_status ms_nlist_bind(const ms_ctx *c, ms_device *d);
 
 /* Enqueues the moved-too-far check and the non-blocking read of its flag, ahead of the
- * grid's blocking flags read (collision/grid.c); without friction the worker list's. */
+ * grid's blocking flags read (collision/device/grid.c); without friction the worker list's. */
 ms_status ms_nlist_enqueue_check(const ms_ctx *c, ms_device *d);
 
 /* After a grid build: rebuilds the list when due (growing it until it fits), and tells
  * the worker's list whether a small particle may have moved too far for it. */
 ms_status ms_nlist_update(const ms_ctx *c, ms_device *d, long step);
 
-/* Without friction, the worker's list's check (collision/ls_list.h): ms_nlist_enqueue_check
+/* Without friction, the worker's list's check (collision/worker/ls_list.h): ms_nlist_enqueue_check
  * runs it with the grid build; this takes its reference positions when the worker built
  * the list this iteration (after sync 2, before the small integration). */
 ms_status ms_nlist_worker_ref(const ms_ctx *c, ms_device *d);

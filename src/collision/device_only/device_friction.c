@@ -1,4 +1,4 @@
-/* Friction on the device-only path (collision/device_friction.h): buffers, the lists'
+/* Friction on the device-only path (collision/device_only/device_friction.h): buffers, the lists'
  * room, the exchange with the host's ms_worker_history, and the enqueueing of
  * kernels/large_friction.cl. */
 #include "collision/device_only/device_friction.h"
@@ -319,13 +319,12 @@ static ms_status bind_diss(const ms_ctx *c, ms_device *dev, int id, int first)
 
 static ms_status bind_react(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
-  ms_dlarge *d = dl;
-  ms_dl_friction *f = &d->fr;
+  ms_dl_friction *f = &dl->fr;
   const ms_buffers *b = &c->x->buf;
   const ms_grid *g = &c->p->grid;
   int id = MS_K_LARGE_SMALL_REACT_FRIC, n = c->p->n_large, cap = (int)b->cap, k = (int)f->ls.k;
   int cur = f->ls.cur, o = 1 - cur;
-  cl_mem in[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
+  cl_mem in[] = {dl->pos, dl->vel, dl->shape, dl->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, a, in[a]);
   ARG(id, 5, n);
@@ -342,7 +341,7 @@ static ms_status bind_react(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
     return law;
   ARG(id, 21, k);
   cl_mem lists[] = {f->ls.n[cur], f->ls.key[cur], f->ls.xi[cur], f->ls.n[o], f->ls.key[o],
-                    f->ls.xi[o], d->f, f->torque, d->flags};
+                    f->ls.xi[o], dl->f, f->torque, dl->flags};
   for (int a = 0; a < 9; a++)
     ARG(id, 22 + a, lists[a]);
   return c->p->diag ? bind_diss(c, dev, id, 31) : MS_OK;
@@ -350,11 +349,10 @@ static ms_status bind_react(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 
 static ms_status bind_apply(const ms_ctx *c, ms_dlarge *dl)
 {
-  ms_dlarge *d = dl;
-  ms_dl_friction *f = &d->fr;
+  ms_dl_friction *f = &dl->fr;
   const ms_buffers *b = &c->x->buf;
   const ms_grid *g = &c->p->grid;
-  int id = MS_K_LARGE_SMALL_APPLY_FRIC, n = c->p->n_small, lcap = (int)d->cap, k = (int)f->ls.k;
+  int id = MS_K_LARGE_SMALL_APPLY_FRIC, n = c->p->n_small, lcap = (int)dl->cap, k = (int)f->ls.k;
   int cur = f->ls.cur;
   cl_mem small[] = {b->pos, b->vel, b->shape, b->rot};
   for (int a = 0; a < 4; a++)
@@ -363,10 +361,10 @@ static ms_status bind_apply(const ms_ctx *c, ms_dlarge *dl)
   ARG(id, 5, g->inv_cell);
   ARG(id, 6, g->nx);
   ARG(id, 7, g->ny);
-  ARG(id, 8, d->count);
-  ARG(id, 9, d->idx);
+  ARG(id, 8, dl->count);
+  ARG(id, 9, dl->idx);
   ARG(id, 10, lcap);
-  cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
+  cl_mem large[] = {dl->pos, dl->vel, dl->shape, dl->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, 11 + a, large[a]);
   ARG(id, 16, c->p->r_small_max);
@@ -382,29 +380,28 @@ static ms_status bind_apply(const ms_ctx *c, ms_dlarge *dl)
 
 static ms_status bind_large_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
-  ms_dlarge *d = dl;
-  ms_dl_friction *f = &d->fr;
+  ms_dl_friction *f = &dl->fr;
   const ms_grid *g = &c->p->grid;
-  int id = MS_K_LARGE_LARGE_FRIC, n = c->p->n_large, lcap = (int)d->cap, k = (int)f->ll.k;
+  int id = MS_K_LARGE_LARGE_FRIC, n = c->p->n_large, lcap = (int)dl->cap, k = (int)f->ll.k;
   int cur = f->ll.cur, o = 1 - cur;
-  cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
+  cl_mem large[] = {dl->pos, dl->vel, dl->shape, dl->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, a, large[a]);
   ARG(id, 5, n);
-  ARG(id, 6, d->count);
-  ARG(id, 7, d->idx);
+  ARG(id, 6, dl->count);
+  ARG(id, 7, dl->idx);
   ARG(id, 8, lcap);
   ARG(id, 9, g->inv_cell);
   ARG(id, 10, g->nx);
   ARG(id, 11, g->ny);
   ARG(id, 12, c->p->r_small_max);
-  ARG(id, 13, d->margin);
+  ARG(id, 13, dl->margin);
   ms_status law = bind_law(c, id, 14);
   if (law)
     return law;
   ARG(id, 18, k);
   cl_mem rest[] = {f->ll.n[cur], f->ll.key[cur], f->ll.xi[cur], f->ll.n[o], f->ll.key[o],
-                   f->ll.xi[o], d->f, f->torque, d->flags};
+                   f->ll.xi[o], dl->f, f->torque, dl->flags};
   for (int a = 0; a < 9; a++)
     ARG(id, 19 + a, rest[a]);
   return c->p->diag ? bind_diss(c, dev, id, 28) : MS_OK;
@@ -412,11 +409,10 @@ static ms_status bind_large_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl
 
 static ms_status bind_walls(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
-  ms_dlarge *d = dl;
-  ms_dl_friction *f = &d->fr;
+  ms_dl_friction *f = &dl->fr;
   int id = MS_K_LARGE_WALLS_FRIC, n = c->p->n_large;
   cl_double2 box = {{c->p->box[0], c->p->box[1]}};
-  cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, f->rot};
+  cl_mem large[] = {dl->pos, dl->vel, dl->shape, dl->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, a, large[a]);
   ARG(id, 5, n);
@@ -425,7 +421,7 @@ static ms_status bind_walls(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   if (law)
     return law;
   ARG(id, 11, f->wall_xi);
-  ARG(id, 12, d->f);
+  ARG(id, 12, dl->f);
   ARG(id, 13, f->torque);
   if (!c->p->diag)
     return MS_OK;
@@ -435,7 +431,8 @@ static ms_status bind_walls(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   if (st)
     return st;
   ARG(id, 17, k);
-  cl_mem lists[] = {f->ll.n[cur], f->ll.key[cur], f->ll.xi[cur], f->ll.n[o], f->ll.key[o], f->ll.xi[o]};
+  cl_mem lists[] = {f->ll.n[cur], f->ll.key[cur], f->ll.xi[cur],
+                    f->ll.n[o],   f->ll.key[o],   f->ll.xi[o]};
   for (int a = 0; a < 6; a++)
     ARG(id, 18 + a, lists[a]);
   return MS_OK;
@@ -470,10 +467,9 @@ ms_status ms_dlf_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worke
 
 ms_status ms_dlf_integrate(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
-  ms_dlarge *d = dl;
-  ms_dl_friction *f = &d->fr;
+  ms_dl_friction *f = &dl->fr;
   int id = MS_K_INTEGRATE_LARGE_FRIC, n = c->p->n_large;
-  cl_mem large[] = {d->pos, d->vel, d->shape, d->stat, d->f};
+  cl_mem large[] = {dl->pos, dl->vel, dl->shape, dl->stat, dl->f};
   for (int a = 0; a < 5; a++)
     ARG(id, a, large[a]);
   ARG(id, 5, n);
@@ -481,7 +477,7 @@ ms_status ms_dlf_integrate(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   ARG(id, 7, c->p->gy);
   ARG(id, 8, c->p->dt);
   ARG(id, 9, c->p->max_speed2);
-  cl_mem rest[] = {d->prev_pos, d->prev_vel, d->flags, f->rot, f->prev_rot, f->torque};
+  cl_mem rest[] = {dl->prev_pos, dl->prev_vel, dl->flags, f->rot, f->prev_rot, f->torque};
   for (int a = 0; a < 6; a++)
     ARG(id, 10 + a, rest[a]);
   return enqueue(c, dev, id, (size_t)n);

@@ -2,7 +2,7 @@
  * rotation, torques and wall displacements in device buffers during an advance, and
  * their contact histories as per-large-particle lists of (partner, xi) sorted by
  * partner (double buffered), run by kernels/large_friction.cl. The host's
- * ms_worker_history (collision/history.h) stays the one state between advances: it is
+ * ms_worker_history (collision/worker/history.h) stays the one state between advances: it is
  * uploaded at the advance's start and read back at its end, so switching large_on,
  * checkpoints and resume see the same histories the CPU worker keeps. */
 #ifndef MS_DEVICE_FRICTION_H

@@ -20,31 +20,30 @@
 #define LFLAG_HISTORY 3 /* friction on: a history list's overflow (large_friction.cl) */
 #define LFLAG_COUNT 4
 
-/* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
+/* Binds kernel arguments of the program of the context `c` in scope (collision/base/kernels.h). */
 #define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
 
 
 /* The arguments that name the list (set again when it grows). */
 static ms_status bind_list(const ms_ctx *c, ms_dlarge *dl)
 {
-  ms_dlarge *d = dl;
-  int n_cells = (int)d->n_cells, cap = (int)d->cap;
+  int n_cells = (int)dl->n_cells, cap = (int)dl->cap;
   int clear_cells = ms_gpu_fill_clears(c) ? 0 : n_cells; /* else a fill does (build_list) */
-  ARG(MS_K_LARGE_LIST_CLEAR, 0, d->count);
+  ARG(MS_K_LARGE_LIST_CLEAR, 0, dl->count);
   ARG(MS_K_LARGE_LIST_CLEAR, 1, clear_cells);
-  ARG(MS_K_LARGE_LIST_CLEAR, 2, d->flags);
-  ARG(MS_K_LARGE_LIST_INSERT, 3, d->count);
-  ARG(MS_K_LARGE_LIST_INSERT, 4, d->idx);
+  ARG(MS_K_LARGE_LIST_CLEAR, 2, dl->flags);
+  ARG(MS_K_LARGE_LIST_INSERT, 3, dl->count);
+  ARG(MS_K_LARGE_LIST_INSERT, 4, dl->idx);
   ARG(MS_K_LARGE_LIST_INSERT, 5, cap);
-  ARG(MS_K_LARGE_LIST_SORT, 0, d->count);
-  ARG(MS_K_LARGE_LIST_SORT, 1, d->idx);
+  ARG(MS_K_LARGE_LIST_SORT, 0, dl->count);
+  ARG(MS_K_LARGE_LIST_SORT, 1, dl->idx);
   ARG(MS_K_LARGE_LIST_SORT, 2, cap);
   ARG(MS_K_LARGE_LIST_SORT, 3, n_cells);
-  ARG(MS_K_LARGE_SMALL_APPLY, 7, d->count);
-  ARG(MS_K_LARGE_SMALL_APPLY, 8, d->idx);
+  ARG(MS_K_LARGE_SMALL_APPLY, 7, dl->count);
+  ARG(MS_K_LARGE_SMALL_APPLY, 8, dl->idx);
   ARG(MS_K_LARGE_SMALL_APPLY, 9, cap);
-  ARG(MS_K_LARGE_LARGE, 5, d->count);
-  ARG(MS_K_LARGE_LARGE, 6, d->idx);
+  ARG(MS_K_LARGE_LARGE, 5, dl->count);
+  ARG(MS_K_LARGE_LARGE, 6, dl->idx);
   ARG(MS_K_LARGE_LARGE, 7, cap);
   return MS_OK;
 }
@@ -52,19 +51,18 @@ static ms_status bind_list(const ms_ctx *c, ms_dlarge *dl)
 /* The arguments that never change: the large buffers and the scene's constants. */
 static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
-  ms_dlarge *d = dl;
   const ms_grid *g = &c->p->grid;
   int n = c->p->n_large;
   cl_double2 box = {{c->p->box[0], c->p->box[1]}};
-  ARG(MS_K_LARGE_LIST_INSERT, 0, d->pos);
-  ARG(MS_K_LARGE_LIST_INSERT, 1, d->shape);
+  ARG(MS_K_LARGE_LIST_INSERT, 0, dl->pos);
+  ARG(MS_K_LARGE_LIST_INSERT, 1, dl->shape);
   ARG(MS_K_LARGE_LIST_INSERT, 2, n);
   ARG(MS_K_LARGE_LIST_INSERT, 6, g->inv_cell);
   ARG(MS_K_LARGE_LIST_INSERT, 7, g->nx);
   ARG(MS_K_LARGE_LIST_INSERT, 8, g->ny);
   ARG(MS_K_LARGE_LIST_INSERT, 9, c->p->r_small_max);
-  ARG(MS_K_LARGE_LIST_INSERT, 10, d->flags);
-  cl_mem large[4] = {d->pos, d->vel, d->shape, d->stat};
+  ARG(MS_K_LARGE_LIST_INSERT, 10, dl->flags);
+  cl_mem large[4] = {dl->pos, dl->vel, dl->shape, dl->stat};
   for (int a = 0; a < 4; a++) {
     ARG(MS_K_LARGE_SMALL_REACT, a, large[a]);
     ARG(MS_K_LARGE_SMALL_APPLY, 10 + a, large[a]);
@@ -79,7 +77,7 @@ static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   ARG(MS_K_LARGE_SMALL_REACT, 14, c->p->r_small_max);
   ARG(MS_K_LARGE_SMALL_REACT, 15, c->p->k);
   ARG(MS_K_LARGE_SMALL_REACT, 16, c->p->two_zeta);
-  ARG(MS_K_LARGE_SMALL_REACT, 17, d->f);
+  ARG(MS_K_LARGE_SMALL_REACT, 17, dl->f);
   ARG(MS_K_LARGE_SMALL_APPLY, 3, c->p->n_small);
   ARG(MS_K_LARGE_SMALL_APPLY, 4, g->inv_cell);
   ARG(MS_K_LARGE_SMALL_APPLY, 5, g->nx);
@@ -91,24 +89,24 @@ static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   ARG(MS_K_LARGE_LARGE, 9, g->nx);
   ARG(MS_K_LARGE_LARGE, 10, g->ny);
   ARG(MS_K_LARGE_LARGE, 11, c->p->r_small_max);
-  ARG(MS_K_LARGE_LARGE, 12, d->margin);
+  ARG(MS_K_LARGE_LARGE, 12, dl->margin);
   ARG(MS_K_LARGE_LARGE, 13, c->p->k);
   ARG(MS_K_LARGE_LARGE, 14, c->p->two_zeta);
-  ARG(MS_K_LARGE_LARGE, 15, d->f);
+  ARG(MS_K_LARGE_LARGE, 15, dl->f);
   ARG(MS_K_LARGE_WALLS, 4, n);
   ARG(MS_K_LARGE_WALLS, 5, box);
   ARG(MS_K_LARGE_WALLS, 6, c->p->k);
   ARG(MS_K_LARGE_WALLS, 7, c->p->two_zeta);
-  ARG(MS_K_LARGE_WALLS, 8, d->f);
-  ARG(MS_K_INTEGRATE_LARGE, 4, d->f);
+  ARG(MS_K_LARGE_WALLS, 8, dl->f);
+  ARG(MS_K_INTEGRATE_LARGE, 4, dl->f);
   ARG(MS_K_INTEGRATE_LARGE, 5, n);
   ARG(MS_K_INTEGRATE_LARGE, 6, c->p->gx);
   ARG(MS_K_INTEGRATE_LARGE, 7, c->p->gy);
   ARG(MS_K_INTEGRATE_LARGE, 8, c->p->dt);
   ARG(MS_K_INTEGRATE_LARGE, 9, c->p->max_speed2);
-  ARG(MS_K_INTEGRATE_LARGE, 10, d->prev_pos);
-  ARG(MS_K_INTEGRATE_LARGE, 11, d->prev_vel);
-  ARG(MS_K_INTEGRATE_LARGE, 12, d->flags);
+  ARG(MS_K_INTEGRATE_LARGE, 10, dl->prev_pos);
+  ARG(MS_K_INTEGRATE_LARGE, 11, dl->prev_vel);
+  ARG(MS_K_INTEGRATE_LARGE, 12, dl->flags);
   if (c->p->diag) { /* built with MS_DIAG: each large particle's sum after the small ones' */
     int off = c->p->n_small;
     ARG(MS_K_LARGE_SMALL_REACT, 18, dev->diss);
@@ -146,11 +144,10 @@ static ms_status bind_small(const ms_ctx *c)
 /* The cell list's index buffer with `cap` slots per cell. */
 static ms_status set_capacity(const ms_ctx *c, ms_dlarge *dl, size_t cap)
 {
-  ms_dlarge *d = dl;
-  ms_dl_release_mem(&d->idx);
-  d->cap = cap;
+  ms_dl_release_mem(&dl->idx);
+  dl->cap = cap;
   c->stats->large_list_capacity = (int)cap;
-  ms_status st = ms_dl_make(c->cl, d->n_cells * cap * sizeof(int), "large cell list", &d->idx);
+  ms_status st = ms_dl_make(c->cl, dl->n_cells * cap * sizeof(int), "large cell list", &dl->idx);
   return st ? st : bind_list(c, dl);
 }
 
@@ -158,14 +155,13 @@ static ms_status set_capacity(const ms_ctx *c, ms_dlarge *dl, size_t cap)
  * pays nothing), and the host staging for uploads and read-backs. */
 static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, const ms_worker *w)
 {
-  ms_dlarge *d = dl;
   size_t n = (size_t)c->p->n_large, d2 = n * 2 * sizeof(double), f2 = n * 2 * sizeof(float);
-  d->n_cells = c->p->grid.n_cells;
-  d->h_pos = malloc(d2 + 16);
-  d->h_vel = malloc(d2 + 16);
-  d->h_shape = malloc(f2 + 8);
-  d->h_stat = malloc(n * sizeof(int) + 4);
-  if (!d->h_pos || !d->h_vel || !d->h_shape || !d->h_stat)
+  dl->n_cells = c->p->grid.n_cells;
+  dl->h_pos = malloc(d2 + 16);
+  dl->h_vel = malloc(d2 + 16);
+  dl->h_shape = malloc(f2 + 8);
+  dl->h_stat = malloc(n * sizeof(int) + 4);
+  if (!dl->h_pos || !dl->h_vel || !dl->h_shape || !dl->h_stat)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for %zu large particles", n);
   /* Large-large searches its rectangle widened by what float rounding can add to a
    * touching pair's distance (relative 2^-24 of the radii's sum): every pair the sweep
@@ -173,34 +169,34 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, const 
   float r_max = 0.0f;
   for (int i = 0; i < c->p->n_large; i++) {
     ms_body *L = &w->large[i];
-    d->h_shape[2 * i] = L->r;
-    d->h_shape[2 * i + 1] = L->m;
-    d->h_stat[i] = L->is_static;
+    dl->h_shape[2 * i] = L->r;
+    dl->h_shape[2 * i + 1] = L->m;
+    dl->h_stat[i] = L->is_static;
     r_max = L->r > r_max ? L->r : r_max;
   }
-  d->margin = 2.0 * (double)r_max * ldexp(1.0, -20);
+  dl->margin = 2.0 * (double)r_max * ldexp(1.0, -20);
   ms_status st = MS_OK;
   struct {
     cl_mem *m;
     size_t bytes;
     const char *what;
-  } bufs[] = {{&d->pos, d2, "large pos"},           {&d->vel, d2, "large vel"},
-              {&d->prev_pos, d2, "large prev pos"}, {&d->prev_vel, d2, "large prev vel"},
-              {&d->shape, f2, "large shape"},       {&d->stat, n * sizeof(int), "large static"},
-              {&d->f, f2, "large force"},
-              {&d->count, d->n_cells * sizeof(int), "large cell counts"},
-              {&d->flags, LFLAG_COUNT * sizeof(int), "large flags"}};
+  } bufs[] = {{&dl->pos, d2, "large pos"},           {&dl->vel, d2, "large vel"},
+              {&dl->prev_pos, d2, "large prev pos"}, {&dl->prev_vel, d2, "large prev vel"},
+              {&dl->shape, f2, "large shape"},       {&dl->stat, n * sizeof(int), "large static"},
+              {&dl->f, f2, "large force"},
+              {&dl->count, dl->n_cells * sizeof(int), "large cell counts"},
+              {&dl->flags, LFLAG_COUNT * sizeof(int), "large flags"}};
   for (size_t b = 0; !st && b < sizeof bufs / sizeof bufs[0]; b++)
     st = ms_dl_make(c->cl, bufs[b].bytes, bufs[b].what, bufs[b].m);
   if (!st)
     st = set_capacity(c, dl, MS_DL_FIRST_CAPACITY);
   if (!st)
-    st = ms_buffers_upload(c->cl, d->shape, d->h_shape, f2);
+    st = ms_buffers_upload(c->cl, dl->shape, dl->h_shape, f2);
   if (!st)
-    st = ms_buffers_upload(c->cl, d->stat, d->h_stat, n * sizeof(int));
+    st = ms_buffers_upload(c->cl, dl->stat, dl->h_stat, n * sizeof(int));
   if (!st)
     st = bind_large(c, dev, dl);
-  d->made = !st;
+  dl->made = !st;
   return st;
 }
 
@@ -214,20 +210,20 @@ static ms_status enqueue(const ms_ctx *c, ms_device *dev, int kernel, size_t n)
 
 /* Clear, insert, sort; then the flags, read without waiting (into h_flags, complete
  * after the next blocking call on the queue) or, with `wait`, read now. */
-static ms_status build_list(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, int reset_fail, int wait)
+static ms_status build_list(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, int reset_fail,
+                            int wait)
 {
-  ms_dlarge *d = dl;
   MS_CL_TRY(clSetKernelArg(c->kern->kernel[MS_K_LARGE_LIST_CLEAR], 3, sizeof reset_fail,
                            &reset_fail),
             "clSetKernelArg(MS_K_LARGE_LIST_CLEAR, reset_fail)");
-  /* On a CPU device the counts by a fill, as the grid's (collision/grid.c says why), the
+  /* On a CPU device the counts by a fill, as the grid's (collision/device/grid.c says why), the
    * flags by the kernel, both booked as large_list_clear; on a GPU the kernel does both. */
   ms_status st = MS_OK;
-  size_t n_clear = d->n_cells > 1 ? d->n_cells : 1;
+  size_t n_clear = dl->n_cells > 1 ? dl->n_cells : 1;
   if (ms_gpu_fill_clears(c)) {
     static const int zero = 0;
     cl_event ev = 0;
-    st = ms_cl_check(clEnqueueFillBuffer(c->cl->gpu_queue, d->count, &zero, sizeof zero, 0,
+    st = ms_cl_check(clEnqueueFillBuffer(c->cl->gpu_queue, dl->count, &zero, sizeof zero, 0,
                                          n_clear * sizeof(int), 0, NULL, &ev),
                      "clEnqueueFillBuffer", "large list count");
     ms_status kept = ms_gpu_keep_event(c, dev, MS_K_LARGE_LIST_CLEAR, ev);
@@ -240,10 +236,10 @@ static ms_status build_list(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, int 
   if (!st)
     st = enqueue(c, dev, MS_K_LARGE_LIST_INSERT, (size_t)c->p->n_large);
   if (!st)
-    st = enqueue(c, dev, MS_K_LARGE_LIST_SORT, d->n_cells);
+    st = enqueue(c, dev, MS_K_LARGE_LIST_SORT, dl->n_cells);
   if (!st)
-    st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, d->flags, wait ? CL_TRUE : CL_FALSE, 0,
-                                         sizeof d->h_flags, d->h_flags, 0, NULL, NULL),
+    st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, dl->flags, wait ? CL_TRUE : CL_FALSE, 0,
+                                         sizeof dl->h_flags, dl->h_flags, 0, NULL, NULL),
                      "clEnqueueReadBuffer", "large flags");
   if (!st && wait)
     ms_gpu_settle(c, dev);
@@ -255,9 +251,8 @@ static ms_status build_list(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, int 
  * 4 as the grid does, and rebuilds, until no cell overflows. Nothing is truncated. */
 static ms_status grow_until_fits(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
-  ms_dlarge *d = dl;
-  while (d->h_flags[LFLAG_OVERFLOW] > 0) {
-    size_t cap = ((size_t)d->h_flags[LFLAG_MAX_COUNT] + 3) / 4 * 4;
+  while (dl->h_flags[LFLAG_OVERFLOW] > 0) {
+    size_t cap = ((size_t)dl->h_flags[LFLAG_MAX_COUNT] + 3) / 4 * 4;
     ms_status st = set_capacity(c, dl, cap);
     if (!st)
       st = build_list(c, dev, dl, 0, 1);
@@ -270,28 +265,27 @@ static ms_status grow_until_fits(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 
 ms_status ms_dl_begin(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w)
 {
-  ms_dlarge *d = dl;
   double t0 = ms_now();
-  ms_status st = d->made ? MS_OK : make_all(c, dev, dl, w);
+  ms_status st = dl->made ? MS_OK : make_all(c, dev, dl, w);
   size_t n = (size_t)c->p->n_large;
   for (size_t i = 0; i < n; i++) {
     const ms_body *L = &w->large[i];
-    d->h_pos[2 * i] = L->x;
-    d->h_pos[2 * i + 1] = L->y;
-    d->h_vel[2 * i] = L->vx;
-    d->h_vel[2 * i + 1] = L->vy;
+    dl->h_pos[2 * i] = L->x;
+    dl->h_pos[2 * i + 1] = L->y;
+    dl->h_vel[2 * i] = L->vx;
+    dl->h_vel[2 * i + 1] = L->vy;
   }
   if (!st)
-    st = ms_buffers_upload(c->cl, d->pos, d->h_pos, n * 2 * sizeof(double));
+    st = ms_buffers_upload(c->cl, dl->pos, dl->h_pos, n * 2 * sizeof(double));
   if (!st)
-    st = ms_buffers_upload(c->cl, d->vel, d->h_vel, n * 2 * sizeof(double));
+    st = ms_buffers_upload(c->cl, dl->vel, dl->h_vel, n * 2 * sizeof(double));
   if (!st)
     st = build_list(c, dev, dl, 1, 1);
   if (!st)
     st = grow_until_fits(c, dev, dl);
   if (!st && c->p->friction_on)
     st = ms_dlf_begin(c, dl, w);
-  d->host_current = 0;
+  dl->host_current = 0;
   ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   return st;
 }
@@ -332,32 +326,31 @@ ms_status ms_dl_integrate(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
  * stops at the first failure, leaves them. */
 static ms_status read_back(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int failed)
 {
-  ms_dlarge *d = dl;
   size_t n = (size_t)c->p->n_large, bytes = n * 2 * sizeof(double);
   for (int pass = 0; pass < (failed >= 0 ? 2 : 1); pass++) {
-    ms_status st = ms_buffers_download(c->cl, pass ? d->prev_pos : d->pos, d->h_pos, bytes);
+    ms_status st = ms_buffers_download(c->cl, pass ? dl->prev_pos : dl->pos, dl->h_pos, bytes);
     if (!st)
-      st = ms_buffers_download(c->cl, pass ? d->prev_vel : d->vel, d->h_vel, bytes);
+      st = ms_buffers_download(c->cl, pass ? dl->prev_vel : dl->vel, dl->h_vel, bytes);
     if (st)
       return st;
     for (size_t i = pass ? (size_t)failed + 1 : 0; i < n; i++) {
       ms_body *L = &w->large[i];
-      L->x = d->h_pos[2 * i];
-      L->y = d->h_pos[2 * i + 1];
-      L->vx = d->h_vel[2 * i];
-      L->vy = d->h_vel[2 * i + 1];
+      L->x = dl->h_pos[2 * i];
+      L->y = dl->h_pos[2 * i + 1];
+      L->vx = dl->h_vel[2 * i];
+      L->vy = dl->h_vel[2 * i + 1];
     }
   }
-  d->host_current = 1;
+  dl->host_current = 1;
   return c->p->friction_on ? ms_dlf_read_back(c, dl, w, failed) : MS_OK;
 }
 
-ms_status ms_dl_check(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w, long step, ms_status grid)
+ms_status ms_dl_check(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w, long step,
+                      ms_status grid)
 {
-  ms_dlarge *d = dl;
   if (grid && grid != MS_ERR_NUMERIC)
     return grid; /* the flags may not have been read */
-  int failed = d->h_flags[LFLAG_FIRST_FAIL];
+  int failed = dl->h_flags[LFLAG_FIRST_FAIL];
   if (failed >= 0 && failed < c->p->n_large) {
     /* The grid's message for the same state gives way, as the manager's gives way to
      * the worker's on the two-thread path. */
@@ -375,10 +368,10 @@ ms_status ms_dl_check(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker 
   }
   if (grid)
     return grid;
-  if (c->p->friction_on && d->h_flags[LFLAG_HISTORY] > 0) /* large_friction.cl: never */
+  if (c->p->friction_on && dl->h_flags[LFLAG_HISTORY] > 0) /* large_friction.cl: never */
     return ms_fail(MS_ERR_RUNTIME, "step %ld: a large particle's contact history needed %d "
                                    "slots, more than its list has", step,
-                   d->h_flags[LFLAG_HISTORY]);
+                   dl->h_flags[LFLAG_HISTORY]);
   return grow_until_fits(c, dev, dl);
 }
 

@@ -2,8 +2,9 @@
  * buffers during an advance, a large-particle cell list, and the kernels of
  * kernels/large.cl (large-small both ways, large-large, walls, integration), all on the
  * manager's queue. The sums are the CPU worker's, term for term, so the state is the
- * same bit for bit; the host's copy of the large particles (ms_sim.large) is current
- * whenever an advance returns, and is uploaded again at the start of the next one. */
+ * same bit for bit; the host's copy of the large particles (the worker's, ms_worker.large)
+ * is current whenever an advance returns, and is uploaded again at the start of the next
+ * one. */
 #ifndef MS_DEVICE_LARGE_H
 #define MS_DEVICE_LARGE_H
 
@@ -32,7 +33,8 @@ ms_status ms_dl_integrate(const ms_ctx *c, ms_device *dev, ms_dlarge *dl);
  * failure is reported as the CPU worker reports it (and wins over the grid's, as the
  * worker's does), the host state left as the serial loop leaves it; else the grid's
  * status; else an overflowing cell list grows and is rebuilt. */
-ms_status ms_dl_check(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w, long step, ms_status grid);
+ms_status ms_dl_check(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w, long step,
+                      ms_status grid);
 
 /* End of an advance: reads the large particles back into the host's copy (unless a
  * failure already did). */

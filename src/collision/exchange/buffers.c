@@ -346,8 +346,10 @@ ms_status ms_buffers_host_request(ms_buffers *b, ms_cl *cl)
   } else {
     if ((st = read_into(cl, b->pos, b->copy_pos.ptr, d2, "pos", "read pos", CL_FALSE)) ||
         (st = read_into(cl, b->vel, b->copy_vel.ptr, d2, "vel", "read vel", CL_FALSE)) ||
-        (st = read_into(cl, b->count, b->copy_count.ptr, cb, "grid count", "read grid count", CL_FALSE)) ||
-        (st = read_into(cl, b->idx, b->copy_idx.ptr, ib, "grid index", "read grid index", CL_FALSE)))
+        (st = read_into(cl, b->count, b->copy_count.ptr, cb, "grid count", "read grid count",
+                        CL_FALSE)) ||
+        (st =
+             read_into(cl, b->idx, b->copy_idx.ptr, ib, "grid index", "read grid index", CL_FALSE)))
       return st;
     b->h_pos = b->copy_pos.ptr;
     b->h_vel = b->copy_vel.ptr;

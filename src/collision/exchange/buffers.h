@@ -98,7 +98,7 @@ ms_status ms_buffers_host_request(ms_buffers *b, ms_cl *cl);
 void ms_buffers_host_cancel(ms_buffers *b, ms_cl *cl);
 
 /* A buffer of `bytes` for data the CPU worker touches, as `mode` keeps it (host-allocated
- * when shared); the contact zone's buffers (collision/zone.h) are made this way. */
+ * when shared); the contact zone's buffers (collision/exchange/zone.h) are made this way. */
 ms_status ms_buffers_new(ms_cl *cl, ms_buffer_mode mode, size_t bytes, const char *what,
                          cl_mem *out);
 

@@ -1,6 +1,6 @@
 /* The contact zone's host side: the large particles' rectangles sent up, the kernels of
  * kernels/zone.cl on the worker's queue, the zone buffers in both buffer modes and
- * their growth (collision/zone.h). */
+ * their growth (collision/exchange/zone.h). */
 #include "collision/exchange/zone.h"
 
 #include <limits.h>
@@ -236,7 +236,7 @@ static size_t first_room(const ms_ctx *c, const ms_zone *z)
   return room < (double)c->p->n_small ? (size_t)room : (size_t)c->p->n_small;
 }
 
-/* Binds kernel arguments of the sim `s` in scope (collision/kernels.h). */
+/* Binds kernel arguments of the program of the context `c` in scope (collision/base/kernels.h). */
 #define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
 
 static ms_status run(const ms_ctx *c, int kernel, size_t n, cl_event *ev)

@@ -5,7 +5,7 @@
  * of each rectangle its run of slots (kernels/zone.cl). The worker maps or reads only
  * that, in one round trip: the totals, the runs and the slots. It adds the large-small
  * forces per zone slot, and a last kernel stores them into F_ls. The full arrays never
- * cross to the host (exchange = zone); the exchange = full path of collision/buffers.h
+ * cross to the host (exchange = zone); the exchange = full path of collision/exchange/buffers.h
  * moves them all. With friction on, the zone also carries each slot's spin down and the
  * large particles' torque on it up, stored into t_ls like the forces into F_ls. */
 #ifndef MS_ZONE_H

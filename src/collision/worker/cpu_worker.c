@@ -39,7 +39,7 @@ static int grain(const ms_worker *w, int phase_default)
  * exchange = zone: the zone's arrays, each row of a rectangle one run of slots (its
  * cells' particles in cell order), state and forces per zone slot (one slot per
  * particle, so each force sums the same terms in the same order either way). */
-typedef ms_ls_source ls_source; /* collision/worker_friction.h */
+typedef ms_ls_source ls_source; /* collision/worker/worker_friction.h */
 
 static ls_source source_of(const ms_ctx *c)
 {
@@ -67,8 +67,8 @@ static int record_ls(ms_worker_chunk *c, int j, ms_v2 f)
 /* The contact of L with small particle j, whose state is at `at` of the source (its
  * index, or its zone slot): the reaction sums on L in place, the force on j goes to
  * the chunk's list. Returns 0 when out of memory. */
-static int large_small_pair(const ms_ctx *c, const ms_worker *w, ms_body *L, int j, size_t at, const ls_source *src,
-                            ms_worker_chunk *out)
+static int large_small_pair(const ms_ctx *c, const ms_worker *w, ms_body *L, int j, size_t at,
+                            const ls_source *src, ms_worker_chunk *out)
 {
   const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
   float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
@@ -99,15 +99,15 @@ static int large_small_pair(const ms_ctx *c, const ms_worker *w, ms_body *L, int
 }
 
 /* One candidate pair, with or without friction. */
-static int visit(const ms_ctx *c, const ms_worker *w, int i, ms_body *L, int j, size_t at, const ls_source *src,
-                 ms_worker_chunk *out)
+static int visit(const ms_ctx *c, const ms_worker *w, int i, ms_body *L, int j, size_t at,
+                 const ls_source *src, ms_worker_chunk *out)
 {
   if (c->p->friction_on)
     return ms_fr_large_small_pair(c->p, w, i, L, j, at, src, out);
   return large_small_pair(c, w, L, j, at, src, out);
 }
 
-/* The same contacts through the worker's list (collision/ls_list.h): its candidates
+/* The same contacts through the worker's list (collision/worker/ls_list.h): its candidates
  * sorted by (cell, index), the order the walk below visits them; the walk's other
  * candidates do not touch, and visit() does nothing for those. */
 static int large_small_listed(const ms_ctx *c, const ms_worker *w, int i, const ls_source *src,
@@ -128,7 +128,8 @@ static int large_small_listed(const ms_ctx *c, const ms_worker *w, int i, const 
 /* Contacts of large particle i with the small ones in the cells under its reach, rows
  * ascending, cells ascending in a row, each cell's slots ascending. Returns 0 when out
  * of memory. */
-static int large_small_one(const ms_ctx *c, const ms_worker *w, int i, const ls_source *src, ms_worker_chunk *out)
+static int large_small_one(const ms_ctx *c, const ms_worker *w, int i, const ls_source *src,
+                           ms_worker_chunk *out)
 {
   ms_body *L = &w->large[i];
   /* The zone keeps walking its slots: the device gathered exactly the rectangles'
@@ -430,7 +431,8 @@ static ms_status fill_sweep(const ms_ctx *c, ms_worker *w)
   if (!w->sweep && !(w->sweep = malloc(((size_t)c->p->n_large + 1) * sizeof *w->sweep)))
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the sweep of %d large particles",
                    c->p->n_large);
-  return ms_pool_run(w->pool, sweep_chunk, &(ms_worker_job){c, w}, c->p->n_large, grain(w, GRAIN_PER_BODY));
+  return ms_pool_run(w->pool, sweep_chunk, &(ms_worker_job){c, w}, c->p->n_large,
+                     grain(w, GRAIN_PER_BODY));
 }
 
 /* One chunk of sweep positions: the touching pairs whose left member is there, in sweep
@@ -450,7 +452,8 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
     for (int b = a + 1; b < c->p->n_large; b++) {
       if (sw[b].left > right)
         break;
-      float dx = (float)(sw[b].x - sw[a].x), dy = (float)(sw[b].y - sw[a].y), rs = sw[a].r + sw[b].r;
+      float dx = (float)(sw[b].x - sw[a].x), dy = (float)(sw[b].y - sw[a].y),
+            rs = sw[a].r + sw[b].r;
       if (dx * dx + dy * dy >= rs * rs)
         continue;
       ms_ll_pair p = {sw[a].index, sw[b].index, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0};
@@ -484,14 +487,14 @@ static ms_status walls_chunk(void *ctx, int begin, int end, int chunk, char *why
       ms_fr_walls(c->p, w, i);
       continue;
     }
-    ms_v2 fw = ms_walls_force(L->x, L->y, (float)L->vx, (float)L->vy, L->r, c->p->box[0], c->p->box[1],
-                             c->p->k, c->p->two_zeta, L->m);
+    ms_v2 fw = ms_walls_force(L->x, L->y, (float)L->vx, (float)L->vy, L->r, c->p->box[0],
+                              c->p->box[1], c->p->k, c->p->two_zeta, L->m);
     L->fx += fw.x;
     L->fy += fw.y;
     if (c->p->diag)
-      w->diss_large[i] += c->p->dt * (double)ms_walls_dissipation(L->x, L->y, (float)L->vx,
-                                                              (float)L->vy, L->r, c->p->box[0],
-                                                              c->p->box[1], c->p->k, c->p->two_zeta, L->m);
+      w->diss_large[i] += c->p->dt * (double)ms_walls_dissipation(
+                                         L->x, L->y, (float)L->vx, (float)L->vy, L->r, c->p->box[0],
+                                         c->p->box[1], c->p->k, c->p->two_zeta, L->m);
   }
   return MS_OK;
 }
@@ -521,7 +524,8 @@ ms_status ms_cpu_large_large(const ms_ctx *c, ms_worker *w)
     w->chunk[t].n_ll = 0;
   ms_status st = c->p->n_large > 0 ? fill_sweep(c, w) : MS_OK;
   if (!st)
-    st = ms_pool_run(w->pool, large_large_chunk, &(ms_worker_job){c, w}, c->p->n_large, grain(w, GRAIN_LARGE_LARGE));
+    st = ms_pool_run(w->pool, large_large_chunk, &(ms_worker_job){c, w}, c->p->n_large,
+                     grain(w, GRAIN_LARGE_LARGE));
   if (st)
     return st;
   /* The pairs in sweep order (chunks are contiguous and ascending), so every body's

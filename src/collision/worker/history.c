@@ -1,4 +1,4 @@
-/* The CPU worker's contact histories (collision/history.h): sorted arrays looked up by
+/* The CPU worker's contact histories (collision/worker/history.h): sorted arrays looked up by
  * binary search, written in a loop's order and sorted after it; and the worker's share
  * of the friction state (ms_friction_state, sim_internal.h): the large particles'
  * rotation, their wall displacements and the large-small and large-large histories,

@@ -1,4 +1,4 @@
-/* The CPU worker's Verlet list for large-small (collision/ls_list.h): when it is rebuilt,
+/* The CPU worker's Verlet list for large-small (collision/worker/ls_list.h): when it is rebuilt,
  * its build over the pool, and the candidates it gives each iteration, in the walk's
  * order. */
 #include "collision/worker/ls_list.h"
@@ -15,7 +15,7 @@
 #include "shared/grid.h"
 
 /* A particle may move this far between builds (the small ones' check uses the same:
- * collision/nlist.c), less 2 % so that float rounding never lets a pair close that the
+ * collision/device/nlist.c), less 2 % so that float rounding never lets a pair close that the
  * build left out. */
 #define REBUILD_SHARE 0.49
 
@@ -183,7 +183,8 @@ static int by_key(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-long ms_ls_list_candidates(const ms_ctx *c, const ms_worker *w, int i, const double *pos, ms_worker_chunk *out)
+long ms_ls_list_candidates(const ms_ctx *c, const ms_worker *w, int i, const double *pos,
+                           ms_worker_chunk *out)
 {
   const ms_body *L = &w->large[i];
   const ms_grid *g = &c->p->grid;

@@ -9,7 +9,7 @@
  * When it is rebuilt: at its first use and after anything changed the state outside
  * stepping (ms_ls_list_invalidate), when a large particle has moved more than the
  * rebuild distance since the build (checked on the host), and when a small one may have:
- * with friction on, exactly when the small particles' own list (collision/nlist.h) is
+ * with friction on, exactly when the small particles' own list (collision/device/nlist.h) is
  * rebuilt; without, by the same check kernel against a copy of the positions taken on the
  * device at each build of this list. The manager writes the flag before sync 1 and the
  * worker reads it after (small_moved); the worker asks for the copy before sync 2 and the

@@ -2,7 +2,7 @@
  * Touched only by the worker's thread (and its pool's helpers, each in its own chunk)
  * during an advance; by the caller's thread between advances. The large particles'
  * positions reach the manager only through what the exchange publishes at sync 2
- * (collision/crossing.h); nothing here is read by the manager during an advance. */
+ * (collision/exchange/crossing.h); nothing here is read by the manager during an advance. */
 #ifndef MS_COLLISION_WORKER_H
 #define MS_COLLISION_WORKER_H
 
@@ -60,8 +60,8 @@ typedef struct ms_worker_chunk {
   size_t key_cap;
 } ms_worker_chunk;
 
-struct ms_pool;       /* collision/worker_pool.h */
-struct ms_sweep_item; /* collision/cpu_worker.c */
+struct ms_pool;       /* collision/worker/worker_pool.h */
+struct ms_sweep_item; /* collision/worker/cpu_worker.c */
 
 typedef struct ms_worker {
   ms_body *large;

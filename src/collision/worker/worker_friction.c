@@ -1,4 +1,4 @@
-/* The CPU worker's frictional contacts (collision/worker_friction.h): the normal law as
+/* The CPU worker's frictional contacts (collision/worker/worker_friction.h): the normal law as
  * the frictionless worker computes it, plus the tangential law with history and the
  * rolling torque of kernels/shared/friction.h, in the conventions of docs/friction.md
  * (n from i to j, t = (-n.y, n.x), both torques +r F_t, the rolling torque M on i and -M
@@ -79,8 +79,8 @@ static int record(ms_worker_chunk *c, size_t at, ms_v2 f, float t)
 
 /* i = the small particle, j = L, as the frictionless worker computes the normal force
  * (on the small one, from L). */
-int ms_fr_large_small_pair(const ms_params *pm, const ms_worker *w, int i, ms_body *L, int j, size_t at,
-                           const ms_ls_source *src, ms_worker_chunk *out)
+int ms_fr_large_small_pair(const ms_params *pm, const ms_worker *w, int i, ms_body *L, int j,
+                           size_t at, const ms_ls_source *src, ms_worker_chunk *out)
 {
   const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
   float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
@@ -172,7 +172,8 @@ int ms_fr_apply_large_large(const ms_params *pm, ms_worker *w)
 }
 
 /* One wall: n towards it, its push (0 when clear), the disc's xi against it. */
-static void wall_friction(const ms_params *pm, ms_worker *w, int i, ms_v2 n, float push, int touching, float *xi)
+static void wall_friction(const ms_params *pm, ms_worker *w, int i, ms_v2 n, float push,
+                          int touching, float *xi)
 {
   ms_body *L = &w->large[i];
   if (!touching) {

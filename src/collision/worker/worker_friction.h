@@ -1,7 +1,7 @@
 /* The CPU worker's contacts with friction on (issue 12, docs/friction.md): large-small,
  * large-large and large-wall through the law of kernels/shared/friction.h, with the
- * histories of collision/history.h. The frictionless contacts stay in cpu_worker.c,
- * untouched; cpu_worker.c calls these only when s->friction_on. */
+ * histories of collision/worker/history.h. The frictionless contacts stay in cpu_worker.c,
+ * untouched; cpu_worker.c calls these only when friction_on. */
 #ifndef MS_WORKER_FRICTION_H
 #define MS_WORKER_FRICTION_H
 
@@ -29,8 +29,8 @@ ms_status ms_fr_ready(const ms_params *pm, ms_worker *w);
  * normal, tangential and rolling; the force and torque on j go to the chunk's list,
  * the reaction and the torque sum on L, the new xi to L's new history. Returns 0 when
  * out of memory. */
-int ms_fr_large_small_pair(const ms_params *pm, const ms_worker *w, int i, ms_body *L, int j, size_t at,
-                           const ms_ls_source *src, ms_worker_chunk *out);
+int ms_fr_large_small_pair(const ms_params *pm, const ms_worker *w, int i, ms_body *L, int j,
+                           size_t at, const ms_ls_source *src, ms_worker_chunk *out);
 
 /* The friction version of a large-large pair (ia left of ib in the sweep): whether they
  * touch, and then the pair's force on ia, both torques and the new xi in *p. */
