@@ -4,7 +4,7 @@
  * small particles find their large partners through a large-particle cell list.
  *
  * Every sum adds the same terms in the same order as the CPU worker
- * (src/collision/cpu_worker.c), through the same force law, so the state is the same
+ * (src/collision/worker/cpu_worker.c), through the same force law, so the state is the same
  * bit for bit:
  *   - a large particle's reaction: its cells (rows, then columns, ascending), each
  *     cell's small particles in slot order (the grid is sorted per cell);

@@ -2,7 +2,7 @@
  * path (large_on = device) with tangential friction, contact history, rolling resistance
  * and the large particles' rotation, enqueued only when the scene has friction.
  *
- * Every sum is the CPU worker's (src/collision/worker_friction.c), term for term, in the
+ * Every sum is the CPU worker's (src/collision/worker/worker_friction.c), term for term, in the
  * order large.cl already follows, so the state is the same bit for bit. The histories
  * are kept per large particle as the worker keeps its large-small ones: a list of
  * (partner, xi) sorted by partner, read from the previous iteration's list by binary
