@@ -190,17 +190,17 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
     s->run.stats.exchange_bytes += ms_zone_full_bytes(&s->ctx);
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_OUT, t0);
   if (p == MS_PIPELINE_NAIVE) {
-    TRY(ms_cpu_large_large(&s->ctx, &s->wk));
+    TRY(ms_cpu_large_large(&s->p, &s->wk));
     ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
   }
   TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BETWEEN_SYNCS, step));
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC2));
   t0 = ms_now();
   if (p == MS_PIPELINE_REORDERED) {
-    TRY(ms_cpu_large_large(&s->ctx, &s->wk));
+    TRY(ms_cpu_large_large(&s->p, &s->wk));
     t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
   }
-  TRY(ms_cpu_integrate(&s->ctx, &s->wk, step));
+  TRY(ms_cpu_integrate(&s->p, &s->wk, step));
   ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_INTEGRATE, t0);
   return fault(s, MS_THREAD_CPU, MS_FAULT_AFTER_SYNC2, step);
 }

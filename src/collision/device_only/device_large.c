@@ -364,7 +364,7 @@ ms_status ms_dl_check(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker 
     const ms_body *L = &w->large[failed];
     int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy) &&
                  (!c->p->friction_on || isfinite(L->w));
-    return ms_cpu_large_failure(c, step, failed, finite);
+    return ms_cpu_large_failure(c->p, step, failed, finite);
   }
   if (grid)
     return grid;

@@ -46,10 +46,10 @@ static ls_source source_of(const ms_ctx *c)
   const ms_buffers *b = &c->x->buf;
   const ms_zone *z = &c->x->zone;
   if (c->p->exchange == MS_EXCHANGE_ZONE) /* set only between advances */
-    return (ls_source){NULL, z->h_idx, z->base, z->h_span, z->h_pos, z->h_vel, z->h_f,
+    return (ls_source){NULL, z->h_idx, 0, z->base, z->h_span, z->h_pos, z->h_vel, z->h_f,
                        z->h_w, 1, z->h_t};
-  return (ls_source){b->h_count, b->h_idx, NULL, NULL, b->h_pos, b->h_vel, b->h_f_ls,
-                     b->h_rot ? b->h_rot + 1 : NULL, 2, b->h_t_ls};
+  return (ls_source){b->h_count, b->h_idx, (int)b->cap, NULL, NULL, b->h_pos, b->h_vel,
+                     b->h_f_ls, b->h_rot ? b->h_rot + 1 : NULL, 2, b->h_t_ls};
 }
 
 /* A force on the small particle at `j` (its index, or its zone slot), kept for
@@ -67,7 +67,7 @@ static int record_ls(ms_worker_chunk *c, int j, ms_v2 f)
 /* The contact of L with small particle j, whose state is at `at` of the source (its
  * index, or its zone slot): the reaction sums on L in place, the force on j goes to
  * the chunk's list. Returns 0 when out of memory. */
-static int large_small_pair(const ms_ctx *c, const ms_worker *w, ms_body *L, int j, size_t at,
+static int large_small_pair(const ms_params *pm, const ms_worker *w, ms_body *L, int j, size_t at,
                             const ls_source *src, ms_worker_chunk *out)
 {
   const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
@@ -75,51 +75,51 @@ static int large_small_pair(const ms_ctx *c, const ms_worker *w, ms_body *L, int
   /* Out of reach of the largest small particle, out of reach of this one (r_sum and its
    * square only shrink with rj, rounding included): most candidates end here, before
    * their radius is looked up at an index the zone does not order. */
-  if (!ms_touching(dx, dy, L->r + c->p->r_small_max))
+  if (!ms_touching(dx, dy, L->r + pm->r_small_max))
     return 1;
-  float rj = c->p->shape[2 * j], mj = c->p->shape[2 * j + 1];
+  float rj = pm->shape[2 * j], mj = pm->shape[2 * j + 1];
   if (!ms_touching(dx, dy, L->r + rj))
     return 1;
   /* A static particle acts with infinite mass: the pair's mass is the small one's. */
   float m_eff = L->is_static ? mj : ms_pair_mass(L->m, mj);
   ms_v2 f = ms_contact_force(dx, dy, (float)(vj[0] - L->vx), (float)(vj[1] - L->vy), L->r + rj,
-                             c->p->k, c->p->two_zeta, m_eff);
+                             pm->k, pm->two_zeta, m_eff);
   if (f.x == 0.0f && f.y == 0.0f)
     return 1;
   if (!record_ls(out, (int)at, f))
     return 0;
   L->fx -= f.x;
   L->fy -= f.y;
-  if (c->p->diag) /* the whole pair's: the device never sees it (collision/dissipation.h) */
+  if (pm->diag) /* the whole pair's: the device never sees it (collision/dissipation.h) */
     w->diss_large[L - w->large] +=
-        c->p->dt * (double)ms_contact_dissipation(dx, dy, (float)(vj[0] - L->vx),
-                                               (float)(vj[1] - L->vy), L->r + rj, c->p->k,
-                                               c->p->two_zeta, m_eff);
+        pm->dt * (double)ms_contact_dissipation(dx, dy, (float)(vj[0] - L->vx),
+                                               (float)(vj[1] - L->vy), L->r + rj, pm->k,
+                                               pm->two_zeta, m_eff);
   return 1;
 }
 
 /* One candidate pair, with or without friction. */
-static int visit(const ms_ctx *c, const ms_worker *w, int i, ms_body *L, int j, size_t at,
+static int visit(const ms_params *pm, const ms_worker *w, int i, ms_body *L, int j, size_t at,
                  const ls_source *src, ms_worker_chunk *out)
 {
-  if (c->p->friction_on)
-    return ms_fr_large_small_pair(c->p, w, i, L, j, at, src, out);
-  return large_small_pair(c, w, L, j, at, src, out);
+  if (pm->friction_on)
+    return ms_fr_large_small_pair(pm, w, i, L, j, at, src, out);
+  return large_small_pair(pm, w, L, j, at, src, out);
 }
 
 /* The same contacts through the worker's list (collision/worker/ls_list.h): its candidates
  * sorted by (cell, index), the order the walk below visits them; the walk's other
  * candidates do not touch, and visit() does nothing for those. */
-static int large_small_listed(const ms_ctx *c, const ms_worker *w, int i, const ls_source *src,
+static int large_small_listed(const ms_params *pm, const ms_worker *w, int i, const ls_source *src,
                               ms_worker_chunk *out)
 {
   ms_body *L = &w->large[i];
-  long n = ms_ls_list_candidates(c, w, i, src->pos, out);
+  long n = ms_ls_list_candidates(pm, w, i, src->pos, out);
   if (n < 0)
     return 0;
   for (long e = 0; e < n; e++) {
     int j = (int)(out->key[e] & 0xffffffffu);
-    if (!visit(c, w, i, L, j, (size_t)j, src, out))
+    if (!visit(pm, w, i, L, j, (size_t)j, src, out))
       return 0;
   }
   return 1;
@@ -128,7 +128,7 @@ static int large_small_listed(const ms_ctx *c, const ms_worker *w, int i, const 
 /* Contacts of large particle i with the small ones in the cells under its reach, rows
  * ascending, cells ascending in a row, each cell's slots ascending. Returns 0 when out
  * of memory. */
-static int large_small_one(const ms_ctx *c, const ms_worker *w, int i, const ls_source *src,
+static int large_small_one(const ms_params *pm, const ms_worker *w, int i, const ls_source *src,
                            ms_worker_chunk *out)
 {
   ms_body *L = &w->large[i];
@@ -137,21 +137,21 @@ static int large_small_one(const ms_ctx *c, const ms_worker *w, int i, const ls_
   if (src->span) { /* the zone: each row is one run of slots, in that order */
     for (int r = src->base[i]; r < src->base[i + 1]; r++)
       for (int slot = src->span[2 * r]; slot < src->span[2 * r + 1]; slot++)
-        if (!visit(c, w, i, L, src->idx[slot], (size_t)slot, src, out))
+        if (!visit(pm, w, i, L, src->idx[slot], (size_t)slot, src, out))
           return 0;
     return 1;
   }
-  const ms_grid *g = &c->p->grid;
-  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + c->p->r_small_max, g->inv_cell, g->nx,
+  const ms_grid *g = &pm->grid;
+  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + pm->r_small_max, g->inv_cell, g->nx,
                                 g->ny);
-  int cap = (int)c->x->buf.cap;
+  int cap = src->cap;
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
       int cell = cy * g->nx + cx;
       int n = src->count[cell] < cap ? src->count[cell] : cap;
       for (int k = 0; k < n; k++) {
         int j = src->idx[ms_grid_slot(cell, cap, k)];
-        if (!visit(c, w, i, L, j, (size_t)j, src, out))
+        if (!visit(pm, w, i, L, j, (size_t)j, src, out))
           return 0;
       }
     }
@@ -170,11 +170,11 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
                                    size_t why_size)
 {
   const ms_worker_job *job = ctx;
-  const ms_ctx *c = job->c;
+  const ms_params *pm = job->p;
   ms_worker *w = job->w;
   ms_worker_chunk *ch = &w->chunk[chunk];
-  ls_source src = source_of(c);
-  int listed = ms_worker_list_in_use(c->p);
+  const ls_source *src = job->src;
+  int listed = ms_worker_list_in_use(pm);
   ch->n_ls = 0;
   for (int i = begin; i < end; i++) {
     ms_body *L = &w->large[i];
@@ -182,16 +182,16 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
     L->fy = 0.0f;
     L->torque = 0.0f;
     /* --diagnostics with friction: what L's springs held, to take off what they store */
-    double held = c->p->diag && c->p->friction_on ? ms_fr_ls_spring(c->p, w, i) : 0.0;
-    if (c->p->friction_on) /* L's new history, written in the loop's order, then sorted */
+    double held = pm->diag && pm->friction_on ? ms_fr_ls_spring(pm, w, i) : 0.0;
+    if (pm->friction_on) /* L's new history, written in the loop's order, then sorted */
       ms_history_ls_start(&w->hist, i);
-    if (c->p->n_small > 0 &&
-        !(listed ? large_small_listed(c, w, i, &src, ch) : large_small_one(c, w, i, &src, ch)))
+    if (pm->n_small > 0 &&
+        !(listed ? large_small_listed(pm, w, i, src, ch) : large_small_one(pm, w, i, src, ch)))
       return out_of_memory(why, why_size, "large-small");
-    if (c->p->friction_on)
+    if (pm->friction_on)
       ms_history_ls_finish(&w->hist, i);
-    if (c->p->diag && c->p->friction_on) /* opened contacts give up what they held */
-      w->diss_large[i] -= ms_fr_ls_spring(c->p, w, i) - held;
+    if (pm->diag && pm->friction_on) /* opened contacts give up what they held */
+      w->diss_large[i] -= ms_fr_ls_spring(pm, w, i) - held;
   }
   return MS_OK;
 }
@@ -218,31 +218,31 @@ static void apply_large_small(const ms_ctx *c, ms_worker *w)
 
 /* Large particles per thread in large-small: GRAIN_VISITS over the visits one makes,
  * estimated as its cell rectangle's cells at the small particles' mean density. */
-static int large_small_grain(const ms_ctx *c, const ms_worker *w)
+static int large_small_grain(const ms_params *pm, const ms_worker *w)
 {
   if (w->cpu_grain > 0)
     return w->cpu_grain;
-  const ms_grid *g = &c->p->grid;
+  const ms_grid *g = &pm->grid;
   double cells = 0.0;
-  for (int i = 0; i < c->p->n_large; i++) {
+  for (int i = 0; i < pm->n_large; i++) {
     const ms_body *L = &w->large[i];
-    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + c->p->r_small_max, g->inv_cell,
+    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + pm->r_small_max, g->inv_cell,
                                   g->nx, g->ny);
     cells += (double)(q.x1 - q.x0 + 1) * (double)(q.y1 - q.y0 + 1);
   }
-  double per_large = cells * (double)c->p->n_small / (double)g->n_cells / (double)c->p->n_large;
-  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)c->p->n_large;
-  return grain < 1.0 ? 1 : grain > (double)c->p->n_large ? c->p->n_large : (int)grain;
+  double per_large = cells * (double)pm->n_small / (double)g->n_cells / (double)pm->n_large;
+  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)pm->n_large;
+  return grain < 1.0 ? 1 : grain > (double)pm->n_large ? pm->n_large : (int)grain;
 }
 
 /* The same with the list: its entries are the visits. */
-static int listed_grain(const ms_ctx *c, const ms_worker *w)
+static int listed_grain(const ms_params *pm, const ms_worker *w)
 {
   if (w->cpu_grain > 0)
     return w->cpu_grain;
-  double per_large = (double)w->wl.entries / (double)c->p->n_large;
-  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)c->p->n_large;
-  return grain < 1.0 ? 1 : grain > (double)c->p->n_large ? c->p->n_large : (int)grain;
+  double per_large = (double)w->wl.entries / (double)pm->n_large;
+  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)pm->n_large;
+  return grain < 1.0 ? 1 : grain > (double)pm->n_large ? pm->n_large : (int)grain;
 }
 
 ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
@@ -252,14 +252,16 @@ ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
   ms_status st = ms_fr_ready(c->p, w);
   if (st)
     return st;
-  int grain = c->p->n_large > 0 ? large_small_grain(c, w) : 1;
+  int grain = c->p->n_large > 0 ? large_small_grain(c->p, w) : 1;
   if (ms_worker_list_in_use(c->p)) {
     if ((st = ms_ls_list_prepare(c, w, grain)))
       return st;
     c->stats->worker_list_iterations++;
-    grain = listed_grain(c, w);
+    grain = listed_grain(c->p, w);
   }
-  st = ms_pool_run(w->pool, large_small_chunk, &(ms_worker_job){c, w}, c->p->n_large, grain);
+  ls_source src = source_of(c);
+  st = ms_pool_run(w->pool, large_small_chunk, &(ms_worker_job){c->p, w, &src, NULL}, c->p->n_large,
+                   grain);
   if (!st)
     apply_large_small(c, w);
   return st;
@@ -370,7 +372,7 @@ void ms_cpu_sort_sweep(ms_worker *w, int n)
 
 /* The force of B on A when they touch, and whether to add it (never for two static
  * particles). Reads positions and velocities only, so pairs can run on any thread. */
-static int pair_force(const ms_ctx *c, const ms_body *A, const ms_body *B, ms_v2 *f,
+static int pair_force(const ms_params *pm, const ms_body *A, const ms_body *B, ms_v2 *f,
                       double *lost)
 {
   if (A->is_static && B->is_static)
@@ -380,23 +382,23 @@ static int pair_force(const ms_ctx *c, const ms_body *A, const ms_body *B, ms_v2
     return 0;
   /* A static partner acts with infinite mass: the pair's mass is the moving one's. */
   float m_eff = A->is_static ? B->m : B->is_static ? A->m : ms_pair_mass(A->m, B->m);
-  *f = ms_contact_force(dx, dy, (float)(A->vx - B->vx), (float)(A->vy - B->vy), rs, c->p->k,
-                        c->p->two_zeta, m_eff);
-  if (c->p->diag)
-    *lost = c->p->dt * (double)ms_contact_dissipation(dx, dy, (float)(A->vx - B->vx),
-                                                   (float)(A->vy - B->vy), rs, c->p->k,
-                                                   c->p->two_zeta, m_eff);
+  *f = ms_contact_force(dx, dy, (float)(A->vx - B->vx), (float)(A->vy - B->vy), rs, pm->k,
+                        pm->two_zeta, m_eff);
+  if (pm->diag)
+    *lost = pm->dt * (double)ms_contact_dissipation(dx, dy, (float)(A->vx - B->vx),
+                                                   (float)(A->vy - B->vy), rs, pm->k,
+                                                   pm->two_zeta, m_eff);
   return 1;
 }
 
 /* Whether the pair p->a, p->b touches, and then its force (and with friction on its
  * torques and new history) in *p. */
-static int ll_pair(const ms_ctx *c, const ms_worker *w, ms_ll_pair *p)
+static int ll_pair(const ms_params *pm, const ms_worker *w, ms_ll_pair *p)
 {
-  if (c->p->friction_on)
-    return ms_fr_large_large_pair(c->p, w, p->a, p->b, p);
+  if (pm->friction_on)
+    return ms_fr_large_large_pair(pm, w, p->a, p->b, p);
   ms_v2 f;
-  if (!pair_force(c, &w->large[p->a], &w->large[p->b], &f, &p->lost))
+  if (!pair_force(pm, &w->large[p->a], &w->large[p->b], &f, &p->lost))
     return 0;
   p->fx = f.x;
   p->fy = f.y;
@@ -426,12 +428,12 @@ static ms_status sweep_chunk(void *ctx, int begin, int end, int chunk, char *why
   return MS_OK;
 }
 
-static ms_status fill_sweep(const ms_ctx *c, ms_worker *w)
+static ms_status fill_sweep(const ms_params *pm, ms_worker *w)
 {
-  if (!w->sweep && !(w->sweep = malloc(((size_t)c->p->n_large + 1) * sizeof *w->sweep)))
+  if (!w->sweep && !(w->sweep = malloc(((size_t)pm->n_large + 1) * sizeof *w->sweep)))
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the sweep of %d large particles",
-                   c->p->n_large);
-  return ms_pool_run(w->pool, sweep_chunk, &(ms_worker_job){c, w}, c->p->n_large,
+                   pm->n_large);
+  return ms_pool_run(w->pool, sweep_chunk, &(ms_worker_job){pm, w, NULL, NULL}, pm->n_large,
                      grain(w, GRAIN_PER_BODY));
 }
 
@@ -442,14 +444,14 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
                                    size_t why_size)
 {
   const ms_worker_job *job = ctx;
-  const ms_ctx *c = job->c;
+  const ms_params *pm = job->p;
   ms_worker *w = job->w;
   ms_worker_chunk *ch = &w->chunk[chunk];
   const struct ms_sweep_item *sw = w->sweep;
   ch->n_ll = 0;
   for (int a = begin; a < end; a++) {
     double right = sw[a].right;
-    for (int b = a + 1; b < c->p->n_large; b++) {
+    for (int b = a + 1; b < pm->n_large; b++) {
       if (sw[b].left > right)
         break;
       float dx = (float)(sw[b].x - sw[a].x), dy = (float)(sw[b].y - sw[a].y),
@@ -457,7 +459,7 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
       if (dx * dx + dy * dy >= rs * rs)
         continue;
       ms_ll_pair p = {sw[a].index, sw[b].index, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0};
-      if (!ll_pair(c, w, &p))
+      if (!ll_pair(pm, w, &p))
         continue;
       ms_ll_pair *ll = ms_grow(ch->ll, ch->n_ll, &ch->ll_cap, sizeof *ll, 256);
       if (!ll)
@@ -474,7 +476,7 @@ static ms_status walls_chunk(void *ctx, int begin, int end, int chunk, char *why
                              size_t why_size)
 {
   const ms_worker_job *job = ctx;
-  const ms_ctx *c = job->c;
+  const ms_params *pm = job->p;
   ms_worker *w = job->w;
   (void)chunk;
   (void)why;
@@ -483,23 +485,23 @@ static ms_status walls_chunk(void *ctx, int begin, int end, int chunk, char *why
     ms_body *L = &w->large[i];
     if (L->is_static)
       continue;
-    if (c->p->friction_on) {
-      ms_fr_walls(c->p, w, i);
+    if (pm->friction_on) {
+      ms_fr_walls(pm, w, i);
       continue;
     }
-    ms_v2 fw = ms_walls_force(L->x, L->y, (float)L->vx, (float)L->vy, L->r, c->p->box[0],
-                              c->p->box[1], c->p->k, c->p->two_zeta, L->m);
+    ms_v2 fw = ms_walls_force(L->x, L->y, (float)L->vx, (float)L->vy, L->r, pm->box[0],
+                              pm->box[1], pm->k, pm->two_zeta, L->m);
     L->fx += fw.x;
     L->fy += fw.y;
-    if (c->p->diag)
-      w->diss_large[i] += c->p->dt * (double)ms_walls_dissipation(
-                                         L->x, L->y, (float)L->vx, (float)L->vy, L->r, c->p->box[0],
-                                         c->p->box[1], c->p->k, c->p->two_zeta, L->m);
+    if (pm->diag)
+      w->diss_large[i] += pm->dt * (double)ms_walls_dissipation(
+                                         L->x, L->y, (float)L->vx, (float)L->vy, L->r, pm->box[0],
+                                         pm->box[1], pm->k, pm->two_zeta, L->m);
   }
   return MS_OK;
 }
 
-static void apply_large_large(const ms_ctx *c, ms_worker *w)
+static void apply_large_large(const ms_params *pm, ms_worker *w)
 {
   for (int t = 0; t < w->cpu_threads; t++) {
     const ms_worker_chunk *ch = &w->chunk[t];
@@ -509,7 +511,7 @@ static void apply_large_large(const ms_ctx *c, ms_worker *w)
       A->fy += ch->ll[e].fy;
       B->fx -= ch->ll[e].fx;
       B->fy -= ch->ll[e].fy;
-      if (c->p->diag) { /* half of the pair's to each, as the device books its pairs */
+      if (pm->diag) { /* half of the pair's to each, as the device books its pairs */
         w->diss_large[ch->ll[e].a] += 0.5 * ch->ll[e].lost;
         w->diss_large[ch->ll[e].b] += 0.5 * ch->ll[e].lost;
       }
@@ -517,26 +519,26 @@ static void apply_large_large(const ms_ctx *c, ms_worker *w)
   }
 }
 
-ms_status ms_cpu_large_large(const ms_ctx *c, ms_worker *w)
+ms_status ms_cpu_large_large(const ms_params *pm, ms_worker *w)
 {
-  ms_cpu_sort_sweep(w, c->p->n_large);
+  ms_cpu_sort_sweep(w, pm->n_large);
   for (int t = 0; t < w->cpu_threads; t++)
     w->chunk[t].n_ll = 0;
-  ms_status st = c->p->n_large > 0 ? fill_sweep(c, w) : MS_OK;
+  ms_status st = pm->n_large > 0 ? fill_sweep(pm, w) : MS_OK;
   if (!st)
-    st = ms_pool_run(w->pool, large_large_chunk, &(ms_worker_job){c, w}, c->p->n_large,
+    st = ms_pool_run(w->pool, large_large_chunk, &(ms_worker_job){pm, w, NULL, NULL}, pm->n_large,
                      grain(w, GRAIN_LARGE_LARGE));
   if (st)
     return st;
   /* The pairs in sweep order (chunks are contiguous and ascending), so every body's
    * force sums in the order the serial sweep adds it, whatever the thread count. */
-  if (c->p->friction_on) {
-    if (!ms_fr_apply_large_large(c->p, w))
+  if (pm->friction_on) {
+    if (!ms_fr_apply_large_large(pm, w))
       return ms_fail(MS_ERR_RUNTIME, "out of memory for the large-large contact history");
   } else {
-    apply_large_large(c, w);
+    apply_large_large(pm, w);
   }
-  return ms_pool_run(w->pool, walls_chunk, &(ms_worker_job){c, w}, c->p->n_large,
+  return ms_pool_run(w->pool, walls_chunk, &(ms_worker_job){pm, w, NULL, NULL}, pm->n_large,
                      grain(w, GRAIN_PER_BODY));
 }
 
@@ -547,7 +549,7 @@ static ms_status integrate_chunk(void *ctx, int begin, int end, int chunk, char 
                                  size_t why_size)
 {
   const ms_worker_job *job = ctx;
-  const ms_ctx *c = job->c;
+  const ms_params *pm = job->p;
   ms_worker *w = job->w;
   ms_worker_chunk *ch = &w->chunk[chunk];
   (void)why;
@@ -560,12 +562,12 @@ static ms_status integrate_chunk(void *ctx, int begin, int end, int chunk, char 
     w->large_prev[i] = *L;
     if (L->is_static)
       continue;
-    ms_integrate(&L->x, &L->y, &L->vx, &L->vy, L->fx, L->fy, L->m, c->p->gx, c->p->gy, c->p->dt);
-    if (c->p->friction_on)
-      ms_integrate_rotation(&L->theta, &L->w, L->torque, ms_disc_inertia(L->m, L->r), c->p->dt);
+    ms_integrate(&L->x, &L->y, &L->vx, &L->vy, L->fx, L->fy, L->m, pm->gx, pm->gy, pm->dt);
+    if (pm->friction_on)
+      ms_integrate_rotation(&L->theta, &L->w, L->torque, ms_disc_inertia(L->m, L->r), pm->dt);
     int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy) &&
                  isfinite(L->w);
-    if (finite && !(c->p->max_speed2 > 0.0 && !(L->vx * L->vx + L->vy * L->vy <= c->p->max_speed2)))
+    if (finite && !(pm->max_speed2 > 0.0 && !(L->vx * L->vx + L->vy * L->vy <= pm->max_speed2)))
       continue;
     ch->failed = i;
     ch->failed_finite = finite;
@@ -595,29 +597,29 @@ static int first_failure(ms_worker *w, int *finite)
   return -1;
 }
 
-ms_status ms_cpu_integrate(const ms_ctx *c, ms_worker *w, long step)
+ms_status ms_cpu_integrate(const ms_params *pm, ms_worker *w, long step)
 {
   for (int t = 0; t < w->cpu_threads; t++) {
     w->chunk[t].failed = -1;
     w->chunk[t].begin = w->chunk[t].end = 0; /* chunks the job leaves empty */
   }
-  ms_status st = ms_pool_run(w->pool, integrate_chunk, &(ms_worker_job){c, w}, c->p->n_large,
-                             grain(w, GRAIN_PER_BODY));
+  ms_status st = ms_pool_run(w->pool, integrate_chunk, &(ms_worker_job){pm, w, NULL, NULL},
+                             pm->n_large, grain(w, GRAIN_PER_BODY));
   int finite = 1, i = st ? -1 : first_failure(w, &finite);
   if (i < 0)
     return st;
-  return ms_cpu_large_failure(c, step, i, finite);
+  return ms_cpu_large_failure(pm, step, i, finite);
 }
 
-ms_status ms_cpu_large_failure(const ms_ctx *c, long step, int i, int finite)
+ms_status ms_cpu_large_failure(const ms_params *pm, long step, int i, int finite)
 {
   /* Named as the scene names it, so the user finds the section to look at. */
   char name[96];
-  ms_large_label(c->p->large_origin, c->p->n_large_origin, i, name, sizeof name);
+  ms_large_label(pm->large_origin, pm->n_large_origin, i, name, sizeof name);
   if (!finite)
     return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle %s has a non-finite state; "
                                    "dt may be too large", step, name);
   return ms_fail(MS_ERR_NUMERIC, "step %ld: large particle %s moves faster than max_speed = "
                                  "%g m/s: the system is exploding; dt may be too large",
-                 step, name, sqrt(c->p->max_speed2));
+                 step, name, sqrt(pm->max_speed2));
 }

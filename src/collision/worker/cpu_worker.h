@@ -18,14 +18,14 @@ void ms_cpu_sort_sweep(ms_worker *w, int n_large);
 
 /* Large-large (sweep and prune along x; pairs split over the pool by sweep position)
  * and large-wall contacts. Fails only when out of memory. */
-ms_status ms_cpu_large_large(const ms_ctx *c, ms_worker *w);
+ms_status ms_cpu_large_large(const ms_params *pm, ms_worker *w);
 
 /* Integrates dynamic large particles (split over the pool); a NaN/Inf or a speed over
  * max_speed stops the run, naming the first such particle in index order. */
-ms_status ms_cpu_integrate(const ms_ctx *c, ms_worker *w, long step);
+ms_status ms_cpu_integrate(const ms_params *pm, ms_worker *w, long step);
 
 /* The failure of large particle i at `step` (finite: too fast; else non-finite), as
  * every path that integrates large particles reports it. */
-ms_status ms_cpu_large_failure(const ms_ctx *c, long step, int i, int finite);
+ms_status ms_cpu_large_failure(const ms_params *pm, long step, int i, int finite);
 
 #endif

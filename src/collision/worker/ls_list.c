@@ -55,14 +55,13 @@ static int push(ms_ls_row *r, int j)
 /* One large particle's list: the walk over the rectangle of reach r_L + r_max + margin,
  * keeping the small particles within r_L + r_j + margin (in double: the margin holds a
  * rounding allowance, see REBUILD_SHARE). */
-static int build_row(const ms_ctx *c, const ms_worker *w, int i)
+static int build_row(const ms_params *pm, const ms_buffers *b, const ms_worker *w, int i)
 {
   const ms_body *L = &w->large[i];
-  const ms_grid *g = &c->p->grid;
-  const ms_buffers *b = &c->x->buf;
+  const ms_grid *g = &pm->grid;
   ms_ls_row *r = &w->wl.row[i];
   double margin = w->wl.margin;
-  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + c->p->r_small_max + margin, g->inv_cell,
+  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + pm->r_small_max + margin, g->inv_cell,
                                 g->nx, g->ny);
   int cap = (int)b->cap;
   r->n = 0;
@@ -75,7 +74,7 @@ static int build_row(const ms_ctx *c, const ms_worker *w, int i)
       for (int k = 0; k < n; k++) {
         int j = b->h_idx[ms_grid_slot(cell, cap, k)];
         double dx = L->x - b->h_pos[2 * j], dy = L->y - b->h_pos[2 * j + 1];
-        double reach = (double)L->r + (double)c->p->shape[2 * j] + margin;
+        double reach = (double)L->r + (double)pm->shape[2 * j] + margin;
         if (dx * dx + dy * dy <= reach * reach && !push(r, j))
           return 0;
       }
@@ -88,11 +87,11 @@ static ms_status build_chunk(void *ctx, int begin, int end, int chunk, char *why
                              size_t why_size)
 {
   const ms_worker_job *job = ctx;
-  const ms_ctx *c = job->c;
+  const ms_params *pm = job->p;
   ms_worker *w = job->w;
   (void)chunk;
   for (int i = begin; i < end; i++)
-    if (!build_row(c, w, i)) {
+    if (!build_row(pm, job->buf, w, i)) {
       snprintf(why, why_size, "out of memory for the CPU worker's large-small list");
       return MS_ERR_RUNTIME;
     }
@@ -135,7 +134,8 @@ ms_status ms_ls_list_prepare(const ms_ctx *c, ms_worker *w, int grain)
   if (!wl->stale && !c->x->list.small_moved && !large_moved(c, w))
     return MS_OK;
   wl->margin = build_margin(c);
-  st = ms_pool_run(w->pool, build_chunk, &(ms_worker_job){c, w}, c->p->n_large, grain);
+  st = ms_pool_run(w->pool, build_chunk, &(ms_worker_job){c->p, w, NULL, &c->x->buf},
+                   c->p->n_large, grain);
   if (st) {
     wl->stale = 1;
     return st;
@@ -183,15 +183,15 @@ static int by_key(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-long ms_ls_list_candidates(const ms_ctx *c, const ms_worker *w, int i, const double *pos,
+long ms_ls_list_candidates(const ms_params *pm, const ms_worker *w, int i, const double *pos,
                            ms_worker_chunk *out)
 {
   const ms_body *L = &w->large[i];
-  const ms_grid *g = &c->p->grid;
+  const ms_grid *g = &pm->grid;
   const ms_ls_row *r = &w->wl.row[i];
   /* The rectangle the walk visits now: an entry outside it the walk would not see, even
    * where rounding lets it touch. */
-  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + c->p->r_small_max, g->inv_cell, g->nx,
+  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + pm->r_small_max, g->inv_cell, g->nx,
                                 g->ny);
   if ((size_t)r->n > out->key_cap) {
     size_t cap = (size_t)r->n + (size_t)r->n / 2 + 64;
@@ -206,7 +206,7 @@ long ms_ls_list_candidates(const ms_ctx *c, const ms_worker *w, int i, const dou
     int j = r->j[e];
     const double *xj = &pos[2 * j];
     float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
-    if (!ms_touching(dx, dy, L->r + c->p->r_small_max))
+    if (!ms_touching(dx, dy, L->r + pm->r_small_max))
       continue;
     int cx = ms_grid_axis(xj[0], g->inv_cell, g->nx), cy = ms_grid_axis(xj[1], g->inv_cell, g->ny);
     if (cx < q.x0 || cx > q.x1 || cy < q.y0 || cy > q.y1)

@@ -32,7 +32,7 @@ ms_status ms_ls_list_prepare(const ms_ctx *c, ms_worker *w, int grain);
  * (cell << 32 | j) for each listed j whose current cell lies in i's walk rectangle and
  * which is within i's reach of the largest small particle (visit's own first test, which
  * has no side effect when it fails). Returns the count, or -1 out of memory. */
-long ms_ls_list_candidates(const ms_ctx *c, const ms_worker *w, int i, const double *pos,
+long ms_ls_list_candidates(const ms_params *pm, const ms_worker *w, int i, const double *pos,
                            ms_worker_chunk *out);
 
 /* Mean entries per large particle at the last build (0: never built). */

@@ -81,11 +81,29 @@ typedef struct ms_worker {
   double diss_worker;
 } ms_worker;
 
-/* A pool job's context (collision/worker/worker_pool.h): the worker's own part and
- * what it is handed beside it. */
+/* Where large-small reads the small particles and adds their forces and torques (see
+ * cpu_worker.c, source_of): exchange = full, per particle index; zone, per zone slot. */
+typedef struct ms_ls_source {
+  const int *count, *idx;
+  int cap;                /* full: slots per grid cell */
+  const int *base, *span; /* zone: large particle i's runs, base[i] .. base[i + 1] - 1 */
+  const double *pos, *vel;
+  float *f;
+  /* friction on: the spin of the small particle at `at` is w[w_stride * at]; its torque
+   * from the large particles goes to t[at] */
+  const double *w;
+  int w_stride;
+  float *t;
+} ms_ls_source;
+
+/* A pool job's context (collision/worker/worker_pool.h): the parameters, the worker's own
+ * part, and what the phase reads beside them: large-small its source, the list's build
+ * the grid's host views. */
 typedef struct ms_worker_job {
-  const ms_ctx *c;
+  const ms_params *p;
   ms_worker *w;
+  const ms_ls_source *src;
+  const ms_buffers *buf;
 } ms_worker_job;
 
 #endif

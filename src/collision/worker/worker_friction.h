@@ -8,20 +8,6 @@
 #include "collision/exchange/crossing.h"
 #include "collision/worker/worker.h"
 
-/* Where large-small reads the small particles and adds their forces and torques (see
- * cpu_worker.c, source_of): exchange = full, per particle index; zone, per zone slot. */
-typedef struct ms_ls_source {
-  const int *count, *idx;
-  const int *base, *span; /* zone: large particle i's runs, base[i] .. base[i + 1] - 1 */
-  const double *pos, *vel;
-  float *f;
-  /* friction on: the spin of the small particle at `at` is w[w_stride * at]; its torque
-   * from the large particles goes to t[at] */
-  const double *w;
-  int w_stride;
-  float *t;
-} ms_ls_source;
-
 /* Makes the worker's histories when friction is on and they are not made yet. */
 ms_status ms_fr_ready(const ms_params *pm, ms_worker *w);
 
