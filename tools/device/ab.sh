@@ -3,7 +3,8 @@
 #   git archive --prefix=before/ REV >.deps/before.tar), side by side. Every shipped scene's
 # state hash from both builds on the GPU and from this one on pocl (HASH_STEPS, 500), then
 # ms/iteration of each configuration in CONFIGS, REPEAT (5) runs of each build interleaved:
-# median (min-max) per build, and the ratio of the medians.
+# median (min-max) per build, and the ratio of the medians; every run's figure stays in
+# OUT/runs.tsv (configuration, build, ms/iteration) for tests of their own.
 #   CONFIGS="mixed.ini:4000:;big:300:--large-on device" REPEAT=5 OUT=results tools/device/ab.sh
 # A config is SCENE:STEPS:OPTIONS; SCENE 'big' is a generated scene of SMALL (1048576) small
 # and 1000 large discs of radius ratio 10; other names are scenes/NAME.
@@ -43,5 +44,9 @@ for name, path in (("this", sys.argv[2]), ("before", sys.argv[3])):
     print("%-40s %-6s %.4f ms/iteration (%.4f-%.4f, %d runs)" % (sys.argv[1], name, m[name], min(t), max(t), len(t)))
 print("%-40s this/before %.3f" % (sys.argv[1], m["this"] / m["before"]))
 EOF
+  for b in bd bb; do
+    [ $b = bd ] && name=this || name=before
+    sed "s|^|$c\t$name\t|" "$out/t_$b" >>"$out/runs.tsv"
+  done
   rm -f "$out/t_bd" "$out/t_bb" "$out/s.json"
 done
