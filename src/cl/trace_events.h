@@ -7,7 +7,7 @@
 #ifndef MS_TRACE_EVENTS_H
 #define MS_TRACE_EVENTS_H
 
-#include "cl/runtime.h"
+#include <CL/cl.h>
 
 /* Non-zero while recording (set by ms_tev_start, cleared by ms_tev_stop); atomic, since
  * a thread of its own (the writer's) may be recording when the run ends. */

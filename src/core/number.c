@@ -113,3 +113,14 @@ const char *ms_number_explain(ms_number_error err, const char *text, long lo, lo
     snprintf(buf, size, "must be %s (got %s)", range, text);
   return buf;
 }
+
+long ms_number_lcm(long a, long b)
+{
+  long x = a, y = b;
+  while (y) {
+    long t = x % y;
+    x = y;
+    y = t;
+  }
+  return a / x * b;
+}

@@ -1,7 +1,8 @@
 /* Numbers from text, one parser for the command line and the scene loader: the whole
  * text must be the number (no blanks around it, no '+' sign, no trailing text), integers are
  * range-checked without wrapping around, reals must be finite. The same words explain
- * a refusal everywhere ("must be between 1 and 4096 (got 0)"). */
+ * a refusal everywhere ("must be between 1 and 4096 (got 0)"). Also the least common
+ * multiple of two counts. */
 #ifndef MS_NUMBER_H
 #define MS_NUMBER_H
 
@@ -42,5 +43,9 @@ ms_number_error ms_number_digits(const char *text, long lo, long hi, long *out,
  * when hi is LONG_MAX). Returns buf. */
 const char *ms_number_explain(ms_number_error err, const char *text, long lo, long hi, char *buf,
                               size_t size);
+
+/* The least common multiple of two positive counts: the granule and padding that suit
+ * every device (gravity/split.c) and every rank (gravity/ranks.c). */
+long ms_number_lcm(long a, long b);
 
 #endif

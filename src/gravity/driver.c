@@ -7,6 +7,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "gravity/rank_ranges.h"
 #include "gravity/ranks.h"
 #include "gravity/split.h"
 #include "mixsim/gravity.h"

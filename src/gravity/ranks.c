@@ -1,16 +1,17 @@
 /* Gravity mode over several MPI ranks: joining the job, agreeing on failures and on the
- * stop flag, the ranks' ranges of the bodies (planned from their measured speeds), the
- * position exchange between ranks and the rebalance that moves bodies between them. Every
- * MPI call of the program is here, under MS_HAVE_MPI; without it, or outside an MPI
- * launch, the process is one rank and the collectives return at once. */
+ * stop flag, the plan of the ranks' ranges of the bodies (from their measured speeds), the
+ * position exchange between ranks and the collectives of the rebalance that moves bodies
+ * between them (gravity/rank_ranges.c sets the ranges over the devices). Every MPI call of
+ * the program is here, under MS_HAVE_MPI; without it, or outside an MPI launch, the
+ * process is one rank and the collectives return at once. */
 #include "gravity/ranks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/number.h"
 
 #ifdef MS_HAVE_MPI
 #include <mpi.h>
@@ -107,103 +108,6 @@ int ms_ranks_plan(const double *rate, int n, int units, const int *old, int *cou
   return changed;
 }
 
-/* This rank's range among its devices: by their measured speeds once all are measured,
- * else as a single process starts (ms_gset_first_split); boundaries in granules. The
- * devices' controller (gravity/balance.h) goes on from there within the range. */
-static void split_devices(ms_gset *set, int first, int count)
-{
-  double rate[MS_GRAVITY_MAX_DEVICES];
-  int units[MS_GRAVITY_MAX_DEVICES], measured = 1;
-  for (int i = 0; i < set->n_dev; i++) {
-    rate[i] = set->dev[i].count > 0 ? set->dev[i].bodies_per_s : 0.0;
-    measured &= rate[i] > 0.0;
-  }
-  if (measured)
-    ms_ranks_plan(rate, set->n_dev, count / set->granule, NULL, units);
-  else
-    ms_gset_first_split(set, count / set->granule, units);
-  ms_gset_set_range(set, first, count / set->granule, units);
-}
-
-static void set_layout(ms_rank_split *r, const int *units)
-{
-  int first = 0;
-  for (int i = 0; i < r->size; i++) {
-    r->first[i] = first;
-    r->count[i] = units[i] * r->granule;
-    r->counts[i] = 4 * r->count[i];
-    r->displs[i] = 4 * first;
-    first += r->count[i];
-  }
-}
-
-ms_status ms_ranks_attach(ms_gset *set, ms_rank_split *r)
-{
-  /* rank 0's choice of the exchange, so that all make the same calls (first: a rank
-   * that fails below must have made the collective call too) */
-  const char *how = getenv("MIXSIM_MPI_EXCHANGE");
-  int ring = (how && strncmp(how, "ring", 4) == 0) | (how && strstr(how, "-timed") ? 2 : 0);
-  ms_status st = ms_ranks_bcast(&ring, sizeof ring);
-  memset(r, 0, sizeof *r);
-  if (st)
-    return st;
-  r->size = world.size;
-  r->rank = world.rank;
-  r->n_pad = set->n_pad;
-  r->granule = set->granule;
-  size_t n = (size_t)r->size;
-  r->first = calloc(n, sizeof *r->first);
-  r->count = calloc(n, sizeof *r->count);
-  r->counts = calloc(n, sizeof *r->counts);
-  r->displs = calloc(n, sizeof *r->displs);
-  r->rate = calloc(n, sizeof *r->rate);
-  int *units = calloc(n, sizeof *units);
-  if (!r->first || !r->count || !r->counts || !r->displs || !r->rate || !units) {
-    free(units);
-    ms_rank_split_free(r);
-    return ms_fail(MS_ERR_RUNTIME, "out of memory");
-  }
-  int total = set->n_pad / set->granule;
-  for (int i = 0; i < r->size; i++)
-    units[i] = total * (i + 1) / r->size - total * i / r->size;
-  set_layout(r, units);
-  free(units);
-  split_devices(set, r->first[r->rank], r->count[r->rank]);
-  set->ranks = r;
-  r->ring = ring;
-  /* the exchange's host copy (ms_gset_open makes it for several devices only) */
-  for (int i = 0; i < 2; i++)
-    if (!set->stage[i] && !(set->stage[i] = malloc((size_t)set->n_pad * 4 * sizeof(float))))
-      return ms_fail(MS_ERR_RUNTIME, "out of memory");
-  return MS_OK;
-}
-
-void ms_rank_split_free(ms_rank_split *r)
-{
-  free(r->first);
-  free(r->count);
-  free(r->counts);
-  free(r->displs);
-  free(r->rate);
-  memset(r, 0, sizeof *r);
-}
-
-/* This rank's force speed: its bodies over its slowest device's last force kernel (its
- * devices run side by side); 0 until every device with bodies was measured. */
-static double rank_rate(const ms_gset *set, int count)
-{
-  double slowest = 0.0;
-  for (int i = 0; i < set->n_dev; i++) {
-    const ms_gdev *d = &set->dev[i];
-    if (d->count == 0)
-      continue;
-    if (!(d->last_force_s > 0.0))
-      return 0.0;
-    slowest = d->last_force_s > slowest ? d->last_force_s : slowest;
-  }
-  return slowest > 0.0 ? count / slowest : 0.0;
-}
-
 #ifndef MS_HAVE_MPI
 
 /* ---- one rank: no MPI in the build -------------------------------------------------- */
@@ -256,15 +160,7 @@ ms_status ms_ranks_gather_state(ms_rank_split *r, ms_status st, float *pos, floa
   (void)acc;
   return st;
 }
-ms_status ms_ranks_rebalance(ms_gset *set, ms_status st, float *pos, float *vel, float *acc)
-{
-  (void)set;
-  (void)pos;
-  (void)vel;
-  (void)acc;
-  (void)rank_rate;
-  return st;
-}
+void ms_ranks_share_rate(double mine, double *all) { all[0] = mine; }
 
 #else
 
@@ -431,8 +327,8 @@ ms_status ms_ranks_units(ms_status st, long *granule, long *pad)
   st = mpi_check(MPI_Allgather(mine, 2, MPI_LONG, all, 2, MPI_LONG, MPI_COMM_WORLD),
                  "MPI_Allgather");
   for (int i = 0; !st && i < world.size; i++) {
-    *granule = ms_gset_lcm(*granule, all[2 * i]);
-    *pad = ms_gset_lcm(*pad, all[2 * i + 1]);
+    *granule = ms_number_lcm(*granule, all[2 * i]);
+    *pad = ms_number_lcm(*pad, all[2 * i + 1]);
   }
   free(all);
   return st;
@@ -489,42 +385,12 @@ ms_status ms_ranks_gather_state(ms_rank_split *r, ms_status st, float *pos, floa
   return st;
 }
 
-ms_status ms_ranks_rebalance(ms_gset *set, ms_status st, float *pos, float *vel, float *acc)
+void ms_ranks_share_rate(double mine, double *all)
 {
-  ms_rank_split *r = set->ranks;
-  st = ms_ranks_agree(st);
-  if (st || !r)
-    return st;
-  double mine = rank_rate(set, r->count[r->rank]);
-  st = mpi_check(MPI_Allgather(&mine, 1, MPI_DOUBLE, r->rate, 1, MPI_DOUBLE, MPI_COMM_WORLD),
-                 "MPI_Allgather");
+  ms_status st = mpi_check(MPI_Allgather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE,
+                                         MPI_COMM_WORLD), "MPI_Allgather");
   if (st)
     ms_ranks_abort(st);
-  for (int i = 0; i < r->size; i++)
-    if (!(r->rate[i] > 0.0))
-      return MS_OK; /* not measured on every rank yet: keep the split */
-  int *old = malloc((size_t)r->size * 2 * sizeof *old);
-  if (!old)
-    ms_ranks_abort(ms_fail(MS_ERR_RUNTIME, "out of memory"));
-  int *units = old + r->size;
-  for (int i = 0; i < r->size; i++)
-    old[i] = r->count[i] / r->granule;
-  int changed = ms_ranks_plan(r->rate, r->size, r->n_pad / r->granule, old, units);
-  if (!changed) {
-    free(old);
-    return MS_OK;
-  }
-  /* The state moves with the bodies: every rank's ranges to all (the old layout), then
-   * each rank's devices take the whole state and compute their new ranges. */
-  st = ms_ranks_gather_state(r, ms_gset_read(set, pos, vel, acc), pos, vel, acc);
-  if (!st) {
-    set_layout(r, units);
-    split_devices(set, r->first[r->rank], r->count[r->rank]);
-    st = ms_ranks_agree(ms_gset_upload(set, pos, vel, acc));
-    set->rebalances++;
-  }
-  free(old);
-  return st;
 }
 
 #endif

@@ -1,5 +1,6 @@
 /* Gravity mode over several processes (MPI ranks, `mpirun -np P mixsim scene.ini`): each
- * rank owns a contiguous range of the bodies and splits it among its own devices (split.c);
+ * rank owns a contiguous range of the bodies and splits it among its own devices (split.c,
+ * through gravity/rank_ranges.h, which sets and moves the ranges);
  * positions cross between ranks after every position update (MPI_Allgatherv of the ranks'
  * ranges), the state is gathered at the end of each burst, and every failure is agreed on
  * (an allreduce of a status flag, then the failing rank's message to all) so that all
@@ -18,7 +19,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gravity/split.h"
 #include "mixsim/status.h"
 
 /* ---- the process among the ranks ----------------------------------------------------- */
@@ -89,13 +89,6 @@ typedef struct ms_rank_split {
  * the bodies alike and their range boundaries suit every device. */
 ms_status ms_ranks_units(ms_status st, long *granule, long *pad);
 
-/* Sets up the ranks' ranges (equal shares in granules), splits this rank's range among
- * its devices (`set` must have been opened) and takes rank 0's choice of the exchange
- * (MIXSIM_MPI_EXCHANGE: allgatherv, the default, or ring, each optionally -timed).
- * Collective. */
-ms_status ms_ranks_attach(ms_gset *set, ms_rank_split *r);
-void ms_rank_split_free(ms_rank_split *r);
-
 /* Collective: every rank's range of the float4 array `buf` (n_pad of them) to every
  * rank, in place (MPI_Allgatherv); its time is added to r->mpi_s. */
 ms_status ms_ranks_gather(ms_rank_split *r, float *buf);
@@ -105,10 +98,10 @@ ms_status ms_ranks_gather(ms_rank_split *r, float *buf);
 ms_status ms_ranks_gather_state(ms_rank_split *r, ms_status st, float *pos, float *vel,
                                 float *acc);
 
-/* Collective, after ms_gset_finish (its status `st`): gathers the ranks' force speeds
- * (MPI_Allgather), plans new rank ranges by speed and, when they change, moves the state
- * (pos, vel, acc: host scratch arrays of n_pad float4) and re-splits this rank's devices. */
-ms_status ms_ranks_rebalance(ms_gset *set, ms_status st, float *pos, float *vel, float *acc);
+/* Collective: every rank's force speed `mine` (bodies/s) into all[rank] for every rank
+ * (MPI_Allgather); a failure aborts the job (ms_ranks_abort), since the ranks could no
+ * longer meet. For ms_ranks_rebalance (gravity/rank_ranges.h). */
+void ms_ranks_share_rate(double mine, double *all);
 
 /* The plan, a pure function: `units` granules shared in proportion to `rate` (n > 0 of
  * them, each > 0), largest remainders first, at least one each while there are enough.

@@ -15,6 +15,7 @@
 #include "cl/trace_events.h"
 #include "core/file.h"
 #include "core/io_wait.h"
+#include "core/number.h"
 #include "gravity/ranks.h"
 
 extern const char ms_gravity_kernel_source[];
@@ -149,17 +150,6 @@ static ms_status create_buffers(ms_gdev *d, int n_pad)
   return MS_OK;
 }
 
-long ms_gset_lcm(long a, long b)
-{
-  long x = a, y = b;
-  while (y) {
-    long t = x % y;
-    x = y;
-    y = t;
-  }
-  return a / x * b;
-}
-
 /* The split before anything is measured, in whole granules. */
 static void split_first(ms_gset *set)
 {
@@ -185,14 +175,14 @@ ms_status ms_gset_open(ms_gset *set, const char *devices, const char *kernel, in
   for (int i = 0; !st && i < set->n_dev; i++) {
     st = open_device(&set->dev[i], kernel, n_body, kernel_dir);
     if (!st) {
-      granule = ms_gset_lcm(granule, set->dev[i].launch.granule);
-      pad = ms_gset_lcm(pad, set->dev[i].launch.pad);
+      granule = ms_number_lcm(granule, set->dev[i].launch.granule);
+      pad = ms_number_lcm(pad, set->dev[i].launch.pad);
     }
   }
   st = ms_ranks_units(st, &granule, &pad); /* several ranks: agreed, common units */
   if (st)
     return st;
-  long unit = ms_gset_lcm(granule, pad);
+  long unit = ms_number_lcm(granule, pad);
   long n_pad = (n_body + unit - 1) / unit * unit;
   if (n_pad > INT_MAX / 4)
     return ms_fail(MS_ERR_INPUT, "%d bodies: too many", n_body);

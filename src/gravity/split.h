@@ -9,6 +9,7 @@
 
 #include "cl/runtime.h"
 #include "gravity/balance.h"
+#include "gravity/ranks.h"
 #include "gravity/variants.h"
 #include "mixsim/gravity.h"
 #include "shared/gravity.h" /* MS_GRAV_MODE_* */
@@ -41,8 +42,6 @@ typedef struct ms_gdev {
                                    threads their cores (devices.c) */
 } ms_gdev;
 
-struct ms_rank_split;
-
 typedef struct ms_gset {
   ms_gdev dev[MS_GRAVITY_MAX_DEVICES];
   int n_dev;
@@ -68,18 +67,14 @@ typedef struct ms_gset {
   int seeded;          /* the first split was made from the first kernels' speed */
   int pending;         /* the controller decided on the split in `next` */
   int next[MS_GRAVITY_MAX_DEVICES];
-  struct ms_rank_split *ranks; /* several MPI ranks (gravity/ranks.h): the devices cover this
-                                  rank's range, the exchange crosses ranks; NULL: one */
+  ms_rank_split *ranks; /* several MPI ranks (gravity/ranks.h): the devices cover this
+                           rank's range, the exchange crosses ranks; NULL: one */
 } ms_gset;
 
 /* Float parameters of a step, as the kernels take them. */
 typedef struct ms_gparams {
   float eps2, g, dt;
 } ms_gparams;
-
-/* The least common multiple of two positive counts: the granule and padding that suit
- * every device (split.c) and every rank (ranks.c). */
-long ms_gset_lcm(long a, long b);
 
 /* Opens the devices `devices` lists (see ms_gravity_options), builds `kernel` (NULL:
  * each device's default) for n_body bodies and sizes the buffers; sets n_pad. */

@@ -12,11 +12,14 @@
  * Every command (buffer and pipeline switches, reset, moving a large particle) is
  * applied by the driver between advances, where the API allows it and where the
  * switches leave the trajectory unchanged. The simulation is only ever touched by one
- * thread at a time: main before the driver starts and after it is joined. */
+ * thread at a time: main before the driver starts and after it is joined.
+ *
+ * Also the checks every window starts with: the build has the preview, a display is there. */
 #include <SDL.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include "io/output_file.h"
 #include "io/session.h"
@@ -406,6 +409,29 @@ static int window_frame(window *w, handoff *k, ms_status *status)
   }
   SDL_RenderPresent(w->w.r);
   return 0;
+}
+
+int ms_preview_built(void) { return 1; }
+
+int ms_preview_open_display(char *why, size_t size)
+{
+  const char *x11 = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+  if ((!x11 || !*x11) && (!wl || !*wl)) {
+    snprintf(why, size, "no display (DISPLAY and WAYLAND_DISPLAY are not set)");
+    return 0;
+  }
+  if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+    snprintf(why, size, "cannot open the display (SDL: %s)", SDL_GetError());
+    SDL_Quit();
+    return 0;
+  }
+  const char *driver = SDL_GetCurrentVideoDriver();
+  if (!driver || !strcasecmp(driver, "dummy") || !strcasecmp(driver, "offscreen")) {
+    snprintf(why, size, "no display (SDL video driver '%s')", driver ? driver : "none");
+    SDL_Quit();
+    return 0;
+  }
+  return 1;
 }
 
 ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_options *opt,

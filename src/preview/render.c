@@ -1,5 +1,6 @@
 /* Drawing a frame: layout, the renderer's life, and the overlays; the views and the
  * panel are in render_collision.c, render_gravity.c and render_panel.c. */
+#include "preview/render.h"
 #include "preview/render_internal.h"
 
 #include <stdlib.h>

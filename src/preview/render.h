@@ -10,8 +10,8 @@
 
 #include <SDL.h>
 
-#include "preview/bar_history.h"
 #include "preview/frame.h"
+#include "preview/render_types.h"
 
 /* Window and offscreen frame size, pixels; the window shrinks to the screen, keeping
  * the aspect, down to the minimum size, where the panel still has room for everything
@@ -34,36 +34,14 @@
 #define MS_COLOR_SPIN_ZERO ((SDL_Color){247, 247, 247, 255})
 #define MS_COLOR_SPIN_CW ((SDL_Color){94, 60, 153, 255}) /* clockwise */
 
-/* Where things go in a w x h picture, and how the scene's metres map to pixels. */
-typedef struct ms_layout {
-  SDL_Rect scene; /* the scene view's area */
-  SDL_Rect panel; /* the timing bar, legend and figures, at the right */
-  float scale;    /* pixels per metre */
-  float ox, oy;   /* pixel of the world origin: px = ox + x*scale, py = oy - y*scale */
-} ms_layout;
-
+/* The layout of a w x h picture (render_types.h), and the scene's metres to pixels and
+ * back. */
 void ms_layout_compute(ms_layout *l, int w, int h, const float box[4]);
 void ms_layout_to_pixel(const ms_layout *l, float x, float y, float *px, float *py);
 void ms_layout_to_world(const ms_layout *l, float px, float py, float *x, float *y);
 
-/* What the window adds to a frame; all zero for offscreen frames. */
-typedef struct ms_render_ui {
-  int help;          /* show the keys */
-  int spin;          /* colour small particles by their spin (frames with rotation) */
-  int grabbed;       /* large particle held by the mouse, -1: none */
-  const char *note;  /* a short message at the bottom of the scene, or NULL */
-  /* A: the timing bar shows this average of the last second, stacked; NULL: the last
-   * frame's phases where they happened. */
-  const ms_bar_average *average;
-  /* The gravity view's camera: turned by yaw about the vertical axis, then tilted by
-   * pitch; zoom 1 fits a sphere of view_radius (scene units) into the scene area. */
-  float yaw, pitch, zoom, view_radius;
-} ms_render_ui;
-
 /* A radius holding a gravity frame's bodies, for ms_render_ui.view_radius. */
 float ms_render_gravity_extent(const ms_frame *f);
-
-typedef struct ms_render ms_render;
 
 /* Loads the font (see ms_text_find_font) for `r`. Needs TTF_Init. */
 ms_status ms_render_create(SDL_Renderer *r, ms_render **out);
@@ -72,16 +50,7 @@ void ms_render_destroy(ms_render *rc);
 /* Clears the renderer's output and draws `f` on all of it. */
 void ms_render_frame(ms_render *rc, const ms_frame *f, const ms_render_ui *ui);
 
-/* What the panel put where in the last frame drawn, for the layout test: each text (a
- * legend entry with its swatch) and the timing bar. Boxes are lines of text, so two
- * that intersect overlap on screen. */
-typedef struct ms_render_box {
-  SDL_Rect r;
-  int bar;     /* 1: the timing bar itself */
-  int in_bar;  /* text drawn over the bar on purpose ("no iterations yet") */
-  char what[64];
-} ms_render_box;
-#define MS_RENDER_MAX_BOXES 96
+/* The panel's boxes in the last frame drawn (ms_render_box), for the layout test. */
 int ms_render_boxes(const ms_render *rc, const ms_render_box **boxes);
 
 #endif

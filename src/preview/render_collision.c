@@ -1,6 +1,7 @@
 /* The collision scene view: small particles as one texture blitted per disc (coloured by
  * their spin on request), large ones as triangle fans with an outline and, with
  * friction, a radius line at their angle, and the walls. */
+#include "preview/render.h"
 #include "preview/render_internal.h"
 
 #include <math.h>

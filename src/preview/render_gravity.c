@@ -1,4 +1,5 @@
 /* The gravity scene view: the bodies in perspective, far to near, with axes. */
+#include "preview/render.h"
 #include "preview/render_internal.h"
 
 #include <math.h>

@@ -3,7 +3,8 @@
 #ifndef MS_RENDER_INTERNAL_H
 #define MS_RENDER_INTERNAL_H
 
-#include "preview/render.h"
+#include "preview/frame.h"
+#include "preview/render_types.h"
 #include "preview/text.h"
 
 #define PANEL_WIDTH 370

@@ -1,5 +1,6 @@
 /* The panel at the right: the case study's timing bar (one column per thread, full
  * height 1/60 s), its legend, and the run's figures. */
+#include "preview/render.h"
 #include "preview/render_internal.h"
 
 #include <stdarg.h>

@@ -6,35 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/number.h"
 #include "io/png_out.h"
-#include "preview/preview.h"
 #include "collision/base/trace.h"
-
-int ms_preview_built(void) { return 1; }
-
-int ms_preview_open_display(char *why, size_t size)
-{
-  const char *x11 = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
-  if ((!x11 || !*x11) && (!wl || !*wl)) {
-    snprintf(why, size, "no display (DISPLAY and WAYLAND_DISPLAY are not set)");
-    return 0;
-  }
-  if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-    snprintf(why, size, "cannot open the display (SDL: %s)", SDL_GetError());
-    SDL_Quit();
-    return 0;
-  }
-  const char *driver = SDL_GetCurrentVideoDriver();
-  if (!driver || !strcasecmp(driver, "dummy") || !strcasecmp(driver, "offscreen")) {
-    snprintf(why, size, "no display (SDL video driver '%s')", driver ? driver : "none");
-    SDL_Quit();
-    return 0;
-  }
-  return 1;
-}
 
 /* The largest size with the picture's aspect that fits the usable area `u` of a display
  * (less task bars and docks) less the window's decorations, but not below the minimum
