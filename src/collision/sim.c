@@ -298,9 +298,10 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   *out = NULL;
   if (sc->mode != MS_MODE_COLLISION)
     return ms_fail(MS_ERR_INPUT, "%s: not a collision-mode scene", sc->path);
-  ms_sim *s = calloc(1, sizeof *s);
+  ms_sim *s = aligned_alloc(MS_LINE, sizeof *s); /* sizeof is a multiple of MS_LINE */
   if (!s)
     return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  memset(s, 0, sizeof *s);
   s->ctx = (ms_ctx){&s->p, &s->x, &s->cl, &s->kern, &s->run.stats, &s->run.trace};
   ms_sync_init(&s->run.sync);
   setup_params(s, sc);

@@ -45,6 +45,10 @@ typedef struct ms_run {
   ms_fault fault;   /* testing only; see above */
 } ms_run;
 
+/* Each thread's part starts a cache line of its own, so that what one thread writes never
+ * shares a line with what only the other reads (ms_sim_create allocates aligned). */
+#define MS_LINE 64
+
 struct ms_sim {
   ms_params p; /* read-only during an advance */
   /* The OpenCL context and program, made at creation and read-only during an advance:
@@ -52,11 +56,11 @@ struct ms_sim {
    * sets the arguments of its own kernels only (collision/base/kernels.h). */
   ms_cl cl;
   ms_kernels kern;
-  ms_device dev;   /* the GPU manager's */
-  ms_worker wk;    /* the CPU worker's */
-  ms_crossing x;   /* what crosses the syncs */
-  ms_dlarge dl;    /* large_on = device: the manager's, the worker idle */
-  ms_run run;
+  _Alignas(MS_LINE) ms_device dev; /* the GPU manager's */
+  _Alignas(MS_LINE) ms_worker wk;   /* the CPU worker's */
+  _Alignas(MS_LINE) ms_crossing x;  /* what crosses the syncs */
+  _Alignas(MS_LINE) ms_dlarge dl;   /* large_on = device: the manager's, the worker idle */
+  _Alignas(MS_LINE) ms_run run;
   ms_ctx ctx;      /* what each thread's code is handed beside its own part: p, x, cl, kern,
                       run.stats and run.trace (collision/exchange/crossing.h) */
 };
