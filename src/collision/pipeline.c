@@ -66,6 +66,7 @@
 #include "collision/exchange/zone.h"
 #include "collision/forces.h"
 #include "collision/worker/cpu_worker.h"
+#include "collision/worker/walls.h"
 
 #include <pthread.h>
 
@@ -178,6 +179,9 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
   double t0 = ms_now();
   int zone = s->p.exchange == MS_EXCHANGE_ZONE;
+  if (s->p.n_walls > 0) /* where the walls are this iteration: before the zone, which walks
+                           their bands too */
+    TRY(ms_walls_place(&s->p, &s->wk, step));
   TRY(zone ? ms_zone_begin(&s->ctx, s->wk.large) : ms_buffers_host_begin(&s->x.buf, &s->cl));
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
   ms_status ls = ms_cpu_large_small(&s->ctx, &s->wk); /* fails only out of memory */

@@ -1,6 +1,9 @@
 /* Creating, stepping and reading a collision-mode simulation. */
 #include "collision/sim_internal.h"
 
+#include "collision/base/wall_def.h"
+#include "collision/worker/walls.h"
+
 #include "collision/device/nlist.h"
 #include "collision/exchange/zone.h"
 #include "collision/forces.h"
@@ -29,6 +32,14 @@ static void invalidate_worker_list(ms_sim *s)
   s->wk.wl.stale = 1;
   s->dev.wlc.ref_valid = 0;
   s->x.list.ref_due = 0;
+}
+
+/* The device-only path has no wall kernels: a scene with walls runs on the CPU worker. */
+static ms_status no_device_walls(const ms_sim *s)
+{
+  return ms_fail(MS_ERR_INPUT, "[%s]: walls run with large_on = cpu only (the device-only "
+                               "path, large_on = device, has no walls)",
+                 s->p.walls[0].section);
 }
 
 /* Cells of one largest small diameter cover the box; refuse absurd grids early. */
@@ -314,6 +325,12 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st)
     st = setup_large(s, sc);
   if (!st)
+    st = ms_wall_defs_make(&s->p, sc);
+  if (!st)
+    st = ms_walls_init(&s->p, &s->wk);
+  if (!st && s->p.n_walls > 0 && s->p.large_on == MS_LARGE_ON_DEVICE)
+    st = no_device_walls(s);
+  if (!st)
     st = setup_shape(s, sc);
   if (!st)
     st = ms_cl_open(device, &s->cl);
@@ -362,9 +379,12 @@ void ms_sim_destroy(ms_sim *s)
     free(s->wk.chunk[t].ls);
     free(s->wk.chunk[t].ll);
     free(s->wk.chunk[t].key);
+    free(s->wk.chunk[t].wr);
   }
   free(s->wk.chunk);
   ms_history_free(&s->wk.hist);
+  ms_walls_free(&s->p, &s->wk);
+  ms_wall_defs_free(&s->p);
   free(s->wk.large_prev);
   free(s->wk.large);
   free(s->p.large_origin);
@@ -378,6 +398,8 @@ ms_status ms_sim_advance(ms_sim *s, long iterations)
 {
   if (iterations <= 0)
     return MS_OK;
+  if (s->p.n_walls > 0 && s->p.large_on == MS_LARGE_ON_DEVICE)
+    return no_device_walls(s);
   return ms_pipeline_run(s, iterations);
 }
 

@@ -23,7 +23,11 @@ static ms_status exchange_set(ms_sim *s, int v)
 }
 static const char *exchange_name(int v) { return ms_exchange_name((ms_exchange)v); }
 
-static int large_on_auto(const ms_scene *sc) { return sc->large_on_auto != 0; }
+/* With walls the device-only path is no candidate: it has no walls (collision/sim.c). */
+static int large_on_auto(const ms_scene *sc)
+{
+  return sc->large_on_auto != 0 && sc->wall_count == 0;
+}
 static int large_on_get(const ms_sim *s) { return (int)ms_sim_large_on(s); }
 static ms_status large_on_set(ms_sim *s, int v)
 {

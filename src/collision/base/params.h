@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "mixsim/scene.h"
+#include "shared/wall.h"
 
 /* Grid geometry: cells of one largest small diameter covering the box from the
  * frame's origin. */
@@ -26,6 +27,24 @@ typedef struct ms_body {
   double theta, w; /* angle and spin (anticlockwise), stepped only with friction on */
   float torque;    /* accumulated this iteration like fx, fy */
 } ms_body;
+
+/* A wall ([wall.NAME]) as the run keeps it: its shape at t = 0 in the simulation frame,
+ * its motion and its own contact coefficients. The worker keeps where it is now
+ * (collision/worker/walls.h). */
+typedef struct ms_wall_def {
+  ms_wall_kind kind;
+  int n_points, closed;  /* polyline */
+  double *points;        /* polyline: x,y pairs at t = 0 */
+  double center[2];      /* circle: its centre at t = 0 */
+  double radius;
+  ms_wall_motion motion; /* prescribed (all zero: static) */
+  int force_driven;      /* moves along dir only, pushed by `push` and its contacts */
+  double dir[2];         /* unit, the force's direction */
+  double push;           /* the force's magnitude (N) */
+  double mass;
+  float two_zeta, mu;    /* from the wall's restitution and friction */
+  char section[80];      /* "wall.NAME", for messages */
+} ms_wall_def;
 
 typedef struct ms_params {
   double dt, gx, gy;
@@ -51,6 +70,8 @@ typedef struct ms_params {
   ms_exchange exchange; /* what the worker maps or reads: the zone or the full arrays */
   ms_large_on large_on; /* where the large particles are stepped: CPU worker or device */
   int worker_list;      /* worker_list = on (collision/worker/ls_list.h) */
+  ms_wall_def *walls;   /* [wall.NAME], in the scene's order */
+  int n_walls;
   float list_skin;      /* its skin: MS_NLIST_SKIN_RATIO x the largest small radius */
 } ms_params;
 

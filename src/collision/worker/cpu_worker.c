@@ -13,6 +13,7 @@
 
 #include "collision/worker/ls_list.h"
 #include "collision/worker/worker_friction.h"
+#include "collision/worker/walls.h"
 #include "collision/worker/worker_pool.h"
 #include "shared/contact.h"
 #include "shared/grid.h"
@@ -177,6 +178,11 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
   int listed = ms_worker_list_in_use(pm);
   ch->n_ls = 0;
   for (int i = begin; i < end; i++) {
+    if (i >= pm->n_large) { /* the walls' items follow the large particles' */
+      if (pm->n_small > 0 && !ms_walls_small(pm, w, i - pm->n_large, src, ch))
+        return out_of_memory(why, why_size, "wall-small");
+      continue;
+    }
     ms_body *L = &w->large[i];
     L->fx = 0.0f;
     L->fy = 0.0f;
@@ -260,8 +266,8 @@ ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
     grain = listed_grain(c->p, w);
   }
   ls_source src = source_of(c);
-  st = ms_pool_run(w->pool, large_small_chunk, &(ms_worker_job){c->p, w, &src, NULL}, c->p->n_large,
-                   grain);
+  st = ms_pool_run(w->pool, large_small_chunk, &(ms_worker_job){c->p, w, &src, NULL},
+                   c->p->n_large + c->p->n_walls, grain);
   if (!st)
     apply_large_small(c, w);
   return st;
@@ -478,13 +484,13 @@ static ms_status walls_chunk(void *ctx, int begin, int end, int chunk, char *why
   const ms_worker_job *job = ctx;
   const ms_params *pm = job->p;
   ms_worker *w = job->w;
-  (void)chunk;
-  (void)why;
-  (void)why_size;
+  ms_worker_chunk *ch = &w->chunk[chunk];
   for (int i = begin; i < end; i++) {
     ms_body *L = &w->large[i];
     if (L->is_static)
       continue;
+    if (pm->n_walls > 0 && !ms_walls_large(pm, w, i, ch))
+      return out_of_memory(why, why_size, "wall-large");
     if (pm->friction_on) {
       ms_fr_walls(pm, w, i);
       continue;
@@ -538,8 +544,13 @@ ms_status ms_cpu_large_large(const ms_params *pm, ms_worker *w)
   } else {
     apply_large_large(pm, w);
   }
-  return ms_pool_run(w->pool, walls_chunk, &(ms_worker_job){pm, w, NULL, NULL}, pm->n_large,
-                     grain(w, GRAIN_PER_BODY));
+  for (int t = 0; t < w->cpu_threads; t++)
+    w->chunk[t].n_wr = 0; /* chunks the job leaves empty add nothing */
+  st = ms_pool_run(w->pool, walls_chunk, &(ms_worker_job){pm, w, NULL, NULL}, pm->n_large,
+                   grain(w, GRAIN_PER_BODY));
+  if (!st && pm->n_walls > 0)
+    ms_walls_apply_large(pm, w);
+  return st;
 }
 
 /* Integrates a chunk of large particles, keeping each one's state from before in
@@ -606,8 +617,11 @@ ms_status ms_cpu_integrate(const ms_params *pm, ms_worker *w, long step)
   ms_status st = ms_pool_run(w->pool, integrate_chunk, &(ms_worker_job){pm, w, NULL, NULL},
                              pm->n_large, grain(w, GRAIN_PER_BODY));
   int finite = 1, i = st ? -1 : first_failure(w, &finite);
-  if (i < 0)
+  if (i < 0) {
+    if (!st)
+      ms_walls_advance(pm, w);
     return st;
+  }
   return ms_cpu_large_failure(pm, step, i, finite);
 }
 

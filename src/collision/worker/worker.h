@@ -12,6 +12,7 @@
 #include "collision/worker/history.h"
 #include "collision/base/params.h"
 #include "collision/exchange/crossing.h"
+#include "collision/worker/wall_band.h"
 
 /* One large particle's list: small indices in the order of the build's walk, and where
  * the large particle was then. */
@@ -58,7 +59,47 @@ typedef struct ms_worker_chunk {
   int failed_finite; /* ... and whether its state was finite (too fast) */
   uint64_t *key;     /* large-small with the list: one large particle's candidates */
   size_t key_cap;
+  ms_wall_reaction *wr; /* the walls' reactions to its large particles' contacts */
+  size_t n_wr, wr_cap;
 } ms_worker_chunk;
+
+/* A wall contact's stored tangential displacement: the partner (a small particle's index,
+ * or a wall's for a large particle's list), the feature touched (shared/wall.h,
+ * ms_polyline_feature) and xi. Lists sorted by (j, feature). */
+typedef struct ms_wall_xi {
+  int j, feature;
+  float xi;
+} ms_wall_xi;
+
+typedef struct ms_wall_xi_list {
+  ms_wall_xi *e;
+  int n;
+  size_t cap;
+} ms_wall_xi_list;
+
+/* Where a wall is this iteration and what it received (collision/worker/walls.h). */
+typedef struct ms_wall_now {
+  double *at;            /* polyline: its points now (x,y pairs) */
+  double center[2];      /* circle: its centre now */
+  double t, tx, ty, angle; /* the pose of time t (force-driven: tx, ty = s dir, angle 0) */
+  double vtx, vty;       /* force-driven: its velocity, s_dot dir */
+  double s, s_dot;       /* force-driven: displacement along its line and its rate */
+  ms_band band;          /* the cells within reach of the small particles now */
+  int first_span;        /* exchange = zone: its band's first run among the zone's owners */
+  double fx, fy, torque; /* the reaction of its contacts this iteration (torque about the
+                            rotation centre now, or its first point / centre) */
+  int contacts;
+  double lost, work;     /* --diagnostics, since the run's start: the energy its small
+                            contacts dissipated (its large ones': diss_large), the work it did */
+  ms_wall_xi_list small_cur, small_next; /* friction: its small contacts' histories */
+} ms_wall_now;
+
+/* A large particle's wall contact reaction, summed into the wall after the job in the
+ * one-thread order. */
+typedef struct ms_wall_reaction {
+  int wall;
+  double fx, fy, torque, lost, work;
+} ms_wall_reaction;
 
 struct ms_pool;       /* collision/worker/worker_pool.h */
 struct ms_sweep_item; /* collision/worker/cpu_worker.c */
@@ -79,6 +120,9 @@ typedef struct ms_worker {
    * (friction; dissipation.c). */
   double *diss_large;
   double diss_worker;
+  ms_wall_now *wall;            /* [wall.NAME]: n_walls */
+  ms_wall_xi_list *wall_xi_cur, *wall_xi_next; /* friction: per large particle, its wall
+                                                  contacts' histories */
 } ms_worker;
 
 /* Where large-small reads the small particles and adds their forces and torques (see

@@ -1,0 +1,380 @@
+/* The CPU worker's walls (collision/worker/walls.h): their pose, bands, contacts with the
+ * small and the large particles through kernels/shared/wall.h, their histories and the
+ * motion of force-driven walls. */
+#include "collision/worker/walls.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/grow.h"
+#include "shared/friction.h"
+#include "shared/grid.h"
+#include "shared/wall.h"
+
+ms_status ms_walls_init(const ms_params *pm, ms_worker *w)
+{
+  if (pm->n_walls == 0)
+    return MS_OK;
+  w->wall = calloc((size_t)pm->n_walls, sizeof *w->wall);
+  if (!w->wall)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for %d walls", pm->n_walls);
+  for (int k = 0; k < pm->n_walls; k++) {
+    const ms_wall_def *d = &pm->walls[k];
+    if (d->kind == MS_WALL_POLYLINE &&
+        !(w->wall[k].at = malloc((size_t)d->n_points * 2 * sizeof(double))))
+      return ms_fail(MS_ERR_RUNTIME, "out of memory for the points of [%s]", d->section);
+  }
+  if (pm->friction_on && pm->n_large > 0) {
+    w->wall_xi_cur = calloc((size_t)pm->n_large, sizeof *w->wall_xi_cur);
+    w->wall_xi_next = calloc((size_t)pm->n_large, sizeof *w->wall_xi_next);
+    if (!w->wall_xi_cur || !w->wall_xi_next)
+      return ms_fail(MS_ERR_RUNTIME, "out of memory for the wall histories of %d large "
+                                     "particles", pm->n_large);
+  }
+  return MS_OK;
+}
+
+void ms_walls_free(const ms_params *pm, ms_worker *w)
+{
+  for (int k = 0; w->wall && k < pm->n_walls; k++) {
+    free(w->wall[k].at);
+    ms_band_free(&w->wall[k].band);
+    free(w->wall[k].small_cur.e);
+    free(w->wall[k].small_next.e);
+  }
+  free(w->wall);
+  w->wall = NULL;
+  for (int i = 0; w->wall_xi_cur && i < pm->n_large; i++) {
+    free(w->wall_xi_cur[i].e);
+    free(w->wall_xi_next[i].e);
+  }
+  free(w->wall_xi_cur);
+  free(w->wall_xi_next);
+  w->wall_xi_cur = w->wall_xi_next = NULL;
+}
+
+/* ---- Where a wall is ------------------------------------------------------------ */
+
+static void pose(const ms_params *pm, const ms_wall_def *d, ms_wall_now *now, long step)
+{
+  now->t = (double)step * pm->dt;
+  if (d->force_driven) {
+    now->tx = now->s * d->dir[0];
+    now->ty = now->s * d->dir[1];
+    now->angle = 0.0;
+    now->vtx = now->s_dot * d->dir[0];
+    now->vty = now->s_dot * d->dir[1];
+  } else {
+    ms_wall_pose(&d->motion, now->t, &now->tx, &now->ty, &now->angle);
+  }
+  if (d->kind == MS_WALL_CIRCLE) {
+    ms_wall_place(&d->motion, now->tx, now->ty, now->angle, d->center[0], d->center[1],
+                  &now->center[0], &now->center[1]);
+    return;
+  }
+  for (int k = 0; k < d->n_points; k++)
+    ms_wall_place(&d->motion, now->tx, now->ty, now->angle, d->points[2 * k],
+                  d->points[2 * k + 1], &now->at[2 * k], &now->at[2 * k + 1]);
+}
+
+ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step)
+{
+  for (int k = 0; k < pm->n_walls; k++) {
+    const ms_wall_def *d = &pm->walls[k];
+    ms_wall_now *now = &w->wall[k];
+    pose(pm, d, now, step);
+    int ok = d->kind == MS_WALL_CIRCLE
+                 ? ms_band_circle(&now->band, now->center[0], now->center[1], d->radius,
+                                  (double)pm->r_small_max, &pm->grid)
+                 : ms_band_polyline(&now->band, now->at, d->n_points, d->closed,
+                                    (double)pm->r_small_max, &pm->grid);
+    if (!ok)
+      return ms_fail(MS_ERR_RUNTIME, "out of memory for the cells along [%s]", d->section);
+    now->fx = now->fy = now->torque = 0.0; /* lost and work add up over the run */
+    now->contacts = 0;
+  }
+  return MS_OK;
+}
+
+/* The wall's velocity at (px, py) and its spin. */
+static void wall_velocity(const ms_wall_def *d, const ms_wall_now *now, double px, double py,
+                          double *vx, double *vy, float *omega)
+{
+  if (d->force_driven) {
+    *vx = now->vtx;
+    *vy = now->vty;
+    *omega = 0.0f;
+    return;
+  }
+  ms_wall_velocity_at(&d->motion, now->t, now->tx, now->ty, px, py, vx, vy);
+  *omega = (float)d->motion.omega;
+}
+
+/* The point the wall's torque is taken about: its rotation centre now when it turns,
+ * else its first point (a polyline) or its centre (a circle) now. */
+static void reference(const ms_wall_def *d, const ms_wall_now *now, double *qx, double *qy)
+{
+  if (d->motion.omega != 0.0) {
+    *qx = d->motion.cx + now->tx;
+    *qy = d->motion.cy + now->ty;
+  } else if (d->kind == MS_WALL_CIRCLE) {
+    *qx = now->center[0];
+    *qy = now->center[1];
+  } else {
+    *qx = now->at[0];
+    *qy = now->at[1];
+  }
+}
+
+/* The contacts of a disc with a wall, one at a time: *seg is where the search goes on
+ * (start at 0); returns 1 with the next contact and its polyline-wide feature id. */
+static int next_hit(const ms_wall_def *d, const ms_wall_now *now, double px, double py, float r,
+                    int *seg, ms_wall_hit *hit, int *feature)
+{
+  if (d->kind == MS_WALL_CIRCLE) {
+    if ((*seg)++ > 0)
+      return 0;
+    *feature = 0;
+    return ms_circle_contact(px, py, r, now->center[0], now->center[1], d->radius, hit);
+  }
+  int n = d->n_points, n_seg = ms_polyline_segments(n, d->closed);
+  while (*seg < n_seg) {
+    int i = (*seg)++;
+    ms_wall_segment s = ms_polyline_segment(i, n, d->closed);
+    const double *a = &now->at[2 * s.a], *b = &now->at[2 * s.b], *c = &now->at[2 * s.c];
+    if (ms_segment_contact(px, py, r, a[0], a[1], b[0], b[1], s.start_free, s.end_free, c[0],
+                           c[1], hit)) {
+      *feature = ms_polyline_feature(i, hit->feature, n);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* ---- Histories ------------------------------------------------------------------ */
+
+static int xi_push(ms_wall_xi_list *l, int j, int feature, float xi)
+{
+  ms_wall_xi *e = ms_grow(l->e, (size_t)l->n, &l->cap, sizeof *e, 16);
+  if (!e)
+    return 0;
+  l->e = e;
+  l->e[l->n++] = (ms_wall_xi){j, feature, xi};
+  return 1;
+}
+
+static int by_key(const void *pa, const void *pb)
+{
+  const ms_wall_xi *a = pa, *b = pb;
+  if (a->j != b->j)
+    return a->j < b->j ? -1 : 1;
+  return (a->feature > b->feature) - (a->feature < b->feature);
+}
+
+/* The list written this iteration becomes the one read by the next. */
+static void xi_turn(ms_wall_xi_list *cur, ms_wall_xi_list *next)
+{
+  qsort(next->e, (size_t)next->n, sizeof *next->e, by_key);
+  ms_wall_xi_list t = *cur;
+  *cur = *next;
+  *next = t;
+  next->n = 0;
+}
+
+/* The stored xi of partner j's contact with `feature`, or of its contact with a
+ * neighbouring feature (the contact moved across a joint: it keeps its history); 0 for a
+ * new contact. */
+static float xi_find(const ms_wall_xi_list *l, int j, int feature, const ms_wall_def *d)
+{
+  int lo = 0, hi = l->n;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (l->e[mid].j < j)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (int k = lo; k < l->n && l->e[k].j == j; k++)
+    if (l->e[k].feature == feature)
+      return l->e[k].xi;
+  if (d->kind == MS_WALL_CIRCLE)
+    return 0.0f;
+  for (int k = lo; k < l->n && l->e[k].j == j; k++)
+    if (ms_wall_features_adjacent(l->e[k].feature, feature, d->n_points, d->closed))
+      return l->e[k].xi;
+  return 0.0f;
+}
+
+/* ---- Contacts ------------------------------------------------------------------- */
+
+/* One disc's contact with a wall: the law with the wall's velocity at the centre. */
+typedef struct disc {
+  double x, y;
+  float vx, vy, w, r, m;
+} disc;
+
+static ms_wall_force contact(const ms_params *pm, const ms_wall_def *d, const ms_wall_now *now,
+                             const disc *p, const ms_wall_hit *hit, float xi, double *vwx,
+                             double *vwy, float *omega)
+{
+  wall_velocity(d, now, p->x, p->y, vwx, vwy, omega);
+  float dvx = (float)((double)p->vx - *vwx), dvy = (float)((double)p->vy - *vwy);
+  return ms_wall_contact_force(hit->n, hit->overlap, dvx, dvy, p->w - *omega, p->r, p->m, pm->k,
+                               d->two_zeta, pm->kt, d->mu, pm->mu_r, xi, (float)pm->dt,
+                               pm->friction_on);
+}
+
+static int push_ls(ms_worker_chunk *c, int at, ms_v2 f, float t)
+{
+  ms_ls_contact *ls = ms_grow(c->ls, c->n_ls, &c->ls_cap, sizeof *ls, 256);
+  if (!ls)
+    return 0;
+  c->ls = ls;
+  c->ls[c->n_ls++] = (ms_ls_contact){at, f.x, f.y, t};
+  return 1;
+}
+
+/* Small particle j, at `at` of the source, against wall wi. */
+static int small_one(const ms_params *pm, ms_wall_now *now, const ms_wall_def *d, int j, size_t at,
+                     const ms_ls_source *src, ms_worker_chunk *out)
+{
+  const double *x = &src->pos[2 * at], *v = &src->vel[2 * at];
+  disc p = {x[0], x[1], (float)v[0], (float)v[1], 0.0f, pm->shape[2 * j], pm->shape[2 * j + 1]};
+  if (pm->friction_on)
+    p.w = (float)src->w[(size_t)src->w_stride * at];
+  double qx, qy;
+  reference(d, now, &qx, &qy);
+  ms_wall_hit hit;
+  int seg = 0, feature;
+  while (next_hit(d, now, p.x, p.y, p.r, &seg, &hit, &feature)) {
+    float xi = pm->friction_on ? xi_find(&now->small_cur, j, feature, d) : 0.0f;
+    double vwx, vwy;
+    float omega;
+    ms_wall_force c = contact(pm, d, now, &p, &hit, xi, &vwx, &vwy, &omega);
+    if (!push_ls(out, (int)at, c.f, c.torque))
+      return 0;
+    if (pm->friction_on && !xi_push(&now->small_next, j, feature, c.xi))
+      return 0;
+    now->fx -= (double)c.f.x;
+    now->fy -= (double)c.f.y;
+    now->torque += ms_wall_reaction_torque(qx, qy, p.x, p.y, p.r, hit.n, &c);
+    now->contacts++;
+    if (pm->diag) {
+      now->lost += ms_wall_contact_lost(&c, pm->kt, xi, p.w - omega, (float)pm->dt);
+      now->work += ms_wall_contact_work(&c, vwx, vwy, omega, (float)pm->dt);
+    }
+  }
+  return 1;
+}
+
+int ms_walls_small(const ms_params *pm, ms_worker *w, int wi, const ms_ls_source *src,
+                   ms_worker_chunk *out)
+{
+  const ms_wall_def *d = &pm->walls[wi];
+  ms_wall_now *now = &w->wall[wi];
+  const ms_band *b = &now->band;
+  if (src->span) { /* the zone: the band's runs are owners of their own, one row each */
+    for (size_t k = 0; k < b->n; k++) {
+      int r = src->base[now->first_span + (int)k];
+      for (int slot = src->span[2 * r]; slot < src->span[2 * r + 1]; slot++)
+        if (!small_one(pm, now, d, src->idx[slot], (size_t)slot, src, out))
+          return 0;
+    }
+  } else {
+    for (size_t k = 0; k < b->n; k++) {
+      const ms_band_span *s = &b->span[k];
+      for (int cx = s->x0; cx <= s->x1; cx++) {
+        int cell = s->y * pm->grid.nx + cx;
+        int n = src->count[cell] < src->cap ? src->count[cell] : src->cap;
+        for (int q = 0; q < n; q++) {
+          int j = src->idx[ms_grid_slot(cell, src->cap, q)];
+          if (!small_one(pm, now, d, j, (size_t)j, src, out))
+            return 0;
+        }
+      }
+    }
+  }
+  if (pm->friction_on)
+    xi_turn(&now->small_cur, &now->small_next);
+  return 1;
+}
+
+static int push_reaction(ms_worker_chunk *c, ms_wall_reaction r)
+{
+  ms_wall_reaction *e = ms_grow(c->wr, c->n_wr, &c->wr_cap, sizeof *e, 16);
+  if (!e)
+    return 0;
+  c->wr = e;
+  c->wr[c->n_wr++] = r;
+  return 1;
+}
+
+int ms_walls_large(const ms_params *pm, ms_worker *w, int i, ms_worker_chunk *out)
+{
+  ms_body *L = &w->large[i];
+  disc p = {L->x, L->y, (float)L->vx, (float)L->vy, (float)L->w, L->r, L->m};
+  ms_wall_xi_list *cur = pm->friction_on ? &w->wall_xi_cur[i] : NULL;
+  ms_wall_xi_list *next = pm->friction_on ? &w->wall_xi_next[i] : NULL;
+  for (int k = 0; k < pm->n_walls; k++) {
+    const ms_wall_def *d = &pm->walls[k];
+    const ms_wall_now *now = &w->wall[k];
+    double qx, qy;
+    reference(d, now, &qx, &qy);
+    ms_wall_hit hit;
+    int seg = 0, feature;
+    while (next_hit(d, now, p.x, p.y, p.r, &seg, &hit, &feature)) {
+      float xi = cur ? xi_find(cur, k, feature, d) : 0.0f;
+      double vwx, vwy;
+      float omega;
+      ms_wall_force c = contact(pm, d, now, &p, &hit, xi, &vwx, &vwy, &omega);
+      L->fx += c.f.x;
+      L->fy += c.f.y;
+      L->torque += c.torque;
+      if (next && !xi_push(next, k, feature, c.xi))
+        return 0;
+      ms_wall_reaction r = {k, -(double)c.f.x, -(double)c.f.y,
+                            ms_wall_reaction_torque(qx, qy, p.x, p.y, p.r, hit.n, &c), 0.0, 0.0};
+      if (pm->diag) {
+        r.lost = ms_wall_contact_lost(&c, pm->kt, xi, p.w - omega, (float)pm->dt);
+        r.work = ms_wall_contact_work(&c, vwx, vwy, omega, (float)pm->dt);
+        w->diss_large[i] += r.lost;
+      }
+      if (!push_reaction(out, r))
+        return 0;
+    }
+  }
+  if (next)
+    xi_turn(cur, next);
+  return 1;
+}
+
+void ms_walls_apply_large(const ms_params *pm, ms_worker *w)
+{
+  for (int t = 0; t < w->cpu_threads; t++) {
+    const ms_worker_chunk *ch = &w->chunk[t];
+    for (size_t e = 0; e < ch->n_wr; e++) {
+      const ms_wall_reaction *r = &ch->wr[e];
+      ms_wall_now *now = &w->wall[r->wall];
+      now->fx += r->fx;
+      now->fy += r->fy;
+      now->torque += r->torque;
+      now->work += r->work;
+      now->contacts++;
+    }
+  }
+  (void)pm;
+}
+
+void ms_walls_advance(const ms_params *pm, ms_worker *w)
+{
+  for (int k = 0; k < pm->n_walls; k++) {
+    const ms_wall_def *d = &pm->walls[k];
+    ms_wall_now *now = &w->wall[k];
+    if (!d->force_driven)
+      continue;
+    double along = d->push + now->fx * d->dir[0] + now->fy * d->dir[1];
+    now->s_dot = now->s_dot + along / d->mass * pm->dt;
+    now->s = now->s + now->s_dot * pm->dt;
+  }
+}

@@ -1,0 +1,39 @@
+/* The CPU worker's walls ([wall.NAME], docs/walls.md): where each wall is this iteration,
+ * its contacts with the small particles (a pool item of large-small of its own, walking
+ * the grid cells of its band) and with the large ones (in the walls phase, after the box
+ * walls), the histories of those contacts with friction on, the reaction each wall
+ * receives, and the motion of a force-driven wall. The law is kernels/shared/wall.h, the
+ * same for every contact. Every sum runs in one order whatever the thread count: a wall's
+ * small contacts on the one thread that has its item, in its band's walk order; its large
+ * contacts' reactions after the job, in large particle order. */
+#ifndef MS_WORKER_WALLS_H
+#define MS_WORKER_WALLS_H
+
+#include "collision/worker/worker.h"
+
+/* Makes the walls' state (their points now, histories) for pm->n_walls walls. */
+ms_status ms_walls_init(const ms_params *pm, ms_worker *w);
+void ms_walls_free(const ms_params *pm, ms_worker *w);
+
+/* Start of an iteration, before the exchange: each wall's pose at t = step dt (prescribed)
+ * or from its state (force-driven), its points now, its band of cells, its sums cleared. */
+ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step);
+
+/* Wall `wi`'s contacts with the small particles of the source, walked over its band: the
+ * forces (and torques) on them go to the chunk's list like large-small's, the reaction to
+ * the wall. Returns 0 when out of memory. */
+int ms_walls_small(const ms_params *pm, ms_worker *w, int wi, const ms_ls_source *src,
+                   ms_worker_chunk *out);
+
+/* Large particle i (dynamic) against every wall: the force and torque onto it, each
+ * wall's reaction into the chunk's list. Returns 0 when out of memory. */
+int ms_walls_large(const ms_params *pm, ms_worker *w, int i, ms_worker_chunk *out);
+
+/* After the walls phase: the chunks' reactions into the walls, in chunk order. */
+void ms_walls_apply_large(const ms_params *pm, ms_worker *w);
+
+/* After the integration: force-driven walls take their step (the bodies' symplectic
+ * Euler step, along their line). */
+void ms_walls_advance(const ms_params *pm, ms_worker *w);
+
+#endif
