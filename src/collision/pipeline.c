@@ -182,7 +182,7 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   if (s->p.n_walls > 0) /* where the walls are this iteration: before the zone, which walks
                            their bands too */
     TRY(ms_walls_place(&s->p, &s->wk, step));
-  TRY(zone ? ms_zone_begin(&s->ctx, s->wk.large) : ms_buffers_host_begin(&s->x.buf, &s->cl));
+  TRY(zone ? ms_zone_begin(&s->ctx, s->wk.large, s->wk.wall_rects, s->wk.n_wall_rects) : ms_buffers_host_begin(&s->x.buf, &s->cl));
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
   ms_status ls = ms_cpu_large_small(&s->ctx, &s->wk); /* fails only out of memory */
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL, t0);

@@ -142,21 +142,11 @@ static ms_status fit_fixed(const ms_ctx *c, ms_zone *z)
   if (z->m_mark)
     return MS_OK;
   ms_cl *cl = c->cl;
-  size_t nl = (size_t)c->p->n_large, cells = c->p->grid.n_cells;
+  size_t cells = c->p->grid.n_cells;
   z->lanes = group_lanes(c, &z->per_lane);
   size_t per_block = z->lanes * z->per_lane, blocks = (cells + per_block - 1) / per_block;
   ms_status st;
-  z->base = malloc((nl + 1) * sizeof *z->base);
-  if (!z->base)
-    return ms_fail(MS_ERR_RUNTIME, "out of memory for the contact zone of %zu large particles", nl);
-  if ((st = ms_buffers_new(cl, MS_BUFFERS_COPIED, nl * 4 * sizeof(int), "zone rectangles",
-                           &z->m_rect)) ||
-      (st = ms_buffers_new(cl, MS_BUFFERS_COPIED, nl * sizeof(int), "zone bases", &z->m_base)) ||
-      (st = ms_buffers_staging_alloc(cl, cl->zone_queue, nl * 4 * sizeof(int),
-                                     "zone rectangles", &z->up_rect)) ||
-      (st = ms_buffers_staging_alloc(cl, cl->zone_queue, nl * sizeof(int), "zone bases",
-                                     &z->up_base)) ||
-      (st = ms_buffers_new(cl, MS_BUFFERS_COPIED, cells * sizeof(int), "zone marks",
+  if ((st = ms_buffers_new(cl, MS_BUFFERS_COPIED, cells * sizeof(int), "zone marks",
                            &z->m_mark)) ||
       (st = ms_buffers_new(cl, MS_BUFFERS_COPIED, cells * sizeof(int), "zone first slots",
                            &z->m_first)) ||
@@ -165,7 +155,6 @@ static ms_status fit_fixed(const ms_ctx *c, ms_zone *z)
       (st = ms_buffers_new(cl, MS_BUFFERS_COPIED, blocks * sizeof(int), "zone block starts",
                            &z->m_block_start)))
     return st;
-  z->large_room = nl;
   z->n_cells = cells;
   z->n_blocks = blocks;
   z->stamp = 0;
@@ -173,6 +162,40 @@ static ms_status fit_fixed(const ms_ctx *c, ms_zone *z)
   return ms_cl_check(clEnqueueFillBuffer(cl->zone_queue, z->m_mark, &zero, sizeof zero, 0,
                                          cells * sizeof(int), 0, NULL, NULL),
                      "clEnqueueFillBuffer", "zone marks");
+}
+
+/* Room for `owners` rectangles (the large particles', then the walls' runs of cells, whose
+ * number changes as the walls move): remade larger when they outgrow it. */
+static ms_status fit_owners(const ms_ctx *c, ms_zone *z, size_t owners)
+{
+  if (owners <= z->large_room && z->base)
+    return MS_OK;
+  ms_cl *cl = c->cl;
+  size_t room = owners + owners / 2 + 1;
+  free(z->base);
+  ms_buffers_staging_free(cl->zone_queue, &z->up_rect);
+  ms_buffers_staging_free(cl->zone_queue, &z->up_base);
+  cl_mem *mems[] = {&z->m_rect, &z->m_base};
+  for (int i = 0; i < 2; i++)
+    if (*mems[i]) {
+      clReleaseMemObject(*mems[i]);
+      *mems[i] = NULL;
+    }
+  z->large_room = 0;
+  z->base = malloc((room + 1) * sizeof *z->base);
+  if (!z->base)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the contact zone of %zu rectangles", room);
+  ms_status st;
+  if ((st = ms_buffers_new(cl, MS_BUFFERS_COPIED, room * 4 * sizeof(int), "zone rectangles",
+                           &z->m_rect)) ||
+      (st = ms_buffers_new(cl, MS_BUFFERS_COPIED, room * sizeof(int), "zone bases", &z->m_base)) ||
+      (st = ms_buffers_staging_alloc(cl, cl->zone_queue, room * 4 * sizeof(int),
+                                     "zone rectangles", &z->up_rect)) ||
+      (st = ms_buffers_staging_alloc(cl, cl->zone_queue, room * sizeof(int), "zone bases",
+                                     &z->up_base)))
+    return st;
+  z->large_room = room;
+  return MS_OK;
 }
 
 /* The buffers follow the sim's buffer mode: a switch remakes them (not a growth). */
@@ -203,7 +226,8 @@ ms_status ms_zone_reserve(const ms_ctx *c, size_t cells)
 /* Each large particle's rectangle (the cells large-small walks: its reach r + the
  * largest small radius) into the upload copy, and where its rows start among the
  * spans. Returns the number of rows in all. */
-static size_t rectangles(const ms_ctx *c, ms_zone *z, const ms_body *large)
+static size_t rectangles(const ms_ctx *c, ms_zone *z, const ms_body *large, const int *extra,
+                         size_t n_extra)
 {
   const ms_grid *g = &c->p->grid;
   int *rect = z->up_rect.ptr, *up_base = z->up_base.ptr;
@@ -220,7 +244,13 @@ static size_t rectangles(const ms_ctx *c, ms_zone *z, const ms_body *large)
     z->base[i] = up_base[i] = (int)rows;
     rows += (size_t)(r[3] - r[2] + 1);
   }
-  z->base[c->p->n_large] = (int)rows;
+  for (size_t e = 0; e < n_extra; e++) { /* the walls' runs, after the large particles */
+    size_t i = (size_t)c->p->n_large + e;
+    memcpy(&rect[4 * i], &extra[4 * e], 4 * sizeof(int));
+    z->base[i] = up_base[i] = (int)rows;
+    rows += (size_t)(extra[4 * e + 3] - extra[4 * e + 2] + 1);
+  }
+  z->base[z->n_owners] = (int)rows;
   return rows;
 }
 
@@ -230,7 +260,7 @@ static size_t first_room(const ms_ctx *c, const ms_zone *z)
 {
   const int *r = z->up_rect.ptr;
   double cells = 0.0;
-  for (int i = 0; i < c->p->n_large; i++, r += 4)
+  for (size_t i = 0; i < z->n_owners; i++, r += 4)
     cells += (double)(r[1] - r[0] + 1) * (double)(r[3] - r[2] + 1);
   double room = cells * (double)c->p->n_small / (double)c->p->grid.n_cells + ZONE_MIN_ROOM;
   return room < (double)c->p->n_small ? (size_t)room : (size_t)c->p->n_small;
@@ -252,7 +282,7 @@ typedef struct zone_events {
 
 static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
 {
-  int rows = (int)z->n_spans, nl = c->p->n_large, nx = c->p->grid.nx, cells = (int)z->n_cells;
+  int rows = (int)z->n_spans, nl = (int)z->n_owners, nx = c->p->grid.nx, cells = (int)z->n_cells;
   int cap = (int)c->x->buf.cap, blocks = (int)z->n_blocks, per_lane = (int)z->per_lane;
   ARG(MS_K_ZONE_MARK, 0, rows);
   ARG(MS_K_ZONE_MARK, 1, nl);
@@ -331,7 +361,7 @@ static ms_status gather(const ms_ctx *c, ms_zone *z, zone_events *e)
 
 static ms_status spans(const ms_ctx *c, ms_zone *z, zone_events *e)
 {
-  int rows = (int)z->n_spans, nl = c->p->n_large, nx = c->p->grid.nx, cap = (int)c->x->buf.cap;
+  int rows = (int)z->n_spans, nl = (int)z->n_owners, nx = c->p->grid.nx, cap = (int)c->x->buf.cap;
   ARG(MS_K_ZONE_SPANS, 0, rows);
   ARG(MS_K_ZONE_SPANS, 1, nl);
   ARG(MS_K_ZONE_SPANS, 2, z->m_rect);
@@ -541,7 +571,7 @@ static ms_status next_stamp(const ms_ctx *c, ms_zone *z)
 static ms_status rectangles_up(const ms_ctx *c, ms_zone *z)
 {
   cl_command_queue q = c->cl->zone_queue;
-  size_t nl = (size_t)c->p->n_large;
+  size_t nl = z->n_owners;
   ms_status st = ms_xfer_write(q, "queue: zone", z->m_rect, nl * 4 * sizeof(int), z->up_rect.ptr,
                                "zone rectangles");
   if (!st)
@@ -550,24 +580,27 @@ static ms_status rectangles_up(const ms_ctx *c, ms_zone *z)
   return st;
 }
 
-ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large)
+ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large, const int *extra, size_t n_extra)
 {
   ms_zone *z = &c->x->zone;
   ms_cl *cl = c->cl;
   z->n_slots = z->n_marked = z->n_spans = 0;
+  z->n_owners = (size_t)c->p->n_large + n_extra;
   follow_mode(c, z);
-  if (c->p->n_large == 0 || c->p->n_small == 0) {
+  if (z->n_owners == 0 || c->p->n_small == 0) {
     count_stats(c, z, 0.0);
     return MS_OK;
   }
   ms_status st = fit_fixed(c, z);
+  if (!st)
+    st = fit_owners(c, z, z->n_owners);
   if (!st)
     st = next_stamp(c, z);
   if (st)
     return st;
   /* The rectangles are written in both modes: a few bytes per large particle, where a
    * map would cost a round trip of its own. */
-  z->n_spans = rectangles(c, z, large);
+  z->n_spans = rectangles(c, z, large, extra, n_extra);
   if (!z->m_idx)
     z->expect = first_room(c, z);
   if ((st = fit_spans(c, z, z->n_spans)) || (st = fit_slots(c, z, z->expect)))
@@ -585,7 +618,7 @@ ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large)
   memset(z->h_f, 0, z->n_slots * 2 * sizeof(float)); /* F_ls starts at +0.0f too */
   if (z->h_t)
     memset(z->h_t, 0, z->n_slots * sizeof(float)); /* and t_ls */
-  double up = (double)c->p->n_large * 5 * sizeof(int) +
+  double up = (double)z->n_owners * 5 * sizeof(int) +
               (double)z->n_slots * SLOT_UP(c->p->friction_on);
   count_stats(c, z, up + down + (double)(z->n_spans + 1) * 2 * sizeof(int));
   return MS_OK;
@@ -618,7 +651,7 @@ ms_status ms_zone_end(const ms_ctx *c)
 {
   ms_zone *z = &c->x->zone;
   ms_cl *cl = c->cl;
-  if (c->p->n_large == 0 || c->p->n_small == 0 || !z->h_totals)
+  if (z->n_owners == 0 || c->p->n_small == 0 || !z->h_totals)
     return MS_OK;
   ms_status st = MS_OK;
   if (z->mode == MS_BUFFERS_SHARED) {

@@ -19,7 +19,9 @@
  * them (never truncating); end publishes the zone's forces (unmap or write) and enqueues
  * their store into F_ls, flushed but not waited for: `scattered` is its event, which the
  * manager's integration waits for on the device. */
-ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large);
+/* `extra`: n_extra more rectangles (x0, x1, y0, y1 each) after the large particles', the
+ * walls' runs of cells (collision/worker/walls.h), walked like a large particle's rows. */
+ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large, const int *extra, size_t n_extra);
 ms_status ms_zone_end(const ms_ctx *c);
 
 /* Remakes the per-slot buffers with room for about `cells` cells' particles (at least

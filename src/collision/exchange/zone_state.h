@@ -9,7 +9,8 @@ typedef struct ms_zone {
   ms_buffer_mode mode; /* of the per-slot and read-back buffers: the sim's buffer mode */
   size_t room;         /* particles the per-slot buffers hold (capacity) */
   size_t span_room;    /* rectangle rows the span buffer holds */
-  size_t large_room;   /* large particles the rectangle buffers hold */
+  size_t large_room;   /* rectangles the rectangle buffers hold (large particles, walls' runs) */
+  size_t n_owners;     /* this iteration's rectangles: the large particles', then the walls' */
   size_t n_cells;      /* of the grid: the mark and first-slot buffers */
   size_t lanes;        /* work-items per work-group of the block kernels */
   size_t per_lane;     /* cells per work-item there */

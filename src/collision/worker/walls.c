@@ -45,6 +45,8 @@ void ms_walls_free(const ms_params *pm, ms_worker *w)
   }
   free(w->wall);
   w->wall = NULL;
+  free(w->wall_rects);
+  w->wall_rects = NULL;
   for (int i = 0; w->wall_xi_cur && i < pm->n_large; i++) {
     free(w->wall_xi_cur[i].e);
     free(w->wall_xi_next[i].e);
@@ -78,6 +80,28 @@ static void pose(const ms_params *pm, const ms_wall_def *d, ms_wall_now *now, lo
                   d->points[2 * k + 1], &now->at[2 * k], &now->at[2 * k + 1]);
 }
 
+/* The walls' runs as one-row rectangles for the zone, after the large particles' own. */
+static ms_status zone_rects(const ms_params *pm, ms_worker *w)
+{
+  w->n_wall_rects = 0;
+  for (int k = 0; k < pm->n_walls; k++) {
+    ms_wall_now *now = &w->wall[k];
+    now->first_span = pm->n_large + (int)w->n_wall_rects;
+    for (size_t i = 0; i < now->band.n; i++) {
+      int *r = ms_grow(w->wall_rects, w->n_wall_rects, &w->wall_rects_cap, 4 * sizeof *r, 64);
+      if (!r)
+        return ms_fail(MS_ERR_RUNTIME, "out of memory for the cells along the walls");
+      w->wall_rects = r;
+      const ms_band_span *s = &now->band.span[i];
+      int *q = &w->wall_rects[4 * w->n_wall_rects++];
+      q[0] = s->x0;
+      q[1] = s->x1;
+      q[2] = q[3] = s->y;
+    }
+  }
+  return MS_OK;
+}
+
 ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step)
 {
   for (int k = 0; k < pm->n_walls; k++) {
@@ -94,7 +118,7 @@ ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step)
     now->fx = now->fy = now->torque = 0.0; /* lost and work add up over the run */
     now->contacts = 0;
   }
-  return MS_OK;
+  return zone_rects(pm, w);
 }
 
 /* The wall's velocity at (px, py) and its spin. */

@@ -48,6 +48,13 @@ typedef struct ms_ll_pair {
                        spring storage not taken off, see worker_friction.c) */
 } ms_ll_pair;
 
+/* A large particle's wall contact reaction, summed into the wall after the job in the
+ * one-thread order. */
+typedef struct ms_wall_reaction {
+  int wall;
+  double fx, fy, torque, lost, work;
+} ms_wall_reaction;
+
 /* What one pool thread found in its chunk this iteration. */
 typedef struct ms_worker_chunk {
   ms_ls_contact *ls;
@@ -94,12 +101,6 @@ typedef struct ms_wall_now {
   ms_wall_xi_list small_cur, small_next; /* friction: its small contacts' histories */
 } ms_wall_now;
 
-/* A large particle's wall contact reaction, summed into the wall after the job in the
- * one-thread order. */
-typedef struct ms_wall_reaction {
-  int wall;
-  double fx, fy, torque, lost, work;
-} ms_wall_reaction;
 
 struct ms_pool;       /* collision/worker/worker_pool.h */
 struct ms_sweep_item; /* collision/worker/cpu_worker.c */
@@ -121,6 +122,9 @@ typedef struct ms_worker {
   double *diss_large;
   double diss_worker;
   ms_wall_now *wall;            /* [wall.NAME]: n_walls */
+  int *wall_rects;              /* exchange = zone: every wall's runs of cells, one-row
+                                   rectangles (x0, x1, y, y) in wall order */
+  size_t n_wall_rects, wall_rects_cap;
   ms_wall_xi_list *wall_xi_cur, *wall_xi_next; /* friction: per large particle, its wall
                                                   contacts' histories */
 } ms_worker;
