@@ -101,6 +101,27 @@ ms_large_on ms_sim_large_on(const ms_sim *sim);
 long ms_sim_step(const ms_sim *sim);
 /* Whether the sim steps friction and rotation (ms_scene_friction_on of its scene). */
 int ms_sim_friction_on(const ms_sim *sim);
+
+/* A wall ([wall.NAME]) as it is at the current step: where (its pose from its motion at
+ * t = step dt, or a force-driven wall's own state) and what the contacts of the last
+ * iteration gave it. `points` stays valid until the next advance or call. */
+typedef struct ms_wall_info {
+  const char *section;    /* "wall.NAME" */
+  ms_wall_kind kind;
+  int n_points, closed;   /* polyline */
+  const double *points;   /* polyline: x,y pairs now, simulation frame */
+  double center[2];       /* circle: its centre now */
+  double radius;
+  double ref[2];          /* the point the torque is about: the rotation centre now when it
+                             turns, else its first point (polyline) or centre (circle) */
+  double fx, fy, torque;  /* the reaction of the last iteration's contacts (N/m, N m/m) */
+  int contacts;           /* its contacts in the last iteration */
+  double work;            /* --diagnostics, since the start: the work it did on the particles */
+  double lost;            /* --diagnostics, since the start: what its contacts with small
+                             particles dissipated (large particles' count as theirs) */
+} ms_wall_info;
+int ms_sim_wall_count(const ms_sim *sim);
+void ms_sim_wall(ms_sim *sim, int k, ms_wall_info *out);
 const ms_sim_stats *ms_sim_get_stats(const ms_sim *sim);
 const char *ms_sim_device_name(const ms_sim *sim);
 const char *ms_sim_platform_name(const ms_sim *sim);

@@ -425,6 +425,11 @@ ms_pipeline ms_sim_pipeline(const ms_sim *s) { return s->p.pipeline; }
 ms_buffer_mode ms_sim_buffers(const ms_sim *s) { return s->x.buf.mode; }
 long ms_sim_step(const ms_sim *s) { return s->run.step; }
 int ms_sim_friction_on(const ms_sim *s) { return s->p.friction_on; }
+int ms_sim_wall_count(const ms_sim *s) { return s->p.n_walls; }
+void ms_sim_wall(ms_sim *s, int k, ms_wall_info *out)
+{
+  ms_walls_info(&s->p, &s->wk, k, s->run.step, out);
+}
 const ms_sim_stats *ms_sim_get_stats(const ms_sim *s) { return &s->run.stats; }
 const char *ms_sim_device_name(const ms_sim *s) { return s->cl.device_name; }
 const char *ms_sim_platform_name(const ms_sim *s) { return s->cl.platform_name; }

@@ -22,7 +22,8 @@ ms_status ms_walls_init(const ms_params *pm, ms_worker *w)
   for (int k = 0; k < pm->n_walls; k++) {
     const ms_wall_def *d = &pm->walls[k];
     if (d->kind == MS_WALL_POLYLINE &&
-        !(w->wall[k].at = malloc((size_t)d->n_points * 2 * sizeof(double))))
+        (!(w->wall[k].at = malloc((size_t)d->n_points * 2 * sizeof(double))) ||
+         !(w->wall[k].shown = malloc((size_t)d->n_points * 2 * sizeof(double)))))
       return ms_fail(MS_ERR_RUNTIME, "out of memory for the points of [%s]", d->section);
   }
   if (pm->friction_on && pm->n_large > 0) {
@@ -39,6 +40,7 @@ void ms_walls_free(const ms_params *pm, ms_worker *w)
 {
   for (int k = 0; w->wall && k < pm->n_walls; k++) {
     free(w->wall[k].at);
+    free(w->wall[k].shown);
     ms_band_free(&w->wall[k].band);
     free(w->wall[k].small_cur.e);
     free(w->wall[k].small_next.e);
@@ -388,6 +390,30 @@ void ms_walls_apply_large(const ms_params *pm, ms_worker *w)
     }
   }
   (void)pm;
+}
+
+void ms_walls_info(const ms_params *pm, ms_worker *w, int k, long step, ms_wall_info *out)
+{
+  const ms_wall_def *d = &pm->walls[k];
+  ms_wall_now *now = &w->wall[k], then = *now;
+  then.at = now->shown; /* the pose of `step` into the display copy, the state untouched */
+  pose(pm, d, &then, step);
+  memset(out, 0, sizeof *out);
+  out->section = d->section;
+  out->kind = d->kind;
+  out->n_points = d->n_points;
+  out->closed = d->closed;
+  out->points = then.at;
+  out->center[0] = then.center[0];
+  out->center[1] = then.center[1];
+  out->radius = d->radius;
+  reference(d, &then, &out->ref[0], &out->ref[1]);
+  out->fx = now->fx;
+  out->fy = now->fy;
+  out->torque = now->torque;
+  out->contacts = now->contacts;
+  out->work = now->work;
+  out->lost = now->lost;
 }
 
 void ms_walls_advance(const ms_params *pm, ms_worker *w)

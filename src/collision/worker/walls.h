@@ -32,6 +32,10 @@ int ms_walls_large(const ms_params *pm, ms_worker *w, int i, ms_worker_chunk *ou
 /* After the walls phase: the chunks' reactions into the walls, in chunk order. */
 void ms_walls_apply_large(const ms_params *pm, ms_worker *w);
 
+/* Wall k as it is at `step` (its pose then; the last iteration's reaction), its points into
+ * its own display copy. */
+void ms_walls_info(const ms_params *pm, ms_worker *w, int k, long step, ms_wall_info *out);
+
 /* After the integration: force-driven walls take their step (the bodies' symplectic
  * Euler step, along their line). */
 void ms_walls_advance(const ms_params *pm, ms_worker *w);

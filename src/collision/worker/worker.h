@@ -87,6 +87,7 @@ typedef struct ms_wall_xi_list {
 /* Where a wall is this iteration and what it received (collision/worker/walls.h). */
 typedef struct ms_wall_now {
   double *at;            /* polyline: its points now (x,y pairs) */
+  double *shown;         /* polyline: its points at the step ms_walls_info was asked for */
   double center[2];      /* circle: its centre now */
   double t, tx, ty, angle; /* the pose of time t (force-driven: tx, ty = s dir, angle 0) */
   double vtx, vty;       /* force-driven: its velocity, s_dot dir */
