@@ -57,6 +57,35 @@ typedef struct ms_large_origin {
   int generated;    /* from [large_random.NAME]: a particle is named by its number in it */
 } ms_large_origin;
 
+/* A wall of any shape ([wall.NAME], docs/scenes.md): a polyline, two-sided, or the inside
+ * of a circle (a drum). It moves as prescribed, a point X0 of it being at
+ * c + T(t) + R(omega t)(X0 - c) with T(t) = velocity t + osc_amp sin(2 pi osc_freq t) and c
+ * the rotation's centre, or, force-driven, only along its force's line, pushed by the force
+ * and its contacts. */
+typedef enum ms_wall_kind { MS_WALL_POLYLINE, MS_WALL_CIRCLE } ms_wall_kind;
+/* One wall ([wall.NAME]); coordinates in the simulation frame, like ms_large.x/y (the
+ * loader converts from the scene frame exactly as it does for particles). */
+typedef struct ms_wall {
+  char section[80];          /* "wall.NAME", for messages */
+  int line;                  /* the section header's line in the scene file */
+  ms_wall_kind kind;
+  double *points;            /* polyline: x,y pairs (n_points of them), simulation frame */
+  int n_points;
+  int closed;                /* polyline: the segment from the last point back to the first too */
+  double center[2], radius;  /* circle: the inside is the particles' side */
+  double velocity[2];        /* prescribed motion, each 0 when absent */
+  int rotates;               /* rotate given */
+  double rot_center[2];      /* simulation frame */
+  double omega;              /* rad/s, anticlockwise positive */
+  double osc_amp[2];         /* oscillate: displacement amplitude (m) */
+  double osc_freq;           /* Hz; 0: no oscillation */
+  int force_driven;          /* force given: moves only along the force's line */
+  double force[2];           /* N (per unit depth, like the rest of the 2D model) */
+  double mass;               /* kg, force-driven walls only */
+  float friction;            /* resolved: the wall's own, else [material] wall_friction */
+  float restitution;         /* resolved: the wall's own, else [material] restitution */
+} ms_wall;
+
 /* mode = gravity: where the bodies come from, how they are integrated. */
 typedef enum ms_bodies {
   MS_BODIES_PLUMMER, /* virialised Plummer sphere (Aarseth, Henon & Wielen 1974) */
@@ -182,6 +211,10 @@ typedef struct ms_scene {
   ms_large_origin *large_origin; /* in placement order; NULL for a scene built by hand */
   int large_origin_count;
 
+  /* [wall.NAME], in file order */
+  int wall_count;
+  ms_wall *walls;
+
   /* Line of the dt key (0 when defaulted), for messages about dt found later. */
   int dt_line;
 
@@ -228,8 +261,8 @@ void ms_scene_free(ms_scene *scene);
  * without a final ".csv", then ".state.csv". Returns 0 when that does not fit in `size`. */
 int ms_dump_state_path(const char *path, char *out, size_t size);
 
-/* Whether the scene's material has friction: friction, rolling_friction or wall_friction
- * > 0. Off, the simulation runs exactly the frictionless program. */
+/* Whether the scene has friction: friction, rolling_friction or wall_friction > 0, or a
+ * [wall.NAME] friction > 0. Off, the simulation runs exactly the frictionless program. */
 int ms_scene_friction_on(const ms_scene *scene);
 
 /* Names large particle `index` as the scene does: "[large.rock]" or

@@ -128,8 +128,8 @@ static void *grow(void *array, int *cap, int need, size_t size)
   return p;
 }
 
-/* NAME of [large.NAME] / [large_random.NAME] / [large_file.NAME]: non-empty, letters,
- * digits, _ and -. */
+/* NAME of [large.NAME] / [large_random.NAME] / [large_file.NAME] / [wall.NAME]:
+ * non-empty, letters, digits, _ and -. */
 static int valid_item_name(const char *s)
 {
   if (!*s)
@@ -166,6 +166,8 @@ static int add_item(loader *ld, section *sec)
     ld->files[sec->item] = (particle_file){.section = index, .density = 1000.0};
   } else if (sec->kind == SEC_SMALL) {
     ld->small.section = index;
+  } else if (sec->kind == SEC_WALL) {
+    return ms_ld_add_wall(ld, sec);
   }
   return 1;
 }
@@ -215,8 +217,10 @@ static int begin_section(loader *ld, const char *name)
   if (!ms_ld_kind_of(name, &kind))
     return ms_ld_fail_at(ld, ld->line, name, NULL,
                    "unknown section (expected simulation, box, material, grid, small, "
-                   "gravity, large.NAME, large_random.NAME, large_file.NAME or output)");
-  if (kind >= SEC_LARGE && kind <= SEC_LARGE_FILE && !valid_item_name(strchr(name, '.') + 1))
+                   "gravity, large.NAME, large_random.NAME, large_file.NAME, wall.NAME or "
+                   "output)");
+  int named = (kind >= SEC_LARGE && kind <= SEC_LARGE_FILE) || kind == SEC_WALL;
+  if (named && !valid_item_name(strchr(name, '.') + 1))
     return ms_ld_fail_at(ld, ld->line, name, NULL,
                    "NAME must be non-empty and use only letters, digits, '_' and '-'");
   if (!grow_names(ld))

@@ -53,6 +53,16 @@
  *   file = rocks.csv          ; required; relative to the scene's folder
  *   radius, density, velocity, static: for rows whose columns lack them
  *   thickness (every particle section): converts density = N kg/m^3
+ *   [wall.NAME]               ; a wall of any shape (walls.c), in scene coordinates:
+ *   segments = x1, y1, x2, y2, ...  ; a polyline, 2 points or more, inside the box,
+ *                             ; not crossing or touching itself
+ *   closed = no               ; yes: and the segment from the last point to the first
+ *   circle = cx, cy, R        ; instead of segments: the inside of a circle in the box
+ *   velocity = vx, vy; rotate = cx, cy, omega; oscillate = ax, ay, f (f > 0): together
+ *   the motion c + v t + a sin(2 pi f t) + R(omega t)(X0 - c)   (still)
+ *   force = fx, fy; mass = M  ; instead: moves along the force's line under it and its
+ *                             ; contacts
+ *   friction = mu; restitution = e    ; ([material] wall_friction, restitution)
  *
  * mode = gravity uses [simulation] dt, steps and seed, and one more section (the
  * collision sections and keys are then errors):
@@ -222,6 +232,9 @@ ms_status ms_scene_load_string(const char *text, const char *name, ms_scene *sce
 
 int ms_scene_friction_on(const ms_scene *s)
 {
+  for (int i = 0; i < s->wall_count; i++)
+    if (s->walls[i].friction > 0.0f)
+      return 1;
   return s->friction > 0.0f || s->rolling_friction > 0.0f || s->wall_friction > 0.0f;
 }
 
@@ -244,5 +257,8 @@ void ms_scene_free(ms_scene *scene)
   free(scene->hist.ll);
   free(scene->hist.small_wall_xi);
   free(scene->hist.large_wall_xi);
+  for (int i = 0; i < scene->wall_count; i++)
+    free(scene->walls[i].points);
+  free(scene->walls);
   *scene = (ms_scene){0};
 }

@@ -1,7 +1,7 @@
 /* The scene loader's private state, shared by its parts (src/scene/): reading lines
  * (ini_reader.c), values (values.c), the schema of sections and keys (schema.c), the
- * gravity keys (gravity_keys.c), placement (placement.c), the dt check
- * (contact_time.c), and the entry points (load.c). Every ms_ld_* function that can
+ * gravity keys (gravity_keys.c), the walls (walls.c), placement (placement.c), the dt
+ * check (contact_time.c), and the entry points (load.c). Every ms_ld_* function that can
  * fail records the first error in the loader and returns 0, so checks chain with &&. */
 #ifndef MS_SCENE_LOADER_H
 #define MS_SCENE_LOADER_H
@@ -32,6 +32,7 @@ typedef enum section_kind {
   SEC_LARGE_RANDOM,
   SEC_LARGE_FILE,
   SEC_OUTPUT, /* the --output time series: dir, every, format */
+  SEC_WALL,   /* [wall.NAME]: a wall of any shape (walls.c) */
   SEC_KIND_COUNT
 } section_kind;
 
@@ -39,7 +40,7 @@ typedef struct section {
   char name[NAME_MAX_LEN];
   int line;
   section_kind kind;
-  int item;               /* index into the loader's large or group specs */
+  int item;               /* index into the loader's large or group specs, scene->walls */
   int key_line[MAX_KEYS]; /* line of each key of g_keys[kind]; 0 = not given */
   double density;         /* the density key's number, in density_unit */
   density_unit density_unit;
@@ -139,6 +140,7 @@ typedef struct loader {
   int file_count, file_cap;
   char body_file[512]; /* [gravity] file as written */
   int input_cap;       /* room in scene->inputs */
+  int wall_cap;        /* room in scene->walls */
   ms_status status; /* MS_OK until the first error */
   int error_line;
   char message[1024];
@@ -183,6 +185,9 @@ int ms_ld_read_region(loader *ld, const char *text, double out[4]);
 int ms_ld_read_bool(loader *ld, const char *text, int *out);
 int ms_ld_read_spread(loader *ld, const char *v, double *out);
 int ms_ld_read_choice(loader *ld, const char *v, const char *const *names, int n, int *out);
+int ms_ld_read_numbers(loader *ld, const char *text, int n, double *out); /* exactly n */
+/* One or more comma-separated numbers into a new array (*out, freed by the caller). */
+int ms_ld_read_list(loader *ld, const char *text, double **out, int *count);
 
 /* Schema (schema.c). */
 int ms_ld_kind_of(const char *name, section_kind *kind);
@@ -193,6 +198,18 @@ int ms_ld_check_mode(loader *ld);
 int ms_ld_check_required(loader *ld);
 int ms_ld_check_sections(loader *ld);
 int ms_ld_check_grid(loader *ld); /* after the small particles' sizes are known */
+/* Coefficients that [material] and [wall.NAME] share: a friction coefficient (>= 0, 0 or
+ * a normal float) and a restitution (in (0, 1], a normal float). */
+int ms_ld_read_coefficient(loader *ld, const char *v, float *out);
+int ms_ld_read_restitution(loader *ld, const char *v, float *out);
+
+/* [wall.NAME] (walls.c): a new wall in scene->walls for the section just begun, its keys,
+ * and the checks once every section is read (the box checked): the wall's keys together,
+ * its coefficients resolved from [material], its coordinates moved into the simulation
+ * frame, its shape inside the box and not crossing itself. */
+int ms_ld_add_wall(loader *ld, section *sec);
+int ms_ld_set_wall(loader *ld, ms_wall *w, const char *key, const char *v);
+int ms_ld_check_wall(loader *ld, const section *sec);
 
 /* mode = gravity (gravity_keys.c). */
 int ms_ld_set_gravity(loader *ld, const char *key, const char *v);

@@ -15,7 +15,7 @@
 
 static const char *const g_kind_names[SEC_KIND_COUNT] = {
     "simulation", "box", "material", "grid", "small", "gravity", "large.", "large_random.",
-    "large_file.", "output",
+    "large_file.", "output", "wall.",
 };
 
 /* Known keys of each section kind. */
@@ -39,6 +39,8 @@ static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
                           "velocity_spread", "static", "thickness", "spin"},
     [SEC_LARGE_FILE] = {"file", "radius", "density", "thickness", "velocity", "static"},
     [SEC_OUTPUT] = {"dir", "every", "format", "diagnostics"},
+    [SEC_WALL] = {"segments", "closed", "circle", "velocity", "rotate", "oscillate", "force",
+                  "mass", "friction", "restitution"},
 };
 
 /* Keys that must be given, in the order missing ones are reported. */
@@ -181,9 +183,9 @@ static int set_box(loader *ld, const char *key, const char *v)
   return ms_ld_read_vec2(ld, v, ms_ld_is(key, "min") ? ld->scene->box_min : ld->scene->box_max);
 }
 
-/* A friction coefficient (friction, rolling_friction, wall_friction): >= 0, a float that
- * is 0 (the default, that part of the law off) or normal. */
-static int read_coefficient(loader *ld, const char *v, float *out)
+/* A friction coefficient (friction, rolling_friction, wall_friction, a wall's friction):
+ * >= 0, a float that is 0 (the default, that part of the law off) or normal. */
+int ms_ld_read_coefficient(loader *ld, const char *v, float *out)
 {
   double mu = 0.0;
   return ms_ld_parse_number(ld, v, &mu) && ms_ld_at_least(ld, mu, 0.0) && ms_ld_float(ld, mu, out);
@@ -200,26 +202,31 @@ static int read_kt_ratio(loader *ld, const char *v, float *out)
   return ms_ld_positive_float(ld, r, out);
 }
 
-static int set_material(loader *ld, const char *key, const char *v)
+int ms_ld_read_restitution(loader *ld, const char *v, float *out)
 {
-  ms_scene *s = ld->scene;
-  if (ms_ld_is(key, "friction"))
-    return read_coefficient(ld, v, &s->friction);
-  if (ms_ld_is(key, "rolling_friction"))
-    return read_coefficient(ld, v, &s->rolling_friction);
-  if (ms_ld_is(key, "wall_friction"))
-    return read_coefficient(ld, v, &s->wall_friction);
-  if (ms_ld_is(key, "tangential_stiffness"))
-    return read_kt_ratio(ld, v, &s->tangential_stiffness);
-  if (ms_ld_is(key, "stiffness"))
-    return ms_ld_read_positive_float(ld, v, &ld->scene->stiffness);
   double e = 0.0;
   if (!ms_ld_parse_number(ld, v, &e))
     return 0;
   if (!(e > 0.0 && e <= 1.0))
     return ms_ld_bad_value(ld, "must be in (0, 1] (got %g)", e);
   /* The damping ratio takes log(e): e must stay a normal float. */
-  return ms_ld_positive_float(ld, e, &ld->scene->restitution);
+  return ms_ld_positive_float(ld, e, out);
+}
+
+static int set_material(loader *ld, const char *key, const char *v)
+{
+  ms_scene *s = ld->scene;
+  if (ms_ld_is(key, "friction"))
+    return ms_ld_read_coefficient(ld, v, &s->friction);
+  if (ms_ld_is(key, "rolling_friction"))
+    return ms_ld_read_coefficient(ld, v, &s->rolling_friction);
+  if (ms_ld_is(key, "wall_friction"))
+    return ms_ld_read_coefficient(ld, v, &s->wall_friction);
+  if (ms_ld_is(key, "tangential_stiffness"))
+    return read_kt_ratio(ld, v, &s->tangential_stiffness);
+  if (ms_ld_is(key, "stiffness"))
+    return ms_ld_read_positive_float(ld, v, &ld->scene->stiffness);
+  return ms_ld_read_restitution(ld, v, &s->restitution);
 }
 
 static int set_grid(loader *ld, const char *key, const char *v)
@@ -362,6 +369,7 @@ static int set_key(loader *ld, section *sec, const char *key, const char *v)
   case SEC_LARGE_RANDOM: return set_group(ld, &ld->groups[sec->item], key, v);
   case SEC_LARGE_FILE: return set_file_section(ld, &ld->files[sec->item], key, v);
   case SEC_OUTPUT: return set_output(ld, key, v);
+  case SEC_WALL: return ms_ld_set_wall(ld, &ld->scene->walls[sec->item], key, v);
   case SEC_KIND_COUNT: break;
   }
   return 0;
@@ -650,6 +658,7 @@ int ms_ld_check_sections(loader *ld)
              : sec->kind == SEC_LARGE      ? check_large(ld, sec)
              : sec->kind == SEC_LARGE_RANDOM ? check_group(ld, sec)
              : sec->kind == SEC_LARGE_FILE ? check_file_section(ld, sec)
+             : sec->kind == SEC_WALL       ? ms_ld_check_wall(ld, sec)
                                            : 1;
     if (!ok)
       return 0;

@@ -131,6 +131,23 @@ static int read_vector(loader *ld, const char *text, int n, int as_float, double
   return 1;
 }
 
+int ms_ld_read_numbers(loader *ld, const char *text, int n, double *out)
+{
+  return read_vector(ld, text, n, 0, out);
+}
+
+int ms_ld_read_list(loader *ld, const char *text, double **out, int *count)
+{
+  int n = 1;
+  for (const char *p = text; *p; p++)
+    n += *p == ',';
+  *out = malloc((size_t)n * sizeof **out);
+  if (!*out)
+    return ms_ld_fail_memory(ld);
+  *count = n;
+  return read_vector(ld, text, n, 0, *out);
+}
+
 int ms_ld_read_vec2f(loader *ld, const char *text, float out[2])
 {
   double v[2] = {0.0, 0.0};
