@@ -314,6 +314,16 @@ static int check_polyline(loader *ld, const section *sec, ms_wall *w)
   return ok;
 }
 
+/* Until the simulation moves particles against these walls, a scene's walls are not
+ * ignored silently: the first one says so (once per scene). */
+static void warn_not_simulated(loader *ld, const section *sec, const ms_wall *w)
+{
+  if (sec->item == 0)
+    ms_ld_warn_at(ld, sec->line, sec->name, w->kind == MS_WALL_CIRCLE ? "circle" : "segments",
+                  "walls are read and checked, but the simulation does not use them yet: the "
+                  "particles pass through them");
+}
+
 int ms_ld_check_wall(loader *ld, const section *sec)
 {
   const ms_scene *s = ld->scene;
@@ -326,10 +336,10 @@ int ms_ld_check_wall(loader *ld, const section *sec)
     w->restitution = s->restitution;
   if (w->rotates)
     to_frame(s, w->rot_center);
-  if (w->kind == MS_WALL_POLYLINE)
-    return check_polyline(ld, sec, w);
-  if (!check_circle(ld, sec, w))
+  if (w->kind == MS_WALL_POLYLINE ? !check_polyline(ld, sec, w) : !check_circle(ld, sec, w))
     return 0;
-  to_frame(s, w->center);
+  if (w->kind == MS_WALL_CIRCLE)
+    to_frame(s, w->center);
+  warn_not_simulated(ld, sec, w);
   return 1;
 }
