@@ -8,6 +8,7 @@
 #include "harness.h"
 #include "mixsim/scene.h"
 #include "scene/wall_geometry.h"
+#include "shared/contact.h"
 
 static const char *g_scenes = "tests/scenes";
 
@@ -87,6 +88,9 @@ static void test_walls_in_file_order(void)
   static const int lines[] = {13, 16, 20, 25};
   for (int i = 0; i < 4; i++)
     ENSURE(strcmp(s.walls[i].section, names[i]) == 0 && s.walls[i].line == lines[i]);
+  /* not used by the simulation yet: said once */
+  ENSURE(s.warning_count == 1 && strstr(s.warnings[0], "walls.ini:13: [wall.funnel] segments: "
+                                                       "walls are read and checked, but"));
   ms_scene_free(&s);
   ENSURE(is_zeroed(&s));
 }
@@ -238,6 +242,27 @@ static void test_collinear_within_rounding(void)
   ENSURE(!ms_collinear_within_rounding(a, b, d));
   ENSURE(ms_folds_back_within_rounding(a, c, b) && !ms_folds_back_within_rounding(a, b, c));
   ENSURE(!ms_folds_back_within_rounding(a, c, d));
+}
+
+/* The dt check counts a wall's contacts at its own restitution (e = 1 makes them shorter
+ * than [material]'s 0.05 does), and a force-driven wall's with its mass. */
+static void test_dt_check_counts_wall_contacts(void)
+{
+  ms_scene s;
+  ENSURE(load_text("[simulation]\ndt = 1e-4\n[box]\nmin = 0, 0\nmax = 1, 1\n[material]\n"
+                   "stiffness = 1e5\nrestitution = 0.05\n[large.rock]\nposition = 0.5, 0.5\n"
+                   "radius = 0.02\n[wall.floor]\nsegments = 0, 0.1, 1, 0.1\nrestitution = 1\n",
+                   &s) == MS_OK);
+  double m = s.large[0].mass;
+  ENSURE_SMALL(ms_scene_min_contact_time(&s) / ms_contact_time(1e5, 1.0, m) - 1, 1e-12);
+  ENSURE(ms_contact_time(1e5, 0.05, m) > 1.3 * ms_contact_time(1e5, 1.0, m));
+  ms_scene_free(&s);
+  ENSURE(load_text("[simulation]\ndt = 1e-4\n[box]\nmin = 0, 0\nmax = 0.4, 0.4\n[material]\n"
+                   "stiffness = 1e5\nrestitution = 0.5\n[small]\ncount = 4\nradius = 0.005\n"
+                   "[wall.piston]\nsegments = 0, 0.3, 0.4, 0.3\nforce = 0, -1\nmass = 1e-4\n",
+                   &s) == MS_ERR_INPUT);
+  ENSURE(strstr(ms_error_message(), "w.ini:2: [simulation] dt: dt = 0.0001 s is too large: the "
+                                    "stiffest contact (small-wall, [wall.piston]) lasts"));
 }
 
 /* --- what is refused, at its line and key ---------------------------------------------- */
@@ -476,6 +501,7 @@ int main(int argc, char **argv)
   const char *filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
   if (argc > 2)
     g_scenes = argv[2];
+  ms_set_quiet(1); /* the walls' warning is checked on ms_scene.warnings */
   RUN_TEST(test_walls_in_file_order, filter);
   RUN_TEST(test_polyline_in_simulation_frame, filter);
   RUN_TEST(test_closed_polygon, filter);
@@ -487,6 +513,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_orientation_is_exact, filter);
   RUN_TEST(test_segments_meet, filter);
   RUN_TEST(test_collinear_within_rounding, filter);
+  RUN_TEST(test_dt_check_counts_wall_contacts, filter);
   RUN_TEST(test_refuses_unknown_key, filter);
   RUN_TEST(test_refuses_odd_count, filter);
   RUN_TEST(test_refuses_one_point, filter);

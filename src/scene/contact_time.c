@@ -10,20 +10,37 @@
 
 #include "shared/contact.h"
 
-/* The stiffest contact: its kind, effective mass and duration. */
+/* The stiffest contact: its kind, the wall of a [wall.NAME] contact (its own restitution,
+ * the mass of a force-driven one), its effective mass and restitution. */
 typedef struct stiffest {
   const char *kind;
-  double m_eff;
+  const char *wall; /* "wall.NAME", or NULL */
+  double m_eff, e;
 } stiffest;
 
-static void consider(double k, double e, double m_eff, const char *kind, double *best,
-                     stiffest *st)
+static void consider_wall(double k, double e, double m_eff, const char *kind, const char *wall,
+                          double *best, stiffest *st)
 {
   double t = ms_contact_time(k, e, m_eff);
   if (t < *best) {
     *best = t;
-    *st = (stiffest){kind, m_eff};
+    *st = (stiffest){kind, wall, m_eff, e};
   }
+}
+
+static void consider(double k, double e, double m_eff, const char *kind, double *best,
+                     stiffest *st)
+{
+  consider_wall(k, e, m_eff, kind, NULL, best, st);
+}
+
+/* "small-wall" or "small-wall, [wall.piston]", for messages. */
+static const char *label(const stiffest *st, char *buf, size_t size)
+{
+  if (!st->wall)
+    return st->kind;
+  snprintf(buf, size, "%s, [%s]", st->kind, st->wall);
+  return buf;
 }
 
 /* The lightest and heaviest small particle (0 and 0 when there are none). */
@@ -58,7 +75,7 @@ static double min_contact_time(const ms_scene *s, stiffest *kind)
   double k = s->stiffness, e = s->restitution, best = INFINITY;
   double m_s, m_hi;
   small_mass_range(s, &m_s, &m_hi);
-  *kind = (stiffest){"none", 0.0};
+  *kind = (stiffest){"none", NULL, 0.0, e};
   if (s->small_count >= 2)
     consider(k, e, lightest_small_pair(s), "small-small", &best, kind);
   if (s->small_count >= 1)
@@ -88,6 +105,20 @@ static double min_contact_time(const ms_scene *s, stiffest *kind)
     consider(k, e, light1, "large-large", &best, kind);
   if (dynamic >= 1)
     consider(k, e, light1, "large-wall", &best, kind);
+  /* [wall.NAME]: a prescribed motion is an infinite mass, as the box's sides are. */
+  for (int i = 0; i < s->wall_count; i++) {
+    const ms_wall *w = &s->walls[i];
+    int fixed = !w->force_driven;
+    double e_w = w->restitution;
+    if (s->small_count >= 1)
+      consider_wall(k, e_w, ms_effective_mass(m_s, 0, w->mass, fixed), "small-wall", w->section,
+                    &best, kind);
+    if (dynamic >= 1)
+      consider_wall(k, e_w, ms_effective_mass(light1, 0, w->mass, fixed), "large-wall",
+                    w->section, &best, kind);
+    if (statics >= 1 && !fixed)
+      consider_wall(k, e_w, w->mass, "large-wall", w->section, &best, kind);
+  }
   return best;
 }
 
@@ -150,19 +181,53 @@ static double round_down_3(double v)
 
 /* c = 2 zeta sqrt(k m_eff) is a float in the force law: it must be 0 (e = 1) or a
  * normal float, or the dashpot would silently vanish or turn every force infinite. */
-static int check_damping(loader *ld, double m_eff, const char *kind)
+static int check_damping_e(loader *ld, double e, double m_eff, const char *kind,
+                           const char *wall)
 {
   const ms_scene *s = ld->scene;
   /* As the force law computes it: in float, from the pair's mass (k m_eff can underflow). */
-  float two_zeta = (float)(2.0 * ms_damping_ratio(s->restitution));
+  float two_zeta = (float)(2.0 * ms_damping_ratio(e));
   float c = ms_dashpot(two_zeta, s->stiffness, (float)m_eff);
   if ((two_zeta == 0.0f && c == 0.0f) || (c >= FLT_MIN && c <= FLT_MAX))
     return 1;
   const section *mat = ms_ld_find_kind(ld, SEC_MATERIAL);
+  char buf[128];
+  const stiffest st = {kind, wall, m_eff, e};
   return ms_ld_fail_key(ld, mat, "stiffness",
                         "the damping coefficient of %s contacts, c = 2 zeta sqrt(k m) = %g N s/m "
                         "(k = %g N/m, m = %g kg), is not a normal single-precision number",
-                        kind, (double)c, (double)s->stiffness, m_eff);
+                        label(&st, buf, sizeof buf), (double)c, (double)s->stiffness, m_eff);
+}
+
+static int check_damping(loader *ld, double m_eff, const char *kind)
+{
+  return check_damping_e(ld, ld->scene->restitution, m_eff, kind, NULL);
+}
+
+/* The contacts with each [wall.NAME], at its own restitution (and mass, when force-driven). */
+static int check_wall_damping(loader *ld, double m_s, double m_hi)
+{
+  const ms_scene *s = ld->scene;
+  for (int i = 0; i < s->wall_count; i++) {
+    const ms_wall *w = &s->walls[i];
+    int fixed = !w->force_driven;
+    double e = w->restitution;
+    if (s->small_count >= 1 &&
+        !(check_damping_e(ld, e, ms_effective_mass(m_s, 0, w->mass, fixed), "small-wall",
+                          w->section) &&
+          check_damping_e(ld, e, ms_effective_mass(m_hi, 0, w->mass, fixed), "small-wall",
+                          w->section)))
+      return 0;
+    for (int j = 0; j < s->large_count; j++) {
+      const ms_large *l = &s->large[j];
+      if (l->is_static && fixed)
+        continue; /* neither moves under the contact */
+      if (!check_damping_e(ld, e, ms_effective_mass(l->mass, l->is_static, w->mass, fixed),
+                           "large-wall", w->section))
+        return 0;
+    }
+  }
+  return 1;
 }
 
 /* c grows with m_eff, so the lightest and the heaviest pair of each kind bound it. */
@@ -190,8 +255,9 @@ static int check_all_damping(loader *ld)
       light2 = l->mass;
     }
   }
-  return !isfinite(light2) || check_damping(ld, ms_effective_mass(light1, 0, light2, 0),
-                                            "large-large");
+  return (!isfinite(light2) || check_damping(ld, ms_effective_mass(light1, 0, light2, 0),
+                                             "large-large")) &&
+         check_wall_damping(ld, m_s, m_hi);
 }
 
 /* Largest relative error |e_dt - e| / e over the phases of one step. */
@@ -228,7 +294,8 @@ static double suggest_dt(double k, double e, double m_eff, double t_c, double dt
 static void check_restitution(loader *ld, const stiffest *st, double t_c)
 {
   const ms_scene *s = ld->scene;
-  double k = s->stiffness, e = s->restitution, dt = (float)s->dt_s;
+  double k = s->stiffness, e = st->e, dt = (float)s->dt_s;
+  char buf[128];
   if (t_c / dt > MAX_STEPS_PER_CONTACT)
     return;
   ms_restitution_range r;
@@ -239,7 +306,7 @@ static void check_restitution(loader *ld, const stiffest *st, double t_c)
                 "isolated contact restitutes e = %g as %.3f..%.3f (%+.1f..%+.1f %%), "
                 "depending on where in a step it starts; use dt <= %.3g to keep the "
                 "error within %g %%",
-                s->dt_s, t_c / dt, st->kind, t_c, e, r.min, r.max, 100.0 * (r.min / e - 1.0),
+                s->dt_s, t_c / dt, label(st, buf, sizeof buf), t_c, e, r.min, r.max, 100.0 * (r.min / e - 1.0),
                 100.0 * (r.max / e - 1.0), suggest_dt(k, e, st->m_eff, t_c, dt),
                 100.0 * MS_RESTITUTION_WARN);
 }
@@ -257,12 +324,13 @@ int ms_ld_check_dt(loader *ld)
     check_restitution(ld, &kind, t_c);
     return 1;
   }
+  char buf[128];
   if (!(t_c > 0.0 && isfinite(t_c))) /* never skip the check on a NaN */
     return ms_ld_fail_at(ld, s->dt_line, "simulation", "dt",
                          "the %s contact time t_c is %g s, so no dt can be checked against it",
-                         kind.kind, t_c);
+                         label(&kind, buf, sizeof buf), t_c);
   return ms_ld_fail_at(ld, s->dt_line, "simulation", "dt",
                  "dt = %g s is too large: the stiffest contact (%s) lasts t_c = %.3g s; "
                  "use dt <= %.3g",
-                 s->dt_s, kind.kind, t_c, round_down_3(t_c / 10.0));
+                 s->dt_s, label(&kind, buf, sizeof buf), t_c, round_down_3(t_c / 10.0));
 }

@@ -326,10 +326,9 @@ int ms_ld_check_wall(loader *ld, const section *sec)
     w->restitution = s->restitution;
   if (w->rotates)
     to_frame(s, w->rot_center);
-  if (w->kind == MS_WALL_POLYLINE)
-    return check_polyline(ld, sec, w);
-  if (!check_circle(ld, sec, w))
+  if (w->kind == MS_WALL_POLYLINE ? !check_polyline(ld, sec, w) : !check_circle(ld, sec, w))
     return 0;
-  to_frame(s, w->center);
+  if (w->kind == MS_WALL_CIRCLE)
+    to_frame(s, w->center);
   return 1;
 }
