@@ -1,0 +1,199 @@
+/* Walls through the simulator (docs/walls.md): a disc on an inclined segment rolls at
+ * (2/3) g sin(theta) when tan(theta) < 3 mu and slides at g (sin - mu cos) otherwise, a
+ * large disc (the worker's) and a small one (the device's, its wall force from the worker)
+ * alike; a disc rolling across the joints of ten collinear segments moves exactly as on one
+ * segment; a force-driven piston on a bed comes to rest with the floor carrying its force
+ * and the bed's weight. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "mixsim/mixsim.h"
+
+static const char *filter;
+
+#define DEG (3.14159265358979323846 / 180.0)
+#define PI 3.14159265358979323846
+
+static int load(const char *text, const char *name, ms_scene *sc)
+{
+  if (ms_scene_load_string(text, name, sc)) {
+    fprintf(stderr, "%s\n", ms_error_message());
+    return -1;
+  }
+  return 0;
+}
+
+/* An incline from (0.1, 1.1) down to the right at theta, gravity straight down, and one
+ * disc just above its top part: large (r = 5 cm, 0.1 kg) or small (r = 5 mm). */
+static int incline_scene(double theta_deg, double mu, int small, ms_scene *sc)
+{
+  double t = theta_deg * DEG, len = 1.8, r = small ? 0.005 : 0.05;
+  double ax = 0.1, ay = 1.1, bx = ax + len * cos(t), by = ay - len * sin(t);
+  /* the disc's centre: 0.2 m down the slope, r and a hair above it */
+  double px = ax + 0.2 * cos(t) + (r + 1e-5) * sin(t), py = ay - 0.2 * sin(t) + (r + 1e-5) * cos(t);
+  double rho = 0.1 / (PI * r * r); /* 0.1 kg either way */
+  char disc[512], text[2048];
+  if (small)
+    snprintf(disc, sizeof disc,
+             "[small]\ncount = 1\nradius_min = %.17g\nradius_max = %.17g\ndensity = %.17g "
+             "kg/m^2\nplacement = lattice\nregion = %.17g, %.17g, %.17g, %.17g\n",
+             r, r, rho, px - r, py - r, px + r, py + r);
+  else
+    snprintf(disc, sizeof disc,
+             "[large.disc]\nposition = %.17g, %.17g\nradius = %.17g\ndensity = %.17g kg/m^2\n",
+             px, py, r, rho);
+  snprintf(text, sizeof text,
+           "[simulation]\ndt = 1e-5\ngravity = 0, -9.81\n"
+           "[box]\nmin = 0, 0\nmax = 2, 1.2\n"
+           "[material]\nstiffness = 1e5\nrestitution = 0.5\nfriction = 0.3\nwall_friction = 0\n"
+           "%s[wall.incline]\nsegments = %.17g, %.17g, %.17g, %.17g\nfriction = %.17g\n",
+           disc, ax, ay, bx, by, mu);
+  return load(text, "incline.ini", sc);
+}
+
+/* Least-squares slope of y over x. */
+static double slope(const double *x, const double *y, int n)
+{
+  double mx = 0, my = 0, sxy = 0, sxx = 0;
+  for (int i = 0; i < n; i++) {
+    mx += x[i] / n;
+    my += y[i] / n;
+  }
+  for (int i = 0; i < n; i++) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+  }
+  return sxy / sxx;
+}
+
+#define SAMPLES 20
+
+/* Runs 0.05 s (the landing's bounce dies out), then samples the disc's speed down the
+ * slope every 5 ms for 0.1 s: its slope (the acceleration), and whether it rolls (w r = -v
+ * within 1 %, or clearly not). */
+static int incline_run(double theta_deg, double mu, int small, double *a, double *roll)
+{
+  ms_scene sc;
+  if (incline_scene(theta_deg, mu, small, &sc))
+    return -1;
+  double ux = cos(theta_deg * DEG), uy = -sin(theta_deg * DEG), r = small ? 0.005 : 0.05;
+  ms_sim *sim = NULL;
+  int rc = ms_sim_create(&sc, NULL, &sim) ? -1 : 0;
+  if (!rc)
+    rc = ms_sim_advance(sim, 5000) ? -1 : 0;
+  double ts[SAMPLES], vs[SAMPLES];
+  for (int k = 0; !rc && k < SAMPLES; k++) {
+    rc = ms_sim_advance(sim, 500) ? -1 : 0;
+    ms_state st;
+    if (!rc && !(rc = ms_sim_read_state(sim, &st) ? -1 : 0)) {
+      const double *v = small ? st.small_vel : st.large_vel;
+      const double *rot = small ? st.small_rot : st.large_rot;
+      ts[k] = (double)st.step * 1e-5;
+      vs[k] = v[0] * ux + v[1] * uy;
+      *roll = -rot[1] * r / vs[k];
+      ms_state_free(&st);
+    }
+  }
+  if (rc)
+    fprintf(stderr, "%s\n", ms_error_message());
+  else
+    *a = slope(ts, vs, SAMPLES);
+  ms_sim_destroy(sim);
+  ms_scene_free(&sc);
+  return rc;
+}
+
+static void rolls(int small)
+{
+  double a, roll;
+  ENSURE(incline_run(20.0, 0.5, small, &a, &roll) == 0);
+  double want = 2.0 / 3.0 * 9.81 * sin(20.0 * DEG);
+  printf("    %s rolling: a = %.6f (want %.6f), -w r / v = %.6f\n", small ? "small" : "large", a,
+         want, roll);
+  ENSURE_SMALL(a / want - 1.0, 0.005);
+  ENSURE_SMALL(roll - 1.0, 0.01);
+}
+
+static void slides(int small)
+{
+  double a, roll, t = 40.0 * DEG, mu = 0.2;
+  ENSURE(incline_run(40.0, mu, small, &a, &roll) == 0);
+  double want = 9.81 * (sin(t) - mu * cos(t));
+  printf("    %s sliding: a = %.6f (want %.6f), -w r / v = %.4f\n", small ? "small" : "large", a,
+         want, roll);
+  ENSURE_SMALL(a / want - 1.0, 0.005);
+  ENSURE(roll < 0.99); /* still slipping */
+}
+
+static void test_physics_large_disc_rolls_on_wall(void) { rolls(0); }
+static void test_physics_large_disc_slides_on_wall(void) { slides(0); }
+static void test_physics_small_disc_rolls_on_wall(void) { rolls(1); }
+static void test_physics_small_disc_slides_on_wall(void) { slides(1); }
+
+/* A large disc rolling along a floor of `pieces` collinear segments, started at its
+ * rolling speed: its final state. */
+static int floor_run(int pieces, ms_state *st)
+{
+  char segs[1024] = "", text[2048];
+  for (int i = 0; i <= pieces; i++) {
+    size_t n = strlen(segs);
+    snprintf(segs + n, sizeof segs - n, "%s%.17g, 0.2", i ? ", " : "", 0.1 + 1.8 * i / pieces);
+  }
+  snprintf(text, sizeof text,
+           "[simulation]\ndt = 1e-5\ngravity = 0, -9.81\n"
+           "[box]\nmin = 0, 0\nmax = 2, 1\n"
+           "[material]\nstiffness = 1e5\nrestitution = 0.5\nfriction = 0.3\nwall_friction = 0.5\n"
+           "[large.disc]\nposition = 0.15, 0.2499\nradius = 0.05\nvelocity = 2, 0\nspin = -40\n"
+           "density = 12.7 kg/m^2\n"
+           "[wall.floor]\nsegments = %s\n",
+           segs);
+  ms_scene sc;
+  if (load(text, "floor.ini", &sc))
+    return -1;
+  ms_sim *sim = NULL;
+  int rc = ms_sim_create(&sc, NULL, &sim) || ms_sim_advance(sim, 60000) ||
+                   ms_sim_read_state(sim, st)
+               ? -1
+               : 0;
+  if (rc)
+    fprintf(stderr, "%s\n", ms_error_message());
+  ms_sim_destroy(sim);
+  ms_scene_free(&sc);
+  return rc;
+}
+
+/* Ten collinear segments are one segment to a rolling disc: the same state to the bit
+ * after it crossed nine joints (the same normal and overlap from each segment's face, its
+ * tangential history kept across each joint), and it never hops. */
+static void test_collinear_joints_are_seamless(void)
+{
+  ms_state one, ten;
+  ENSURE(floor_run(1, &one) == 0);
+  if (floor_run(10, &ten)) {
+    ms_state_free(&one);
+    ENSURE(0);
+  }
+  printf("    x = %.6f (crossed %d joints), vy = %.3g\n", ten.large_pos[0],
+         (int)((ten.large_pos[0] - 0.1) / 0.18), ten.large_vel[1]);
+  int same = ten.large_pos[0] > 1.0 && memcmp(one.large_pos, ten.large_pos, 2 * sizeof(double)) == 0 &&
+             memcmp(one.large_vel, ten.large_vel, 2 * sizeof(double)) == 0 &&
+             memcmp(one.large_rot, ten.large_rot, 2 * sizeof(double)) == 0 &&
+             fabs(ten.large_vel[1]) < 1e-6;
+  ms_state_free(&one);
+  ms_state_free(&ten);
+  ENSURE(same);
+}
+
+int main(int argc, char **argv)
+{
+  filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
+  RUN_TEST(test_physics_large_disc_rolls_on_wall, filter);
+  RUN_TEST(test_physics_large_disc_slides_on_wall, filter);
+  RUN_TEST(test_physics_small_disc_rolls_on_wall, filter);
+  RUN_TEST(test_physics_small_disc_slides_on_wall, filter);
+  RUN_TEST(test_collinear_joints_are_seamless, filter);
+  return TEST_EXIT();
+}
