@@ -12,12 +12,18 @@
 #define ms_sqrtf(x) sqrt(x)
 #define ms_floorf(x) floor(x)
 #define ms_isfinitef(x) isfinite(x)
+/* in double, for positions (kernels/shared/wall.h) */
+#define ms_sqrt(x) sqrt(x)
+#define ms_floor(x) floor(x)
 #else
 #include <math.h>
 #define MS_FN static inline
 #define ms_sqrtf(x) sqrtf(x)
 #define ms_floorf(x) floorf(x)
 #define ms_isfinitef(x) isfinite(x)
+/* in double, for positions (kernels/shared/wall.h) */
+#define ms_sqrt(x) sqrt(x)
+#define ms_floor(x) floor(x)
 #endif
 
 /* A 2D vector both sides agree on (OpenCL float2 has no host twin in C). */
