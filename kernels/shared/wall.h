@@ -26,16 +26,18 @@ MS_FN void ms_sincos(double x, double *s, double *c)
   double r = ((x - k * 1.57079632673412561417e+00) - k * 6.07710050630396597660e-11) -
              k * 2.02226624879595063154e-21;
   double z = r * r;
-  double ps = -1.98412698298579493134e-04 +
-              z * (2.75573137070700676789e-06 +
-                   z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10));
-  double sr = r + (z * r) * (-1.66666666666666324348e-01 + z * (8.33333333332248946124e-03 + z * ps));
-  double pc = 2.48015872894767294178e-05 +
-              z * (-2.75573143513906633035e-07 +
-                   z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11));
+  double ps = 8.33333333332248946124e-03 +
+              z * (-1.98412698298579493134e-04 +
+                   z * (2.75573137070700676789e-06 +
+                        z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)));
+  double sr = r + (z * r) * (-1.66666666666666324348e-01 + z * ps);
+  double pc = 4.16666666666666019037e-02 +
+              z * (-1.38888888888741095749e-03 +
+                   z * (2.48015872894767294178e-05 +
+                        z * (-2.75573143513906633035e-07 +
+                             z * (2.08757232129817482790e-09 + z * -1.13596475577881948265e-11))));
   double hz = 0.5 * z, w = 1.0 - hz;
-  double cr = w + (((1.0 - w) - hz) +
-                   z * (z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * pc))));
+  double cr = w + (((1.0 - w) - hz) + z * (z * pc));
   int q = (int)(k - 4.0 * ms_floor(0.25 * k)); /* the quadrant, 0..3 */
   *s = q == 0 ? sr : q == 1 ? cr : q == 2 ? -sr : -cr;
   *c = q == 0 ? cr : q == 1 ? -sr : q == 2 ? -cr : sr;
@@ -324,7 +326,7 @@ MS_FN ms_wall_force ms_wall_contact_force(ms_v2 n, float overlap, float dvx, flo
   out.sliding = 0;
   if (!friction_on)
     return out;
-  float u = ms_wall_slip_velocity(nw, dvx, dvy, 0.0f, r);
+  float u = ms_wall_slip_velocity(nw, dvx, dvy, w_rel, r);
   ms_tangential t = ms_wall_tangential_law(nw, r, u, xi, fn, kt,
                                            ms_tangential_dashpot(two_zeta, kt, m), mu, dt);
   float m_roll = ms_rolling_torque(w_rel, fn, mu_r, r, ms_disc_inertia(m, r), dt);
