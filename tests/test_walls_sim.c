@@ -30,7 +30,8 @@ static int load(const char *text, const char *name, ms_scene *sc)
  * disc just above its top part: large (r = 5 cm, 0.1 kg) or small (r = 5 mm). */
 static int incline_scene(double theta_deg, double mu, int small, ms_scene *sc)
 {
-  double t = theta_deg * DEG, len = 1.8, r = small ? 0.005 : 0.05;
+  double t = theta_deg * DEG, r = small ? 0.005 : 0.05;
+  double len = fmin(1.8, 1.0 / sin(t)); /* ends 0.1 m above the floor at the most */
   double ax = 0.1, ay = 1.1, bx = ax + len * cos(t), by = ay - len * sin(t);
   /* the disc's centre: 0.2 m down the slope, r and a hair above it */
   double px = ax + 0.2 * cos(t) + (r + 1e-5) * sin(t), py = ay - 0.2 * sin(t) + (r + 1e-5) * cos(t);
@@ -140,7 +141,7 @@ static int floor_run(int pieces, ms_state *st)
   char segs[1024] = "", text[2048];
   for (int i = 0; i <= pieces; i++) {
     size_t n = strlen(segs);
-    snprintf(segs + n, sizeof segs - n, "%s%.17g, 0.2", i ? ", " : "", 0.1 + 1.8 * i / pieces);
+    snprintf(segs + n, sizeof segs - n, "%s%.4g,0.2", i ? "," : "", 0.1 + 1.8 * i / pieces);
   }
   snprintf(text, sizeof text,
            "[simulation]\ndt = 1e-5\ngravity = 0, -9.81\n"
