@@ -188,6 +188,52 @@ static void test_collinear_joints_are_seamless(void)
   ENSURE(same);
 }
 
+/* A bed of small discs on a floor wall under a force-driven piston (frictionless walls, so
+ * the sides carry nothing): at rest the floor carries the piston's force and the bed's
+ * weight, within 1 % (the mean of its reaction over the last 0.1 s). */
+static void test_piston_floor_carries_force_and_weight(void)
+{
+  const double F = 2.0;
+  char text[2048];
+  snprintf(text, sizeof text,
+           "[simulation]\ndt = 2e-5\ngravity = 0, -9.81\n"
+           "[box]\nmin = 0, 0\nmax = 0.2, 0.3\n"
+           "[material]\nstiffness = 2500\nrestitution = 0.5\nfriction = 0.3\nwall_friction = 0\n"
+           "[small]\ncount = 120\nradius_min = 0.004\nradius_max = 0.005\n"
+           "density = 2500 kg/m^3\nthickness = 0.01\nplacement = lattice\n"
+           "region = 0.002, 0.03, 0.198, 0.12\nspacing = 1.05\n"
+           "[wall.floor]\nsegments = 0, 0.02, 0.2, 0.02\n"
+           "[wall.piston]\nsegments = 0, 0.16, 0.2, 0.16\nforce = 0, %.17g\nmass = 0.05\n",
+           -F);
+  ms_scene sc;
+  ENSURE(load(text, "piston.ini", &sc) == 0);
+  double weight = 0.0;
+  for (int i = 0; i < sc.small_count; i++)
+    weight += sc.small_m[i] * 9.81;
+  ms_sim *sim = NULL;
+  int ok = ms_sim_create(&sc, NULL, &sim) == MS_OK && ms_sim_advance(sim, 50000) == MS_OK;
+  double sum = 0.0, piston_y = 0.0;
+  int n = 0;
+  for (int k = 0; ok && k < 100; k++, n++) {
+    ok = ms_sim_advance(sim, 250) == MS_OK;
+    ms_wall_info floor, piston;
+    ms_sim_wall(sim, 0, &floor);
+    ms_sim_wall(sim, 1, &piston);
+    sum += floor.fy;
+    piston_y = piston.points[1];
+  }
+  if (!ok)
+    fprintf(stderr, "%s\n", ms_error_message());
+  ms_sim_destroy(sim);
+  ms_scene_free(&sc);
+  ENSURE(ok);
+  double load = -sum / n;
+  printf("    floor carries %.5f N/m, piston %.1f + bed %.5f = %.5f; piston at y = %.4f\n", load, F,
+         weight, F + weight, piston_y);
+  ENSURE(piston_y < 0.16 && piston_y > 0.03); /* it came down onto the bed */
+  ENSURE_SMALL(load / (F + weight) - 1.0, 0.01);
+}
+
 int main(int argc, char **argv)
 {
   filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
@@ -196,5 +242,6 @@ int main(int argc, char **argv)
   RUN_TEST(test_physics_small_disc_rolls_on_wall, filter);
   RUN_TEST(test_physics_small_disc_slides_on_wall, filter);
   RUN_TEST(test_collinear_joints_are_seamless, filter);
+  RUN_TEST(test_piston_floor_carries_force_and_weight, filter);
   return TEST_EXIT();
 }
