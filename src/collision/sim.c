@@ -380,6 +380,8 @@ void ms_sim_destroy(ms_sim *s)
     free(s->wk.chunk[t].ll);
     free(s->wk.chunk[t].key);
     free(s->wk.chunk[t].wr);
+    free(s->wk.chunk[t].hit);
+    free(s->wk.chunk[t].feature);
   }
   free(s->wk.chunk);
   ms_history_free(&s->wk.hist);

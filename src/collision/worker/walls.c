@@ -208,10 +208,20 @@ static void xi_turn(ms_wall_xi_list *cur, ms_wall_xi_list *next)
   next->n = 0;
 }
 
-/* The stored xi of partner j's contact with `feature`, or of its contact with a
- * neighbouring feature (the contact moved across a joint: it keeps its history); 0 for a
- * new contact. */
-static float xi_find(const ms_wall_xi_list *l, int j, int feature, const ms_wall_def *d)
+/* Whether `feature` is among the n contacts of this step. */
+static int touched(const int *features, int n, int feature)
+{
+  for (int k = 0; k < n; k++)
+    if (features[k] == feature)
+      return 1;
+  return 0;
+}
+
+/* The stored xi of partner j's contact with `feature`; else of its contact with a
+ * neighbouring feature that no contact of this step has (the contact moved across a
+ * joint: it keeps its history); else 0, a new contact (docs/walls.md). */
+static float xi_find(const ms_wall_xi_list *l, int j, int feature, const ms_wall_def *d,
+                     const int *now, int n_now)
 {
   int lo = 0, hi = l->n;
   while (lo < hi) {
@@ -227,7 +237,8 @@ static float xi_find(const ms_wall_xi_list *l, int j, int feature, const ms_wall
   if (d->kind == MS_WALL_CIRCLE)
     return 0.0f;
   for (int k = lo; k < l->n && l->e[k].j == j; k++)
-    if (ms_wall_features_adjacent(l->e[k].feature, feature, d->n_points, d->closed))
+    if (ms_wall_features_adjacent(l->e[k].feature, feature, d->n_points, d->closed) &&
+        !touched(now, n_now, l->e[k].feature))
       return l->e[k].xi;
   return 0.0f;
 }
@@ -251,6 +262,31 @@ static ms_wall_force contact(const ms_params *pm, const ms_wall_def *d, const ms
                                pm->friction_on);
 }
 
+/* A disc's contacts with one wall, into the chunk's scratch; returns how many, -1 when out
+ * of memory. */
+static int gather(const ms_wall_def *d, const ms_wall_now *now, double px, double py, float r,
+                  ms_worker_chunk *c)
+{
+  int n = 0, seg = 0, feature;
+  ms_wall_hit hit;
+  while (next_hit(d, now, px, py, r, &seg, &hit, &feature)) {
+    if ((size_t)n == c->hit_cap) {
+      size_t cap = c->hit_cap ? 2 * c->hit_cap : 8;
+      ms_wall_hit *h = realloc(c->hit, cap * sizeof *h);
+      if (h)
+        c->hit = h;
+      int *f = h ? realloc(c->feature, cap * sizeof *f) : NULL;
+      if (!f)
+        return -1;
+      c->feature = f;
+      c->hit_cap = cap;
+    }
+    c->hit[n] = hit;
+    c->feature[n++] = feature;
+  }
+  return n;
+}
+
 static int push_ls(ms_worker_chunk *c, int at, ms_v2 f, float t)
 {
   ms_ls_contact *ls = ms_grow(c->ls, c->n_ls, &c->ls_cap, sizeof *ls, 256);
@@ -271,10 +307,13 @@ static int small_one(const ms_params *pm, ms_wall_now *now, const ms_wall_def *d
     p.w = (float)src->w[(size_t)src->w_stride * at];
   double qx, qy;
   reference(d, now, &qx, &qy);
-  ms_wall_hit hit;
-  int seg = 0, feature;
-  while (next_hit(d, now, p.x, p.y, p.r, &seg, &hit, &feature)) {
-    float xi = pm->friction_on ? xi_find(&now->small_cur, j, feature, d) : 0.0f;
+  int n = gather(d, now, p.x, p.y, p.r, out);
+  if (n < 0)
+    return 0;
+  for (int h = 0; h < n; h++) {
+    ms_wall_hit hit = out->hit[h];
+    int feature = out->feature[h];
+    float xi = pm->friction_on ? xi_find(&now->small_cur, j, feature, d, out->feature, n) : 0.0f;
     double vwx, vwy;
     float omega;
     ms_wall_force c = contact(pm, d, now, &p, &hit, xi, &vwx, &vwy, &omega);
@@ -347,10 +386,13 @@ int ms_walls_large(const ms_params *pm, ms_worker *w, int i, ms_worker_chunk *ou
     const ms_wall_now *now = &w->wall[k];
     double qx, qy;
     reference(d, now, &qx, &qy);
-    ms_wall_hit hit;
-    int seg = 0, feature;
-    while (next_hit(d, now, p.x, p.y, p.r, &seg, &hit, &feature)) {
-      float xi = cur ? xi_find(cur, k, feature, d) : 0.0f;
+    int n = gather(d, now, p.x, p.y, p.r, out);
+    if (n < 0)
+      return 0;
+    for (int h = 0; h < n; h++) {
+      ms_wall_hit hit = out->hit[h];
+      int feature = out->feature[h];
+      float xi = cur ? xi_find(cur, k, feature, d, out->feature, n) : 0.0f;
       double vwx, vwy;
       float omega;
       ms_wall_force c = contact(pm, d, now, &p, &hit, xi, &vwx, &vwy, &omega);

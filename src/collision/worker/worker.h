@@ -68,6 +68,9 @@ typedef struct ms_worker_chunk {
   size_t key_cap;
   ms_wall_reaction *wr; /* the walls' reactions to its large particles' contacts */
   size_t n_wr, wr_cap;
+  ms_wall_hit *hit;     /* one disc's contacts with one wall, gathered before their forces */
+  int *feature;
+  size_t hit_cap;
 } ms_worker_chunk;
 
 /* A wall contact's stored tangential displacement: the partner (a small particle's index,
