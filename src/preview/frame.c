@@ -1,5 +1,5 @@
 /* Capturing a frame from the simulation (with the particles' rotation when the scene has
- * friction), and finding a large particle under a point. */
+ * friction, and the walls where they are), and finding a large particle under a point. */
 #include "preview/frame.h"
 
 #include <math.h>
@@ -55,12 +55,50 @@ static void capture_rotation(ms_frame *f, const ms_state *st)
     f->large_theta[i] = (float)fmod(st->large_rot[2 * i], 6.283185307179586);
 }
 
+/* The walls ([wall.NAME]) at the current step, copied: the sim's points change with the
+ * next advance. */
+static ms_status capture_walls(ms_frame *f, ms_sim *s)
+{
+  int n = ms_sim_wall_count(s), n_pts = 0;
+  ms_wall_info w;
+  for (int k = 0; k < n; k++) {
+    ms_sim_wall(s, k, &w);
+    n_pts += w.kind == MS_WALL_POLYLINE ? w.n_points : 0;
+  }
+  if ((n > f->cap_walls && grow((void **)&f->walls, sizeof *f->walls, n)) ||
+      (n_pts > f->cap_wall_pts && grow((void **)&f->wall_pts, 2 * sizeof(float), n_pts)))
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for a frame");
+  f->cap_walls = n > f->cap_walls ? n : f->cap_walls;
+  f->cap_wall_pts = n_pts > f->cap_wall_pts ? n_pts : f->cap_wall_pts;
+  int at = 0;
+  for (int k = 0; k < n; k++) {
+    ms_sim_wall(s, k, &w);
+    ms_frame_wall *fw = &f->walls[k];
+    *fw = (ms_frame_wall){.circle = w.kind == MS_WALL_CIRCLE, .first = at};
+    if (fw->circle) {
+      fw->cx = (float)w.center[0];
+      fw->cy = (float)w.center[1];
+      fw->r = (float)w.radius;
+      continue;
+    }
+    fw->closed = w.closed;
+    fw->n = w.n_points;
+    for (int i = 0; i < 2 * w.n_points; i++)
+      f->wall_pts[2 * at + i] = (float)w.points[i];
+    at += w.n_points;
+  }
+  f->n_walls = n;
+  return MS_OK;
+}
+
 ms_status ms_frame_capture(ms_frame *f, ms_sim *s)
 {
   ms_state st;
   ms_status rc = ms_sim_read_state(s, &st);
   if (!rc)
     rc = reserve(f, st.n_small, st.n_large);
+  if (!rc)
+    rc = capture_walls(f, s);
   if (rc) {
     if (st.small_pos)
       ms_state_free(&st);
@@ -116,6 +154,7 @@ ms_status ms_frame_capture_gravity(ms_frame *f, ms_gravity *g)
     f->cap_bodies = st.n;
   }
   f->mode = MS_MODE_GRAVITY;
+  f->n_walls = 0;
   f->n_bodies = st.n;
   memcpy(f->bodies, st.pos, (size_t)st.n * 4 * sizeof(float));
   double c[3] = {0, 0, 0}, m = 0;
@@ -153,6 +192,11 @@ void ms_frame_free(ms_frame *f)
   free(f->large_static);
   free(f->small_spin);
   free(f->large_theta);
+  free(f->walls);
+  free(f->wall_pts);
+  f->walls = NULL;
+  f->wall_pts = NULL;
+  f->n_walls = f->cap_walls = f->cap_wall_pts = 0;
   f->small_spin = f->large_theta = NULL;
   f->rotation = 0;
   f->small_pos = f->small_r = f->large_pos = f->large_radius = NULL;

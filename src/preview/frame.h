@@ -8,9 +8,17 @@
 #include "mixsim/sim.h"
 #include "collision/base/trace.h"
 
+/* A wall of the scene ([wall.NAME]) where it is at the frame's step. */
+typedef struct ms_frame_wall {
+  int circle;       /* 1: a circle (cx, cy, r); 0: a polyline */
+  int closed;       /* polyline: the segment from the last point back to the first too */
+  int first, n;     /* polyline: its n points, wall_pts[2 * first ...] */
+  float cx, cy, r;  /* circle: centre and radius (m, simulation frame) */
+} ms_frame_wall;
+
 typedef struct ms_frame {
   ms_mode mode; /* which scene view draws it */
-  float box[4]; /* 0, 0, width, height (m): the walls, in the simulation frame */
+  float box[4]; /* 0, 0, width, height (m): the box's sides, in the simulation frame */
   float small_radius;         /* the largest small radius (m) */
   int n_small, n_large, n_static;
   float *small_pos;           /* x,y pairs (m, simulation frame: from the box's corner) */
@@ -26,6 +34,11 @@ typedef struct ms_frame {
   float *small_spin;    /* rad/s, anticlockwise positive */
   float small_spin_max; /* rad/s */
   float *large_theta;   /* rad */
+  /* The scene's walls ([wall.NAME]) at `step`: the frame's own copies, which outlive
+   * the advance. */
+  int n_walls, cap_walls, cap_wall_pts;
+  ms_frame_wall *walls;
+  float *wall_pts; /* x,y pairs (m, simulation frame) of every polyline, one after another */
 
   long step;
   int iterations;                       /* in the last advance */

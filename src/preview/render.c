@@ -71,6 +71,7 @@ void ms_render_destroy(ms_render *rc)
   free(rc->depth);
   free(rc->vert);
   free(rc->index);
+  free(rc->wall_px);
   free(rc);
 }
 

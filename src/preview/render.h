@@ -1,10 +1,11 @@
 /* Drawing one frame of the preview onto any SDL_Renderer: the window's, or a software
  * renderer on a surface for PNG output. The picture follows the case study's Fig 10.1:
  * the scene at the left (small particles blue, dynamic large green, static large red,
- * the walls; with friction a radius line on each large particle at its angle, and on W
- * the small particles coloured by their spin), and at the right the timing bar, one column per thread, full height
- * 1/60 s, with a legend and the figures of the run. Gravity scenes get a 3D view of
- * their bodies and the figures, without the bar. */
+ * the box's sides grey, the scene's walls amber; with friction a radius line on each
+ * large particle at its angle, and on W the small particles coloured by their spin), and
+ * at the right the timing bar, one column per thread, full height 1/60 s, with a legend
+ * and the figures of the run. Gravity scenes get a 3D view of their bodies and the
+ * figures, without the bar. */
 #ifndef MS_RENDER_H
 #define MS_RENDER_H
 
@@ -26,6 +27,9 @@
 #define MS_COLOR_DYNAMIC ((SDL_Color){60, 200, 80, 255})
 #define MS_COLOR_STATIC ((SDL_Color){220, 60, 50, 255})
 #define MS_COLOR_BACKGROUND ((SDL_Color){16, 18, 24, 255})
+/* The scene's walls ([wall.NAME]), lines as thick as the box's sides, in a colour of their
+ * own (the box's sides are grey). */
+#define MS_COLOR_WALL ((SDL_Color){232, 184, 56, 255})
 /* With friction: the radius line drawn on each large particle at its angle, and the
  * ends of the small particles' spin colours (W), through MS_COLOR_SPIN_ZERO at rest: the
  * diverging purple-orange map of ColorBrewer (PuOr), clear of the particles' colours. */

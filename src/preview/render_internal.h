@@ -11,6 +11,7 @@
 #define PANEL_MIN_WIDTH 300 /* in narrow windows: the legend still fits beside the bar */
 #define MARGIN 12
 #define FONT_PX 13
+#define BOX_PX 3 /* the width of the box's sides, and of the walls' lines */
 #define FRAME_S (1.0 / 60.0) /* the bar's full height, as in the case study */
 
 struct ms_render {
@@ -25,6 +26,8 @@ struct ms_render {
   SDL_Vertex *vert; /* the large particles' triangle fans */
   int *index;
   int cap_vert, cap_index;
+  float *wall_px; /* a wall's points in pixels, while it is drawn */
+  int cap_wall_px;
   ms_render_box box[MS_RENDER_MAX_BOXES]; /* the panel's layout in the last frame */
   int n_box;
 };
@@ -33,7 +36,7 @@ static const SDL_Color text_fg = {228, 230, 236, 255};
 static const SDL_Color text_dim = {160, 165, 176, 255};
 static const SDL_Color text_warn = {255, 210, 90, 255};
 static const SDL_Color panel_bg = {28, 30, 38, 255};
-static const SDL_Color wall_color = {200, 202, 210, 255};
+static const SDL_Color box_color = {200, 202, 210, 255}; /* the box's sides */
 static const SDL_Color idle_color = {44, 46, 56, 255};
 static const SDL_Color sync_color = {255, 255, 255, 210};
 
