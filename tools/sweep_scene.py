@@ -5,7 +5,12 @@ thick) on a lattice filling a square box, among M large discs of radius ratio x 
 disc sits in the bed and has small neighbours. Gravity on; dt = t_c/50 of two small discs, so
 the loader's time-step checks pass at any size.
 
-usage: sweep_scene.py --small N --large M --ratio R [--out scene.ini]
+With --shape box or drum the particles fill the lower half of a circle instead (the largest
+rectangle in it, its bottom corners on the rim), in a box around the circle: `drum` adds the
+circle as a wall turning at --omega rad/s, `box` leaves it out, so the two scenes hold the same
+particles and differ by the drum alone (the walls' benchmark, docs/walls.md).
+
+usage: sweep_scene.py --small N --large M --ratio R [--shape box|drum [--omega W]] [--out F]
 """
 import argparse
 import math
@@ -23,7 +28,7 @@ def contact_time(k, e, m_eff):
     return math.pi / (math.sqrt(k / m_eff) * math.sqrt(1.0 - zeta * zeta))
 
 
-def scene(n_small, n_large, ratio, seed=1):
+def scene(n_small, n_large, ratio, seed=1, shape=None, omega=1.0):
     pitch = PITCH * 2.0 * R_SMALL
     r_max = ratio * R_SMALL
     # Room for the lattice sites, and 2.5 times the large discs' area (random placement
@@ -31,6 +36,14 @@ def scene(n_small, n_large, ratio, seed=1):
     large_area = n_large * 2.5 * math.pi * (r_max + pitch) ** 2
     side = math.sqrt((n_small * pitch * pitch + large_area) * 1.1)
     side = max(side, 4.0 * r_max + 2.0 * pitch)
+    region = "0, 0, %.6f, %.6f" % (side, side)
+    if shape:  # a rectangle of the same area, 2:1, in the lower half of a drum of radius R
+        drum_r = side + 2.0 * pitch  # the rectangle R sqrt2 x R / sqrt2 has area R^2
+        half = drum_r + 2.0 * pitch
+        w, h = drum_r * math.sqrt(0.5), drum_r * math.sqrt(0.5) / 2.0
+        region = "%.6f, %.6f, %.6f, %.6f" % (half - w + pitch, half - 2.0 * h + pitch,
+                                             half + w - pitch, half)
+        side = 2.0 * half
     m = AREAL * math.pi * R_SMALL ** 2
     dt = contact_time(STIFFNESS, RESTITUTION, m / 2.0) / 50.0
     lines = [
@@ -44,13 +57,18 @@ def scene(n_small, n_large, ratio, seed=1):
         "density = %g kg/m^2" % AREAL, "placement = lattice", "spacing = %g" % PITCH,
         "velocity_spread = 0.01",
     ]
+    if shape:
+        lines += ["region = " + region]
     if n_large > 0:
         lines += [
             "[large_random.grains]", "count = %d" % n_large,
             "radius_min = %g" % (0.8 * r_max), "radius_max = %g" % r_max,
-            "region = 0, 0, %.6f, %.6f" % (side, side),
+            "region = " + region,
             "density = %g kg/m^2" % AREAL, "velocity_spread = 0.01",
         ]
+    if shape == "drum":
+        lines += ["[wall.drum]", "circle = %.6f, %.6f, %.6f" % (side / 2, side / 2, drum_r),
+                  "rotate = %.6f, %.6f, %g" % (side / 2, side / 2, omega)]
     return "\n".join(lines) + "\n"
 
 
@@ -60,11 +78,13 @@ def main():
     ap.add_argument("--large", type=int, required=True)
     ap.add_argument("--ratio", type=float, default=10.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--shape", choices=("box", "drum"))
+    ap.add_argument("--omega", type=float, default=1.0)
     ap.add_argument("--out", default="-")
     a = ap.parse_args()
     if a.small < 0 or a.large < 0 or a.ratio < 1.0:
         ap.error("--small and --large must be >= 0 and --ratio >= 1")
-    text = scene(a.small, a.large, a.ratio, a.seed)
+    text = scene(a.small, a.large, a.ratio, a.seed, a.shape, a.omega)
     if a.out == "-":
         sys.stdout.write(text)
     else:
