@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# On the GPU machine: the walls' cost. The same particles (SMALL small discs, default
+# 1048576, and LARGE large ones of radius ratio 10, default 1000) in the lower half of a
+# drum turning at 1 rad/s and without the drum (tools/sweep_scene.py --shape drum|box),
+# STEPS iterations (300) each, REPEAT (7) runs of each interleaved: median (min-max)
+# ms/iteration per scene, the ratio drum/box, and the CPU worker's phases of each median
+# run (the walls' share is in its large-small and host_in phases). Results under OUT.
+#   SMALL=1048576 REPEAT=7 OUT=results tools/device/walls_bench.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+out=${OUT:-device-results}
+mkdir -p "$out"
+. tools/device/build.sh bw
+nvidia-smi -L
+for s in box drum; do
+  python3 tools/sweep_scene.py --small "${SMALL:-1048576}" --large "${LARGE:-1000}" --ratio 10 \
+    --shape $s --out "$out/$s.ini" || exit 1
+done
+for r in $(seq "${REPEAT:-7}"); do
+  for s in box drum; do
+    bw/mixsim "$out/$s.ini" -q --headless -n "${STEPS:-300}" --device gpu \
+      --stats "$out/${s}_$r.json" >"$out/${s}_$r.txt" 2>&1 || echo "$s run $r failed"
+  done
+done
+python3 - "$out" "${REPEAT:-7}" <<'PY'
+import json, statistics, sys
+out, n = sys.argv[1], int(sys.argv[2])
+med = {}
+for s in ("box", "drum"):
+    runs = [json.load(open("%s/%s_%d.json" % (out, s, r))) for r in range(1, n + 1)]
+    t = sorted(x["ms_per_iteration"] for x in runs)
+    med[s] = statistics.median(t)
+    mid = min(runs, key=lambda x: abs(x["ms_per_iteration"] - med[s]))
+    print("%-5s %.4f ms/iteration (%.4f-%.4f, %d runs), hash %s" % (s, med[s], t[0], t[-1], n,
+                                                                  mid["state_hash"]))
+    for th in ("gpu_manager", "cpu_worker"):
+        ph = mid["threads"][th]
+        print("      %s: %s" % (th, ", ".join("%s %.4f" % (k, v["ms_per_iteration"])
+                                               for k, v in ph.items())))
+print("drum/box %.3f" % (med["drum"] / med["box"]))
+PY
