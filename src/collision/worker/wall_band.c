@@ -30,7 +30,11 @@ static void merge(ms_band *b)
 {
   if (b->n == 0)
     return;
-  qsort(b->span, b->n, sizeof *b->span, by_row);
+  size_t i = 1;
+  while (i < b->n && by_row(&b->span[i - 1], &b->span[i]) <= 0)
+    i++;
+  if (i < b->n) /* a ring's runs come sorted already; a polyline's segments' do not */
+    qsort(b->span, b->n, sizeof *b->span, by_row);
   size_t out = 0;
   for (size_t i = 1; i < b->n; i++) {
     ms_band_span *last = &b->span[out], s = b->span[i];

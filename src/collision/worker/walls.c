@@ -109,12 +109,23 @@ ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step)
   for (int k = 0; k < pm->n_walls; k++) {
     const ms_wall_def *d = &pm->walls[k];
     ms_wall_now *now = &w->wall[k];
+    double was[2] = {now->center[0], now->center[1]};
+    int placed = now->placed;
+    if (d->kind == MS_WALL_POLYLINE && placed)
+      memcpy(now->shown, now->at, (size_t)d->n_points * 2 * sizeof(double));
     pose(pm, d, now, step);
-    int ok = d->kind == MS_WALL_CIRCLE
-                 ? ms_band_circle(&now->band, now->center[0], now->center[1], d->radius,
-                                  (double)pm->r_small_max, &pm->grid)
-                 : ms_band_polyline(&now->band, now->at, d->n_points, d->closed,
-                                    (double)pm->r_small_max, &pm->grid);
+    /* A wall whose shape did not move (a drum turning about its centre, a static wall)
+     * keeps its band. */
+    int same = placed && (d->kind == MS_WALL_CIRCLE
+                              ? was[0] == now->center[0] && was[1] == now->center[1]
+                              : memcmp(now->shown, now->at,
+                                       (size_t)d->n_points * 2 * sizeof(double)) == 0);
+    now->placed = 1;
+    int ok = same || (d->kind == MS_WALL_CIRCLE
+                          ? ms_band_circle(&now->band, now->center[0], now->center[1],
+                                           d->radius, (double)pm->r_small_max, &pm->grid)
+                          : ms_band_polyline(&now->band, now->at, d->n_points, d->closed,
+                                             (double)pm->r_small_max, &pm->grid));
     if (!ok)
       return ms_fail(MS_ERR_RUNTIME, "out of memory for the cells along [%s]", d->section);
     now->fx = now->fy = now->torque = 0.0; /* lost and work add up over the run */
