@@ -212,7 +212,8 @@ static int by_key(const void *pa, const void *pb)
 /* The list written this iteration becomes the one read by the next. */
 static void xi_turn(ms_wall_xi_list *cur, ms_wall_xi_list *next)
 {
-  qsort(next->e, (size_t)next->n, sizeof *next->e, by_key);
+  if (next->n > 1)
+    qsort(next->e, (size_t)next->n, sizeof *next->e, by_key);
   ms_wall_xi_list t = *cur;
   *cur = *next;
   *next = t;
