@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Friction from the command line: one state hash across runs, pipelines, buffer modes,
-# exchanges, CPU worker threads and pocl threads; checkpoints (format 3) that carry the
+# exchanges, CPU worker threads and pocl threads; checkpoints (since format 3) that carry the
 # rotation and the contact histories and resume to the uninterrupted hash; an older
 # format refused naming both versions; a damaged friction section refused; the dump's
 # theta, omega columns and its state file (grid radius, contact histories), read back as

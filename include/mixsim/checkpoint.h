@@ -9,14 +9,16 @@
 #include "mixsim/sim.h"
 #include "mixsim/status.h"
 
-/* 4: with the scene's identity in full: CRC-32 and size of each file the scene reads
- * besides its own; every checkpoint is written as version 4. 3: with the friction state
- * (rotation, contact histories) of frictional scenes, but only the scene file's CRC-32:
- * read for a scene that reads no other file, refused (saying why) for one that does.
- * 2: collision state in double precision, refused now (it has no friction section), as is
- * 1 (floats); each with a message saying so. Gravity payloads have not changed: versions
- * 1 to 3 are read under version 3's rule. */
-#define MS_CHECKPOINT_VERSION 4
+/* 5: with the walls' state ([wall.NAME]: each wall's kind of motion, a force-driven one's
+ * displacement and rate, with friction the histories of the walls' contacts); every
+ * checkpoint is written as version 5, and collision mode reads version 5 only: 4 (the
+ * scene's identity in full: CRC-32 and size of each file the scene reads besides its own)
+ * and 3 (the friction state, only the scene file's CRC-32) lack the walls' state, 2 the
+ * friction section, 1 double precision; each is refused with a message saying so. Gravity
+ * payloads have not changed: versions 4 and 5 are read alike, 1 to 3 under version 3's
+ * rule (read for a scene that reads no other file, refused, saying why, for one that
+ * does). */
+#define MS_CHECKPOINT_VERSION 5
 
 /* The identity of a scene: the CRC-32 of its file's bytes, and the CRC-32 and size of
  * each file it reads (ms_scene.inputs). A checkpoint only resumes the scene it was

@@ -3,6 +3,7 @@
 
 #include "collision/base/wall_def.h"
 #include "collision/worker/walls.h"
+#include "collision/worker/walls_state.h"
 
 #include "collision/device/nlist.h"
 #include "collision/exchange/zone.h"
@@ -626,6 +627,7 @@ ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *sm
     L->vy = L->is_static ? 0.0 : large_state[4 * i + 3];
   }
   s->run.step = step;
+  ms_walls_reset(&s->p, &s->wk); /* ms_sim_walls_import puts the saved state back */
   s->dev.forces.step = -1; /* no step of this run made this state */
   s->dev.grid_current = 0;
   invalidate_worker_list(s);
@@ -678,4 +680,14 @@ ms_status ms_sim_friction_import(ms_sim *s, const ms_friction_state *in)
   s->dev.grid_current = 0;
   invalidate_worker_list(s);
   return st;
+}
+
+ms_status ms_sim_walls_export(const ms_sim *s, ms_walls_state *out)
+{
+  return ms_walls_export(&s->p, &s->wk, out);
+}
+
+ms_status ms_sim_walls_import(ms_sim *s, const ms_walls_state *in)
+{
+  return ms_walls_import(&s->p, &s->wk, in);
 }

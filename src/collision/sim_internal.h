@@ -15,6 +15,7 @@
 #include "collision/base/params.h"
 #include "collision/sync.h"
 #include "collision/base/trace.h"
+#include "collision/worker/walls_state.h"
 #include "collision/worker/worker.h"
 #include "mixsim/sim.h"
 
@@ -69,8 +70,15 @@ ms_status ms_sim_friction_export(ms_sim *s, ms_friction_state *out); /* sim.c */
 /* After ms_sim_restore: puts the rotation and the histories back. */
 ms_status ms_sim_friction_import(ms_sim *s, const ms_friction_state *in);
 
+/* The walls' state ([wall.NAME]: force-driven walls' motion, the histories of the walls'
+ * contacts; collision/worker/walls_state.h), between advances. */
+ms_status ms_sim_walls_export(const ms_sim *s, ms_walls_state *out); /* sim.c */
+/* After ms_sim_restore (which resets the walls to the run's start): puts the state back. */
+ms_status ms_sim_walls_import(ms_sim *s, const ms_walls_state *in);
+
 /* Puts the sim into a saved state (checkpoint.c): small particles uploaded, large ones
- * set (x y vx vy each), grid capacity as saved, grid rebuilt before next use. */
+ * set (x y vx vy each), grid capacity as saved, grid rebuilt before next use; the walls as at
+ * the run's start. */
 ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *small_pos,
                          const double *small_vel, const double *large_state);
 

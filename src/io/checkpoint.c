@@ -6,7 +6,8 @@
  * A table is in sections: each starts with the count fields its array sizes depend on,
  * which are checked before its arrays are allocated. The collision table's second
  * section is the friction state (rotation and contact histories), empty when the scene
- * has no friction. */
+ * has no friction; its third the walls' state ([wall.NAME]: each wall's kind of motion, a
+ * force-driven one's displacement and rate, with friction its contacts' histories). */
 #include "mixsim/checkpoint.h"
 
 #include <float.h>
@@ -35,6 +36,12 @@ typedef struct cimage {
   double *small_rot, *large_rot;        /* theta, omega of each particle */
   float *small_wall_xi, *large_wall_xi; /* 4 per particle: left, right, bottom, top */
   ms_history_entry *ss, *ls, *ll;       /* small-small, large-small, large-large */
+  /* The walls' state (collision/worker/walls_state.h, ms_walls_state). */
+  int32_t n_walls;
+  int64_t n_sw, n_lw;            /* small-wall and large-wall histories */
+  int32_t *wall_driven;          /* per wall: 1 force-driven */
+  double *wall_motion;           /* per wall: s, s_dot */
+  ms_wall_history *sw, *lw;
 } cimage;
 
 /* Gravity mode. */
@@ -57,6 +64,9 @@ ARRAY(cimage, large_rot, im->friction ? (size_t)im->n_large * 2 : 0)
 ARRAY(cimage, small_wall_xi, im->friction ? (size_t)im->n_small * 4 : 0)
 ARRAY(cimage, large_wall_xi, im->friction ? (size_t)im->n_large * 4 : 0)
 ARRAY(cimage, ss, im->n_ss) ARRAY(cimage, ls, im->n_ls) ARRAY(cimage, ll, im->n_ll)
+SCALAR(cimage, n_walls) SCALAR(cimage, n_sw) SCALAR(cimage, n_lw)
+ARRAY(cimage, wall_driven, im->n_walls) ARRAY(cimage, wall_motion, (size_t)im->n_walls * 2)
+ARRAY(cimage, sw, im->n_sw) ARRAY(cimage, lw, im->n_lw)
 SCALAR(gimage, n) SCALAR(gimage, step) SCALAR(gimage, e0)
 ARRAY(gimage, pos, (size_t)im->n * 4) ARRAY(gimage, vel, (size_t)im->n * 3)
 
@@ -74,11 +84,17 @@ static const field collision_fields[] = {
   F(cimage, large_wall_xi, "large wall histories"),
   F(cimage, ss, "small-small histories"), F(cimage, ls, "large-small histories"),
   F(cimage, ll, "large-large histories"),
+  F(cimage, n_walls, MS_WALLS_F_COUNT), F(cimage, n_sw, MS_WALLS_F_N_SMALL),
+  F(cimage, n_lw, MS_WALLS_F_N_LARGE), F(cimage, wall_driven, MS_WALLS_F_DRIVEN),
+  F(cimage, wall_motion, MS_WALLS_F_MOTION), F(cimage, sw, MS_WALLS_F_SMALL),
+  F(cimage, lw, MS_WALLS_F_LARGE),
 };
 
-/* Where the collision table's friction section starts, and its counts end. */
+/* Where the collision table's friction and walls sections start, and their counts end. */
 #define C_FRICTION_FIRST 12
 #define C_FRICTION_COUNTS 16
+#define C_WALLS_FIRST 23
+#define C_WALLS_COUNTS 26
 
 static const field gravity_fields[] = {
   F(gimage, n, "bodies"), F(gimage, step, "step"), F(gimage, e0, "initial energy"),
@@ -110,6 +126,16 @@ static int c_alloc_friction(void *v)
          im->ls && im->ll;
 }
 
+static int c_alloc_walls(void *v)
+{
+  cimage *im = v;
+  im->wall_driven = malloc(sz_cimage_wall_driven(im) + 1);
+  im->wall_motion = malloc(sz_cimage_wall_motion(im) + 1);
+  im->sw = malloc(sz_cimage_sw(im) + 1);
+  im->lw = malloc(sz_cimage_lw(im) + 1);
+  return im->wall_driven && im->wall_motion && im->sw && im->lw;
+}
+
 static void c_release(void *v)
 {
   cimage *im = v;
@@ -127,6 +153,12 @@ static void c_release(void *v)
   im->small_rot = im->large_rot = NULL;
   im->small_wall_xi = im->large_wall_xi = NULL;
   im->ss = im->ls = im->ll = NULL;
+  ms_walls_state w = {.driven = im->wall_driven, .motion = im->wall_motion, .small = im->sw,
+                      .large = im->lw};
+  ms_walls_state_free(&w);
+  im->wall_driven = NULL;
+  im->wall_motion = NULL;
+  im->sw = im->lw = NULL;
 }
 
 static int g_alloc(void *v)
@@ -146,10 +178,14 @@ static void g_release(void *v)
 }
 
 /* Version 2 made the collision state double precision (version 1 held floats); version
- * 3 added the friction section. The gravity payload has not changed since version 1. */
+ * 3 added the friction section, 5 the walls section. The gravity payload has not changed
+ * since version 1. */
 static const layout collision_layout = {
-    0, 3, collision_fields, (int)(sizeof collision_fields / sizeof(field)), 2,
-    {{0, 2, c_alloc}, {C_FRICTION_FIRST, C_FRICTION_COUNTS, c_alloc_friction}}, c_release};
+    0, 5, collision_fields, (int)(sizeof collision_fields / sizeof(field)), 3,
+    {{0, 2, c_alloc},
+     {C_FRICTION_FIRST, C_FRICTION_COUNTS, c_alloc_friction},
+     {C_WALLS_FIRST, C_WALLS_COUNTS, c_alloc_walls}},
+    c_release};
 static const layout gravity_layout = {1, 1, gravity_fields,
                                       (int)(sizeof gravity_fields / sizeof(field)), 1,
                                       {{0, 1, g_alloc}}, g_release};
@@ -210,12 +246,33 @@ static ms_status friction_counts(const char *path, const cimage *im, const ms_si
   return MS_OK;
 }
 
+/* The walls section's counts: the scene's walls, histories only with friction and no more
+ * than one per particle and feature of a wall. */
+static ms_status walls_counts(const char *path, const cimage *im, const ms_sim *s)
+{
+  if (im->n_walls != s->p.n_walls)
+    return ms_ck_refuse_field(path, MS_WALLS_F_COUNT, "= %ld: the scene has %d ([wall.NAME] "
+                              "sections)", (long)im->n_walls, s->p.n_walls);
+  int on = ms_sim_friction_on(s);
+  ms_status st;
+  if ((st = history_count(path, MS_WALLS_F_N_SMALL, im->n_sw, on,
+                          ms_walls_history_max(&s->p, s->p.n_small),
+                          "the small particles times the walls' features")) ||
+      (st = history_count(path, MS_WALLS_F_N_LARGE, im->n_lw, on,
+                          ms_walls_history_max(&s->p, s->p.n_large),
+                          "the large particles times the walls' features")))
+    return st;
+  return MS_OK;
+}
+
 static ms_status sim_counts(const char *path, const void *v, const void *ctx, int section)
 {
   const cimage *im = v;
   const ms_sim *s = ctx;
   if (section == 1)
     return friction_counts(path, im, s);
+  if (section == 2)
+    return walls_counts(path, im, s);
   if (im->n_small != s->p.n_small)
     return ms_ck_refuse_field(path, "n_small", "= %ld: particle counts differ from the scene (%d)",
                         (long)im->n_small, s->p.n_small);
@@ -268,6 +325,14 @@ static ms_status friction_fields(const char *path, const cimage *im)
   return MS_OK;
 }
 
+/* The image's walls section as the walls' state (its arrays, not copies). */
+static ms_walls_state walls_of(const cimage *im)
+{
+  return (ms_walls_state){.n_walls = im->n_walls, .driven = im->wall_driven,
+                          .motion = im->wall_motion, .small = im->sw, .large = im->lw,
+                          .n_small = im->n_sw, .n_large = im->n_lw};
+}
+
 /* Centres (x, y every `stride` values, frame coordinates) more than a box width or height
  * outside the box are said, not refused: nothing in a run stops a particle that leaves
  * the box (the walls push it back), and the last good state before a failure can hold
@@ -312,7 +377,13 @@ static ms_status sim_fields(const char *path, const void *v, const void *ctx)
     return st;
   say_far_centres(path, "small positions", im->small_pos, (size_t)im->n_small, 2, s);
   say_far_centres(path, "large state", im->large_state, (size_t)im->n_large, 4, s);
-  return im->friction ? friction_fields(path, im) : MS_OK;
+  if (im->friction && (st = friction_fields(path, im)))
+    return st;
+  /* the walls' state, checked as its import checks it */
+  ms_walls_state w = walls_of(im);
+  char why[512];
+  const char *part = ms_walls_state_fault(&s->p, &w, why, sizeof why);
+  return part ? ms_ck_refuse_field(path, part, "%s", why) : MS_OK;
 }
 
 static const checks sim_checks = {sim_counts, sim_fields};
@@ -373,9 +444,23 @@ static ms_status capture(ms_sim *s, cimage *im)
     L[2] = s->wk.large[i].vx;
     L[3] = s->wk.large[i].vy;
   }
-  if (ms_sim_friction_on(s) && (st = capture_friction(s, im)))
+  if (ms_sim_friction_on(s) && (st = capture_friction(s, im))) {
     c_release(im);
-  return st;
+    return st;
+  }
+  ms_walls_state w;
+  if ((st = ms_sim_walls_export(s, &w))) {
+    c_release(im);
+    return st;
+  }
+  im->n_walls = w.n_walls;
+  im->n_sw = w.n_small;
+  im->n_lw = w.n_large;
+  im->wall_driven = w.driven;
+  im->wall_motion = w.motion;
+  im->sw = w.small;
+  im->lw = w.large;
+  return MS_OK;
 }
 
 static ms_status restore(ms_sim *s, const cimage *im)
@@ -387,6 +472,10 @@ static ms_status restore(ms_sim *s, const cimage *im)
                            im->small_wall_xi, im->large_wall_xi, im->ss, im->ls, im->ll,
                            (size_t)im->n_ss, (size_t)im->n_ls, (size_t)im->n_ll};
     st = ms_sim_friction_import(s, &f);
+  }
+  if (!st) {
+    ms_walls_state w = walls_of(im);
+    st = ms_sim_walls_import(s, &w);
   }
   if (!st) {
     s->run.stats.grid_builds = im->grid_builds;

@@ -105,6 +105,38 @@ static ms_status refuse(const char *path, const char *why)
   return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: %s", path, why);
 }
 
+/* "collision checkpoints of version 5 only", "gravity checkpoints of versions 1 to 5". */
+static void versions_read(const layout *l, char *out, size_t n)
+{
+  const char *mode = l->mode == 0 ? "collision" : "gravity";
+  if (l->oldest == MS_CHECKPOINT_VERSION)
+    snprintf(out, n, "%s checkpoints of version %u only", mode, l->oldest);
+  else
+    snprintf(out, n, "%s checkpoints of versions %u to %u", mode, l->oldest,
+             MS_CHECKPOINT_VERSION);
+}
+
+/* A format this layout no longer reads (collision mode: its payload grew), or never did:
+ * what it lacks, and what to do. */
+static ms_status other_version(const char *path, uint32_t version, const layout *l)
+{
+  char reads[96];
+  versions_read(l, reads, sizeof reads);
+  if (version > MS_CHECKPOINT_VERSION || version == 0)
+    return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version %u, this mixsim reads "
+                   "%s", path, version, reads);
+  const char *lacks =
+      version == 1 ? "holds single-precision positions, which this mixsim no longer runs from"
+      : version == 2 ? "was written by an older mixsim, without the rotation and contact "
+                       "histories that version 3 added"
+                     : "was written by an older mixsim, without the walls' state ([wall.NAME]: a "
+                       "force-driven wall's displacement and rate, the histories of the walls' "
+                       "contacts) that version 5 added";
+  return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version %u %s; this mixsim reads "
+                 "%s: rerun the scene from the start (or finish the run with the mixsim that "
+                 "wrote it)", path, version, lacks, reads);
+}
+
 static ms_status check_header(const char *path, const header *h, const layout *l,
                               const ms_scene_id *now)
 {
@@ -117,19 +149,8 @@ static ms_status check_header(const char *path, const header *h, const layout *l
     return refuse(path, "written on a machine of another byte order");
   if (h->mode != l->mode)
     return refuse(path, "written by the other simulation mode");
-  if (h->version == 1 && l->oldest >= 2)
-    return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version 1 holds single-precision "
-                   "positions, which this mixsim no longer runs from (it reads versions %u to %u); "
-                   "rerun the scene from the start",
-                   path, l->oldest, MS_CHECKPOINT_VERSION);
-  if (h->version == 2 && l->oldest == 3)
-    return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version 2 was written by an "
-                   "older mixsim, without the rotation and contact histories that version %u "
-                   "added; this mixsim reads versions %u to %u only: rerun the scene from the "
-                   "start", path, l->oldest, l->oldest, MS_CHECKPOINT_VERSION);
   if (h->version < l->oldest || h->version > MS_CHECKPOINT_VERSION)
-    return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: format version %u, this mixsim reads "
-                   "%u to %u", path, h->version, l->oldest, MS_CHECKPOINT_VERSION);
+    return other_version(path, h->version, l);
   if (h->scene_id != scene_id)
     return ms_fail(MS_ERR_INPUT, "checkpoint '%s' refused: written from another scene (scene id "
                    "%08x, this scene %08x)", path, h->scene_id, scene_id);

@@ -26,7 +26,7 @@ typedef struct field {
 
 /* A mode's payload: its table, in sections; each section's leading `counts` fields
  * are counts, after which its arrays are made room for. release frees them all. */
-#define MAX_SECTIONS 2
+#define MAX_SECTIONS 3
 typedef struct section_def {
   int first, counts; /* the section's first field, and the field after its counts */
   int (*alloc)(void *im);
