@@ -86,9 +86,10 @@ static void test_snapshot_restores_the_walls(void)
 }
 
 /* A failure planted while the piston moves, where the worker's check of the large particles
- * finds a runaway (after sync 2): the run loop replays from its snapshot and writes the state
- * before the failing step, which resumes to the uninterrupted hash. */
-static void test_replay_after_failure_resumes_to_the_same_hash(void)
+ * finds a runaway (after sync 2), or between the syncs (F_ls half made): the run loop replays
+ * from its snapshot and writes the state before the failing step, which resumes to the
+ * uninterrupted hash. */
+static void replay_case(ms_fault_point point)
 {
   const long fail_at = 1100, end = 1800;
   char path[64];
@@ -99,7 +100,7 @@ static void test_replay_after_failure_resumes_to_the_same_hash(void)
   ms_sim_destroy(full);
   ms_sim *sim = open_sim(piston, MS_PIPELINE_NAIVE, 1);
   ENSURE(sim);
-  sim->run.fault = (ms_fault){1, fail_at, MS_THREAD_CPU, MS_FAULT_AFTER_SYNC2, 0};
+  sim->run.fault = (ms_fault){1, fail_at, MS_THREAD_CPU, point, 0};
   ms_run_plan plan = {end, 0, NULL, 0, 0, path, NULL, NULL, NULL, NULL};
   double wall = 0;
   remove(path);
@@ -118,6 +119,13 @@ static void test_replay_after_failure_resumes_to_the_same_hash(void)
   ENSURE(loaded && at == fail_at);
   ENSURE(want != 0 && got == want);
 }
+
+static void test_replay_after_failure_resumes_to_the_same_hash(void)
+{
+  replay_case(MS_FAULT_AFTER_SYNC2);
+}
+
+static void test_replay_after_failure_between_syncs(void) { replay_case(MS_FAULT_BETWEEN_SYNCS); }
 
 /* Each fault the import must see, on an exported state; the state stays as it was. */
 static void test_bad_import_refused_and_changes_nothing(void)
@@ -165,6 +173,7 @@ int main(int argc, char **argv)
   ms_set_quiet(1);
   RUN_TEST(test_snapshot_restores_the_walls, filter);
   RUN_TEST(test_replay_after_failure_resumes_to_the_same_hash, filter);
+  RUN_TEST(test_replay_after_failure_between_syncs, filter);
   RUN_TEST(test_bad_import_refused_and_changes_nothing, filter);
   return TEST_EXIT();
 }

@@ -617,6 +617,8 @@ ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *sm
     st = ms_buffers_upload(&s->cl, s->x.buf.pos, small_pos, bytes);
   if (!st)
     st = ms_buffers_upload(&s->cl, s->x.buf.vel, small_vel, bytes);
+  if (!st)
+    st = ms_buffers_clear_forces(&s->x.buf, &s->cl);
   if (st)
     return st;
   for (int i = 0; i < s->p.n_large; i++) {

@@ -446,3 +446,17 @@ ms_status ms_buffers_download(ms_cl *cl, cl_mem m, void *dst, size_t bytes)
   cl_int err = clEnqueueReadBuffer(cl->gpu_queue, m, CL_TRUE, 0, bytes, dst, 0, NULL, NULL);
   return ms_cl_check(err, "clEnqueueReadBuffer", "download");
 }
+
+ms_status ms_buffers_clear_forces(ms_buffers *b, ms_cl *cl)
+{
+  static const float zero = 0.0f;
+  cl_mem mems[] = {b->f_ls, b->t_ls};
+  size_t bytes[] = {b->n_small * 2 * sizeof(float), b->n_small * sizeof(float)};
+  for (int i = 0; i < 2; i++)
+    if (mems[i] && bytes[i] > 0)
+      MS_CL_TRY(clEnqueueFillBuffer(cl->gpu_queue, mems[i], &zero, sizeof zero, 0, bytes[i], 0,
+                                    NULL, NULL),
+                "clEnqueueFillBuffer(F_ls)");
+  MS_CL_TRY(clFinish(cl->gpu_queue), "clFinish");
+  return MS_OK;
+}

@@ -108,6 +108,10 @@ ms_status ms_buffers_staging_alloc(ms_cl *cl, cl_command_queue queue, size_t byt
                                    const char *what, ms_staging *st);
 void ms_buffers_staging_free(cl_command_queue queue, ms_staging *st);
 
+/* F_ls (and t_ls) back to all +0.0f, as every iteration's integration leaves them: after
+ * a restore, since an advance that failed between the syncs left them half made. Blocks. */
+ms_status ms_buffers_clear_forces(ms_buffers *b, ms_cl *cl);
+
 /* Blocking whole-buffer transfers for set-up and state read-back (any mode). */
 ms_status ms_buffers_upload(ms_cl *cl, cl_mem m, const void *src, size_t bytes);
 ms_status ms_buffers_download(ms_cl *cl, cl_mem m, void *dst, size_t bytes);
