@@ -2,12 +2,13 @@
 """Checks a collision run's DIR/diagnostics.csv (tests/diagnostics.sh): every row has
 every column, the steps are the expected ones, and the energy balance closes:
 |E(t) - E(0)| <= tol * E(0) for every row, E = kinetic (translational + rotational) +
-potential + elastic (normal + tangential) + dissipated, summed here from the columns
-(not read from `total`), with at least `--min-dissipated` of E(0) dissipated by the end.
+potential + elastic (normal + tangential) + dissipated - the work the scene's walls did
+(wall_work), summed here from the columns (not read from `total`), with at least
+`--min-dissipated` of E(0) dissipated by the end.
 --without COLUMN leaves a term out of the sum (the test's own negative control: the
 balance must then fail).
 usage: check_diagnostics.py FILE --steps 0,200,... [--tol 0.03] [--min-dissipated 0.3]
-       [--without dissipated|elastic_normal|...]"""
+       [--without dissipated|elastic_normal|wall_work|...]"""
 import argparse
 import csv
 import sys
@@ -16,9 +17,10 @@ COLUMNS = ["step", "time", "ke_translational", "ke_rotational", "potential",
            "elastic_normal", "elastic_tangential", "dissipated", "total", "px", "py",
            "contacts_ss", "contacts_ls", "contacts_ll", "contacts_wall", "max_overlap",
            "coordination", "grid_builds", "grid_overflow_builds", "grid_capacity",
-           "zone_iterations", "zone_cells_mean", "zone_particles_mean"]
-ENERGY = ["ke_translational", "ke_rotational", "potential", "elastic_normal",
-          "elastic_tangential", "dissipated"]
+           "zone_iterations", "zone_cells_mean", "zone_particles_mean", "wall_work"]
+# the terms of E and their signs: the walls' work came in from outside
+ENERGY = {"ke_translational": 1, "ke_rotational": 1, "potential": 1, "elastic_normal": 1,
+          "elastic_tangential": 1, "dissipated": 1, "wall_work": -1}
 
 
 def main():
@@ -43,7 +45,7 @@ def main():
     if steps != want:
         sys.exit(f"steps {steps} != {want}")
     terms = [c for c in ENERGY if c != a.without]
-    e = [sum(float(r[c]) for c in terms) for r in body]
+    e = [sum(ENERGY[c] * float(r[c]) for c in terms) for r in body]
     e0 = e[0]
     worst = max(abs(x - e0) for x in e) / e0
     lost = float(body[-1]["dissipated"]) / e0

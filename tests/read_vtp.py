@@ -21,6 +21,14 @@ tests/output_vtk.sh:
                                          (X0, Y0, 0), (X1, Y0, 0), (X1, Y1, 0), (X0, Y1, 0),
                                          exactly, in one closed line, around the frame's
                                          particles (the same coordinates)
+  read_vtp.py circle WALLS.vtp WALL CX CY R  a frame's [wall.NAME]s (walls_SSSSSS.vtp):
+                                         line WALL (its index) is closed, through 128
+                                         points at R from (CX, CY)
+  read_vtp.py polyline WALLS.vtp WALL X1,Y1,X2,Y2,...  line WALL runs through exactly these
+                                         points, open
+  read_vtp.py wallcells WALLS.vtp WALLS.csv  the walls' cell data (wall, force, torque,
+                                         contacts) are walls.csv's rows of the frame's step,
+                                         to the bit (NaN and -1 alike)
 Exits 1 with a message on the first difference."""
 import csv
 import os
@@ -261,6 +269,63 @@ def walls(vtp, corners, frame):
     print(f"{vtp}: the box from ({x0}, {y0}) to ({x1}, {y1}), around {frame}'s particles")
 
 
+def wall_line(vtp, k):
+    """The points of line k of a walls_SSSSSS.vtp, as (x, y, z) tuples, and its cell data."""
+    pd = load(vtp)
+    if pd.GetNumberOfVerts() or pd.GetNumberOfPolys() or pd.GetNumberOfLines() <= k:
+        fail(f"{vtp}: {pd.GetNumberOfLines()} lines, {pd.GetNumberOfVerts()} verts, "
+             f"{pd.GetNumberOfPolys()} polys: no line {k}")
+    ids = vtkIdList()
+    pd.GetLines().InitTraversal()
+    for _ in range(k + 1):
+        pd.GetLines().GetNextCell(ids)
+    line = [ids.GetId(i) for i in range(ids.GetNumberOfIds())]
+    cells = {}
+    d = pd.GetCellData()
+    for i in range(d.GetNumberOfArrays()):
+        cells[d.GetArrayName(i)] = vtk_to_numpy(d.GetArray(i))
+    if int(cells["wall"][k]) != k:
+        fail(f"{vtp}: line {k} has wall {cells['wall'][k]}")
+    return line, [tuple(pd.GetPoint(i)) for i in line], cells
+
+
+def circle(vtp, k, cx, cy, r):
+    line, pts, _ = wall_line(vtp, k)
+    if len(line) != 129 or line[0] != line[-1] or len(set(line)) != 128:
+        fail(f"{vtp}: line {k} is {len(line)} indices, not 128 points closed")
+    for x, y, z in pts:
+        d = ((x - cx) ** 2 + (y - cy) ** 2) ** 0.5
+        if abs(d - r) > 1e-12 * r or z != 0.0:
+            fail(f"{vtp}: ({x!r}, {y!r}, {z!r}) is {d!r} from ({cx}, {cy}), not {r}")
+    print(f"{vtp}: line {k} is a circle of radius {r} around ({cx}, {cy})")
+
+
+def polyline(vtp, k, coords):
+    line, pts, _ = wall_line(vtp, k)
+    want = [(coords[i], coords[i + 1], 0.0) for i in range(0, len(coords), 2)]
+    if pts != want or len(set(line)) != len(line):
+        fail(f"{vtp}: line {k} runs through {pts}, not {want}")
+    print(f"{vtp}: line {k} through {len(want)} points")
+
+
+def wallcells(vtp, walls_csv):
+    pd = load(vtp)
+    step = int(pd.GetFieldData().GetArray("step").GetValue(0))
+    rows = [r for r in csv.DictReader(open(walls_csv)) if int(r["step"]) == step]
+    _, _, cells = wall_line(vtp, 0)
+    if len(rows) != pd.GetNumberOfLines() or len(rows) != len(cells["contacts"]):
+        fail(f"{vtp}: {pd.GetNumberOfLines()} lines, {len(rows)} rows of step {step}")
+    for k, row in enumerate(rows):
+        got = [float(cells["force"][k][0]), float(cells["force"][k][1]), float(cells["torque"][k])]
+        want = [float(row["fx"]), float(row["fy"]), float(row["torque"])]
+        if repr(got) != repr(want) or cells["force"][k][2] != 0.0:
+            fail(f"{vtp}: wall {k} has force, torque {got}, {walls_csv} {want} at step {step}")
+        if int(cells["contacts"][k]) != int(row["contacts"]):
+            fail(f"{vtp}: wall {k} has {cells['contacts'][k]} contacts, {walls_csv} "
+                 f"{row['contacts']}")
+    print(f"{vtp}: the walls' cells are {walls_csv}'s rows of step {step}")
+
+
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "frame":
@@ -285,5 +350,11 @@ if __name__ == "__main__":
         annotations(sys.argv[2], sys.argv[3], sys.argv[4])
     elif mode == "walls":
         walls(sys.argv[2], [float(v) for v in sys.argv[3:7]], sys.argv[7])
+    elif mode == "circle":
+        circle(sys.argv[2], int(sys.argv[3]), *[float(v) for v in sys.argv[4:7]])
+    elif mode == "polyline":
+        polyline(sys.argv[2], int(sys.argv[3]), [float(v) for v in sys.argv[4].split(",")])
+    elif mode == "wallcells":
+        wallcells(sys.argv[2], sys.argv[3])
     else:
         fail("unknown mode " + mode)

@@ -4,8 +4,9 @@ as a PNG.
 
 Collision mode, three panels over time: the energies stacked (kinetic, rotational,
 potential above its smallest value, elastic normal and tangential, dissipated so far)
-with their sum as a line, so a closing balance shows as a flat top; the momentum (px,
-py); the contacts by kind and the mean coordination number. The title gives the total's
+with their total as a line (the stack less the work the scene's walls did, drawn dotted
+when they did any), so a closing balance shows as a flat line; the momentum (px, py);
+the contacts by kind and the mean coordination number. The title gives the total's
 largest drift relative to its start as plotted (E0 less the potential's smallest value).
 Gravity mode, two panels: kinetic, potential and total energy with the relative drift,
 and the momentum. The title is also printed ("title: ...") after the file's name.
@@ -61,6 +62,8 @@ def collision(c, plt, title):
     ax[0].stackplot(t, *[p[1] for p in parts], labels=[p[0] for p in parts],
                     colors=[p[2] for p in parts], alpha=0.85)
     ax[0].plot(t, [x - u0 for x in c["total"]], "k-", lw=1.2, label=f"total - {u0:.4g}")
+    if any(c.get("wall_work", [])):  # the scene's walls put energy in: total = stack - it
+        ax[0].plot(t, c["wall_work"], "k:", lw=1.2, label="work of the walls (total: stack - it)")
     ax[0].set_ylabel("energy (J/m)")
     ax[0].legend(loc="lower left", fontsize=7, ncol=2)
     ax[0].set_title(drift_title(c, u0, title), fontsize=10)

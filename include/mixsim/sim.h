@@ -153,7 +153,7 @@ void ms_state_free(ms_state *state);
 /* Closed contacts by kind, and the kinetic energy, of the current state. */
 typedef struct ms_state_summary {
   long contacts_small_small, contacts_large_small, contacts_large_large;
-  long contacts_wall;    /* particles a wall pushes */
+  long contacts_wall;    /* particles a box wall pushes, and contacts with [wall.NAME]s */
   double kinetic_energy; /* J (per metre of disc thickness: masses are areal) */
 } ms_state_summary;
 ms_status ms_sim_summarise(ms_sim *sim, ms_state_summary *out);

@@ -1,7 +1,8 @@
 /* The dissipated-energy accumulators of --diagnostics: per small particle on the device
- * (kernels/collide.cl built with MS_DIAG adds each step's dashpot work) and per large
+ * (kernels/collide.cl built with MS_DIAG adds each step's dashpot work), per large
  * particle on the CPU worker (cpu_worker.c) or after them on the device (kernels/large.cl
- * and large_friction.cl with --large-on device), read back and summed only when asked. */
+ * and large_friction.cl with --large-on device), and per [wall.NAME] for its contacts with
+ * small particles (worker/walls.c), read back and summed only when asked. */
 #include "collision/dissipation.h"
 
 #include <stdlib.h>
@@ -49,6 +50,8 @@ ms_status ms_diss_reset(ms_sim *s)
   for (int i = 0; i < s->p.n_large; i++)
     s->wk.diss_large[i] = 0.0;
   s->wk.diss_worker = 0.0;
+  for (int k = 0; s->wk.wall && k < s->p.n_walls; k++)
+    s->wk.wall[k].lost = s->wk.wall[k].work = 0.0; /* since the start, as the rest */
   return zero_device(s);
 }
 
@@ -61,8 +64,17 @@ void ms_diss_release(ms_sim *s)
   s->wk.diss_large = NULL;
 }
 
+static double xi_energy(float kt, const ms_wall_xi_list *l)
+{
+  double e = 0.0;
+  for (int k = 0; k < l->n; k++)
+    e += ms_spring_energy(kt, l->e[k].xi);
+  return e;
+}
+
 /* Every history the friction state holds (one entry per closed pair, four per particle
- * against the walls), in its export order. */
+ * against the walls), in its export order; then those of the [wall.NAME] contacts, the
+ * worker's own lists (each wall's small contacts, then each large particle's). */
 ms_status ms_sim_spring_energy(ms_sim *s, double *out)
 {
   *out = 0.0;
@@ -84,6 +96,10 @@ ms_status ms_sim_spring_energy(ms_sim *s, double *out)
   for (size_t k = 0; k < 4 * (size_t)f.n_large; k++)
     e += ms_spring_energy(s->p.kt, f.large_wall_xi[k]);
   ms_friction_state_free(&f);
+  for (int k = 0; s->wk.wall && k < s->p.n_walls; k++)
+    e += xi_energy(s->p.kt, &s->wk.wall[k].small_cur);
+  for (int i = 0; s->wk.wall_xi_cur && i < s->p.n_large; i++)
+    e += xi_energy(s->p.kt, &s->wk.wall_xi_cur[i]);
   *out = e;
   return MS_OK;
 }
@@ -91,7 +107,9 @@ ms_status ms_sim_spring_energy(ms_sim *s, double *out)
 /* Small particles in index order, then large ones (on the device, then on the worker),
  * then the large-large springs' share (the worker's, then the device's): of each pair one
  * is all zeros unless `auto` ran both paths, and adding zeros changes no sum, so the
- * device-only path's total is the worker's bit for bit. */
+ * device-only path's total is the worker's bit for bit. Then the [wall.NAME]s' small
+ * contacts, in the scene's order (walls run on the worker alone; their large contacts are
+ * in the large particles' sums). */
 ms_status ms_sim_dissipated(ms_sim *s, double *out)
 {
   *out = 0.0;
@@ -110,6 +128,8 @@ ms_status ms_sim_dissipated(ms_sim *s, double *out)
   sum += s->wk.diss_worker;
   if (!st)
     sum += d[n - 1];
+  for (int k = 0; s->wk.wall && k < s->p.n_walls; k++)
+    sum += s->wk.wall[k].lost;
   free(d);
   *out = sum;
   return st;

@@ -1,7 +1,8 @@
 /* What the state looks like at a moment, beyond the hash: how many contacts of each
  * kind are closed and the kinetic energy. Computed on the host from a read-back of the
  * state with the force law's own overlap test, so a count says how many pairs pushed
- * each other in the last force computation's sense. */
+ * each other in the last force computation's sense; a [wall.NAME]'s contacts with the
+ * wall's own tests (kernels/shared/wall.h), where the wall is at the state's step. */
 #include "collision/sim_internal.h"
 
 #include "collision/worker/cpu_worker.h"
@@ -10,6 +11,7 @@
 
 #include "shared/contact.h"
 #include "shared/grid.h"
+#include "shared/wall.h"
 
 /* The force law's overlap test on a difference taken in double. */
 static int touching(const double *a, const double *b, float r_sum)
@@ -113,6 +115,40 @@ static int at_wall(const ms_sim *s, const double *p, float r)
   return gl < r || gr < r || gb < r || gt < r;
 }
 
+/* The contacts of a disc with a [wall.NAME] (the worker's search: a circle gives one at
+ * most, a polyline one per segment at most, by the feature rule of each segment). */
+static long wall_hits(const ms_wall_info *w, const double *p, float r)
+{
+  ms_wall_hit hit;
+  if (w->kind == MS_WALL_CIRCLE)
+    return ms_circle_contact(p[0], p[1], r, w->center[0], w->center[1], w->radius, &hit);
+  long n = 0;
+  int nv = w->n_points;
+  for (int i = 0; i < ms_polyline_segments(nv, w->closed); i++) {
+    ms_wall_segment g = ms_polyline_segment(i, nv, w->closed);
+    const double *a = &w->points[2 * g.a], *b = &w->points[2 * g.b], *c = &w->points[2 * g.c];
+    n += ms_segment_contact(p[0], p[1], r, a[0], a[1], b[0], b[1], g.start_free, g.end_free,
+                            c[0], c[1], &hit);
+  }
+  return n;
+}
+
+/* Every contact with the scene's walls: small particles and the dynamic large ones. */
+static long scene_wall_contacts(ms_sim *s, const ms_state *st)
+{
+  long n = 0;
+  for (int k = 0; k < s->p.n_walls; k++) {
+    ms_wall_info w;
+    ms_sim_wall(s, k, &w);
+    for (int i = 0; i < st->n_small; i++)
+      n += wall_hits(&w, &st->small_pos[2 * i], s->p.shape[2 * i]);
+    for (int i = 0; i < st->n_large; i++)
+      if (!s->wk.large[i].is_static)
+        n += wall_hits(&w, &st->large_pos[2 * i], s->wk.large[i].r);
+  }
+  return n;
+}
+
 static double kinetic(const double *v, float m) { return 0.5 * m * (v[0] * v[0] + v[1] * v[1]); }
 
 ms_status ms_sim_summarise(ms_sim *s, ms_state_summary *out)
@@ -142,6 +178,7 @@ ms_status ms_sim_summarise(ms_sim *s, ms_state_summary *out)
     out->contacts_wall += at_wall(s, &st.large_pos[2 * i], s->wk.large[i].r);
     out->kinetic_energy += kinetic(&st.large_vel[2 * i], s->wk.large[i].m);
   }
+  out->contacts_wall += scene_wall_contacts(s, &st);
   free(c.first);
   free(c.order);
   ms_state_free(&st);

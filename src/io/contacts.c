@@ -112,7 +112,8 @@ static int large_pairs(const ms_contact_input *in, int32_t *count)
   return 1;
 }
 
-/* The walls that push a particle (ms_walls_force's gaps); static ones feel none. */
+/* The walls that push a particle (ms_walls_force's gaps, and the scene's walls' own
+ * tests); static ones feel none. */
 static int walls(const ms_contact_input *in, int i)
 {
   const double *p = &in->pos[2 * i];
@@ -120,7 +121,8 @@ static int walls(const ms_contact_input *in, int i)
   if (in->kind[i] == 2)
     return 0;
   return ((float)p[0] < r) + ((float)(in->box[0] - p[0]) < r) + ((float)p[1] < r) +
-         ((float)(in->box[1] - p[1]) < r);
+         ((float)(in->box[1] - p[1]) < r) +
+         (in->scene ? ms_wall_frame_touch(in->scene, p, r, NULL, NULL) : 0);
 }
 
 ms_status ms_count_contacts(const ms_contact_input *in, int32_t *count)

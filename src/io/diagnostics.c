@@ -42,7 +42,7 @@ static const char collision_header[] =
     "dissipated,total,px,py,"
     "contacts_ss,contacts_ls,contacts_ll,contacts_wall,max_overlap,coordination,"
     "grid_builds,grid_overflow_builds,grid_capacity,zone_iterations,zone_cells_mean,"
-    "zone_particles_mean\n";
+    "zone_particles_mean,wall_work\n";
 
 static const char gravity_header[] =
     "step,time,kinetic,potential,energy,energy_error,px,py,pz,lx,ly,lz,virial_ratio\n";
@@ -252,13 +252,20 @@ static void large_pairs(ms_diag *d, const view *v, tally *t)
   }
 }
 
-/* The walls that push particle i (ms_walls_force's gaps; static ones feel none). */
-static void walls(const ms_diag *d, const view *v, int i, tally *t)
+/* The walls that push particle i (ms_walls_force's gaps; static ones feel none), and its
+ * contacts with the scene's walls (their own tests). */
+static void walls(const ms_diag *d, const view *v, const ms_wall_frame *scene, int i, tally *t)
 {
   if (d->c.kind[i] == 2)
     return;
   const double *p = pos_of(v, i);
   float r = d->c.radius[i];
+  if (scene && scene->n) {
+    double sq = 0.0, most = 0.0;
+    t->wall += ms_wall_frame_touch(scene, p, r, &sq, &most);
+    t->elastic += 0.5 * (double)d->c.k * sq;
+    t->max_overlap = most / r > t->max_overlap ? most / r : t->max_overlap;
+  }
   double gap[4] = {p[0], d->c.box[0] - p[0], p[1], d->c.box[1] - p[1]};
   for (int side = 0; side < 4; side++) {
     if (!((float)gap[side] < r))
@@ -294,31 +301,33 @@ static void motion(const ms_diag *d, const view *v, double out[5])
 
 static double mean(long total, long n) { return n > 0 ? (double)total / (double)n : 0.0; }
 
-ms_status ms_diag_row(ms_diag *d, const ms_state *st, const ms_diag_sample *smp)
+ms_status ms_diag_row(ms_diag *d, const ms_state *st, const ms_diag_sample *smp,
+                      const ms_wall_frame *scene)
 {
   view v = {st, &d->c};
   tally t = {0};
   bin_small(d, &v);
   for (int i = 0; i < d->c.n; i++) {
     against_small(d, &v, i, &t);
-    walls(d, &v, i, &t);
+    walls(d, &v, scene, i, &t);
   }
   large_pairs(d, &v, &t);
   double m[5];
   motion(d, &v, m);
-  double total = m[0] + m[1] + m[2] + t.elastic + smp->spring + smp->dissipated;
+  double work = scene ? ms_wall_frame_work(scene) : 0.0;
+  double total = m[0] + m[1] + m[2] + t.elastic + smp->spring + smp->dissipated - work;
   double z = d->c.n > 0 ? (2.0 * (double)(t.ss + t.ls + t.ll) + (double)t.wall) / d->c.n : 0.0;
   const ms_sim_stats *s = &smp->stats;
   char row[1024];
   int len = snprintf(row, sizeof row,
                      "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%ld,%ld,"
                      "%ld,"
-                     "%.9g,%.9g,%ld,%ld,%d,%ld,%.9g,%.9g\n",
+                     "%.9g,%.9g,%ld,%ld,%d,%ld,%.9g,%.9g,%.17g\n",
                      st->step, (double)st->step * d->c.dt, m[0], m[1], m[2], t.elastic,
                      smp->spring, smp->dissipated, total, m[3], m[4], t.ss, t.ls, t.ll, t.wall,
                      t.max_overlap, z, s->grid_builds, s->overflow_builds, s->grid_capacity, s->zone_iterations,
                      mean(s->zone_cells_total, s->zone_iterations),
-                     mean(s->zone_particles_total, s->zone_iterations));
+                     mean(s->zone_particles_total, s->zone_iterations), work);
   return put(d, row, (size_t)len);
 }
 

@@ -1,12 +1,13 @@
 /* The diagnostics time series DIR/diagnostics.csv of --output ... --diagnostics
  * (docs/output.md): one row per frame, the energies (kinetic, potential, elastic,
- * dissipated), momentum, contacts by kind, overlap, coordination and the grid counters
- * in collision mode; gravity mode's energy, drift and momenta. The simulation thread
+ * dissipated, the walls' work), momentum, contacts by kind, overlap, coordination and the
+ * grid counters in collision mode; gravity mode's energy, drift and momenta. The simulation thread
  * takes a sample with the frame's copy of the state; the writer thread computes the rest
  * and appends the row, whole, in one write. */
 #ifndef MS_IO_DIAGNOSTICS_H
 #define MS_IO_DIAGNOSTICS_H
 
+#include "io/wall_frame.h"
 #include "mixsim/gravity.h"
 #include "mixsim/sim.h"
 
@@ -37,8 +38,10 @@ ms_status ms_diag_open_gravity(const char *dir, ms_diag **out);
 ms_status ms_diag_take(ms_sim *sim, ms_diag_sample *out);
 ms_status ms_diag_take_gravity(ms_gravity *g, ms_diag_sample *out);
 
-/* Writer thread: the row of the state `st` (a snapshot: simulation frame). */
-ms_status ms_diag_row(ms_diag *d, const ms_state *st, const ms_diag_sample *smp);
+/* Writer thread: the row of the state `st` (a snapshot: simulation frame), with the
+ * scene's walls at its step (NULL: none): their contacts, and the work they did. */
+ms_status ms_diag_row(ms_diag *d, const ms_state *st, const ms_diag_sample *smp,
+                      const ms_wall_frame *scene);
 ms_status ms_diag_row_gravity(ms_diag *d, const ms_diag_sample *smp);
 
 void ms_diag_close(ms_diag *d);

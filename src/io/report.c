@@ -1,4 +1,4 @@
-/* Per-phase breakdown, stats JSON and CSV dump. */
+/* Per-phase breakdown, stats JSON and CSV dump; the scene's walls' last reactions. */
 #include "io/report.h"
 
 #include <stdlib.h>
@@ -137,6 +137,36 @@ static void print_auto(FILE *out, const ms_sim *s, const ms_tuner *t)
   fputs(t->outcome == MS_TUNE_TOO_SHORT ? "\n" : " last\n", out);
 }
 
+/* The name of [wall.NAME], and whether an iteration of this run left its reaction (the
+ * worker's sums are the last iteration's). */
+static const char *wall_name(const ms_sim *s, int k)
+{
+  const char *n = s->p.walls[k].section;
+  return strncmp(n, "wall.", 5) == 0 ? n + 5 : n;
+}
+
+static int walls_known(const ms_sim *s) { return s->run.trace.iterations > 0; }
+
+/* A line per [wall.NAME]: what the last iteration's contacts gave it (torque about its
+ * reference point: the rotation centre when it turns, else its first point or centre),
+ * and with --diagnostics the work it did on the particles since the start. */
+static void print_walls(FILE *out, const ms_sim *s)
+{
+  for (int k = 0; k < s->p.n_walls; k++) {
+    const ms_wall_now *w = &s->wk.wall[k];
+    fprintf(out, "wall      %s: ", wall_name(s, k));
+    if (!walls_known(s)) {
+      fputs("no iteration ran, no contacts yet\n", out);
+      continue;
+    }
+    fprintf(out, "%d contact%s, force (%.9g, %.9g) N/m, torque %.9g N m/m", w->contacts,
+            w->contacts == 1 ? "" : "s", w->fx, w->fy, w->torque);
+    if (s->p.diag)
+      fprintf(out, "; work done %.9g J/m", w->work);
+    fputc('\n', out);
+  }
+}
+
 void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
 {
   const ms_trace *t = &s->run.trace;
@@ -185,6 +215,7 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
                "kinetic energy %.9g J/m\n",
           sm->contacts_small_small, sm->contacts_large_small, sm->contacts_large_large,
           sm->contacts_wall, sm->kinetic_energy);
+  print_walls(out, s);
   fprintf(out, "state hash %08x (step %ld)\n", info->hash, s->run.step);
 }
 
@@ -207,6 +238,29 @@ static void json_phases(FILE *f, const ms_sim *s, ms_thread_id th, const ms_phas
 static double zone_mean(long total, const ms_sim_stats *st)
 {
   return st->zone_iterations > 0 ? (double)total / (double)st->zone_iterations : 0.0;
+}
+
+/* "walls": each [wall.NAME]'s name and last reaction (null before any iteration; the
+ * torque about its reference point, docs/output.md), and the work it did (null without
+ * --diagnostics). */
+static void json_walls(FILE *f, const ms_sim *s)
+{
+  fputs(",\n  \"walls\": [", f);
+  for (int k = 0; k < s->p.n_walls; k++) {
+    const ms_wall_now *w = &s->wk.wall[k];
+    fprintf(f, "%s\n    {\"name\": ", k ? "," : "");
+    ms_json_string(f, wall_name(s, k));
+    if (walls_known(s))
+      fprintf(f, ", \"fx\": %.17g, \"fy\": %.17g, \"torque\": %.17g, \"contacts\": %d", w->fx,
+              w->fy, w->torque, w->contacts);
+    else
+      fputs(", \"fx\": null, \"fy\": null, \"torque\": null, \"contacts\": null", f);
+    if (s->p.diag)
+      fprintf(f, ", \"work\": %.17g}", w->work);
+    else
+      fputs(", \"work\": null}", f);
+  }
+  fputs("\n  ]", f);
 }
 
 static void json_values(FILE *f, const ms_tuner *t, int c)
@@ -292,6 +346,8 @@ static int write_json(FILE *f, void *arg)
              "\"wall\": %ld},\n  \"kinetic_energy\": %.17g",
           sm->contacts_small_small, sm->contacts_large_small, sm->contacts_large_large,
           sm->contacts_wall, sm->kinetic_energy);
+  if (s->p.n_walls > 0)
+    json_walls(f, s);
   fputs(",\n  \"threads\": {\n    \"gpu_manager\": ", f);
   json_phases(f, s, MS_THREAD_GPU, gpu_phases, COUNT(gpu_phases));
   fputs(",\n    \"cpu_worker\": ", f);

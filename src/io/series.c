@@ -1,7 +1,8 @@
 /* The --output time series (io/series.h): the folder's checks, the two slots the
- * simulation thread copies the state into, and the writer thread's job, which turns a
- * slot into points (scene coordinates, 3 components), counts the contacts, writes the
- * frame and rewrites the collection, each file whole or not at all. */
+ * simulation thread copies the state (and the scene's walls) into, and the writer thread's
+ * job, which turns a slot into points (scene coordinates, 3 components), counts the
+ * contacts, writes the frame and its walls and rewrites the collections, each file whole
+ * or not at all. */
 #include "io/series.h"
 
 #include <dirent.h>
@@ -16,13 +17,21 @@
 #include "io/contacts.h"
 #include "io/diagnostics.h"
 #include "io/vtk_out.h"
+#include "io/walls_out.h"
 
 typedef struct slot {
   ms_state st;        /* collision mode */
   ms_gravity_state g; /* gravity mode */
   float *acc;         /* gravity mode: the bodies' accelerations, 3 each */
   ms_diag_sample diag; /* --diagnostics */
+  ms_wall_frame walls; /* collision mode: the scene's walls ([wall.NAME]), if any */
 } slot;
+
+/* The files a collection lists. */
+typedef struct entry_list {
+  ms_frame_entry *e;
+  long n, cap;
+} entry_list;
 
 struct ms_series {
   ms_series_options o;
@@ -36,14 +45,15 @@ struct ms_series {
   ms_writer *w;      /* NULL once stopped by a failed write */
   ms_status failure; /* that write's status */
   ms_diag *diag;     /* --diagnostics: DIR/diagnostics.csv, else NULL */
+  ms_walls_csv *wcsv; /* --diagnostics with [wall.NAME]s: DIR/walls.csv, else NULL */
   ms_writer_stats stats;
   long last_step; /* the last step handed over (-1: none) */
   /* the writer thread's own */
   double *pos3, *vel3, *theta, *omega, *pos2;
   float *gmass, *force3;
   int32_t *contacts;
-  ms_frame_entry *entries;
-  long n_entries, cap_entries;
+  entry_list frames, walls; /* frames.pvd (frames.csv) and walls.pvd */
+  ms_walls_drawing drawing;  /* the scene's walls of a frame */
 };
 
 /* ---- the folder --------------------------------------------------------------------- */
@@ -56,22 +66,29 @@ static int digits(const char *s, size_t n)
   return n > 0;
 }
 
+/* PREFIX, six digits or more, .vtp or .csv (the first n characters of name). */
+static int numbered(const char *name, size_t n, const char *prefix)
+{
+  size_t p = strlen(prefix);
+  return n >= p + 10 && strncmp(name, prefix, p) == 0 && digits(name + p, n - p - 4) &&
+         (strncmp(name + n - 4, ".vtp", 4) == 0 || strncmp(name + n - 4, ".csv", 4) == 0);
+}
+
 /* The names this writer gives (and their temporary files, "NAME.tmpXXXXXX"):
  * frame_NNNNNN.vtp and frame_NNNNNN.csv (six digits or more), frames.pvd, frames.csv,
- * diagnostics.csv, walls.vtp. */
+ * diagnostics.csv, walls.vtp; the scene's walls' walls_NNNNNN.vtp and .csv, walls.pvd,
+ * walls.csv. */
 static int our_name(const char *name)
 {
+  static const char *const fixed[] = {"frames.pvd", "frames.csv", "diagnostics.csv",
+                                      "walls.vtp", "walls.pvd", "walls.csv"};
   size_t n = strlen(name);
   if (n > 10 && strncmp(name + n - 10, ".tmp", 4) == 0)
     n -= 10;
-  if (n == 10 && (strncmp(name, "frames.pvd", 10) == 0 || strncmp(name, "frames.csv", 10) == 0))
-    return 1;
-  if (n == 15 && strncmp(name, "diagnostics.csv", 15) == 0)
-    return 1;
-  if (n == 9 && strncmp(name, "walls.vtp", 9) == 0)
-    return 1;
-  return n >= 16 && strncmp(name, "frame_", 6) == 0 && digits(name + 6, n - 10) &&
-         (strncmp(name + n - 4, ".vtp", 4) == 0 || strncmp(name + n - 4, ".csv", 4) == 0);
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+    if (n == strlen(fixed[i]) && strncmp(name, fixed[i], n) == 0)
+      return 1;
+  return numbered(name, n, "frame_") || numbered(name, n, "walls_");
 }
 
 static int ends_with(const char *s, const char *tail)
@@ -206,32 +223,47 @@ static void gravity_points(ms_series *s, const slot *k, ms_points *p)
                    s->id, s->kind, NULL, s->force3};
 }
 
-static ms_status add_entry(ms_series *s, const ms_points *p, const char *file)
+static ms_status add_entry(entry_list *l, const ms_points *p, const char *file)
 {
-  if (s->n_entries == s->cap_entries) {
-    long cap = s->cap_entries ? 2 * s->cap_entries : 64;
-    ms_frame_entry *e = realloc(s->entries, (size_t)cap * sizeof *e);
+  if (l->n == l->cap) {
+    long cap = l->cap ? 2 * l->cap : 64;
+    ms_frame_entry *e = realloc(l->e, (size_t)cap * sizeof *e);
     if (!e)
       return ms_fail(MS_ERR_RUNTIME, "--output: out of memory listing the frames");
-    s->entries = e;
-    s->cap_entries = cap;
+    l->e = e;
+    l->cap = cap;
   }
-  ms_frame_entry *e = &s->entries[s->n_entries++];
+  ms_frame_entry *e = &l->e[l->n++];
   e->step = p->step;
   e->time = p->time;
   snprintf(e->file, sizeof e->file, "%s", file);
   return MS_OK;
 }
 
+/* The scene's walls of the frame: walls_SSSSSS.vtp (listed in walls.pvd) or .csv. */
+static ms_status write_scene_walls(ms_series *s, const slot *k, const ms_points *p)
+{
+  char file[48], path[4352];
+  snprintf(file, sizeof file, "walls_%06ld.%s", p->step, s->o.csv ? "csv" : "vtp");
+  snprintf(path, sizeof path, "%s/%s", s->o.dir, file);
+  ms_walls_draw(&k->walls, s->origin, p->step, p->time, &s->drawing);
+  ms_status st = s->o.csv ? ms_walls_write_csv(path, &k->walls, &s->drawing)
+                          : ms_walls_write_vtp(path, &s->drawing);
+  return st ? st : s->o.csv ? MS_OK : add_entry(&s->walls, p, file);
+}
+
 static ms_status write_slot(void *arg, void *ctx)
 {
   ms_series *s = ctx;
+  const slot *k = arg;
+  const ms_wall_frame *walls = !s->gravity && k->walls.n ? &k->walls : NULL;
   ms_points p;
   if (s->gravity) {
     gravity_points(s, arg, &p);
   } else {
     collision_points(s, arg, &p);
-    ms_contact_input in = {s->n, s->n_small, s->pos2, s->radius, s->kind, {s->box[0], s->box[1]}};
+    ms_contact_input in = {s->n, s->n_small, s->pos2, s->radius, s->kind, {s->box[0], s->box[1]},
+                           walls};
     ms_status st = ms_count_contacts(&in, s->contacts);
     if (st)
       return st;
@@ -241,16 +273,23 @@ static ms_status write_slot(void *arg, void *ctx)
   snprintf(path, sizeof path, "%s/%s", s->o.dir, file);
   ms_status st = s->o.csv ? ms_vtk_write_csv(path, &p) : ms_vtk_write_vtp(path, &p);
   if (!st)
-    st = add_entry(s, &p, file);
+    st = add_entry(&s->frames, &p, file);
+  if (!st && walls)
+    st = write_scene_walls(s, k, &p);
   if (st)
     return st;
-  snprintf(path, sizeof path, "%s/%s", s->o.dir, s->o.csv ? "frames.csv" : "frames.pvd");
-  const slot *k = arg;
   if (s->diag && (st = s->gravity ? ms_diag_row_gravity(s->diag, &k->diag)
-                                  : ms_diag_row(s->diag, &k->st, &k->diag)))
+                                  : ms_diag_row(s->diag, &k->st, &k->diag, walls)))
     return st;
-  return s->o.csv ? ms_vtk_write_index(path, s->entries, s->n_entries)
-                  : ms_vtk_write_pvd(path, s->entries, s->n_entries);
+  if (s->wcsv && (st = ms_walls_csv_rows(s->wcsv, p.step, p.time, walls)))
+    return st;
+  snprintf(path, sizeof path, "%s/%s", s->o.dir, s->o.csv ? "frames.csv" : "frames.pvd");
+  st = s->o.csv ? ms_vtk_write_index(path, s->frames.e, s->frames.n)
+                : ms_vtk_write_pvd(path, s->frames.e, s->frames.n);
+  if (st || !walls || s->o.csv)
+    return st;
+  snprintf(path, sizeof path, "%s/walls.pvd", s->o.dir);
+  return ms_vtk_write_pvd(path, s->walls.e, s->walls.n);
 }
 
 /* ---- the simulation thread's side --------------------------------------------------- */
@@ -261,11 +300,14 @@ static void series_free(ms_series *s)
     ms_state_free(&s->slots[i].st);
     ms_gravity_state_free(&s->slots[i].g);
     free(s->slots[i].acc);
+    ms_wall_frame_free(&s->slots[i].walls);
   }
   free(s->radius), free(s->mass), free(s->kind), free(s->id);
   free(s->pos3), free(s->vel3), free(s->theta), free(s->omega), free(s->pos2);
-  free(s->gmass), free(s->contacts), free(s->entries), free(s->force3);
+  free(s->gmass), free(s->contacts), free(s->frames.e), free(s->walls.e), free(s->force3);
+  ms_walls_drawing_free(&s->drawing);
   ms_diag_close(s->diag);
+  ms_walls_csv_close(s->wcsv);
   free(s);
 }
 
@@ -326,6 +368,13 @@ static ms_status collision_fixed(ms_series *s, ms_sim *sim)
                       {sim->p.gx, sim->p.gy}, s->dt, sim->p.k};
   if (!st && s->o.diagnostics)
     st = ms_diag_open(s->o.dir, &ds, &s->diag);
+  for (int i = 0; !st && i < 2; i++)
+    st = ms_wall_frame_alloc(sim, &s->slots[i].walls);
+  int n_walls = ms_sim_wall_count(sim);
+  if (!st && n_walls)
+    st = ms_walls_drawing_alloc(&s->slots[0].walls, &s->drawing);
+  if (!st && n_walls && s->o.diagnostics)
+    st = ms_walls_csv_open(s->o.dir, n_walls, &s->wcsv);
   return st;
 }
 
@@ -424,6 +473,7 @@ ms_status ms_series_frame(ms_series *s, ms_sim *sim, int force)
     ms_writer_release(s->w, k);
     return st;
   }
+  ms_wall_frame_take(sim, &k->walls);
   s->last_step = k->st.step;
   ms_writer_submit(s->w, k);
   return MS_OK;

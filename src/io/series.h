@@ -1,8 +1,9 @@
 /* The --output time series (docs/output.md): a folder of frames, one every K steps (and
  * the run's first and last state), each a .vtp (or a CSV) listed in frames.pvd (or
  * frames.csv), written by a writer thread (io/writer.h) from a copy of the state, so the
- * simulation waits for the disk only when the writer is two frames behind; and the box's
- * walls (walls.vtp, collision mode), written once. */
+ * simulation waits for the disk only when the writer is two frames behind; the box's
+ * walls (walls.vtp, collision mode), written once; and the scene's walls with each frame
+ * (walls_SSSSSS.vtp in walls.pvd, or .csv; with --diagnostics walls.csv: io/walls_out.h). */
 #ifndef MS_IO_SERIES_H
 #define MS_IO_SERIES_H
 

@@ -158,6 +158,56 @@ ms_status ms_vtk_write_walls(const char *path, const double lo[2], const double 
   return ms_write_atomic(path, write_walls, &b);
 }
 
+/* The scene's walls at a frame: points, one line per wall, the walls' cell data; appended
+ * raw, as a frame (NaN kept to the bit). */
+static int write_wall_lines(FILE *f, void *arg)
+{
+  const ms_wall_lines *l = arg;
+  const array cell[4] = {{"wall", T_I32, 1, 0, l->wall},
+                         {"force", T_F64, 3, 0, l->force},
+                         {"torque", T_F64, 1, 0, l->torque},
+                         {"contacts", T_I32, 1, 0, l->contacts}};
+  const array points = {"Points", T_F64, 3, 0, l->pos};
+  const array lines[2] = {{"connectivity", T_I64, 1, 0, l->conn},
+                          {"offsets", T_I64, 1, 0, l->offsets}};
+  const int n_lines[2] = {l->n_conn, l->n_lines};
+  uint64_t off = 0;
+  fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\" "
+             "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <PolyData>\n"
+             "    <FieldData>\n      <DataArray type=\"Float64\" Name=\"TimeValue\" "
+             "NumberOfTuples=\"1\" format=\"ascii\">%.17g</DataArray>\n"
+             "      <DataArray type=\"Int64\" Name=\"step\" NumberOfTuples=\"1\" "
+             "format=\"ascii\">%ld</DataArray>\n    </FieldData>\n"
+             "    <Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"%d\" "
+             "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n      <CellData Scalars=\"wall\">\n",
+          l->time, l->step, l->n_points, l->n_lines);
+  for (int i = 0; i < 4; off += 8 + array_bytes(&cell[i], l->n_lines), i++)
+    array_tag(f, &cell[i], off);
+  fputs("      </CellData>\n      <Points>\n", f);
+  array_tag(f, &points, off);
+  off += 8 + array_bytes(&points, l->n_points);
+  fputs("      </Points>\n      <Lines>\n", f);
+  for (int i = 0; i < 2; off += 8 + array_bytes(&lines[i], n_lines[i]), i++)
+    array_tag(f, &lines[i], off);
+  fputs("      </Lines>\n    </Piece>\n  </PolyData>\n  <AppendedData encoding=\"raw\">\n   _", f);
+  int rc = 0;
+  for (int i = 0; !rc && i < 4; i++)
+    rc = array_data(f, &cell[i], l->n_lines);
+  rc = rc ? rc : array_data(f, &points, l->n_points);
+  for (int i = 0; !rc && i < 2; i++)
+    rc = array_data(f, &lines[i], n_lines[i]);
+  fputs("\n  </AppendedData>\n</VTKFile>\n", f);
+  return rc;
+}
+
+ms_status ms_vtk_write_wall_lines(const char *path, const ms_wall_lines *l)
+{
+  if (!little_endian())
+    return ms_fail(MS_ERR_RUNTIME, "--output: '%s': .vtp frames are written on little-endian "
+                   "hosts only; use --output-format csv", path);
+  return ms_write_atomic(path, write_wall_lines, (void *)l);
+}
+
 /* Collision mode: the --dump columns, then contacts, fx, fy; gravity mode: the gravity
  * dump's columns (x,y,z,vx,vy,vz,m), then id (and fx,fy,fz when there are forces). Forces
  * with 9 digits: floats, read back exactly. */

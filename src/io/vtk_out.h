@@ -35,6 +35,22 @@ ms_status ms_vtk_write_vtp(const char *path, const ms_points *p);
 /* The box's walls (collision mode): its outline from `lo` to `hi` (scene coordinates, as
  * the frames' points; z = 0) as one closed line, in VTK XML PolyData. */
 ms_status ms_vtk_write_walls(const char *path, const double lo[2], const double hi[2]);
+/* The scene's walls ([wall.NAME]) at a frame: one VTK line per wall through its points (a
+ * circle drawn as a closed polyline), with each wall's index and reaction as cell data. */
+typedef struct ms_wall_lines {
+  long step;
+  double time;
+  int n_points, n_lines, n_conn;
+  const double *pos;        /* 3 per point, scene coordinates, z = 0 */
+  const int64_t *conn;      /* n_conn point indices, line after line (a closed one ends on
+                               its first point again) */
+  const int64_t *offsets;   /* per line: the end of its indices in conn */
+  const int32_t *wall;      /* per line: the wall's index, the scene's order */
+  const double *force;      /* per line: 3 (z = 0); NaN where no step of this run made it */
+  const double *torque;     /* per line; NaN likewise */
+  const int32_t *contacts;  /* per line; -1 likewise */
+} ms_wall_lines;
+ms_status ms_vtk_write_wall_lines(const char *path, const ms_wall_lines *l);
 ms_status ms_vtk_write_csv(const char *path, const ms_points *p);
 ms_status ms_vtk_write_pvd(const char *path, const ms_frame_entry *e, long n);
 ms_status ms_vtk_write_index(const char *path, const ms_frame_entry *e, long n);
