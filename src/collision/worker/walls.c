@@ -209,6 +209,17 @@ static int by_key(const void *pa, const void *pb)
   return (a->feature > b->feature) - (a->feature < b->feature);
 }
 
+/* --diagnostics: the spring energy of the contacts that ended (no contact took their slot),
+ * dissipated as the box walls count theirs. */
+static double dropped(const ms_wall_xi_list *cur, float kt)
+{
+  double e = 0.0;
+  for (int k = 0; k < cur->n; k++)
+    if (cur->e[k].feature >= 0)
+      e += ms_spring_energy(kt, cur->e[k].xi);
+  return e;
+}
+
 /* The list written this iteration becomes the one read by the next. */
 static void xi_turn(ms_wall_xi_list *cur, ms_wall_xi_list *next)
 {
@@ -232,7 +243,13 @@ static int touched(const int *features, int n, int feature)
 /* The stored xi of partner j's contact with `feature`; else of its contact with a
  * neighbouring feature that no contact of this step has (the contact moved across a
  * joint: it keeps its history); else 0, a new contact (docs/walls.md). */
-static float xi_find(const ms_wall_xi_list *l, int j, int feature, const ms_wall_def *d,
+static float taken(ms_wall_xi *e)
+{
+  e->feature = -1 - e->feature; /* marked: no other contact takes it, and it is not dropped */
+  return e->xi;
+}
+
+static float xi_find(ms_wall_xi_list *l, int j, int feature, const ms_wall_def *d,
                      const int *now, int n_now)
 {
   int lo = 0, hi = l->n;
@@ -245,13 +262,14 @@ static float xi_find(const ms_wall_xi_list *l, int j, int feature, const ms_wall
   }
   for (int k = lo; k < l->n && l->e[k].j == j; k++)
     if (l->e[k].feature == feature)
-      return l->e[k].xi;
+      return taken(&l->e[k]);
   if (d->kind == MS_WALL_CIRCLE)
     return 0.0f;
   for (int k = lo; k < l->n && l->e[k].j == j; k++)
-    if (ms_wall_features_adjacent(l->e[k].feature, feature, d->n_points, d->closed) &&
+    if (l->e[k].feature >= 0 &&
+        ms_wall_features_adjacent(l->e[k].feature, feature, d->n_points, d->closed) &&
         !touched(now, n_now, l->e[k].feature))
-      return l->e[k].xi;
+      return taken(&l->e[k]);
   return 0.0f;
 }
 
@@ -372,8 +390,11 @@ int ms_walls_small(const ms_params *pm, ms_worker *w, int wi, const ms_ls_source
       }
     }
   }
-  if (pm->friction_on)
+  if (pm->friction_on) {
+    if (pm->diag)
+      now->lost += dropped(&now->small_cur, pm->kt);
     xi_turn(&now->small_cur, &now->small_next);
+  }
   return 1;
 }
 
@@ -424,8 +445,11 @@ int ms_walls_large(const ms_params *pm, ms_worker *w, int i, ms_worker_chunk *ou
         return 0;
     }
   }
-  if (next)
+  if (next) {
+    if (pm->diag)
+      w->diss_large[i] += dropped(cur, pm->kt);
     xi_turn(cur, next);
+  }
   return 1;
 }
 
