@@ -16,6 +16,7 @@
 
 #include "shared/contact.h"
 #include "shared/grid.h"
+#include "shared/wall.h"
 
 /* Slots of the large cell list's flags buffer. */
 #define MS_LFLAG_OVERFLOW 0   /* insertions that found their cell's list full */
@@ -290,11 +291,138 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
 #endif
 }
 
-/* The walls, added last to each moving large particle's force. */
+/* ---- Walls of any shape ([wall.NAME], docs/walls.md) ---------------------------------
+ * The host places every wall each iteration as the CPU worker does (ms_walls_place) and
+ * writes one record of MS_DW_STRIDE doubles per wall, its points after the records
+ * (collision/device_only/device_large.c writes the same layout). The contacts go through
+ * kernels/shared/wall.h with the worker's arguments (collision/worker/walls.c), so each
+ * force is the worker's to the bit. */
+#define MS_DW_STRIDE 24
+#define MS_DW_T 8       /* after the motion's 8 doubles: t, the pose's tx, ty */
+#define MS_DW_CENTER 11 /* a circle's centre now, its radius */
+#define MS_DW_VT 14     /* a force-driven wall's velocity */
+#define MS_DW_COEF 16   /* 2 zeta, mu (floats, exact in double) */
+#define MS_DW_KIND 18   /* kind, points, closed, force-driven, the points' offset */
+#define MS_DW_CIRCLE 1  /* kind: the inside of a circle (else a polyline) */
+
+typedef struct ms_dwall {
+  ms_wall_motion m;
+  double t, tx, ty, cx, cy, radius, vtx, vty;
+  float two_zeta, mu;
+  int kind, n, closed, force_driven, off;
+} ms_dwall;
+
+static ms_dwall ms_dwall_load(__global const double *wd, int k)
+{
+  __global const double *r = wd + MS_DW_STRIDE * k;
+  ms_dwall d;
+  d.m.vx = r[0];
+  d.m.vy = r[1];
+  d.m.cx = r[2];
+  d.m.cy = r[3];
+  d.m.omega = r[4];
+  d.m.ax = r[5];
+  d.m.ay = r[6];
+  d.m.f = r[7];
+  d.t = r[MS_DW_T];
+  d.tx = r[MS_DW_T + 1];
+  d.ty = r[MS_DW_T + 2];
+  d.cx = r[MS_DW_CENTER];
+  d.cy = r[MS_DW_CENTER + 1];
+  d.radius = r[MS_DW_CENTER + 2];
+  d.vtx = r[MS_DW_VT];
+  d.vty = r[MS_DW_VT + 1];
+  d.two_zeta = (float)r[MS_DW_COEF];
+  d.mu = (float)r[MS_DW_COEF + 1];
+  d.kind = (int)r[MS_DW_KIND];
+  d.n = (int)r[MS_DW_KIND + 1];
+  d.closed = (int)r[MS_DW_KIND + 2];
+  d.force_driven = (int)r[MS_DW_KIND + 3];
+  d.off = (int)r[MS_DW_KIND + 4];
+  return d;
+}
+
+/* The worker's next_hit: the disc's contacts with wall d one at a time, in segment order. */
+static int ms_dwall_next_hit(const ms_dwall *d, __global const double *wd, double px, double py,
+                             float r, int *seg, ms_wall_hit *hit, int *feature)
+{
+  if (d->kind == MS_DW_CIRCLE) {
+    if ((*seg)++ > 0)
+      return 0;
+    *feature = 0;
+    return ms_circle_contact(px, py, r, d->cx, d->cy, d->radius, hit);
+  }
+  int n_seg = ms_polyline_segments(d->n, d->closed);
+  __global const double *at = wd + d->off;
+  while (*seg < n_seg) {
+    int i = (*seg)++;
+    ms_wall_segment s = ms_polyline_segment(i, d->n, d->closed);
+    if (ms_segment_contact(px, py, r, at[2 * s.a], at[2 * s.a + 1], at[2 * s.b],
+                           at[2 * s.b + 1], s.start_free, s.end_free, at[2 * s.c],
+                           at[2 * s.c + 1], hit)) {
+      *feature = ms_polyline_feature(i, hit->feature, d->n);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The worker's contact(): the law with the wall's velocity at the disc's centre. */
+static ms_wall_force ms_dwall_contact(const ms_dwall *d, double px, double py, float vx,
+                                      float vy, float w, float r, float m,
+                                      const ms_wall_hit *hit, float xi, float k, float kt,
+                                      float mu_r, float dt, int friction_on)
+{
+  double vwx, vwy;
+  float omega;
+  if (d->force_driven) {
+    vwx = d->vtx;
+    vwy = d->vty;
+    omega = 0.0f;
+  } else {
+    ms_wall_velocity_at(&d->m, d->t, d->tx, d->ty, px, py, &vwx, &vwy);
+    omega = (float)d->m.omega;
+  }
+  float dvx = (float)((double)vx - vwx), dvy = (float)((double)vy - vwy);
+  return ms_wall_contact_force(hit->n, hit->overlap, dvx, dvy, w - omega, r, m, k, d->two_zeta,
+                               kt, d->mu, mu_r, xi, dt, friction_on);
+}
+
+/* One work-item per small particle, after ms_large_small_apply (frictionless): its wall
+ * contacts added to F_ls, walls in order, each wall's in segment order, as the worker adds
+ * them after the large particles'. */
+__kernel void ms_walls_small_apply(__global const double2 *pos, __global const double2 *vel,
+                                   __global const float2 *shape, int n_small,
+                                   __global const double *wd, int n_walls, float k, float kt,
+                                   float mu_r, float dt, __global float2 *f_ls)
+{
+  int j = get_global_id(0);
+  if (j >= n_small)
+    return;
+  double2 xj = pos[j], vj = vel[j];
+  float2 sj = shape[j];
+  float2 f = f_ls[j];
+  for (int w = 0; w < n_walls; w++) {
+    ms_dwall d = ms_dwall_load(wd, w);
+    int seg = 0, feature;
+    ms_wall_hit hit;
+    while (ms_dwall_next_hit(&d, wd, xj.x, xj.y, sj.x, &seg, &hit, &feature)) {
+      ms_wall_force c = ms_dwall_contact(&d, xj.x, xj.y, (float)vj.x, (float)vj.y, 0.0f, sj.x,
+                                         sj.y, &hit, 0.0f, k, kt, mu_r, dt, 0);
+      f.x += c.f.x;
+      f.y += c.f.y;
+    }
+  }
+  f_ls[j] = f;
+}
+
+/* The walls, added last to each moving large particle's force: those of any shape in
+ * order (each one's contacts in segment order), then the box's. */
 __kernel void ms_large_walls(__global const double2 *lpos, __global const double2 *lvel,
                              __global const float2 *lshape, __global const int *lstat,
                              int n_large, double2 box, float k, float two_zeta,
-                             __global float2 *lf
+                             __global float2 *lf, __global const double *wd, int n_walls,
+                             float kt, float mu_r, float dt_f
 #ifdef MS_DIAG
                              , __global double *diss, int diss_off, double dt
 #endif
@@ -305,9 +433,20 @@ __kernel void ms_large_walls(__global const double2 *lpos, __global const double
     return;
   double2 p = lpos[i], v = lvel[i];
   float2 s = lshape[i];
+  float2 f = lf[i];
+  for (int wi = 0; wi < n_walls; wi++) {
+    ms_dwall d = ms_dwall_load(wd, wi);
+    int seg = 0, feature;
+    ms_wall_hit hit;
+    while (ms_dwall_next_hit(&d, wd, p.x, p.y, s.x, &seg, &hit, &feature)) {
+      ms_wall_force c = ms_dwall_contact(&d, p.x, p.y, (float)v.x, (float)v.y, 0.0f, s.x, s.y,
+                                         &hit, 0.0f, k, kt, mu_r, dt_f, 0);
+      f.x += c.f.x;
+      f.y += c.f.y;
+    }
+  }
   ms_v2 w = ms_walls_force(p.x, p.y, (float)v.x, (float)v.y, s.x, box.x, box.y, k, two_zeta,
                            s.y);
-  float2 f = lf[i];
   f.x += w.x;
   f.y += w.y;
   lf[i] = f;

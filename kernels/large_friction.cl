@@ -393,6 +393,112 @@ static double ms_ll_spring(float kt, int n_large, int kll, __global const int *n
 }
 #endif
 
+/* ---- Walls of any shape with friction (docs/walls.md) --------------------------------
+ * A disc's wall histories are one list per particle of (key, xi), key = wall << 20 |
+ * feature, sorted by key: the worker's lists (per wall of (particle, feature), per large
+ * particle of (wall, feature)) regrouped, the same entries in the same order for each
+ * (wall, particle). The host sizes a list for every contact a disc can have, at most
+ * MS_DW_HITS (collision/device_only/device_friction.c). */
+#define MS_DW_KEY(w, feature) (((w) << 20) | (feature))
+#define MS_DW_HITS 16
+
+static int ms_dw_touched(const int *now, int n, int feature)
+{
+  for (int a = 0; a < n; a++)
+    if (now[a] == feature)
+      return 1;
+  return 0;
+}
+
+/* The worker's xi_find for wall w: the same feature's xi; else a neighbouring feature's
+ * that no contact of this step has; else 0. */
+static float ms_dw_xi_find(__global const int *key, __global const float *xi, int n, int w,
+                           int feature, const ms_dwall *d, const int *now, int n_now)
+{
+  int want = MS_DW_KEY(w, feature);
+  for (int a = 0; a < n; a++)
+    if (key[a] == want)
+      return xi[a];
+  if (d->kind == MS_DW_CIRCLE)
+    return 0.0f;
+  for (int a = 0; a < n; a++) {
+    int f = key[a] & 0xFFFFF;
+    if ((key[a] >> 20) == w && ms_wall_features_adjacent(f, feature, d->n, d->closed) &&
+        !ms_dw_touched(now, n_now, f))
+      return xi[a];
+  }
+  return 0.0f;
+}
+
+/* One disc (centre p, velocity v, spin w, radius r, mass m) against every wall in order,
+ * each wall's contacts in segment order, with histories: the force and torque added to
+ * *f and *tq, the new list written. Returns the entries the new list needed. */
+static int ms_dw_disc(__global const double *wd, int n_walls, double2 p, float vx, float vy,
+                      float w, float r, float m, float k, float kt, float mu_r, float dt,
+                      __global const int *old_key, __global const float *old_xi, int n_old,
+                      __global int *new_key, __global float *new_xi, int kw, float2 *f,
+                      float *tq, __global int *lflags)
+{
+  int n_new = 0;
+  for (int wi = 0; wi < n_walls; wi++) {
+    ms_dwall d = ms_dwall_load(wd, wi);
+    int now[MS_DW_HITS], n_now = 0, seg = 0, feature;
+    ms_wall_hit hit;
+    while (ms_dwall_next_hit(&d, wd, p.x, p.y, r, &seg, &hit, &feature)) {
+      if (n_now < MS_DW_HITS)
+        now[n_now] = feature;
+      n_now++;
+    }
+    if (n_now > MS_DW_HITS) { /* more contacts with one wall than the kernel keeps: refused */
+      atomic_max(&lflags[MS_LFLAG_HISTORY], n_now);
+      n_now = MS_DW_HITS;
+    }
+    seg = 0;
+    while (ms_dwall_next_hit(&d, wd, p.x, p.y, r, &seg, &hit, &feature)) {
+      float xi = ms_dw_xi_find(old_key, old_xi, n_old, wi, feature, &d, now, n_now);
+      ms_wall_force c = ms_dwall_contact(&d, p.x, p.y, vx, vy, w, r, m, &hit, xi, k, kt, mu_r,
+                                         dt, 1);
+      f->x += c.f.x;
+      f->y += c.f.y;
+      *tq += c.torque;
+      if (n_new < kw) {
+        new_key[n_new] = MS_DW_KEY(wi, feature);
+        new_xi[n_new] = c.xi;
+      }
+      n_new++;
+    }
+  }
+  if (n_new > kw) /* the host sizes the lists for every contact: reported if not */
+    atomic_max(&lflags[MS_LFLAG_HISTORY], n_new);
+  ms_list_sort(new_key, new_xi, min(n_new, kw));
+  return min(n_new, kw);
+}
+
+/* One work-item per small particle, after ms_large_small_apply_fric: its wall contacts
+ * added to F_ls and t_ls after the large particles' terms, as the worker adds them. */
+__kernel void ms_walls_small_apply_fric(
+    __global const double2 *pos, __global const double2 *vel, __global const float2 *shape,
+    __global const double2 *rot, int n_small, __global const double *wd, int n_walls, float k,
+    float kt, float mu_r, float dt, int kw, __global const int *ws_n,
+    __global const int *ws_key, __global const float *ws_xi, __global int *new_n,
+    __global int *new_key, __global float *new_xi, __global float2 *f_ls, __global float *t_ls,
+    __global int *lflags)
+{
+  int j = get_global_id(0);
+  if (j >= n_small)
+    return;
+  double2 xj = pos[j], vj = vel[j];
+  float2 sj = shape[j];
+  size_t base = (size_t)j * (size_t)kw;
+  float2 f = f_ls[j];
+  float tq = t_ls[j];
+  new_n[j] = ms_dw_disc(wd, n_walls, xj, (float)vj.x, (float)vj.y, (float)rot[j].y, sj.x, sj.y,
+                        k, kt, mu_r, dt, ws_key + base, ws_xi + base, ws_n[j], new_key + base,
+                        new_xi + base, kw, &f, &tq, lflags);
+  f_ls[j] = f;
+  t_ls[j] = tq;
+}
+
 /* The walls with friction, as ms_fr_walls: the normal pushes summed as ms_walls_force
  * sums them, then each touching side's tangential law and rolling torque. */
 __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const double2 *lvel,
@@ -400,7 +506,11 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
                                   __global const double2 *lrot, int n_large, double2 box,
                                   float k, float two_zeta, float4 fr, float dt,
                                   __global float *wall_xi, __global float2 *lf,
-                                  __global float *lt
+                                  __global float *lt, __global const double *wd, int n_walls,
+                                  int kw, __global const int *wl_n, __global const int *wl_key,
+                                  __global const float *wl_xi, __global int *new_n,
+                                  __global int *new_key, __global float *new_xi,
+                                  __global int *lflags
 #ifdef MS_DIAG
                                   , __global double *diss, int diss_off, double dt_d, int kll,
                                   __global const int *ll_n, __global const int *ll_p,
@@ -418,12 +528,27 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
     diss[diss_off + n_large] -= ms_ll_spring(fr.x, n_large, kll, new_n, new_p, new_xi) -
                                 ms_ll_spring(fr.x, n_large, kll, ll_n, ll_p, ll_xi);
 #endif
-  if (i >= n_large || lstat[i])
+  if (i >= n_large)
     return;
+  size_t wbase = (size_t)i * (size_t)kw;
+  if (lstat[i]) { /* the worker leaves a static particle's wall list as it is */
+    for (int a = 0; a < wl_n[i]; a++) {
+      new_key[wbase + a] = wl_key[wbase + a];
+      new_xi[wbase + a] = wl_xi[wbase + a];
+    }
+    new_n[i] = wl_n[i];
+    return;
+  }
   double2 p = lpos[i], v = lvel[i];
   float2 s = lshape[i];
   __global float *xi = wall_xi + 4 * (size_t)i;
   float r = s.x, vx = (float)v.x, vy = (float)v.y, w = (float)lrot[i].y;
+  float2 f = lf[i];
+  float tq = lt[i];
+  /* the walls of any shape first, as walls_chunk calls ms_walls_large before ms_fr_walls */
+  new_n[i] = ms_dw_disc(wd, n_walls, p, vx, vy, w, r, s.y, k, fr.x, fr.z, dt, wl_key + wbase,
+                        wl_xi + wbase, wl_n[i], new_key + wbase, new_xi + wbase, kw, &f, &tq,
+                        lflags);
   float gl = (float)p.x, gr = (float)(box.x - p.x), gb = (float)p.y, gt = (float)(box.y - p.y);
 #ifdef MS_DIAG /* as ms_fr_walls: what the four springs held, and their xi before the step */
   double held = ms_list_spring(fr.x, xi, 4);
@@ -434,6 +559,8 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
 #ifdef MS_DIAG /* clear of the walls: the springs give up what they held */
     diss[diss_off + i] += held;
 #endif
+    lf[i] = f;
+    lt[i] = tq;
     return;
   }
   float c = ms_dashpot(two_zeta, k, s.y);
@@ -442,8 +569,6 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
   float fx = pl, fy = pb;
   fx = fx - pr;
   fy = fy - pt;
-  float2 f = lf[i];
-  float tq = lt[i];
   f.x += fx;
   f.y += fy;
   ms_v2 nl = {-1.0f, 0.0f}, nr = {1.0f, 0.0f}, nb = {0.0f, -1.0f}, nt = {0.0f, 1.0f};

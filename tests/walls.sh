@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Walls end to end: one state hash for a drum with a baffle (every kind of wall contact,
 # friction on) whatever the pipeline, buffer mode, exchange, worker list, worker threads
-# and pocl threads; a force-driven piston comes to rest with the floor carrying its force
-# and the bed's weight; what walls refuse.
+# and pocl threads, the same on the device-only path (large_on = device) with friction and
+# without; particles stay in the drum; what the device-only path's walls refuse.
 # usage: walls.sh MIXSIM SOURCE_ROOT [filter]
 set -u
 exe=$1
@@ -11,6 +11,7 @@ filter=${3:-}
 . "$(dirname "$0")/lib.sh"
 
 scene=$root/tests/scenes/walls_drum.ini
+frictionless=$root/tests/scenes/walls_drum_frictionless.ini
 
 test_one_hash_in_every_mode() {
   local want got opts
@@ -18,7 +19,8 @@ test_one_hash_in_every_mode() {
   [ -n "$want" ] || return 1
   for opts in "--pipeline naive" "--buffers copied" "--exchange zone" "--exchange full" \
     "--exchange zone --buffers copied --pipeline naive" "--worker-list off" \
-    "--cpu-threads 1" "--cpu-threads 3" "--cpu-threads 8 --exchange zone"; do
+    "--cpu-threads 1" "--cpu-threads 3" "--cpu-threads 8 --exchange zone" \
+    "--large-on device"; do
     # shellcheck disable=SC2086 # the options split on purpose
     got=$(hash_run "$scene" 1500 --headless $opts) || return 1
     [ "$got" = "$want" ] || { echo "    $opts: $got, default: $want"; return 1; }
@@ -28,10 +30,38 @@ test_one_hash_in_every_mode() {
   echo "    $want in every mode"
 }
 
+# The device-only path (large_on = device) against the CPU worker: the same state hash for
+# the drum with friction and without, over enough steps for the bed to land on the rim and
+# the ball to roll on the baffle; and resumed from checkpoints written on one path and
+# resumed on the other, the hash of the worker resuming its own (a checkpoint does not
+# carry the wall histories, so that is not the uninterrupted run's).
+test_device_only_same_hash() {
+  local want got sc a b c
+  for sc in "$frictionless" "$scene"; do
+    want=$(hash_run "$sc" 6000 --headless --large-on cpu) || return 1
+    got=$(hash_run "$sc" 6000 --headless --large-on device) || return 1
+    [ -n "$want" ] && [ "$got" = "$want" ] || { echo "    $sc device: $got, cpu: $want"; return 1; }
+    echo "    $(basename "$sc"): $want with large_on = cpu and device"
+  done
+  "$exe" -q --headless -n 4500 --large-on device --checkpoint "$tmp/d.ck" "$scene" >/dev/null ||
+    return 1
+  "$exe" -q --headless -n 4500 --large-on cpu --checkpoint "$tmp/c.ck" "$scene" >/dev/null ||
+    return 1
+  want=$(hash_run "$scene" 6000 --headless --large-on cpu --resume "$tmp/c.ck") || return 1
+  a=$(hash_run "$scene" 6000 --headless --large-on cpu --resume "$tmp/d.ck") || return 1
+  b=$(hash_run "$scene" 6000 --headless --large-on device --resume "$tmp/c.ck") || return 1
+  c=$(hash_run "$scene" 6000 --headless --large-on device --resume "$tmp/d.ck") || return 1
+  echo "    resumed: cpu->cpu $want, device->cpu $a, cpu->device $b, device->device $c"
+  [ -n "$want" ] && [ "$a" = "$want" ] && [ "$b" = "$want" ] && [ "$c" = "$want" ]
+}
+
+# What the device-only path's walls leave out runs with large_on = cpu only.
 test_device_only_refused() {
-  "$exe" -q --headless -n 10 --large-on device "$scene" >"$tmp/out" 2>&1
+  "$exe" -q --headless -n 10 --large-on device --diagnostics --output "$tmp/diag" \
+    "$scene" >"$tmp/out" 2>&1
   local rc=$?
-  grep -q "walls run with large_on = cpu only" "$tmp/out" && [ $rc -ne 0 ] || { cat "$tmp/out"; return 1; }
+  grep -q "walls with --diagnostics run with large_on = cpu only" "$tmp/out" && [ $rc -ne 0 ] ||
+    { cat "$tmp/out"; return 1; }
 }
 
 test_particles_stay_in_the_drum() {
@@ -45,7 +75,8 @@ sys.exit(1 if out or len(rows) < 400 else 0)
 PY
 }
 
-for t in test_one_hash_in_every_mode test_device_only_refused test_particles_stay_in_the_drum; do
+for t in test_one_hash_in_every_mode test_device_only_same_hash test_device_only_refused \
+  test_particles_stay_in_the_drum; do
   check "$t"
 done
 finish

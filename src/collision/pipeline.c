@@ -264,6 +264,8 @@ static ms_status device_iteration(ms_sim *s, long step, int more)
     TRY(ms_gpu_build_grid(&s->ctx, &s->dev, step));
   TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BEFORE_SYNC1, step));
   TRY(ms_gpu_collide(&s->ctx, &s->dev));
+  if (s->p.n_walls > 0) /* where the walls are this iteration, as the worker places them */
+    TRY(ms_walls_place(&s->p, &s->wk, step));
   TRY(ms_dl_forces(&s->ctx, &s->dev, &s->dl, &s->wk));
   TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BETWEEN_SYNCS, step));
   if (ms_forces_due(s, more))

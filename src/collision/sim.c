@@ -35,12 +35,21 @@ static void invalidate_worker_list(ms_sim *s)
   s->x.list.ref_due = 0;
 }
 
-/* The device-only path has no wall kernels: a scene with walls runs on the CPU worker. */
+/* What the device-only path's walls leave out (docs/walls.md): a scene that needs it runs
+ * on the CPU worker. */
 static ms_status no_device_walls(const ms_sim *s)
 {
-  return ms_fail(MS_ERR_INPUT, "[%s]: walls run with large_on = cpu only (the device-only "
-                               "path, large_on = device, has no walls)",
-                 s->p.walls[0].section);
+  for (int k = 0; k < s->p.n_walls; k++)
+    if (s->p.walls[k].force_driven)
+      return ms_fail(MS_ERR_INPUT, "[%s]: a force-driven wall runs with large_on = cpu only "
+                                   "(the device-only path, large_on = device, has prescribed "
+                                   "walls only)",
+                     s->p.walls[k].section);
+  if (s->p.diag)
+    return ms_fail(MS_ERR_INPUT, "[%s]: walls with --diagnostics run with large_on = cpu only "
+                                 "(the device-only path does not sum the walls' energy)",
+                   s->p.walls[0].section);
+  return MS_OK;
 }
 
 /* Cells of one largest small diameter cover the box; refuse absurd grids early. */
@@ -401,8 +410,11 @@ ms_status ms_sim_advance(ms_sim *s, long iterations)
 {
   if (iterations <= 0)
     return MS_OK;
-  if (s->p.n_walls > 0 && s->p.large_on == MS_LARGE_ON_DEVICE)
-    return no_device_walls(s);
+  if (s->p.n_walls > 0 && s->p.large_on == MS_LARGE_ON_DEVICE) {
+    ms_status st = no_device_walls(s);
+    if (st)
+      return st;
+  }
   return ms_pipeline_run(s, iterations);
 }
 

@@ -30,6 +30,7 @@ enum ms_kernel_id {
   MS_K_LARGE_LARGE,
   MS_K_LARGE_WALLS,
   MS_K_INTEGRATE_LARGE,
+  MS_K_WALLS_SMALL_APPLY, /* walls of any shape, frictionless */
   /* friction on (kernels/friction.cl), on the manager's queue */
   MS_K_INTEGRATE_FRIC,
   MS_K_NLIST_CHECK,
@@ -41,6 +42,7 @@ enum ms_kernel_id {
   MS_K_LARGE_LARGE_FRIC,
   MS_K_LARGE_WALLS_FRIC,
   MS_K_INTEGRATE_LARGE_FRIC,
+  MS_K_WALLS_SMALL_APPLY_FRIC, /* walls of any shape with friction */
   MS_KERNEL_COUNT
 };
 

@@ -9,6 +9,7 @@
 
 #include "collision/device/events.h"
 #include "collision/worker/worker_friction.h"
+#include "core/grow.h"
 
 #define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
 
@@ -241,6 +242,161 @@ static ms_status ensure_room(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int k
   return st ? st : upload_lists(c, dl, w);
 }
 
+/* ---- Walls of any shape: their histories ------------------------------------------ */
+
+#define WALL_KEY(w, feature) ((w) << 20 | (feature))
+#define WALL_HITS 16 /* kernels/large_friction.cl's MS_DW_HITS */
+
+/* Slots a disc's wall list needs: one per contact it can have (a circle gives one, a
+ * polyline one per segment), at most WALL_HITS; 1 without walls. */
+static size_t wall_room(const ms_params *pm)
+{
+  size_t k = 0;
+  for (int w = 0; w < pm->n_walls; w++) {
+    const ms_wall_def *d = &pm->walls[w];
+    k += d->kind == MS_WALL_CIRCLE ? 1 : (size_t)(d->closed ? d->n_points : d->n_points - 1);
+  }
+  return k < 1 ? 1 : k > WALL_HITS ? WALL_HITS : k;
+}
+
+/* Lists of `owners` particles (one more, so that none is empty), k slots each. */
+static ms_status make_owner_lists(const ms_ctx *c, ms_dl_lists *l, size_t owners, size_t k)
+{
+  ms_status st = MS_OK;
+  ms_dl_release_lists(l);
+  l->k = k;
+  l->cur = 0;
+  owners++;
+  for (int g = 0; !st && g < 2; g++) {
+    st = ms_dl_make(c->cl, owners * sizeof(int), "wall history", &l->n[g]);
+    if (!st)
+      st = ms_dl_make(c->cl, owners * k * sizeof(int), "wall history", &l->key[g]);
+    if (!st)
+      st = ms_dl_make(c->cl, owners * k * sizeof(float), "wall history", &l->xi[g]);
+  }
+  return st;
+}
+
+static ms_status put_owners(const ms_ctx *c, ms_dl_lists *l, const staging *t, size_t owners)
+{
+  ms_status st = ms_buffers_upload(c->cl, l->n[l->cur], t->n, owners * sizeof(int));
+  if (!st)
+    st = ms_buffers_upload(c->cl, l->key[l->cur], t->key, owners * l->k * sizeof(int));
+  if (!st)
+    st = ms_buffers_upload(c->cl, l->xi[l->cur], t->xi, owners * l->k * sizeof(float));
+  return st;
+}
+
+static ms_status get_owners(const ms_ctx *c, ms_dl_lists *l, staging *t, size_t owners)
+{
+  ms_status st = ms_buffers_download(c->cl, l->n[l->cur], t->n, owners * sizeof(int));
+  if (!st)
+    st = ms_buffers_download(c->cl, l->key[l->cur], t->key, owners * l->k * sizeof(int));
+  if (!st)
+    st = ms_buffers_download(c->cl, l->xi[l->cur], t->xi, owners * l->k * sizeof(float));
+  return st;
+}
+
+static ms_status too_many_wall_contacts(int j, size_t k)
+{
+  return ms_fail(MS_ERR_RUNTIME, "particle %d has more than %zu wall contact histories, more "
+                                 "than the device-only path keeps",
+                 j, k);
+}
+
+/* The worker's wall histories into the device's current lists: each wall's list of
+ * (small particle, feature), walls in order, regrouped per particle, and each large
+ * particle's list of (wall, feature); both come out sorted by (wall, feature). */
+static ms_status upload_wall_lists(const ms_ctx *c, ms_dlarge *dl, ms_worker *w)
+{
+  ms_dl_friction *f = &dl->fr;
+  size_t ns = (size_t)c->p->n_small, nl = (size_t)c->p->n_large, k = f->wl.k;
+  staging t;
+  ms_status st = MS_OK;
+  if (!staging_alloc(&t, ns > nl ? ns : nl, k))
+    return no_memory();
+  for (int wi = 0; !st && wi < c->p->n_walls; wi++) {
+    const ms_wall_xi_list *l = &w->wall[wi].small_cur;
+    for (int e = 0; !st && e < l->n; e++) {
+      int j = l->e[e].j;
+      if ((size_t)t.n[j] == k) {
+        st = too_many_wall_contacts(j, k);
+        break;
+      }
+      size_t at = (size_t)j * k + (size_t)t.n[j]++;
+      t.key[at] = WALL_KEY(wi, l->e[e].feature);
+      t.xi[at] = l->e[e].xi;
+    }
+  }
+  if (!st && c->p->n_walls > 0)
+    st = put_owners(c, &f->ws, &t, ns);
+  memset(t.n, 0, (ns > nl ? ns : nl) * sizeof *t.n);
+  for (size_t i = 0; !st && i < nl && w->wall_xi_cur; i++) {
+    const ms_wall_xi_list *l = &w->wall_xi_cur[i];
+    if ((size_t)l->n > k) {
+      st = too_many_wall_contacts((int)i, k);
+      break;
+    }
+    t.n[i] = l->n;
+    for (int e = 0; e < l->n; e++) {
+      t.key[i * k + (size_t)e] = WALL_KEY(l->e[e].j, l->e[e].feature);
+      t.xi[i * k + (size_t)e] = l->e[e].xi;
+    }
+  }
+  if (!st)
+    st = put_owners(c, &f->wl, &t, nl);
+  staging_free(&t);
+  return st;
+}
+
+static int wall_xi_push(ms_wall_xi_list *l, int j, int feature, float xi)
+{
+  ms_wall_xi *e = ms_grow(l->e, (size_t)l->n, &l->cap, sizeof *e, 16);
+  if (!e)
+    return 0;
+  l->e = e;
+  l->e[l->n++] = (ms_wall_xi){j, feature, xi};
+  return 1;
+}
+
+/* The device's current wall lists back into the worker's: per wall, particles ascending,
+ * each one's features ascending (the worker's (j, feature) order). */
+static ms_status download_wall_lists(const ms_ctx *c, ms_dlarge *dl, ms_worker *w)
+{
+  ms_dl_friction *f = &dl->fr;
+  size_t ns = (size_t)c->p->n_small, nl = (size_t)c->p->n_large, k = f->wl.k;
+  staging t;
+  ms_status st = MS_OK;
+  if (c->p->n_walls == 0)
+    return MS_OK;
+  if (!staging_alloc(&t, ns > nl ? ns : nl, k))
+    return no_memory();
+  st = get_owners(c, &f->ws, &t, ns);
+  for (int wi = 0; !st && wi < c->p->n_walls; wi++) {
+    ms_wall_xi_list *l = &w->wall[wi].small_cur;
+    l->n = 0;
+    for (size_t j = 0; !st && j < ns; j++)
+      for (int e = 0; !st && e < t.n[j]; e++) {
+        int key = t.key[j * k + (size_t)e];
+        if (key >> 20 == wi && !wall_xi_push(l, (int)j, key & 0xFFFFF, t.xi[j * k + (size_t)e]))
+          st = no_memory();
+      }
+  }
+  if (!st)
+    st = get_owners(c, &f->wl, &t, nl);
+  for (size_t i = 0; !st && i < nl && w->wall_xi_cur; i++) {
+    ms_wall_xi_list *l = &w->wall_xi_cur[i];
+    l->n = 0;
+    for (int e = 0; !st && e < t.n[i]; e++) {
+      int key = t.key[i * k + (size_t)e];
+      if (!wall_xi_push(l, key >> 20, key & 0xFFFFF, t.xi[i * k + (size_t)e]))
+        st = no_memory();
+    }
+  }
+  staging_free(&t);
+  return st;
+}
+
 static ms_status make_all(const ms_ctx *c, ms_dlarge *dl)
 {
   ms_dl_friction *f = &dl->fr;
@@ -252,6 +408,11 @@ static ms_status make_all(const ms_ctx *c, ms_dlarge *dl)
     st = ms_dl_make(c->cl, n * sizeof(float), "large torque", &f->torque);
   if (!st)
     st = ms_dl_make(c->cl, n * 4 * sizeof(float), "large wall history", &f->wall_xi);
+  size_t kw = wall_room(c->p);
+  if (!st)
+    st = make_owner_lists(c, &f->wl, n, kw);
+  if (!st && c->p->n_walls > 0)
+    st = make_owner_lists(c, &f->ws, (size_t)c->p->n_small, kw);
   f->made = !st;
   return st;
 }
@@ -281,6 +442,8 @@ ms_status ms_dlf_begin(const ms_ctx *c, ms_dlarge *dl, ms_worker *w)
                                           3 * sizeof(int), sizeof zero, &zero, 0, NULL, NULL),
                      "clEnqueueWriteBuffer", "large flags");
   }
+  if (!st)
+    st = upload_wall_lists(c, dl, w);
   return st ? st : ensure_room(c, dl, w, 0);
 }
 
@@ -423,18 +586,53 @@ static ms_status bind_walls(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   ARG(id, 11, f->wall_xi);
   ARG(id, 12, dl->f);
   ARG(id, 13, f->torque);
+  int n_walls = c->p->n_walls, kw = (int)f->wl.k, wc = f->wl.cur, wo = 1 - wc;
+  ARG(id, 14, dl->wall);
+  ARG(id, 15, n_walls);
+  ARG(id, 16, kw);
+  cl_mem wl[] = {f->wl.n[wc], f->wl.key[wc], f->wl.xi[wc], f->wl.n[wo], f->wl.key[wo],
+                 f->wl.xi[wo], dl->flags};
+  for (int a = 0; a < 7; a++)
+    ARG(id, 17 + a, wl[a]);
   if (!c->p->diag)
     return MS_OK;
   /* the large-large lists before and after this iteration, for their springs' share */
   int cur = f->ll.cur, o = 1 - cur, k = (int)f->ll.k;
-  ms_status st = bind_diss(c, dev, id, 14);
+  ms_status st = bind_diss(c, dev, id, 24);
   if (st)
     return st;
-  ARG(id, 17, k);
+  ARG(id, 27, k);
   cl_mem lists[] = {f->ll.n[cur], f->ll.key[cur], f->ll.xi[cur],
                     f->ll.n[o],   f->ll.key[o],   f->ll.xi[o]};
   for (int a = 0; a < 6; a++)
-    ARG(id, 18 + a, lists[a]);
+    ARG(id, 28 + a, lists[a]);
+  return MS_OK;
+}
+
+/* ms_walls_small_apply_fric's arguments (the walls' buffer is dl->wall, uploaded this
+ * iteration). */
+static ms_status bind_small_walls(const ms_ctx *c, ms_dlarge *dl)
+{
+  ms_dl_friction *f = &dl->fr;
+  const ms_buffers *b = &c->x->buf;
+  int id = MS_K_WALLS_SMALL_APPLY_FRIC, n = c->p->n_small, n_walls = c->p->n_walls;
+  int kw = (int)f->ws.k, cur = f->ws.cur, o = 1 - cur;
+  float dt = (float)c->p->dt;
+  cl_mem small[] = {b->pos, b->vel, b->shape, b->rot};
+  for (int a = 0; a < 4; a++)
+    ARG(id, a, small[a]);
+  ARG(id, 4, n);
+  ARG(id, 5, dl->wall);
+  ARG(id, 6, n_walls);
+  ARG(id, 7, c->p->k);
+  ARG(id, 8, c->p->kt);
+  ARG(id, 9, c->p->mu_r);
+  ARG(id, 10, dt);
+  ARG(id, 11, kw);
+  cl_mem rest[] = {f->ws.n[cur], f->ws.key[cur], f->ws.xi[cur], f->ws.n[o], f->ws.key[o],
+                   f->ws.xi[o], b->f_ls, b->t_ls, dl->flags};
+  for (int a = 0; a < 9; a++)
+    ARG(id, 12 + a, rest[a]);
   return MS_OK;
 }
 
@@ -454,6 +652,10 @@ ms_status ms_dlf_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worke
     st = enqueue(c, dev, MS_K_LARGE_SMALL_REACT_FRIC, (size_t)c->p->n_large);
   if (!st)
     st = enqueue(c, dev, MS_K_LARGE_SMALL_APPLY_FRIC, (size_t)c->p->n_small);
+  if (!st && c->p->n_walls > 0)
+    st = bind_small_walls(c, dl);
+  if (!st && c->p->n_walls > 0)
+    st = enqueue(c, dev, MS_K_WALLS_SMALL_APPLY_FRIC, (size_t)c->p->n_small);
   if (!st)
     st = enqueue(c, dev, MS_K_LARGE_LARGE_FRIC, (size_t)c->p->n_large);
   if (!st)
@@ -461,6 +663,9 @@ ms_status ms_dlf_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worke
   if (!st) { /* the kernels have their arguments: the new lists become current */
     f->ls.cur = 1 - f->ls.cur;
     f->ll.cur = 1 - f->ll.cur;
+    f->wl.cur = 1 - f->wl.cur;
+    if (c->p->n_walls > 0)
+      f->ws.cur = 1 - f->ws.cur;
   }
   return st;
 }
@@ -499,5 +704,7 @@ ms_status ms_dlf_read_back(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int fai
   free(rot);
   if (!st && n)
     st = ms_buffers_download(c->cl, f->wall_xi, w->hist.wall_xi, n * 4 * sizeof(float));
-  return st ? st : download_lists(c, dl, w);
+  if (!st)
+    st = download_lists(c, dl, w);
+  return st ? st : download_wall_lists(c, dl, w);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "collision/worker/cpu_worker.h"
+#include "collision/worker/walls.h"
 #include "collision/device/gpu_manager.h"
 #include "shared/grid.h"
 
@@ -19,6 +20,9 @@
 #define LFLAG_FIRST_FAIL 2
 #define LFLAG_HISTORY 3 /* friction on: a history list's overflow (large_friction.cl) */
 #define LFLAG_COUNT 4
+
+/* A wall's record in the walls' buffer (kernels/large.cl has the same). */
+#define MS_DW_STRIDE 24
 
 /* Binds kernel arguments of the program of the context `c` in scope (collision/base/kernels.h). */
 #define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
@@ -98,6 +102,20 @@ static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   ARG(MS_K_LARGE_WALLS, 6, c->p->k);
   ARG(MS_K_LARGE_WALLS, 7, c->p->two_zeta);
   ARG(MS_K_LARGE_WALLS, 8, dl->f);
+  int n_walls = c->p->n_walls;
+  float dt_f = (float)c->p->dt;
+  ARG(MS_K_LARGE_WALLS, 9, dl->wall);
+  ARG(MS_K_LARGE_WALLS, 10, n_walls);
+  ARG(MS_K_LARGE_WALLS, 11, c->p->kt);
+  ARG(MS_K_LARGE_WALLS, 12, c->p->mu_r);
+  ARG(MS_K_LARGE_WALLS, 13, dt_f);
+  ARG(MS_K_WALLS_SMALL_APPLY, 3, c->p->n_small);
+  ARG(MS_K_WALLS_SMALL_APPLY, 4, dl->wall);
+  ARG(MS_K_WALLS_SMALL_APPLY, 5, n_walls);
+  ARG(MS_K_WALLS_SMALL_APPLY, 6, c->p->k);
+  ARG(MS_K_WALLS_SMALL_APPLY, 7, c->p->kt);
+  ARG(MS_K_WALLS_SMALL_APPLY, 8, c->p->mu_r);
+  ARG(MS_K_WALLS_SMALL_APPLY, 9, dt_f);
   ARG(MS_K_INTEGRATE_LARGE, 4, dl->f);
   ARG(MS_K_INTEGRATE_LARGE, 5, n);
   ARG(MS_K_INTEGRATE_LARGE, 6, c->p->gx);
@@ -115,9 +133,9 @@ static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
     ARG(MS_K_LARGE_LARGE, 16, dev->diss);
     ARG(MS_K_LARGE_LARGE, 17, off);
     ARG(MS_K_LARGE_LARGE, 18, c->p->dt);
-    ARG(MS_K_LARGE_WALLS, 9, dev->diss);
-    ARG(MS_K_LARGE_WALLS, 10, off);
-    ARG(MS_K_LARGE_WALLS, 11, c->p->dt);
+    ARG(MS_K_LARGE_WALLS, 14, dev->diss);
+    ARG(MS_K_LARGE_WALLS, 15, off);
+    ARG(MS_K_LARGE_WALLS, 16, c->p->dt);
   }
   return bind_list(c, dl);
 }
@@ -138,6 +156,10 @@ static ms_status bind_small(const ms_ctx *c)
   ARG(MS_K_LARGE_SMALL_APPLY, 1, b->vel);
   ARG(MS_K_LARGE_SMALL_APPLY, 2, b->shape);
   ARG(MS_K_LARGE_SMALL_APPLY, 16, b->f_ls);
+  ARG(MS_K_WALLS_SMALL_APPLY, 0, b->pos);
+  ARG(MS_K_WALLS_SMALL_APPLY, 1, b->vel);
+  ARG(MS_K_WALLS_SMALL_APPLY, 2, b->shape);
+  ARG(MS_K_WALLS_SMALL_APPLY, 10, b->f_ls);
   return MS_OK;
 }
 
@@ -175,6 +197,12 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, const 
     r_max = L->r > r_max ? L->r : r_max;
   }
   dl->margin = 2.0 * (double)r_max * ldexp(1.0, -20);
+  /* The walls' records and points (kernels/large.cl's layout), at least one record. */
+  dl->wall_doubles = MS_DW_STRIDE * (size_t)(c->p->n_walls > 0 ? c->p->n_walls : 1);
+  for (int k = 0; k < c->p->n_walls; k++)
+    dl->wall_doubles += 2 * (size_t)c->p->walls[k].n_points;
+  if (!(dl->h_wall = calloc(dl->wall_doubles, sizeof(double))))
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for %d walls", c->p->n_walls);
   ms_status st = MS_OK;
   struct {
     cl_mem *m;
@@ -185,7 +213,8 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, const 
               {&dl->shape, f2, "large shape"},       {&dl->stat, n * sizeof(int), "large static"},
               {&dl->f, f2, "large force"},
               {&dl->count, dl->n_cells * sizeof(int), "large cell counts"},
-              {&dl->flags, LFLAG_COUNT * sizeof(int), "large flags"}};
+              {&dl->flags, LFLAG_COUNT * sizeof(int), "large flags"},
+              {&dl->wall, dl->wall_doubles * sizeof(double), "walls"}};
   for (size_t b = 0; !st && b < sizeof bufs / sizeof bufs[0]; b++)
     st = ms_dl_make(c->cl, bufs[b].bytes, bufs[b].what, bufs[b].m);
   if (!st)
@@ -290,16 +319,46 @@ ms_status ms_dl_begin(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker 
   return st;
 }
 
+/* The walls as the worker placed them this iteration (ms_walls_place), in kernels/large.cl's
+ * layout: one record per wall, the polylines' points after the records. Blocks. */
+static ms_status upload_walls(const ms_ctx *c, ms_dlarge *dl, const ms_worker *w)
+{
+  const ms_params *pm = c->p;
+  size_t off = MS_DW_STRIDE * (size_t)pm->n_walls;
+  for (int k = 0; k < pm->n_walls; k++) {
+    const ms_wall_def *d = &pm->walls[k];
+    const ms_wall_now *now = &w->wall[k];
+    const ms_wall_motion *m = &d->motion;
+    int poly = d->kind == MS_WALL_POLYLINE;
+    double rec[MS_DW_STRIDE] = {m->vx,         m->vy,         m->cx,       m->cy,
+                                m->omega,      m->ax,         m->ay,       m->f,
+                                now->t,        now->tx,       now->ty,     now->center[0],
+                                now->center[1], d->radius,    now->vtx,    now->vty,
+                                d->two_zeta,   d->mu,         !poly,       d->n_points,
+                                d->closed,     d->force_driven, (double)off, 0.0};
+    memcpy(&dl->h_wall[MS_DW_STRIDE * (size_t)k], rec, sizeof rec);
+    if (poly) {
+      memcpy(&dl->h_wall[off], now->at, (size_t)d->n_points * 2 * sizeof(double));
+      off += 2 * (size_t)d->n_points;
+    }
+  }
+  return ms_buffers_upload(c->cl, dl->wall, dl->h_wall, off * sizeof(double));
+}
+
 ms_status ms_dl_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w)
 {
   double t0 = ms_now();
-  ms_status st = bind_small(c);
+  ms_status st = c->p->n_walls > 0 ? upload_walls(c, dl, w) : MS_OK;
+  if (!st)
+    st = bind_small(c);
   if (!st && c->p->friction_on)
     st = ms_dlf_forces(c, dev, dl, w);
   else if (!st)
     st = enqueue(c, dev, MS_K_LARGE_SMALL_REACT, (size_t)c->p->n_large);
   if (!st && !c->p->friction_on)
     st = enqueue(c, dev, MS_K_LARGE_SMALL_APPLY, (size_t)c->p->n_small);
+  if (!st && !c->p->friction_on && c->p->n_walls > 0)
+    st = enqueue(c, dev, MS_K_WALLS_SMALL_APPLY, (size_t)c->p->n_small);
   if (!st && !c->p->friction_on)
     st = enqueue(c, dev, MS_K_LARGE_LARGE, (size_t)c->p->n_large);
   if (!st && !c->p->friction_on)
@@ -368,9 +427,11 @@ ms_status ms_dl_check(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker 
   }
   if (grid)
     return grid;
-  if (c->p->friction_on && dl->h_flags[LFLAG_HISTORY] > 0) /* large_friction.cl: never */
-    return ms_fail(MS_ERR_RUNTIME, "step %ld: a large particle's contact history needed %d "
-                                   "slots, more than its list has", step,
+  /* large_friction.cl: never for the pairs; a disc with more than 16 contacts with the
+   * walls of any shape (docs/walls.md) */
+  if (c->p->friction_on && dl->h_flags[LFLAG_HISTORY] > 0)
+    return ms_fail(MS_ERR_RUNTIME, "step %ld: a particle's contact history needed %d slots, "
+                                   "more than its list has", step,
                    dl->h_flags[LFLAG_HISTORY]);
   return grow_until_fits(c, dev, dl);
 }

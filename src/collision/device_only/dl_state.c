@@ -41,19 +41,22 @@ void ms_dlf_release(ms_dl_friction *f)
   ms_dl_release_mem(&f->wall_xi);
   ms_dl_release_lists(&f->ls);
   ms_dl_release_lists(&f->ll);
+  ms_dl_release_lists(&f->ws);
+  ms_dl_release_lists(&f->wl);
   memset(f, 0, sizeof *f);
 }
 
 void ms_dl_release(ms_dlarge *d)
 {
   cl_mem *mems[] = {&d->pos,   &d->vel,      &d->shape,    &d->stat,  &d->f,
-                    &d->prev_pos, &d->prev_vel, &d->count, &d->idx, &d->flags};
+                    &d->prev_pos, &d->prev_vel, &d->count, &d->idx, &d->flags, &d->wall};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
     ms_dl_release_mem(mems[i]);
   free(d->h_pos);
   free(d->h_vel);
   free(d->h_shape);
   free(d->h_stat);
+  free(d->h_wall);
   ms_dlf_release(&d->fr);
   memset(d, 0, sizeof *d);
 }

@@ -22,6 +22,8 @@ typedef struct ms_dl_friction {
   cl_mem torque;        /* float per large particle */
   cl_mem wall_xi;       /* 4 floats per large particle: left, right, bottom, top */
   ms_dl_lists ls, ll;   /* large-small (partner: small index), large-large (large index) */
+  ms_dl_lists ws, wl;   /* walls of any shape, per small and per large particle (key: wall
+                           << 20 | feature; kernels/large_friction.cl) */
   long growths;         /* times a list was made longer during an advance */
   int test_regrow;      /* tests only: make both lists one slot longer every iteration */
 } ms_dl_friction;
@@ -42,6 +44,9 @@ typedef struct ms_dlarge {
   int *h_stat;
   int h_flags[4]; /* the list's and the integration's flags, read without waiting */
   int host_current; /* a failure already read the state back this advance */
+  cl_mem wall;       /* the walls placed this iteration (device_large.c), one record or more */
+  double *h_wall;    /* its host staging */
+  size_t wall_doubles;
   ms_dl_friction fr; /* friction on: rotation and histories (device_friction.h) */
 } ms_dlarge;
 
