@@ -411,21 +411,27 @@ static int ms_dw_touched(const int *now, int n, int feature)
 }
 
 /* The worker's xi_find for wall w: the same feature's xi; else a neighbouring feature's
- * that no contact of this step has; else 0. */
+ * that no contact of this step has; else 0. Each old entry is taken once (*taken: a bit per
+ * entry of the disc's list, at most 32). */
 static float ms_dw_xi_find(__global const int *key, __global const float *xi, int n, int w,
-                           int feature, const ms_dwall *d, const int *now, int n_now)
+                           int feature, const ms_dwall *d, const int *now, int n_now,
+                           uint *taken)
 {
   int want = MS_DW_KEY(w, feature);
   for (int a = 0; a < n; a++)
-    if (key[a] == want)
+    if (key[a] == want && !(*taken & (1u << a))) {
+      *taken |= 1u << a;
       return xi[a];
+    }
   if (d->kind == MS_DW_CIRCLE)
     return 0.0f;
   for (int a = 0; a < n; a++) {
     int f = key[a] & 0xFFFFF;
-    if ((key[a] >> 20) == w && ms_wall_features_adjacent(f, feature, d->n, d->closed) &&
-        !ms_dw_touched(now, n_now, f))
+    if ((key[a] >> 20) == w && !(*taken & (1u << a)) &&
+        ms_wall_features_adjacent(f, feature, d->n, d->closed) && !ms_dw_touched(now, n_now, f)) {
+      *taken |= 1u << a;
       return xi[a];
+    }
   }
   return 0.0f;
 }
@@ -440,6 +446,7 @@ static int ms_dw_disc(__global const double *wd, int n_walls, double2 p, float v
                       float *tq, __global int *lflags)
 {
   int n_new = 0;
+  uint taken = 0;
   for (int wi = 0; wi < n_walls; wi++) {
     ms_dwall d = ms_dwall_load(wd, wi);
     int now[MS_DW_HITS], n_now = 0, seg = 0, feature;
@@ -455,7 +462,7 @@ static int ms_dw_disc(__global const double *wd, int n_walls, double2 p, float v
     }
     seg = 0;
     while (ms_dwall_next_hit(&d, wd, p.x, p.y, r, &seg, &hit, &feature)) {
-      float xi = ms_dw_xi_find(old_key, old_xi, n_old, wi, feature, &d, now, n_now);
+      float xi = ms_dw_xi_find(old_key, old_xi, n_old, wi, feature, &d, now, n_now, &taken);
       ms_wall_force c = ms_dwall_contact(&d, p.x, p.y, vx, vy, w, r, m, &hit, xi, k, kt, mu_r,
                                          dt, 1);
       f->x += c.f.x;
