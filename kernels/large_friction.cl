@@ -515,8 +515,8 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
                                   __global float *wall_xi, __global float2 *lf,
                                   __global float *lt, __global const double *wd, int n_walls,
                                   int kw, __global const int *wl_n, __global const int *wl_key,
-                                  __global const float *wl_xi, __global int *new_n,
-                                  __global int *new_key, __global float *new_xi,
+                                  __global const float *wl_xi, __global int *wnew_n,
+                                  __global int *wnew_key, __global float *wnew_xi,
                                   __global int *lflags
 #ifdef MS_DIAG
                                   , __global double *diss, int diss_off, double dt_d, int kll,
@@ -540,10 +540,10 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
   size_t wbase = (size_t)i * (size_t)kw;
   if (lstat[i]) { /* the worker leaves a static particle's wall list as it is */
     for (int a = 0; a < wl_n[i]; a++) {
-      new_key[wbase + a] = wl_key[wbase + a];
-      new_xi[wbase + a] = wl_xi[wbase + a];
+      wnew_key[wbase + a] = wl_key[wbase + a];
+      wnew_xi[wbase + a] = wl_xi[wbase + a];
     }
-    new_n[i] = wl_n[i];
+    wnew_n[i] = wl_n[i];
     return;
   }
   double2 p = lpos[i], v = lvel[i];
@@ -553,8 +553,8 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
   float2 f = lf[i];
   float tq = lt[i];
   /* the walls of any shape first, as walls_chunk calls ms_walls_large before ms_fr_walls */
-  new_n[i] = ms_dw_disc(wd, n_walls, p, vx, vy, w, r, s.y, k, fr.x, fr.z, dt, wl_key + wbase,
-                        wl_xi + wbase, wl_n[i], new_key + wbase, new_xi + wbase, kw, &f, &tq,
+  wnew_n[i] = ms_dw_disc(wd, n_walls, p, vx, vy, w, r, s.y, k, fr.x, fr.z, dt, wl_key + wbase,
+                        wl_xi + wbase, wl_n[i], wnew_key + wbase, wnew_xi + wbase, kw, &f, &tq,
                         lflags);
   float gl = (float)p.x, gr = (float)(box.x - p.x), gb = (float)p.y, gt = (float)(box.y - p.y);
 #ifdef MS_DIAG /* as ms_fr_walls: what the four springs held, and their xi before the step */
