@@ -178,12 +178,13 @@ def cmd_brazil(a, exe, work):
                 big = [q for q in rows if q["kind"] != "small"][0]
                 depth.append((t, (bed_surface(rows, width) - (big["y"] + big["r"])) / 0.004))
             series[(gamma, seed)] = depth
-            d0, d1 = depth[0][1], depth[-1][1]
+            # the bed settles from its lattice in the first 0.2 s
+            d0, d1 = [d for t, d in depth if t >= min(0.2, depth[-1][0])][0], depth[-1][1]
             table.append((gamma, amp, seed, count, steps * DT, d0, min(d for _, d in depth), d1,
                           wall))
     print("brazil-nut: intruder's depth below the bed's surface, in small diameters "
           f"(f = {BN_FREQ:g} Hz, intruder 3 d)")
-    print("| Gamma | A (mm) | seed | small discs | t (s) | depth at 0 | min depth | depth at end "
+    print("| Gamma | A (mm) | seed | small discs | t (s) | depth at 0.2 s | min depth | depth at end "
           "| run (s) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for g, amp, seed, n, t, d0, dmin, d1, w in table:
@@ -268,11 +269,11 @@ def surface_angle(rows, R):
 
 
 def cmd_drum(a, exe, work):
-    frs = (1e-4, 1e-3, 1e-2)
+    frs = a.fr or (1e-4, 1e-3, 1e-2)
     if a.quick:
         R, seeds, fill_top, turn = 0.03, a.seeds or [1], 0.0, None
     else:
-        R, seeds, fill_top, turn = 0.06, a.seeds or [1, 2, 3], 0.012, 1.2
+        R, seeds, fill_top, turn = 0.06, a.seeds or [1, 2, 3], 0.012, a.turn or 1.2
     table = []
     for fr in frs:
         omega = math.sqrt(fr * G / R)
@@ -341,6 +342,8 @@ def cmd_segregation(a, exe, work):
     else:
         R, fill_top, large, steps, seeds = 0.08, 0.0, (40, 0.004, 0.008, 0.05), 250000, \
             a.seeds or [1]
+    if a.steps:
+        steps = a.steps
     fr = 1e-2
     omega = math.sqrt(fr * G / R)
     every = max(500, steps // 25)
@@ -384,10 +387,16 @@ def main():
     p.add_argument("--quick", action="store_true", help="a tiny size for tests (seconds)")
     p.add_argument("--seeds", help="comma-separated seeds (default: per experiment)")
     p.add_argument("--plot", help="draw the result to this PNG")
+    p.add_argument("--steps", type=int, help="segregation: the run's steps (250000)")
+    p.add_argument("--fr", help="drum: comma-separated Froude numbers (1e-4,1e-3,1e-2)")
+    p.add_argument("--turn", type=float, help="drum: radians the drum turns (1.2)")
     p.add_argument("--device", default="cpu", help="mixsim's --device (cpu)")
     p.add_argument("--keep", help="keep the scenes and frames in this folder")
     a = p.parse_args()
     a.seeds = [int(s) for s in a.seeds.split(",")] if a.seeds else None
+    a.fr = [float(s) for s in a.fr.split(",")] if a.fr else None
+    if a.plot:  # before the runs: require() may run the tool again under another Python
+        pymods.require("walls_validate.py", "matplotlib")
     exe = os.path.abspath(a.mixsim)
     work = a.keep or tempfile.mkdtemp(prefix="walls_validate.")
     os.makedirs(work, exist_ok=True)
