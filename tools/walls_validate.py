@@ -21,7 +21,8 @@ The Janssen silo is not here: it needs the load on the floor wall, which this br
 nowhere (no walls.csv; docs/validation.md says so).
 
 usage: walls_validate.py SUBCOMMAND MIXSIM [--quick] [--seeds 1,2,3] [--plot OUT.png]
-                         [--device cpu] [--keep DIR]
+                         [--device cpu] [--keep DIR] [--fr 1e-4,1e-3,1e-2] [--turn RAD]
+                         [--steps N]
 """
 import argparse
 import csv
@@ -203,7 +204,7 @@ def cmd_brazil(a, exe, work):
             ax.plot([t for t, _ in d], [v for _, v in d], label=f"Γ = {g:g}, seed {seed}")
         ax.invert_yaxis()
         ax.set_xlabel("t (s)")
-        ax.set_ylabel("intruder's depth below the surface (small diameters)")
+        ax.set_ylabel("depth below the surface (small diameters)")
         ax.legend()
         fig.tight_layout()
         fig.savefig(a.plot, dpi=110)
