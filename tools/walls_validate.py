@@ -22,12 +22,13 @@ nowhere (no walls.csv; docs/validation.md says so).
 
 usage: walls_validate.py SUBCOMMAND MIXSIM [--quick] [--seeds 1,2,3] [--plot OUT.png]
                          [--device cpu] [--keep DIR] [--fr 1e-4,1e-3,1e-2] [--turn RAD]
-                         [--steps N]
+                         [--steps N] [--mixed]
 """
 import argparse
 import csv
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -322,6 +323,20 @@ def cmd_drum(a, exe, work):
         fig.savefig(a.plot, dpi=110)
 
 
+def fit_small_count(exe, text, work, device):
+    """The scene with [small] count lowered to what fits on the lattice around the large
+    discs (mixsim says how many when it refuses the count)."""
+    ini = os.path.join(work, "fit.ini")
+    with open(ini, "w") as f:
+        f.write(text)
+    p = subprocess.run([exe, ini, "--steps", "0", "--device", device, "--headless", "--quiet"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    m = re.search(r"only (\d+) of (\d+) small particles fit", p.stdout)
+    if m:
+        text = text.replace(f"count = {m.group(2)}\n", f"count = {m.group(1)}\n", 1)
+    return text
+
+
 def segregation_index(rows):
     pts = [(q["x"], q["y"], q["r"] ** 2, q["kind"]) for q in rows]
     m = sum(p[2] for p in pts)
@@ -345,13 +360,18 @@ def cmd_segregation(a, exe, work):
             a.seeds or [1]
     if a.steps:
         steps = a.steps
+    if a.mixed:  # the large discs among the small ones, not on top of them
+        large = (large[0], large[1], -round(R * 0.68, 4), fill_top)
+        fill_top = round(fill_top + 0.25 * R, 4)
     fr = 1e-2
     omega = math.sqrt(fr * G / R)
     every = max(500, steps // 25)
     series = {}
     for seed in seeds:
-        frames, wall = run(exe, drum_scene_n(R, omega, steps, seed, fill_top, large), work,
-                           f"seg_s{seed}", every, a.device)
+        text = drum_scene_n(R, omega, steps, seed, fill_top, large)
+        if a.mixed:
+            text = fit_small_count(exe, text, work, a.device)
+        frames, wall = run(exe, text, work, f"seg_s{seed}", every, a.device)
         series[seed] = ([(t, segregation_index(rows)) for t, rows in frames], wall,
                         sum(1 for q in frames[0][1] if q["kind"] == "small"),
                         sum(1 for q in frames[0][1] if q["kind"] != "small"))
@@ -389,6 +409,8 @@ def main():
     p.add_argument("--seeds", help="comma-separated seeds (default: per experiment)")
     p.add_argument("--plot", help="draw the result to this PNG")
     p.add_argument("--steps", type=int, help="segregation: the run's steps (250000)")
+    p.add_argument("--mixed", action="store_true",
+                   help="segregation: the large discs start among the small ones (on top)")
     p.add_argument("--fr", help="drum: comma-separated Froude numbers (1e-4,1e-3,1e-2)")
     p.add_argument("--turn", type=float, help="drum: radians the drum turns (1.2)")
     p.add_argument("--device", default="cpu", help="mixsim's --device (cpu)")
