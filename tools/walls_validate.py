@@ -8,14 +8,15 @@ through --output), analyses the frames, prints a table and, with --plot OUT.png,
               wall oscillating vertically at Gamma = A (2 pi f)^2 / g = 3 and 0.5: the
               intruder's depth below the bed's surface over time. Claim: at Gamma = 3 it
               rises to the surface, at 0.5 it does not.
-  drum        a half-filled rotating drum (a circle wall with `rotate`) at Froude numbers
-              Fr = w^2 R / g of 1e-4, 1e-3, 1e-2, several seeds each: the dynamic angle of
-              repose, a linear fit of the free surface in the middle of the flow over the
-              run's second half. Claim: the angle rises with Fr.
-  segregation a bidisperse drum (small discs, large ones on top at the start): the radial
-              segregation index over time, S = (d_large - d_small) / d_all, d the mean
-              distance of a class from the bed's centre of mass. Claim: S grows (the small
-              discs gather in the core).
+  drum        a rotating drum (a circle wall with `rotate`) a quarter full, at Froude
+              numbers Fr = w^2 R / g of 1e-4, 1e-3, 1e-2 (--fr), several seeds each: the
+              dynamic angle of repose, a linear fit of the free surface in the middle of the
+              drum, on the frames after the drum has turned half of --turn radians. Claim:
+              the angle rises with Fr.
+  segregation a bidisperse drum (small discs, large ones on top at the start, or among them
+              with --mixed): the radial segregation index over time,
+              S = (d_large - d_small) / d_all, d the mean distance of a class from the bed's
+              centre of mass. Claim: S grows (the small discs gather in the core).
 
 The Janssen silo is not here: it needs the load on the floor wall, which this branch writes
 nowhere (no walls.csv; docs/validation.md says so).
