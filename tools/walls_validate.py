@@ -1,0 +1,436 @@
+#!/usr/bin/env python3
+"""The walls' validation experiments (docs/validation.md, "Walls").
+
+Each subcommand builds its scenes from the description below, runs mixsim on them (CSV frames
+through --output), analyses the frames, prints a table and, with --plot OUT.png, draws it.
+
+  brazil-nut  a bed of small discs with one intruder three small diameters across, on a floor
+              wall oscillating vertically at Gamma = A (2 pi f)^2 / g = 3 and 0.5: the
+              intruder's depth below the bed's surface over time. Claim: at Gamma = 3 it
+              rises to the surface, at 0.5 it does not.
+  drum        a rotating drum (a circle wall with `rotate`) a quarter full, at Froude
+              numbers Fr = w^2 R / g of 1e-4, 1e-3, 1e-2 (--fr), several seeds each: the
+              dynamic angle of repose, a linear fit of the free surface in the middle of the
+              drum, on the frames after the drum has turned half of --turn radians. Claim:
+              the angle rises with Fr.
+  segregation a bidisperse drum (small discs, large ones on top at the start, or among them
+              with --mixed): the radial segregation index over time,
+              S = (d_large - d_small) / d_all, d the mean distance of a class from the bed's
+              centre of mass. Claim: S grows (the small discs gather in the core).
+
+The Janssen silo is not here: it needs the load on the floor wall, which this branch writes
+nowhere (no walls.csv; docs/validation.md says so).
+
+usage: walls_validate.py SUBCOMMAND MIXSIM [--quick] [--seeds 1,2,3] [--plot OUT.png]
+                         [--device cpu] [--keep DIR] [--fr 1e-4,1e-3,1e-2] [--turn RAD]
+                         [--steps N] [--mixed]
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the tools
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pymods  # noqa: E402
+
+G = 9.81
+
+# The material of every experiment: the scenes' (scenes/drum.ini, scenes/brazil_nut.ini).
+MATERIAL = """[material]
+stiffness = 4000
+restitution = 0.5
+friction = 0.5
+rolling_friction = 0.05
+wall_friction = {mu_w}
+"""
+
+SMALL_R = (0.0018, 0.0022)  # small discs' radii, m (mean diameter 4 mm)
+DENSITY = "2500 kg/m^3"
+THICKNESS = 0.01
+DT = 2e-5
+
+
+def scene_header(steps, seed, box):
+    return f"""[simulation]
+mode = collision
+dt = {DT}
+steps = {steps}
+iterations_per_frame = 50
+seed = {seed}
+gravity = 0, -9.81
+
+[box]
+min = {box[0]}, {box[1]}
+max = {box[2]}, {box[3]}
+
+"""
+
+
+def small_section(count, region, spread=0.0):
+    s = f"""[small]
+count = {count}
+radius_min = {SMALL_R[0]}
+radius_max = {SMALL_R[1]}
+density = {DENSITY}
+thickness = {THICKNESS}
+placement = lattice
+region = {region[0]}, {region[1]}, {region[2]}, {region[3]}
+spacing = 1.05
+"""
+    if spread:
+        s += f"velocity_spread = {spread}\n"
+    return s + "\n"
+
+
+def run(exe, ini_text, workdir, name, every, device):
+    """Writes the scene, runs it with CSV frames every `every` steps; returns the frames as a
+    list of (time, rows), rows a list of dicts with kind, x, y, radius as floats/str."""
+    ini = os.path.join(workdir, name + ".ini")
+    out = os.path.join(workdir, name)
+    with open(ini, "w") as f:
+        f.write(ini_text)
+    cmd = [exe, ini, "--device", device, "--headless", "--quiet", "--output", out,
+           "--output-format", "csv", "--output-every", str(every), "--output-clear"]
+    t0 = time.time()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        sys.exit(f"walls_validate: {' '.join(cmd)} failed ({p.returncode}):\n{p.stdout[-2000:]}")
+    frames = []
+    with open(os.path.join(out, "frames.csv")) as f:
+        for r in csv.DictReader(f):
+            rows = []
+            with open(os.path.join(out, r["file"])) as g:
+                for q in csv.DictReader(g):
+                    rows.append({"kind": q["kind"], "x": float(q["x"]), "y": float(q["y"]),
+                                 "r": float(q["radius"])})
+            frames.append((float(r["time"]), rows))
+    return frames, time.time() - t0
+
+
+def median(v):
+    s = sorted(v)
+    n = len(s)
+    return s[n // 2] if n % 2 else 0.5 * (s[n // 2 - 1] + s[n // 2])
+
+
+def linfit(xs, ys):
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    return sxy / sxx, my - sxy / sxx * mx
+
+
+# ---------------------------------------------------------------- brazil nut
+# A shallow, wide bed of small discs (lattice, 4 mm +-10 %, about 15 layers) in a box W wide
+# above a floor wall at y = 0.01 oscillating vertically at f = 15 Hz (scenes/brazil_nut.ini's
+# 30 Hz halved: at one Gamma the amplitude is four times larger and the rise faster); one intruder of radius 6 mm (three small diameters)
+# resting on the floor in the middle. A = Gamma g / (2 pi f)^2.
+BN_FREQ = 15.0
+
+
+def brazil_scene(count, width, steps, seed, gamma):
+    amp = gamma * G / (2 * math.pi * BN_FREQ) ** 2
+    top = 0.024 + 1.2 * count * (0.0042 * 1.05) ** 2 / (width - 0.004) + 0.02
+    box_h = top + 0.05
+    return amp, (scene_header(steps, seed, (0, 0, width, round(box_h, 4)))
+                 + MATERIAL.format(mu_w=0.5)
+                 + small_section(count, (0.002, 0.024, width - 0.002, round(top, 4)))
+                 + f"""[large.intruder]
+position = {width / 2}, 0.0165
+radius = 0.006
+density = {DENSITY}
+thickness = {THICKNESS}
+
+[wall.floor]
+segments = 0, 0.01, {width}, 0.01
+oscillate = 0, {amp:.6g}, {BN_FREQ}
+""")
+
+
+def bed_surface(rows, width):
+    """The bed's surface: the mean top (y + r) of the highest small discs, one per small
+    diameter of width (the top row), a few flying ones left out."""
+    tops = sorted((q["y"] + q["r"] for q in rows if q["kind"] == "small"), reverse=True)
+    per_row = max(3, int(width / 0.0042))
+    skip = max(1, per_row // 10)
+    top = tops[skip:skip + per_row]
+    return sum(top) / len(top)
+
+
+def cmd_brazil(a, exe, work):
+    if a.quick:
+        count, width, steps, every, seeds = 120, 0.05, 4000, 1000, a.seeds or [3]
+    else:
+        count, width, steps, every, seeds = 720, 0.2, 250000, 10000, a.seeds or [3]
+    table = []
+    series = {}
+    for gamma in (3.0, 0.5):
+        for seed in seeds:
+            amp, text = brazil_scene(count, width, steps, seed, gamma)
+            frames, wall = run(exe, text, work, f"bn_g{gamma}_s{seed}", every, a.device)
+            depth = []
+            for t, rows in frames:
+                big = [q for q in rows if q["kind"] != "small"][0]
+                depth.append((t, (bed_surface(rows, width) - (big["y"] + big["r"])) / 0.004))
+            series[(gamma, seed)] = depth
+            # the bed settles from its lattice in the first 0.2 s
+            d0, d1 = [d for t, d in depth if t >= min(0.2, depth[-1][0])][0], depth[-1][1]
+            table.append((gamma, amp, seed, count, steps * DT, d0, min(d for _, d in depth), d1,
+                          wall))
+    print("brazil-nut: intruder's depth below the bed's surface, in small diameters "
+          f"(f = {BN_FREQ:g} Hz, intruder 3 d)")
+    print("| Gamma | A (mm) | seed | small discs | t (s) | depth at 0.2 s | min depth | depth at end "
+          "| run (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for g, amp, seed, n, t, d0, dmin, d1, w in table:
+        print(f"| {g:g} | {amp * 1e3:.3f} | {seed} | {n} | {t:g} | {d0:.1f} | {dmin:.1f} | "
+              f"{d1:.1f} | {w:.0f} |")
+    print("depth over time (t s: depth):")
+    for (g, seed), d in series.items():
+        print(f"  Gamma {g:g} seed {seed}: " + " ".join(f"{t:.2f}:{v:.1f}" for t, v in d))
+    if a.plot:
+        pymods.require("walls_validate.py", "matplotlib")
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for (g, seed), d in series.items():
+            ax.plot([t for t, _ in d], [v for _, v in d], label=f"Γ = {g:g}, seed {seed}")
+        ax.invert_yaxis()
+        ax.set_xlabel("t (s)")
+        ax.set_ylabel("depth below the surface (small diameters)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(a.plot, dpi=110)
+
+
+# ---------------------------------------------------------------- drum
+# A drum of radius R (circle wall, rotating anticlockwise about its centre at w), its lower
+# part filled with small discs on a lattice; friction 0.5, wall friction 0.8 (drum.ini's).
+# It runs 0.3 s still (the bed settles), then turns `turn` radians; the angle is measured
+# once it has turned half of that (the first avalanche has gone by), over those frames.
+def drum_scene(R, omega, steps, seed, fill_top, large=None):
+    h = round(R * 0.68, 4)  # the lattice's square fits inside the circle
+    box = round(R * 1.04, 4)
+    text = (scene_header(steps, seed, (-box, -box, box, box)) + MATERIAL.format(mu_w=0.8)
+            + small_section(100000, (-h, -h, h, round(fill_top, 4)), spread=0.01))
+    if large:
+        n, r, y0, y1 = large
+        text += f"""[large_random.coarse]
+count = {n}
+radius_min = {r}
+radius_max = {r}
+density = {DENSITY}
+thickness = {THICKNESS}
+region = {-h}, {y0}, {h}, {y1}
+
+"""
+    text += f"""[wall.drum]
+circle = 0, 0, {R}
+rotate = 0, 0, {omega:.6g}
+"""
+    return text
+
+
+def lattice_count(R, fill_top):
+    """How many lattice sites the region of drum_scene holds (the count it places)."""
+    h = round(R * 0.68, 4)
+    step = 2 * SMALL_R[1] * 1.05
+    return int((2 * h) / step) * int((fill_top + h) / step)
+
+
+def drum_scene_n(R, omega, steps, seed, fill_top, large=None):
+    return drum_scene(R, omega, steps, seed, fill_top, large).replace(
+        "count = 100000", f"count = {lattice_count(R, fill_top)}")
+
+
+def surface_angle(rows, R):
+    """The free surface's angle, degrees: in columns two small diameters wide over the middle
+    of the drum (|x| < R/2), the surface is the top of the second-highest disc (one flying
+    disc left out), at that disc's x; a line through them, atan of its slope."""
+    w = 0.0084
+    cols = {}
+    for q in rows:
+        if abs(q["x"]) < 0.5 * R:
+            cols.setdefault(int(math.floor(q["x"] / w)), []).append((q["y"] + q["r"], q["x"]))
+    xs, ys = [], []
+    for c, v in cols.items():
+        if len(v) >= 3:
+            v.sort(reverse=True)
+            xs.append(v[1][1])
+            ys.append(v[1][0])
+    slope, _ = linfit(xs, ys)
+    return math.degrees(math.atan(slope))
+
+
+def cmd_drum(a, exe, work):
+    frs = a.fr or (1e-4, 1e-3, 1e-2)
+    if a.quick:
+        R, seeds, fill_top, turn = 0.03, a.seeds or [1], 0.0, None
+    else:
+        R, seeds, fill_top, turn = 0.06, a.seeds or [1, 2, 3], 0.012, a.turn or 1.2
+    table = []
+    for fr in frs:
+        omega = math.sqrt(fr * G / R)
+        # a settling time, then `turn` radians of the drum (quick: a fixed short run)
+        steps = 3000 if a.quick else int((0.3 + turn / omega) / DT)
+        every = max(500, steps // 30)
+        angles = []
+        for seed in seeds:
+            frames, wall = run(exe, drum_scene_n(R, omega, steps, seed, fill_top), work,
+                               f"drum_fr{fr:g}_s{seed}", every, a.device)
+            # steady: once the drum has turned half of `turn` after the settling time
+            t_steady = 0.5 * frames[-1][0] if a.quick else 0.3 + 0.5 * turn / omega
+            half = [f for f in frames if f[0] >= t_steady]
+            per_frame = [surface_angle(rows, R) for _, rows in half]
+            angles.append((seed, median(per_frame), min(per_frame), max(per_frame), wall,
+                           len(frames[0][1])))
+        table.append((fr, omega, steps, angles))
+    print(f"drum: dynamic angle of repose (degrees), R = {R} m, frames after the drum turned "
+          f"{0.5 * turn if turn else 0:g} rad")
+    print("| Fr | omega (rad/s) | t (s) | discs | seed: angle (frame range) | median | spread "
+          "(max - min) |")
+    print("|---|---|---|---|---|---|---|")
+    for fr, omega, steps, angles in table:
+        per = ", ".join(f"{s}: {m:.1f} ({lo:.1f}..{hi:.1f})" for s, m, lo, hi, _, _ in angles)
+        meds = [m for _, m, _, _, _, _ in angles]
+        print(f"| {fr:g} | {omega:.3f} | {steps * DT:.2f} | {angles[0][5]} | {per} | "
+              f"{median(meds):.1f} | {max(meds) - min(meds):.1f} |")
+    print("run times (s): " + ", ".join(f"Fr {fr:g}: " + "/".join(f"{w:.0f}" for *_, w, _ in
+                                                                 ang) for fr, _, _, ang in table))
+    if a.plot:
+        pymods.require("walls_validate.py", "matplotlib")
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(5, 4))
+        for fr, _, _, angles in table:
+            ax.plot([fr] * len(angles), [m for _, m, *_ in angles], "o", color="C0")
+        ax.plot([t[0] for t in table], [median([m for _, m, *_ in t[3]]) for t in table], "-",
+                color="C1", label="median")
+        ax.set_xscale("log")
+        ax.set_xlabel("Fr = ω²R/g")
+        ax.set_ylabel("dynamic angle of repose (°)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(a.plot, dpi=110)
+
+
+def fit_small_count(exe, text, work, device):
+    """The scene with [small] count lowered to what fits on the lattice around the large
+    discs (mixsim says how many when it refuses the count)."""
+    ini = os.path.join(work, "fit.ini")
+    with open(ini, "w") as f:
+        f.write(text)
+    p = subprocess.run([exe, ini, "--steps", "0", "--device", device, "--headless", "--quiet"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    m = re.search(r"only (\d+) of (\d+) small particles fit", p.stdout)
+    if m:
+        text = text.replace(f"count = {m.group(2)}\n", f"count = {m.group(1)}\n", 1)
+    return text
+
+
+def segregation_index(rows):
+    pts = [(q["x"], q["y"], q["r"] ** 2, q["kind"]) for q in rows]
+    m = sum(p[2] for p in pts)
+    cx = sum(p[0] * p[2] for p in pts) / m
+    cy = sum(p[1] * p[2] for p in pts) / m
+
+    def mean_d(sel):
+        d = [math.hypot(p[0] - cx, p[1] - cy) for p in pts if sel(p)]
+        return sum(d) / len(d)
+    ds, dl, da = mean_d(lambda p: p[3] == "small"), mean_d(lambda p: p[3] != "small"), \
+        mean_d(lambda p: True)
+    return (dl - ds) / da
+
+
+def cmd_segregation(a, exe, work):
+    if a.quick:
+        R, fill_top, large, steps = 0.03, -0.005, (4, 0.004, 0.0, 0.018), 3000
+        seeds = a.seeds or [1]
+    else:
+        R, fill_top, large, steps, seeds = 0.08, 0.0, (40, 0.004, 0.008, 0.05), 250000, \
+            a.seeds or [1]
+    if a.steps:
+        steps = a.steps
+    if a.mixed:  # the large discs among the small ones, not on top of them
+        large = (large[0], large[1], -round(R * 0.68, 4), fill_top)
+        fill_top = round(fill_top + 0.25 * R, 4)
+    fr = 1e-2
+    omega = math.sqrt(fr * G / R)
+    every = max(500, steps // 25)
+    series = {}
+    for seed in seeds:
+        text = drum_scene_n(R, omega, steps, seed, fill_top, large)
+        if a.mixed:
+            text = fit_small_count(exe, text, work, a.device)
+        frames, wall = run(exe, text, work, f"seg_s{seed}", every, a.device)
+        series[seed] = ([(t, segregation_index(rows)) for t, rows in frames], wall,
+                        sum(1 for q in frames[0][1] if q["kind"] == "small"),
+                        sum(1 for q in frames[0][1] if q["kind"] != "small"))
+    print(f"segregation: S = (d_large - d_small) / d_all about the bed's centre of mass; "
+          f"R = {R} m, Fr = {fr:g} (omega {omega:.3f} rad/s), large radius {large[1]} m")
+    print("| seed | small | large | t (s) | turns | S at 0 | S at t/2 | S at end | run (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for seed, (s, wall, ns, nl) in series.items():
+        mid = min(s, key=lambda p: abs(p[0] - 0.5 * s[-1][0]))
+        print(f"| {seed} | {ns} | {nl} | {s[-1][0]:g} | {omega * s[-1][0] / (2 * math.pi):.2f} "
+              f"| {s[0][1]:+.3f} | {mid[1]:+.3f} | {s[-1][1]:+.3f} | {wall:.0f} |")
+    print("S over time (t s: S):")
+    for seed, (s, *_) in series.items():
+        print(f"  seed {seed}: " + " ".join(f"{t:.2f}:{v:+.3f}" for t, v in s))
+    if a.plot:
+        pymods.require("walls_validate.py", "matplotlib")
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for seed, (s, *_) in series.items():
+            ax.plot([t for t, _ in s], [v for _, v in s], label=f"seed {seed}")
+        ax.set_xlabel("t (s)")
+        ax.set_ylabel("segregation index S")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(a.plot, dpi=110)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("experiment", choices=["brazil-nut", "drum", "segregation"])
+    p.add_argument("mixsim", help="the mixsim executable (build-v/mixsim)")
+    p.add_argument("--quick", action="store_true", help="a tiny size for tests (seconds)")
+    p.add_argument("--seeds", help="comma-separated seeds (default: per experiment)")
+    p.add_argument("--plot", help="draw the result to this PNG")
+    p.add_argument("--steps", type=int, help="segregation: the run's steps (250000)")
+    p.add_argument("--mixed", action="store_true",
+                   help="segregation: the large discs start among the small ones (on top)")
+    p.add_argument("--fr", help="drum: comma-separated Froude numbers (1e-4,1e-3,1e-2)")
+    p.add_argument("--turn", type=float, help="drum: radians the drum turns (1.2)")
+    p.add_argument("--device", default="cpu", help="mixsim's --device (cpu)")
+    p.add_argument("--keep", help="keep the scenes and frames in this folder")
+    a = p.parse_args()
+    a.seeds = [int(s) for s in a.seeds.split(",")] if a.seeds else None
+    a.fr = [float(s) for s in a.fr.split(",")] if a.fr else None
+    if a.plot:  # before the runs: require() may run the tool again under another Python
+        pymods.require("walls_validate.py", "matplotlib")
+    exe = os.path.abspath(a.mixsim)
+    work = a.keep or tempfile.mkdtemp(prefix="walls_validate.")
+    os.makedirs(work, exist_ok=True)
+    try:
+        {"brazil-nut": cmd_brazil, "drum": cmd_drum, "segregation": cmd_segregation}[
+            a.experiment](a, exe, work)
+    finally:
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
