@@ -22,6 +22,7 @@
 #define MS_LFLAG_OVERFLOW 0   /* insertions that found their cell's list full */
 #define MS_LFLAG_MAX_COUNT 1  /* the longest list an overflowing cell needed */
 #define MS_LFLAG_FIRST_FAIL 2 /* lowest large index whose integration failed */
+#define MS_LFLAG_WALL_HITS 4  /* a disc had more wall contacts than its reaction records */
 
 /* The cells under a large particle's reach (radius + largest small radius, plus
  * `margin`), as the CPU worker's large-small walk computes them. */
@@ -342,6 +343,48 @@ static ms_dwall ms_dwall_load(__global const double *wd, int k)
   return d;
 }
 
+/* The worker's reference(): the point a wall's torque is taken about, now. */
+static double2 ms_dwall_reference(const ms_dwall *d, __global const double *wd)
+{
+  if (d->m.omega != 0.0)
+    return (double2)(d->m.cx + d->tx, d->m.cy + d->ty);
+  if (d->kind == MS_DW_CIRCLE)
+    return (double2)(d->cx, d->cy);
+  return (double2)(wd[d->off], wd[d->off + 1]);
+}
+
+/* A disc's reaction records (kernels/walls.cl sums them, per wall, as the worker sums its
+ * contacts): slot e of the disc's kr gets the wall, the force on the disc and the torque the
+ * wall receives. Returns e + 1; past kr the count goes on and the flag reports it. */
+typedef struct ms_dw_records {
+  __global int *key;
+  __global float2 *f;
+  __global double *t;
+  int kr, on; /* slots per disc; 0: nothing written this iteration */
+} ms_dw_records;
+
+static int ms_dw_record(const ms_dw_records *rec, size_t base, int e, int wall, double2 q,
+                        double px, double py, float r, const ms_wall_hit *hit,
+                        const ms_wall_force *c)
+{
+  if (rec->on && e < rec->kr) {
+    rec->key[base + e] = wall;
+    rec->f[base + e] = (float2)(c->f.x, c->f.y);
+    rec->t[base + e] = ms_wall_reaction_torque(q.x, q.y, px, py, r, hit->n, c);
+  }
+  return e + 1;
+}
+
+static void ms_dw_records_end(const ms_dw_records *rec, __global int *n, int i, int e,
+                              __global int *lflags)
+{
+  if (!rec->on)
+    return;
+  if (e > rec->kr)
+    atomic_max(&lflags[MS_LFLAG_WALL_HITS], e);
+  n[i] = min(e, rec->kr);
+}
+
 /* The worker's next_hit: the disc's contacts with wall d one at a time, in segment order. */
 static int ms_dwall_next_hit(const ms_dwall *d, __global const double *wd, double px, double py,
                              float r, int *seg, ms_wall_hit *hit, int *feature)
@@ -390,11 +433,14 @@ static ms_wall_force ms_dwall_contact(const ms_dwall *d, double px, double py, f
 
 /* One work-item per small particle, after ms_large_small_apply (frictionless): its wall
  * contacts added to F_ls, walls in order, each wall's in segment order, as the worker adds
- * them after the large particles'. */
+ * them after the large particles'; with `record`, their reaction records. */
 __kernel void ms_walls_small_apply(__global const double2 *pos, __global const double2 *vel,
                                    __global const float2 *shape, int n_small,
                                    __global const double *wd, int n_walls, float k, float kt,
-                                   float mu_r, float dt, __global float2 *f_ls)
+                                   float mu_r, float dt, __global float2 *f_ls, int kr,
+                                   int record, __global int *rec_n, __global int *rec_key,
+                                   __global float2 *rec_f, __global double *rec_t,
+                                   __global int *lflags)
 {
   int j = get_global_id(0);
   if (j >= n_small)
@@ -402,8 +448,12 @@ __kernel void ms_walls_small_apply(__global const double2 *pos, __global const d
   double2 xj = pos[j], vj = vel[j];
   float2 sj = shape[j];
   float2 f = f_ls[j];
+  ms_dw_records rec = {rec_key, rec_f, rec_t, kr, record};
+  size_t base = (size_t)j * (size_t)kr;
+  int e = 0;
   for (int w = 0; w < n_walls; w++) {
     ms_dwall d = ms_dwall_load(wd, w);
+    double2 q = ms_dwall_reference(&d, wd);
     int seg = 0, feature;
     ms_wall_hit hit;
     while (ms_dwall_next_hit(&d, wd, xj.x, xj.y, sj.x, &seg, &hit, &feature)) {
@@ -411,18 +461,22 @@ __kernel void ms_walls_small_apply(__global const double2 *pos, __global const d
                                          sj.y, &hit, 0.0f, k, kt, mu_r, dt, 0);
       f.x += c.f.x;
       f.y += c.f.y;
+      e = ms_dw_record(&rec, base, e, w, q, xj.x, xj.y, sj.x, &hit, &c);
     }
   }
   f_ls[j] = f;
+  ms_dw_records_end(&rec, rec_n, j, e, lflags);
 }
 
 /* The walls, added last to each moving large particle's force: those of any shape in
- * order (each one's contacts in segment order), then the box's. */
+ * order (each one's contacts in segment order, recorded with `record`), then the box's. */
 __kernel void ms_large_walls(__global const double2 *lpos, __global const double2 *lvel,
                              __global const float2 *lshape, __global const int *lstat,
                              int n_large, double2 box, float k, float two_zeta,
                              __global float2 *lf, __global const double *wd, int n_walls,
-                             float kt, float mu_r, float dt_f
+                             float kt, float mu_r, float dt_f, int kr, int record,
+                             __global int *rec_n, __global int *rec_key, __global float2 *rec_f,
+                             __global double *rec_t, __global int *lflags
 #ifdef MS_DIAG
                              , __global double *diss, int diss_off, double dt
 #endif
@@ -434,8 +488,12 @@ __kernel void ms_large_walls(__global const double2 *lpos, __global const double
   double2 p = lpos[i], v = lvel[i];
   float2 s = lshape[i];
   float2 f = lf[i];
+  ms_dw_records rec = {rec_key, rec_f, rec_t, kr, record};
+  size_t base = (size_t)i * (size_t)kr;
+  int e = 0;
   for (int wi = 0; wi < n_walls; wi++) {
     ms_dwall d = ms_dwall_load(wd, wi);
+    double2 q = ms_dwall_reference(&d, wd);
     int seg = 0, feature;
     ms_wall_hit hit;
     while (ms_dwall_next_hit(&d, wd, p.x, p.y, s.x, &seg, &hit, &feature)) {
@@ -443,8 +501,10 @@ __kernel void ms_large_walls(__global const double2 *lpos, __global const double
                                          &hit, 0.0f, k, kt, mu_r, dt_f, 0);
       f.x += c.f.x;
       f.y += c.f.y;
+      e = ms_dw_record(&rec, base, e, wi, q, p.x, p.y, s.x, &hit, &c);
     }
   }
+  ms_dw_records_end(&rec, rec_n, i, e, lflags);
   ms_v2 w = ms_walls_force(p.x, p.y, (float)v.x, (float)v.y, s.x, box.x, box.y, k, two_zeta,
                            s.y);
   f.x += w.x;

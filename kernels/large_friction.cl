@@ -443,12 +443,14 @@ static int ms_dw_disc(__global const double *wd, int n_walls, double2 p, float v
                       float w, float r, float m, float k, float kt, float mu_r, float dt,
                       __global const int *old_key, __global const float *old_xi, int n_old,
                       __global int *new_key, __global float *new_xi, int kw, float2 *f,
-                      float *tq, __global int *lflags)
+                      float *tq, __global int *lflags, const ms_dw_records *rec, size_t rbase,
+                      int *n_rec)
 {
-  int n_new = 0;
+  int n_new = 0, e = 0;
   uint taken = 0;
   for (int wi = 0; wi < n_walls; wi++) {
     ms_dwall d = ms_dwall_load(wd, wi);
+    double2 q = ms_dwall_reference(&d, wd);
     int now[MS_DW_HITS], n_now = 0, seg = 0, feature;
     ms_wall_hit hit;
     while (ms_dwall_next_hit(&d, wd, p.x, p.y, r, &seg, &hit, &feature)) {
@@ -468,6 +470,7 @@ static int ms_dw_disc(__global const double *wd, int n_walls, double2 p, float v
       f->x += c.f.x;
       f->y += c.f.y;
       *tq += c.torque;
+      e = ms_dw_record(rec, rbase, e, wi, q, p.x, p.y, r, &hit, &c);
       if (n_new < kw) {
         new_key[n_new] = MS_DW_KEY(wi, feature);
         new_xi[n_new] = c.xi;
@@ -477,6 +480,7 @@ static int ms_dw_disc(__global const double *wd, int n_walls, double2 p, float v
   }
   if (n_new > kw) /* the host sizes the lists for every contact: reported if not */
     atomic_max(&lflags[MS_LFLAG_HISTORY], n_new);
+  *n_rec = e;
   ms_list_sort(new_key, new_xi, min(n_new, kw));
   return min(n_new, kw);
 }
@@ -489,7 +493,8 @@ __kernel void ms_walls_small_apply_fric(
     float kt, float mu_r, float dt, int kw, __global const int *ws_n,
     __global const int *ws_key, __global const float *ws_xi, __global int *new_n,
     __global int *new_key, __global float *new_xi, __global float2 *f_ls, __global float *t_ls,
-    __global int *lflags)
+    __global int *lflags, int kr, int record, __global int *rec_n, __global int *rec_key,
+    __global float2 *rec_f, __global double *rec_t)
 {
   int j = get_global_id(0);
   if (j >= n_small)
@@ -499,11 +504,14 @@ __kernel void ms_walls_small_apply_fric(
   size_t base = (size_t)j * (size_t)kw;
   float2 f = f_ls[j];
   float tq = t_ls[j];
+  ms_dw_records rec = {rec_key, rec_f, rec_t, kr, record};
+  int e;
   new_n[j] = ms_dw_disc(wd, n_walls, xj, (float)vj.x, (float)vj.y, (float)rot[j].y, sj.x, sj.y,
                         k, kt, mu_r, dt, ws_key + base, ws_xi + base, ws_n[j], new_key + base,
-                        new_xi + base, kw, &f, &tq, lflags);
+                        new_xi + base, kw, &f, &tq, lflags, &rec, (size_t)j * (size_t)kr, &e);
   f_ls[j] = f;
   t_ls[j] = tq;
+  ms_dw_records_end(&rec, rec_n, j, e, lflags);
 }
 
 /* The walls with friction, as ms_fr_walls: the normal pushes summed as ms_walls_force
@@ -517,7 +525,9 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
                                   int kw, __global const int *wl_n, __global const int *wl_key,
                                   __global const float *wl_xi, __global int *wnew_n,
                                   __global int *wnew_key, __global float *wnew_xi,
-                                  __global int *lflags
+                                  __global int *lflags, int kr, int record,
+                                  __global int *rec_n, __global int *rec_key,
+                                  __global float2 *rec_f, __global double *rec_t
 #ifdef MS_DIAG
                                   , __global double *diss, int diss_off, double dt_d, int kll,
                                   __global const int *ll_n, __global const int *ll_p,
@@ -553,9 +563,12 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
   float2 f = lf[i];
   float tq = lt[i];
   /* the walls of any shape first, as walls_chunk calls ms_walls_large before ms_fr_walls */
+  ms_dw_records rec = {rec_key, rec_f, rec_t, kr, record};
+  int e;
   wnew_n[i] = ms_dw_disc(wd, n_walls, p, vx, vy, w, r, s.y, k, fr.x, fr.z, dt, wl_key + wbase,
                         wl_xi + wbase, wl_n[i], wnew_key + wbase, wnew_xi + wbase, kw, &f, &tq,
-                        lflags);
+                        lflags, &rec, (size_t)i * (size_t)kr, &e);
+  ms_dw_records_end(&rec, rec_n, i, e, lflags);
   float gl = (float)p.x, gr = (float)(box.x - p.x), gb = (float)p.y, gt = (float)(box.y - p.y);
 #ifdef MS_DIAG /* as ms_fr_walls: what the four springs held, and their xi before the step */
   double held = ms_list_spring(fr.x, xi, 4);

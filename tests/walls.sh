@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Walls end to end: one state hash for a drum with a baffle (every kind of wall contact,
+# Walls end to end: one state hash for a scene with every kind of wall (a turning drum, a
+# static funnel, a force-driven lid, a turning and shaking closed paddle, a moving sweeper;
 # friction on) whatever the pipeline, buffer mode, exchange, worker list, worker threads
 # and pocl threads, the same on the device-only path (large_on = device) with friction and
-# without; particles stay in the drum; what the device-only path's walls refuse.
+# without, resumed from checkpoints written on either path, and the same forces on the
+# walls there; particles stay in the drum; what the device-only path's walls refuse.
 # usage: walls.sh MIXSIM SOURCE_ROOT [filter]
 set -u
 exe=$1
@@ -10,8 +12,9 @@ root=$2
 filter=${3:-}
 . "$(dirname "$0")/lib.sh"
 
-scene=$root/tests/scenes/walls_drum.ini
-frictionless=$root/tests/scenes/walls_drum_frictionless.ini
+scene=$root/tests/scenes/walls_every.ini
+frictionless=$root/tests/scenes/walls_every_frictionless.ini
+drum=$root/tests/scenes/walls_drum.ini
 
 test_one_hash_in_every_mode() {
   local want got opts
@@ -31,12 +34,12 @@ test_one_hash_in_every_mode() {
 }
 
 # The device-only path (large_on = device) against the CPU worker: the same state hash for
-# the drum with friction and without, over enough steps for the bed to land on the rim and
-# the ball to roll on the baffle; and resumed from checkpoints written on one path and
-# resumed on the other, the hash of the worker resuming its own (a checkpoint does not
-# carry the wall histories, so that is not the uninterrupted run's).
+# the scene with friction and without, over enough steps for the bed to land on the rim,
+# the lid on the bed and the ball to roll on the funnel; and resumed from checkpoints
+# written on one path in the middle of the drum's turn and resumed on the other, the hash
+# of the uninterrupted run.
 test_device_only_same_hash() {
-  local want got sc a b c
+  local want got sc a b c d
   for sc in "$frictionless" "$scene"; do
     want=$(hash_run "$sc" 6000 --headless --large-on cpu) || return 1
     got=$(hash_run "$sc" 6000 --headless --large-on device) || return 1
@@ -47,12 +50,29 @@ test_device_only_same_hash() {
     return 1
   "$exe" -q --headless -n 4500 --large-on cpu --checkpoint "$tmp/c.ck" "$scene" >/dev/null ||
     return 1
-  want=$(hash_run "$scene" 6000 --headless --large-on cpu --resume "$tmp/c.ck") || return 1
+  want=$(hash_run "$scene" 6000 --headless --large-on cpu) || return 1
   a=$(hash_run "$scene" 6000 --headless --large-on cpu --resume "$tmp/d.ck") || return 1
   b=$(hash_run "$scene" 6000 --headless --large-on device --resume "$tmp/c.ck") || return 1
   c=$(hash_run "$scene" 6000 --headless --large-on device --resume "$tmp/d.ck") || return 1
-  echo "    resumed: cpu->cpu $want, device->cpu $a, cpu->device $b, device->device $c"
-  [ -n "$want" ] && [ "$a" = "$want" ] && [ "$b" = "$want" ] && [ "$c" = "$want" ]
+  d=$(hash_run "$scene" 6000 --headless --large-on cpu --resume "$tmp/c.ck") || return 1
+  echo "    resumed: cpu->cpu $d, device->cpu $a, cpu->device $b, device->device $c;" \
+    "uninterrupted $want"
+  [ -n "$want" ] && [ "$a" = "$want" ] && [ "$b" = "$want" ] && [ "$c" = "$want" ] &&
+    [ "$d" = "$want" ]
+}
+
+# What each wall receives (the report's wall lines: contacts, force, torque) is the same on
+# the device-only path as on the CPU worker, with friction and without (four walls or more
+# touched at the last step).
+test_device_only_wall_forces() {
+  local sc
+  for sc in "$frictionless" "$scene"; do
+    "$exe" -q --headless -n 6000 --large-on cpu "$sc" | grep '^wall ' >"$tmp/wc" || return 1
+    "$exe" -q --headless -n 6000 --large-on device "$sc" | grep '^wall ' >"$tmp/wd" || return 1
+    [ "$(wc -l <"$tmp/wc")" = 5 ] && [ "$(grep -vc ': 0 contacts' "$tmp/wc")" -ge 4 ] &&
+      cmp -s "$tmp/wc" "$tmp/wd" || { diff "$tmp/wc" "$tmp/wd"; cat "$tmp/wc"; return 1; }
+  done
+  sed 's/^/    /' "$tmp/wd"
 }
 
 # What the device-only path's walls leave out runs with large_on = cpu only.
@@ -65,7 +85,7 @@ test_device_only_refused() {
 }
 
 test_particles_stay_in_the_drum() {
-  "$exe" -q --headless -n 3000 --dump "$tmp/d.csv" "$scene" >/dev/null || return 1
+  "$exe" -q --headless -n 3000 --dump "$tmp/d.csv" "$drum" >/dev/null || return 1
   python3 - "$tmp/d.csv" <<'PY'
 import csv, math, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -75,7 +95,8 @@ sys.exit(1 if out or len(rows) < 400 else 0)
 PY
 }
 
-for t in test_one_hash_in_every_mode test_device_only_same_hash test_device_only_refused \
+for t in test_one_hash_in_every_mode test_device_only_same_hash test_device_only_wall_forces \
+  test_device_only_refused \
   test_particles_stay_in_the_drum; do
   check "$t"
 done

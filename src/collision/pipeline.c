@@ -255,6 +255,19 @@ static void *cpu_worker_main(void *arg)
   return NULL;
 }
 
+/* Whether the device-only path sums the walls' reactions this iteration: every iteration
+ * when a force-driven wall moves with them, else at an advance's last, whose sums
+ * ms_sim_wall reports. */
+static int walls_summed(const ms_sim *s, int more)
+{
+  if (!more)
+    return 1;
+  for (int k = 0; k < s->p.n_walls; k++)
+    if (s->p.walls[k].force_driven)
+      return 1;
+  return 0;
+}
+
 /* One iteration of the device-only baseline (see the top of this file). The test-only
  * faults fire at the manager's points of the two-thread iteration. */
 static ms_status device_iteration(ms_sim *s, long step, int more)
@@ -266,7 +279,7 @@ static ms_status device_iteration(ms_sim *s, long step, int more)
   TRY(ms_gpu_collide(&s->ctx, &s->dev));
   if (s->p.n_walls > 0) /* where the walls are this iteration, as the worker places them */
     TRY(ms_walls_place(&s->p, &s->wk, step));
-  TRY(ms_dl_forces(&s->ctx, &s->dev, &s->dl, &s->wk));
+  TRY(ms_dl_forces(&s->ctx, &s->dev, &s->dl, &s->wk, walls_summed(s, more)));
   TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BETWEEN_SYNCS, step));
   if (ms_forces_due(s, more))
     TRY(ms_forces_keep(s, step));

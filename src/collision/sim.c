@@ -39,12 +39,6 @@ static void invalidate_worker_list(ms_sim *s)
  * on the CPU worker. */
 static ms_status no_device_walls(const ms_sim *s)
 {
-  for (int k = 0; k < s->p.n_walls; k++)
-    if (s->p.walls[k].force_driven)
-      return ms_fail(MS_ERR_INPUT, "[%s]: a force-driven wall runs with large_on = cpu only "
-                                   "(the device-only path, large_on = device, has prescribed "
-                                   "walls only)",
-                     s->p.walls[k].section);
   if (s->p.diag)
     return ms_fail(MS_ERR_INPUT, "[%s]: walls with --diagnostics run with large_on = cpu only "
                                  "(the device-only path does not sum the walls' energy)",

@@ -23,17 +23,7 @@ static ms_status exchange_set(ms_sim *s, int v)
 }
 static const char *exchange_name(int v) { return ms_exchange_name((ms_exchange)v); }
 
-/* With walls the device-only path is a candidate only where it has them: prescribed
- * walls (collision/sim.c's no_device_walls). */
-static int large_on_auto(const ms_scene *sc)
-{
-  if (sc->large_on_auto == 0)
-    return 0;
-  for (int k = 0; k < sc->wall_count; k++)
-    if (sc->walls[k].force_driven)
-      return 0;
-  return 1;
-}
+static int large_on_auto(const ms_scene *sc) { return sc->large_on_auto != 0; }
 static int large_on_get(const ms_sim *s) { return (int)ms_sim_large_on(s); }
 static ms_status large_on_set(ms_sim *s, int v)
 {

@@ -43,6 +43,8 @@ enum ms_kernel_id {
   MS_K_LARGE_WALLS_FRIC,
   MS_K_INTEGRATE_LARGE_FRIC,
   MS_K_WALLS_SMALL_APPLY_FRIC, /* walls of any shape with friction */
+  MS_K_WALLS_SPAN_SUM,         /* the walls' reactions on the device-only path */
+  MS_K_WALLS_TOTAL,
   MS_KERNEL_COUNT
 };
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collision/device/events.h"
+#include "collision/device_only/device_walls.h"
 #include "collision/worker/worker_friction.h"
 #include "core/grow.h"
 
@@ -245,19 +246,9 @@ static ms_status ensure_room(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int k
 /* ---- Walls of any shape: their histories ------------------------------------------ */
 
 #define WALL_KEY(w, feature) ((w) << 20 | (feature))
-#define WALL_HITS 16 /* kernels/large_friction.cl's MS_DW_HITS */
 
-/* Slots a disc's wall list needs: one per contact it can have (a circle gives one, a
- * polyline one per segment), at most WALL_HITS; 1 without walls. */
-static size_t wall_room(const ms_params *pm)
-{
-  size_t k = 0;
-  for (int w = 0; w < pm->n_walls; w++) {
-    const ms_wall_def *d = &pm->walls[w];
-    k += d->kind == MS_WALL_CIRCLE ? 1 : (size_t)(d->closed ? d->n_points : d->n_points - 1);
-  }
-  return k < 1 ? 1 : k > WALL_HITS ? WALL_HITS : k;
-}
+/* Slots a disc's wall list needs: one per contact it can have, as its reaction records. */
+static size_t wall_room(const ms_params *pm) { return ms_dlw_room(pm); }
 
 /* Lists of `owners` particles (one more, so that none is empty), k slots each. */
 static ms_status make_owner_lists(const ms_ctx *c, ms_dl_lists *l, size_t owners, size_t k)
@@ -598,14 +589,14 @@ static ms_status bind_walls(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
     return MS_OK;
   /* the large-large lists before and after this iteration, for their springs' share */
   int cur = f->ll.cur, o = 1 - cur, k = (int)f->ll.k;
-  ms_status st = bind_diss(c, dev, id, 24);
+  ms_status st = bind_diss(c, dev, id, 30); /* after the reaction records (device_walls.c) */
   if (st)
     return st;
-  ARG(id, 27, k);
+  ARG(id, 33, k);
   cl_mem lists[] = {f->ll.n[cur], f->ll.key[cur], f->ll.xi[cur],
                     f->ll.n[o],   f->ll.key[o],   f->ll.xi[o]};
   for (int a = 0; a < 6; a++)
-    ARG(id, 28 + a, lists[a]);
+    ARG(id, 34 + a, lists[a]);
   return MS_OK;
 }
 

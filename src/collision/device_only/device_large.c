@@ -4,6 +4,7 @@
 #include "collision/device_only/device_large.h"
 
 #include "collision/device_only/device_friction.h"
+#include "collision/device_only/device_walls.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,7 +20,8 @@
 #define LFLAG_MAX_COUNT 1
 #define LFLAG_FIRST_FAIL 2
 #define LFLAG_HISTORY 3 /* friction on: a history list's overflow (large_friction.cl) */
-#define LFLAG_COUNT 4
+#define LFLAG_WALL_HITS 4 /* a disc's wall contacts past its reaction records */
+#define LFLAG_COUNT 5
 
 /* A wall's record in the walls' buffer (kernels/large.cl has the same). */
 #define MS_DW_STRIDE 24
@@ -133,9 +135,9 @@ static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
     ARG(MS_K_LARGE_LARGE, 16, dev->diss);
     ARG(MS_K_LARGE_LARGE, 17, off);
     ARG(MS_K_LARGE_LARGE, 18, c->p->dt);
-    ARG(MS_K_LARGE_WALLS, 14, dev->diss);
-    ARG(MS_K_LARGE_WALLS, 15, off);
-    ARG(MS_K_LARGE_WALLS, 16, c->p->dt);
+    ARG(MS_K_LARGE_WALLS, 21, dev->diss);
+    ARG(MS_K_LARGE_WALLS, 22, off);
+    ARG(MS_K_LARGE_WALLS, 23, c->p->dt);
   }
   return bind_list(c, dl);
 }
@@ -314,6 +316,8 @@ ms_status ms_dl_begin(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker 
     st = grow_until_fits(c, dev, dl);
   if (!st && c->p->friction_on)
     st = ms_dlf_begin(c, dl, w);
+  if (!st)
+    st = ms_dlw_begin(c, dl, LFLAG_WALL_HITS);
   dl->host_current = 0;
   ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   return st;
@@ -345,10 +349,12 @@ static ms_status upload_walls(const ms_ctx *c, ms_dlarge *dl, const ms_worker *w
   return ms_buffers_upload(c->cl, dl->wall, dl->h_wall, off * sizeof(double));
 }
 
-ms_status ms_dl_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w)
+ms_status ms_dl_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w, int sum)
 {
   double t0 = ms_now();
   ms_status st = c->p->n_walls > 0 ? upload_walls(c, dl, w) : MS_OK;
+  if (!st)
+    st = ms_dlw_bind(c, dl, w, sum);
   if (!st)
     st = bind_small(c);
   if (!st && c->p->friction_on)
@@ -363,6 +369,8 @@ ms_status ms_dl_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker
     st = enqueue(c, dev, MS_K_LARGE_LARGE, (size_t)c->p->n_large);
   if (!st && !c->p->friction_on)
     st = enqueue(c, dev, MS_K_LARGE_WALLS, (size_t)c->p->n_large);
+  if (!st)
+    st = ms_dlw_sum(c, dev, dl);
   if (!st)
     st = ms_cl_check(clFlush(c->cl->gpu_queue), "clFlush", "large forces");
   ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_COLLIDE, t0);
@@ -433,6 +441,12 @@ ms_status ms_dl_check(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker 
     return ms_fail(MS_ERR_RUNTIME, "step %ld: a particle's contact history needed %d slots, "
                                    "more than its list has", step,
                    dl->h_flags[LFLAG_HISTORY]);
+  if (dl->h_flags[LFLAG_WALL_HITS] > 0)
+    return ms_fail(MS_ERR_RUNTIME, "step %ld: a particle touched the walls at %d points at "
+                                   "once; the device-only path keeps %d (large_on = cpu has "
+                                   "no such limit)",
+                   step, dl->h_flags[LFLAG_WALL_HITS], MS_DW_HITS);
+  ms_dlw_take(c, dl, w);
   return grow_until_fits(c, dev, dl);
 }
 

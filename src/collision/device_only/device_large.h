@@ -22,8 +22,9 @@
 ms_status ms_dl_begin(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w);
 
 /* Enqueues large-small (the large particles' reactions, then F_ls of the small ones),
- * large-large and the walls. Needs the grid of the current positions. */
-ms_status ms_dl_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w);
+ * large-large and the walls; with `sum`, the walls' reactions (device_walls.h). Needs the
+ * grid of the current positions. */
+ms_status ms_dl_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w, int sum);
 
 /* Enqueues the large integration, the cell list of the new positions and a
  * non-blocking read of the flags, which the next blocking call completes. */
@@ -32,7 +33,8 @@ ms_status ms_dl_integrate(const ms_ctx *c, ms_device *dev, ms_dlarge *dl);
 /* After the iteration's blocking grid build (`grid`: its status): a large particle's
  * failure is reported as the CPU worker reports it (and wins over the grid's, as the
  * worker's does), the host state left as the serial loop leaves it; else the grid's
- * status; else an overflowing cell list grows and is rebuilt. */
+ * status; else the walls' reactions are taken (force-driven walls move) and an
+ * overflowing cell list grows and is rebuilt. */
 ms_status ms_dl_check(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w, long step,
                       ms_status grid);
 

@@ -46,6 +46,19 @@ void ms_dlf_release(ms_dl_friction *f)
   memset(f, 0, sizeof *f);
 }
 
+void ms_dlw_release(ms_dl_walls *r)
+{
+  cl_mem *mems[] = {&r->small_n, &r->small_key, &r->small_f, &r->small_t, &r->large_n,
+                    &r->large_key, &r->large_f, &r->large_t, &r->spans, &r->first,
+                    &r->partial, &r->out};
+  for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
+    ms_dl_release_mem(mems[i]);
+  free(r->h_spans);
+  free(r->h_first);
+  free(r->h_out);
+  memset(r, 0, sizeof *r);
+}
+
 void ms_dl_release(ms_dlarge *d)
 {
   cl_mem *mems[] = {&d->pos,   &d->vel,      &d->shape,    &d->stat,  &d->f,
@@ -58,5 +71,6 @@ void ms_dl_release(ms_dlarge *d)
   free(d->h_stat);
   free(d->h_wall);
   ms_dlf_release(&d->fr);
+  ms_dlw_release(&d->wr);
   memset(d, 0, sizeof *d);
 }

@@ -28,6 +28,25 @@ typedef struct ms_dl_friction {
   int test_regrow;      /* tests only: make both lists one slot longer every iteration */
 } ms_dl_friction;
 
+/* The walls' reactions (device_walls.c): each disc's reaction records, kr slots of (wall,
+ * force on the disc, torque the wall receives), per small and per large particle; the
+ * walls' band runs, each wall's first run, the runs' sums and each wall's total. */
+typedef struct ms_dl_walls {
+  int made;
+  size_t kr;
+  cl_mem small_n, small_key, small_f, small_t;
+  cl_mem large_n, large_key, large_f, large_t;
+  cl_mem spans, first, partial, out;
+  size_t spans_cap;   /* runs the spans and partial buffers hold */
+  int n_spans;
+  int *h_spans;       /* host staging of the runs (wall, row, x0, x1) and firsts */
+  size_t h_spans_cap;
+  int *h_first;
+  double *h_out;      /* 4 per wall, read without waiting */
+  int stale;          /* the device's runs are not the bands' (an advance's start) */
+  int summed;         /* this iteration's reactions are summed and read */
+} ms_dl_walls;
+
 /* The large cell list's first slots per cell; it grows when a cell's list overflows. */
 #define MS_DL_FIRST_CAPACITY 4
 
@@ -42,12 +61,13 @@ typedef struct ms_dlarge {
   double *h_pos, *h_vel;     /* host staging for uploads and read-backs */
   float *h_shape;
   int *h_stat;
-  int h_flags[4]; /* the list's and the integration's flags, read without waiting */
+  int h_flags[5]; /* the list's and the integration's flags, read without waiting */
   int host_current; /* a failure already read the state back this advance */
   cl_mem wall;       /* the walls placed this iteration (device_large.c), one record or more */
   double *h_wall;    /* its host staging */
   size_t wall_doubles;
   ms_dl_friction fr; /* friction on: rotation and histories (device_friction.h) */
+  ms_dl_walls wr;    /* walls of any shape: their reactions (device_walls.h) */
 } ms_dlarge;
 
 /* One device buffer of the baseline (refused with the device's limit named when it is
@@ -58,5 +78,6 @@ void ms_dl_release_mem(cl_mem *m);
 void ms_dl_release_lists(ms_dl_lists *l); /* both generations */
 void ms_dl_release(ms_dlarge *d);
 void ms_dlf_release(ms_dl_friction *f);
+void ms_dlw_release(ms_dl_walls *r);
 
 #endif

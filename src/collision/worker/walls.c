@@ -121,6 +121,7 @@ ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step)
                               : memcmp(now->shown, now->at,
                                        (size_t)d->n_points * 2 * sizeof(double)) == 0);
     now->placed = 1;
+    now->band_new = !same;
     int ok = same || (d->kind == MS_WALL_CIRCLE
                           ? ms_band_circle(&now->band, now->center[0], now->center[1],
                                            d->radius, (double)pm->r_small_max, &pm->grid)
@@ -327,9 +328,16 @@ static int push_ls(ms_worker_chunk *c, int at, ms_v2 f, float t)
   return 1;
 }
 
+/* A wall's sums over one run of its band (kernels/walls.cl sums the same runs the same way
+ * on the device-only path): the runs' sums are then added in the band's order. */
+typedef struct run_sum {
+  double fx, fy, torque, lost, work;
+  int contacts;
+} run_sum;
+
 /* Small particle j, at `at` of the source, against wall wi. */
 static int small_one(const ms_params *pm, ms_wall_now *now, const ms_wall_def *d, int j, size_t at,
-                     const ms_ls_source *src, ms_worker_chunk *out)
+                     const ms_ls_source *src, ms_worker_chunk *out, run_sum *sum)
 {
   const double *x = &src->pos[2 * at], *v = &src->vel[2 * at];
   disc p = {x[0], x[1], (float)v[0], (float)v[1], 0.0f, pm->shape[2 * j], pm->shape[2 * j + 1]};
@@ -351,16 +359,26 @@ static int small_one(const ms_params *pm, ms_wall_now *now, const ms_wall_def *d
       return 0;
     if (pm->friction_on && !xi_push(&now->small_next, j, feature, c.xi))
       return 0;
-    now->fx -= (double)c.f.x;
-    now->fy -= (double)c.f.y;
-    now->torque += ms_wall_reaction_torque(qx, qy, p.x, p.y, p.r, hit.n, &c);
-    now->contacts++;
+    sum->fx -= (double)c.f.x;
+    sum->fy -= (double)c.f.y;
+    sum->torque += ms_wall_reaction_torque(qx, qy, p.x, p.y, p.r, hit.n, &c);
+    sum->contacts++;
     if (pm->diag) {
-      now->lost += ms_wall_contact_lost(&c, pm->kt, xi, p.w - omega, (float)pm->dt);
-      now->work += ms_wall_contact_work(&c, vwx, vwy, omega, (float)pm->dt);
+      sum->lost += ms_wall_contact_lost(&c, pm->kt, xi, p.w - omega, (float)pm->dt);
+      sum->work += ms_wall_contact_work(&c, vwx, vwy, omega, (float)pm->dt);
     }
   }
   return 1;
+}
+
+static void add_run(ms_wall_now *now, const run_sum *r)
+{
+  now->fx += r->fx;
+  now->fy += r->fy;
+  now->torque += r->torque;
+  now->contacts += r->contacts;
+  now->lost += r->lost;
+  now->work += r->work;
 }
 
 int ms_walls_small(const ms_params *pm, ms_worker *w, int wi, const ms_ls_source *src,
@@ -369,26 +387,26 @@ int ms_walls_small(const ms_params *pm, ms_worker *w, int wi, const ms_ls_source
   const ms_wall_def *d = &pm->walls[wi];
   ms_wall_now *now = &w->wall[wi];
   const ms_band *b = &now->band;
-  if (src->span) { /* the zone: the band's runs are owners of their own, one row each */
-    for (size_t k = 0; k < b->n; k++) {
+  for (size_t k = 0; k < b->n; k++) {
+    run_sum sum = {0};
+    if (src->span) { /* the zone: the band's runs are owners of their own, one row each */
       int r = src->base[now->first_span + (int)k];
       for (int slot = src->span[2 * r]; slot < src->span[2 * r + 1]; slot++)
-        if (!small_one(pm, now, d, src->idx[slot], (size_t)slot, src, out))
+        if (!small_one(pm, now, d, src->idx[slot], (size_t)slot, src, out, &sum))
           return 0;
-    }
-  } else {
-    for (size_t k = 0; k < b->n; k++) {
+    } else {
       const ms_band_span *s = &b->span[k];
       for (int cx = s->x0; cx <= s->x1; cx++) {
         int cell = s->y * pm->grid.nx + cx;
         int n = src->count[cell] < src->cap ? src->count[cell] : src->cap;
         for (int q = 0; q < n; q++) {
           int j = src->idx[ms_grid_slot(cell, src->cap, q)];
-          if (!small_one(pm, now, d, j, (size_t)j, src, out))
+          if (!small_one(pm, now, d, j, (size_t)j, src, out, &sum))
             return 0;
         }
       }
     }
+    add_run(now, &sum);
   }
   if (pm->friction_on) {
     if (pm->diag)

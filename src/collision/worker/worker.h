@@ -97,6 +97,8 @@ typedef struct ms_wall_now {
   double s, s_dot;       /* force-driven: displacement along its line and its rate */
   ms_band band;          /* the cells within reach of the small particles now */
   int placed;            /* placed once: `at` and `band` belong to the last pose */
+  int band_new;          /* the last placing changed the band (the device-only path's copy
+                            is then stale) */
   int first_span;        /* exchange = zone: its band's first run among the zone's owners */
   double fx, fy, torque; /* the reaction of its contacts this iteration (torque about the
                             rotation centre now, or its first point / centre) */

@@ -1,0 +1,219 @@
+/* The walls' reactions on the device-only path (collision/device_only/device_walls.h). */
+#include "collision/device_only/device_walls.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/device/events.h"
+#include "collision/exchange/buffers.h"
+#include "collision/worker/walls.h"
+#include "core/grow.h"
+
+#define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
+
+size_t ms_dlw_room(const ms_params *pm)
+{
+  size_t k = 0;
+  for (int w = 0; w < pm->n_walls; w++) {
+    const ms_wall_def *d = &pm->walls[w];
+    k += d->kind == MS_WALL_CIRCLE ? 1 : (size_t)(d->closed ? d->n_points : d->n_points - 1);
+  }
+  return k < 1 ? 1 : k > MS_DW_HITS ? MS_DW_HITS : k;
+}
+
+/* A disc kind's records: n discs of kr slots (one slot in all without walls). */
+static ms_status make_records(const ms_ctx *c, size_t n, size_t kr, cl_mem *cnt, cl_mem *key,
+                              cl_mem *f, cl_mem *t, const char *what)
+{
+  size_t slots = c->p->n_walls > 0 ? n * kr : 1, discs = c->p->n_walls > 0 ? n : 1;
+  ms_status st = ms_dl_make(c->cl, (discs ? discs : 1) * sizeof(int), what, cnt);
+  if (!st)
+    st = ms_dl_make(c->cl, (slots ? slots : 1) * sizeof(int), what, key);
+  if (!st)
+    st = ms_dl_make(c->cl, (slots ? slots : 1) * 2 * sizeof(float), what, f);
+  if (!st)
+    st = ms_dl_make(c->cl, (slots ? slots : 1) * sizeof(double), what, t);
+  return st;
+}
+
+static ms_status make(const ms_ctx *c, ms_dl_walls *r)
+{
+  int walls = c->p->n_walls > 0 ? c->p->n_walls : 1;
+  r->kr = ms_dlw_room(c->p);
+  ms_status st = make_records(c, (size_t)c->p->n_small, r->kr, &r->small_n, &r->small_key,
+                              &r->small_f, &r->small_t, "walls' small reaction records");
+  if (!st)
+    st = make_records(c, (size_t)c->p->n_large, r->kr, &r->large_n, &r->large_key, &r->large_f,
+                      &r->large_t, "walls' large reaction records");
+  if (!st)
+    st = ms_dl_make(c->cl, ((size_t)walls + 1) * sizeof(int), "walls' first runs", &r->first);
+  if (!st)
+    st = ms_dl_make(c->cl, (size_t)walls * 4 * sizeof(double), "walls' reactions", &r->out);
+  if (!st && !(r->h_first = calloc((size_t)walls + 1, sizeof(int))))
+    st = ms_fail(MS_ERR_RUNTIME, "out of memory for %d walls", walls);
+  if (!st && !(r->h_out = calloc((size_t)walls * 4, sizeof(double))))
+    st = ms_fail(MS_ERR_RUNTIME, "out of memory for %d walls", walls);
+  r->made = !st;
+  return st;
+}
+
+ms_status ms_dlw_begin(const ms_ctx *c, ms_dlarge *dl, int flag)
+{
+  ms_dl_walls *r = &dl->wr;
+  ms_status st = r->made ? MS_OK : make(c, r);
+  r->stale = 1;
+  static const int zero = 0;
+  if (!st)
+    st = ms_cl_check(clEnqueueWriteBuffer(c->cl->gpu_queue, dl->flags, CL_TRUE,
+                                          (size_t)flag * sizeof(int), sizeof zero, &zero, 0,
+                                          NULL, NULL),
+                     "clEnqueueWriteBuffer", "large flags");
+  return st;
+}
+
+/* Every wall's band runs in wall order, (wall, row, x0, x1), and each wall's first run,
+ * uploaded (the buffers grown as needed). */
+static ms_status upload_runs(const ms_ctx *c, ms_dl_walls *r, const ms_worker *w)
+{
+  size_t n = 0;
+  for (int k = 0; k < c->p->n_walls; k++) {
+    const ms_band *b = &w->wall[k].band;
+    r->h_first[k] = (int)n;
+    for (size_t s = 0; s < b->n; s++, n++) {
+      int *q = ms_grow(r->h_spans, n, &r->h_spans_cap, 4 * sizeof *q, 64);
+      if (!q)
+        return ms_fail(MS_ERR_RUNTIME, "out of memory for the cells along the walls");
+      r->h_spans = q;
+      q = &r->h_spans[4 * n];
+      q[0] = k;
+      q[1] = b->span[s].y;
+      q[2] = b->span[s].x0;
+      q[3] = b->span[s].x1;
+    }
+  }
+  r->h_first[c->p->n_walls] = (int)n;
+  r->n_spans = (int)n;
+  ms_status st = MS_OK;
+  if (!r->spans || n > r->spans_cap) {
+    size_t cap = n > 2 * r->spans_cap ? n : 2 * r->spans_cap;
+    cap = cap ? cap : 1;
+    ms_dl_release_mem(&r->spans);
+    ms_dl_release_mem(&r->partial);
+    st = ms_dl_make(c->cl, cap * 4 * sizeof(int), "walls' runs", &r->spans);
+    if (!st)
+      st = ms_dl_make(c->cl, cap * 4 * sizeof(double), "walls' run sums", &r->partial);
+    r->spans_cap = st ? 0 : cap;
+  }
+  if (!st && n)
+    st = ms_buffers_upload(c->cl, r->spans, r->h_spans, n * 4 * sizeof(int));
+  if (!st)
+    st = ms_buffers_upload(c->cl, r->first, r->h_first,
+                           ((size_t)c->p->n_walls + 1) * sizeof(int));
+  r->stale = st != MS_OK;
+  return st;
+}
+
+/* The records' arguments of kernel `id` from index `at`: kr, on, count, key, force, torque. */
+static ms_status bind_records(const ms_ctx *c, int id, int at, const ms_dl_walls *r, int on,
+                              cl_mem n, cl_mem key, cl_mem f, cl_mem t)
+{
+  int kr = (int)r->kr;
+  ARG(id, at, kr);
+  ARG(id, at + 1, on);
+  ARG(id, at + 2, n);
+  ARG(id, at + 3, key);
+  ARG(id, at + 4, f);
+  ARG(id, at + 5, t);
+  return MS_OK;
+}
+
+ms_status ms_dlw_bind(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int sum)
+{
+  ms_dl_walls *r = &dl->wr;
+  int walls = c->p->n_walls > 0;
+  sum = sum && walls;
+  r->summed = sum;
+  int moved = r->stale;
+  for (int k = 0; k < c->p->n_walls; k++)
+    moved |= w->wall[k].band_new;
+  ms_status st = walls && moved ? upload_runs(c, r, w) : MS_OK;
+  int fric = c->p->friction_on;
+  int small = fric ? MS_K_WALLS_SMALL_APPLY_FRIC : MS_K_WALLS_SMALL_APPLY;
+  int large = fric ? MS_K_LARGE_WALLS_FRIC : MS_K_LARGE_WALLS;
+  if (!st && walls)
+    st = bind_records(c, small, fric ? 21 : 11, r, sum, r->small_n, r->small_key, r->small_f,
+                      r->small_t);
+  if (!st && !fric && walls)
+    ARG(small, 17, dl->flags);
+  if (!st)
+    st = bind_records(c, large, fric ? 24 : 14, r, sum, r->large_n, r->large_key, r->large_f,
+                      r->large_t);
+  if (!st && !fric)
+    ARG(large, 20, dl->flags);
+  return st;
+}
+
+static ms_status enqueue(const ms_ctx *c, ms_device *dev, int kernel, size_t n)
+{
+  cl_event ev = 0;
+  ms_status st = ms_kernels_run_1d(c->kern, c->cl, kernel, n, &ev);
+  ms_status kept = ms_gpu_keep_event(c, dev, kernel, ev);
+  return st ? st : kept;
+}
+
+ms_status ms_dlw_sum(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
+{
+  ms_dl_walls *r = &dl->wr;
+  if (!r->summed)
+    return MS_OK;
+  const ms_buffers *b = &c->x->buf;
+  int cap = (int)b->cap, nx = c->p->grid.nx, kr = (int)r->kr, n_walls = c->p->n_walls;
+  int n_large = c->p->n_large;
+  int id = MS_K_WALLS_SPAN_SUM;
+  ARG(id, 0, r->spans);
+  ARG(id, 1, r->n_spans);
+  ARG(id, 2, b->count);
+  ARG(id, 3, b->idx);
+  ARG(id, 4, cap);
+  ARG(id, 5, nx);
+  ARG(id, 6, kr);
+  cl_mem recs[] = {r->small_n, r->small_key, r->small_f, r->small_t, r->partial};
+  for (int a = 0; a < 5; a++)
+    ARG(id, 7 + a, recs[a]);
+  id = MS_K_WALLS_TOTAL;
+  ARG(id, 0, r->partial);
+  ARG(id, 1, r->first);
+  ARG(id, 2, n_walls);
+  ARG(id, 3, dl->stat);
+  ARG(id, 4, n_large);
+  ARG(id, 5, kr);
+  cl_mem large[] = {r->large_n, r->large_key, r->large_f, r->large_t, r->out};
+  for (int a = 0; a < 5; a++)
+    ARG(id, 6 + a, large[a]);
+  ms_status st = r->n_spans > 0 ? enqueue(c, dev, MS_K_WALLS_SPAN_SUM, (size_t)r->n_spans)
+                                : MS_OK;
+  if (!st)
+    st = enqueue(c, dev, MS_K_WALLS_TOTAL, (size_t)n_walls);
+  if (!st)
+    st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, r->out, CL_FALSE, 0,
+                                         (size_t)n_walls * 4 * sizeof(double), r->h_out, 0,
+                                         NULL, NULL),
+                     "clEnqueueReadBuffer", "walls' reactions");
+  return st;
+}
+
+void ms_dlw_take(const ms_ctx *c, ms_dlarge *dl, ms_worker *w)
+{
+  ms_dl_walls *r = &dl->wr;
+  if (!r->summed)
+    return;
+  for (int k = 0; k < c->p->n_walls; k++) {
+    ms_wall_now *now = &w->wall[k];
+    const double *o = &r->h_out[4 * k];
+    now->fx = o[0];
+    now->fy = o[1];
+    now->torque = o[2];
+    now->contacts = (int)o[3];
+  }
+  ms_walls_advance(c->p, w);
+}
