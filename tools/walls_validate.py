@@ -26,6 +26,7 @@ usage: walls_validate.py SUBCOMMAND MIXSIM [--quick] [--seeds 1,2,3] [--plot OUT
                          [--steps N] [--mixed]
 """
 import argparse
+import concurrent.futures
 import csv
 import math
 import os
@@ -271,29 +272,37 @@ def surface_angle(rows, R):
     return math.degrees(math.atan(slope))
 
 
+def drum_run(a, exe, work, R, fill_top, turn, fr, seed):
+    """One drum run: (seed, median angle, min, max, run time, discs)."""
+    omega = math.sqrt(fr * G / R)
+    # a settling time, then `turn` radians of the drum (quick: a fixed short run)
+    steps = 3000 if a.quick else int((0.3 + turn / omega) / DT)
+    every = max(500, steps // a.frames)
+    frames, wall = run(exe, drum_scene_n(R, omega, steps, seed, fill_top), work,
+                       f"drum_fr{fr:g}_s{seed}", every, a.device)
+    # steady: once the drum has turned half of `turn` after the settling time
+    t_steady = 0.5 * frames[-1][0] if a.quick else 0.3 + 0.5 * turn / omega
+    half = [f for f in frames if f[0] >= t_steady]
+    per_frame = [surface_angle(rows, R) for _, rows in half]
+    return (seed, median(per_frame), min(per_frame), max(per_frame), wall, len(frames[0][1]))
+
+
 def cmd_drum(a, exe, work):
     frs = a.fr or (1e-4, 1e-3, 1e-2)
     if a.quick:
         R, seeds, fill_top, turn = 0.03, a.seeds or [1], 0.0, None
     else:
-        R, seeds, fill_top, turn = 0.06, a.seeds or [1, 2, 3], 0.012, a.turn or 1.2
-    table = []
-    for fr in frs:
-        omega = math.sqrt(fr * G / R)
-        # a settling time, then `turn` radians of the drum (quick: a fixed short run)
-        steps = 3000 if a.quick else int((0.3 + turn / omega) / DT)
-        every = max(500, steps // 30)
-        angles = []
-        for seed in seeds:
-            frames, wall = run(exe, drum_scene_n(R, omega, steps, seed, fill_top), work,
-                               f"drum_fr{fr:g}_s{seed}", every, a.device)
-            # steady: once the drum has turned half of `turn` after the settling time
-            t_steady = 0.5 * frames[-1][0] if a.quick else 0.3 + 0.5 * turn / omega
-            half = [f for f in frames if f[0] >= t_steady]
-            per_frame = [surface_angle(rows, R) for _, rows in half]
-            angles.append((seed, median(per_frame), min(per_frame), max(per_frame), wall,
-                           len(frames[0][1])))
-        table.append((fr, omega, steps, angles))
+        R, seeds, turn = a.radius or 0.06, a.seeds or [1, 2, 3], a.turn or 1.2
+        fill_top = round(0.2 * R, 4)  # the lattice's top: the bed about a quarter of the drum
+    # every run at once on --jobs workers (each mixsim its own process)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        runs = {(fr, seed): pool.submit(drum_run, a, exe, work, R, fill_top, turn, fr, seed)
+                for fr in frs for seed in seeds}
+        table = []
+        for fr in frs:
+            omega = math.sqrt(fr * G / R)
+            steps = 3000 if a.quick else int((0.3 + turn / omega) / DT)
+            table.append((fr, omega, steps, [runs[(fr, seed)].result() for seed in seeds]))
     print(f"drum: dynamic angle of repose (degrees), R = {R} m, frames after the drum turned "
           f"{0.5 * turn if turn else 0:g} rad")
     print("| Fr | omega (rad/s) | t (s) | discs | seed: angle (frame range) | median | spread "
@@ -403,6 +412,7 @@ def cmd_segregation(a, exe, work):
 
 
 def main():
+    global DT
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("experiment", choices=["brazil-nut", "drum", "segregation"])
     p.add_argument("mixsim", help="the mixsim executable (build-v/mixsim)")
@@ -414,9 +424,15 @@ def main():
                    help="segregation: the large discs start among the small ones (on top)")
     p.add_argument("--fr", help="drum: comma-separated Froude numbers (1e-4,1e-3,1e-2)")
     p.add_argument("--turn", type=float, help="drum: radians the drum turns (1.2)")
+    p.add_argument("--radius", type=float, help="drum: its radius, m (0.06: 15 small diameters)")
+    p.add_argument("--frames", type=int, default=30, help="drum: frames a run writes (30)")
+    p.add_argument("--dt", type=float, help="the time step, s (2e-5)")
+    p.add_argument("--jobs", type=int, default=1, help="drum: runs at once (1)")
     p.add_argument("--device", default="cpu", help="mixsim's --device (cpu)")
     p.add_argument("--keep", help="keep the scenes and frames in this folder")
     a = p.parse_args()
+    if a.dt:
+        DT = a.dt
     a.seeds = [int(s) for s in a.seeds.split(",")] if a.seeds else None
     a.fr = [float(s) for s in a.fr.split(",")] if a.fr else None
     if a.plot:  # before the runs: require() may run the tool again under another Python

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # On the GPU machine: the walls' cost. The same particles (SMALL small discs, default
 # 1048576, and LARGE large ones of radius ratio 10, default 1000) in the lower half of a
-# drum turning at 1 rad/s and without the drum (tools/sweep_scene.py --shape drum|box),
-# STEPS iterations (300) each, REPEAT (7) runs of each interleaved: median (min-max)
+# drum turning at 1 rad/s and without the drum (tools/sweep_scene.py --shape drum|box).
+# Each scene first runs WARM iterations (25000, 1 s: the bed falls onto the drum's rim, or
+# the box's floor, and the drum turns by a radian) into a checkpoint; then STEPS
+# iterations (300) from it, REPEAT (7) runs of each interleaved: median (min-max)
 # ms/iteration per scene, the ratio drum/box, and the CPU worker's phases of each median
 # run (the walls' share is in its large-small and host_in phases). Results under OUT.
-#   SMALL=1048576 REPEAT=7 OUT=results tools/device/walls_bench.sh
+#   SMALL=1048576 REPEAT=7 WARM=25000 OUT=results tools/device/walls_bench.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
@@ -16,10 +18,17 @@ for s in box drum; do
   python3 tools/sweep_scene.py --small "${SMALL:-1048576}" --large "${LARGE:-1000}" --ratio 10 \
     --shape $s --out "$out/$s.ini" || exit 1
 done
+warm=${WARM:-25000}
+for s in box drum; do
+  bw/mixsim "$out/$s.ini" -q --headless -n "$warm" --device gpu --checkpoint "/tmp/$s.ck" \
+    >"$out/${s}_warm.txt" 2>&1 || { echo "$s warm-up failed"; tail "$out/${s}_warm.txt"; }
+  grep -E '^(contacts|wall) ' "$out/${s}_warm.txt"
+done
 for r in $(seq "${REPEAT:-7}"); do
   for s in box drum; do
-    bw/mixsim "$out/$s.ini" -q --headless -n "${STEPS:-300}" --device gpu \
-      --stats "$out/${s}_$r.json" >"$out/${s}_$r.txt" 2>&1 || echo "$s run $r failed"
+    bw/mixsim "$out/$s.ini" -q --headless --resume "/tmp/$s.ck" -n $((warm + ${STEPS:-300})) \
+      --device gpu --stats "$out/${s}_$r.json" >"$out/${s}_$r.txt" 2>&1 ||
+      echo "$s run $r failed"
   done
 done
 python3 - "$out" "${REPEAT:-7}" <<'PY'
