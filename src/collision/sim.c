@@ -386,6 +386,7 @@ void ms_sim_destroy(ms_sim *s)
     free(s->wk.chunk[t].wr);
     free(s->wk.chunk[t].hit);
     free(s->wk.chunk[t].feature);
+    free(s->wk.chunk[t].wxi);
   }
   free(s->wk.chunk);
   ms_history_free(&s->wk.hist);

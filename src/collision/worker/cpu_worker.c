@@ -254,7 +254,7 @@ static int listed_grain(const ms_params *pm, const ms_worker *w)
 ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
 {
   for (int t = 0; t < w->cpu_threads; t++)
-    w->chunk[t].n_ls = 0; /* chunks the job leaves empty add nothing */
+    w->chunk[t].n_ls = w->chunk[t].n_wxi = 0; /* chunks the job leaves empty add nothing */
   ms_status st = ms_fr_ready(c->p, w);
   if (st)
     return st;
@@ -267,7 +267,9 @@ ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
   }
   ls_source src = source_of(c);
   st = ms_pool_run(w->pool, large_small_chunk, &(ms_worker_job){c->p, w, &src, NULL},
-                   c->p->n_large + c->p->n_walls, grain);
+                   c->p->n_large + w->n_wall_items, grain);
+  if (!st && c->p->n_walls > 0 && !ms_walls_small_finish(c->p, w))
+    st = ms_fail(MS_ERR_RUNTIME, "out of memory for the walls' contact histories");
   if (!st)
     apply_large_small(c, w);
   return st;

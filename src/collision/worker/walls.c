@@ -44,6 +44,8 @@ void ms_walls_free(const ms_params *pm, ms_worker *w)
     ms_band_free(&w->wall[k].band);
     free(w->wall[k].small_cur.e);
     free(w->wall[k].small_next.e);
+    free(w->wall[k].item_run);
+    free(w->wall[k].run);
   }
   free(w->wall);
   w->wall = NULL;
@@ -104,8 +106,43 @@ static ms_status zone_rects(const ms_params *pm, ms_worker *w)
   return MS_OK;
 }
 
+/* A wall's band cut into pool items of about ITEM_CELLS cells, a large particle's share
+ * of large-small (the sums do not depend on the cut: see ms_walls_small_finish); its runs'
+ * sums made room for. */
+#define ITEM_CELLS 64
+static int room(void **items, size_t need, size_t *cap, size_t size)
+{
+  while (*cap < need) {
+    void *p = ms_grow(*items, *cap, cap, size, 64);
+    if (!p)
+      return 0;
+    *items = p;
+  }
+  return 1;
+}
+
+static int split_items(ms_wall_now *now)
+{
+  const ms_band *b = &now->band;
+  if (!room((void **)&now->run, b->n, &now->run_cap, sizeof *now->run) ||
+      !room((void **)&now->item_run, b->n + 1, &now->items_cap, sizeof *now->item_run))
+    return 0;
+  int n = 0, cells = 0;
+  for (size_t k = 0; k < b->n; k++) {
+    if (cells == 0)
+      now->item_run[n++] = (int)k;
+    cells += b->span[k].x1 - b->span[k].x0 + 1;
+    if (cells >= ITEM_CELLS)
+      cells = 0;
+  }
+  now->item_run[n] = (int)b->n;
+  now->n_items = n;
+  return 1;
+}
+
 ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step)
 {
+  w->n_wall_items = 0;
   for (int k = 0; k < pm->n_walls; k++) {
     const ms_wall_def *d = &pm->walls[k];
     ms_wall_now *now = &w->wall[k];
@@ -127,8 +164,10 @@ ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step)
                                            d->radius, (double)pm->r_small_max, &pm->grid)
                           : ms_band_polyline(&now->band, now->at, d->n_points, d->closed,
                                              (double)pm->r_small_max, &pm->grid));
-    if (!ok)
+    if (!ok || !split_items(now))
       return ms_fail(MS_ERR_RUNTIME, "out of memory for the cells along [%s]", d->section);
+    now->first_item = w->n_wall_items;
+    w->n_wall_items += now->n_items;
     now->fx = now->fy = now->torque = 0.0; /* lost and work add up over the run */
     now->contacts = 0;
   }
@@ -328,16 +367,25 @@ static int push_ls(ms_worker_chunk *c, int at, ms_v2 f, float t)
   return 1;
 }
 
-/* A wall's sums over one run of its band (kernels/walls.cl sums the same runs the same way
- * on the device-only path): the runs' sums are then added in the band's order. */
-typedef struct run_sum {
-  double fx, fy, torque, lost, work;
-  int contacts;
-} run_sum;
+/* A wall's new history entry, kept by the chunk whose item found the contact. */
+struct ms_wall_xi_at {
+  int wall;
+  ms_wall_xi e;
+};
+
+static int xi_keep(ms_worker_chunk *c, int wall, int j, int feature, float xi)
+{
+  struct ms_wall_xi_at *e = ms_grow(c->wxi, c->n_wxi, &c->wxi_cap, sizeof *e, 64);
+  if (!e)
+    return 0;
+  c->wxi = e;
+  c->wxi[c->n_wxi++] = (struct ms_wall_xi_at){wall, {j, feature, xi}};
+  return 1;
+}
 
 /* Small particle j, at `at` of the source, against wall wi. */
-static int small_one(const ms_params *pm, ms_wall_now *now, const ms_wall_def *d, int j, size_t at,
-                     const ms_ls_source *src, ms_worker_chunk *out, run_sum *sum)
+static int small_one(const ms_params *pm, ms_wall_now *now, const ms_wall_def *d, int wi, int j,
+                     size_t at, const ms_ls_source *src, ms_worker_chunk *out, ms_wall_run *sum)
 {
   const double *x = &src->pos[2 * at], *v = &src->vel[2 * at];
   disc p = {x[0], x[1], (float)v[0], (float)v[1], 0.0f, pm->shape[2 * j], pm->shape[2 * j + 1]};
@@ -357,7 +405,7 @@ static int small_one(const ms_params *pm, ms_wall_now *now, const ms_wall_def *d
     ms_wall_force c = contact(pm, d, now, &p, &hit, xi, &vwx, &vwy, &omega);
     if (!push_ls(out, (int)at, c.f, c.torque))
       return 0;
-    if (pm->friction_on && !xi_push(&now->small_next, j, feature, c.xi))
+    if (pm->friction_on && !xi_keep(out, wi, j, feature, c.xi))
       return 0;
     sum->fx -= (double)c.f.x;
     sum->fy -= (double)c.f.y;
@@ -371,7 +419,7 @@ static int small_one(const ms_params *pm, ms_wall_now *now, const ms_wall_def *d
   return 1;
 }
 
-static void add_run(ms_wall_now *now, const run_sum *r)
+static void add_run(ms_wall_now *now, const ms_wall_run *r)
 {
   now->fx += r->fx;
   now->fy += r->fy;
@@ -381,34 +429,60 @@ static void add_run(ms_wall_now *now, const run_sum *r)
   now->work += r->work;
 }
 
-int ms_walls_small(const ms_params *pm, ms_worker *w, int wi, const ms_ls_source *src,
+/* Run k of wall wi's band: its contacts' sums into now->run[k]. */
+static int small_run(const ms_params *pm, ms_wall_now *now, const ms_wall_def *d, int wi,
+                     size_t k, const ms_ls_source *src, ms_worker_chunk *out)
+{
+  ms_wall_run *sum = &now->run[k];
+  memset(sum, 0, sizeof *sum);
+  if (src->span) { /* the zone: the band's runs are owners of their own, one row each */
+    int r = src->base[now->first_span + (int)k];
+    for (int slot = src->span[2 * r]; slot < src->span[2 * r + 1]; slot++)
+      if (!small_one(pm, now, d, wi, src->idx[slot], (size_t)slot, src, out, sum))
+        return 0;
+    return 1;
+  }
+  const ms_band_span *s = &now->band.span[k];
+  for (int cx = s->x0; cx <= s->x1; cx++) {
+    int cell = s->y * pm->grid.nx + cx;
+    int n = src->count[cell] < src->cap ? src->count[cell] : src->cap;
+    for (int q = 0; q < n; q++) {
+      int j = src->idx[ms_grid_slot(cell, src->cap, q)];
+      if (!small_one(pm, now, d, wi, j, (size_t)j, src, out, sum))
+        return 0;
+    }
+  }
+  return 1;
+}
+
+int ms_walls_small(const ms_params *pm, ms_worker *w, int item, const ms_ls_source *src,
                    ms_worker_chunk *out)
 {
-  const ms_wall_def *d = &pm->walls[wi];
+  int wi = 0;
+  while (item >= w->wall[wi].first_item + w->wall[wi].n_items)
+    wi++;
   ms_wall_now *now = &w->wall[wi];
-  const ms_band *b = &now->band;
-  for (size_t k = 0; k < b->n; k++) {
-    run_sum sum = {0};
-    if (src->span) { /* the zone: the band's runs are owners of their own, one row each */
-      int r = src->base[now->first_span + (int)k];
-      for (int slot = src->span[2 * r]; slot < src->span[2 * r + 1]; slot++)
-        if (!small_one(pm, now, d, src->idx[slot], (size_t)slot, src, out, &sum))
+  int i = item - now->first_item;
+  for (int k = now->item_run[i]; k < now->item_run[i + 1]; k++)
+    if (!small_run(pm, now, &pm->walls[wi], wi, (size_t)k, src, out))
+      return 0;
+  return 1;
+}
+
+int ms_walls_small_finish(const ms_params *pm, ms_worker *w)
+{
+  for (int wi = 0; wi < pm->n_walls; wi++) {
+    ms_wall_now *now = &w->wall[wi];
+    for (size_t k = 0; pm->n_small > 0 && k < now->band.n; k++)
+      add_run(now, &now->run[k]);
+    if (!pm->friction_on)
+      continue;
+    for (int t = 0; t < w->cpu_threads; t++) /* sorted by xi_turn: the order is no matter */
+      for (size_t e = 0; e < w->chunk[t].n_wxi; e++) {
+        const struct ms_wall_xi_at *x = &w->chunk[t].wxi[e];
+        if (x->wall == wi && !xi_push(&now->small_next, x->e.j, x->e.feature, x->e.xi))
           return 0;
-    } else {
-      const ms_band_span *s = &b->span[k];
-      for (int cx = s->x0; cx <= s->x1; cx++) {
-        int cell = s->y * pm->grid.nx + cx;
-        int n = src->count[cell] < src->cap ? src->count[cell] : src->cap;
-        for (int q = 0; q < n; q++) {
-          int j = src->idx[ms_grid_slot(cell, src->cap, q)];
-          if (!small_one(pm, now, d, j, (size_t)j, src, out, &sum))
-            return 0;
-        }
       }
-    }
-    add_run(now, &sum);
-  }
-  if (pm->friction_on) {
     if (pm->diag)
       now->lost += dropped(&now->small_cur, pm->kt);
     xi_turn(&now->small_cur, &now->small_next);

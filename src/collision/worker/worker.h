@@ -56,6 +56,15 @@ typedef struct ms_wall_reaction {
 } ms_wall_reaction;
 
 /* What one pool thread found in its chunk this iteration. */
+/* One run of a wall's band: what its contacts with the small particles give the wall
+ * (walls.c sums the runs in the band's order after the job). */
+typedef struct ms_wall_run {
+  double fx, fy, torque, lost, work;
+  int contacts;
+} ms_wall_run;
+
+struct ms_wall_xi_at; /* walls.c: a wall's new history entry, kept by the chunk */
+
 typedef struct ms_worker_chunk {
   ms_ls_contact *ls;
   size_t n_ls, ls_cap;
@@ -71,6 +80,8 @@ typedef struct ms_worker_chunk {
   ms_wall_hit *hit;     /* one disc's contacts with one wall, gathered before their forces */
   int *feature;
   size_t hit_cap;
+  struct ms_wall_xi_at *wxi; /* friction: the walls' small contacts' new histories */
+  size_t n_wxi, wxi_cap;
 } ms_worker_chunk;
 
 /* A wall contact's stored tangential displacement: the partner (a small particle's index,
@@ -100,6 +111,12 @@ typedef struct ms_wall_now {
   int band_new;          /* the last placing changed the band (the device-only path's copy
                             is then stale) */
   int first_span;        /* exchange = zone: its band's first run among the zone's owners */
+  int first_item;        /* its first pool item of large-small after the large particles' */
+  int *item_run;         /* item i walks the runs item_run[i] .. item_run[i + 1] - 1 */
+  int n_items;
+  size_t items_cap;
+  ms_wall_run *run;      /* each run's sums this iteration (band.n) */
+  size_t run_cap;
   double fx, fy, torque; /* the reaction of its contacts this iteration (torque about the
                             rotation centre now, or its first point / centre) */
   int contacts;
@@ -129,6 +146,7 @@ typedef struct ms_worker {
   double *diss_large;
   double diss_worker;
   ms_wall_now *wall;            /* [wall.NAME]: n_walls */
+  int n_wall_items;             /* their items in large-small's pool job */
   int *wall_rects;              /* exchange = zone: every wall's runs of cells, one-row
                                    rectangles (x0, x1, y, y) in wall order */
   size_t n_wall_rects, wall_rects_cap;
