@@ -222,12 +222,18 @@ static void apply_large_small(const ms_ctx *c, ms_worker *w)
   }
 }
 
-/* Large particles per thread in large-small: GRAIN_VISITS over the visits one makes,
- * estimated as its cell rectangle's cells at the small particles' mean density. */
-static int large_small_grain(const ms_params *pm, const ms_worker *w)
+/* Items per chunk from the visits they make: GRAIN_VISITS each. */
+static int grain_of(double visits, int items)
 {
-  if (w->cpu_grain > 0)
-    return w->cpu_grain;
+  double per_item = items > 0 ? visits / (double)items : 0.0;
+  double grain = per_item > 0.0 ? GRAIN_VISITS / per_item : (double)items;
+  return grain < 1.0 ? 1 : grain > (double)items ? (items > 0 ? items : 1) : (int)grain;
+}
+
+/* The visits the large particles make, estimated as their cell rectangles' cells at the
+ * small particles' mean density. */
+static double large_visits(const ms_params *pm, const ms_worker *w)
+{
   const ms_grid *g = &pm->grid;
   double cells = 0.0;
   for (int i = 0; i < pm->n_large; i++) {
@@ -236,19 +242,32 @@ static int large_small_grain(const ms_params *pm, const ms_worker *w)
                                   g->nx, g->ny);
     cells += (double)(q.x1 - q.x0 + 1) * (double)(q.y1 - q.y0 + 1);
   }
-  double per_large = cells * (double)pm->n_small / (double)g->n_cells / (double)pm->n_large;
-  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)pm->n_large;
-  return grain < 1.0 ? 1 : grain > (double)pm->n_large ? pm->n_large : (int)grain;
+  return cells * (double)pm->n_small / (double)g->n_cells;
 }
 
-/* The same with the list: its entries are the visits. */
-static int listed_grain(const ms_params *pm, const ms_worker *w)
+/* The same for the walls' bands. */
+static double wall_visits(const ms_params *pm, const ms_worker *w)
 {
+  double cells = 0.0;
+  for (int k = 0; k < pm->n_walls; k++)
+    for (size_t r = 0; r < w->wall[k].band.n; r++)
+      cells += (double)(w->wall[k].band.span[r].x1 - w->wall[k].band.span[r].x0 + 1);
+  return cells * (double)pm->n_small / (double)pm->grid.n_cells;
+}
+
+/* Items (large particles, then the walls' items) per thread in large-small. The zone
+ * knows the visits: its particles. Else estimated, or with the worker's list its entries
+ * and the walls' estimate. */
+static int large_small_grain(const ms_ctx *c, const ms_worker *w, int listed)
+{
+  const ms_params *pm = c->p;
   if (w->cpu_grain > 0)
     return w->cpu_grain;
-  double per_large = (double)w->wl.entries / (double)pm->n_large;
-  double grain = per_large > 0.0 ? GRAIN_VISITS / per_large : (double)pm->n_large;
-  return grain < 1.0 ? 1 : grain > (double)pm->n_large ? pm->n_large : (int)grain;
+  int items = pm->n_large + w->n_wall_items;
+  if (pm->exchange == MS_EXCHANGE_ZONE)
+    return grain_of((double)c->x->zone.n_slots, items);
+  double large = listed ? (double)w->wl.entries : large_visits(pm, w);
+  return grain_of(large + wall_visits(pm, w), items);
 }
 
 ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
@@ -258,13 +277,14 @@ ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
   ms_status st = ms_fr_ready(c->p, w);
   if (st)
     return st;
-  int grain = c->p->n_large > 0 ? large_small_grain(c->p, w) : 1;
-  if (ms_worker_list_in_use(c->p)) {
+  int listed = ms_worker_list_in_use(c->p);
+  if (listed) { /* the list's rebuild: large particles alone */
+    int grain = w->cpu_grain > 0 ? w->cpu_grain : grain_of(large_visits(c->p, w), c->p->n_large);
     if ((st = ms_ls_list_prepare(c, w, grain)))
       return st;
     c->stats->worker_list_iterations++;
-    grain = listed_grain(c->p, w);
   }
+  int grain = large_small_grain(c, w, listed);
   ls_source src = source_of(c);
   st = ms_pool_run(w->pool, large_small_chunk, &(ms_worker_job){c->p, w, &src, NULL},
                    c->p->n_large + w->n_wall_items, grain);
