@@ -277,6 +277,10 @@ ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
   ms_status st = ms_fr_ready(c->p, w);
   if (st)
     return st;
+  ls_source src = source_of(c);
+  w->n_wall_items = 0; /* no small particles: the walls have nothing to walk */
+  if (c->p->n_walls > 0 && c->p->n_small > 0)
+    ms_walls_split(c->p, w, &src);
   int listed = ms_worker_list_in_use(c->p);
   if (listed) { /* the list's rebuild: large particles alone */
     int grain = w->cpu_grain > 0 ? w->cpu_grain : grain_of(large_visits(c->p, w), c->p->n_large);
@@ -285,7 +289,6 @@ ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
     c->stats->worker_list_iterations++;
   }
   int grain = large_small_grain(c, w, listed);
-  ls_source src = source_of(c);
   st = ms_pool_run(w->pool, large_small_chunk, &(ms_worker_job){c->p, w, &src, NULL},
                    c->p->n_large + w->n_wall_items, grain);
   if (!st && c->p->n_walls > 0 && !ms_walls_small_finish(c->p, w))

@@ -106,10 +106,7 @@ static ms_status zone_rects(const ms_params *pm, ms_worker *w)
   return MS_OK;
 }
 
-/* A wall's band cut into pool items of about ITEM_CELLS cells, a large particle's share
- * of large-small (the sums do not depend on the cut: see ms_walls_small_finish); its runs'
- * sums made room for. */
-#define ITEM_CELLS 64
+/* Room for a band's runs' sums and items. */
 static int room(void **items, size_t need, size_t *cap, size_t size)
 {
   while (*cap < need) {
@@ -121,28 +118,57 @@ static int room(void **items, size_t need, size_t *cap, size_t size)
   return 1;
 }
 
-static int split_items(ms_wall_now *now)
+static int band_room(ms_wall_now *now)
 {
-  const ms_band *b = &now->band;
-  if (!room((void **)&now->run, b->n, &now->run_cap, sizeof *now->run) ||
-      !room((void **)&now->item_run, b->n + 1, &now->items_cap, sizeof *now->item_run))
-    return 0;
-  int n = 0, cells = 0;
-  for (size_t k = 0; k < b->n; k++) {
-    if (cells == 0)
-      now->item_run[n++] = (int)k;
-    cells += b->span[k].x1 - b->span[k].x0 + 1;
-    if (cells >= ITEM_CELLS)
-      cells = 0;
+  size_t n = now->band.n;
+  return room((void **)&now->run, n, &now->run_cap, sizeof *now->run) &&
+         room((void **)&now->item_run, n + 1, &now->items_cap, sizeof *now->item_run);
+}
+
+/* The small particles run k of a wall's band holds in the source. */
+static int run_particles(const ms_params *pm, const ms_wall_now *now, size_t k,
+                         const ms_ls_source *src)
+{
+  if (src->span) {
+    int r = src->base[now->first_span + (int)k];
+    return src->span[2 * r + 1] - src->span[2 * r];
   }
-  now->item_run[n] = (int)b->n;
-  now->n_items = n;
-  return 1;
+  const ms_band_span *s = &now->band.span[k];
+  int n = 0;
+  for (int cx = s->x0; cx <= s->x1; cx++) {
+    int c = src->count[s->y * pm->grid.nx + cx];
+    n += c < src->cap ? c : src->cap;
+  }
+  return n;
+}
+
+/* Each band cut into items of about ITEM_PARTICLES particles, a large particle's share
+ * of large-small, so the walls spread over the threads where the particles are (the sums
+ * do not depend on the cut: see ms_walls_small_finish). */
+#define ITEM_PARTICLES 64
+int ms_walls_split(const ms_params *pm, ms_worker *w, const ms_ls_source *src)
+{
+  w->n_wall_items = 0;
+  for (int wi = 0; wi < pm->n_walls; wi++) {
+    ms_wall_now *now = &w->wall[wi];
+    int n = 0, held = 0;
+    for (size_t k = 0; k < now->band.n; k++) {
+      if (held == 0)
+        now->item_run[n++] = (int)k;
+      held += 1 + run_particles(pm, now, k, src); /* an empty run costs a little too */
+      if (held >= ITEM_PARTICLES)
+        held = 0;
+    }
+    now->item_run[n] = (int)now->band.n;
+    now->n_items = n;
+    now->first_item = w->n_wall_items;
+    w->n_wall_items += n;
+  }
+  return w->n_wall_items;
 }
 
 ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step)
 {
-  w->n_wall_items = 0;
   for (int k = 0; k < pm->n_walls; k++) {
     const ms_wall_def *d = &pm->walls[k];
     ms_wall_now *now = &w->wall[k];
@@ -164,10 +190,8 @@ ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step)
                                            d->radius, (double)pm->r_small_max, &pm->grid)
                           : ms_band_polyline(&now->band, now->at, d->n_points, d->closed,
                                              (double)pm->r_small_max, &pm->grid));
-    if (!ok || !split_items(now))
+    if (!ok || !band_room(now))
       return ms_fail(MS_ERR_RUNTIME, "out of memory for the cells along [%s]", d->section);
-    now->first_item = w->n_wall_items;
-    w->n_wall_items += now->n_items;
     now->fx = now->fy = now->torque = 0.0; /* lost and work add up over the run */
     now->contacts = 0;
   }

@@ -20,6 +20,10 @@ void ms_walls_free(const ms_params *pm, ms_worker *w);
  * or from its state (force-driven), its points now, its band of cells, its sums cleared. */
 ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step);
 
+/* After the exchange, before large-small: the walls' bands cut into pool items by the
+ * particles the source holds there; returns how many (w->n_wall_items). */
+int ms_walls_split(const ms_params *pm, ms_worker *w, const ms_ls_source *src);
+
 /* Wall item `item` (0 .. w->n_wall_items - 1, after large-small's large particles): some
  * runs of one wall's band walked for its contacts with the small particles of the source.
  * The forces (and torques) on them go to the chunk's list like large-small's, each run's
