@@ -56,6 +56,7 @@ SMALL_R = (0.0018, 0.0022)  # small discs' radii, m (mean diameter 4 mm)
 DENSITY = "2500 kg/m^3"
 THICKNESS = 0.01
 DT = 2e-5
+CPU_THREADS = 0  # --cpu-threads: mixsim's worker threads (0: its default)
 
 
 def scene_header(steps, seed, box):
@@ -99,6 +100,8 @@ def run(exe, ini_text, workdir, name, every, device):
         f.write(ini_text)
     cmd = [exe, ini, "--device", device, "--headless", "--quiet", "--output", out,
            "--output-format", "csv", "--output-every", str(every), "--output-clear"]
+    if CPU_THREADS:
+        cmd += ["--cpu-threads", str(CPU_THREADS)]
     t0 = time.time()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
@@ -412,7 +415,7 @@ def cmd_segregation(a, exe, work):
 
 
 def main():
-    global DT
+    global DT, CPU_THREADS
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("experiment", choices=["brazil-nut", "drum", "segregation"])
     p.add_argument("mixsim", help="the mixsim executable (build-v/mixsim)")
@@ -428,11 +431,14 @@ def main():
     p.add_argument("--frames", type=int, default=30, help="drum: frames a run writes (30)")
     p.add_argument("--dt", type=float, help="the time step, s (2e-5)")
     p.add_argument("--jobs", type=int, default=1, help="drum: runs at once (1)")
+    p.add_argument("--cpu-threads", type=int, default=0,
+                   help="mixsim's --cpu-threads (default: mixsim's own)")
     p.add_argument("--device", default="cpu", help="mixsim's --device (cpu)")
     p.add_argument("--keep", help="keep the scenes and frames in this folder")
     a = p.parse_args()
     if a.dt:
         DT = a.dt
+    CPU_THREADS = a.cpu_threads
     a.seeds = [int(s) for s in a.seeds.split(",")] if a.seeds else None
     a.fr = [float(s) for s in a.fr.split(",")] if a.fr else None
     if a.plot:  # before the runs: require() may run the tool again under another Python
