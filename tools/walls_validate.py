@@ -29,7 +29,7 @@ through --output), analyses the frames, prints a table and, with --plot OUT.png,
 
 usage: walls_validate.py SUBCOMMAND MIXSIM [--quick] [--seeds 1,2,3] [--plot OUT.png]
                          [--device cpu] [--keep DIR] [--fr 1e-4,1e-3,1e-2] [--turn RAD]
-                         [--steps N] [--mixed] [--fills 0.5,1,2,3,4,5,6]
+                         [--steps N] [--mixed] [--fills 0.5,1,2,3,4,5,6] [--floor-v MM/S]
 """
 import argparse
 import csv
@@ -459,7 +459,7 @@ def janssen_geometry(width, n_sec, sec_h, box_h):
     text += (f"[wall.left_top]\nsegments = {xl}, {top}, {xl}, {box_h}\n\n"
              f"[wall.right_top]\nsegments = {xr}, {top}, {xr}, {box_h}\n\n"
              f"[wall.floor]\nsegments = {xl}, {JS_FLOOR_Y}, {xr}, {JS_FLOOR_Y}\n"
-             f"velocity = 0, {-JS_FLOOR_V}\n")
+             + (f"velocity = 0, {-JS_FLOOR_V}\n" if JS_FLOOR_V else ""))
     return text, secs
 
 
@@ -572,7 +572,8 @@ def janssen_run(a, exe, work, width, fill, n_sec, sec_h, steps, every, seed):
     rel = [math.hypot(q["vx"], q["vy"] + JS_FLOOR_V) for _, rows in use for q in rows]
     vrms = math.sqrt(sum(v * v for v in rel) / len(rel)) / math.sqrt(G * 0.004)
     # how much of the floor's motion the bed follows (1: all of it, sliding at the walls)
-    follow = -sum(q["vy"] for _, rows in use for q in rows) / len(rel) / JS_FLOOR_V
+    follow = (-sum(q["vy"] for _, rows in use for q in rows) / len(rel) / JS_FLOOR_V
+              if JS_FLOOR_V else float("nan"))
     masses = [(q["y"], q["m"]) for q in use[-1][1]]
     sections = section_measures(masses, mean_f, secs, floor_y, surf, width)
     load = -mean_f["floor"][1]
@@ -598,6 +599,9 @@ def janssen_measure(runs, width):
 
 
 def cmd_janssen(a, exe, work):
+    global JS_FLOOR_V
+    if a.floor_v is not None:
+        JS_FLOOR_V = a.floor_v * 1e-3
     if a.quick:
         width, fills, n_sec, steps, every = 0.025, (1.0, 3.0), 3, 10000, 500
         seeds = a.seeds or [1]
@@ -684,6 +688,8 @@ def main():
                    help="segregation: the large discs start among the small ones (on top)")
     p.add_argument("--fills", help="janssen: comma-separated fill heights in slot widths "
                    "(0.5,1,2,3,4,5,6)")
+    p.add_argument("--floor-v", type=float, help="janssen: the floor's downward speed, mm/s "
+                   "(2; 0: a floor at rest)")
     p.add_argument("--fr", help="drum: comma-separated Froude numbers (1e-4,1e-3,1e-2)")
     p.add_argument("--turn", type=float, help="drum: radians the drum turns (1.2)")
     p.add_argument("--device", default="cpu", help="mixsim's --device (cpu)")
