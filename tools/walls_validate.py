@@ -630,7 +630,7 @@ def cmd_janssen(a, exe, work):
                   f"{r['load']:.3f} | {r['weight']:.3f} | {r['load'] / r['weight']:.3f} | "
                   f"{r['carry'] / r['weight']:.3f} | {r['vrms']:.4f} | {r['follow']:.2f} | {r['wall']:.0f} |")
     print("sections of the tallest fill (y from the box's floor; * inside the bed):")
-    print("| seed | section | y (mm) | sigma_xx (N/m^2/m) | sigma_yy | K | |F_t|/|F_n| |")
+    print("| seed | section | y (mm) | sigma_xx (Pa) | sigma_yy (Pa) | K | |F_t|/|F_n| |")
     print("|---|---|---|---|---|---|---|")
     for seed, runs in per_seed.items():
         for s in runs[-1]["sections"]:
