@@ -422,7 +422,7 @@ def cmd_segregation(a, exe, work):
 # The floor moves down at JS_FLOOR_V for the whole run. Janssen's solution assumes the wall
 # friction fully mobilised (|F_t| = mu_w |F_n| everywhere, pointing up on the grains); a bed
 # that has only settled between fixed walls leaves it at whatever the settling left, anywhere
-# between -mu_w and +mu_w. Lowering the floor slowly (2 mm/s, 2-3 mm in a run: a quasi-static
+# between -mu_w and +mu_w. Lowering the floor slowly (2 mm/s, 4 mm in a run: a quasi-static
 # inertial number, far below the settling speeds) makes the whole bed slide down along the
 # walls, so that every wall contact reaches its Coulomb limit in the same direction: the
 # "active" state of Janssen's analysis. The measured |F_t|/|F_n| per section checks this.
@@ -438,17 +438,22 @@ def cmd_segregation(a, exe, work):
 #   lambda fitted to F(H) / (rho_b g W) = lambda (1 - exp(-H / lambda)) (least squares, a
 #   1-D search), against W / (2 K mu) with the median K and the measured mobilised friction.
 JS_MU_W = 0.5
-JS_FLOOR_Y = 0.012
+JS_WALL_Y0 = 0.006  # the side walls' bottom: 2 mm below where the floor ends the run
 JS_FLOOR_V = 0.002  # m/s, downwards
 JS_MARGIN = 0.004  # between the box's sides and the slot's walls
 JS_AVG = 0.3  # s
 JS_SPREAD = 0.1  # m/s: the lattice's columns would otherwise fall straight, never touching a wall
 
 
-def janssen_geometry(width, n_sec, sec_h, box_h):
+def janssen_floor_y(steps):
+    """The floor's height at the start: it ends the run 2 mm above the side walls' bottom."""
+    return round(JS_WALL_Y0 + 0.002 + JS_FLOOR_V * steps * DT, 6)
+
+
+def janssen_geometry(width, n_sec, sec_h, box_h, floor_y):
     """The walls' text and the sections' (name, y0, y1) on each side (bottom up)."""
     xl, xr = JS_MARGIN, round(JS_MARGIN + width, 6)
-    y0 = JS_FLOOR_Y - 0.006  # below the floor, which moves down by a few millimetres
+    y0 = JS_WALL_Y0
     text, secs = "", []
     for i in range(n_sec):
         a, b = round(y0 + i * sec_h, 6), round(y0 + (i + 1) * sec_h, 6)
@@ -458,7 +463,7 @@ def janssen_geometry(width, n_sec, sec_h, box_h):
     top = round(y0 + n_sec * sec_h, 6)
     text += (f"[wall.left_top]\nsegments = {xl}, {top}, {xl}, {box_h}\n\n"
              f"[wall.right_top]\nsegments = {xr}, {top}, {xr}, {box_h}\n\n"
-             f"[wall.floor]\nsegments = {xl}, {JS_FLOOR_Y}, {xr}, {JS_FLOOR_Y}\n"
+             f"[wall.floor]\nsegments = {xl}, {floor_y}, {xr}, {floor_y}\n"
              + (f"velocity = 0, {-JS_FLOOR_V}\n" if JS_FLOOR_V else ""))
     return text, secs
 
@@ -470,12 +475,12 @@ def janssen_scene(width, fill, n_sec, sec_h, steps, seed):
     pitch = 2 * SMALL_R[1] * 1.05
     cols = int((width - 0.0002) / pitch)
     lattice_h = math.ceil(count / cols) * pitch
-    box_h = round(max(JS_FLOOR_Y + 0.003 + lattice_h + 0.02,
-                      JS_FLOOR_Y - 0.006 + n_sec * sec_h + 0.005), 4)
-    walls, secs = janssen_geometry(width, n_sec, sec_h, box_h)
+    floor_y = janssen_floor_y(steps)
+    box_h = round(max(floor_y + 0.003 + lattice_h + 0.02, JS_WALL_Y0 + n_sec * sec_h + 0.005), 4)
+    walls, secs = janssen_geometry(width, n_sec, sec_h, box_h, floor_y)
     text = (scene_header(steps, seed, (0, 0, round(width + 2 * JS_MARGIN, 6), box_h))
             + MATERIAL.format(mu_w=JS_MU_W)
-            + small_section(count, (JS_MARGIN + 0.0001, JS_FLOOR_Y + 0.0003,
+            + small_section(count, (JS_MARGIN + 0.0001, floor_y + 0.0003,
                                     round(JS_MARGIN + width - 0.0001, 6),
                                     round(box_h - 0.01, 6)), spread=JS_SPREAD)
             + walls)
@@ -564,7 +569,7 @@ def janssen_run(a, exe, work, width, fill, n_sec, sec_h, steps, every, seed):
     names = list(walls[steps_used[0]].keys())
     mean_f = {n: tuple(sum(walls[s][n][k] for s in steps_used) / len(steps_used)
                        for k in (0, 1)) for n in names}
-    floor_y = JS_FLOOR_Y - JS_FLOOR_V * 0.5 * (use[0][0] + use[-1][0])
+    floor_y = janssen_floor_y(steps) - JS_FLOOR_V * 0.5 * (use[0][0] + use[-1][0])
     surf = sum(bed_surface(rows, width) for _, rows in use) / len(use)
     mass = sum(q["m"] for q in use[-1][1])
     h = surf - floor_y
@@ -629,6 +634,10 @@ def cmd_janssen(a, exe, work):
             print(f"| {seed} | {r['count']} | {r['H']:.4f} | {r['H'] / width:.2f} | "
                   f"{r['load']:.3f} | {r['weight']:.3f} | {r['load'] / r['weight']:.3f} | "
                   f"{r['carry'] / r['weight']:.3f} | {r['vrms']:.4f} | {r['follow']:.2f} | {r['wall']:.0f} |")
+    gone = [r for runs in per_seed.values() for r in runs if r["load"] < 0.05 * r["weight"]]
+    if gone:
+        print(f"warning: in {len(gone)} runs the floor carries under 5 % of the weight: it has "
+              "left the bed, which hangs on the walls (a slower --floor-v)")
     print("sections of the tallest fill (y from the box's floor; * inside the bed):")
     print("| seed | section | y (mm) | sigma_xx (Pa) | sigma_yy (Pa) | K | |F_t|/|F_n| |")
     print("|---|---|---|---|---|---|---|")
