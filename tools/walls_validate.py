@@ -633,7 +633,8 @@ def cmd_janssen(a, exe, work):
         for r in runs:
             print(f"| {seed} | {r['count']} | {r['H']:.4f} | {r['H'] / width:.2f} | "
                   f"{r['load']:.3f} | {r['weight']:.3f} | {r['load'] / r['weight']:.3f} | "
-                  f"{r['carry'] / r['weight']:.3f} | {r['vrms']:.4f} | {r['follow']:.2f} | {r['wall']:.0f} |")
+                  f"{r['carry'] / r['weight']:.3f} | {r['vrms']:.4f} | {r['follow']:.2f} | "
+                  f"{r['wall']:.0f} |")
     gone = [r for runs in per_seed.values() for r in runs if r["load"] < 0.05 * r["weight"]]
     if gone:
         print(f"warning: in {len(gone)} runs the floor carries under 5 % of the weight: it has "
@@ -649,15 +650,17 @@ def cmd_janssen(a, exe, work):
     print(f"Janssen length (median K and |F_t|/|F_n| over the sections inside the bed, all "
           f"fills; mu_w = {JS_MU_W}):")
     print("| seed | lambda fit (m) | fit rms (m) | K | |F_t|/|F_n| | W/(2 K mob) (m) "
-          "| fit / predicted | W/(2 K mu_w) (m) | lambda fit / W |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| fit / predicted | W/(2 K mu_w) (m) | lambda fit / W | sections |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     results = {}
     for seed, runs in per_seed.items():
         m = janssen_measure(runs, width)
         results[seed] = m
         print(f"| {seed} | {m['lam']:.4f} | {m['rms']:.4f} | {m['K']:.3f} | {m['mob']:.3f} | "
-              f"{m['pred']:.4f} | {m['lam'] / m['pred'] if m['pred'] > 0 else float('nan'):.3f} | {m['pred_mu']:.4f} | "
-              f"{m['lam'] / width:.2f} |")
+              f"{m['pred']:.4f} | "
+              f"{m['lam'] / m['pred'] if m['pred'] > 0 else float('nan'):.3f} | "
+              f"{m['pred_mu']:.4f} | "
+              f"{m['lam'] / width:.2f} | {m['n_inside']} |")
     if a.plot:
         pymods.require("walls_validate.py", "matplotlib")
         import matplotlib
@@ -692,7 +695,8 @@ def main():
     p.add_argument("--quick", action="store_true", help="a tiny size for tests (seconds)")
     p.add_argument("--seeds", help="comma-separated seeds (default: per experiment)")
     p.add_argument("--plot", help="draw the result to this PNG")
-    p.add_argument("--steps", type=int, help="segregation, janssen: the runs' steps (250000, 60000)")
+    p.add_argument("--steps", type=int,
+                   help="segregation, janssen: the runs' steps (250000, 100000)")
     p.add_argument("--mixed", action="store_true",
                    help="segregation: the large discs start among the small ones (on top)")
     p.add_argument("--fills", help="janssen: comma-separated fill heights in slot widths "
