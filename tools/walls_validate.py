@@ -18,12 +18,18 @@ through --output), analyses the frames, prints a table and, with --plot OUT.png,
               S = (d_large - d_small) / d_all, d the mean distance of a class from the bed's
               centre of mass. Claim: S grows (the small discs gather in the core).
 
-The Janssen silo is not here: it needs the load on the floor wall, which this branch writes
-nowhere (no walls.csv; docs/validation.md says so).
+  janssen     a narrow silo: a slot W = 5 cm (12.5 small diameters) between two vertical
+              side walls of friction mu_w = 0.5, each side a stack of ten wall sections, on a
+              floor wall lowered at 2 mm/s (the wall friction mobilised), filled to H = 0.5 W
+              .. 6 W (--fills), one run per fill height and seed; the loads from walls.csv
+              (--diagnostics), averaged over the last 0.3 s of 2 s. Claim: the floor's load
+              saturates, F(H) = rho_b g W lambda (1 - exp(-H/lambda)), with the fitted lambda
+              equal to W / (2 K mu), K = sigma_xx / sigma_yy measured at the side sections
+              and mu the measured |F_t| / |F_n| there (also printed: W / (2 K mu_w)).
 
 usage: walls_validate.py SUBCOMMAND MIXSIM [--quick] [--seeds 1,2,3] [--plot OUT.png]
                          [--device cpu] [--keep DIR] [--fr 1e-4,1e-3,1e-2] [--turn RAD]
-                         [--steps N] [--mixed]
+                         [--steps N] [--mixed] [--fills 0.5,1,2,3,4,5,6] [--floor-v MM/S]
 """
 import argparse
 import concurrent.futures
@@ -91,9 +97,10 @@ spacing = 1.05
     return s + "\n"
 
 
-def run(exe, ini_text, workdir, name, every, device):
-    """Writes the scene, runs it with CSV frames every `every` steps; returns the frames as a
-    list of (time, rows), rows a list of dicts with kind, x, y, radius as floats/str."""
+def run(exe, ini_text, workdir, name, every, device, diagnostics=False):
+    """Writes the scene, runs it with CSV frames every `every` steps (and with `diagnostics`
+    --diagnostics: DIR/walls.csv); returns the frames as a list of (time, rows), rows a list
+    of dicts with kind, x, y, r (radius), vx, vy, m (mass) as floats/str."""
     ini = os.path.join(workdir, name + ".ini")
     out = os.path.join(workdir, name)
     with open(ini, "w") as f:
@@ -102,6 +109,7 @@ def run(exe, ini_text, workdir, name, every, device):
            "--output-format", "csv", "--output-every", str(every), "--output-clear"]
     if CPU_THREADS:
         cmd += ["--cpu-threads", str(CPU_THREADS)]
+    cmd += ["--diagnostics"] if diagnostics else []
     t0 = time.time()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
@@ -113,7 +121,8 @@ def run(exe, ini_text, workdir, name, every, device):
             with open(os.path.join(out, r["file"])) as g:
                 for q in csv.DictReader(g):
                     rows.append({"kind": q["kind"], "x": float(q["x"]), "y": float(q["y"]),
-                                 "r": float(q["radius"])})
+                                 "r": float(q["radius"]), "vx": float(q["vx"]),
+                                 "vy": float(q["vy"]), "m": float(q["mass"])})
             frames.append((float(r["time"]), rows))
     return frames, time.time() - t0
 
@@ -414,17 +423,299 @@ def cmd_segregation(a, exe, work):
         fig.savefig(a.plot, dpi=110)
 
 
+# ---------------------------------------------------------------- Janssen silo
+# A slot W wide between two vertical side walls of friction MU_W (each side a stack of
+# [wall.leftI] / [wall.rightI] sections SEC_H high, so that walls.csv gives each section's
+# normal force fx and friction force fy, and one [wall.left_top] / [wall.right_top] above
+# them up to the box's top), closed below by [wall.floor], whose -fy is the floor's load. The
+# discs are placed on a lattice filling the slot from the floor up (count for the fill height
+# wanted) and fall onto the floor.
+#
+# The floor moves down at JS_FLOOR_V for the whole run. Janssen's solution assumes the wall
+# friction fully mobilised (|F_t| = mu_w |F_n| everywhere, pointing up on the grains); a bed
+# that has only settled between fixed walls leaves it at whatever the settling left, anywhere
+# between -mu_w and +mu_w. Lowering the floor slowly (2 mm/s, 4 mm in a run: a quasi-static
+# inertial number, far below the settling speeds) makes the whole bed slide down along the
+# walls, so that every wall contact reaches its Coulomb limit in the same direction: the
+# "active" state of Janssen's analysis. The measured |F_t|/|F_n| per section checks this.
+#
+# Measurements, averaged over the frames of the last JS_AVG seconds (the bed moves with the
+# floor then: its speed relative to the floor is printed against sqrt(g d)):
+#   floor load F = -fy(floor); fill height H = the bed's surface above the floor;
+#   hydrostatic load M g = rho_b g W H (rho_b = M / (W H), M the discs' mass, per metre);
+#   per side section inside the bed: sigma_xx = the two sides' mean |fx| over the section's
+#   height, sigma_yy at its mid-height = (weight of the discs above it - the friction the
+#   sections above carry, half of this one's) / W, K = sigma_xx / sigma_yy, and the mobilised
+#   friction |fy| / |fx|;
+#   lambda fitted to F(H) / (rho_b g W) = lambda (1 - exp(-H / lambda)) (least squares, a
+#   1-D search), against W / (2 K mu) with the median K and the measured mobilised friction.
+JS_MU_W = 0.5
+JS_WALL_Y0 = 0.006  # the side walls' bottom: 2 mm below where the floor ends the run
+JS_FLOOR_V = 0.002  # m/s, downwards
+JS_MARGIN = 0.004  # between the box's sides and the slot's walls
+JS_AVG = 0.3  # s
+JS_SPREAD = 0.1  # m/s: the lattice's columns would otherwise fall straight, never touching a wall
+
+
+def janssen_floor_y(steps):
+    """The floor's height at the start: it ends the run 2 mm above the side walls' bottom."""
+    return round(JS_WALL_Y0 + 0.002 + JS_FLOOR_V * steps * DT, 6)
+
+
+def janssen_geometry(width, n_sec, sec_h, box_h, floor_y):
+    """The walls' text and the sections' (name, y0, y1) on each side (bottom up)."""
+    xl, xr = JS_MARGIN, round(JS_MARGIN + width, 6)
+    y0 = JS_WALL_Y0
+    text, secs = "", []
+    for i in range(n_sec):
+        a, b = round(y0 + i * sec_h, 6), round(y0 + (i + 1) * sec_h, 6)
+        secs.append((i, a, b))
+        text += (f"[wall.left{i}]\nsegments = {xl}, {a}, {xl}, {b}\n\n"
+                 f"[wall.right{i}]\nsegments = {xr}, {a}, {xr}, {b}\n\n")
+    top = round(y0 + n_sec * sec_h, 6)
+    text += (f"[wall.left_top]\nsegments = {xl}, {top}, {xl}, {box_h}\n\n"
+             f"[wall.right_top]\nsegments = {xr}, {top}, {xr}, {box_h}\n\n"
+             f"[wall.floor]\nsegments = {xl}, {floor_y}, {xr}, {floor_y}\n"
+             + (f"velocity = 0, {-JS_FLOOR_V}\n" if JS_FLOOR_V else ""))
+    return text, secs
+
+
+def janssen_scene(width, fill, n_sec, sec_h, steps, seed):
+    """The scene for a bed about `fill` high (m): (text, sections, disc count)."""
+    mean_r2 = (SMALL_R[1] ** 3 - SMALL_R[0] ** 3) / (3 * (SMALL_R[1] - SMALL_R[0]))
+    count = max(4, round(0.82 * width * fill / (math.pi * mean_r2)))
+    pitch = 2 * SMALL_R[1] * 1.05
+    cols = int((width - 0.0002) / pitch)
+    lattice_h = math.ceil(count / cols) * pitch
+    floor_y = janssen_floor_y(steps)
+    box_h = round(max(floor_y + 0.003 + lattice_h + 0.02, JS_WALL_Y0 + n_sec * sec_h + 0.005), 4)
+    walls, secs = janssen_geometry(width, n_sec, sec_h, box_h, floor_y)
+    text = (scene_header(steps, seed, (0, 0, round(width + 2 * JS_MARGIN, 6), box_h))
+            + MATERIAL.format(mu_w=JS_MU_W)
+            + small_section(count, (JS_MARGIN + 0.0001, floor_y + 0.0003,
+                                    round(JS_MARGIN + width - 0.0001, 6),
+                                    round(box_h - 0.01, 6)), spread=JS_SPREAD)
+            + walls)
+    return text, secs, count
+
+
+def read_walls_csv(out):
+    """DIR/walls.csv as {step: {wall: (fx, fy)}}."""
+    walls = {}
+    with open(os.path.join(out, "walls.csv")) as f:
+        for r in csv.DictReader(f):
+            walls.setdefault(int(r["step"]), {})[r["wall"]] = (float(r["fx"]), float(r["fy"]))
+    return walls
+
+
+def janssen_curve(h, lam):
+    """lambda (1 - exp(-H / lambda)): the floor's load over rho_b g W."""
+    return lam * -math.expm1(-h / lam)
+
+
+def janssen_fit(hs, loads):
+    """The lambda minimising sum (load - lambda (1 - exp(-H/lambda)))^2, loads in units of
+    rho_b g W (metres of bed): a log-spaced scan, then a golden-section search around the best
+    point. Returns (lambda, rms residual)."""
+    def cost(lam):
+        return sum((y - janssen_curve(h, lam)) ** 2 for h, y in zip(hs, loads))
+    top = 1000 * max(hs)
+    grid = [1e-3 * max(hs) * (top / (1e-3 * max(hs))) ** (i / 400) for i in range(401)]
+    k = min(range(len(grid)), key=lambda i: cost(grid[i]))
+    a, b = math.log(grid[max(0, k - 1)]), math.log(grid[min(len(grid) - 1, k + 1)])
+    gr = (math.sqrt(5) - 1) / 2
+    c, d = b - gr * (b - a), a + gr * (b - a)
+    for _ in range(100):
+        if cost(math.exp(c)) < cost(math.exp(d)):
+            b = d
+        else:
+            a = c
+        c, d = b - gr * (b - a), a + gr * (b - a)
+    lam = math.exp(0.5 * (a + b))
+    return lam, math.sqrt(cost(lam) / len(hs))
+
+
+def section_measures(masses, forces, secs, floor_y, surface, width):
+    """Per side section, K and the mobilised friction from one averaged state.
+
+    masses: [(y, m)] of the discs (m per metre of thickness); forces: {name: (fx, fy)} the
+    walls' mean forces; secs: [(i, y0, y1)] bottom up (walls left{i}, right{i}). Returns, per
+    section that the bed covers, a dict: i, y0, y1, covered (the height the bed covers), sxx,
+    syy, K, ratio (|fy| / |fx| of both sides together), inside (covered whole, more than two
+    small diameters below the surface, and not the lowest one, the floor's corner)."""
+    out = []
+    for i, a, b in secs:
+        lo, hi = max(a, floor_y), min(b, surface)
+        if hi <= lo:
+            continue
+        fl, fr = forces[f"left{i}"], forces[f"right{i}"]
+        normal = 0.5 * (abs(fl[0]) + abs(fr[0]))
+        sxx = normal / (hi - lo)
+        mid = 0.5 * (lo + hi)
+        weight = G * sum(m for y, m in masses if y > mid)
+        # the friction the walls exert upwards on the grains above mid: -fy of each wall
+        carried = 0.0
+        for j, a2, b2 in secs:
+            lo2, hi2 = max(a2, floor_y), min(b2, surface)
+            if j > i and hi2 > lo2:
+                carried -= forces[f"left{j}"][1] + forces[f"right{j}"][1]
+        carried -= 0.5 * (fl[1] + fr[1])
+        syy = (weight - carried) / width
+        out.append({"i": i, "y0": a, "y1": b, "covered": hi - lo, "sxx": sxx, "syy": syy,
+                    "K": sxx / syy if syy > 0 else float("nan"),
+                    "ratio": (abs(fl[1]) + abs(fr[1])) / (abs(fl[0]) + abs(fr[0]))
+                    if abs(fl[0]) + abs(fr[0]) > 0 else float("nan"),
+                    "inside": a >= floor_y - 1e-9 and i > 0 and b <= surface - 0.0084
+                    and lo > floor_y})
+    return out
+
+
+def janssen_run(a, exe, work, width, fill, n_sec, sec_h, steps, every, seed):
+    text, secs, count = janssen_scene(width, fill, n_sec, sec_h, steps, seed)
+    name = f"js_h{fill:.3f}_s{seed}"
+    frames, wall = run(exe, text, work, name, every, a.device, diagnostics=True)
+    walls = read_walls_csv(os.path.join(work, name))
+    t_end = frames[-1][0]
+    use = [(t, rows) for t, rows in frames if t >= t_end - JS_AVG - 1e-9 and t > 0]
+    steps_used = [round(t / DT) for t, _ in use]
+    names = list(walls[steps_used[0]].keys())
+    mean_f = {n: tuple(sum(walls[s][n][k] for s in steps_used) / len(steps_used)
+                       for k in (0, 1)) for n in names}
+    floor_y = janssen_floor_y(steps) - JS_FLOOR_V * 0.5 * (use[0][0] + use[-1][0])
+    surf = sum(bed_surface(rows, width) for _, rows in use) / len(use)
+    mass = sum(q["m"] for q in use[-1][1])
+    h = surf - floor_y
+    # the discs' speed relative to the floor, rms over the frames used, in sqrt(g d)
+    rel = [math.hypot(q["vx"], q["vy"] + JS_FLOOR_V) for _, rows in use for q in rows]
+    vrms = math.sqrt(sum(v * v for v in rel) / len(rel)) / math.sqrt(G * 0.004)
+    # how much of the floor's motion the bed follows (1: all of it, sliding at the walls)
+    follow = (-sum(q["vy"] for _, rows in use for q in rows) / len(rel) / JS_FLOOR_V
+              if JS_FLOOR_V else float("nan"))
+    masses = [(q["y"], q["m"]) for q in use[-1][1]]
+    sections = section_measures(masses, mean_f, secs, floor_y, surf, width)
+    load = -mean_f["floor"][1]
+    wall_carry = -sum(f[1] for n, f in mean_f.items() if n != "floor")
+    return {"fill": fill, "seed": seed, "count": len(use[-1][1]), "H": h, "load": load,
+            "weight": mass * G, "rho_b": mass / (width * h), "carry": wall_carry,
+            "vrms": vrms, "follow": follow, "sections": sections, "wall": wall, "t": t_end}
+
+
+def janssen_measure(runs, width):
+    """From one seed's runs: lambda fitted, the median K and mobilised friction over the
+    sections inside the bed (all runs), lambda predicted with them and with mu_w."""
+    hs = [r["H"] for r in runs]
+    ys = [r["load"] / (r["rho_b"] * G * width) for r in runs]
+    lam, rms = janssen_fit(hs, ys)
+    inside = [s for r in runs for s in r["sections"] if s["inside"]]
+    k = median([s["K"] for s in inside]) if inside else float("nan")
+    mob = median([s["ratio"] for s in inside]) if inside else float("nan")
+    pred = width / (2 * k * mob) if k * mob > 0 else float("nan")
+    pred_mu = width / (2 * k * JS_MU_W) if k > 0 else float("nan")
+    return {"lam": lam, "rms": rms, "K": k, "mob": mob, "pred": pred, "pred_mu": pred_mu,
+            "n_inside": len(inside)}
+
+
+def cmd_janssen(a, exe, work):
+    global JS_FLOOR_V
+    if a.floor_v is not None:
+        JS_FLOOR_V = a.floor_v * 1e-3
+    if a.quick:
+        width, fills, n_sec, steps, every = 0.025, (1.0, 3.0), 3, 10000, 500
+        seeds = a.seeds or [1]
+    else:
+        width, fills, n_sec, steps, every = 0.05, (0.5, 1, 2, 3, 4, 5, 6), 10, 100000, 500
+        seeds = a.seeds or [1, 2, 3]
+    if a.steps:
+        steps = a.steps
+    fills = a.fills or fills
+    sec_h = round((max(fills) + 0.6) * width / n_sec, 6)
+    per_seed = {}
+    for seed in seeds:
+        per_seed[seed] = [janssen_run(a, exe, work, width, f * width, n_sec, sec_h, steps,
+                                      every, seed) for f in fills]
+    d = 0.004
+    print(f"janssen: slot W = {width} m ({width / d:g} small diameters), wall friction "
+          f"mu_w = {JS_MU_W}, {n_sec} sections {sec_h * 1e3:.1f} mm high a side, floor "
+          f"lowered at {JS_FLOOR_V * 1e3:g} mm/s; loads per metre of thickness, mean of the "
+          f"last {JS_AVG:g} s of {steps * DT:g} s")
+    print("| seed | discs | H (m) | H/W | floor load (N/m) | rho_b g W H (N/m) | ratio "
+          "| walls carry / weight | v_rel rms / sqrt(g d) | v_bed / v_floor | run (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for seed, runs in per_seed.items():
+        for r in runs:
+            print(f"| {seed} | {r['count']} | {r['H']:.4f} | {r['H'] / width:.2f} | "
+                  f"{r['load']:.3f} | {r['weight']:.3f} | {r['load'] / r['weight']:.3f} | "
+                  f"{r['carry'] / r['weight']:.3f} | {r['vrms']:.4f} | {r['follow']:.2f} | "
+                  f"{r['wall']:.0f} |")
+    gone = [r for runs in per_seed.values() for r in runs if r["load"] < 0.05 * r["weight"]]
+    if gone:
+        print(f"warning: in {len(gone)} runs the floor carries under 5 % of the weight: it has "
+              "left the bed, which hangs on the walls (a slower --floor-v)")
+    print("sections of the tallest fill (y from the box's floor; * inside the bed):")
+    print("| seed | section | y (mm) | sigma_xx (Pa) | sigma_yy (Pa) | K | |F_t|/|F_n| |")
+    print("|---|---|---|---|---|---|---|")
+    for seed, runs in per_seed.items():
+        for s in runs[-1]["sections"]:
+            print(f"| {seed} | {s['i']}{'*' if s['inside'] else ''} | "
+                  f"{s['y0'] * 1e3:.0f}-{s['y1'] * 1e3:.0f} | {s['sxx']:.2f} | {s['syy']:.2f} | "
+                  f"{s['K']:.3f} | {s['ratio']:.3f} |")
+    print(f"Janssen length (median K and |F_t|/|F_n| over the sections inside the bed, all "
+          f"fills; mu_w = {JS_MU_W}):")
+    print("| seed | lambda fit (m) | fit rms (m) | K | |F_t|/|F_n| | W/(2 K mob) (m) "
+          "| fit / predicted | W/(2 K mu_w) (m) | lambda fit / W | sections |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    results = {}
+    for seed, runs in per_seed.items():
+        m = janssen_measure(runs, width)
+        results[seed] = m
+        print(f"| {seed} | {m['lam']:.4f} | {m['rms']:.4f} | {m['K']:.3f} | {m['mob']:.3f} | "
+              f"{m['pred']:.4f} | "
+              f"{m['lam'] / m['pred'] if m['pred'] > 0 else float('nan'):.3f} | "
+              f"{m['pred_mu']:.4f} | "
+              f"{m['lam'] / width:.2f} | {m['n_inside']} |")
+    if a.plot:
+        pymods.require("walls_validate.py", "matplotlib")
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(6, 4))
+        hmax = max(r["H"] for runs in per_seed.values() for r in runs)
+        for n, (seed, runs) in enumerate(per_seed.items()):
+            rho = sum(r["rho_b"] for r in runs) / len(runs)
+            ax.plot([r["H"] / width for r in runs], [r["load"] for r in runs], "o",
+                    color=f"C{n}", label=f"seed {seed}")
+            lam = results[seed]["lam"]
+            hh = [hmax * i / 100 for i in range(101)]
+            ax.plot([h / width for h in hh], [rho * G * width * janssen_curve(h, lam)
+                                              for h in hh], "-", color=f"C{n}",
+                    label=f"Janssen fit, λ = {lam / width:.2f} W")
+            if n == 0:
+                ax.plot([h / width for h in hh], [rho * G * width * h for h in hh], "--",
+                        color="grey", label="hydrostatic ρ_b g W H")
+        ax.set_ylim(0, 1.3 * max(r["load"] for runs in per_seed.values() for r in runs))
+        ax.set_xlabel("fill height H / W")
+        ax.set_ylabel("floor load (N per m of thickness)")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(a.plot, dpi=110)
+
+
 def main():
     global DT, CPU_THREADS
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("experiment", choices=["brazil-nut", "drum", "segregation"])
+    p.add_argument("experiment", choices=["brazil-nut", "drum", "segregation", "janssen"])
     p.add_argument("mixsim", help="the mixsim executable (build-v/mixsim)")
     p.add_argument("--quick", action="store_true", help="a tiny size for tests (seconds)")
     p.add_argument("--seeds", help="comma-separated seeds (default: per experiment)")
     p.add_argument("--plot", help="draw the result to this PNG")
-    p.add_argument("--steps", type=int, help="segregation: the run's steps (250000)")
+    p.add_argument("--steps", type=int,
+                   help="segregation, janssen: the runs' steps (250000, 100000)")
     p.add_argument("--mixed", action="store_true",
                    help="segregation: the large discs start among the small ones (on top)")
+    p.add_argument("--fills", help="janssen: comma-separated fill heights in slot widths "
+                   "(0.5,1,2,3,4,5,6)")
+    p.add_argument("--floor-v", type=float, help="janssen: the floor's downward speed, mm/s "
+                   "(2; 0: a floor at rest)")
     p.add_argument("--fr", help="drum: comma-separated Froude numbers (1e-4,1e-3,1e-2)")
     p.add_argument("--turn", type=float, help="drum: radians the drum turns (1.2)")
     p.add_argument("--radius", type=float, help="drum: its radius, m (0.06: 15 small diameters)")
@@ -441,13 +732,15 @@ def main():
     CPU_THREADS = a.cpu_threads
     a.seeds = [int(s) for s in a.seeds.split(",")] if a.seeds else None
     a.fr = [float(s) for s in a.fr.split(",")] if a.fr else None
+    a.fills = [float(s) for s in a.fills.split(",")] if a.fills else None
     if a.plot:  # before the runs: require() may run the tool again under another Python
         pymods.require("walls_validate.py", "matplotlib")
     exe = os.path.abspath(a.mixsim)
     work = a.keep or tempfile.mkdtemp(prefix="walls_validate.")
     os.makedirs(work, exist_ok=True)
     try:
-        {"brazil-nut": cmd_brazil, "drum": cmd_drum, "segregation": cmd_segregation}[
+        {"brazil-nut": cmd_brazil, "drum": cmd_drum, "segregation": cmd_segregation,
+         "janssen": cmd_janssen}[
             a.experiment](a, exe, work)
     finally:
         if not a.keep:
