@@ -134,18 +134,22 @@ assert 5e-4 < m["com_x_turning"] < 4e-3 and 5e-4 < l["com_x_turning"] < 4e-3, (m
 PY
 }
 
-# --quick runs both codes on a tiny drum: the summary row (Fr, omega, seed: both angles,
-# medians with spreads, the difference, within 2 degrees), one row per code per run, the
-# picture and the JSON.
+# --quick runs both codes on a tiny drum: the summary row (Fr, omega, turned, seed: both
+# angles, medians with spreads, the difference, within 2 degrees), one row per code per run,
+# the picture and the JSON, from which --replot prints the same rows.
 test_quick_table() {
   skip_without lmp lammps && return 0
   PYTHONDONTWRITEBYTECODE=1 "$py" "$tool" --mixsim "$exe" --device cpu --quick --keep "$tmp/q" \
     --plot "$tmp/q.png" >"$tmp/q.log" 2>&1 || { cat "$tmp/q.log"; return 1; }
   local num='-?[0-9]+\.[0-9]'
-  grep -Eq "^\| 0\.01 \| 1\.808 \| 1: $num / $num \| $num \(0\.0\) \| $num \(0\.0\) \| [+-][0-9]+\.[0-9] \| (yes|no) \|$" \
+  grep -Eq "^\| 0\.01 \| 1\.808 \| 0\.12 \| 1: $num / $num \| $num \(0\.0\) \| $num \(0\.0\) \| [+-][0-9]+\.[0-9] \| (yes|no) \|$" \
     "$tmp/q.log" && [ "$(grep -c '^| 0.01 | 1 | \(mixsim\|LAMMPS\) | ' "$tmp/q.log")" = 2 ] &&
     [ -s "$tmp/q.png" ] && [ -s "$tmp/q/drum_lammps.json" ] && [ -s "$tmp/q/fr0.01_s1/frames.dump" ] ||
     { cat "$tmp/q.log"; return 1; }
+  # --replot prints the same table from the JSON, running nothing
+  "$py" "$tool" --mixsim /nonexistent --replot "$tmp/q/drum_lammps.json" >"$tmp/r.log" 2>&1 &&
+    diff <(grep '^| 0.01 |' "$tmp/q.log") <(grep '^| 0.01 |' "$tmp/r.log") ||
+    { cat "$tmp/r.log"; return 1; }
 }
 
 # Bad Froude numbers are refused by the option.

@@ -300,7 +300,7 @@ def run_case(d, fr, seed, a, exe, work):
     if [round(t / dt) for t, _ in win_m] != [round(t / dt) for t, _ in win_l]:
         sys.exit("drum_lammps: the codes' frames are at different times: %s / %s" % (
             [t for t, _ in win_m], [t for t, _ in win_l]))
-    res = {"fr": fr, "seed": seed, "omega": omega, "discs": len(initial),
+    res = {"fr": fr, "seed": seed, "omega": omega, "discs": len(initial), "turn": d["turn"],
            "t_turn": turn_steps * dt, "frames": len(win_m), "seconds": {"mixsim": t_mix,
                                                                         "LAMMPS": t_lmp}}
     for code, settled, smass, win in (("mixsim", settled_m, mass_m, win_m),
@@ -328,12 +328,12 @@ def summarise(rows_fr):
 
 def print_tables(d, results):
     print("drum: dynamic angle of repose (degrees), mixsim against LAMMPS; R = %g m, %d discs, "
-          "dt %g s, settled %g s in the still drum, then %g rad turned, measured on the frames "
-          "of the second half" % (d["R"], results[0]["discs"], d["dt"], d["settle"], d["turn"]))
+          "dt %g s, settled %g s in the still drum, then turned, measured on the frames of the "
+          "second half of the turning" % (d["R"], results[0]["discs"], d["dt"], d["settle"]))
     print()
-    print("| Fr | omega (rad/s) | seed: mixsim / LAMMPS | mixsim median (spread) | "
+    print("| Fr | omega (rad/s) | turned (rad) | seed: mixsim / LAMMPS | mixsim median (spread) | "
           "LAMMPS median (spread) | difference | within 2° |")
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     summary = {}
     for fr in d["fr"]:
         rs = [r for r in results if r["fr"] == fr]
@@ -341,8 +341,8 @@ def print_tables(d, results):
         summary[fr] = s
         per = ", ".join("%d: %.1f / %.1f" % (r["seed"], r["mixsim"]["angle"], r["LAMMPS"]["angle"])
                         for r in rs)
-        print("| %g | %.3f | %s | %.1f (%.1f) | %.1f (%.1f) | %+.1f | %s |" % (
-            fr, rs[0]["omega"], per, s["mixsim_median"], s["mixsim_spread"], s["LAMMPS_median"],
+        print("| %g | %.3f | %g | %s | %.1f (%.1f) | %.1f (%.1f) | %+.1f | %s |" % (
+            fr, rs[0]["omega"], rs[0]["turn"], per, s["mixsim_median"], s["mixsim_spread"], s["LAMMPS_median"],
             s["LAMMPS_spread"], s["difference"], "yes" if abs(s["difference"]) <= 2 else "no"))
     print()
     print("per run: angle (frames' range); settled bed: centre of mass (mm) and translational KE; "
@@ -403,6 +403,8 @@ def main():
     ap.add_argument("--count", type=int, help="discs (as many as the lattice region holds)")
     ap.add_argument("--plot", help="draw angle against Fr, both codes, to this PNG")
     ap.add_argument("--keep", help="keep the scenes, inputs, dumps and logs in this folder")
+    ap.add_argument("--replot", help="run nothing: the tables (and --plot) of these "
+                    "drum_lammps.json files of earlier --keep runs, a comma list, merged")
     ap.add_argument("--keep-frames", dest="keep_all", action="store_true",
                     help="with --keep, keep mixsim's CSV frames too")
     a = ap.parse_args()
@@ -419,6 +421,20 @@ def main():
         d["seeds"] = [int(s) for s in a.seeds.split(",")]
     if not d["fr"] or any(not (f > 0 and math.isfinite(f)) for f in d["fr"]):
         ap.error("--fr takes finite values > 0")
+    if a.replot:
+        results, frs = [], []
+        for path in a.replot.split(","):
+            saved = json.load(open(path))
+            for r in saved["runs"]:
+                r.setdefault("turn", saved["description"]["turn"])
+                results.append(r)
+            frs += [f for f in saved["description"]["fr"] if f not in frs]
+            d = dict(saved["description"], fr=frs)
+        summary = print_tables(d, results)
+        if a.plot:
+            draw(a.plot, d, results, summary)
+            print("\npicture: " + a.plot)
+        return 0
     exe = os.path.abspath(a.mixsim)
     work = a.keep or tempfile.mkdtemp(prefix="drum_lammps.")
     os.makedirs(work, exist_ok=True)
