@@ -8,7 +8,8 @@ Per Fr and seed:
 
 - mixsim places the lattice (`--steps 0 --dump`): LAMMPS starts from those positions, radii,
   masses and velocities;
-- mixsim runs the settling time in the still drum (the scene without `rotate`) and dumps the bed,
+- mixsim runs the settling time (rounded up to a whole number of frame intervals: steps_of)
+  in the still drum (the scene without `rotate`) and dumps the bed,
   then runs the turning drum from that dump (`[small] file`, `rotate = 0, 0, omega` from t = 0 of
   that run) writing CSV frames;
 - LAMMPS runs both stages in one input: the drum is `region drum cylinder z 0 0 R ... side in`
@@ -258,14 +259,22 @@ def angle_of(rows, R):
         return float("nan")
 
 
+def steps_of(d, fr):
+    """(omega, settle_steps, turn_steps, every) of one Fr: `frames` frames over the turning,
+    every `every` steps; the settling time is rounded up to a whole number of frame intervals
+    (LAMMPS writes its frames at multiples of `every` of its own step count, which runs on
+    from the settling), the turning down to one."""
+    omega = float("%.6g" % math.sqrt(fr * G / d["R"]))  # as walls_validate writes it
+    turn_steps = int(round(d["turn"] / omega / d["dt"]))
+    every = max(1, turn_steps // d["frames"])
+    settle_steps = -(-int(round(d["settle"] / d["dt"])) // every) * every
+    return omega, settle_steps, every * (turn_steps // every), every
+
+
 def run_case(d, fr, seed, a, exe, work):
     """Both codes on one Fr and seed; a dict of the figures."""
     R, dt = d["R"], d["dt"]
-    omega = float("%.6g" % math.sqrt(fr * G / R))  # as walls_validate writes it to the scene
-    turn_steps = int(round(d["turn"] / omega / dt))
-    every = max(1, turn_steps // d["frames"])
-    settle_steps = -(-int(round(d["settle"] / dt)) // every) * every  # a multiple of every
-    turn_steps = every * (turn_steps // every)
+    omega, settle_steps, turn_steps, every = steps_of(d, fr)
     case = os.path.join(work, "fr%g_s%d" % (fr, seed))
     os.makedirs(case, exist_ok=True)
     settle_ini, turn_ini = mixsim_scenes(d, seed, omega, settle_steps, turn_steps)
@@ -301,6 +310,7 @@ def run_case(d, fr, seed, a, exe, work):
         sys.exit("drum_lammps: the codes' frames are at different times: %s / %s" % (
             [t for t, _ in win_m], [t for t, _ in win_l]))
     res = {"fr": fr, "seed": seed, "omega": omega, "discs": len(initial), "turn": d["turn"],
+           "settle": settle_steps * dt,
            "t_turn": turn_steps * dt, "frames": len(win_m), "seconds": {"mixsim": t_mix,
                                                                         "LAMMPS": t_lmp}}
     for code, settled, smass, win in (("mixsim", settled_m, mass_m, win_m),
@@ -328,12 +338,13 @@ def summarise(rows_fr):
 
 def print_tables(d, results):
     print("drum: dynamic angle of repose (degrees), mixsim against LAMMPS; R = %g m, %d discs, "
-          "dt %g s, settled %g s in the still drum, then turned, measured on the frames of the "
-          "second half of the turning" % (d["R"], results[0]["discs"], d["dt"], d["settle"]))
+          "dt %g s, settled in the still drum (--settle %g s, rounded up to a whole frame "
+          "interval), then turned, measured on the frames of the second half of the turning" % (
+              d["R"], results[0]["discs"], d["dt"], d["settle"]))
     print()
-    print("| Fr | omega (rad/s) | turned (rad) | seed: mixsim / LAMMPS | mixsim median (spread) | "
+    print("| Fr | omega (rad/s) | settled (s) | turned (rad) | seed: mixsim / LAMMPS | mixsim median (spread) | "
           "LAMMPS median (spread) | difference | within 2° |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     summary = {}
     for fr in d["fr"]:
         rs = [r for r in results if r["fr"] == fr]
@@ -341,8 +352,8 @@ def print_tables(d, results):
         summary[fr] = s
         per = ", ".join("%d: %.1f / %.1f" % (r["seed"], r["mixsim"]["angle"], r["LAMMPS"]["angle"])
                         for r in rs)
-        print("| %g | %.3f | %g | %s | %.1f (%.1f) | %.1f (%.1f) | %+.1f | %s |" % (
-            fr, rs[0]["omega"], rs[0]["turn"], per, s["mixsim_median"], s["mixsim_spread"], s["LAMMPS_median"],
+        print("| %g | %.3f | %.3f | %g | %s | %.1f (%.1f) | %.1f (%.1f) | %+.1f | %s |" % (
+            fr, rs[0]["omega"], rs[0]["settle"], rs[0]["turn"], per, s["mixsim_median"], s["mixsim_spread"], s["LAMMPS_median"],
             s["LAMMPS_spread"], s["difference"], "yes" if abs(s["difference"]) <= 2 else "no"))
     print()
     print("per run: angle (frames' range); settled bed: centre of mass (mm) and translational KE; "
@@ -400,6 +411,7 @@ def main():
     ap.add_argument("--dt", type=float, help="time step of both codes (2e-5)")
     ap.add_argument("--R", type=float, help="drum radius, m (0.1)")
     ap.add_argument("--fill-top", type=float, help="the lattice's top y, m (0.015)")
+    ap.add_argument("--frames", type=int, help="frames over the turning (30)")
     ap.add_argument("--count", type=int, help="discs (as many as the lattice region holds)")
     ap.add_argument("--plot", help="draw angle against Fr, both codes, to this PNG")
     ap.add_argument("--keep", help="keep the scenes, inputs, dumps and logs in this folder")
@@ -414,11 +426,13 @@ def main():
     if a.quick:
         d.update(QUICK)
     for key, val in (("fr", a.fr), ("turn", a.turn), ("settle", a.settle), ("dt", a.dt),
-                     ("R", a.R), ("fill_top", a.fill_top), ("count", a.count)):
+                     ("R", a.R), ("fill_top", a.fill_top), ("count", a.count), ("frames", a.frames)):
         if val is not None:
             d[key] = val
     if a.seeds:
         d["seeds"] = [int(s) for s in a.seeds.split(",")]
+    if d["frames"] < 2:
+        ap.error("--frames takes 2 or more")
     if not d["fr"] or any(not (f > 0 and math.isfinite(f)) for f in d["fr"]):
         ap.error("--fr takes finite values > 0")
     if a.replot:
@@ -427,6 +441,8 @@ def main():
             saved = json.load(open(path))
             for r in saved["runs"]:
                 r.setdefault("turn", saved["description"]["turn"])
+                r.setdefault("settle", steps_of(saved["description"], r["fr"])[1]
+                             * saved["description"]["dt"])
                 results.append(r)
             frs += [f for f in saved["description"]["fr"] if f not in frs]
             d = dict(saved["description"], fr=frs)
