@@ -7,6 +7,7 @@
 # iterations (300) from it, REPEAT (7) runs of each interleaved: median (min-max)
 # ms/iteration per scene, the ratio drum/box, and the CPU worker's phases of each median
 # run (the walls' share is in its large-small and host_in phases). Results under OUT.
+# ARGS: more options for the timed runs (e.g. --buffers copied).
 #   SMALL=1048576 REPEAT=7 WARM=25000 OUT=results tools/device/walls_bench.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -27,7 +28,7 @@ done
 for r in $(seq "${REPEAT:-7}"); do
   for s in box drum; do
     bw/mixsim "$out/$s.ini" -q --headless --resume "/tmp/$s.ck" -n $((warm + ${STEPS:-300})) \
-      --device gpu --stats "$out/${s}_$r.json" >"$out/${s}_$r.txt" 2>&1 ||
+      --device gpu ${ARGS:-} --stats "$out/${s}_$r.json" >"$out/${s}_$r.txt" 2>&1 ||
       echo "$s run $r failed"
   done
 done

@@ -25,7 +25,7 @@
  * grain is in visits: 1M small + 1000 large of 10 small radii (about 150,000 visits) runs
  * on fifteen threads, 0.12 ms against 0.23 on four. Chunks never change the results,
  * only the time. */
-#define GRAIN_VISITS 8192.0
+#define GRAIN_VISITS 4096.0
 #define GRAIN_LARGE_LARGE 1024
 #define GRAIN_PER_BODY 2048
 

@@ -143,9 +143,11 @@ static int run_particles(const ms_params *pm, const ms_wall_now *now, size_t k,
 }
 
 /* Each band cut into items of about ITEM_PARTICLES particles, a large particle's share
- * of large-small, so the walls spread over the threads where the particles are (the sums
- * do not depend on the cut: see ms_walls_small_finish). */
-#define ITEM_PARTICLES 64
+ * of large-small (a wall's visit, with its contact law for one in five or so, costs about
+ * three of a large particle's, which is about 50 visits in the walls' benchmark), so the
+ * walls spread over the threads where the particles are (the sums do not depend on the cut:
+ * see ms_walls_small_finish). */
+#define ITEM_PARTICLES 16
 int ms_walls_split(const ms_params *pm, ms_worker *w, const ms_ls_source *src)
 {
   w->n_wall_items = 0;
