@@ -360,17 +360,21 @@ typedef struct ms_dw_records {
   __global int *key;
   __global float2 *f;
   __global double *t;
+  __global double2 *lw; /* --diagnostics: (lost, work) */
   int kr, on; /* slots per disc; 0: nothing written this iteration */
 } ms_dw_records;
 
 static int ms_dw_record(const ms_dw_records *rec, size_t base, int e, int wall, double2 q,
                         double px, double py, float r, const ms_wall_hit *hit,
-                        const ms_wall_force *c)
+                        const ms_wall_force *c, double2 lw)
 {
   if (rec->on && e < rec->kr) {
     rec->key[base + e] = wall;
     rec->f[base + e] = (float2)(c->f.x, c->f.y);
     rec->t[base + e] = ms_wall_reaction_torque(q.x, q.y, px, py, r, hit->n, c);
+#ifdef MS_DIAG
+    rec->lw[base + e] = lw;
+#endif
   }
   return e + 1;
 }
@@ -411,24 +415,39 @@ static int ms_dwall_next_hit(const ms_dwall *d, __global const double *wd, doubl
 }
 
 /* The worker's contact(): the law with the wall's velocity at the disc's centre. */
+typedef struct ms_dw_motion {
+  double vwx, vwy; /* the wall's velocity at the disc's centre */
+  float omega;     /* its spin */
+} ms_dw_motion;
+
 static ms_wall_force ms_dwall_contact(const ms_dwall *d, double px, double py, float vx,
                                       float vy, float w, float r, float m,
                                       const ms_wall_hit *hit, float xi, float k, float kt,
-                                      float mu_r, float dt, int friction_on)
+                                      float mu_r, float dt, int friction_on, ms_dw_motion *mv)
 {
-  double vwx, vwy;
-  float omega;
   if (d->force_driven) {
-    vwx = d->vtx;
-    vwy = d->vty;
-    omega = 0.0f;
+    mv->vwx = d->vtx;
+    mv->vwy = d->vty;
+    mv->omega = 0.0f;
   } else {
-    ms_wall_velocity_at(&d->m, d->t, d->tx, d->ty, px, py, &vwx, &vwy);
-    omega = (float)d->m.omega;
+    ms_wall_velocity_at(&d->m, d->t, d->tx, d->ty, px, py, &mv->vwx, &mv->vwy);
+    mv->omega = (float)d->m.omega;
   }
-  float dvx = (float)((double)vx - vwx), dvy = (float)((double)vy - vwy);
-  return ms_wall_contact_force(hit->n, hit->overlap, dvx, dvy, w - omega, r, m, k, d->two_zeta,
-                               kt, d->mu, mu_r, xi, dt, friction_on);
+  float dvx = (float)((double)vx - mv->vwx), dvy = (float)((double)vy - mv->vwy);
+  return ms_wall_contact_force(hit->n, hit->overlap, dvx, dvy, w - mv->omega, r, m, k,
+                               d->two_zeta, kt, d->mu, mu_r, xi, dt, friction_on);
+}
+
+/* --diagnostics: a contact's (energy lost, work the wall did), the worker's terms. */
+static double2 ms_dw_energy(const ms_wall_force *c, const ms_dw_motion *mv, float kt,
+                            float xi_old, float w, float dt)
+{
+#ifdef MS_DIAG
+  return (double2)(ms_wall_contact_lost(c, kt, xi_old, w - mv->omega, dt),
+                   ms_wall_contact_work(c, mv->vwx, mv->vwy, mv->omega, dt));
+#else
+  return (double2)(0.0, 0.0);
+#endif
 }
 
 /* One work-item per small particle, after ms_large_small_apply (frictionless): its wall
@@ -440,7 +459,11 @@ __kernel void ms_walls_small_apply(__global const double2 *pos, __global const d
                                    float mu_r, float dt, __global float2 *f_ls, int kr,
                                    int record, __global int *rec_n, __global int *rec_key,
                                    __global float2 *rec_f, __global double *rec_t,
-                                   __global int *lflags)
+                                   __global int *lflags
+#ifdef MS_DIAG
+                                   , __global double2 *rec_lw
+#endif
+                                   )
 {
   int j = get_global_id(0);
   if (j >= n_small)
@@ -448,7 +471,10 @@ __kernel void ms_walls_small_apply(__global const double2 *pos, __global const d
   double2 xj = pos[j], vj = vel[j];
   float2 sj = shape[j];
   float2 f = f_ls[j];
-  ms_dw_records rec = {rec_key, rec_f, rec_t, kr, record};
+#ifndef MS_DIAG
+  __global double2 *rec_lw = 0;
+#endif
+  ms_dw_records rec = {rec_key, rec_f, rec_t, rec_lw, kr, record};
   size_t base = (size_t)j * (size_t)kr;
   int e = 0;
   for (int w = 0; w < n_walls; w++) {
@@ -457,11 +483,13 @@ __kernel void ms_walls_small_apply(__global const double2 *pos, __global const d
     int seg = 0, feature;
     ms_wall_hit hit;
     while (ms_dwall_next_hit(&d, wd, xj.x, xj.y, sj.x, &seg, &hit, &feature)) {
+      ms_dw_motion mv;
       ms_wall_force c = ms_dwall_contact(&d, xj.x, xj.y, (float)vj.x, (float)vj.y, 0.0f, sj.x,
-                                         sj.y, &hit, 0.0f, k, kt, mu_r, dt, 0);
+                                         sj.y, &hit, 0.0f, k, kt, mu_r, dt, 0, &mv);
       f.x += c.f.x;
       f.y += c.f.y;
-      e = ms_dw_record(&rec, base, e, w, q, xj.x, xj.y, sj.x, &hit, &c);
+      e = ms_dw_record(&rec, base, e, w, q, xj.x, xj.y, sj.x, &hit, &c,
+                       ms_dw_energy(&c, &mv, kt, 0.0f, 0.0f, dt));
     }
   }
   f_ls[j] = f;
@@ -478,7 +506,8 @@ __kernel void ms_large_walls(__global const double2 *lpos, __global const double
                              __global int *rec_n, __global int *rec_key, __global float2 *rec_f,
                              __global double *rec_t, __global int *lflags
 #ifdef MS_DIAG
-                             , __global double *diss, int diss_off, double dt
+                             , __global double *diss, int diss_off, double dt,
+                             __global double2 *rec_lw
 #endif
                              )
 {
@@ -488,7 +517,12 @@ __kernel void ms_large_walls(__global const double2 *lpos, __global const double
   double2 p = lpos[i], v = lvel[i];
   float2 s = lshape[i];
   float2 f = lf[i];
-  ms_dw_records rec = {rec_key, rec_f, rec_t, kr, record};
+#ifdef MS_DIAG
+  double acc = diss[diss_off + i]; /* each wall contact's loss, as the worker adds it */
+#else
+  __global double2 *rec_lw = 0;
+#endif
+  ms_dw_records rec = {rec_key, rec_f, rec_t, rec_lw, kr, record};
   size_t base = (size_t)i * (size_t)kr;
   int e = 0;
   for (int wi = 0; wi < n_walls; wi++) {
@@ -497,14 +531,22 @@ __kernel void ms_large_walls(__global const double2 *lpos, __global const double
     int seg = 0, feature;
     ms_wall_hit hit;
     while (ms_dwall_next_hit(&d, wd, p.x, p.y, s.x, &seg, &hit, &feature)) {
+      ms_dw_motion mv;
       ms_wall_force c = ms_dwall_contact(&d, p.x, p.y, (float)v.x, (float)v.y, 0.0f, s.x, s.y,
-                                         &hit, 0.0f, k, kt, mu_r, dt_f, 0);
+                                         &hit, 0.0f, k, kt, mu_r, dt_f, 0, &mv);
       f.x += c.f.x;
       f.y += c.f.y;
-      e = ms_dw_record(&rec, base, e, wi, q, p.x, p.y, s.x, &hit, &c);
+      double2 lw = ms_dw_energy(&c, &mv, kt, 0.0f, 0.0f, dt_f);
+#ifdef MS_DIAG
+      acc += lw.x;
+#endif
+      e = ms_dw_record(&rec, base, e, wi, q, p.x, p.y, s.x, &hit, &c, lw);
     }
   }
   ms_dw_records_end(&rec, rec_n, i, e, lflags);
+#ifdef MS_DIAG
+  diss[diss_off + i] = acc;
+#endif
   ms_v2 w = ms_walls_force(p.x, p.y, (float)v.x, (float)v.y, s.x, box.x, box.y, k, two_zeta,
                            s.y);
   f.x += w.x;

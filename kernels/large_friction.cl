@@ -444,7 +444,7 @@ static int ms_dw_disc(__global const double *wd, int n_walls, double2 p, float v
                       __global const int *old_key, __global const float *old_xi, int n_old,
                       __global int *new_key, __global float *new_xi, int kw, float2 *f,
                       float *tq, __global int *lflags, const ms_dw_records *rec, size_t rbase,
-                      int *n_rec)
+                      int *n_rec, double *lost, uint *taken_out)
 {
   int n_new = 0, e = 0;
   uint taken = 0;
@@ -465,12 +465,15 @@ static int ms_dw_disc(__global const double *wd, int n_walls, double2 p, float v
     seg = 0;
     while (ms_dwall_next_hit(&d, wd, p.x, p.y, r, &seg, &hit, &feature)) {
       float xi = ms_dw_xi_find(old_key, old_xi, n_old, wi, feature, &d, now, n_now, &taken);
+      ms_dw_motion mv;
       ms_wall_force c = ms_dwall_contact(&d, p.x, p.y, vx, vy, w, r, m, &hit, xi, k, kt, mu_r,
-                                         dt, 1);
+                                         dt, 1, &mv);
       f->x += c.f.x;
       f->y += c.f.y;
       *tq += c.torque;
-      e = ms_dw_record(rec, rbase, e, wi, q, p.x, p.y, r, &hit, &c);
+      double2 lw = ms_dw_energy(&c, &mv, kt, xi, w, dt);
+      *lost += lw.x; /* the large particle's loss, contact by contact (the small's: unused) */
+      e = ms_dw_record(rec, rbase, e, wi, q, p.x, p.y, r, &hit, &c, lw);
       if (n_new < kw) {
         new_key[n_new] = MS_DW_KEY(wi, feature);
         new_xi[n_new] = c.xi;
@@ -481,6 +484,7 @@ static int ms_dw_disc(__global const double *wd, int n_walls, double2 p, float v
   if (n_new > kw) /* the host sizes the lists for every contact: reported if not */
     atomic_max(&lflags[MS_LFLAG_HISTORY], n_new);
   *n_rec = e;
+  *taken_out = taken;
   ms_list_sort(new_key, new_xi, min(n_new, kw));
   return min(n_new, kw);
 }
@@ -494,7 +498,11 @@ __kernel void ms_walls_small_apply_fric(
     __global const int *ws_key, __global const float *ws_xi, __global int *new_n,
     __global int *new_key, __global float *new_xi, __global float2 *f_ls, __global float *t_ls,
     __global int *lflags, int kr, int record, __global int *rec_n, __global int *rec_key,
-    __global float2 *rec_f, __global double *rec_t)
+    __global float2 *rec_f, __global double *rec_t
+#ifdef MS_DIAG
+    , __global double2 *rec_lw, __global uint *taken
+#endif
+    )
 {
   int j = get_global_id(0);
   if (j >= n_small)
@@ -504,14 +512,23 @@ __kernel void ms_walls_small_apply_fric(
   size_t base = (size_t)j * (size_t)kw;
   float2 f = f_ls[j];
   float tq = t_ls[j];
-  ms_dw_records rec = {rec_key, rec_f, rec_t, kr, record};
+#ifndef MS_DIAG
+  __global double2 *rec_lw = 0;
+#endif
+  ms_dw_records rec = {rec_key, rec_f, rec_t, rec_lw, kr, record};
   int e;
+  double lost = 0.0;
+  uint took;
   new_n[j] = ms_dw_disc(wd, n_walls, xj, (float)vj.x, (float)vj.y, (float)rot[j].y, sj.x, sj.y,
                         k, kt, mu_r, dt, ws_key + base, ws_xi + base, ws_n[j], new_key + base,
-                        new_xi + base, kw, &f, &tq, lflags, &rec, (size_t)j * (size_t)kr, &e);
+                        new_xi + base, kw, &f, &tq, lflags, &rec, (size_t)j * (size_t)kr, &e,
+                        &lost, &took);
   f_ls[j] = f;
   t_ls[j] = tq;
   ms_dw_records_end(&rec, rec_n, j, e, lflags);
+#ifdef MS_DIAG /* which of its old histories a contact took: the rest ended (walls.cl) */
+  taken[j] = took;
+#endif
 }
 
 /* The walls with friction, as ms_fr_walls: the normal pushes summed as ms_walls_force
@@ -532,7 +549,8 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
                                   , __global double *diss, int diss_off, double dt_d, int kll,
                                   __global const int *ll_n, __global const int *ll_p,
                                   __global const float *ll_xi, __global const int *new_n,
-                                  __global const int *new_p, __global const float *new_xi
+                                  __global const int *new_p, __global const float *new_xi,
+                                  __global double2 *rec_lw
 #endif
                                   )
 {
@@ -563,12 +581,30 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
   float2 f = lf[i];
   float tq = lt[i];
   /* the walls of any shape first, as walls_chunk calls ms_walls_large before ms_fr_walls */
-  ms_dw_records rec = {rec_key, rec_f, rec_t, kr, record};
+#ifndef MS_DIAG
+  __global double2 *rec_lw = 0;
+#endif
+  ms_dw_records rec = {rec_key, rec_f, rec_t, rec_lw, kr, record};
   int e;
+  uint took;
+#ifdef MS_DIAG
+  double lost = diss[diss_off + i]; /* each wall contact's loss, as the worker adds it */
+#else
+  double lost = 0.0;
+#endif
   wnew_n[i] = ms_dw_disc(wd, n_walls, p, vx, vy, w, r, s.y, k, fr.x, fr.z, dt, wl_key + wbase,
                         wl_xi + wbase, wl_n[i], wnew_key + wbase, wnew_xi + wbase, kw, &f, &tq,
-                        lflags, &rec, (size_t)i * (size_t)kr, &e);
+                        lflags, &rec, (size_t)i * (size_t)kr, &e, &lost, &took);
   ms_dw_records_end(&rec, rec_n, i, e, lflags);
+#ifdef MS_DIAG /* then what its ended wall contacts stored, as the worker's dropped() */
+  {
+    double ended = 0.0;
+    for (int a = 0; a < wl_n[i]; a++)
+      if (!(took & (1u << a)))
+        ended += ms_spring_energy(fr.x, wl_xi[wbase + a]);
+    diss[diss_off + i] = lost + ended;
+  }
+#endif
   float gl = (float)p.x, gr = (float)(box.x - p.x), gb = (float)p.y, gt = (float)(box.y - p.y);
 #ifdef MS_DIAG /* as ms_fr_walls: what the four springs held, and their xi before the step */
   double held = ms_list_spring(fr.x, xi, 4);

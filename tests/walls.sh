@@ -4,7 +4,7 @@
 # friction on) whatever the pipeline, buffer mode, exchange, worker list, worker threads
 # and pocl threads, the same on the device-only path (large_on = device) with friction and
 # without, resumed from checkpoints written on either path, and the same forces on the
-# walls there; particles stay in the drum; what the device-only path's walls refuse.
+# walls there, and --diagnostics' energy; particles stay in the drum.
 # usage: walls.sh MIXSIM SOURCE_ROOT [filter]
 set -u
 exe=$1
@@ -75,13 +75,27 @@ test_device_only_wall_forces() {
   sed 's/^/    /' "$tmp/wd"
 }
 
-# What the device-only path's walls leave out runs with large_on = cpu only.
-test_device_only_refused() {
-  "$exe" -q --headless -n 10 --large-on device --diagnostics --output "$tmp/diag" \
-    "$scene" >"$tmp/out" 2>&1
-  local rc=$?
-  grep -q "walls with --diagnostics run with large_on = cpu only" "$tmp/out" && [ $rc -ne 0 ] ||
-    { cat "$tmp/out"; return 1; }
+# --diagnostics on the device-only path: diagnostics.csv (the energy balance, the walls'
+# work and losses in it) and walls.csv the same to the bit as the CPU worker's, with friction
+# and without; the walls did work and their contacts dissipated energy.
+test_device_only_diagnostics() {
+  local sc n
+  for sc in "$frictionless" "$scene"; do
+    n=$(basename "$sc" .ini)
+    for on in cpu device; do
+      "$exe" -q --headless -n 3000 --large-on $on --diagnostics --output "$tmp/$n-$on" \
+        --output-every 500 "$sc" >"$tmp/out" 2>&1 || { cat "$tmp/out"; return 1; }
+    done
+    cmp "$tmp/$n-cpu/diagnostics.csv" "$tmp/$n-device/diagnostics.csv" &&
+      cmp "$tmp/$n-cpu/walls.csv" "$tmp/$n-device/walls.csv" || return 1
+    python3 - "$tmp/$n-device/diagnostics.csv" <<'PY' || return 1
+import csv, sys
+last = list(csv.DictReader(open(sys.argv[1])))[-1]
+print("    %s: wall work %s J/m, dissipated %s J/m" % (sys.argv[1].split("/")[-2], last["wall_work"],
+                                                   last["dissipated"]))
+sys.exit(0 if float(last["wall_work"]) != 0.0 and float(last["dissipated"]) > 0.0 else 1)
+PY
+  done
 }
 
 test_particles_stay_in_the_drum() {
@@ -96,7 +110,7 @@ PY
 }
 
 for t in test_one_hash_in_every_mode test_device_only_same_hash test_device_only_wall_forces \
-  test_device_only_refused \
+  test_device_only_diagnostics \
   test_particles_stay_in_the_drum; do
   check "$t"
 done

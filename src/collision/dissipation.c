@@ -2,7 +2,8 @@
  * (kernels/collide.cl built with MS_DIAG adds each step's dashpot work), per large
  * particle on the CPU worker (cpu_worker.c) or after them on the device (kernels/large.cl
  * and large_friction.cl with --large-on device), and per [wall.NAME] for its contacts with
- * small particles (worker/walls.c), read back and summed only when asked. */
+ * small particles (worker/walls.c, or device_only/device_walls.c), read back and summed
+ * only when asked. */
 #include "collision/dissipation.h"
 
 #include <stdlib.h>
@@ -108,8 +109,9 @@ ms_status ms_sim_spring_energy(ms_sim *s, double *out)
  * then the large-large springs' share (the worker's, then the device's): of each pair one
  * is all zeros unless `auto` ran both paths, and adding zeros changes no sum, so the
  * device-only path's total is the worker's bit for bit. Then the [wall.NAME]s' small
- * contacts, in the scene's order (walls run on the worker alone; their large contacts are
- * in the large particles' sums). */
+ * contacts, in the scene's order (summed by the worker, or on the device-only path by
+ * collision/device_only/device_walls.c in the worker's order; their large contacts are in
+ * the large particles' sums). */
 ms_status ms_sim_dissipated(ms_sim *s, double *out)
 {
   *out = 0.0;

@@ -256,11 +256,11 @@ static void *cpu_worker_main(void *arg)
 }
 
 /* Whether the device-only path sums the walls' reactions this iteration: every iteration
- * when a force-driven wall moves with them, else at an advance's last, whose sums
- * ms_sim_wall reports. */
+ * when a force-driven wall moves with them or --diagnostics adds up their energy, else at
+ * an advance's last, whose sums ms_sim_wall reports. */
 static int walls_summed(const ms_sim *s, int more)
 {
-  if (!more)
+  if (!more || s->p.diag) /* --diagnostics: their energy adds up every iteration */
     return 1;
   for (int k = 0; k < s->p.n_walls; k++)
     if (s->p.walls[k].force_driven)

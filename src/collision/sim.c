@@ -35,17 +35,6 @@ static void invalidate_worker_list(ms_sim *s)
   s->x.list.ref_due = 0;
 }
 
-/* What the device-only path's walls leave out (docs/walls.md): a scene that needs it runs
- * on the CPU worker. */
-static ms_status no_device_walls(const ms_sim *s)
-{
-  if (s->p.diag)
-    return ms_fail(MS_ERR_INPUT, "[%s]: walls with --diagnostics run with large_on = cpu only "
-                                 "(the device-only path does not sum the walls' energy)",
-                   s->p.walls[0].section);
-  return MS_OK;
-}
-
 /* Cells of one largest small diameter cover the box; refuse absurd grids early. */
 static ms_status setup_grid(ms_sim *s, const ms_scene *sc)
 {
@@ -332,8 +321,6 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
     st = ms_wall_defs_make(&s->p, sc);
   if (!st)
     st = ms_walls_init(&s->p, &s->wk);
-  if (!st && s->p.n_walls > 0 && s->p.large_on == MS_LARGE_ON_DEVICE)
-    st = no_device_walls(s);
   if (!st)
     st = setup_shape(s, sc);
   if (!st)
@@ -405,11 +392,6 @@ ms_status ms_sim_advance(ms_sim *s, long iterations)
 {
   if (iterations <= 0)
     return MS_OK;
-  if (s->p.n_walls > 0 && s->p.large_on == MS_LARGE_ON_DEVICE) {
-    ms_status st = no_device_walls(s);
-    if (st)
-      return st;
-  }
   return ms_pipeline_run(s, iterations);
 }
 

@@ -2,8 +2,6 @@
  * interleaved schedule of timed batches and the choice (collision/tuner.h says how). */
 #include "collision/tuner.h"
 
-#include "collision/sim_internal.h"
-
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,9 +226,6 @@ ms_status ms_tuner_create(const ms_scene *sc, ms_sim *sim, long total, ms_tuner 
   const ms_tune_axis *axes = g_axes;
   for (int a = 0; a < N_AXES; a++) {
     is_auto[a] = axes[a].given_auto(sc);
-    /* The device-only path refuses --diagnostics with walls (sim.c): large_on stays. */
-    if (axes[a].get == large_on_get && sim->p.diag && sim->p.n_walls > 0)
-      is_auto[a] = 0;
     base[a] = axes[a].get(sim);
     any |= is_auto[a];
   }

@@ -45,6 +45,7 @@ enum ms_kernel_id {
   MS_K_WALLS_SMALL_APPLY_FRIC, /* walls of any shape with friction */
   MS_K_WALLS_SPAN_SUM,         /* the walls' reactions on the device-only path */
   MS_K_WALLS_TOTAL,
+  MS_K_WALLS_DROPPED,          /* --diagnostics with friction: the walls' ended contacts */
   MS_KERNEL_COUNT
 };
 

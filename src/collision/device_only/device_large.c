@@ -317,7 +317,7 @@ ms_status ms_dl_begin(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker 
   if (!st && c->p->friction_on)
     st = ms_dlf_begin(c, dl, w);
   if (!st)
-    st = ms_dlw_begin(c, dl, LFLAG_WALL_HITS);
+    st = ms_dlw_begin(c, dl, w, LFLAG_WALL_HITS);
   dl->host_current = 0;
   ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   return st;

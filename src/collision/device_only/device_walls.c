@@ -36,6 +36,34 @@ static ms_status make_records(const ms_ctx *c, size_t n, size_t kr, cl_mem *cnt,
   return st;
 }
 
+#define DROP_BLOCK 256 /* kernels/walls.cl's MS_DROP_BLOCK */
+
+/* --diagnostics: the energy's buffers (placeholders of one slot where a kind has none). */
+static ms_status make_diag(const ms_ctx *c, ms_dl_walls *r)
+{
+  const ms_params *pm = c->p;
+  int walls = pm->n_walls > 0, fric = pm->friction_on && walls;
+  size_t n_small = walls ? (size_t)pm->n_small * r->kr : 1;
+  size_t n_large = walls ? (size_t)pm->n_large * r->kr : 1;
+  r->n_blocks = fric ? (pm->n_small + DROP_BLOCK - 1) / DROP_BLOCK : 0;
+  size_t drop = (size_t)pm->n_walls * (size_t)r->n_blocks;
+  size_t d2 = 2 * sizeof(double);
+  ms_status st = ms_dl_make(c->cl, (n_small ? n_small : 1) * d2, "walls' small energy", &r->small_lw);
+  if (!st)
+    st = ms_dl_make(c->cl, (n_large ? n_large : 1) * d2, "walls' large energy", &r->large_lw);
+  if (!st)
+    st = ms_dl_make(c->cl, (walls ? (size_t)pm->n_walls : 1) * d2, "walls' energy", &r->acc);
+  if (!st)
+    st = ms_dl_make(c->cl, (fric && pm->n_small ? (size_t)pm->n_small : 1) * sizeof(cl_uint),
+                    "walls' taken histories", &r->taken);
+  if (!st)
+    st = ms_dl_make(c->cl, (drop ? drop : 1) * sizeof(double), "walls' ended histories",
+                    &r->drop);
+  if (!st && !(r->h_acc = calloc(walls ? (size_t)pm->n_walls * 2 : 2, sizeof(double))))
+    st = ms_fail(MS_ERR_RUNTIME, "out of memory for %d walls", pm->n_walls);
+  return st;
+}
+
 static ms_status make(const ms_ctx *c, ms_dl_walls *r)
 {
   int walls = c->p->n_walls > 0 ? c->p->n_walls : 1;
@@ -53,11 +81,13 @@ static ms_status make(const ms_ctx *c, ms_dl_walls *r)
     st = ms_fail(MS_ERR_RUNTIME, "out of memory for %d walls", walls);
   if (!st && !(r->h_out = calloc((size_t)walls * 4, sizeof(double))))
     st = ms_fail(MS_ERR_RUNTIME, "out of memory for %d walls", walls);
+  if (!st && c->p->diag)
+    st = make_diag(c, r);
   r->made = !st;
   return st;
 }
 
-ms_status ms_dlw_begin(const ms_ctx *c, ms_dlarge *dl, int flag)
+ms_status ms_dlw_begin(const ms_ctx *c, ms_dlarge *dl, const ms_worker *w, int flag)
 {
   ms_dl_walls *r = &dl->wr;
   ms_status st = r->made ? MS_OK : make(c, r);
@@ -68,6 +98,13 @@ ms_status ms_dlw_begin(const ms_ctx *c, ms_dlarge *dl, int flag)
                                           (size_t)flag * sizeof(int), sizeof zero, &zero, 0,
                                           NULL, NULL),
                      "clEnqueueWriteBuffer", "large flags");
+  if (!st && c->p->diag && c->p->n_walls > 0) { /* the walls' energy so far, to add to */
+    for (int k = 0; k < c->p->n_walls; k++) {
+      r->h_acc[2 * k] = w->wall[k].lost;
+      r->h_acc[2 * k + 1] = w->wall[k].work;
+    }
+    st = ms_buffers_upload(c->cl, r->acc, r->h_acc, (size_t)c->p->n_walls * 2 * sizeof(double));
+  }
   return st;
 }
 
@@ -99,9 +136,12 @@ static ms_status upload_runs(const ms_ctx *c, ms_dl_walls *r, const ms_worker *w
     cap = cap ? cap : 1;
     ms_dl_release_mem(&r->spans);
     ms_dl_release_mem(&r->partial);
+    ms_dl_release_mem(&r->partial_lw);
     st = ms_dl_make(c->cl, cap * 4 * sizeof(int), "walls' runs", &r->spans);
     if (!st)
       st = ms_dl_make(c->cl, cap * 4 * sizeof(double), "walls' run sums", &r->partial);
+    if (!st && c->p->diag)
+      st = ms_dl_make(c->cl, cap * 2 * sizeof(double), "walls' run energy", &r->partial_lw);
     r->spans_cap = st ? 0 : cap;
   }
   if (!st && n)
@@ -150,6 +190,13 @@ ms_status ms_dlw_bind(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int sum)
                       r->large_t);
   if (!st && !fric)
     ARG(large, 20, dl->flags);
+  if (!st && c->p->diag) { /* after the kernels' other --diagnostics arguments */
+    if (walls)
+      ARG(small, fric ? 27 : 18, r->small_lw);
+    if (walls && fric)
+      ARG(small, 28, r->taken);
+    ARG(large, fric ? 40 : 24, r->large_lw);
+  }
   return st;
 }
 
@@ -159,6 +206,37 @@ static ms_status enqueue(const ms_ctx *c, ms_device *dev, int kernel, size_t n)
   ms_status st = ms_kernels_run_1d(c->kern, c->cl, kernel, n, &ev);
   ms_status kept = ms_gpu_keep_event(c, dev, kernel, ev);
   return st ? st : kept;
+}
+
+/* --diagnostics: the sums' energy arguments; with friction the ended histories' kernel's,
+ * the old small lists being those the wall kernel read (ms_dlf_forces has made the new ones
+ * current). */
+static ms_status bind_energy(const ms_ctx *c, ms_dlarge *dl)
+{
+  ms_dl_walls *r = &dl->wr;
+  ARG(MS_K_WALLS_SPAN_SUM, 12, r->small_lw);
+  ARG(MS_K_WALLS_SPAN_SUM, 13, r->partial_lw);
+  ARG(MS_K_WALLS_TOTAL, 11, r->partial_lw);
+  ARG(MS_K_WALLS_TOTAL, 12, r->drop);
+  ARG(MS_K_WALLS_TOTAL, 13, r->n_blocks);
+  ARG(MS_K_WALLS_TOTAL, 14, r->large_lw);
+  ARG(MS_K_WALLS_TOTAL, 15, r->acc);
+  if (r->n_blocks == 0)
+    return MS_OK;
+  const ms_dl_lists *ws = &dl->fr.ws;
+  int old = 1 - ws->cur, id = MS_K_WALLS_DROPPED, n = c->p->n_small, kw = (int)ws->k;
+  int n_walls = c->p->n_walls;
+  ARG(id, 0, n);
+  ARG(id, 1, n_walls);
+  ARG(id, 2, c->p->kt);
+  ARG(id, 3, kw);
+  ARG(id, 4, ws->n[old]);
+  ARG(id, 5, ws->key[old]);
+  ARG(id, 6, ws->xi[old]);
+  ARG(id, 7, r->taken);
+  ARG(id, 8, r->n_blocks);
+  ARG(id, 9, r->drop);
+  return MS_OK;
 }
 
 ms_status ms_dlw_sum(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
@@ -190,8 +268,11 @@ ms_status ms_dlw_sum(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   cl_mem large[] = {r->large_n, r->large_key, r->large_f, r->large_t, r->out};
   for (int a = 0; a < 5; a++)
     ARG(id, 6 + a, large[a]);
-  ms_status st = r->n_spans > 0 ? enqueue(c, dev, MS_K_WALLS_SPAN_SUM, (size_t)r->n_spans)
-                                : MS_OK;
+  ms_status st = c->p->diag ? bind_energy(c, dl) : MS_OK;
+  if (!st && r->n_spans > 0)
+    st = enqueue(c, dev, MS_K_WALLS_SPAN_SUM, (size_t)r->n_spans);
+  if (!st && r->n_blocks > 0)
+    st = enqueue(c, dev, MS_K_WALLS_DROPPED, (size_t)r->n_blocks);
   if (!st)
     st = enqueue(c, dev, MS_K_WALLS_TOTAL, (size_t)n_walls);
   if (!st)
@@ -199,6 +280,11 @@ ms_status ms_dlw_sum(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
                                          (size_t)n_walls * 4 * sizeof(double), r->h_out, 0,
                                          NULL, NULL),
                      "clEnqueueReadBuffer", "walls' reactions");
+  if (!st && c->p->diag)
+    st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, r->acc, CL_FALSE, 0,
+                                         (size_t)n_walls * 2 * sizeof(double), r->h_acc, 0,
+                                         NULL, NULL),
+                     "clEnqueueReadBuffer", "walls' energy");
   return st;
 }
 
@@ -214,6 +300,10 @@ void ms_dlw_take(const ms_ctx *c, ms_dlarge *dl, ms_worker *w)
     now->fy = o[1];
     now->torque = o[2];
     now->contacts = (int)o[3];
+    if (c->p->diag) {
+      now->lost = r->h_acc[2 * k];
+      now->work = r->h_acc[2 * k + 1];
+    }
   }
   ms_walls_advance(c->p, w);
 }

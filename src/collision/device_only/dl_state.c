@@ -50,12 +50,14 @@ void ms_dlw_release(ms_dl_walls *r)
 {
   cl_mem *mems[] = {&r->small_n, &r->small_key, &r->small_f, &r->small_t, &r->large_n,
                     &r->large_key, &r->large_f, &r->large_t, &r->spans, &r->first,
-                    &r->partial, &r->out};
+                    &r->partial, &r->out, &r->small_lw, &r->large_lw, &r->partial_lw,
+                    &r->acc, &r->taken, &r->drop};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
     ms_dl_release_mem(mems[i]);
   free(r->h_spans);
   free(r->h_first);
   free(r->h_out);
+  free(r->h_acc);
   memset(r, 0, sizeof *r);
 }
 

@@ -37,6 +37,12 @@ typedef struct ms_dl_walls {
   cl_mem small_n, small_key, small_f, small_t;
   cl_mem large_n, large_key, large_f, large_t;
   cl_mem spans, first, partial, out;
+  /* --diagnostics: each record's (lost, work), each run's, the walls' running (lost, work),
+   * with friction which old histories a small contact took and the ended ones' springs per
+   * wall and block of particles */
+  cl_mem small_lw, large_lw, partial_lw, acc, taken, drop;
+  int n_blocks;
+  double *h_acc;
   size_t spans_cap;   /* runs the spans and partial buffers hold */
   int n_spans;
   int *h_spans;       /* host staging of the runs (wall, row, x0, x1) and firsts */

@@ -286,6 +286,26 @@ static double dropped(const ms_wall_xi_list *cur, float kt)
   return e;
 }
 
+/* The same for a wall's small contacts, summed per block of DROP_BLOCK particles first, as
+ * the device-only path sums them (kernels/walls.cl, MS_DROP_BLOCK). */
+#define DROP_BLOCK 256
+static double dropped_small(const ms_wall_xi_list *cur, float kt)
+{
+  double e = 0.0, part = 0.0;
+  int block = -1;
+  for (int k = 0; k < cur->n; k++) {
+    if (cur->e[k].feature < 0)
+      continue;
+    if (cur->e[k].j / DROP_BLOCK != block) {
+      e += part;
+      part = 0.0;
+      block = cur->e[k].j / DROP_BLOCK;
+    }
+    part += ms_spring_energy(kt, cur->e[k].xi);
+  }
+  return e + part;
+}
+
 /* The list written this iteration becomes the one read by the next. */
 static void xi_turn(ms_wall_xi_list *cur, ms_wall_xi_list *next)
 {
@@ -510,7 +530,7 @@ int ms_walls_small_finish(const ms_params *pm, ms_worker *w)
           return 0;
       }
     if (pm->diag)
-      now->lost += dropped(&now->small_cur, pm->kt);
+      now->lost += dropped_small(&now->small_cur, pm->kt);
     xi_turn(&now->small_cur, &now->small_next);
   }
   return 1;
