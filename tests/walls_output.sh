@@ -237,6 +237,36 @@ walls.vtp walls_000000.vtp walls_000004.vtp " ] &&
 }
 
 # Sampling the walls for the outputs leaves the state alone.
+# The walls' share of the worker's time: the report's line, --stats' per-thread list (within
+# each thread's busy time, summing above zero), and --trace's "walls" slices, each inside
+# its thread's large-small work (a pool chunk, or the worker's own large-small phase).
+test_walls_share() {
+  MIXSIM_CPU_GRAIN=1 run "$drum" -n 60 --cpu-threads 3 --stats "$tmp/s.json" \
+    --trace "$tmp/s.trace" --trace-steps 20:40 >"$tmp/s.out" || return 1
+  grep -qE "^    of which the walls' items \(large-small\): [0-9.]+ ms/it, [0-9.]+% of" "$tmp/s.out" ||
+    { cat "$tmp/s.out"; return 1; }
+  "$py" - "$tmp/s.json" "$tmp/s.trace" <<'PY'
+import json, sys
+stats = json.load(open(sys.argv[1]))
+walls, busy = stats["walls_busy_ms_per_iteration"], stats["cpu_threads_busy_ms_per_iteration"]
+assert len(walls) == len(busy) == 3 and sum(walls) > 0, (walls, busy)
+assert all(0 <= w <= b * 1.0001 + 1e-9 for w, b in zip(walls, busy)), (walls, busy)
+t = json.load(open(sys.argv[2]))
+ev = t["traceEvents"] if isinstance(t, dict) else t
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev
+         if e.get("ph") == "M" and e.get("name") == "thread_name"}
+spans = [e for e in ev if e.get("ph") == "X"]
+slices = [e for e in spans if e["name"] == "walls"]
+assert len(slices) >= 20, len(slices)
+for w in slices:
+    outer = [e for e in spans if (e["pid"], e["tid"]) == (w["pid"], w["tid"]) and
+             e["name"] in ("chunk", "large-small") and e["ts"] <= w["ts"] + 0.5 and
+             w["ts"] + w["dur"] <= e["ts"] + e["dur"] + 0.5]
+    assert outer, (names.get((w["pid"], w["tid"])), w)
+print("    walls' items: %s ms/it per thread; %d trace slices" % (walls, len(slices)))
+PY
+}
+
 test_hash_unchanged() {
   run "$drum" -n 400 >"$tmp/h0.out" &&
     run "$drum" -n 400 --output "$tmp/h" --output-every 50 --diagnostics >"$tmp/h1.out" &&
@@ -253,4 +283,5 @@ check test_wall_springs_in_elastic_tangential
 check test_csv_frames
 check test_older_walls_files
 check test_hash_unchanged
+check test_walls_share
 finish

@@ -188,6 +188,15 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
   for (int i = 0; i < s->wk.cpu_threads; i++)
     fprintf(out, " %s%.4f", i ? "/ " : "", per_iter_ms(ms_pool_busy_s(s->wk.pool, i), it));
   fprintf(out, " ms/it\n");
+  if (s->p.n_walls > 0 && s->p.large_on == MS_LARGE_ON_CPU) { /* the walls' share of it */
+    double walls = 0.0, busy = 0.0;
+    for (int i = 0; i < s->wk.cpu_threads; i++) {
+      walls += s->wk.chunk[i].wall_s;
+      busy += ms_pool_busy_s(s->wk.pool, i);
+    }
+    fprintf(out, "    of which the walls' items (large-small): %.4f ms/it, %.1f%% of the threads' "
+                 "busy time\n", per_iter_ms(walls, it), busy > 0.0 ? 100.0 * walls / busy : 0.0);
+  }
   if (info->writer_used) /* --output: the writer thread, and the simulation's waits for it */
     fprintf(out, "  writer thread (--output)\n    %-18s %9.4f ms/it  %ld frames\n    %-18s %9.4f "
                  "ms/it  %ld waits for a free buffer\n", "writing", per_iter_ms(info->writer.busy_s, it),
@@ -336,6 +345,12 @@ static int write_json(FILE *f, void *arg)
   for (int i = 0; i < s->wk.cpu_threads; i++)
     fprintf(f, "%s%.9g", i ? ", " : "", per_iter_ms(ms_pool_busy_s(s->wk.pool, i), it));
   fputs("]", f);
+  if (s->p.n_walls > 0) { /* the walls' items' share of it, per thread */
+    fputs(",\n  \"walls_busy_ms_per_iteration\": [", f);
+    for (int i = 0; i < s->wk.cpu_threads; i++)
+      fprintf(f, "%s%.9g", i ? ", " : "", per_iter_ms(s->wk.chunk[i].wall_s, it));
+    fputs("]", f);
+  }
   fprintf(f, ",\n  \"small_particles\": %d,\n  \"large_particles\": %d", s->p.n_small, s->p.n_large);
   fprintf(f, ",\n  \"iterations\": %ld,\n  \"step\": %ld", it, s->run.step);
   fprintf(f, ",\n  \"wall_s\": %.9g,\n  \"iterations_per_s\": %.9g,\n  \"ms_per_iteration\": %.9g",

@@ -109,6 +109,16 @@ void ms_trace_pool_span(int chunk, long iteration, double t0, double t1)
   ms_tev_span(g_pool_track[chunk], "chunk", t0, t1);
 }
 
+void ms_trace_walls_span(int chunk, long iteration, double t0, double t1)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  if (!ms_tev_on || chunk < 0 || chunk >= MS_CPU_THREADS_MAX)
+    return;
+  pthread_once(&once, name_pool_tracks);
+  ms_tev_iteration(iteration);
+  ms_tev_span(chunk == 0 ? "CPU worker" : g_pool_track[chunk], "walls", t0, t1);
+}
+
 /* Transfer names ("map zone pos"): interned once each, since a trace event keeps its
  * name's pointer until the file is written. Few and fixed (the exchange's buffers). */
 #define XFER_NAMES 64

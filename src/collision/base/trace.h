@@ -104,4 +104,8 @@ ms_status ms_xfer_unmap(cl_command_queue q, const char *track, cl_mem m, const v
 /* --trace: a chunk of the worker's pool run by helper `chunk` (1..) for `iteration`. */
 void ms_trace_pool_span(int chunk, long iteration, double t0, double t1);
 
+/* --trace: chunk's time in the walls' items of large-small, within its chunk's span (chunk
+ * 0 is the worker's own thread). */
+void ms_trace_walls_span(int chunk, long iteration, double t0, double t1);
+
 #endif

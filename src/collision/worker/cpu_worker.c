@@ -14,6 +14,7 @@
 #include "collision/worker/ls_list.h"
 #include "collision/worker/worker_friction.h"
 #include "collision/worker/walls.h"
+#include "core/clock.h"
 #include "collision/worker/worker_pool.h"
 #include "shared/contact.h"
 #include "shared/grid.h"
@@ -177,8 +178,11 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
   const ls_source *src = job->src;
   int listed = ms_worker_list_in_use(pm);
   ch->n_ls = 0;
+  double walls_t0 = -1.0; /* the walls' items' start: their share goes to the report */
   for (int i = begin; i < end; i++) {
     if (i >= pm->n_large) { /* the walls' items follow the large particles' */
+      if (walls_t0 < 0.0)
+        walls_t0 = ms_now();
       if (pm->n_small > 0 && !ms_walls_small(pm, w, i - pm->n_large, src, ch))
         return out_of_memory(why, why_size, "wall-small");
       continue;
@@ -198,6 +202,11 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
       ms_history_ls_finish(&w->hist, i);
     if (pm->diag && pm->friction_on) /* opened contacts give up what they held */
       w->diss_large[i] -= ms_fr_ls_spring(pm, w, i) - held;
+  }
+  if (walls_t0 >= 0.0) {
+    double t1 = ms_now();
+    ch->wall_s += t1 - walls_t0;
+    ms_trace_walls_span(chunk, w->trace_iteration, walls_t0, t1);
   }
   return MS_OK;
 }
@@ -278,6 +287,7 @@ ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
   if (st)
     return st;
   ls_source src = source_of(c);
+  w->trace_iteration = ms_tev_on ? ms_tev_current() : -1;
   w->n_wall_items = 0; /* no small particles: the walls have nothing to walk */
   if (c->p->n_walls > 0 && c->p->n_small > 0)
     ms_walls_split(c->p, w, &src);

@@ -82,6 +82,7 @@ typedef struct ms_worker_chunk {
   size_t hit_cap;
   struct ms_wall_xi_at *wxi; /* friction: the walls' small contacts' new histories */
   size_t n_wxi, wxi_cap;
+  double wall_s;             /* its thread's time in the walls' items since the start */
 } ms_worker_chunk;
 
 /* A wall contact's stored tangential displacement: the partner (a small particle's index,
@@ -147,6 +148,7 @@ typedef struct ms_worker {
   double diss_worker;
   ms_wall_now *wall;            /* [wall.NAME]: n_walls */
   int n_wall_items;             /* their items in large-small's pool job */
+  long trace_iteration;         /* --trace: the iteration large-small's job belongs to */
   int *wall_rects;              /* exchange = zone: every wall's runs of cells, one-row
                                    rectangles (x0, x1, y, y) in wall order */
   size_t n_wall_rects, wall_rects_cap;
