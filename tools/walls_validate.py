@@ -114,6 +114,12 @@ def run(exe, ini_text, workdir, name, every, device, diagnostics=False):
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
         sys.exit(f"walls_validate: {' '.join(cmd)} failed ({p.returncode}):\n{p.stdout[-2000:]}")
+    return read_frames(out), time.time() - t0
+
+
+def read_frames(out):
+    """mixsim's CSV frames in folder `out` as [(time, rows)], rows dicts of kind, x, y,
+    r (radius), vx, vy, m (mass)."""
     frames = []
     with open(os.path.join(out, "frames.csv")) as f:
         for r in csv.DictReader(f):
@@ -124,7 +130,7 @@ def run(exe, ini_text, workdir, name, every, device, diagnostics=False):
                                  "r": float(q["radius"]), "vx": float(q["vx"]),
                                  "vy": float(q["vy"]), "m": float(q["mass"])})
             frames.append((float(r["time"]), rows))
-    return frames, time.time() - t0
+    return frames
 
 
 def median(v):

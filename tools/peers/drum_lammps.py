@@ -34,7 +34,6 @@ usage: drum_lammps.py --mixsim EXE [--device cpu] [--lmp lmp] [--quick] [--fr 1e
                       [--plot OUT.png] [--keep DIR]
 """
 import argparse
-import csv
 import json
 import math
 import os
@@ -232,18 +231,8 @@ def run_cmd(cmd, cwd, what):
 
 
 def mixsim_frames(out):
-    """[(time, rows)] of mixsim's CSV frames in folder out (rows with vx, vy too)."""
-    frames = []
-    with open(os.path.join(out, "frames.csv")) as f:
-        for r in csv.DictReader(f):
-            rows = []
-            with open(os.path.join(out, r["file"])) as g:
-                for q in csv.DictReader(g):
-                    rows.append({"kind": q["kind"], "x": float(q["x"]), "y": float(q["y"]),
-                                 "r": float(q["radius"]), "vx": float(q.get("vx") or 0),
-                                 "vy": float(q.get("vy") or 0)})
-            frames.append((float(r["time"]), rows))
-    return frames
+    """[(time, rows)] of mixsim's CSV frames in folder out (walls_validate's reader)."""
+    return wv.read_frames(out)
 
 
 def median(v):
@@ -394,8 +383,7 @@ def draw(path, d, results, summary):
     fig.savefig(path, dpi=110)
 
 
-def floats(s):
-    return [float(v) for v in s.split(",") if v.strip()]
+floats = vl.floats
 
 
 def main():

@@ -438,14 +438,6 @@ ms_status ms_dlf_begin(const ms_ctx *c, ms_dlarge *dl, ms_worker *w)
   return st ? st : ensure_room(c, dl, w, 0);
 }
 
-static ms_status enqueue(const ms_ctx *c, ms_device *dev, int kernel, size_t n)
-{
-  cl_event ev = 0;
-  ms_status st = ms_kernels_run_1d(c->kern, c->cl, kernel, n, &ev);
-  ms_status kept = ms_gpu_keep_event(c, dev, kernel, ev);
-  return st ? st : kept;
-}
-
 /* The arguments every friction kernel shares after the large particles' own. */
 /* The contact law's arguments, the same four in every friction kernel from `first` on:
  * k, 2 zeta, (k_t, mu, mu_r, mu_wall), dt. */
@@ -640,17 +632,17 @@ ms_status ms_dlf_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worke
   if (!st)
     st = bind_walls(c, dev, dl);
   if (!st)
-    st = enqueue(c, dev, MS_K_LARGE_SMALL_REACT_FRIC, (size_t)c->p->n_large);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_SMALL_REACT_FRIC, (size_t)c->p->n_large);
   if (!st)
-    st = enqueue(c, dev, MS_K_LARGE_SMALL_APPLY_FRIC, (size_t)c->p->n_small);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_SMALL_APPLY_FRIC, (size_t)c->p->n_small);
   if (!st && c->p->n_walls > 0)
     st = bind_small_walls(c, dl);
   if (!st && c->p->n_walls > 0)
-    st = enqueue(c, dev, MS_K_WALLS_SMALL_APPLY_FRIC, (size_t)c->p->n_small);
+    st = ms_dl_enqueue(c, dev, MS_K_WALLS_SMALL_APPLY_FRIC, (size_t)c->p->n_small);
   if (!st)
-    st = enqueue(c, dev, MS_K_LARGE_LARGE_FRIC, (size_t)c->p->n_large);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LARGE_FRIC, (size_t)c->p->n_large);
   if (!st)
-    st = enqueue(c, dev, MS_K_LARGE_WALLS_FRIC, (size_t)c->p->n_large);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_WALLS_FRIC, (size_t)c->p->n_large);
   if (!st) { /* the kernels have their arguments: the new lists become current */
     f->ls.cur = 1 - f->ls.cur;
     f->ll.cur = 1 - f->ll.cur;
@@ -676,7 +668,7 @@ ms_status ms_dlf_integrate(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   cl_mem rest[] = {dl->prev_pos, dl->prev_vel, dl->flags, f->rot, f->prev_rot, f->torque};
   for (int a = 0; a < 6; a++)
     ARG(id, 10 + a, rest[a]);
-  return enqueue(c, dev, id, (size_t)n);
+  return ms_dl_enqueue(c, dev, id, (size_t)n);
 }
 
 ms_status ms_dlf_read_back(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int failed)

@@ -231,14 +231,6 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, const 
   return st;
 }
 
-static ms_status enqueue(const ms_ctx *c, ms_device *dev, int kernel, size_t n)
-{
-  cl_event ev = 0;
-  ms_status st = ms_kernels_run_1d(c->kern, c->cl, kernel, n, &ev);
-  ms_status kept = ms_gpu_keep_event(c, dev, kernel, ev);
-  return st ? st : kept;
-}
-
 /* Clear, insert, sort; then the flags, read without waiting (into h_flags, complete
  * after the next blocking call on the queue) or, with `wait`, read now. */
 static ms_status build_list(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, int reset_fail,
@@ -263,11 +255,11 @@ static ms_status build_list(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, int 
     n_clear = 1;
   }
   if (!st)
-    st = enqueue(c, dev, MS_K_LARGE_LIST_CLEAR, n_clear);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_CLEAR, n_clear);
   if (!st)
-    st = enqueue(c, dev, MS_K_LARGE_LIST_INSERT, (size_t)c->p->n_large);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_INSERT, (size_t)c->p->n_large);
   if (!st)
-    st = enqueue(c, dev, MS_K_LARGE_LIST_SORT, dl->n_cells);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_SORT, dl->n_cells);
   if (!st)
     st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, dl->flags, wait ? CL_TRUE : CL_FALSE, 0,
                                          sizeof dl->h_flags, dl->h_flags, 0, NULL, NULL),
@@ -360,15 +352,15 @@ ms_status ms_dl_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker
   if (!st && c->p->friction_on)
     st = ms_dlf_forces(c, dev, dl, w);
   else if (!st)
-    st = enqueue(c, dev, MS_K_LARGE_SMALL_REACT, (size_t)c->p->n_large);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_SMALL_REACT, (size_t)c->p->n_large);
   if (!st && !c->p->friction_on)
-    st = enqueue(c, dev, MS_K_LARGE_SMALL_APPLY, (size_t)c->p->n_small);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_SMALL_APPLY, (size_t)c->p->n_small);
   if (!st && !c->p->friction_on && c->p->n_walls > 0)
-    st = enqueue(c, dev, MS_K_WALLS_SMALL_APPLY, (size_t)c->p->n_small);
+    st = ms_dl_enqueue(c, dev, MS_K_WALLS_SMALL_APPLY, (size_t)c->p->n_small);
   if (!st && !c->p->friction_on)
-    st = enqueue(c, dev, MS_K_LARGE_LARGE, (size_t)c->p->n_large);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LARGE, (size_t)c->p->n_large);
   if (!st && !c->p->friction_on)
-    st = enqueue(c, dev, MS_K_LARGE_WALLS, (size_t)c->p->n_large);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_WALLS, (size_t)c->p->n_large);
   if (!st)
     st = ms_dlw_sum(c, dev, dl);
   if (!st)
@@ -381,7 +373,7 @@ ms_status ms_dl_integrate(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
   double t0 = ms_now();
   ms_status st = c->p->friction_on ? ms_dlf_integrate(c, dev, dl)
-                                : enqueue(c, dev, MS_K_INTEGRATE_LARGE, (size_t)c->p->n_large);
+                                : ms_dl_enqueue(c, dev, MS_K_INTEGRATE_LARGE, (size_t)c->p->n_large);
   if (!st)
     st = build_list(c, dev, dl, 0, 0);
   ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_INTEGRATE, t0);

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/device/events.h"
 #include "collision/exchange/buffers.h"
 #include "collision/worker/walls.h"
 #include "core/grow.h"
@@ -200,14 +199,6 @@ ms_status ms_dlw_bind(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int sum)
   return st;
 }
 
-static ms_status enqueue(const ms_ctx *c, ms_device *dev, int kernel, size_t n)
-{
-  cl_event ev = 0;
-  ms_status st = ms_kernels_run_1d(c->kern, c->cl, kernel, n, &ev);
-  ms_status kept = ms_gpu_keep_event(c, dev, kernel, ev);
-  return st ? st : kept;
-}
-
 /* --diagnostics: the sums' energy arguments; with friction the ended histories' kernel's,
  * the old small lists being those the wall kernel read (ms_dlf_forces has made the new ones
  * current). */
@@ -270,11 +261,11 @@ ms_status ms_dlw_sum(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
     ARG(id, 6 + a, large[a]);
   ms_status st = c->p->diag ? bind_energy(c, dl) : MS_OK;
   if (!st && r->n_spans > 0)
-    st = enqueue(c, dev, MS_K_WALLS_SPAN_SUM, (size_t)r->n_spans);
+    st = ms_dl_enqueue(c, dev, MS_K_WALLS_SPAN_SUM, (size_t)r->n_spans);
   if (!st && r->n_blocks > 0)
-    st = enqueue(c, dev, MS_K_WALLS_DROPPED, (size_t)r->n_blocks);
+    st = ms_dl_enqueue(c, dev, MS_K_WALLS_DROPPED, (size_t)r->n_blocks);
   if (!st)
-    st = enqueue(c, dev, MS_K_WALLS_TOTAL, (size_t)n_walls);
+    st = ms_dl_enqueue(c, dev, MS_K_WALLS_TOTAL, (size_t)n_walls);
   if (!st)
     st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, r->out, CL_FALSE, 0,
                                          (size_t)n_walls * 4 * sizeof(double), r->h_out, 0,

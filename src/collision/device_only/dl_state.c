@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collision/device/events.h"
+
 ms_status ms_dl_make(const ms_cl *cl, size_t bytes, const char *what, cl_mem *out)
 {
   cl_int err;
@@ -15,6 +17,14 @@ ms_status ms_dl_make(const ms_cl *cl, size_t bytes, const char *what, cl_mem *ou
                    what, bytes, (unsigned long long)cl->max_alloc);
   *out = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes ? bytes : 16, NULL, &err);
   return ms_cl_check(err, "clCreateBuffer", what);
+}
+
+ms_status ms_dl_enqueue(const ms_ctx *c, ms_device *dev, int kernel, size_t n)
+{
+  cl_event ev = 0;
+  ms_status st = ms_kernels_run_1d(c->kern, c->cl, kernel, n, &ev);
+  ms_status kept = ms_gpu_keep_event(c, dev, kernel, ev);
+  return st ? st : kept;
 }
 
 void ms_dl_release_mem(cl_mem *m)

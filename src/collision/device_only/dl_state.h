@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 #include "cl/runtime.h"
+#include "collision/device/device.h"
+#include "collision/exchange/crossing.h"
 
 /* Lists of (partner, xi), k slots per large particle, two generations. */
 typedef struct ms_dl_lists {
@@ -82,6 +84,10 @@ ms_status ms_dl_make(const ms_cl *cl, size_t bytes, const char *what, cl_mem *ou
 void ms_dl_release_mem(cl_mem *m);
 
 void ms_dl_release_lists(ms_dl_lists *l); /* both generations */
+
+/* Enqueues `kernel` over n work-items on the manager's queue, its event kept for the
+ * trace and the kernel times. */
+ms_status ms_dl_enqueue(const ms_ctx *c, ms_device *dev, int kernel, size_t n);
 void ms_dl_release(ms_dlarge *d);
 void ms_dlf_release(ms_dl_friction *f);
 void ms_dlw_release(ms_dl_walls *r);
