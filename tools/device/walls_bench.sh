@@ -7,13 +7,19 @@
 # iterations (300) from it, REPEAT (7) runs of each interleaved: median (min-max)
 # ms/iteration per scene, the ratio drum/box, and the CPU worker's phases of each median
 # run (the walls' share is in its large-small and host_in phases). Results under OUT.
-# ARGS: more options for the timed runs (e.g. --buffers copied).
+# ARGS: more options for the timed runs (e.g. --buffers copied); REUSE=1 takes the build
+# and the checkpoints an earlier call left on the machine.
 #   SMALL=1048576 REPEAT=7 WARM=25000 OUT=results tools/device/walls_bench.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
-. tools/device/build.sh bw
+# REUSE=1: the build and the warm-ups' checkpoints of an earlier call on this machine
+if [ -n "${REUSE:-}" ] && [ -x bw/mixsim ]; then
+  . tools/device/build.sh --keep bw
+else
+  . tools/device/build.sh bw
+fi
 nvidia-smi -L
 for s in box drum; do
   python3 tools/sweep_scene.py --small "${SMALL:-1048576}" --large "${LARGE:-1000}" --ratio 10 \
@@ -21,6 +27,7 @@ for s in box drum; do
 done
 warm=${WARM:-25000}
 for s in box drum; do
+  [ -n "${REUSE:-}" ] && [ -f "/tmp/$s.ck" ] && continue
   bw/mixsim "$out/$s.ini" -q --headless -n "$warm" --device gpu --checkpoint "/tmp/$s.ck" \
     >"$out/${s}_warm.txt" 2>&1 || { echo "$s warm-up failed"; tail "$out/${s}_warm.txt"; }
   grep -E '^(contacts|wall) ' "$out/${s}_warm.txt"
@@ -47,5 +54,9 @@ for s in ("box", "drum"):
         ph = mid["threads"][th]
         print("      %s: %s" % (th, ", ".join("%s %.4f" % (k, v["ms_per_iteration"])
                                                for k, v in ph.items())))
+    if "walls_busy_ms_per_iteration" in mid:  # the walls' items' share of the pool's time
+        w, b = sum(mid["walls_busy_ms_per_iteration"]), sum(mid["cpu_threads_busy_ms_per_iteration"])
+        print("      walls' items: %.4f ms/it over the threads, %.1f%% of their busy time"
+              % (w, 100.0 * w / b if b else 0.0))
 print("drum/box %.3f" % (med["drum"] / med["box"]))
 PY
