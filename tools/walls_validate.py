@@ -30,6 +30,8 @@ through --output), analyses the frames, prints a table and, with --plot OUT.png,
 usage: walls_validate.py SUBCOMMAND MIXSIM [--quick] [--seeds 1,2,3] [--plot OUT.png]
                          [--device cpu] [--keep DIR] [--fr 1e-4,1e-3,1e-2] [--turn RAD]
                          [--steps N] [--mixed] [--fills 0.5,1,2,3,4,5,6] [--floor-v MM/S]
+                         [--radius R] [--frames N] [--dt S] [--jobs N] [--cpu-threads N]
+                         [--rolling MU_R]
 """
 import argparse
 import concurrent.futures
@@ -54,9 +56,10 @@ MATERIAL = """[material]
 stiffness = 4000
 restitution = 0.5
 friction = 0.5
-rolling_friction = 0.05
+rolling_friction = {mu_r}
 wall_friction = {mu_w}
 """
+MU_R = 0.05  # the discs' rolling friction (--rolling)
 
 SMALL_R = (0.0018, 0.0022)  # small discs' radii, m (mean diameter 4 mm)
 DENSITY = "2500 kg/m^3"
@@ -160,7 +163,7 @@ def brazil_scene(count, width, steps, seed, gamma):
     top = 0.024 + 1.2 * count * (0.0042 * 1.05) ** 2 / (width - 0.004) + 0.02
     box_h = top + 0.05
     return amp, (scene_header(steps, seed, (0, 0, width, round(box_h, 4)))
-                 + MATERIAL.format(mu_w=0.5)
+                 + MATERIAL.format(mu_r=MU_R, mu_w=0.5)
                  + small_section(count, (0.002, 0.024, width - 0.002, round(top, 4)))
                  + f"""[large.intruder]
 position = {width / 2}, 0.0165
@@ -239,7 +242,8 @@ def cmd_brazil(a, exe, work):
 def drum_scene(R, omega, steps, seed, fill_top, large=None):
     h = round(R * 0.68, 4)  # the lattice's square fits inside the circle
     box = round(R * 1.04, 4)
-    text = (scene_header(steps, seed, (-box, -box, box, box)) + MATERIAL.format(mu_w=0.8)
+    text = (scene_header(steps, seed, (-box, -box, box, box))
+            + MATERIAL.format(mu_r=MU_R, mu_w=0.8)
             + small_section(100000, (-h, -h, h, round(fill_top, 4)), spread=0.01))
     if large:
         n, r, y0, y1 = large
@@ -497,7 +501,7 @@ def janssen_scene(width, fill, n_sec, sec_h, steps, seed):
     box_h = round(max(floor_y + 0.003 + lattice_h + 0.02, JS_WALL_Y0 + n_sec * sec_h + 0.005), 4)
     walls, secs = janssen_geometry(width, n_sec, sec_h, box_h, floor_y)
     text = (scene_header(steps, seed, (0, 0, round(width + 2 * JS_MARGIN, 6), box_h))
-            + MATERIAL.format(mu_w=JS_MU_W)
+            + MATERIAL.format(mu_r=MU_R, mu_w=JS_MU_W)
             + small_section(count, (JS_MARGIN + 0.0001, floor_y + 0.0003,
                                     round(JS_MARGIN + width - 0.0001, 6),
                                     round(box_h - 0.01, 6)), spread=JS_SPREAD)
@@ -707,7 +711,7 @@ def cmd_janssen(a, exe, work):
 
 
 def main():
-    global DT, CPU_THREADS
+    global DT, CPU_THREADS, MU_R
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("experiment", choices=["brazil-nut", "drum", "segregation", "janssen"])
     p.add_argument("mixsim", help="the mixsim executable (build-v/mixsim)")
@@ -727,6 +731,7 @@ def main():
     p.add_argument("--radius", type=float, help="drum: its radius, m (0.06: 15 small diameters)")
     p.add_argument("--frames", type=int, default=30, help="drum: frames a run writes (30)")
     p.add_argument("--dt", type=float, help="the time step, s (2e-5)")
+    p.add_argument("--rolling", type=float, help="the discs' rolling friction mu_r (0.05)")
     p.add_argument("--jobs", type=int, default=1, help="drum: runs at once (1)")
     p.add_argument("--cpu-threads", type=int, default=0,
                    help="mixsim's --cpu-threads (default: mixsim's own)")
@@ -736,6 +741,8 @@ def main():
     if a.dt:
         DT = a.dt
     CPU_THREADS = a.cpu_threads
+    if a.rolling is not None:
+        MU_R = a.rolling
     a.seeds = [int(s) for s in a.seeds.split(",")] if a.seeds else None
     a.fr = [float(s) for s in a.fr.split(",")] if a.fr else None
     a.fills = [float(s) for s in a.fills.split(",")] if a.fills else None

@@ -372,8 +372,9 @@ ms_status ms_dl_forces(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker
 ms_status ms_dl_integrate(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
   double t0 = ms_now();
+  size_t n = (size_t)c->p->n_large;
   ms_status st = c->p->friction_on ? ms_dlf_integrate(c, dev, dl)
-                                : ms_dl_enqueue(c, dev, MS_K_INTEGRATE_LARGE, (size_t)c->p->n_large);
+                                   : ms_dl_enqueue(c, dev, MS_K_INTEGRATE_LARGE, n);
   if (!st)
     st = build_list(c, dev, dl, 0, 0);
   ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_INTEGRATE, t0);

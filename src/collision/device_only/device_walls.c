@@ -47,7 +47,8 @@ static ms_status make_diag(const ms_ctx *c, ms_dl_walls *r)
   r->n_blocks = fric ? (pm->n_small + DROP_BLOCK - 1) / DROP_BLOCK : 0;
   size_t drop = (size_t)pm->n_walls * (size_t)r->n_blocks;
   size_t d2 = 2 * sizeof(double);
-  ms_status st = ms_dl_make(c->cl, (n_small ? n_small : 1) * d2, "walls' small energy", &r->small_lw);
+  ms_status st =
+      ms_dl_make(c->cl, (n_small ? n_small : 1) * d2, "walls' small energy", &r->small_lw);
   if (!st)
     st = ms_dl_make(c->cl, (n_large ? n_large : 1) * d2, "walls' large energy", &r->large_lw);
   if (!st)

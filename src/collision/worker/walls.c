@@ -106,23 +106,23 @@ static ms_status zone_rects(const ms_params *pm, ms_worker *w)
   return MS_OK;
 }
 
-/* Room for a band's runs' sums and items. */
-static int room(void **items, size_t need, size_t *cap, size_t size)
-{
-  while (*cap < need) {
-    void *p = ms_grow(*items, *cap, cap, size, 64);
-    if (!p)
-      return 0;
-    *items = p;
-  }
-  return 1;
-}
-
+/* Room for a band's runs' sums and its items' first runs. */
 static int band_room(ms_wall_now *now)
 {
   size_t n = now->band.n;
-  return room((void **)&now->run, n, &now->run_cap, sizeof *now->run) &&
-         room((void **)&now->item_run, n + 1, &now->items_cap, sizeof *now->item_run);
+  while (now->run_cap < n) {
+    ms_wall_run *r = ms_grow(now->run, now->run_cap, &now->run_cap, sizeof *r, 64);
+    if (!r)
+      return 0;
+    now->run = r;
+  }
+  while (now->items_cap < n + 1) {
+    int *r = ms_grow(now->item_run, now->items_cap, &now->items_cap, sizeof *r, 64);
+    if (!r)
+      return 0;
+    now->item_run = r;
+  }
+  return 1;
 }
 
 /* The small particles run k of a wall's band holds in the source. */
