@@ -180,8 +180,9 @@ static void test_corners(void)
   ENSURE(!ms_wall_features_adjacent(1, 5, 4, 1) && !ms_wall_features_adjacent(0, 7, 4, 0));
 }
 
-/* The inside of a circle: a contact when R - |p - c| < r, normal towards the centre; a
- * centre outside is pushed back in; none at the centre. */
+/* The inside of a circle: a contact when -r < R - |p - c| < r, normal towards the centre;
+ * a centre outside by less than r is pushed back in, one outside by r or more is clear;
+ * none at the centre. */
 static void test_circle_contact(void)
 {
   float r = 0.01f;
@@ -194,9 +195,11 @@ static void test_circle_contact(void)
   ENSURE_SMALL(h.x - (cx + 0.4 * 0.6), 1e-12);
   ENSURE_SMALL(h.y - (cy + 0.4 * 0.8), 1e-12);
   ENSURE(!ms_circle_contact(cx + 0.38, cy, r, cx, cy, R, &h));
-  ENSURE(ms_circle_contact(cx, cy - 0.41, r, cx, cy, R, &h));
+  ENSURE(ms_circle_contact(cx, cy - 0.405, r, cx, cy, R, &h));
   ENSURE(h.n.x == 0.0f && h.n.y == 1.0f);
-  ENSURE_SMALL(h.overlap - 0.02f, 1e-8);
+  ENSURE_SMALL(h.overlap - 0.015f, 1e-8);
+  ENSURE(!ms_circle_contact(cx, cy - 0.41, r, cx, cy, R, &h));
+  ENSURE(!ms_circle_contact(cx + 0.3, cy + 0.45, r, cx, cy, R, &h));
   ENSURE(!ms_circle_contact(cx, cy, 0.5f, cx, cy, R, &h));
 }
 

@@ -98,6 +98,18 @@ PY
   done
 }
 
+# Discs outside a drum, clear of its rim, touch nothing: the same hash and no contact with
+# the drum on both paths (the device tests every disc against the circle, the worker only
+# those in the band along the rim).
+test_outside_the_drum() {
+  local on sc=$root/tests/scenes/walls_outside.ini
+  for on in cpu device; do
+    "$exe" -q --headless -n 400 --large-on $on "$sc" >"$tmp/o-$on" || return 1
+    grep -q '^wall      drum: 0 contacts, force (0, 0) N/m' "$tmp/o-$on" || { cat "$tmp/o-$on"; return 1; }
+  done
+  [ -n "$(hash_of "$tmp/o-cpu")" ] && [ "$(hash_of "$tmp/o-cpu")" = "$(hash_of "$tmp/o-device")" ]
+}
+
 test_particles_stay_in_the_drum() {
   "$exe" -q --headless -n 3000 --dump "$tmp/d.csv" "$drum" >/dev/null || return 1
   python3 - "$tmp/d.csv" <<'PY'
@@ -110,7 +122,7 @@ PY
 }
 
 for t in test_one_hash_in_every_mode test_device_only_same_hash test_device_only_wall_forces \
-  test_device_only_diagnostics \
+  test_device_only_diagnostics test_outside_the_drum \
   test_particles_stay_in_the_drum; do
   check "$t"
 done

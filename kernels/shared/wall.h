@@ -267,7 +267,10 @@ MS_FN int ms_circle_contact(double px, double py, float r, double cx, double cy,
   double dx = px - cx, dy = py - cy;
   double d = ms_sqrt(dx * dx + dy * dy);
   float gap = (float)(radius - d);
-  if (!(gap < r) || d == 0.0)
+  /* The disc straddles the rim or is inside within reach; a centre outside by r or more is
+   * clear of the drum (the worker's band, R +- the largest small radius, holds every disc
+   * that can touch it, so both paths see the same contacts). */
+  if (!(gap < r) || !(gap > -r) || d == 0.0)
     return 0;
   hit->n.x = (float)(-dx / d);
   hit->n.y = (float)(-dy / d);
