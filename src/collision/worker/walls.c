@@ -174,17 +174,14 @@ ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step)
   for (int k = 0; k < pm->n_walls; k++) {
     const ms_wall_def *d = &pm->walls[k];
     ms_wall_now *now = &w->wall[k];
-    double was[2] = {now->center[0], now->center[1]};
+    double was[5] = {now->center[0], now->center[1], now->tx, now->ty, now->angle};
     int placed = now->placed;
-    if (d->kind == MS_WALL_POLYLINE && placed)
-      memcpy(now->shown, now->at, (size_t)d->n_points * 2 * sizeof(double));
     pose(pm, d, now, step);
     /* A wall whose shape did not move (a drum turning about its centre, a static wall)
-     * keeps its band. */
+     * keeps its band: a polyline's points are a function of its pose alone. */
     int same = placed && (d->kind == MS_WALL_CIRCLE
                               ? was[0] == now->center[0] && was[1] == now->center[1]
-                              : memcmp(now->shown, now->at,
-                                       (size_t)d->n_points * 2 * sizeof(double)) == 0);
+                              : was[2] == now->tx && was[3] == now->ty && was[4] == now->angle);
     now->placed = 1;
     now->band_new = !same;
     int ok = same || (d->kind == MS_WALL_CIRCLE
