@@ -450,6 +450,33 @@ static double2 ms_dw_energy(const ms_wall_force *c, const ms_dw_motion *mv, floa
 #endif
 }
 
+/* One disc without friction (centre p, velocity v, radius r, mass m) against every wall in
+ * order, each wall's contacts in segment order: the forces added to *f, the records written
+ * from slot 0, each contact's loss added to *lost. Returns the contacts found. */
+static int ms_dw_disc_plain(__global const double *wd, int n_walls, double2 p, double2 v,
+                            float r, float m, float k, float kt, float mu_r, float dt,
+                            const ms_dw_records *rec, size_t base, float2 *f, double *lost)
+{
+  int e = 0;
+  for (int wi = 0; wi < n_walls; wi++) {
+    ms_dwall d = ms_dwall_load(wd, wi);
+    double2 q = ms_dwall_reference(&d, wd);
+    int seg = 0, feature;
+    ms_wall_hit hit;
+    while (ms_dwall_next_hit(&d, wd, p.x, p.y, r, &seg, &hit, &feature)) {
+      ms_dw_motion mv;
+      ms_wall_force c = ms_dwall_contact(&d, p.x, p.y, (float)v.x, (float)v.y, 0.0f, r, m, &hit,
+                                         0.0f, k, kt, mu_r, dt, 0, &mv);
+      f->x += c.f.x;
+      f->y += c.f.y;
+      double2 lw = ms_dw_energy(&c, &mv, kt, 0.0f, 0.0f, dt);
+      *lost += lw.x;
+      e = ms_dw_record(rec, base, e, wi, q, p.x, p.y, r, &hit, &c, lw);
+    }
+  }
+  return e;
+}
+
 /* One work-item per small particle, after ms_large_small_apply (frictionless): its wall
  * contacts added to F_ls, walls in order, each wall's in segment order, as the worker adds
  * them after the large particles'; with `record`, their reaction records. */
@@ -475,23 +502,9 @@ __kernel void ms_walls_small_apply(__global const double2 *pos, __global const d
   __global double2 *rec_lw = 0;
 #endif
   ms_dw_records rec = {rec_key, rec_f, rec_t, rec_lw, kr, record};
-  size_t base = (size_t)j * (size_t)kr;
-  int e = 0;
-  for (int w = 0; w < n_walls; w++) {
-    ms_dwall d = ms_dwall_load(wd, w);
-    double2 q = ms_dwall_reference(&d, wd);
-    int seg = 0, feature;
-    ms_wall_hit hit;
-    while (ms_dwall_next_hit(&d, wd, xj.x, xj.y, sj.x, &seg, &hit, &feature)) {
-      ms_dw_motion mv;
-      ms_wall_force c = ms_dwall_contact(&d, xj.x, xj.y, (float)vj.x, (float)vj.y, 0.0f, sj.x,
-                                         sj.y, &hit, 0.0f, k, kt, mu_r, dt, 0, &mv);
-      f.x += c.f.x;
-      f.y += c.f.y;
-      e = ms_dw_record(&rec, base, e, w, q, xj.x, xj.y, sj.x, &hit, &c,
-                       ms_dw_energy(&c, &mv, kt, 0.0f, 0.0f, dt));
-    }
-  }
+  double lost = 0.0; /* a small contact's loss is its wall's, from the records */
+  int e = ms_dw_disc_plain(wd, n_walls, xj, vj, sj.x, sj.y, k, kt, mu_r, dt, &rec,
+                           (size_t)j * (size_t)kr, &f, &lost);
   f_ls[j] = f;
   ms_dw_records_end(&rec, rec_n, j, e, lflags);
 }
@@ -520,29 +533,12 @@ __kernel void ms_large_walls(__global const double2 *lpos, __global const double
 #ifdef MS_DIAG
   double acc = diss[diss_off + i]; /* each wall contact's loss, as the worker adds it */
 #else
+  double acc = 0.0;
   __global double2 *rec_lw = 0;
 #endif
   ms_dw_records rec = {rec_key, rec_f, rec_t, rec_lw, kr, record};
-  size_t base = (size_t)i * (size_t)kr;
-  int e = 0;
-  for (int wi = 0; wi < n_walls; wi++) {
-    ms_dwall d = ms_dwall_load(wd, wi);
-    double2 q = ms_dwall_reference(&d, wd);
-    int seg = 0, feature;
-    ms_wall_hit hit;
-    while (ms_dwall_next_hit(&d, wd, p.x, p.y, s.x, &seg, &hit, &feature)) {
-      ms_dw_motion mv;
-      ms_wall_force c = ms_dwall_contact(&d, p.x, p.y, (float)v.x, (float)v.y, 0.0f, s.x, s.y,
-                                         &hit, 0.0f, k, kt, mu_r, dt_f, 0, &mv);
-      f.x += c.f.x;
-      f.y += c.f.y;
-      double2 lw = ms_dw_energy(&c, &mv, kt, 0.0f, 0.0f, dt_f);
-#ifdef MS_DIAG
-      acc += lw.x;
-#endif
-      e = ms_dw_record(&rec, base, e, wi, q, p.x, p.y, s.x, &hit, &c, lw);
-    }
-  }
+  int e = ms_dw_disc_plain(wd, n_walls, p, v, s.x, s.y, k, kt, mu_r, dt_f, &rec,
+                           (size_t)i * (size_t)kr, &f, &acc);
   ms_dw_records_end(&rec, rec_n, i, e, lflags);
 #ifdef MS_DIAG
   diss[diss_off + i] = acc;
