@@ -86,6 +86,34 @@ typedef struct ms_wall {
   float restitution;         /* resolved: the wall's own, else [material] restitution */
 } ms_wall;
 
+/* [inflow.NAME]: particles poured into `region` at `rate` per second from `start` until
+ * `stop` or `max_count`, placed without overlap (positions and sizes from the scene's
+ * seed and the step); a particle with no room is skipped and counted. */
+typedef enum ms_inflow_kind { MS_INFLOW_SMALL, MS_INFLOW_LARGE } ms_inflow_kind;
+typedef enum ms_radius_law { MS_RADIUS_UNIFORM, MS_RADIUS_AREA } ms_radius_law;
+typedef struct ms_inflow {
+  char section[80];   /* "inflow.NAME", for messages */
+  int line;           /* the section header's line */
+  ms_inflow_kind kind;
+  double region[4];   /* x0, y0, x1, y1, simulation frame */
+  double rate;        /* particles per second (> 0) */
+  double start, stop; /* s; stop = HUGE_VAL when not given */
+  long max_count;     /* 0: no limit */
+  float radius_min, radius_max; /* m; equal when `radius` is given */
+  ms_radius_law radius_law;     /* radius_distribution, as [small]'s */
+  float density;      /* kg/m^2, areal like [small]'s */
+  double velocity[2]; /* m/s */
+  double velocity_spread; /* each component + uniform(-s, s) */
+  double spin;        /* rad/s */
+} ms_inflow;
+
+/* [outflow.NAME]: a particle whose centre enters `region` is removed at the step's end. */
+typedef struct ms_outflow {
+  char section[80];
+  int line;
+  double region[4]; /* x0, y0, x1, y1, simulation frame */
+} ms_outflow;
+
 /* mode = gravity: where the bodies come from, how they are integrated. */
 typedef enum ms_bodies {
   MS_BODIES_PLUMMER, /* virialised Plummer sphere (Aarseth, Henon & Wielen 1974) */
@@ -176,8 +204,18 @@ typedef struct ms_scene {
   int worker_list_off; /* worker_list = off: the CPU worker walks the cells every iteration */
   float gravity[2]; /* m/s^2 */
 
-  /* [box]: walls are the four sides */
+  /* [box]: the four sides, each a wall, periodic (`periodic`) or open (`walls` leaves it
+   * out: a particle crossing it leaves the simulation) */
   double box_min[2], box_max[2]; /* m, scene coordinates; box_min is the frame's origin */
+  int periodic[2];  /* x, y: the box wraps along that axis, its two sides have no wall */
+  int box_open[4];  /* left, right, bottom, top: 1 where `walls` leaves a non-periodic side
+                       open (zero-filled, as a scene built by hand is: four walls) */
+
+  /* [inflow.NAME] and [outflow.NAME], in file order (docs/scenes.md) */
+  int inflow_count;
+  struct ms_inflow *inflows;
+  int outflow_count;
+  struct ms_outflow *outflows;
 
   /* [material] */
   float stiffness;   /* N/m */
