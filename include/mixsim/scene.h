@@ -303,6 +303,13 @@ int ms_dump_state_path(const char *path, char *out, size_t size);
  * [wall.NAME] friction > 0. Off, the simulation runs exactly the frictionless program. */
 int ms_scene_friction_on(const ms_scene *scene);
 
+/* The collision grid's cell for a box w x h: min_cell (the largest small diameter, plus the
+ * neighbour list's skin with friction) when no side is periodic; else the smallest cell
+ * >= min_cell of which each periodic side holds a whole number, at least 3. 0 when there is
+ * none (a periodic side shorter than 3 cells, or with periodic = xy, sides whose ratio no
+ * such cell divides). */
+double ms_box_cell(double w, double h, const int periodic[2], double min_cell);
+
 /* Names large particle `index` as the scene does: "[large.rock]" or
  * "[large_random.rocks] #17" (17: its number in the group, from 0); "#index" when
  * `origin` does not cover it. */
