@@ -5,12 +5,13 @@
 #include "shared/contact.h"
 #include "shared/grid.h"
 
-/* shape[i] = (radius, mass) of small particle i; box = (width, height) of the frame. */
+/* shape[i] = (radius, mass) of small particle i; box = the sides (x0, x1, y0, y1), at
+ * infinity where there is no wall; period = (w, h) along a periodic axis, else 0. */
 __kernel void ms_collide_small(__global const double2 *pos, __global const double2 *vel,
                                __global const float2 *shape, __global const int *count,
                                __global const int *idx, int cap, int n, double inv_cell, int nx,
-                               int ny, float k, float two_zeta, double2 box,
-                               __global float2 *f_out
+                               int ny, float k, float two_zeta, double4 box,
+                               __global float2 *f_out, double2 period
 #ifdef MS_DIAG
                                , __global double *diss, double dt
 #endif
@@ -30,8 +31,14 @@ __kernel void ms_collide_small(__global const double2 *pos, __global const doubl
    * (its partner books the other half) and all of the walls'; a side output only. */
   double lost = 0.0;
 #endif
-  for (int y = max(cy - 1, 0); y <= min(cy + 1, ny - 1); y++) {
-    for (int x = max(cx - 1, 0); x <= min(cx + 1, nx - 1); x++) {
+  for (int oy = -1; oy <= 1; oy++) {
+    int y = ms_grid_wrap(cy + oy, ny, period.y > 0.0);
+    if (y < 0)
+      continue;
+    for (int ox = -1; ox <= 1; ox++) {
+      int x = ms_grid_wrap(cx + ox, nx, period.x > 0.0);
+      if (x < 0)
+        continue;
       int cell = y * nx + x;
       int m = min(count[cell], cap);
       for (int s = 0; s < m; s++) {
@@ -40,7 +47,8 @@ __kernel void ms_collide_small(__global const double2 *pos, __global const doubl
           continue;
         double2 xj = pos[j];
         float2 sj = shape[j];
-        float dx = (float)(xj.x - xi.x), dy = (float)(xj.y - xi.y);
+        float dx = (float)ms_image(xj.x - xi.x, period.x);
+        float dy = (float)ms_image(xj.y - xi.y, period.y);
         if (!ms_touching(dx, dy, si.x + sj.x))
           continue; /* most neighbours: their velocities are never loaded */
         double2 vj = vel[j];
@@ -56,13 +64,13 @@ __kernel void ms_collide_small(__global const double2 *pos, __global const doubl
       }
     }
   }
-  ms_v2 w = ms_walls_force(xi.x, xi.y, (float)vi.x, (float)vi.y, si.x, box.x, box.y, k, two_zeta,
+  ms_v2 w = ms_walls_force(xi.x, xi.y, (float)vi.x, (float)vi.y, si.x, box.x, box.y, box.z, box.w, k, two_zeta,
                            si.y);
   fx += w.x;
   fy += w.y;
   f_out[i] = (float2)(fx, fy);
 #ifdef MS_DIAG
-  lost += (double)ms_walls_dissipation(xi.x, xi.y, (float)vi.x, (float)vi.y, si.x, box.x, box.y,
+  lost += (double)ms_walls_dissipation(xi.x, xi.y, (float)vi.x, (float)vi.y, si.x, box.x, box.y, box.z, box.w,
                                        k, two_zeta, si.y);
   diss[i] += lost * dt;
 #endif

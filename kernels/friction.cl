@@ -13,7 +13,8 @@ __kernel void ms_integrate_small_fric(__global double2 *pos, __global double2 *v
                                       __global const float2 *f_ss, __global float2 *f_ls,
                                       int n, double gx, double gy, double dt,
                                       __global double2 *rot, __global const float *t_ss,
-                                      __global float *t_ls)
+                                      __global float *t_ls, double2 period,
+                                      __global int2 *img)
 {
   int i = get_global_id(0);
   if (i >= n)
@@ -25,6 +26,13 @@ __kernel void ms_integrate_small_fric(__global double2 *pos, __global double2 *v
   float2 sh = shape[i];
   double x = p.x, y = p.y, vx = v.x, vy = v.y;
   ms_integrate(&x, &y, &vx, &vy, fs.x + fl.x, fs.y + fl.y, sh.y, gx, gy, dt);
+  if (period.x > 0.0 || period.y > 0.0) {
+    int2 m = img[i];
+    int ix = m.x, iy = m.y;
+    ms_wrap_into(&x, &ix, period.x);
+    ms_wrap_into(&y, &iy, period.y);
+    img[i] = (int2)(ix, iy);
+  }
   pos[i] = (double2)(x, y);
   vel[i] = (double2)(vx, vy);
   f_ls[i] = (float2)(0.0f, 0.0f);
@@ -39,13 +47,14 @@ __kernel void ms_integrate_small_fric(__global double2 *pos, __global double2 *v
  * margin for rounding) since the neighbour list was built: flags[0] = 1 then. Only set
  * here, cleared when the list is rebuilt (collision/device/nlist.c). */
 __kernel void ms_nlist_check(__global const double2 *pos, __global const double2 *ref, int n,
-                             double limit2, __global int *flags)
+                             double limit2, __global int *flags, double2 period)
 {
   int i = get_global_id(0);
   if (i >= n)
     return;
-  double2 d = pos[i] - ref[i];
-  if (d.x * d.x + d.y * d.y > limit2)
+  double2 p = pos[i], q = ref[i]; /* through the seam by the nearest image */
+  double dx = ms_image(p.x - q.x, period.x), dy = ms_image(p.y - q.y, period.y);
+  if (dx * dx + dy * dy > limit2)
     flags[0] = 1; /* every writer stores the same value */
 }
 
@@ -61,7 +70,7 @@ __kernel void ms_nlist_build(__global const double2 *pos, __global const float2 
                              __global const int *old_j, __global const float *old_xi,
                              __global const int *old_n, int old_k, __global int *new_j,
                              __global float *new_xi, __global int *new_n, int new_k,
-                             __global int *flags)
+                             __global int *flags, double2 period)
 {
   int i = get_global_id(0);
   if (i >= n)
@@ -72,8 +81,14 @@ __kernel void ms_nlist_build(__global const double2 *pos, __global const float2 
   int cy = ms_grid_axis(xi.y, inv_cell, ny);
   ms_slot_index base = (ms_slot_index)i * (ms_slot_index)new_k;
   int m = 0;
-  for (int y = max(cy - 1, 0); y <= min(cy + 1, ny - 1); y++) {
-    for (int x = max(cx - 1, 0); x <= min(cx + 1, nx - 1); x++) {
+  for (int oy = -1; oy <= 1; oy++) {
+    int y = ms_grid_wrap(cy + oy, ny, period.y > 0.0);
+    if (y < 0)
+      continue;
+    for (int ox = -1; ox <= 1; ox++) {
+      int x = ms_grid_wrap(cx + ox, nx, period.x > 0.0);
+      if (x < 0)
+        continue;
       int cell = y * nx + x;
       int c = min(count[cell], cap);
       for (int s = 0; s < c; s++) {
@@ -81,7 +96,8 @@ __kernel void ms_nlist_build(__global const double2 *pos, __global const float2 
         if (j == i)
           continue;
         double2 xj = pos[j];
-        float dx = (float)(xj.x - xi.x), dy = (float)(xj.y - xi.y);
+        float dx = (float)ms_image(xj.x - xi.x, period.x);
+        float dy = (float)ms_image(xj.y - xi.y, period.y);
         float reach = ri + shape[j].x + skin;
         if (!(dx * dx + dy * dy < reach * reach))
           continue;
@@ -157,9 +173,9 @@ __kernel void ms_collide_small_fric(__global const double2 *pos, __global const 
                                     __global const int *nb_j, __global float *nb_xi,
                                     __global const int *nb_n, int kslots, int n, float k,
                                     float two_zeta, float kt, float mu, float mu_r,
-                                    float mu_wall, float dt, double2 box,
+                                    float mu_wall, float dt, double4 box,
                                     __global float *wall_xi, __global float2 *f_out,
-                                    __global float *t_out
+                                    __global float *t_out, double2 period
 #ifdef MS_DIAG
                                     , __global double *diss
 #endif
@@ -187,7 +203,8 @@ __kernel void ms_collide_small_fric(__global const double2 *pos, __global const 
     int j = nb_j[base + e];
     double2 xj = pos[j];
     float2 sj = shape[j];
-    float dx = (float)(xj.x - xi.x), dy = (float)(xj.y - xi.y);
+    float dx = (float)ms_image(xj.x - xi.x, period.x);
+    float dy = (float)ms_image(xj.y - xi.y, period.y);
     float r_sum = si.x + sj.x;
     float kept = 0.0f;
     int touch = ms_touching(dx, dy, r_sum);
@@ -225,7 +242,8 @@ __kernel void ms_collide_small_fric(__global const double2 *pos, __global const 
   /* The walls: the normal push as ms_walls_force adds it, then each touching side's
    * friction with its own displacement. */
   float r = si.x, vx = (float)vi.x, vy = (float)vi.y;
-  float gap[4] = {(float)xi.x, (float)(box.x - xi.x), (float)xi.y, (float)(box.y - xi.y)};
+  MS_BOX_GAPS(xi.x, xi.y, box.x, box.y, box.z, box.w);
+  float gap[4] = {gl, gr, gb, gt};
   __global float *wx = wall_xi + (ms_slot_index)i * 4;
   float pushes[4] = {0.0f, 0.0f, 0.0f, 0.0f};
   ms_v2 w;
@@ -274,7 +292,7 @@ __kernel void ms_collide_small_fric(__global const double2 *pos, __global const 
   f_out[i] = (float2)(fx, fy);
   t_out[i] = tq;
 #ifdef MS_DIAG
-  lost += (double)ms_walls_dissipation(xi.x, xi.y, vx, vy, r, box.x, box.y, k, two_zeta, si.y) *
+  lost += (double)ms_walls_dissipation(xi.x, xi.y, vx, vy, r, box.x, box.y, box.z, box.w, k, two_zeta, si.y) *
           (double)dt;
   diss[i] += lost;
 #endif

@@ -513,7 +513,7 @@ __kernel void ms_walls_small_apply(__global const double2 *pos, __global const d
  * order (each one's contacts in segment order, recorded with `record`), then the box's. */
 __kernel void ms_large_walls(__global const double2 *lpos, __global const double2 *lvel,
                              __global const float2 *lshape, __global const int *lstat,
-                             int n_large, double2 box, float k, float two_zeta,
+                             int n_large, double4 box, float k, float two_zeta,
                              __global float2 *lf, __global const double *wd, int n_walls,
                              float kt, float mu_r, float dt_f, int kr, int record,
                              __global int *rec_n, __global int *rec_key, __global float2 *rec_f,
@@ -543,14 +543,14 @@ __kernel void ms_large_walls(__global const double2 *lpos, __global const double
 #ifdef MS_DIAG
   diss[diss_off + i] = acc;
 #endif
-  ms_v2 w = ms_walls_force(p.x, p.y, (float)v.x, (float)v.y, s.x, box.x, box.y, k, two_zeta,
+  ms_v2 w = ms_walls_force(p.x, p.y, (float)v.x, (float)v.y, s.x, box.x, box.y, box.z, box.w, k, two_zeta,
                            s.y);
   f.x += w.x;
   f.y += w.y;
   lf[i] = f;
 #ifdef MS_DIAG /* after the pairs, as the worker books its walls */
   diss[diss_off + i] += dt * (double)ms_walls_dissipation(p.x, p.y, (float)v.x, (float)v.y, s.x,
-                                                          box.x, box.y, k, two_zeta, s.y);
+                                                          box.x, box.y, box.z, box.w, k, two_zeta, s.y);
 #endif
 }
 

@@ -535,7 +535,7 @@ __kernel void ms_walls_small_apply_fric(
  * sums them, then each touching side's tangential law and rolling torque. */
 __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const double2 *lvel,
                                   __global const float2 *lshape, __global const int *lstat,
-                                  __global const double2 *lrot, int n_large, double2 box,
+                                  __global const double2 *lrot, int n_large, double4 box,
                                   float k, float two_zeta, float4 fr, float dt,
                                   __global float *wall_xi, __global float2 *lf,
                                   __global float *lt, __global const double *wd, int n_walls,
@@ -605,7 +605,7 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
     diss[diss_off + i] = lost + ended;
   }
 #endif
-  float gl = (float)p.x, gr = (float)(box.x - p.x), gb = (float)p.y, gt = (float)(box.y - p.y);
+  MS_BOX_GAPS(p.x, p.y, box.x, box.y, box.z, box.w);
 #ifdef MS_DIAG /* as ms_fr_walls: what the four springs held, and their xi before the step */
   double held = ms_list_spring(fr.x, xi, 4);
   float xo[4] = {xi[0], xi[1], xi[2], xi[3]};
@@ -642,7 +642,7 @@ __kernel void ms_large_walls_fric(__global const double2 *lpos, __global const d
       if (touching[side])
         acc += ms_wall_slip(nd[side], pd[side], vx, vy, w, s, fr.x, two_zeta, fr.w, fr.z, dt,
                             xo[side]);
-    acc += (double)ms_walls_dissipation(p.x, p.y, vx, vy, r, box.x, box.y, k, two_zeta, s.y) *
+    acc += (double)ms_walls_dissipation(p.x, p.y, vx, vy, r, box.x, box.y, box.z, box.w, k, two_zeta, s.y) *
                dt_d -
            (ms_list_spring(fr.x, xi, 4) - held);
     diss[diss_off + i] = acc;

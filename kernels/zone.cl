@@ -48,19 +48,37 @@ static int ms_zone_owner(__global const int *base, int n_large, int r)
   return lo;
 }
 
-/* One work-item per rectangle row: rect = (x0, x1, y0, y1) of each large particle, as
- * the worker computes it; base[i] its first row. */
+/* Span r of rectangle q = (x0, x1, y0, y1) starting at span `first`: its row's first
+ * cell and last cell. On a periodic box the rectangle is unclamped along a periodic
+ * axis (kernels/shared/grid.h): its rows are taken round the seam, and a row that crosses
+ * the seam is two spans, its cells left of the seam (wrapped to the grid's end) first,
+ * as the worker's walk visits them. */
+static int2 ms_zone_span_cells(int4 q, int first, int r, int nx, int ny)
+{
+  int pieces = q.x < 0 || q.y >= nx ? 2 : 1;
+  int k = r - first, y = q.z + k / pieces, piece = k % pieces;
+  y = y < 0 ? y + ny : y >= ny ? y - ny : y;
+  int a = q.x, b = q.y;
+  if (pieces == 2) {
+    a = piece == 0 ? (q.x < 0 ? q.x + nx : q.x) : 0;
+    b = piece == 0 ? nx - 1 : (q.y >= nx ? q.y - nx : q.y);
+  }
+  return (int2)(y * nx + a, y * nx + b);
+}
+
+/* One work-item per span: rect = (x0, x1, y0, y1) of each large particle, as the worker
+ * computes it; base[i] its first span. */
 __kernel void ms_zone_mark(int n_rows, int n_large, __global const int4 *rect,
-                           __global const int *base, int nx, int stamp, __global int *mark)
+                           __global const int *base, int nx, int stamp, __global int *mark,
+                           int ny)
 {
   int r = get_global_id(0);
   if (r >= n_rows)
     return;
   int i = ms_zone_owner(base, n_large, r);
-  int4 q = rect[i];
-  int row = (q.z + r - base[i]) * nx;
-  for (int cx = q.x; cx <= q.y; cx++)
-    mark[row + cx] = stamp;
+  int2 cells = ms_zone_span_cells(rect[i], base[i], r, nx, ny);
+  for (int cell = cells.x; cell <= cells.y; cell++)
+    mark[cell] = stamp;
 }
 
 /* A lane's marked cells: (particles, cells). */
@@ -150,15 +168,14 @@ __kernel void ms_zone_gather(int n_cells, int per_lane, int cap, int stamp, int 
 __kernel void ms_zone_spans(int n_rows, int n_large, __global const int4 *rect,
                             __global const int *base, int nx, int cap,
                             __global const int *count, __global const int *first,
-                            __global int2 *span)
+                            __global int2 *span, int ny)
 {
   int r = get_global_id(0);
   if (r >= n_rows)
     return;
   int i = ms_zone_owner(base, n_large, r);
-  int4 q = rect[i];
-  int row = (q.z + r - base[i]) * nx;
-  int a = row + q.x, b = row + q.y;
+  int2 cells = ms_zone_span_cells(rect[i], base[i], r, nx, ny);
+  int a = cells.x, b = cells.y;
   span[r] = (int2)(first[a], first[b] + min(count[b], cap));
 }
 

@@ -301,14 +301,14 @@ static void test_segments_match_box_walls(void)
     ms_wall_hit h;
     int touch = ms_segment_contact(x, y, r, sides[side][0], sides[side][1], sides[side][2],
                                    sides[side][3], 1, 1, 0.0, 0.0, &h);
-    ms_v2 box = ms_walls_force(x, y, vx, vy, r, W, H, k, two_zeta, m);
+    ms_v2 box = ms_walls_force(x, y, vx, vy, r, 0.0, W, 0.0, H, k, two_zeta, m);
     ENSURE(touch == (box.x != 0.0f || box.y != 0.0f));
     if (!touch)
       continue;
     ms_wall_force c = ms_wall_contact_force(h.n, h.overlap, vx, vy, w, r, m, k, two_zeta, kt,
                                             0.5f, 0.05f, xi, dt, 0);
     ENSURE(c.f.x == box.x && c.f.y == box.y && c.torque == 0.0f && c.xi == 0.0f);
-    ENSURE(c.dissipation == ms_walls_dissipation(x, y, vx, vy, r, W, H, k, two_zeta, m));
+    ENSURE(c.dissipation == ms_walls_dissipation(x, y, vx, vy, r, 0.0, W, 0.0, H, k, two_zeta, m));
     /* with friction: the kernels' box-wall side (kernels/friction.cl, wall_friction) */
     float gaps[4] = {(float)x, (float)(W - x), (float)y, (float)(H - y)};
     float apps[4] = {-vx, vx, -vy, vy};

@@ -61,15 +61,22 @@ MS_FN float ms_wall_push(float gap, float approach, float r, float k, float c)
   return k * (r - gap) + c * approach;
 }
 
-/* Sum of the four wall forces on a particle of mass m in the box [0, w] x [0, h] (the
- * simulation frame); the gaps are taken in double, the rest in float. */
-MS_FN ms_v2 ms_walls_force(double x, double y, float vx, float vy, float r, double w, double h,
-                           float k, float two_zeta, float m)
+/* The gaps from a centre to the box's four sides, left, right, bottom and top, which lie
+ * at x = x0, x1 and y = y0, y1 (the box [0, w] x [0, h] of the simulation frame); a side
+ * with no wall (periodic or open) lies at infinity and its gap is infinite. */
+#define MS_BOX_GAPS(x, y, x0, x1, y0, y1)                                                     \
+  float gl = (float)((x) - (x0)), gr = (float)((x1) - (x)), gb = (float)((y) - (y0)),        \
+        gt = (float)((y1) - (y))
+
+/* Sum of the four wall forces on a particle of mass m in the box; the gaps are taken in
+ * double, the rest in float. */
+MS_FN ms_v2 ms_walls_force(double x, double y, float vx, float vy, float r, double x0, double x1,
+                           double y0, double y1, float k, float two_zeta, float m)
 {
   ms_v2 f;
   f.x = 0.0f;
   f.y = 0.0f;
-  float gl = (float)x, gr = (float)(w - x), gb = (float)y, gt = (float)(h - y);
+  MS_BOX_GAPS(x, y, x0, x1, y0, y1);
   if (gl >= r && gr >= r && gb >= r && gt >= r)
     return f; /* clear of every wall: the usual case, no dashpot to compute */
   float c = ms_dashpot(two_zeta, k, m);
@@ -97,10 +104,11 @@ MS_FN float ms_contact_dissipation(float dx, float dy, float dvx, float dvy, flo
 
 /* The same for the four walls of ms_walls_force: each touching side's dashpot times the
  * squared speed along its normal. */
-MS_FN float ms_walls_dissipation(double x, double y, float vx, float vy, float r, double w,
-                                 double h, float k, float two_zeta, float m)
+MS_FN float ms_walls_dissipation(double x, double y, float vx, float vy, float r, double x0,
+                                 double x1, double y0, double y1, float k, float two_zeta,
+                                 float m)
 {
-  float gl = (float)x, gr = (float)(w - x), gb = (float)y, gt = (float)(h - y);
+  MS_BOX_GAPS(x, y, x0, x1, y0, y1);
   if (gl >= r && gr >= r && gb >= r && gt >= r)
     return 0.0f;
   float c = ms_dashpot(two_zeta, k, m);

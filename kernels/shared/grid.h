@@ -44,6 +44,50 @@ MS_FN int ms_grid_axis_outside(double p, double inv_cell, int n)
   return !(f >= 0.0) || f >= (double)n;
 }
 
+/* Periodic boundaries (docs/open-systems.md): a periodic axis has a whole number of cells
+ * (scene/box_cell.c), positions are kept in [0, period), and two particles meet through
+ * the nearest image. `period` is 0 along an axis that does not wrap. */
+
+/* The offset d = x_j - x_i (double) through the nearest image: every pair's offset is
+ * taken through this one expression, so the device and the worker agree to the bit. */
+MS_FN double ms_image(double d, double period)
+{
+  if (period > 0.0) {
+    if (d > 0.5 * period)
+      d -= period;
+    else if (d < -0.5 * period)
+      d += period;
+  }
+  return d;
+}
+
+/* Puts a coordinate stepped past a periodic side back into [0, period), counting the
+ * periods crossed in *image (the unwrapped coordinate is x + image * period). */
+MS_FN void ms_wrap_into(double *x, int *image, double period)
+{
+  if (!(period > 0.0))
+    return;
+  if (*x < 0.0) {
+    *x += period;
+    *image -= 1;
+  }
+  if (*x >= period) { /* also a tiny negative x that rounded up to the period */
+    *x -= period;
+    *image += 1;
+  }
+}
+
+/* Cell c along an axis of n cells, wrapped when the axis is periodic; -1 when it lies
+ * off a non-periodic grid. */
+MS_FN int ms_grid_wrap(int c, int n, int periodic)
+{
+  if (c < 0)
+    return periodic ? c + n : -1;
+  if (c >= n)
+    return periodic ? c - n : -1;
+  return c;
+}
+
 /* The cells within `reach` of (x, y), clamped to the grid: columns x0..x1, rows y0..y1.
  * With reach = a large particle's radius + the largest small radius, the rectangle its
  * large-small walk visits (the worker, the zone, the device-only kernels, the summary). */
@@ -59,6 +103,34 @@ MS_FN ms_cell_rect ms_grid_rect(double x, double y, double reach, double inv_cel
   q.y0 = ms_grid_axis(y - reach, inv_cell, ny);
   q.y1 = ms_grid_axis(y + reach, inv_cell, ny);
   return q;
+}
+
+/* The same on a box that may wrap: along a periodic axis the range is not clamped (it may
+ * start below 0 or end past n - 1; walk it through ms_grid_wrap). The scene keeps a reach
+ * under half the period, so no cell comes twice. */
+MS_FN ms_cell_rect ms_grid_rect_wrap(double x, double y, double reach, double inv_cell, int nx,
+                                     int ny, int px, int py)
+{
+  ms_cell_rect q = ms_grid_rect(x, y, reach, inv_cell, nx, ny);
+  if (px) {
+    q.x0 = (int)ms_floor((x - reach) * inv_cell);
+    q.x1 = (int)ms_floor((x + reach) * inv_cell);
+  }
+  if (py) {
+    q.y0 = (int)ms_floor((y - reach) * inv_cell);
+    q.y1 = (int)ms_floor((y + reach) * inv_cell);
+  }
+  return q;
+}
+
+/* Where cell c (in [0, n)) lies in a walk from c0 (a rectangle's unclamped start):
+ * c - c0, taken round the seam when the axis is periodic. */
+MS_FN int ms_grid_walk_offset(int c, int c0, int n, int periodic)
+{
+  int d = c - c0;
+  if (periodic && d < 0)
+    d += n;
+  return d;
 }
 
 /* Position of slot `slot` of cell `cell` in the index buffer (cap slots per cell,

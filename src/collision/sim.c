@@ -41,7 +41,19 @@ static ms_status setup_grid(ms_sim *s, const ms_scene *sc)
   double w = sc->box_max[0] - sc->box_min[0], h = sc->box_max[1] - sc->box_min[1];
   /* With friction the cell also spans the neighbour list's skin (collision/device/nlist.h). */
   double cell = sc->small_count > 0 ? 2.0 * sc->small_radius + s->dev.nl.skin : (w > h ? w : h);
+  if (sc->small_count > 0 && (sc->periodic[0] || sc->periodic[1])) {
+    /* A whole number of cells along each periodic side (the loader checked there is one). */
+    cell = ms_box_cell(w, h, sc->periodic, cell);
+    if (!(cell > 0.0))
+      return ms_fail(MS_ERR_INPUT, "%s: [box] periodic: no grid cell of at least one small "
+                                   "diameter fits a whole number of times along the periodic "
+                                   "sides", sc->path);
+  }
   double nx = ceil(w / cell), ny = ceil(h / cell);
+  if (sc->periodic[0])
+    nx = nearbyint(w / cell);
+  if (sc->periodic[1])
+    ny = nearbyint(h / cell);
   if (nx < 1)
     nx = 1;
   if (ny < 1)
@@ -84,9 +96,22 @@ static ms_status setup_large(ms_sim *s, const ms_scene *sc)
     L->is_static = in->is_static;
     L->w = in->is_static || !s->p.friction_on ? 0.0 : in->spin;
     L->theta = s->p.friction_on ? in->theta : 0.0;
+    if (L->r > s->p.r_large_max)
+      s->p.r_large_max = L->r;
     s->wk.sweep_order[i] = i;
   }
   return MS_OK;
+}
+
+/* Each side a wall, periodic (no wall, the axis wraps) or open (no wall). */
+static void setup_sides(ms_params *p, const ms_scene *sc)
+{
+  for (int a = 0; a < 2; a++) {
+    p->period[a] = sc->periodic[a] ? p->box[a] : 0.0;
+    int low = 2 * a, high = 2 * a + 1;
+    p->side[low] = sc->periodic[a] || sc->box_open[low] ? -HUGE_VAL : 0.0;
+    p->side[high] = sc->periodic[a] || sc->box_open[high] ? HUGE_VAL : p->box[a];
+  }
 }
 
 static void setup_params(ms_sim *s, const ms_scene *sc)
@@ -100,6 +125,7 @@ static void setup_params(ms_sim *s, const ms_scene *sc)
   s->p.origin[1] = sc->box_min[1];
   s->p.box[0] = sc->box_max[0] - sc->box_min[0];
   s->p.box[1] = sc->box_max[1] - sc->box_min[1];
+  setup_sides(&s->p, sc);
   s->p.n_small = sc->small_count;
   s->p.r_small_max = sc->small_radius;
   s->p.pipeline = sc->pipeline;
@@ -392,6 +418,10 @@ ms_status ms_sim_advance(ms_sim *s, long iterations)
 {
   if (iterations <= 0)
     return MS_OK;
+  if (s->p.large_on == MS_LARGE_ON_DEVICE && s->p.n_large > 0 &&
+      (s->p.period[0] > 0.0 || s->p.period[1] > 0.0))
+    return ms_fail(MS_ERR_INPUT, "large_on = device: the device-only path does not take large "
+                                 "particles across a periodic box yet; use large_on = cpu");
   return ms_pipeline_run(s, iterations);
 }
 

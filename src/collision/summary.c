@@ -13,10 +13,11 @@
 #include "shared/grid.h"
 #include "shared/wall.h"
 
-/* The force law's overlap test on a difference taken in double. */
-static int touching(const double *a, const double *b, float r_sum)
+/* The force law's overlap test on a difference taken in double, through the seams. */
+static int touching(const ms_params *pm, const double *a, const double *b, float r_sum)
 {
-  return ms_touching((float)(b[0] - a[0]), (float)(b[1] - a[1]), r_sum);
+  return ms_touching((float)ms_image(b[0] - a[0], pm->period[0]),
+                     (float)ms_image(b[1] - a[1], pm->period[1]), r_sum);
 }
 
 /* Small particles sorted by cell (counting sort): first[c] .. first[c + 1] in `order`. */
@@ -54,12 +55,15 @@ static long small_small(const ms_sim *s, const ms_state *st, const cells *c)
   for (int i = 0; i < st->n_small; i++) {
     const double *p = &st->small_pos[2 * i];
     int cx = ms_grid_axis(p[0], g->inv_cell, g->nx), cy = ms_grid_axis(p[1], g->inv_cell, g->ny);
-    for (int y = cy > 0 ? cy - 1 : 0; y <= cy + 1 && y < g->ny; y++)
-      for (int x = cx > 0 ? cx - 1 : 0; x <= cx + 1 && x < g->nx; x++) {
-        size_t cell = (size_t)y * (size_t)g->nx + (size_t)x;
+    for (int y = cy - 1; y <= cy + 1; y++)
+      for (int x = cx - 1; x <= cx + 1; x++) {
+        int cell = ms_params_cell(&s->p, x, y);
+        if (cell < 0)
+          continue;
         for (size_t k = c->first[cell]; k < c->first[cell + 1]; k++) {
           int j = c->order[k];
-          n += j > i && touching(p, &st->small_pos[2 * j], s->p.shape[2 * i] + s->p.shape[2 * j]);
+          n += j > i && touching(&s->p, p, &st->small_pos[2 * j],
+                                 s->p.shape[2 * i] + s->p.shape[2 * j]);
         }
       }
   }
@@ -68,19 +72,17 @@ static long small_small(const ms_sim *s, const ms_state *st, const cells *c)
 
 static long large_small(const ms_sim *s, const ms_state *st, const cells *c)
 {
-  const ms_grid *g = &s->p.grid;
   long n = 0;
   for (int i = 0; i < st->n_large && st->n_small > 0; i++) {
     const double *p = &st->large_pos[2 * i];
     float r = s->wk.large[i].r;
-    ms_cell_rect q = ms_grid_rect(p[0], p[1], (double)r + s->p.r_small_max, g->inv_cell, g->nx,
-                                  g->ny);
+    ms_cell_rect q = ms_params_rect(&s->p, p[0], p[1], (double)r + s->p.r_small_max);
     for (int y = q.y0; y <= q.y1; y++)
       for (int x = q.x0; x <= q.x1; x++) {
-        size_t cell = (size_t)y * (size_t)g->nx + (size_t)x;
+        int cell = ms_params_cell(&s->p, x, y);
         for (size_t k = c->first[cell]; k < c->first[cell + 1]; k++) {
           int j = c->order[k];
-          n += touching(p, &st->small_pos[2 * j], r + s->p.shape[2 * j]);
+          n += touching(&s->p, p, &st->small_pos[2 * j], r + s->p.shape[2 * j]);
         }
       }
   }
@@ -96,12 +98,16 @@ static long large_large(ms_sim *s, const ms_state *st)
   for (int a = 0; a < st->n_large; a++) {
     const ms_body *A = &s->wk.large[o[a]];
     double right = A->x + A->r;
+    /* the sweep's pairs, then with periodic x those across the seam (cpu_worker.c) */
+    double seam = A->x - A->r + s->p.period[0] - 2.0 * (double)s->p.r_large_max;
     for (int b = a + 1; b < st->n_large; b++) {
       const ms_body *B = &s->wk.large[o[b]];
-      if (B->x - B->r > right)
+      if (B->x - B->r > right && !(s->p.period[0] > 0.0))
         break;
+      if (B->x - B->r > right && !(B->x - B->r > seam))
+        continue;
       n += !(A->is_static && B->is_static) &&
-           touching(&st->large_pos[2 * o[a]], &st->large_pos[2 * o[b]], A->r + B->r);
+           touching(&s->p, &st->large_pos[2 * o[a]], &st->large_pos[2 * o[b]], A->r + B->r);
     }
   }
   return n;
@@ -110,8 +116,8 @@ static long large_large(ms_sim *s, const ms_state *st)
 /* A particle touches a wall when a wall pushes it (ms_walls_force's gaps). */
 static int at_wall(const ms_sim *s, const double *p, float r)
 {
-  float gl = (float)p[0], gr = (float)(s->p.box[0] - p[0]), gb = (float)p[1],
-        gt = (float)(s->p.box[1] - p[1]);
+  const double *sd = s->p.side;
+  MS_BOX_GAPS(p[0], p[1], sd[0], sd[1], sd[2], sd[3]);
   return gl < r || gr < r || gb < r || gt < r;
 }
 

@@ -7,7 +7,9 @@
 
 #include <stddef.h>
 
+#include "cl/runtime.h"
 #include "mixsim/scene.h"
+#include "shared/grid.h"
 #include "shared/wall.h"
 
 /* Grid geometry: cells of one largest small diameter covering the box from the
@@ -26,6 +28,7 @@ typedef struct ms_body {
   int is_static;
   double theta, w; /* angle and spin (anticlockwise), stepped only with friction on */
   float torque;    /* accumulated this iteration like fx, fy */
+  int img[2];      /* periods crossed along x and y (periodic box) */
 } ms_body;
 
 /* A wall ([wall.NAME]) as the run keeps it: its shape at t = 0 in the simulation frame,
@@ -49,9 +52,13 @@ typedef struct ms_wall_def {
 typedef struct ms_params {
   double dt, gx, gy;
   float k, two_zeta;  /* stiffness; 2 zeta from the restitution (dashpots per pair) */
-  double box[2];      /* width and height: the walls are x = 0, w and y = 0, h */
+  double box[2];      /* width and height: the sides are x = 0, w and y = 0, h */
+  double side[4];     /* x0, x1, y0, y1 of the sides with a wall; +-HUGE_VAL where a side is
+                         periodic or open (kernels/shared/contact.h's MS_BOX_GAPS) */
+  double period[2];   /* w, h along a periodic axis, else 0 (kernels/shared/grid.h) */
   double origin[2];   /* the box's min corner in scene coordinates */
   float r_small_max;  /* the largest small radius (the grid cell is twice it) */
+  float r_large_max;  /* the largest large radius (the large pairs across a seam) */
   float *shape;       /* (radius, mass) of each small particle, as on the device */
   int n_small, n_large;
   double max_speed2;  /* squared speed limit, 0: none */
@@ -74,6 +81,33 @@ typedef struct ms_params {
   int n_walls;
   float list_skin;      /* its skin: MS_NLIST_SKIN_RATIO x the largest small radius */
 } ms_params;
+
+/* The box's sides and periods as the kernels take them. */
+static inline cl_double4 ms_params_sides(const ms_params *p)
+{
+  return (cl_double4){{p->side[0], p->side[1], p->side[2], p->side[3]}};
+}
+static inline cl_double2 ms_params_period(const ms_params *p)
+{
+  return (cl_double2){{p->period[0], p->period[1]}};
+}
+
+/* The cells within `reach` of (x, y): along a periodic axis unclamped, to walk through
+ * ms_grid_wrap (kernels/shared/grid.h). */
+static inline ms_cell_rect ms_params_rect(const ms_params *p, double x, double y, double reach)
+{
+  const ms_grid *g = &p->grid;
+  return ms_grid_rect_wrap(x, y, reach, g->inv_cell, g->nx, g->ny, p->period[0] > 0.0,
+                           p->period[1] > 0.0);
+}
+
+/* Cell (cx, cy) of a rectangle walk through the seams; -1 where it lies off the grid. */
+static inline int ms_params_cell(const ms_params *p, int cx, int cy)
+{
+  const ms_grid *g = &p->grid;
+  int x = ms_grid_wrap(cx, g->nx, p->period[0] > 0.0), y = ms_grid_wrap(cy, g->ny, p->period[1] > 0.0);
+  return x < 0 || y < 0 ? -1 : y * g->nx + x;
+}
 
 /* Whether the worker uses its large-small list this advance: on, exchange = full, large
  * particles on the CPU worker, small and large particles present. The zone keeps walking

@@ -22,6 +22,9 @@ static ms_status bind_friction(const ms_ctx *c, ms_device *d)
   ARG(MS_K_INTEGRATE_FRIC, 9, b->rot);
   ARG(MS_K_INTEGRATE_FRIC, 10, b->t_ss);
   ARG(MS_K_INTEGRATE_FRIC, 11, b->t_ls);
+  cl_double2 period = ms_params_period(c->p);
+  ARG(MS_K_INTEGRATE_FRIC, 12, period);
+  ARG(MS_K_INTEGRATE_FRIC, 13, b->img);
   return ms_nlist_bind(c, d);
 }
 
@@ -30,7 +33,8 @@ ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d)
   ms_buffers *b = &c->x->buf;
   const ms_grid *g = &c->p->grid;
   int n_cells = (int)g->n_cells, cap = (int)b->cap;
-  cl_double2 box = {{c->p->box[0], c->p->box[1]}};
+  cl_double4 box = ms_params_sides(c->p);
+  cl_double2 period = ms_params_period(c->p);
 
   int clear_cells = ms_gpu_fill_clears(c) ? 0 : n_cells;
   ARG(MS_K_GRID_CLEAR, 0, b->count);
@@ -68,9 +72,10 @@ ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d)
   ARG(MS_K_COLLIDE_SMALL, 11, c->p->two_zeta);
   ARG(MS_K_COLLIDE_SMALL, 12, box);
   ARG(MS_K_COLLIDE_SMALL, 13, b->f_ss);
+  ARG(MS_K_COLLIDE_SMALL, 14, period);
   if (c->p->diag) { /* the program was built with MS_DIAG (collision/dissipation.h) */
-    ARG(MS_K_COLLIDE_SMALL, 14, d->diss);
-    ARG(MS_K_COLLIDE_SMALL, 15, c->p->dt);
+    ARG(MS_K_COLLIDE_SMALL, 15, d->diss);
+    ARG(MS_K_COLLIDE_SMALL, 16, c->p->dt);
   }
 
   ARG(MS_K_INTEGRATE_SMALL, 0, b->pos);
@@ -82,6 +87,8 @@ ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d)
   ARG(MS_K_INTEGRATE_SMALL, 6, c->p->gx);
   ARG(MS_K_INTEGRATE_SMALL, 7, c->p->gy);
   ARG(MS_K_INTEGRATE_SMALL, 8, c->p->dt);
+  ARG(MS_K_INTEGRATE_SMALL, 9, period);
+  ARG(MS_K_INTEGRATE_SMALL, 10, b->img);
   return c->p->friction_on ? bind_friction(c, d) : MS_OK;
 }
 

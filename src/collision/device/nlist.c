@@ -119,12 +119,14 @@ ms_status ms_nlist_bind(const ms_ctx *c, ms_device *d)
    * close that the build (at r_i + r_j + skin) left out. */
   double half = 0.49 * (double)nl->skin, limit2 = half * half;
   float dt = (float)c->p->dt;
-  cl_double2 box = {{c->p->box[0], c->p->box[1]}};
+  cl_double4 box = ms_params_sides(c->p);
+  cl_double2 period = ms_params_period(c->p);
   ARG(MS_K_NLIST_CHECK, 0, b->pos);
   ARG(MS_K_NLIST_CHECK, 1, nl->ref);
   ARG(MS_K_NLIST_CHECK, 2, c->p->n_small);
   ARG(MS_K_NLIST_CHECK, 3, limit2);
   ARG(MS_K_NLIST_CHECK, 4, nl->flags);
+  ARG(MS_K_NLIST_CHECK, 5, period);
 
   ARG(MS_K_NLIST_BUILD, 0, b->pos);
   ARG(MS_K_NLIST_BUILD, 1, b->shape);
@@ -137,6 +139,7 @@ ms_status ms_nlist_bind(const ms_ctx *c, ms_device *d)
   ARG(MS_K_NLIST_BUILD, 8, g->ny);
   ARG(MS_K_NLIST_BUILD, 9, nl->skin);
   ARG(MS_K_NLIST_BUILD, 18, nl->flags);
+  ARG(MS_K_NLIST_BUILD, 19, period);
 
   ARG(MS_K_COLLIDE_FRIC, 0, b->pos);
   ARG(MS_K_COLLIDE_FRIC, 1, b->vel);
@@ -154,8 +157,9 @@ ms_status ms_nlist_bind(const ms_ctx *c, ms_device *d)
   ARG(MS_K_COLLIDE_FRIC, 17, nl->wall_xi);
   ARG(MS_K_COLLIDE_FRIC, 18, b->f_ss);
   ARG(MS_K_COLLIDE_FRIC, 19, b->t_ss);
+  ARG(MS_K_COLLIDE_FRIC, 20, period);
   if (c->p->diag) /* built with MS_DIAG (collision/dissipation.h) */
-    ARG(MS_K_COLLIDE_FRIC, 20, d->diss);
+    ARG(MS_K_COLLIDE_FRIC, 21, d->diss);
   return bind_live(c, d);
 }
 
@@ -182,6 +186,8 @@ static ms_status enqueue_worker_check(const ms_ctx *c, ms_device *d)
   ARG(MS_K_NLIST_CHECK, 2, c->p->n_small);
   ARG(MS_K_NLIST_CHECK, 3, limit2);
   ARG(MS_K_NLIST_CHECK, 4, wl->flags);
+  cl_double2 period = ms_params_period(c->p);
+  ARG(MS_K_NLIST_CHECK, 5, period);
   ms_status st = run(c, d, MS_K_NLIST_CHECK);
   if (!st)
     st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, wl->flags, CL_FALSE, 0, sizeof(int),

@@ -557,7 +557,7 @@ static ms_status bind_walls(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
   ms_dl_friction *f = &dl->fr;
   int id = MS_K_LARGE_WALLS_FRIC, n = c->p->n_large;
-  cl_double2 box = {{c->p->box[0], c->p->box[1]}};
+  cl_double4 box = ms_params_sides(c->p);
   cl_mem large[] = {dl->pos, dl->vel, dl->shape, dl->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, a, large[a]);

@@ -59,7 +59,7 @@ static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
   const ms_grid *g = &c->p->grid;
   int n = c->p->n_large;
-  cl_double2 box = {{c->p->box[0], c->p->box[1]}};
+  cl_double4 box = ms_params_sides(c->p);
   ARG(MS_K_LARGE_LIST_INSERT, 0, dl->pos);
   ARG(MS_K_LARGE_LIST_INSERT, 1, dl->shape);
   ARG(MS_K_LARGE_LIST_INSERT, 2, n);

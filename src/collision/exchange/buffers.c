@@ -177,7 +177,8 @@ ms_status ms_buffers_create(ms_buffers *b, ms_cl *cl, ms_buffer_mode mode, size_
       (st = create(cl, hf, v2, "f_ls", &b->f_ls)) ||
       (st = create(cl, hf, n_cells * sizeof(int), "grid count", &b->count)) ||
       (st = create(cl, hf, n_cells * cap * sizeof(int), "grid index", &b->idx)) ||
-      (st = create(cl, CL_MEM_READ_WRITE, MS_FLAG_COUNT * sizeof(int), "grid flags", &b->flags)))
+      (st = create(cl, CL_MEM_READ_WRITE, MS_FLAG_COUNT * sizeof(int), "grid flags", &b->flags)) ||
+      (st = create(cl, CL_MEM_READ_WRITE, n_small * 2 * sizeof(int), "images", &b->img)))
     return st;
   if (mode == MS_BUFFERS_COPIED && (st = alloc_copies(b, cl)))
     return st;
@@ -186,6 +187,8 @@ ms_status ms_buffers_create(ms_buffers *b, ms_cl *cl, ms_buffer_mode mode, size_
   if (!zero)
     return ms_fail(MS_ERR_RUNTIME, "out of memory");
   st = ms_buffers_upload(cl, b->f_ls, zero, v2);
+  if (!st) /* images: as many ints as F_ls has floats */
+    st = ms_buffers_upload(cl, b->img, zero, n_small * 2 * sizeof(int));
   free(zero);
   return st;
 }
@@ -224,7 +227,7 @@ void ms_buffers_release(ms_buffers *b, ms_cl *cl)
   for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
     staging_free(cl, copies[i]);
   cl_mem *mems[] = {&b->pos,  &b->vel,   &b->shape, &b->f_ss, &b->f_ls,
-                    &b->count, &b->idx, &b->flags, &b->rot,  &b->t_ss, &b->t_ls};
+                    &b->count, &b->idx, &b->flags, &b->rot,  &b->t_ss, &b->t_ls, &b->img};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
     if (*mems[i])
       clReleaseMemObject(*mems[i]);

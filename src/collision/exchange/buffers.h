@@ -36,6 +36,8 @@ typedef struct ms_buffers {
   cl_mem f_ls;       /* float2: large-small forces, written by the CPU worker */
   cl_mem count, idx; /* grid: per-cell counters, cap slots per cell */
   cl_mem flags;      /* MS_FLAG_* counters of the grid kernels */
+  cl_mem img;        /* int2: the periods each small particle crossed (periodic box), device
+                        only; zeros otherwise */
   /* Friction on only (ms_buffers_add_rotation; NULL otherwise): */
   cl_mem rot;        /* double2: angle and spin of each small particle */
   cl_mem t_ss;       /* float: small-small and wall torque, device only */

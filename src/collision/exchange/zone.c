@@ -234,15 +234,16 @@ static size_t rectangles(const ms_ctx *c, ms_zone *z, const ms_body *large, cons
   size_t rows = 0;
   for (int i = 0; i < c->p->n_large; i++) {
     const ms_body *L = &large[i];
-    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + c->p->r_small_max, g->inv_cell,
-                                  g->nx, g->ny);
+    ms_cell_rect q = ms_params_rect(c->p, L->x, L->y, (double)L->r + c->p->r_small_max);
     int *r = &rect[4 * i];
     r[0] = q.x0;
     r[1] = q.x1;
     r[2] = q.y0;
     r[3] = q.y1;
     z->base[i] = up_base[i] = (int)rows;
-    rows += (size_t)(r[3] - r[2] + 1);
+    /* a row across a periodic seam is two spans (kernels/zone.cl) */
+    int pieces = q.x0 < 0 || q.x1 >= g->nx ? 2 : 1;
+    rows += (size_t)(r[3] - r[2] + 1) * (size_t)pieces;
   }
   for (size_t e = 0; e < n_extra; e++) { /* the walls' runs, after the large particles */
     size_t i = (size_t)c->p->n_large + e;
@@ -291,6 +292,7 @@ static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_MARK, 4, nx);
   ARG(MS_K_ZONE_MARK, 5, z->stamp);
   ARG(MS_K_ZONE_MARK, 6, z->m_mark);
+  ARG(MS_K_ZONE_MARK, 7, c->p->grid.ny);
   ARG(MS_K_ZONE_BLOCKS, 0, cells);
   ARG(MS_K_ZONE_BLOCKS, 1, per_lane);
   ARG(MS_K_ZONE_BLOCKS, 2, cap);
@@ -369,6 +371,7 @@ static ms_status spans(const ms_ctx *c, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_SPANS, 4, nx);
   ARG(MS_K_ZONE_SPANS, 5, cap); ARG(MS_K_ZONE_SPANS, 6, c->x->buf.count);
   ARG(MS_K_ZONE_SPANS, 7, z->m_first); ARG(MS_K_ZONE_SPANS, 8, z->m_span);
+  ARG(MS_K_ZONE_SPANS, 9, c->p->grid.ny);
   return run(c, MS_K_ZONE_SPANS, z->n_spans, &e->ev[MS_K_ZONE_SPANS]);
 }
 

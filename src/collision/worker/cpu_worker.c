@@ -73,7 +73,8 @@ static int large_small_pair(const ms_params *pm, const ms_worker *w, ms_body *L,
                             const ls_source *src, ms_worker_chunk *out)
 {
   const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
-  float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
+  float dx = (float)ms_image(L->x - xj[0], pm->period[0]);
+  float dy = (float)ms_image(L->y - xj[1], pm->period[1]);
   /* Out of reach of the largest small particle, out of reach of this one (r_sum and its
    * square only shrink with rj, rounding included): most candidates end here, before
    * their radius is looked up at an index the zone does not order. */
@@ -143,13 +144,11 @@ static int large_small_one(const ms_params *pm, const ms_worker *w, int i, const
           return 0;
     return 1;
   }
-  const ms_grid *g = &pm->grid;
-  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + pm->r_small_max, g->inv_cell, g->nx,
-                                g->ny);
+  ms_cell_rect q = ms_params_rect(pm, L->x, L->y, (double)L->r + pm->r_small_max);
   int cap = src->cap;
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
-      int cell = cy * g->nx + cx;
+      int cell = ms_params_cell(pm, cx, cy);
       int n = src->count[cell] < cap ? src->count[cell] : cap;
       for (int k = 0; k < n; k++) {
         int j = src->idx[ms_grid_slot(cell, cap, k)];
@@ -247,8 +246,7 @@ static double large_visits(const ms_params *pm, const ms_worker *w)
   double cells = 0.0;
   for (int i = 0; i < pm->n_large; i++) {
     const ms_body *L = &w->large[i];
-    ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + pm->r_small_max, g->inv_cell,
-                                  g->nx, g->ny);
+    ms_cell_rect q = ms_params_rect(pm, L->x, L->y, (double)L->r + pm->r_small_max);
     cells += (double)(q.x1 - q.x0 + 1) * (double)(q.y1 - q.y0 + 1);
   }
   return cells * (double)pm->n_small / (double)g->n_cells;
@@ -418,7 +416,8 @@ static int pair_force(const ms_params *pm, const ms_body *A, const ms_body *B, m
 {
   if (A->is_static && B->is_static)
     return 0;
-  float dx = (float)(B->x - A->x), dy = (float)(B->y - A->y), rs = A->r + B->r;
+  float dx = (float)ms_image(B->x - A->x, pm->period[0]);
+  float dy = (float)ms_image(B->y - A->y, pm->period[1]), rs = A->r + B->r;
   if (dx * dx + dy * dy >= rs * rs)
     return 0;
   /* A static partner acts with infinite mass: the pair's mass is the moving one's. */
@@ -478,6 +477,26 @@ static ms_status fill_sweep(const ms_params *pm, ms_worker *w)
                      grain(w, GRAIN_PER_BODY));
 }
 
+/* Sweep positions a < b as a candidate pair: kept with its force when the two touch.
+ * Returns 0 when out of memory. */
+static int ll_candidate(const ms_params *pm, ms_worker *w, ms_worker_chunk *ch, int a, int b)
+{
+  const struct ms_sweep_item *sw = w->sweep;
+  float dx = (float)ms_image(sw[b].x - sw[a].x, pm->period[0]);
+  float dy = (float)ms_image(sw[b].y - sw[a].y, pm->period[1]), rs = sw[a].r + sw[b].r;
+  if (dx * dx + dy * dy >= rs * rs)
+    return 1;
+  ms_ll_pair p = {sw[a].index, sw[b].index, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0};
+  if (!ll_pair(pm, w, &p))
+    return 1;
+  ms_ll_pair *ll = ms_grow(ch->ll, ch->n_ll, &ch->ll_cap, sizeof *ll, 256);
+  if (!ll)
+    return 0;
+  ch->ll = ll;
+  ch->ll[ch->n_ll++] = p;
+  return 1;
+}
+
 /* One chunk of sweep positions: the touching pairs whose left member is there, in sweep
  * order, with their forces. The extents decide which pairs to look at (pair_force's own
  * distance test, on the same values); pair_force decides and computes. */
@@ -492,21 +511,20 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
   ch->n_ll = 0;
   for (int a = begin; a < end; a++) {
     double right = sw[a].right;
-    for (int b = a + 1; b < pm->n_large; b++) {
-      if (sw[b].left > right)
-        break;
-      float dx = (float)(sw[b].x - sw[a].x), dy = (float)(sw[b].y - sw[a].y),
-            rs = sw[a].r + sw[b].r;
-      if (dx * dx + dy * dy >= rs * rs)
-        continue;
-      ms_ll_pair p = {sw[a].index, sw[b].index, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0};
-      if (!ll_pair(pm, w, &p))
-        continue;
-      ms_ll_pair *ll = ms_grow(ch->ll, ch->n_ll, &ch->ll_cap, sizeof *ll, 256);
-      if (!ll)
+    int b = a + 1;
+    for (; b < pm->n_large && sw[b].left <= right; b++)
+      if (!ll_candidate(pm, w, ch, a, b))
         return out_of_memory(why, why_size, "large-large");
-      ch->ll = ll;
-      ch->ll[ch->n_ll++] = p;
+    /* Periodic in x: the pairs that touch across the seam, B near the right side and its
+     * image left of A, in sweep order after the direct ones. */
+    if (pm->period[0] > 0.0) {
+      double seam = sw[a].left + pm->period[0] - 2.0 * (double)pm->r_large_max;
+      int lo = pm->n_large;
+      while (lo > b && sw[lo - 1].left > seam)
+        lo--;
+      for (int c = lo; c < pm->n_large; c++)
+        if (!ll_candidate(pm, w, ch, a, c))
+          return out_of_memory(why, why_size, "large-large");
     }
   }
   return MS_OK;
@@ -530,14 +548,15 @@ static ms_status walls_chunk(void *ctx, int begin, int end, int chunk, char *why
       ms_fr_walls(pm, w, i);
       continue;
     }
-    ms_v2 fw = ms_walls_force(L->x, L->y, (float)L->vx, (float)L->vy, L->r, pm->box[0],
-                              pm->box[1], pm->k, pm->two_zeta, L->m);
+    ms_v2 fw = ms_walls_force(L->x, L->y, (float)L->vx, (float)L->vy, L->r, pm->side[0],
+                              pm->side[1], pm->side[2], pm->side[3], pm->k, pm->two_zeta, L->m);
     L->fx += fw.x;
     L->fy += fw.y;
     if (pm->diag)
       w->diss_large[i] += pm->dt * (double)ms_walls_dissipation(
-                                         L->x, L->y, (float)L->vx, (float)L->vy, L->r, pm->box[0],
-                                         pm->box[1], pm->k, pm->two_zeta, L->m);
+                                         L->x, L->y, (float)L->vx, (float)L->vy, L->r, pm->side[0],
+                                         pm->side[1], pm->side[2], pm->side[3], pm->k,
+                                         pm->two_zeta, L->m);
   }
   return MS_OK;
 }
@@ -609,6 +628,8 @@ static ms_status integrate_chunk(void *ctx, int begin, int end, int chunk, char 
     if (L->is_static)
       continue;
     ms_integrate(&L->x, &L->y, &L->vx, &L->vy, L->fx, L->fy, L->m, pm->gx, pm->gy, pm->dt);
+    ms_wrap_into(&L->x, &L->img[0], pm->period[0]);
+    ms_wrap_into(&L->y, &L->img[1], pm->period[1]);
     if (pm->friction_on)
       ms_integrate_rotation(&L->theta, &L->w, L->torque, ms_disc_inertia(L->m, L->r), pm->dt);
     int finite = isfinite(L->x) && isfinite(L->y) && isfinite(L->vx) && isfinite(L->vy) &&

@@ -35,7 +35,8 @@ static int large_moved(const ms_ctx *c, const ms_worker *w)
   double d = REBUILD_SHARE * (double)c->p->list_skin, limit2 = d * d;
   for (int i = 0; i < c->p->n_large; i++) {
     const ms_body *L = &w->large[i];
-    double dx = L->x - w->wl.row[i].x, dy = L->y - w->wl.row[i].y;
+    double dx = ms_image(L->x - w->wl.row[i].x, c->p->period[0]);
+    double dy = ms_image(L->y - w->wl.row[i].y, c->p->period[1]);
     if (!(dx * dx + dy * dy <= limit2))
       return 1;
   }
@@ -58,22 +59,23 @@ static int push(ms_ls_row *r, int j)
 static int build_row(const ms_params *pm, const ms_buffers *b, const ms_worker *w, int i)
 {
   const ms_body *L = &w->large[i];
-  const ms_grid *g = &pm->grid;
   ms_ls_row *r = &w->wl.row[i];
   double margin = w->wl.margin;
-  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + pm->r_small_max + margin, g->inv_cell,
-                                g->nx, g->ny);
+  ms_cell_rect q = ms_params_rect(pm, L->x, L->y, (double)L->r + pm->r_small_max + margin);
   int cap = (int)b->cap;
   r->n = 0;
   r->x = L->x;
   r->y = L->y;
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
-      int cell = cy * g->nx + cx;
+      int cell = ms_params_cell(pm, cx, cy);
+      if (cell < 0)
+        continue;
       int n = b->h_count[cell] < cap ? b->h_count[cell] : cap;
       for (int k = 0; k < n; k++) {
         int j = b->h_idx[ms_grid_slot(cell, cap, k)];
-        double dx = L->x - b->h_pos[2 * j], dy = L->y - b->h_pos[2 * j + 1];
+        double dx = ms_image(L->x - b->h_pos[2 * j], pm->period[0]);
+        double dy = ms_image(L->y - b->h_pos[2 * j + 1], pm->period[1]);
         double reach = (double)L->r + (double)pm->shape[2 * j] + margin;
         if (dx * dx + dy * dy <= reach * reach && !push(r, j))
           return 0;
@@ -191,8 +193,8 @@ long ms_ls_list_candidates(const ms_params *pm, const ms_worker *w, int i, const
   const ms_ls_row *r = &w->wl.row[i];
   /* The rectangle the walk visits now: an entry outside it the walk would not see, even
    * where rounding lets it touch. */
-  ms_cell_rect q = ms_grid_rect(L->x, L->y, (double)L->r + pm->r_small_max, g->inv_cell, g->nx,
-                                g->ny);
+  ms_cell_rect q = ms_params_rect(pm, L->x, L->y, (double)L->r + pm->r_small_max);
+  int px = pm->period[0] > 0.0, py = pm->period[1] > 0.0;
   if ((size_t)r->n > out->key_cap) {
     size_t cap = (size_t)r->n + (size_t)r->n / 2 + 64;
     uint64_t *p = realloc(out->key, cap * sizeof *p);
@@ -205,13 +207,17 @@ long ms_ls_list_candidates(const ms_params *pm, const ms_worker *w, int i, const
   for (int e = 0; e < r->n; e++) {
     int j = r->j[e];
     const double *xj = &pos[2 * j];
-    float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
+    float dx = (float)ms_image(L->x - xj[0], pm->period[0]);
+    float dy = (float)ms_image(L->y - xj[1], pm->period[1]);
     if (!ms_touching(dx, dy, L->r + pm->r_small_max))
       continue;
-    int cx = ms_grid_axis(xj[0], g->inv_cell, g->nx), cy = ms_grid_axis(xj[1], g->inv_cell, g->ny);
-    if (cx < q.x0 || cx > q.x1 || cy < q.y0 || cy > q.y1)
+    /* The key orders as the walk does: rows, then cells in a row, from the rectangle's
+     * corner round the seams. */
+    int rx = ms_grid_walk_offset(ms_grid_axis(xj[0], g->inv_cell, g->nx), q.x0, g->nx, px);
+    int ry = ms_grid_walk_offset(ms_grid_axis(xj[1], g->inv_cell, g->ny), q.y0, g->ny, py);
+    if (rx < 0 || rx > q.x1 - q.x0 || ry < 0 || ry > q.y1 - q.y0)
       continue;
-    uint64_t cell = (uint64_t)(uint32_t)(cy * g->nx + cx);
+    uint64_t cell = (uint64_t)(uint32_t)(ry * g->nx + rx);
     out->key[n++] = cell << 32 | (uint64_t)(uint32_t)j;
   }
   if (!insertion_sort(out->key, n, 4 * n + 64))

@@ -83,7 +83,8 @@ int ms_fr_large_small_pair(const ms_params *pm, const ms_worker *w, int i, ms_bo
                            size_t at, const ms_ls_source *src, ms_worker_chunk *out)
 {
   const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
-  float dx = (float)(L->x - xj[0]), dy = (float)(L->y - xj[1]);
+  float dx = (float)ms_image(L->x - xj[0], pm->period[0]);
+  float dy = (float)ms_image(L->y - xj[1], pm->period[1]);
   if (!ms_touching(dx, dy, L->r + pm->r_small_max))
     return 1;
   float rj = pm->shape[2 * j], mj = pm->shape[2 * j + 1];
@@ -112,7 +113,8 @@ int ms_fr_large_large_pair(const ms_params *pm, const ms_worker *w, int ia, int 
   const ms_body *A = &w->large[ia], *B = &w->large[ib];
   if (A->is_static && B->is_static)
     return 0;
-  float dx = (float)(B->x - A->x), dy = (float)(B->y - A->y), rs = A->r + B->r;
+  float dx = (float)ms_image(B->x - A->x, pm->period[0]);
+  float dy = (float)ms_image(B->y - A->y, pm->period[1]), rs = A->r + B->r;
   if (!ms_touching(dx, dy, rs))
     return 0;
   float m_eff = A->is_static ? B->m : B->is_static ? A->m : ms_pair_mass(A->m, B->m);
@@ -209,8 +211,7 @@ void ms_fr_walls(const ms_params *pm, ms_worker *w, int i)
   float *xi = &w->hist.wall_xi[4 * i];
   float r = L->r, vx = (float)L->vx, vy = (float)L->vy;
   double held = pm->diag ? wall_spring(pm, xi) : 0.0;
-  float gl = (float)L->x, gr = (float)(pm->box[0] - L->x), gb = (float)L->y,
-        gt = (float)(pm->box[1] - L->y);
+  MS_BOX_GAPS(L->x, L->y, pm->side[0], pm->side[1], pm->side[2], pm->side[3]);
   if (gl >= r && gr >= r && gb >= r && gt >= r) {
     xi[0] = xi[1] = xi[2] = xi[3] = 0.0f;
     if (pm->diag) /* clear of the walls: the springs give up what they held */
@@ -231,8 +232,9 @@ void ms_fr_walls(const ms_params *pm, ms_worker *w, int i)
   wall_friction(pm, w, i, (ms_v2){0.0f, -1.0f}, pb, gb < r, &xi[2]);
   wall_friction(pm, w, i, (ms_v2){0.0f, 1.0f}, pt, gt < r, &xi[3]);
   if (pm->diag)
-    w->diss_large[i] += (double)ms_walls_dissipation(L->x, L->y, vx, vy, r, pm->box[0],
-                                                     pm->box[1], pm->k, pm->two_zeta, L->m) *
+    w->diss_large[i] += (double)ms_walls_dissipation(L->x, L->y, vx, vy, r, pm->side[0],
+                                                     pm->side[1], pm->side[2], pm->side[3],
+                                                     pm->k, pm->two_zeta, L->m) *
                             pm->dt -
                         (wall_spring(pm, xi) - held);
 }
