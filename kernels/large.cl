@@ -24,13 +24,43 @@
 #define MS_LFLAG_FIRST_FAIL 2 /* lowest large index whose integration failed */
 #define MS_LFLAG_WALL_HITS 4  /* a disc had more wall contacts than its reaction records */
 
+/* The box's periods (0: the axis does not wrap) and the largest large radius, constants
+ * of the run given at the program's build (collision/sim.c), as the worker's ms_params
+ * has them. */
+#ifndef MS_PERIOD_X
+#define MS_PERIOD_X 0.0
+#define MS_PERIOD_Y 0.0
+#define MS_R_LARGE_MAX 0.0
+#endif
+#define MS_PX (MS_PERIOD_X > 0.0)
+#define MS_PY (MS_PERIOD_Y > 0.0)
+
 /* The cells under a large particle's reach (radius + largest small radius, plus
- * `margin`), as the CPU worker's large-small walk computes them. */
+ * `margin`), as the CPU worker's large-small walk computes them: unclamped along a
+ * periodic axis, walked through ms_large_cell. */
 static ms_cell_rect ms_large_rect(double2 p, float r, float r_small_max, double margin,
                                   double inv_cell, int nx, int ny)
 {
   double reach = (double)r + r_small_max + margin;
-  return ms_grid_rect(p.x, p.y, reach, inv_cell, nx, ny);
+  return ms_grid_rect_wrap(p.x, p.y, reach, inv_cell, nx, ny, MS_PX, MS_PY);
+}
+
+/* Cell (cx, cy) of such a walk, round the seams (ms_params_cell on the host). */
+static int ms_large_cell(int cx, int cy, int nx, int ny)
+{
+  return ms_grid_wrap(cy, ny, MS_PY) * nx + ms_grid_wrap(cx, nx, MS_PX);
+}
+
+/* Integration's wrap into a periodic box, the periods crossed counted in *img. */
+static void ms_large_wrap(double *x, double *y, __global int2 *img)
+{
+  if (!(MS_PX || MS_PY))
+    return;
+  int2 m = *img;
+  int ix = m.x, iy = m.y;
+  ms_wrap_into(x, &ix, MS_PERIOD_X);
+  ms_wrap_into(y, &iy, MS_PERIOD_Y);
+  *img = (int2)(ix, iy);
 }
 
 /* Clears the per-cell counts and the list's counters; `reset_fail` clears the failure
@@ -63,7 +93,7 @@ __kernel void ms_large_list_insert(__global const double2 *lpos, __global const 
   ms_cell_rect q = ms_large_rect(lpos[i], lshape[i].x, r_small_max, 0.0, inv_cell, nx, ny);
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
-      int cell = cy * nx + cx;
+      int cell = ms_large_cell(cx, cy, nx, ny);
       int slot = atomic_inc(&lcount[cell]);
       if (slot < lcap) {
         lidx[ms_grid_slot(cell, lcap, slot)] = i;
@@ -90,7 +120,8 @@ __kernel void ms_large_list_sort(__global const int *lcount, __global int *lidx,
 static int ms_ls_force(double2 lx, double2 lv, float2 ls, int lstat, double2 xj, double2 vj,
                        float2 sj, float k, float two_zeta, ms_v2 *f)
 {
-  float dx = (float)(lx.x - xj.x), dy = (float)(lx.y - xj.y);
+  float dx = (float)ms_image(lx.x - xj.x, MS_PERIOD_X);
+  float dy = (float)ms_image(lx.y - xj.y, MS_PERIOD_Y);
   if (!ms_touching(dx, dy, ls.x + sj.x))
     return 0;
   /* A static particle acts with infinite mass: the pair's mass is the small one's. */
@@ -106,7 +137,8 @@ static int ms_ls_force(double2 lx, double2 lv, float2 ls, int lstat, double2 xj,
 static void ms_ls_diss(double2 lx, double2 lv, float2 ls, int lstat, double2 xj, double2 vj,
                        float2 sj, float k, float two_zeta, double dt, __global double *acc)
 {
-  float dx = (float)(lx.x - xj.x), dy = (float)(lx.y - xj.y);
+  float dx = (float)ms_image(lx.x - xj.x, MS_PERIOD_X);
+  float dy = (float)ms_image(lx.y - xj.y, MS_PERIOD_Y);
   float m_eff = lstat ? sj.y : ms_pair_mass(ls.y, sj.y);
   *acc += dt * (double)ms_contact_dissipation(dx, dy, (float)(vj.x - lv.x), (float)(vj.y - lv.y),
                                               ls.x + sj.x, k, two_zeta, m_eff);
@@ -137,7 +169,7 @@ __kernel void ms_large_small_react(__global const double2 *lpos, __global const 
   ms_cell_rect q = ms_large_rect(lx, ls.x, r_small_max, 0.0, inv_cell, nx, ny);
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
-      int cell = cy * nx + cx;
+      int cell = ms_large_cell(cx, cy, nx, ny);
       int n = min(count[cell], cap);
       for (int s = 0; s < n; s++) {
         int j = idx[ms_grid_slot(cell, cap, s)];
@@ -189,7 +221,7 @@ __kernel void ms_large_small_apply(__global const double2 *pos, __global const d
 /* X's next partner in the sweep's order: the particle other than X, listed in the cells
  * of q, with the smallest key (left edge, index) above (last_e, last), or any key when
  * last < 0; -1 when none is left. *key_e: its left edge. */
-static int ms_sweep_next(ms_cell_rect q, int nx, __global const int *lcount, int lcap,
+static int ms_sweep_next(ms_cell_rect q, int nx, int ny, __global const int *lcount, int lcap,
                          __global const int *lidx, __global const double2 *lpos,
                          __global const float2 *lshape, int x, int last, double last_e,
                          double *key_e)
@@ -198,7 +230,7 @@ static int ms_sweep_next(ms_cell_rect q, int nx, __global const int *lcount, int
   double best_e = 0.0;
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
-      int cell = cy * nx + cx;
+      int cell = ms_large_cell(cx, cy, nx, ny);
       int n = min(lcount[cell], lcap);
       for (int a = 0; a < n; a++) {
         int p = lidx[ms_grid_slot(cell, lcap, a)];
@@ -216,6 +248,17 @@ static int ms_sweep_next(ms_cell_rect q, int nx, __global const int *lcount, int
   }
   *key_e = best_e;
   return best;
+}
+
+/* Whether the worker's sweep looks at the pair A before B (cpu_worker.c): B starts
+ * left of A's right edge, or, periodic in x, B lies near the right side with its image
+ * left of A (the seam's pairs). */
+static int ms_sweep_pair(double2 pa, float2 sa, double2 pb, float2 sb)
+{
+  double left_b = pb.x - sb.x;
+  if (!(left_b > pa.x + sa.x))
+    return 1;
+  return MS_PX && left_b > pa.x - sa.x + MS_PERIOD_X - 2.0 * (double)MS_R_LARGE_MAX;
 }
 
 /* One work-item per large particle X: large-large in the sweep's order. The candidates
@@ -249,7 +292,7 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
   double last_e = 0.0;
   for (;;) {
     double best_e;
-    int best = ms_sweep_next(q, nx, lcount, lcap, lidx, lpos, lshape, x, last, last_e, &best_e);
+    int best = ms_sweep_next(q, nx, ny, lcount, lcap, lidx, lpos, lshape, x, last, last_e, &best_e);
     if (best < 0)
       break;
     last = best;
@@ -260,12 +303,13 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
     int a = before ? best : x, b = before ? x : best;
     double2 pa = lpos[a], pb = lpos[b];
     float2 sa = lshape[a], sb = lshape[b];
-    if (pb.x - sb.x > pa.x + sa.x)
-      continue; /* the sweep's prune: B starts right of A's right edge */
+    if (!ms_sweep_pair(pa, sa, pb, sb))
+      continue;
     int sta = lstat[a], stb = lstat[b];
     if (sta && stb)
       continue;
-    float dx = (float)(pb.x - pa.x), dy = (float)(pb.y - pa.y), rs = sa.x + sb.x;
+    float dx = (float)ms_image(pb.x - pa.x, MS_PERIOD_X);
+    float dy = (float)ms_image(pb.y - pa.y, MS_PERIOD_Y), rs = sa.x + sb.x;
     if (dx * dx + dy * dy >= rs * rs)
       continue;
     /* A static partner acts with infinite mass: the pair's mass is the moving one's. */
@@ -561,7 +605,8 @@ __kernel void ms_integrate_large(__global double2 *lpos, __global double2 *lvel,
                                  __global const float2 *lshape, __global const int *lstat,
                                  __global const float2 *lf, int n_large, double gx, double gy,
                                  double dt, double max_speed2, __global double2 *prev_pos,
-                                 __global double2 *prev_vel, __global int *lflags)
+                                 __global double2 *prev_vel, __global int *lflags,
+                                 __global int2 *limg, __global int2 *prev_img)
 {
   int i = get_global_id(0);
   if (i >= n_large)
@@ -569,11 +614,13 @@ __kernel void ms_integrate_large(__global double2 *lpos, __global double2 *lvel,
   double2 p = lpos[i], v = lvel[i];
   prev_pos[i] = p;
   prev_vel[i] = v;
+  prev_img[i] = limg[i];
   if (lstat[i])
     return;
   float2 f = lf[i];
   double x = p.x, y = p.y, vx = v.x, vy = v.y;
   ms_integrate(&x, &y, &vx, &vy, f.x, f.y, lshape[i].y, gx, gy, dt);
+  ms_large_wrap(&x, &y, &limg[i]);
   lpos[i] = (double2)(x, y);
   lvel[i] = (double2)(vx, vy);
   int finite = isfinite(x) && isfinite(y) && isfinite(vx) && isfinite(vy);

@@ -114,7 +114,8 @@ static int ms_ls_friction(double2 lx, double2 lv, float2 ls, int st, ms_fdisc dl
                           double2 vj, float2 sj, double2 rj, float r_small_max, float k,
                           float two_zeta, float4 fr, float dt, float xi, ms_fpair *o)
 {
-  float dx = (float)(lx.x - xj.x), dy = (float)(lx.y - xj.y);
+  float dx = (float)ms_image(lx.x - xj.x, MS_PERIOD_X);
+  float dy = (float)ms_image(lx.y - xj.y, MS_PERIOD_Y);
   if (!ms_touching(dx, dy, ls.x + r_small_max))
     return 0;
   if (!ms_touching(dx, dy, ls.x + sj.x))
@@ -177,7 +178,7 @@ __kernel void ms_large_small_react_fric(
   ms_cell_rect q = ms_large_rect(lx, ls.x, r_small_max, 0.0, inv_cell, nx, ny);
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
-      int cell = cy * nx + cx;
+      int cell = ms_large_cell(cx, cy, nx, ny);
       int n = min(count[cell], cap);
       for (int s = 0; s < n; s++) {
         int j = idx[ms_grid_slot(cell, cap, s)];
@@ -286,7 +287,7 @@ __kernel void ms_large_large_fric(
   double last_e = 0.0;
   for (;;) {
     double best_e;
-    int best = ms_sweep_next(q, nx, lcount, lcap, lidx, lpos, lshape, x, last, last_e, &best_e);
+    int best = ms_sweep_next(q, nx, ny, lcount, lcap, lidx, lpos, lshape, x, last, last_e, &best_e);
     if (best < 0)
       break;
     last = best;
@@ -295,12 +296,13 @@ __kernel void ms_large_large_fric(
     int a = before ? best : x, b = before ? x : best;
     double2 pa = lpos[a], pb = lpos[b];
     float2 sa = lshape[a], sb = lshape[b];
-    if (pb.x - sb.x > pa.x + sa.x)
+    if (!ms_sweep_pair(pa, sa, pb, sb))
       continue;
     int sta = lstat[a], stb = lstat[b];
     if (sta && stb)
       continue;
-    float dx = (float)(pb.x - pa.x), dy = (float)(pb.y - pa.y), rs = sa.x + sb.x;
+    float dx = (float)ms_image(pb.x - pa.x, MS_PERIOD_X);
+    float dy = (float)ms_image(pb.y - pa.y, MS_PERIOD_Y), rs = sa.x + sb.x;
     if (dx * dx + dy * dy >= rs * rs || !ms_touching(dx, dy, rs))
       continue;
     float m_eff = sta ? sb.y : stb ? sa.y : ms_pair_mass(sa.y, sb.y);
@@ -660,7 +662,8 @@ __kernel void ms_integrate_large_fric(__global double2 *lpos, __global double2 *
                                       double gy, double dt, double max_speed2,
                                       __global double2 *prev_pos, __global double2 *prev_vel,
                                       __global int *lflags, __global double2 *lrot,
-                                      __global double2 *prev_rot, __global const float *lt)
+                                      __global double2 *prev_rot, __global const float *lt,
+                                      __global int2 *limg, __global int2 *prev_img)
 {
   int i = get_global_id(0);
   if (i >= n_large)
@@ -669,12 +672,14 @@ __kernel void ms_integrate_large_fric(__global double2 *lpos, __global double2 *
   prev_pos[i] = p;
   prev_vel[i] = v;
   prev_rot[i] = ro;
+  prev_img[i] = limg[i];
   if (lstat[i])
     return;
   float2 f = lf[i], s = lshape[i];
   double x = p.x, y = p.y, vx = v.x, vy = v.y, theta = ro.x, w = ro.y;
   ms_integrate(&x, &y, &vx, &vy, f.x, f.y, s.y, gx, gy, dt);
   ms_integrate_rotation(&theta, &w, lt[i], ms_disc_inertia(s.y, s.x), dt);
+  ms_large_wrap(&x, &y, &limg[i]);
   lpos[i] = (double2)(x, y);
   lvel[i] = (double2)(vx, vy);
   lrot[i] = (double2)(theta, w);

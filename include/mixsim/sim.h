@@ -70,6 +70,10 @@ typedef struct ms_state {
    * state (gravity not included); NaN where no step of this run did. NULL unless asked
    * for with ms_sim_state_want_forces: only --output reads them. */
   float *small_force, *large_force;
+  /* Periodic box: the periods each particle crossed, (ix, iy) per particle; its unwrapped
+   * position is x + ix * width, y + iy * height. NULL when no side is periodic. Not part of
+   * the state hash (the wrapped positions are the state). */
+  int *small_img, *large_img;
 } ms_state;
 
 ms_status ms_sim_create(const ms_scene *scene, const ms_sim_options *opt, ms_sim **out);

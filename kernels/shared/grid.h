@@ -124,12 +124,15 @@ MS_FN ms_cell_rect ms_grid_rect_wrap(double x, double y, double reach, double in
 }
 
 /* Where cell c (in [0, n)) lies in a walk from c0 (a rectangle's unclamped start):
- * c - c0, taken round the seam when the axis is periodic. */
+ * c - c0, taken modulo n when the axis is periodic (a walk spans fewer than n cells). */
 MS_FN int ms_grid_walk_offset(int c, int c0, int n, int periodic)
 {
   int d = c - c0;
-  if (periodic && d < 0)
-    d += n;
+  if (periodic) {
+    d %= n;
+    if (d < 0)
+      d += n;
+  }
   return d;
 }
 

@@ -66,6 +66,10 @@ struct ms_sim {
                       run.stats and run.trace (collision/exchange/crossing.h) */
 };
 
+/* Periodic box: each particle's periods crossed, (ix, iy) pairs; either may be NULL
+ * (checkpoint.c, after ms_sim_restore, which leaves them as they were). */
+ms_status ms_sim_set_images(ms_sim *s, const int *small_img, const int *large_img);
+
 ms_status ms_sim_friction_export(ms_sim *s, ms_friction_state *out); /* sim.c */
 /* After ms_sim_restore: puts the rotation and the histories back. */
 ms_status ms_sim_friction_import(ms_sim *s, const ms_friction_state *in);

@@ -23,12 +23,7 @@ static ms_status exchange_set(ms_sim *s, int v)
 }
 static const char *exchange_name(int v) { return ms_exchange_name((ms_exchange)v); }
 
-/* (the device-only path takes no large particles across a periodic box: ms_sim_advance) */
-static int large_on_auto(const ms_scene *sc)
-{
-  int periodic_large = (sc->periodic[0] || sc->periodic[1]) && sc->large_count > 0;
-  return sc->large_on_auto != 0 && !periodic_large;
-}
+static int large_on_auto(const ms_scene *sc) { return sc->large_on_auto != 0; }
 static int large_on_get(const ms_sim *s) { return (int)ms_sim_large_on(s); }
 static ms_status large_on_set(ms_sim *s, int v)
 {

@@ -86,7 +86,7 @@ static ms_status load_kernel_dir(const char *dir, char **out)
 }
 
 ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_dir,
-                           int diagnostics)
+                           int diagnostics, const char *defines)
 {
   memset(k, 0, sizeof *k);
   char *from_disk = NULL;
@@ -94,6 +94,8 @@ ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_di
   char options[1200] = "-cl-std=CL1.2";
   if (diagnostics)
     strcat(options, " -D MS_DIAG");
+  if (defines && strlen(defines) < 400)
+    snprintf(options + strlen(options), sizeof options - strlen(options), " %s", defines);
   if (kernel_dir) {
     ms_status st = load_kernel_dir(kernel_dir, &from_disk);
     if (st)

@@ -58,10 +58,12 @@ typedef struct ms_kernels {
 
 /* Builds the program for cl's device (from `kernel_dir` when not NULL) and creates
  * every kernel. `diagnostics` defines MS_DIAG: the kernels that have one get their
- * dissipation accumulator (collide.cl); without it the program is the usual one. On
+ * dissipation accumulator (collide.cl); without it the program is the usual one.
+ * `defines` (or NULL) are added to the build options: the run's constants some kernels
+ * take so (kernels/large.cl's MS_PERIOD_X, MS_PERIOD_Y, MS_R_LARGE_MAX). On
  * failure the message carries the build log; release either way. */
 ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_dir,
-                           int diagnostics);
+                           int diagnostics, const char *defines);
 void ms_kernels_release(ms_kernels *k);
 
 /* Enqueues `kernel` on the manager's queue over `n` items (rounded up to the

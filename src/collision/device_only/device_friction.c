@@ -665,8 +665,9 @@ ms_status ms_dlf_integrate(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   ARG(id, 7, c->p->gy);
   ARG(id, 8, c->p->dt);
   ARG(id, 9, c->p->max_speed2);
-  cl_mem rest[] = {dl->prev_pos, dl->prev_vel, dl->flags, f->rot, f->prev_rot, f->torque};
-  for (int a = 0; a < 6; a++)
+  cl_mem rest[] = {dl->prev_pos, dl->prev_vel, dl->flags, f->rot,
+                   f->prev_rot, f->torque,  dl->img,   dl->prev_img};
+  for (int a = 0; a < 8; a++)
     ARG(id, 10 + a, rest[a]);
   return ms_dl_enqueue(c, dev, id, (size_t)n);
 }

@@ -127,6 +127,8 @@ static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   ARG(MS_K_INTEGRATE_LARGE, 10, dl->prev_pos);
   ARG(MS_K_INTEGRATE_LARGE, 11, dl->prev_vel);
   ARG(MS_K_INTEGRATE_LARGE, 12, dl->flags);
+  ARG(MS_K_INTEGRATE_LARGE, 13, dl->img);
+  ARG(MS_K_INTEGRATE_LARGE, 14, dl->prev_img);
   if (c->p->diag) { /* built with MS_DIAG: each large particle's sum after the small ones' */
     int off = c->p->n_small;
     ARG(MS_K_LARGE_SMALL_REACT, 18, dev->diss);
@@ -185,7 +187,8 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, const 
   dl->h_vel = malloc(d2 + 16);
   dl->h_shape = malloc(f2 + 8);
   dl->h_stat = malloc(n * sizeof(int) + 4);
-  if (!dl->h_pos || !dl->h_vel || !dl->h_shape || !dl->h_stat)
+  dl->h_img = malloc(n * 2 * sizeof(int) + 8);
+  if (!dl->h_pos || !dl->h_vel || !dl->h_shape || !dl->h_stat || !dl->h_img)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for %zu large particles", n);
   /* Large-large searches its rectangle widened by what float rounding can add to a
    * touching pair's distance (relative 2^-24 of the radii's sum): every pair the sweep
@@ -214,6 +217,8 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, const 
               {&dl->prev_pos, d2, "large prev pos"}, {&dl->prev_vel, d2, "large prev vel"},
               {&dl->shape, f2, "large shape"},       {&dl->stat, n * sizeof(int), "large static"},
               {&dl->f, f2, "large force"},
+              {&dl->img, n * 2 * sizeof(int), "large images"},
+              {&dl->prev_img, n * 2 * sizeof(int), "large prev images"},
               {&dl->count, dl->n_cells * sizeof(int), "large cell counts"},
               {&dl->flags, LFLAG_COUNT * sizeof(int), "large flags"},
               {&dl->wall, dl->wall_doubles * sizeof(double), "walls"}};
@@ -297,7 +302,11 @@ ms_status ms_dl_begin(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker 
     dl->h_pos[2 * i + 1] = L->y;
     dl->h_vel[2 * i] = L->vx;
     dl->h_vel[2 * i + 1] = L->vy;
+    dl->h_img[2 * i] = L->img[0];
+    dl->h_img[2 * i + 1] = L->img[1];
   }
+  if (!st)
+    st = ms_buffers_upload(c->cl, dl->img, dl->h_img, n * 2 * sizeof(int));
   if (!st)
     st = ms_buffers_upload(c->cl, dl->pos, dl->h_pos, n * 2 * sizeof(double));
   if (!st)
@@ -391,6 +400,9 @@ static ms_status read_back(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int fai
     ms_status st = ms_buffers_download(c->cl, pass ? dl->prev_pos : dl->pos, dl->h_pos, bytes);
     if (!st)
       st = ms_buffers_download(c->cl, pass ? dl->prev_vel : dl->vel, dl->h_vel, bytes);
+    if (!st)
+      st = ms_buffers_download(c->cl, pass ? dl->prev_img : dl->img, dl->h_img,
+                               n * 2 * sizeof(int));
     if (st)
       return st;
     for (size_t i = pass ? (size_t)failed + 1 : 0; i < n; i++) {
@@ -399,6 +411,8 @@ static ms_status read_back(const ms_ctx *c, ms_dlarge *dl, ms_worker *w, int fai
       L->y = dl->h_pos[2 * i + 1];
       L->vx = dl->h_vel[2 * i];
       L->vy = dl->h_vel[2 * i + 1];
+      L->img[0] = dl->h_img[2 * i];
+      L->img[1] = dl->h_img[2 * i + 1];
     }
   }
   dl->host_current = 1;

@@ -74,10 +74,12 @@ void ms_dlw_release(ms_dl_walls *r)
 void ms_dl_release(ms_dlarge *d)
 {
   cl_mem *mems[] = {&d->pos,   &d->vel,      &d->shape,    &d->stat,  &d->f,
-                    &d->prev_pos, &d->prev_vel, &d->count, &d->idx, &d->flags, &d->wall};
+                    &d->prev_pos, &d->prev_vel, &d->count, &d->idx, &d->flags, &d->wall,
+                    &d->img,   &d->prev_img};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
     ms_dl_release_mem(mems[i]);
   free(d->h_pos);
+  free(d->h_img);
   free(d->h_vel);
   free(d->h_shape);
   free(d->h_stat);

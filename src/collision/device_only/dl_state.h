@@ -65,6 +65,8 @@ typedef struct ms_dlarge {
   cl_mem pos, vel;       /* double2: x y, vx vy per large particle */
   cl_mem shape, stat, f; /* float2 (radius, mass), int static, float2 force */
   cl_mem prev_pos, prev_vel; /* the state before this iteration's integration */
+  cl_mem img, prev_img;      /* int2: the periods crossed (periodic box), now and before */
+  int *h_img;                /* host staging of img */
   cl_mem count, idx, flags;  /* the cell list: per-cell counts, cap slots per cell */
   double *h_pos, *h_vel;     /* host staging for uploads and read-backs */
   float *h_shape;
