@@ -3,6 +3,8 @@
  * each large one against the cells its reach covers, and large pairs by a sweep along x. */
 #include "io/contacts.h"
 
+#include "io/host_grid.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -10,21 +12,16 @@
 #include "shared/grid.h"
 
 typedef struct bins {
-  double inv_cell;
-  int nx, ny;
+  ms_host_grid g;
   float r_max; /* the largest small radius */
-  size_t *first; /* small particles of cell c: order[first[c] .. first[c + 1]] */
-  int *order;
 } bins;
 
-static int touching(const double *a, const double *b, float r_sum)
+/* The force law's overlap test, through the seams of a periodic box. */
+static int touching(const ms_host_grid *g, const double *a, const double *b, float r_sum)
 {
-  return ms_touching((float)(b[0] - a[0]), (float)(b[1] - a[1]), r_sum);
-}
-
-static int cell_of(const bins *b, const double *p)
-{
-  return ms_grid_axis(p[1], b->inv_cell, b->ny) * b->nx + ms_grid_axis(p[0], b->inv_cell, b->nx);
+  double d[2];
+  ms_host_grid_offset(g, a, b, d);
+  return ms_touching((float)d[0], (float)d[1], r_sum);
 }
 
 static int bin_small(const ms_contact_input *in, bins *b)
@@ -32,24 +29,9 @@ static int bin_small(const ms_contact_input *in, bins *b)
   b->r_max = 0.0f;
   for (int i = 0; i < in->n_small; i++)
     b->r_max = in->radius[i] > b->r_max ? in->radius[i] : b->r_max;
-  double cell = b->r_max > 0.0f ? 2.0 * (double)b->r_max : 1.0;
-  /* no finer than the box / 4096 per side: a bounded grid whatever the sizes */
-  double w = in->box[0] > in->box[1] ? in->box[0] : in->box[1];
-  cell = cell > w / 4096.0 ? cell : w / 4096.0;
-  b->inv_cell = 1.0 / cell;
-  b->nx = (int)ceil(in->box[0] * b->inv_cell) + 1;
-  b->ny = (int)ceil(in->box[1] * b->inv_cell) + 1;
-  size_t cells = (size_t)b->nx * (size_t)b->ny;
-  b->first = calloc(cells + 2, sizeof *b->first);
-  b->order = malloc(((size_t)in->n_small + 1) * sizeof *b->order);
-  if (!b->first || !b->order)
+  if (!ms_host_grid_init(&b->g, in->box, in->period, b->r_max, in->n_small))
     return 0;
-  for (int i = 0; i < in->n_small; i++)
-    b->first[cell_of(b, &in->pos[2 * i]) + 2]++;
-  for (size_t k = 2; k < cells + 2; k++)
-    b->first[k] += b->first[k - 1];
-  for (int i = 0; i < in->n_small; i++)
-    b->order[b->first[cell_of(b, &in->pos[2 * i]) + 1]++] = i;
+  ms_host_grid_bin(&b->g, in->pos, in->n_small);
   return 1;
 }
 
@@ -59,13 +41,16 @@ static void against_small(const ms_contact_input *in, const bins *b, int i, int3
 {
   const double *p = &in->pos[2 * i];
   float r = in->radius[i];
-  ms_cell_rect q = ms_grid_rect(p[0], p[1], (double)r + (double)b->r_max, b->inv_cell, b->nx, b->ny);
-  for (int y = q.y0; y <= q.y1; y++)
-    for (int x = q.x0; x <= q.x1; x++) {
-      size_t cell = (size_t)y * (size_t)b->nx + (size_t)x;
-      for (size_t k = b->first[cell]; k < b->first[cell + 1]; k++) {
-        int j = b->order[k];
-        if (j == i || !touching(p, &in->pos[2 * j], r + in->radius[j]))
+  int q[4];
+  ms_host_grid_rect(&b->g, p[0], p[1], (double)r + (double)b->r_max, q);
+  for (int y = q[2]; y <= q[3]; y++)
+    for (int x = q[0]; x <= q[1]; x++) {
+      int cell = ms_host_grid_cell(&b->g, x, y);
+      if (cell < 0)
+        continue;
+      for (size_t k = b->g.first[cell]; k < b->g.first[cell + 1]; k++) {
+        int j = b->g.order[k];
+        if (j == i || !touching(&b->g, p, &in->pos[2 * j], r + in->radius[j]))
           continue;
         count[i]++;
         if (i >= in->n_small) /* a large-small pair: the small side is counted here */
@@ -84,7 +69,7 @@ static int by_left_edge(const void *a, const void *b)
   return li < lj ? -1 : li > lj ? 1 : (i > j) - (i < j);
 }
 
-static int large_pairs(const ms_contact_input *in, int32_t *count)
+static int large_pairs(const ms_contact_input *in, const ms_host_grid *g, int32_t *count)
 {
   int nl = in->n - in->n_small;
   int *o = malloc(((size_t)nl + 1) * sizeof *o);
@@ -94,15 +79,21 @@ static int large_pairs(const ms_contact_input *in, int32_t *count)
     o[a] = in->n_small + a;
   g_sort_in = in;
   qsort(o, (size_t)nl, sizeof *o, by_left_edge);
+  float r_large = 0.0f;
+  for (int a = 0; a < nl; a++)
+    r_large = in->radius[o[a]] > r_large ? in->radius[o[a]] : r_large;
   for (int a = 0; a < nl; a++) {
     int i = o[a];
     double right = in->pos[2 * i] + in->radius[i];
+    /* periodic in x: the pairs across the seam too (cpu_worker.c's sweep) */
+    double seam = in->pos[2 * i] - in->radius[i] + g->period[0] - 2.0 * (double)r_large;
     for (int c = a + 1; c < nl; c++) {
       int j = o[c];
-      if (in->pos[2 * j] - in->radius[j] > right)
+      double left = in->pos[2 * j] - in->radius[j];
+      if (left > right && !(g->period[0] > 0.0))
         break;
-      if ((in->kind[i] == 2 && in->kind[j] == 2) ||
-          !touching(&in->pos[2 * i], &in->pos[2 * j], in->radius[i] + in->radius[j]))
+      if ((left > right && !(left > seam)) || (in->kind[i] == 2 && in->kind[j] == 2) ||
+          !touching(g, &in->pos[2 * i], &in->pos[2 * j], in->radius[i] + in->radius[j]))
         continue;
       count[i]++;
       count[j]++;
@@ -120,8 +111,8 @@ static int walls(const ms_contact_input *in, int i)
   float r = in->radius[i];
   if (in->kind[i] == 2)
     return 0;
-  return ((float)p[0] < r) + ((float)(in->box[0] - p[0]) < r) + ((float)p[1] < r) +
-         ((float)(in->box[1] - p[1]) < r) +
+  MS_BOX_GAPS(p[0], p[1], in->side[0], in->side[1], in->side[2], in->side[3]);
+  return (gl < r) + (gr < r) + (gb < r) + (gt < r) +
          (in->scene ? ms_wall_frame_touch(in->scene, p, r, NULL, NULL) : 0);
 }
 
@@ -133,8 +124,7 @@ ms_status ms_count_contacts(const ms_contact_input *in, int32_t *count)
     count[i] = walls(in, i);
   for (int i = 0; ok && i < in->n; i++)
     against_small(in, &b, i, count);
-  ok = ok && large_pairs(in, count);
-  free(b.first);
-  free(b.order);
+  ok = ok && large_pairs(in, &b.g, count);
+  ms_host_grid_free(&b.g);
   return ok ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory counting contacts for --output");
 }

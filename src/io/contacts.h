@@ -17,7 +17,9 @@ typedef struct ms_contact_input {
   const double *pos;     /* 2 per particle, simulation frame (from the box's min corner) */
   const float *radius;
   const uint8_t *kind;   /* 0 small, 1 dynamic large, 2 static large */
-  double box[2];         /* the walls: x = 0, box[0]; y = 0, box[1] */
+  double box[2];         /* the box: [0, box[0]] x [0, box[1]] */
+  double side[4];        /* x0, x1, y0, y1 of the sides with a wall (+-HUGE_VAL: none) */
+  double period[2];      /* a periodic side's length, else 0 */
   const ms_wall_frame *scene; /* the scene's walls at the step; NULL: none */
 } ms_contact_input;
 

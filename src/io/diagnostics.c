@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/io_wait.h"
+#include "io/host_grid.h"
 #include "shared/contact.h"
 #include "shared/grid.h"
 
@@ -23,12 +24,9 @@ struct ms_diag {
   char path[4352];
   int gravity;
   ms_diag_setup c;
-  /* the writer thread's grid of the small particles */
-  double inv_cell;
-  int nx, ny;
+  ms_host_grid g; /* the writer thread's grid of the small particles */
   float r_max;
-  size_t *first;
-  int *order;
+  float r_large; /* the largest large radius (the sweep's seam) */
   struct edge *edges; /* the large particles by left edge */
 };
 
@@ -101,16 +99,11 @@ ms_status ms_diag_open(const char *dir, const ms_diag_setup *setup, ms_diag **ou
   d->c = *setup;
   for (int i = 0; i < setup->n_small; i++)
     d->r_max = setup->radius[i] > d->r_max ? setup->radius[i] : d->r_max;
-  double cell = d->r_max > 0.0f ? 2.0 * (double)d->r_max : 1.0;
-  double w = setup->box[0] > setup->box[1] ? setup->box[0] : setup->box[1];
-  cell = cell > w / 4096.0 ? cell : w / 4096.0; /* a bounded grid whatever the sizes */
-  d->inv_cell = 1.0 / cell;
-  d->nx = (int)ceil(setup->box[0] * d->inv_cell) + 1;
-  d->ny = (int)ceil(setup->box[1] * d->inv_cell) + 1;
-  d->first = malloc(((size_t)d->nx * (size_t)d->ny + 2) * sizeof *d->first);
-  d->order = malloc(((size_t)setup->n_small + 1) * sizeof *d->order);
+  for (int i = setup->n_small; i < setup->n; i++)
+    d->r_large = setup->radius[i] > d->r_large ? setup->radius[i] : d->r_large;
+  int grid = ms_host_grid_init(&d->g, setup->box, setup->period, d->r_max, setup->n_small);
   d->edges = malloc(((size_t)(setup->n - setup->n_small) + 1) * sizeof *d->edges);
-  if (!d->first || !d->order || !d->edges) {
+  if (!grid || !d->edges) {
     ms_diag_close(d);
     *out = NULL;
     return ms_fail(MS_ERR_RUNTIME, "--diagnostics: out of memory");
@@ -129,8 +122,7 @@ void ms_diag_close(ms_diag *d)
     return;
   if (d->fd >= 0)
     close(d->fd);
-  free(d->first);
-  free(d->order);
+  ms_host_grid_free(&d->g);
   free(d->edges);
   free(d);
 }
@@ -175,31 +167,20 @@ static const double *vel_of(const view *v, int i)
   return i < n ? &v->st->small_vel[2 * i] : &v->st->large_vel[2 * (i - n)];
 }
 
-static int cell_of(const ms_diag *d, const double *p)
-{
-  return ms_grid_axis(p[1], d->inv_cell, d->ny) * d->nx + ms_grid_axis(p[0], d->inv_cell, d->nx);
-}
-
 static void bin_small(ms_diag *d, const view *v)
 {
-  size_t cells = (size_t)d->nx * (size_t)d->ny;
-  memset(d->first, 0, (cells + 2) * sizeof *d->first);
-  for (int i = 0; i < d->c.n_small; i++)
-    d->first[cell_of(d, pos_of(v, i)) + 2]++;
-  for (size_t k = 2; k < cells + 2; k++)
-    d->first[k] += d->first[k - 1];
-  for (int i = 0; i < d->c.n_small; i++)
-    d->order[d->first[cell_of(d, pos_of(v, i)) + 1]++] = i;
+  ms_host_grid_bin(&d->g, v->st->small_pos, d->c.n_small);
 }
 
 /* A touching pair (the force law's own test): its count, spring energy and overlap. */
-static int pair(const view *v, int i, int j, tally *t)
+static int pair(const ms_diag *d, const view *v, int i, int j, tally *t)
 {
-  const double *a = pos_of(v, i), *b = pos_of(v, j);
+  double o[2];
+  ms_host_grid_offset(&d->g, pos_of(v, i), pos_of(v, j), o);
   float ri = v->c->radius[i], rj = v->c->radius[j];
-  if (!ms_touching((float)(b[0] - a[0]), (float)(b[1] - a[1]), ri + rj))
+  if (!ms_touching((float)o[0], (float)o[1], ri + rj))
     return 0;
-  double overlap = (double)(ri + rj) - hypot(b[0] - a[0], b[1] - a[1]);
+  double overlap = (double)(ri + rj) - hypot(o[0], o[1]);
   t->elastic += 0.5 * (double)v->c->k * overlap * overlap;
   double rel = overlap / (double)(ri < rj ? ri : rj);
   t->max_overlap = rel > t->max_overlap ? rel : t->max_overlap;
@@ -211,14 +192,16 @@ static void against_small(const ms_diag *d, const view *v, int i, tally *t)
 {
   const double *p = pos_of(v, i);
   float r = d->c.radius[i];
-  ms_cell_rect q = ms_grid_rect(p[0], p[1], (double)r + (double)d->r_max, d->inv_cell, d->nx,
-                                d->ny);
-  for (int y = q.y0; y <= q.y1; y++)
-    for (int x = q.x0; x <= q.x1; x++) {
-      size_t cell = (size_t)y * (size_t)d->nx + (size_t)x;
-      for (size_t k = d->first[cell]; k < d->first[cell + 1]; k++) {
-        int j = d->order[k];
-        if ((i < d->c.n_small && j <= i) || !pair(v, i, j, t))
+  int q[4];
+  ms_host_grid_rect(&d->g, p[0], p[1], (double)r + (double)d->r_max, q);
+  for (int y = q[2]; y <= q[3]; y++)
+    for (int x = q[0]; x <= q[1]; x++) {
+      int cell = ms_host_grid_cell(&d->g, x, y);
+      if (cell < 0)
+        continue;
+      for (size_t k = d->g.first[cell]; k < d->g.first[cell + 1]; k++) {
+        int j = d->g.order[k];
+        if ((i < d->c.n_small && j <= i) || !pair(d, v, i, j, t))
           continue;
         if (i < d->c.n_small)
           t->ss++;
@@ -244,9 +227,15 @@ static void large_pairs(ms_diag *d, const view *v, tally *t)
   for (int a = 0; a < nl; a++) {
     int i = d->edges[a].i;
     double right = pos_of(v, i)[0] + d->c.radius[i];
-    for (int b = a + 1; b < nl && d->edges[b].left <= right; b++) {
+    /* periodic in x: the pairs across the seam too (cpu_worker.c's sweep) */
+    double seam = d->edges[a].left + d->g.period[0] - 2.0 * (double)d->r_large;
+    for (int b = a + 1; b < nl; b++) {
+      if (d->edges[b].left > right && !(d->g.period[0] > 0.0))
+        break;
+      if (d->edges[b].left > right && !(d->edges[b].left > seam))
+        continue;
       int j = d->edges[b].i;
-      if (!(d->c.kind[i] == 2 && d->c.kind[j] == 2) && pair(v, i, j, t))
+      if (!(d->c.kind[i] == 2 && d->c.kind[j] == 2) && pair(d, v, i, j, t))
         t->ll++;
     }
   }
@@ -266,7 +255,8 @@ static void walls(const ms_diag *d, const view *v, const ms_wall_frame *scene, i
     t->elastic += 0.5 * (double)d->c.k * sq;
     t->max_overlap = most / r > t->max_overlap ? most / r : t->max_overlap;
   }
-  double gap[4] = {p[0], d->c.box[0] - p[0], p[1], d->c.box[1] - p[1]};
+  const double *sd = d->c.side;
+  double gap[4] = {p[0] - sd[0], sd[1] - p[0], p[1] - sd[2], sd[3] - p[1]};
   for (int side = 0; side < 4; side++) {
     if (!((float)gap[side] < r))
       continue;
@@ -293,7 +283,13 @@ static void motion(const ms_diag *d, const view *v, double out[5])
                                                           : NULL);
     if (rot)
       out[1] += 0.5 * (0.5 * m * r * r) * rot[1] * rot[1];
-    out[2] -= m * (d->c.g[0] * x[0] + d->c.g[1] * x[1]);
+    /* the potential at the unwrapped position: no jump where a particle wraps */
+    const int *img = i < d->c.n_small ? (st->small_img ? &st->small_img[2 * i] : NULL)
+                                      : (st->large_img ? &st->large_img[2 * (i - d->c.n_small)]
+                                                       : NULL);
+    double ux = img ? x[0] + img[0] * d->c.period[0] : x[0];
+    double uy = img ? x[1] + img[1] * d->c.period[1] : x[1];
+    out[2] -= m * (d->c.g[0] * ux + d->c.g[1] * uy);
     out[3] += m * u[0];
     out[4] += m * u[1];
   }

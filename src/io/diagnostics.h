@@ -24,7 +24,10 @@ typedef struct ms_diag_setup {
   int n, n_small;       /* particles, small ones first */
   const float *radius, *mass;
   const uint8_t *kind;  /* 0 small, 1 dynamic large, 2 static large */
-  double box[2], g[2], dt;
+  double box[2];
+  double side[4];   /* x0, x1, y0, y1 of the sides with a wall (+-HUGE_VAL: none) */
+  double period[2]; /* a periodic side's length, else 0 */
+  double g[2], dt;
   float k;              /* normal stiffness */
 } ms_diag_setup;
 

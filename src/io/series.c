@@ -38,6 +38,7 @@ struct ms_series {
   int gravity, rot;
   int n, n_small;
   double origin[2], box[2], dt;
+  double side[4], period[2]; /* the box's walls and periods (collision/base/params.h) */
   float *radius, *mass; /* fixed per particle (collision mode) */
   uint8_t *kind;
   int32_t *id;
@@ -262,7 +263,14 @@ static ms_status write_slot(void *arg, void *ctx)
     gravity_points(s, arg, &p);
   } else {
     collision_points(s, arg, &p);
-    ms_contact_input in = {s->n, s->n_small, s->pos2, s->radius, s->kind, {s->box[0], s->box[1]},
+    ms_contact_input in = {s->n,
+                           s->n_small,
+                           s->pos2,
+                           s->radius,
+                           s->kind,
+                           {s->box[0], s->box[1]},
+                           {s->side[0], s->side[1], s->side[2], s->side[3]},
+                           {s->period[0], s->period[1]},
                            walls};
     ms_status st = ms_count_contacts(&in, s->contacts);
     if (st)
@@ -364,8 +372,17 @@ static ms_status collision_fixed(ms_series *s, ms_sim *sim)
   for (int i = 0; !st && i < 2; i++)
     if (!(st = ms_sim_state_alloc(sim, &s->slots[i].st)))
       st = ms_sim_state_want_forces(sim, &s->slots[i].st);
-  ms_diag_setup ds = {s->n, s->n_small, s->radius, s->mass, s->kind, {s->box[0], s->box[1]},
-                      {sim->p.gx, sim->p.gy}, s->dt, sim->p.k};
+  ms_diag_setup ds = {s->n,
+                      s->n_small,
+                      s->radius,
+                      s->mass,
+                      s->kind,
+                      {s->box[0], s->box[1]},
+                      {s->side[0], s->side[1], s->side[2], s->side[3]},
+                      {s->period[0], s->period[1]},
+                      {sim->p.gx, sim->p.gy},
+                      s->dt,
+                      sim->p.k};
   if (!st && s->o.diagnostics)
     st = ms_diag_open(s->o.dir, &ds, &s->diag);
   for (int i = 0; !st && i < 2; i++)
@@ -403,6 +420,8 @@ ms_status ms_series_open(const ms_series_options *o, ms_sim *sim, ms_series **ou
   s->dt = sim->p.dt;
   s->box[0] = sim->p.box[0];
   s->box[1] = sim->p.box[1];
+  memcpy(s->side, sim->p.side, sizeof s->side);
+  memcpy(s->period, sim->p.period, sizeof s->period);
   ms_sim_origin(sim, s->origin);
   ms_status st = alloc_common(s);
   if (!st)
