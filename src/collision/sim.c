@@ -342,6 +342,8 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
                       sc->small_rot); /* (NULL: angle 0 and the scene's spin) */
   if (!st && s->p.friction_on && sc->hist.present)
     st = import_scene_histories(s, &sc->hist);
+  if (!st)
+    st = ms_ids_init(&s->ids, sc);
   if (st) {
     ms_sim_destroy(s);
     return st;
@@ -385,6 +387,7 @@ void ms_sim_destroy(ms_sim *s)
   free(s->wk.sweep_order);
   free(s->wk.sweep);
   free(s->p.shape);
+  ms_ids_free(&s->ids);
   free(s);
 }
 
@@ -435,6 +438,9 @@ void ms_sim_origin(const ms_sim *s, double origin[2])
 
 float ms_sim_small_radius(const ms_sim *s, int i) { return s->p.shape[2 * i]; }
 float ms_sim_small_mass(const ms_sim *s, int i) { return s->p.shape[2 * i + 1]; }
+const int64_t *ms_sim_small_ids(const ms_sim *s) { return s->ids.small; }
+const int64_t *ms_sim_large_ids(const ms_sim *s) { return s->ids.large; }
+int64_t ms_sim_next_id(const ms_sim *s) { return s->ids.next; }
 
 ms_status ms_sim_set_buffers(ms_sim *s, ms_buffer_mode mode)
 {
@@ -499,7 +505,8 @@ ms_status ms_sim_state_alloc(const ms_sim *s, ms_state *out)
   out->small_vel = malloc((ns + 1) * sizeof(double));
   out->large_pos = malloc((nl + 1) * sizeof(double));
   out->large_vel = malloc((nl + 1) * sizeof(double));
-  int ok = out->small_pos && out->small_vel && out->large_pos && out->large_vel;
+  int ok = out->small_pos && out->small_vel && out->large_pos && out->large_vel &&
+           ms_ids_state_alloc(&s->ids, &out->small_id, &out->large_id);
   if (ok && s->p.friction_on) {
     out->small_rot = malloc((ns + 1) * sizeof(double));
     out->large_rot = malloc((nl + 1) * sizeof(double));
@@ -529,6 +536,7 @@ ms_status ms_sim_snapshot(ms_sim *s, ms_state *out)
   }
   if (s->p.friction_on && (st = read_rotation(s, out)))
     return st;
+  ms_ids_state_copy(&s->ids, out->small_id, out->large_id);
   return out->small_force ? ms_forces_read(s, out->small_force, out->large_force) : MS_OK;
 }
 
@@ -560,6 +568,8 @@ void ms_state_free(ms_state *st)
   free(st->large_rot);
   free(st->small_force);
   free(st->large_force);
+  free(st->small_id);
+  free(st->large_id);
   memset(st, 0, sizeof *st);
 }
 
