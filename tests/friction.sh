@@ -168,13 +168,13 @@ test_damaged_friction_section_refused() {
 
 test_dump_has_theta_omega() {
   "$exe" -q -n 50 --dump d.csv "$scene" >/dev/null || return 1
-  head -1 d.csv | grep -qx "kind,index,x,y,vx,vy,radius,mass,static,theta,omega" || return 1
+  head -1 d.csv | grep -qx "kind,index,x,y,vx,vy,radius,mass,static,theta,omega,id" || return 1
   # every row has both; the static peg (large 0) neither turns nor turned
-  awk -F, 'NR > 1 && NF != 11 { bad = 1 } END { exit bad }' d.csv || return 1
-  grep -q "^large,0,.*,1,0,0$" d.csv || return 1
+  awk -F, 'NR > 1 && NF != 12 { bad = 1 } END { exit bad }' d.csv || return 1
+  grep -q "^large,0,.*,1,0,0,[0-9]*$" d.csv || return 1
   # frictionless scenes keep the old columns
   "$exe" -q -n 5 --dump plain.csv "$root/tests/scenes/tiny.ini" >/dev/null || return 1
-  head -1 plain.csv | grep -qx "kind,index,x,y,vx,vy,radius,mass,static"
+  head -1 plain.csv | grep -qx "kind,index,x,y,vx,vy,radius,mass,static,id"
 }
 
 # The scene with its particles from a dump: the same keys, [small] file and one
