@@ -225,7 +225,8 @@ test_changed_scene_files_refused() {
   "$exe" -q -n 80 "$d/s.ini" >"$tmp/full" || return 1
   "$exe" -q -n 40 --checkpoint "$d/c.ck" "$d/s.ini" >/dev/null || return 1
   cp "$d/bed.csv" "$d/bed.keep" && cp "$d/rocks.csv" "$d/rocks.keep"
-  grep -q '^large,0,.*,1$' "$d/rocks.csv" && sed -i 's/^\(large,0,.*\),1$/\1,0/' "$d/rocks.csv" &&
+  grep -q '^large,0,.*,1,[0-9]*$' "$d/rocks.csv" &&
+    sed -i 's/^\(large,0,.*\),1,\([0-9]*\)$/\1,0,\2/' "$d/rocks.csv" &&
     other_scene_refused "$d/c.ck" "$d/s.ini" "$d/rocks.csv" "[large_file.rocks] file" || return 1
   cp "$d/rocks.keep" "$d/rocks.csv"
   sed -i 's/,0.00499999989,/,0.00489999989,/' "$d/bed.csv" && ! cmp -s "$d/bed.csv" "$d/bed.keep" &&

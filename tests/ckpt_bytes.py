@@ -15,12 +15,14 @@ fields, since format 5:
   the walls: n_walls (i32), n_sw, n_lw (i64: the small-wall and large-wall histories),
   force-driven flags (i32 per wall), motion (s, s_dot f64 per wall), the history entries
   (16 bytes each: a, b, feature i32, xi f32; small-wall a = wall, b = small particle;
-  large-wall a = large particle, b = wall)."""
+  large-wall a = large particle, b = wall);
+  since format 6, the ids: next id (i64), the small particles' ids (8 n_small), the large
+  particles' (8 n_large)."""
 import struct
 import zlib
 
 HEADER = 40
-VERSION = 5
+VERSION = 6
 
 
 def record_end(d):
@@ -65,13 +67,36 @@ def walls(d):
     r['motion'] = struct.unpack_from('<%dd' % (2 * n), d, r['motion_at'])
     r['sw'] = [struct.unpack_from('<iiif', d, r['sw_at'] + 16 * k) for k in range(n_sw)]
     r['lw'] = [struct.unpack_from('<iiif', d, r['lw_at'] + 16 * k) for k in range(n_lw)]
-    assert r['lw_at'] + 16 * n_lw == len(d), 'the walls section ends the file'
+    r['end'] = r['lw_at'] + 16 * n_lw
+    return r
+
+
+def ids(d):
+    """The ids section (format 6): {'at', 'next', 'small', 'large'}, with the offsets
+    'small_at', 'large_at'; it ends the file."""
+    p = fields_at(d)
+    ns, nl = struct.unpack_from('<ii', d, p)
+    at = walls(d)['end']
+    r = {'at': at, 'next': struct.unpack_from('<q', d, at)[0], 'small_at': at + 8}
+    r['large_at'] = r['small_at'] + 8 * ns
+    r['small'] = list(struct.unpack_from('<%dq' % ns, d, r['small_at']))
+    r['large'] = list(struct.unpack_from('<%dq' % nl, d, r['large_at']))
+    assert r['large_at'] + 8 * nl == len(d), 'the ids section ends the file'
     return r
 
 
 def collision(d):
     """Whether d is a collision checkpoint (the header's mode, at 12: 0; gravity 1)."""
     return struct.unpack_from('<I', d, 12)[0] == 0
+
+
+def as_format_5(d):
+    """A checkpoint as format 5 wrote it: a collision one without the ids section (a
+    gravity one's payload is the same)."""
+    d = bytearray(d[:ids(d)['at']] if collision(d) else d)
+    struct.pack_into('<I', d, 8, 5)
+    reseal(d)
+    return d
 
 
 def as_format_4(d):

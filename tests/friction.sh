@@ -133,7 +133,8 @@ PY
 test_damaged_friction_section_refused() {
   "$exe" -q -n 360 --checkpoint k.ck "$scene" >/dev/null || return 1
   local size f cut at
-  size=$(stat -c %s k.ck)
+  # (the sections before the ids, which end the file: tests/ids.sh damages those)
+  size=$(PYTHONPATH="$root/tests" python3 -c "import sys; from ckpt_bytes import ids; print(ids(open(sys.argv[1], 'rb').read())['at'])" k.ck)
   f=$(friction_at k.ck)
   # cut inside the friction section, or flipped there: the checks and checksums see it
   for cut in $((f + 2)) $((f + 20)) $((f + 40)) $(((f + size) / 2)) $((size - 1)); do
@@ -153,8 +154,9 @@ test_damaged_friction_section_refused() {
   refused e2.ck "field 'small-small contacts' = 1099511627776 is more than the pairs" || return 1
   edit k.ck e3.ck "struct.pack_into('<d', d, f + 28 + 16 * 7, float('nan'))" || return 1
   refused e3.ck "field 'small rotation' has a non-finite value \(entry 14\)" || return 1
-  # one more large-large entry, pairing particle 0 with itself
-  edit k.ck e4.ck "n = struct.unpack_from('<q', d, f + 20)[0]; struct.pack_into('<q', d, f + 20, n + 1); d += struct.pack('<iif', 0, 0, 0.0)" ||
+  # one more large-large entry (at the list's end, before the walls section), pairing
+  # particle 0 with itself
+  edit k.ck e4.ck "from ckpt_bytes import walls_at; w = walls_at(d); n = struct.unpack_from('<q', d, f + 20)[0]; struct.pack_into('<q', d, f + 20, n + 1); d[w:w] = struct.pack('<iif', 0, 0, 0.0)" ||
     return 1
   refused e4.ck "field 'large-large histories' entry" || return 1
   # the first small-small entry's partner past the last small particle
@@ -168,13 +170,13 @@ test_damaged_friction_section_refused() {
 
 test_dump_has_theta_omega() {
   "$exe" -q -n 50 --dump d.csv "$scene" >/dev/null || return 1
-  head -1 d.csv | grep -qx "kind,index,x,y,vx,vy,radius,mass,static,theta,omega" || return 1
+  head -1 d.csv | grep -qx "kind,index,x,y,vx,vy,radius,mass,static,theta,omega,id" || return 1
   # every row has both; the static peg (large 0) neither turns nor turned
-  awk -F, 'NR > 1 && NF != 11 { bad = 1 } END { exit bad }' d.csv || return 1
-  grep -q "^large,0,.*,1,0,0$" d.csv || return 1
+  awk -F, 'NR > 1 && NF != 12 { bad = 1 } END { exit bad }' d.csv || return 1
+  grep -q "^large,0,.*,1,0,0,[0-9]*$" d.csv || return 1
   # frictionless scenes keep the old columns
   "$exe" -q -n 5 --dump plain.csv "$root/tests/scenes/tiny.ini" >/dev/null || return 1
-  head -1 plain.csv | grep -qx "kind,index,x,y,vx,vy,radius,mass,static"
+  head -1 plain.csv | grep -qx "kind,index,x,y,vx,vy,radius,mass,static,id"
 }
 
 # The scene with its particles from a dump: the same keys, [small] file and one

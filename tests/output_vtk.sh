@@ -71,8 +71,8 @@ test_csv_frames() {
   run "$fric" -n 40 --output "$tmp/c" --output-every 20 --output-format csv -o "$tmp/c.csv" >/dev/null &&
     [ "$(cat "$tmp/c/frames.csv")" = "$(printf 'step,time,file\n0,0,frame_000000.csv\n20,0.002,frame_000020.csv\n40,0.0040000000000000001,frame_000040.csv')" ] &&
     # the --dump columns, then contacts and the force
-    diff <(cut -d, -f1-11 "$tmp/c/frame_000040.csv") "$tmp/c.csv" &&
-    head -1 "$tmp/c/frame_000040.csv" | grep -q ',omega,contacts,fx,fy$' &&
+    diff <(cut -d, -f1-12 "$tmp/c/frame_000040.csv") "$tmp/c.csv" &&
+    head -1 "$tmp/c/frame_000040.csv" | grep -q ',omega,id,contacts,fx,fy$' &&
     run "$fric" -n 40 --output "$tmp/cv" --output-every 20 >/dev/null &&
     "$py" "$reader" csvforce "$tmp/cv/frame_000040.vtp" "$tmp/c/frame_000040.csv" &&
     head -1 "$tmp/c/frame_000000.csv" | grep -q ',contacts,fx,fy$' &&

@@ -86,7 +86,7 @@ test_dash_is_stdout() {
   python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["state_hash"]==sys.argv[1], d' \
     "$(hash_of "$tmp/err")" <"$tmp/s.json" || return 1
   "$exe" -q -n 20 --dump - "$scene" >"$tmp/d.csv" 2>"$tmp/err" || return 1
-  [ "$(head -1 "$tmp/d.csv")" = "kind,index,x,y,vx,vy,radius,mass,static" ] &&
+  [ "$(head -1 "$tmp/d.csv")" = "kind,index,x,y,vx,vy,radius,mass,static,id" ] &&
     [ "$(wc -l <"$tmp/d.csv")" -eq 206 ] && [ -n "$(hash_of "$tmp/err")" ] || return 1
   gravity_scene "$tmp/g.ini" 10
   "$exe" --stats - "$tmp/g.ini" 2>"$tmp/err" |

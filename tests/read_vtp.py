@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Reads the --output time series back with VTK's own XML readers (python3-vtk9), for
 tests/output_vtk.sh:
-  read_vtp.py frame FRAME.vtp DUMP.csv   the frame equals --dump of the same step
+  read_vtp.py frame FRAME.vtp DUMP.csv   the frame equals --dump of the same step (the id
+                                         array, Int64, is the dump's id column)
   read_vtp.py gravity FRAME.vtp DUMP.csv the same for a gravity run's dump
   read_vtp.py series DIR N               DIR/frames.pvd lists N frames, each in DIR and
                                          readable, timesteps increasing
@@ -82,10 +83,12 @@ def frame(vtp, dump):
     if len(rows) != len(a["id"]):
         fail(f"{len(a['id'])} points, {len(rows)} dump rows")
     rot = "omega" in rows[0]
+    if a["id"].dtype.name != "int64":
+        fail(f"{vtp}: id is {a['id'].dtype.name}, not Int64")
     if rot != ("angular_velocity" in a):
         fail("angular_velocity present in the frame iff the dump has omega")
     for i, row in enumerate(rows):
-        same("id", i, int(a["id"][i]), i)
+        same("id", i, int(a["id"][i]), int(row["id"]))
         kind = 0 if row["kind"] == "small" else 2 if row["static"] == "1" else 1
         same("kind", i, int(a["kind"][i]), kind)
         # positions and velocities: doubles, printed to 17 digits: exact

@@ -1,7 +1,7 @@
 /* Particles from files ([small] file, [large_file.NAME]): values land in the frame as
  * written, columns are found by name, section keys stand in for missing columns, the
  * kind column splits a whole dump, touching and compressed discs load and deeper
- * overlaps do not; every file in tests/bad/particles/ fails at its line with its words;
+ * overlaps do not; the id column gives the scene's ids; every file in tests/bad/particles/ fails at its line with its words;
  * densities with units.
  * Usage: test_particle_files [FILTER|""] [BAD_DIR] */
 #include <dirent.h>
@@ -86,6 +86,35 @@ static void test_kind_column_splits_a_dump(void)
   ENSURE(s.small_count == 3 && s.large_count == 2);
   ENSURE(s.small_pos[4] == 0.3 && s.large[0].vx == 1.0 && s.large[1].is_static);
   ms_scene_free(&s);
+}
+
+/* The id column: a dump's ids land on the scene in its order, each kind from its rows;
+ * particles no file gives an id count up from the largest + 1, small ones first; a file
+ * without the column leaves the scene's ids NULL; an id given twice across two files is
+ * refused at its line, naming the other. */
+static void test_id_column(void)
+{
+  write_file("ids.csv", "kind,x,y,radius,id\n"
+                        "small,0.1,0.1,0.005,40\n"
+                        "large,0.2,0.3,0.03,7\n"
+                        "small,0.2,0.1,0.005,3\n");
+  ms_scene s;
+  ENSURE(load("[small]\nfile = ids.csv\n[large_file.d]\nfile = ids.csv\n"
+              "[large.peg]\nposition = 0.3, 0.3\nradius = 0.02\n", &s) == MS_OK);
+  ENSURE(s.small_id && s.large_id && s.large_count == 2);
+  ENSURE(s.small_id[0] == 40 && s.small_id[1] == 3);
+  /* [large.peg] is placed before the file's particles: scene order peg, then id 7 */
+  ENSURE(s.large_id[0] == 41 && s.large_id[1] == 7);
+  ms_scene_free(&s);
+  write_file("plain.csv", "x,y,radius\n0.1,0.1,0.005\n");
+  ENSURE(load("[small]\nfile = plain.csv\n", &s) == MS_OK);
+  ENSURE(!s.small_id && !s.large_id);
+  ms_scene_free(&s);
+  write_file("rocks.csv", "x,y,radius,id\n0.2,0.3,0.03,5\n0.1,0.3,0.03,40\n");
+  ENSURE(load("[small]\nfile = ids.csv\n[large_file.r]\nfile = rocks.csv\n", &s) ==
+         MS_ERR_INPUT);
+  ENSURE(strstr(ms_error_message(), "rocks.csv:3: column id: id 40 is given twice (also at "));
+  ENSURE(strstr(ms_error_message(), "ids.csv:2)"));
 }
 
 /* Missing columns come from the section: radius, velocity, density (here bulk with a
@@ -328,6 +357,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_values_in_the_frame, filter);
   RUN_TEST(test_kind_column_splits_a_dump, filter);
   RUN_TEST(test_section_keys_stand_in_for_columns, filter);
+  RUN_TEST(test_id_column, filter);
   RUN_TEST(test_touching_and_compressed_discs_load, filter);
   RUN_TEST(test_deep_overlaps_refused, filter);
   RUN_TEST(test_far_rows_refused, filter);

@@ -9,16 +9,17 @@
 #include "mixsim/sim.h"
 #include "mixsim/status.h"
 
-/* 5: with the walls' state ([wall.NAME]: each wall's kind of motion, a force-driven one's
- * displacement and rate, with friction the histories of the walls' contacts); every
- * checkpoint is written as version 5, and collision mode reads version 5 only: 4 (the
- * scene's identity in full: CRC-32 and size of each file the scene reads besides its own)
- * and 3 (the friction state, only the scene file's CRC-32) lack the walls' state, 2 the
- * friction section, 1 double precision; each is refused with a message saying so. Gravity
- * payloads have not changed: versions 4 and 5 are read alike, 1 to 3 under version 3's
- * rule (read for a scene that reads no other file, refused, saying why, for one that
- * does). */
-#define MS_CHECKPOINT_VERSION 5
+/* 6: with the particles' persistent ids and the next id (mixsim/sim.h, ms_sim_small_ids);
+ * every checkpoint is written as version 6. Collision mode reads versions 6 and 5: 5 (the
+ * walls' state: each wall's kind of motion, a force-driven one's displacement and rate,
+ * with friction the histories of the walls' contacts) has no ids and resumes with the ids
+ * the scene gives, the ones that run had. 4 (the scene's identity in full: CRC-32 and size
+ * of each file the scene reads besides its own) and 3 (the friction state, only the scene
+ * file's CRC-32) lack the walls' state, 2 the friction section, 1 double precision; each
+ * is refused with a message saying so. Gravity payloads have not changed: versions 4 to 6
+ * are read alike, 1 to 3 under version 3's rule (read for a scene that reads no other
+ * file, refused, saying why, for one that does). */
+#define MS_CHECKPOINT_VERSION 6
 
 /* The identity of a scene: the CRC-32 of its file's bytes, and the CRC-32 and size of
  * each file it reads (ms_scene.inputs). A checkpoint only resumes the scene it was

@@ -282,6 +282,12 @@ typedef struct ms_scene {
    * each with ms_warn (silenced by --quiet) and keeps the first MS_SCENE_WARNINGS_MAX. */
   int warning_count;
   char warnings[MS_SCENE_WARNINGS_MAX][1024];
+
+  /* Persistent particle ids (mixsim/sim.h, ms_sim_small_ids), one per particle in scene
+   * order, when a particle file gives an id column: that file's ids, and the particles no
+   * such file gives counting up from the largest + 1 (small first, then large); all unique
+   * and >= 0. Both NULL when no file gives ids: the sim then numbers them itself. */
+  int64_t *small_id, *large_id;
 } ms_scene;
 
 /* Loads and validates `path`. On failure returns MS_ERR_INPUT (MS_ERR_RUNTIME for a

@@ -74,6 +74,9 @@ typedef struct ms_state {
    * position is x + ix * width, y + iy * height. NULL when no side is periodic. Not part of
    * the state hash (the wrapped positions are the state). */
   int *small_img, *large_img;
+  /* The particles' persistent ids (ms_sim_small_ids), as they were at `step`. Not part of
+   * the state's hash. */
+  int64_t *small_id, *large_id;
 } ms_state;
 
 ms_status ms_sim_create(const ms_scene *scene, const ms_sim_options *opt, ms_sim **out);
@@ -137,6 +140,18 @@ void ms_sim_origin(const ms_sim *sim, double origin[2]);
 /* Radius (m) and mass (kg) of small particle i. */
 float ms_sim_small_radius(const ms_sim *sim, int i);
 float ms_sim_small_mass(const ms_sim *sim, int i);
+
+/* Persistent particle ids: every particle keeps the id it was created with, one id space
+ * for small and large particles, so a particle can be followed from frame to frame while
+ * others come and go. Small particle i's id is ms_sim_small_ids(sim)[i], large particle
+ * i's ms_sim_large_ids(sim)[i] (n_small and n_large entries); from a scene, small 0 .. Ns-1
+ * and large Ns .. Ns+Nl-1 unless its particle files give an id column (ms_scene.small_id).
+ * ms_sim_next_id is the id the next particle created will get: more than every id held.
+ * Valid until the next advance or restore, which may change them; not part of the state
+ * hash (docs/output.md, "Particle ids"). */
+const int64_t *ms_sim_small_ids(const ms_sim *sim);
+const int64_t *ms_sim_large_ids(const ms_sim *sim);
+int64_t ms_sim_next_id(const ms_sim *sim);
 
 /* Puts large particle `index` (scene order) at (x, y) m (simulation frame) with zero velocity (and spin), between
  * advances: the preview's mouse drag. MS_ERR_INPUT for a bad index or position. */

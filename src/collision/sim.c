@@ -378,6 +378,8 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
                       sc->small_rot); /* (NULL: angle 0 and the scene's spin) */
   if (!st && s->p.friction_on && sc->hist.present)
     st = import_scene_histories(s, &sc->hist);
+  if (!st)
+    st = ms_ids_init(&s->ids, sc);
   if (st) {
     ms_sim_destroy(s);
     return st;
@@ -421,6 +423,7 @@ void ms_sim_destroy(ms_sim *s)
   free(s->wk.sweep_order);
   free(s->wk.sweep);
   free(s->p.shape);
+  ms_ids_free(&s->ids);
   free(s);
 }
 
@@ -471,6 +474,9 @@ void ms_sim_origin(const ms_sim *s, double origin[2])
 
 float ms_sim_small_radius(const ms_sim *s, int i) { return s->p.shape[2 * i]; }
 float ms_sim_small_mass(const ms_sim *s, int i) { return s->p.shape[2 * i + 1]; }
+const int64_t *ms_sim_small_ids(const ms_sim *s) { return s->ids.small; }
+const int64_t *ms_sim_large_ids(const ms_sim *s) { return s->ids.large; }
+int64_t ms_sim_next_id(const ms_sim *s) { return s->ids.next; }
 
 ms_status ms_sim_set_buffers(ms_sim *s, ms_buffer_mode mode)
 {

@@ -8,6 +8,7 @@
 
 #include "cl/runtime.h"
 #include "collision/exchange/crossing.h"
+#include "collision/ids.h"
 #include "collision/device/device.h"
 #include "collision/device_only/dl_state.h"
 #include "collision/base/friction_state.h"
@@ -64,6 +65,7 @@ struct ms_sim {
   _Alignas(MS_LINE) ms_run run;
   ms_ctx ctx;      /* what each thread's code is handed beside its own part: p, x, cl, kern,
                       run.stats and run.trace (collision/exchange/crossing.h) */
+  ms_ids ids;      /* the particles' persistent ids, host-side; between advances only */
 };
 
 /* Periodic box: each particle's periods crossed, (ix, iy) pairs; either may be NULL

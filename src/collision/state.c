@@ -34,7 +34,8 @@ ms_status ms_sim_state_alloc(const ms_sim *s, ms_state *out)
   out->small_vel = malloc((ns + 1) * sizeof(double));
   out->large_pos = malloc((nl + 1) * sizeof(double));
   out->large_vel = malloc((nl + 1) * sizeof(double));
-  int ok = out->small_pos && out->small_vel && out->large_pos && out->large_vel;
+  int ok = out->small_pos && out->small_vel && out->large_pos && out->large_vel &&
+           ms_ids_state_alloc(&s->ids, &out->small_id, &out->large_id);
   if (ok && (s->p.period[0] > 0.0 || s->p.period[1] > 0.0)) {
     out->small_img = calloc(ns + 1, sizeof(int));
     out->large_img = calloc(nl + 1, sizeof(int));
@@ -76,6 +77,7 @@ ms_status ms_sim_snapshot(ms_sim *s, ms_state *out)
     return st;
   if (s->p.friction_on && (st = read_rotation(s, out)))
     return st;
+  ms_ids_state_copy(&s->ids, out->small_id, out->large_id);
   return out->small_force ? ms_forces_read(s, out->small_force, out->large_force) : MS_OK;
 }
 
@@ -109,6 +111,8 @@ void ms_state_free(ms_state *st)
   free(st->large_force);
   free(st->small_img);
   free(st->large_img);
+  free(st->small_id);
+  free(st->large_id);
   memset(st, 0, sizeof *st);
 }
 

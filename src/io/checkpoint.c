@@ -7,7 +7,8 @@
  * which are checked before its arrays are allocated. The collision table's second
  * section is the friction state (rotation and contact histories), empty when the scene
  * has no friction; its third the walls' state ([wall.NAME]: each wall's kind of motion, a
- * force-driven one's displacement and rate, with friction its contacts' histories). */
+ * force-driven one's displacement and rate, with friction its contacts' histories); its
+ * fourth, since version 6, the particles' persistent ids and the next id. */
 #include "mixsim/checkpoint.h"
 
 #include <float.h>
@@ -42,6 +43,9 @@ typedef struct cimage {
   int32_t *wall_driven;          /* per wall: 1 force-driven */
   double *wall_motion;           /* per wall: s, s_dot */
   ms_wall_history *sw, *lw;
+  /* Since version 6: the persistent ids (collision/ids.h); NULL when read from version 5. */
+  int64_t next_id;
+  int64_t *small_id, *large_id; /* n_small, n_large */
 } cimage;
 
 /* Gravity mode. */
@@ -67,6 +71,7 @@ ARRAY(cimage, ss, im->n_ss) ARRAY(cimage, ls, im->n_ls) ARRAY(cimage, ll, im->n_
 SCALAR(cimage, n_walls) SCALAR(cimage, n_sw) SCALAR(cimage, n_lw)
 ARRAY(cimage, wall_driven, im->n_walls) ARRAY(cimage, wall_motion, (size_t)im->n_walls * 2)
 ARRAY(cimage, sw, im->n_sw) ARRAY(cimage, lw, im->n_lw)
+SCALAR(cimage, next_id) ARRAY(cimage, small_id, im->n_small) ARRAY(cimage, large_id, im->n_large)
 SCALAR(gimage, n) SCALAR(gimage, step) SCALAR(gimage, e0)
 ARRAY(gimage, pos, (size_t)im->n * 4) ARRAY(gimage, vel, (size_t)im->n * 3)
 
@@ -88,6 +93,8 @@ static const field collision_fields[] = {
   F(cimage, n_lw, MS_WALLS_F_N_LARGE), F(cimage, wall_driven, MS_WALLS_F_DRIVEN),
   F(cimage, wall_motion, MS_WALLS_F_MOTION), F(cimage, sw, MS_WALLS_F_SMALL),
   F(cimage, lw, MS_WALLS_F_LARGE),
+  F(cimage, next_id, "next id"), F(cimage, small_id, "small ids"),
+  F(cimage, large_id, "large ids"),
 };
 
 /* Where the collision table's friction and walls sections start, and their counts end. */
@@ -95,6 +102,9 @@ static const field collision_fields[] = {
 #define C_FRICTION_COUNTS 16
 #define C_WALLS_FIRST 23
 #define C_WALLS_COUNTS 26
+#define C_IDS_FIRST 30
+#define C_IDS_COUNTS 31
+#define C_IDS_SINCE 6
 
 static const field gravity_fields[] = {
   F(gimage, n, "bodies"), F(gimage, step, "step"), F(gimage, e0, "initial energy"),
@@ -136,9 +146,20 @@ static int c_alloc_walls(void *v)
   return im->wall_driven && im->wall_motion && im->sw && im->lw;
 }
 
+static int c_alloc_ids(void *v)
+{
+  cimage *im = v;
+  im->small_id = malloc(sz_cimage_small_id(im) + 1);
+  im->large_id = malloc(sz_cimage_large_id(im) + 1);
+  return im->small_id && im->large_id;
+}
+
 static void c_release(void *v)
 {
   cimage *im = v;
+  free(im->small_id);
+  free(im->large_id);
+  im->small_id = im->large_id = NULL;
   free(im->small_pos);
   free(im->small_vel);
   free(im->large_state);
@@ -178,17 +199,19 @@ static void g_release(void *v)
 }
 
 /* Version 2 made the collision state double precision (version 1 held floats); version
- * 3 added the friction section, 5 the walls section. The gravity payload has not changed
+ * 3 added the friction section, 5 the walls section, 6 the ids section (a version 5 file
+ * ends before it, and keeps the ids the scene gives). The gravity payload has not changed
  * since version 1. */
 static const layout collision_layout = {
-    0, 5, collision_fields, (int)(sizeof collision_fields / sizeof(field)), 3,
-    {{0, 2, c_alloc},
-     {C_FRICTION_FIRST, C_FRICTION_COUNTS, c_alloc_friction},
-     {C_WALLS_FIRST, C_WALLS_COUNTS, c_alloc_walls}},
+    0, 5, collision_fields, (int)(sizeof collision_fields / sizeof(field)), 4,
+    {{0, 2, c_alloc, 0},
+     {C_FRICTION_FIRST, C_FRICTION_COUNTS, c_alloc_friction, 0},
+     {C_WALLS_FIRST, C_WALLS_COUNTS, c_alloc_walls, 0},
+     {C_IDS_FIRST, C_IDS_COUNTS, c_alloc_ids, C_IDS_SINCE}},
     c_release};
 static const layout gravity_layout = {1, 1, gravity_fields,
                                       (int)(sizeof gravity_fields / sizeof(field)), 1,
-                                      {{0, 1, g_alloc}}, g_release};
+                                      {{0, 1, g_alloc, 0}}, g_release};
 
 /* The grid's capacity starts at the scene's [grid] capacity (at most
  * MS_GRID_MAX_CAPACITY) and grows to the fullest cell's count rounded up to 4, which
@@ -273,6 +296,8 @@ static ms_status sim_counts(const char *path, const void *v, const void *ctx, in
     return friction_counts(path, im, s);
   if (section == 2)
     return walls_counts(path, im, s);
+  if (section == 3)
+    return ms_ck_counter(path, "next id", im->next_id, 0, NULL);
   if (im->n_small != s->p.n_small)
     return ms_ck_refuse_field(path, "n_small", "= %ld: particle counts differ from the scene (%d)",
                         (long)im->n_small, s->p.n_small);
@@ -355,6 +380,37 @@ static void say_far_centres(const char *path, const char *field, const double *v
             first, s->p.origin[0] + v[stride * first], s->p.origin[1] + v[stride * first + 1]);
 }
 
+static int by_value(const void *a, const void *b)
+{
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The ids: each at least 0, below the next id, and none twice. */
+static ms_status ids_fields(const char *path, const cimage *im)
+{
+  size_t ns = (size_t)im->n_small, n = ns + (size_t)im->n_large;
+  int64_t *all = malloc((n + 1) * sizeof *all);
+  if (!all)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory reading checkpoint '%s'", path);
+  memcpy(all, im->small_id, ns * sizeof *all);
+  memcpy(all + ns, im->large_id, (n - ns) * sizeof *all);
+  ms_status st = MS_OK;
+  for (size_t i = 0; !st && i < n; i++)
+    if (all[i] < 0 || all[i] >= im->next_id)
+      st = ms_ck_refuse_field(path, i < ns ? "small ids" : "large ids", "entry %zu = %lld is "
+                              "outside [0, next id = %lld)", i < ns ? i : i - ns,
+                              (long long)all[i], (long long)im->next_id);
+  if (!st && n > 1)
+    qsort(all, n, sizeof *all, by_value);
+  for (size_t i = 1; !st && i < n; i++)
+    if (all[i] == all[i - 1])
+      st = ms_ck_refuse_field(path, "small ids", "and 'large ids' hold id %lld twice",
+                              (long long)all[i]);
+  free(all);
+  return st;
+}
+
 static ms_status sim_fields(const char *path, const void *v, const void *ctx)
 {
   const cimage *im = v;
@@ -378,6 +434,8 @@ static ms_status sim_fields(const char *path, const void *v, const void *ctx)
   say_far_centres(path, "small positions", im->small_pos, (size_t)im->n_small, 2, s);
   say_far_centres(path, "large state", im->large_state, (size_t)im->n_large, 4, s);
   if (im->friction && (st = friction_fields(path, im)))
+    return st;
+  if (im->small_id && (st = ids_fields(path, im)))
     return st;
   /* the walls' state, checked as its import checks it */
   ms_walls_state w = walls_of(im);
@@ -460,6 +518,12 @@ static ms_status capture(ms_sim *s, cimage *im)
   im->wall_motion = w.motion;
   im->sw = w.small;
   im->lw = w.large;
+  im->next_id = s->ids.next;
+  if (!c_alloc_ids(im)) {
+    c_release(im);
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for a checkpoint's ids");
+  }
+  ms_ids_state_copy(&s->ids, im->small_id, im->large_id);
   return MS_OK;
 }
 
@@ -477,6 +541,8 @@ static ms_status restore(ms_sim *s, const cimage *im)
     ms_walls_state w = walls_of(im);
     st = ms_sim_walls_import(s, &w);
   }
+  if (!st && im->small_id) /* (version 5: the ids the scene gave, which that run kept) */
+    ms_ids_set(&s->ids, im->small_id, im->large_id, im->next_id);
   if (!st) {
     s->run.stats.grid_builds = im->grid_builds;
     s->run.stats.overflow_builds = im->overflow_builds;

@@ -35,6 +35,15 @@ typedef struct header {
   uint32_t payload_crc, header_crc;
 } header;
 
+/* The fields a file of `version` holds: up to the first section added after it. */
+static int fields_of_version(const layout *l, uint32_t version)
+{
+  for (int k = 0; k < l->n_sections; k++)
+    if (l->section[k].since > version)
+      return l->section[k].first;
+  return l->n_fields;
+}
+
 /* The section whose counts end at field i, -1: none. */
 static int section_counted_at(const layout *l, int i)
 {
@@ -219,7 +228,8 @@ ms_status ms_ck_read(const char *path, const layout *l, void *im, const ms_scene
     crc = c;
     ms_scene_id_free(&saved);
   }
-  for (int i = 0; !st && i < l->n_fields; i++) {
+  int n_fields = st ? 0 : fields_of_version(l, h.version);
+  for (int i = 0; !st && i < n_fields; i++) {
     int k = section_counted_at(l, i);
     if (k >= 0) {
       allocated = 1; /* (release frees what a failed allocation left) */

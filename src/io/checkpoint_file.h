@@ -25,11 +25,15 @@ typedef struct field {
 #define F(T, member, name) {name, sz_##T##_##member, at_##T##_##member}
 
 /* A mode's payload: its table, in sections; each section's leading `counts` fields
- * are counts, after which its arrays are made room for. release frees them all. */
-#define MAX_SECTIONS 3
+ * are counts, after which its arrays are made room for. release frees them all. A
+ * section added by a later format version names it in `since` (0: in every version the
+ * layout reads); such sections come last, and a file of an older version ends before
+ * them: they are then not read, and their fields stay as the caller zeroed them. */
+#define MAX_SECTIONS 4
 typedef struct section_def {
   int first, counts; /* the section's first field, and the field after its counts */
   int (*alloc)(void *im);
+  uint32_t since; /* the format version that added the section; 0: every version */
 } section_def;
 
 typedef struct layout {

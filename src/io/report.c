@@ -415,13 +415,13 @@ typedef struct csv_ctx {
 
 /* Positions in scene coordinates (origin + frame) and velocities, to 17 significant
  * digits: a dump read back as a scene's particles is the state it was taken from, up to
- * the one rounding of the origin's addition. With friction each row ends with the
- * particle's angle and spin (theta, omega), as exactly. */
-static void write_rot(FILE *f, const double *rot, int i)
+ * the one rounding of the origin's addition. With friction the particle's angle and spin
+ * (theta, omega) follow, as exactly; each row ends with its persistent id. */
+static void write_rot_id(FILE *f, const double *rot, int i, int64_t id)
 {
   if (rot)
     fprintf(f, ",%.17g,%.17g", rot[2 * i], rot[2 * i + 1]);
-  fputc('\n', f);
+  fprintf(f, ",%lld\n", (long long)id);
 }
 
 static int write_csv(FILE *f, void *arg)
@@ -430,20 +430,20 @@ static int write_csv(FILE *f, void *arg)
   const ms_state *st = c->st;
   double o[2];
   ms_sim_origin(c->s, o);
-  fputs(st->small_rot ? "kind,index,x,y,vx,vy,radius,mass,static,theta,omega\n"
-                      : "kind,index,x,y,vx,vy,radius,mass,static\n", f);
+  fputs(st->small_rot ? "kind,index,x,y,vx,vy,radius,mass,static,theta,omega,id\n"
+                      : "kind,index,x,y,vx,vy,radius,mass,static,id\n", f);
   for (int i = 0; i < st->n_small; i++) {
     fprintf(f, "small,%d,%.17g,%.17g,%.17g,%.17g,%.9g,%.9g,0", i, o[0] + st->small_pos[2 * i],
             o[1] + st->small_pos[2 * i + 1], st->small_vel[2 * i], st->small_vel[2 * i + 1],
             (double)ms_sim_small_radius(c->s, i), (double)ms_sim_small_mass(c->s, i));
-    write_rot(f, st->small_rot, i);
+    write_rot_id(f, st->small_rot, i, st->small_id[i]);
   }
   for (int i = 0; i < st->n_large; i++) {
     const ms_body *L = &c->s->wk.large[i];
     fprintf(f, "large,%d,%.17g,%.17g,%.17g,%.17g,%.9g,%.9g,%d", i, o[0] + st->large_pos[2 * i],
             o[1] + st->large_pos[2 * i + 1], st->large_vel[2 * i], st->large_vel[2 * i + 1],
             (double)L->r, (double)L->m, L->is_static);
-    write_rot(f, st->large_rot, i);
+    write_rot_id(f, st->large_rot, i, st->large_id[i]);
   }
   return 0;
 }

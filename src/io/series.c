@@ -41,7 +41,7 @@ struct ms_series {
   double side[4], period[2]; /* the box's walls and periods (collision/base/params.h) */
   float *radius, *mass; /* fixed per particle (collision mode) */
   uint8_t *kind;
-  int32_t *id;
+  int64_t *id; /* the writer thread's: a frame's persistent ids (gravity: the body's index) */
   slot slots[2];
   ms_writer *w;      /* NULL once stopped by a failed write */
   ms_status failure; /* that write's status */
@@ -197,6 +197,7 @@ static void collision_points(ms_series *s, const slot *k, ms_points *p)
     s->force3[3 * i] = f[0];
     s->force3[3 * i + 1] = f[1];
     s->force3[3 * i + 2] = 0.0f;
+    s->id[i] = sm ? st->small_id[j] : st->large_id[j];
     if (s->rot) {
       const double *r = sm ? &st->small_rot[2 * j] : &st->large_rot[2 * j];
       s->theta[i] = r[0];

@@ -62,7 +62,7 @@ static void make_layout(const ms_points *p, layout *l)
   l->verts[1] = (array){"offsets", T_I64, 1, 2, NULL};
   array *d = l->data;
   int k = 0;
-  d[k++] = (array){"id", T_I32, 1, 0, p->id};
+  d[k++] = (array){"id", T_I64, 1, 0, p->id};
   d[k++] = (array){"kind", T_U8, 1, 0, p->kind};
   if (p->radius)
     d[k++] = (array){"radius", T_F32, 1, 0, p->radius};
@@ -208,7 +208,7 @@ ms_status ms_vtk_write_wall_lines(const char *path, const ms_wall_lines *l)
   return ms_write_atomic(path, write_wall_lines, (void *)l);
 }
 
-/* Collision mode: the --dump columns, then contacts, fx, fy; gravity mode: the gravity
+/* Collision mode: the --dump columns (id last), then contacts, fx, fy; gravity mode: the gravity
  * dump's columns (x,y,z,vx,vy,vz,m), then id (and fx,fy,fz when there are forces). Forces
  * with 9 digits: floats, read back exactly. */
 static int write_frame_csv(FILE *f, void *arg)
@@ -219,8 +219,8 @@ static int write_frame_csv(FILE *f, void *arg)
     fputs(F ? "x,y,z,vx,vy,vz,m,id,fx,fy,fz\n" : "x,y,z,vx,vy,vz,m,id\n", f);
     for (int i = 0; i < p->n; i++) {
       const double *x = &p->pos[3 * i], *v = &p->vel[3 * i];
-      fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%d", x[0], x[1], x[2], v[0], v[1], v[2],
-              (double)p->mass[i], p->id[i]);
+      fprintf(f, "%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%lld", x[0], x[1], x[2], v[0], v[1], v[2],
+              (double)p->mass[i], (long long)p->id[i]);
       if (F)
         fprintf(f, ",%.9g,%.9g,%.9g", (double)F[3 * i], (double)F[3 * i + 1],
                 (double)F[3 * i + 2]);
@@ -228,8 +228,8 @@ static int write_frame_csv(FILE *f, void *arg)
     }
     return 0;
   }
-  fputs(p->omega ? "kind,index,x,y,vx,vy,radius,mass,static,theta,omega,contacts"
-                 : "kind,index,x,y,vx,vy,radius,mass,static,contacts", f);
+  fputs(p->omega ? "kind,index,x,y,vx,vy,radius,mass,static,theta,omega,id,contacts"
+                 : "kind,index,x,y,vx,vy,radius,mass,static,id,contacts", f);
   fputs(F ? ",fx,fy\n" : "\n", f);
   for (int i = 0; i < p->n; i++) {
     const double *x = &p->pos[3 * i], *v = &p->vel[3 * i];
@@ -239,7 +239,7 @@ static int write_frame_csv(FILE *f, void *arg)
             (double)p->mass[i], p->kind[i] == 2);
     if (p->omega)
       fprintf(f, ",%.17g,%.17g", p->theta[i], p->omega[i]);
-    fprintf(f, ",%d", p->contacts ? p->contacts[i] : 0);
+    fprintf(f, ",%lld,%d", (long long)p->id[i], p->contacts ? p->contacts[i] : 0);
     if (F)
       fprintf(f, ",%.9g,%.9g", (double)F[3 * i], (double)F[3 * i + 1]);
     fputc('\n', f);

@@ -17,7 +17,8 @@ typedef struct ms_points {
   const double *pos, *vel; /* 3 per point, scene coordinates (z = 0 in collision mode) */
   const double *theta, *omega; /* angle and spin; NULL without rotation (friction off) */
   const float *radius, *mass;  /* radius NULL in gravity mode */
-  const int32_t *id;       /* 0 .. n-1: small particles then large ones, as in --dump */
+  const int64_t *id;       /* collision mode: the persistent ids (--dump's id column);
+                              gravity mode: 0 .. n-1 */
   const uint8_t *kind;     /* 0 small, 1 dynamic large, 2 static large */
   const int32_t *contacts; /* NULL: not counted (gravity mode) */
   const float *force;      /* 3 per point (z = 0 in collision mode); NULL: none */

@@ -1,10 +1,12 @@
-/* Scene loader, a dump's state beyond its rows: the FILE.state.csv that a --dump writes
- * beside FILE (ms_dump_state_path), read for each particle file: the grid's radius of the
- * dumped run (a [small] file's grid is sized by it), and with friction the contact
- * histories, matched to the rows by kind and index and kept on the scene for the
- * simulation to start from (ms_scene.hist). One of another version of FILE is warned
- * about and not read; with friction, so is a dump without one: the run then starts with
- * every contact unstretched (docs/output.md, "The dump's state"). */
+/* Scene loader, what a scene gathers from its particle files once they are placed: their
+ * id columns over the whole scene (ms_scene.small_id, large_id; each id once), and the
+ * FILE.state.csv that a --dump writes beside FILE (ms_dump_state_path), read for each
+ * particle file: the grid's radius of the dumped run (a [small] file's grid is sized by
+ * it), and with friction the contact histories, matched to the rows by kind and index and
+ * kept on the scene for the simulation to start from (ms_scene.hist). One of another
+ * version of FILE is warned about and not read; with friction, so is a dump without one:
+ * the run then starts with every contact unstretched (docs/output.md, "The dump's
+ * state"). */
 #include "scene/loader.h"
 
 #include <errno.h>
@@ -384,10 +386,96 @@ static int sort_pairs(state_file *h, ms_scene_contact *e, long from, long n, con
   return 1;
 }
 
+/* ---- the id columns --------------------------------------------------------------- */
+
+/* A particle's id as a file gave it, where, and in which order the files were read. */
+typedef struct id_ref {
+  int64_t id;
+  const particle_file *pf;
+  long line, order;
+} id_ref;
+
+static int by_id(const void *a, const void *b)
+{
+  const id_ref *x = a, *y = b;
+  if (x->id != y->id)
+    return (x->id > y->id) - (x->id < y->id);
+  return (x->order > y->order) - (x->order < y->order);
+}
+
+/* The ids of `pf`'s particles, scene indices `first` on, into `out` and the list. */
+static void ids_of(const particle_file *pf, long first, int64_t *out, id_ref *list, long *n)
+{
+  if (pf->section < 0 || !pf->has_id)
+    return;
+  for (long i = 0; i < pf->count; i++) {
+    out[first + i] = pf->disc[i].id;
+    list[*n] = (id_ref){pf->disc[i].id, pf, pf->disc[i].line, *n};
+    (*n)++;
+  }
+}
+
+/* Each id given once over the whole scene: the second giving is the error, at its line. */
+static int ids_unique(loader *ld, id_ref *list, long n)
+{
+  if (n > 1)
+    qsort(list, (size_t)n, sizeof *list, by_id);
+  for (long i = 1; i < n; i++)
+    if (list[i].id == list[i - 1].id) {
+      const id_ref *a = list[i - 1].order < list[i].order ? &list[i - 1] : &list[i];
+      const id_ref *b = a == &list[i] ? &list[i - 1] : &list[i];
+      return ms_ld_fail_key(ld, &ld->sections[b->pf->section], "file",
+                            "%s:%ld: column id: id %lld is given twice (also at %s:%ld); each "
+                            "particle's id must be unique", b->pf->path, b->line,
+                            (long long)b->id, a->pf->path, a->line);
+    }
+  return 1;
+}
+
+/* The particle files' id columns, as scene->small_id and large_id (mixsim/scene.h): when
+ * any file has one, every particle gets an id, those no file gives counting up from the
+ * largest given + 1, small particles first. */
+static int take_ids(loader *ld)
+{
+  ms_scene *s = ld->scene;
+  long given = 0;
+  for (int i = -1; i < ld->file_count; i++) {
+    const particle_file *pf = i < 0 ? &ld->small.file : &ld->files[i];
+    given += pf->section >= 0 && pf->has_id ? pf->count : 0;
+  }
+  if (given == 0)
+    return 1;
+  s->small_id = malloc(((size_t)s->small_count + 1) * sizeof *s->small_id);
+  s->large_id = malloc(((size_t)s->large_count + 1) * sizeof *s->large_id);
+  id_ref *list = malloc((size_t)given * sizeof *list);
+  if (!s->small_id || !s->large_id || !list) {
+    free(list);
+    return ms_ld_fail_memory(ld);
+  }
+  for (int i = 0; i < s->small_count; i++)
+    s->small_id[i] = -1;
+  for (int i = 0; i < s->large_count; i++)
+    s->large_id[i] = -1;
+  long n = 0;
+  ids_of(&ld->small.file, 0, s->small_id, list, &n);
+  for (int i = 0; i < ld->file_count; i++)
+    ids_of(&ld->files[i], ld->files[i].first, s->large_id, list, &n);
+  int ok = ids_unique(ld, list, n);
+  int64_t next = n ? list[n - 1].id + 1 : 0; /* (sorted: the largest is last) */
+  free(list);
+  for (int i = 0; ok && i < s->small_count; i++)
+    s->small_id[i] = s->small_id[i] < 0 ? next++ : s->small_id[i];
+  for (int i = 0; ok && i < s->large_count; i++)
+    s->large_id[i] = s->large_id[i] < 0 ? next++ : s->large_id[i];
+  return ok;
+}
+
 int ms_ld_read_dump_states(loader *ld)
 {
   ms_scene_histories *hs = &ld->scene->hist;
   size_t cap[3] = {0, 0, 0};
+  if (!take_ids(ld))
+    return 0;
   int ok = 1;
   for (int i = -1; ok && i < ld->file_count; i++) {
     const particle_file *pf = i < 0 ? &ld->small.file : &ld->files[i];

@@ -249,6 +249,8 @@ void ms_scene_free(ms_scene *scene)
   free(scene->small_rot);
   free(scene->large);
   free(scene->large_origin);
+  free(scene->small_id);
+  free(scene->large_id);
   free(scene->grav.pos);
   free(scene->grav.vel);
   free(scene->inputs);

@@ -55,6 +55,7 @@ typedef struct file_disc {
   int is_static;
   long line;  /* its line in the file, for messages */
   long index; /* the index column (a dump's row within its kind), -1: none or not a count */
+  int64_t id; /* the id column (a persistent id, >= 0), -1: none */
 } file_disc;
 
 /* [small] file or [large_file.NAME]: the file's particles and the section's keys that
@@ -72,6 +73,7 @@ typedef struct particle_file {
   long count;
   long other_kind;    /* rows of the other kind (kind column), not taken */
   int has_index;      /* the file has an index column (as a dump has) */
+  int has_id;         /* the file has an id column (dump_state.c gathers the ids) */
   long first;         /* [large_file.NAME]: the scene's index of its first particle */
 } particle_file;
 

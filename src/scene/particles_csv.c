@@ -1,6 +1,6 @@
 /* Scene loader, particle files: [small] file and [large_file.NAME] file read collision
  * particles from a CSV with the columns --dump writes (kind,index,x,y,vx,vy,radius,
- * mass,static, and with friction theta,omega), found by name in the header. Every value is checked with its file, line
+ * mass,static, with friction theta,omega, then id), found by name in the header. Every value is checked with its file, line
  * and column; placement.c then checks the discs against the box and each other. */
 #include "scene/loader.h"
 
@@ -21,9 +21,9 @@
 #define MAX_BYTES (256L * MAX_ROWS)
 
 enum { COL_KIND, COL_INDEX, COL_X, COL_Y, COL_VX, COL_VY, COL_RADIUS, COL_MASS, COL_STATIC,
-       COL_THETA, COL_OMEGA, COL_COUNT };
+       COL_THETA, COL_OMEGA, COL_ID, COL_COUNT };
 static const char *const g_names[COL_COUNT] = {"kind", "index", "x",    "y",     "vx",   "vy",
-                                               "radius", "mass", "static", "theta", "omega"};
+                                               "radius", "mass", "static", "theta", "omega", "id"};
 
 typedef struct reader {
   loader *ld;
@@ -64,7 +64,7 @@ static ms_status take_header(reader *r, char *field[MS_CSV_MAX_FIELDS], int n)
       k++;
     if (k == COL_COUNT)
       return ms_csv_fail(c, "column '%s' is not one of kind, index, x, y, vx, vy, radius, mass, "
-                            "static, theta, omega (the first line must be a header naming the "
+                            "static, theta, omega, id (the first line must be a header naming the "
                             "columns, as --dump writes it)", field[i]);
     if (r->col[k] >= 0)
       return ms_csv_fail(c, "column %s given twice", g_names[k]);
@@ -153,6 +153,21 @@ static ms_status take_static(reader *r, const char *text, int *out)
   return MS_OK;
 }
 
+/* The id column: a whole number, 0 to 2^53 - 1 (exact in a double, as JSON and the
+ * Python tools read numbers); uniqueness is checked over the whole scene (dump_state.c). */
+#define ID_MAX ((INT64_C(1) << 53) - 1)
+static ms_status take_id(reader *r, const char *text, int64_t *out)
+{
+  char *end = NULL;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (end == text || *end != '\0' || errno || text[0] == '+' || v < 0 || v > ID_MAX)
+    return ms_csv_fail(r->c, "column id: expected a whole number from 0 to %lld (a particle's "
+                             "persistent id), got '%s'", (long long)ID_MAX, text);
+  *out = (int64_t)v;
+  return MS_OK;
+}
+
 /* 1: the row is of the kind this section takes (always, without a kind column). */
 static ms_status row_wanted(reader *r, char *field[MS_CSV_MAX_FIELDS], int *wanted)
 {
@@ -212,7 +227,8 @@ static ms_status take_row(reader *r, char *field[MS_CSV_MAX_FIELDS], int n)
   file_disc d = {.vx = pf->velocity[0], .vy = pf->velocity[1], .r = pf->radius,
                  .w = r->large ? 0.0 : r->ld->scene->small_spin, .is_static = pf->is_static,
                  .line = c->line,
-                 .index = has(r, COL_INDEX) ? row_index(field[r->col[COL_INDEX]]) : -1};
+                 .index = has(r, COL_INDEX) ? row_index(field[r->col[COL_INDEX]]) : -1,
+                 .id = -1};
   const double *o = r->ld->scene->box_min;
   double *value[COL_COUNT] = {[COL_X] = &d.x, [COL_Y] = &d.y, [COL_VX] = &d.vx, [COL_VY] = &d.vy,
                               [COL_THETA] = &d.theta, [COL_OMEGA] = &d.w};
@@ -226,6 +242,8 @@ static ms_status take_row(reader *r, char *field[MS_CSV_MAX_FIELDS], int n)
   if ((st = take_mass(r, field, d.r, &d.m)))
     return st;
   if (has(r, COL_STATIC) && (st = take_static(r, field[r->col[COL_STATIC]], &d.is_static)))
+    return st;
+  if (has(r, COL_ID) && (st = take_id(r, field[r->col[COL_ID]], &d.id)))
     return st;
   if (d.is_static && (d.vx != 0.0 || d.vy != 0.0))
     return ms_csv_fail(c, "a static particle must have velocity 0, 0 (got %g, %g)", d.vx, d.vy);
@@ -298,6 +316,7 @@ static int read_file(loader *ld, particle_file *pf, int large)
     return 0;
   pf->has_rot = has(&r, COL_THETA) || has(&r, COL_OMEGA);
   pf->has_index = has(&r, COL_INDEX);
+  pf->has_id = has(&r, COL_ID);
   if (pf->has_rot && !ms_scene_friction_on(ld->scene))
     ms_ld_warn_key(ld, sec, "file", "%s has %s, which this scene does not use: it has no "
                    "friction, so no particle turns", pf->path,
