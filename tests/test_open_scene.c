@@ -46,7 +46,7 @@ static void test_inflow_only_scene_loads(void)
   ENSURE(load_text(HEAD BOX "[inflow.pour]\nregion = 1.05, 2.15, 1.25, 2.2\nrate = 2000\n"
                             "start = 0.5\nstop = 3\nmax_count = 1000\nradius_min = 0.004\n"
                             "radius_max = 0.006\nradius_distribution = area\n"
-                            "density = 2500 kg/m^3\nthickness = 0.01\nvelocity = 0.5, -1\n"
+                            "density = 2500 kg/m^3\nthickness = 0.8\nvelocity = 0.5, -1\n"
                             "velocity_spread = 0.1\nspin = 2\n",
                    &s) == MS_OK);
   ENSURE(s.small_count == 0 && s.large_count == 0 && s.inflow_count == 1);
@@ -57,7 +57,7 @@ static void test_inflow_only_scene_loads(void)
   ENSURE(in->region[2] == 1.25 - 1.0 && in->region[3] == 2.2 - 2.0);
   ENSURE(in->start == 0.5 && in->stop == 3.0 && in->max_count == 1000);
   ENSURE(in->radius_min == 0.004f && in->radius_max == 0.006f);
-  ENSURE(in->radius_law == MS_RADIUS_AREA && in->density == 25.0f);
+  ENSURE(in->radius_law == MS_RADIUS_AREA && in->density == 2000.0f);
   ENSURE(in->velocity[0] == 0.5 && in->velocity[1] == -1.0);
   ENSURE(in->velocity_spread == 0.1 && in->spin == 2.0);
   ENSURE(s.small_radius == 0.006f && s.small_radius_min == 0.004f);
