@@ -45,7 +45,7 @@ static int fail_cell(loader *ld, const section *box, double w, double h, double 
                                              : "the largest small diameter";
   double len[2] = {w, h};
   for (int a = 0; a < 2; a++)
-    if (s->periodic[a] && len[a] < 3.0 * c0)
+    if (s->periodic[a] && floor(len[a] / c0) < 3.0) /* as ms_box_cell counts */
       return ms_ld_fail_key(ld, box, "periodic", "the box is %g m along %s, less than 3 cells "
                             "of %g m (%s): a periodic side must span at least 3 cells; make "
                             "it at least %g m long, or the particles smaller", len[a],
