@@ -43,30 +43,70 @@ static const char *label(const stiffest *st, char *buf, size_t size)
   return buf;
 }
 
-/* The lightest and heaviest small particle (0 and 0 when there are none). */
+/* The lightest and heaviest particle the inflows of `kind` can pour (INFINITY and 0 when
+ * none does), as the simulation will weigh them: in float. */
+static void inflow_mass_range(const ms_scene *s, ms_inflow_kind kind, double *lo, double *hi)
+{
+  *lo = INFINITY;
+  *hi = 0.0;
+  for (int i = 0; i < s->inflow_count; i++) {
+    const ms_inflow *in = &s->inflows[i];
+    if (in->kind != kind)
+      continue;
+    *lo = fmin(*lo, (float)ms_ld_disc_mass(in->density, in->radius_min));
+    *hi = fmax(*hi, (float)ms_ld_disc_mass(in->density, in->radius_max));
+  }
+}
+
+/* Whether an inflow pours in particles of `kind`. */
+static int pours(const ms_scene *s, ms_inflow_kind kind)
+{
+  for (int i = 0; i < s->inflow_count; i++)
+    if (s->inflows[i].kind == kind)
+      return 1;
+  return 0;
+}
+
+/* Whether the scene has or pours in small particles. */
+static int has_small(const ms_scene *s)
+{
+  return s->small_count >= 1 || pours(s, MS_INFLOW_SMALL);
+}
+
+/* The lightest and heaviest small particle, the inflows' included (0 and 0 when there are
+ * none). */
 static void small_mass_range(const ms_scene *s, double *lo, double *hi)
 {
-  *lo = s->small_count > 0 ? INFINITY : 0.0;
-  *hi = 0.0;
+  inflow_mass_range(s, MS_INFLOW_SMALL, lo, hi);
   for (int i = 0; i < s->small_count; i++) {
     *lo = fmin(*lo, s->small_m[i]);
     *hi = fmax(*hi, s->small_m[i]);
   }
+  if (!isfinite(*lo))
+    *lo = 0.0;
 }
 
-/* The two lightest small particles (t_c grows with m_eff, so they set the shortest). */
+/* Puts mass m among the two lightest, a <= b. */
+static void keep_lightest(double m, double *a, double *b)
+{
+  if (m < *a) {
+    *b = *a;
+    *a = m;
+  } else if (m < *b) {
+    *b = m;
+  }
+}
+
+/* The two lightest small particles (t_c grows with m_eff, so they set the shortest); an
+ * inflow may pour two of its lightest. */
 static double lightest_small_pair(const ms_scene *s)
 {
-  double a = INFINITY, b = INFINITY;
-  for (int i = 0; i < s->small_count; i++) {
-    double m = s->small_m[i];
-    if (m < a) {
-      b = a;
-      a = m;
-    } else if (m < b) {
-      b = m;
-    }
-  }
+  double a = INFINITY, b = INFINITY, in_lo, in_hi;
+  inflow_mass_range(s, MS_INFLOW_SMALL, &in_lo, &in_hi);
+  keep_lightest(in_lo, &a, &b);
+  keep_lightest(in_lo, &a, &b);
+  for (int i = 0; i < s->small_count; i++)
+    keep_lightest(s->small_m[i], &a, &b);
   return ms_effective_mass(a, 0, b, 0);
 }
 
@@ -76,15 +116,25 @@ static double min_contact_time(const ms_scene *s, stiffest *kind)
   double m_s, m_hi;
   small_mass_range(s, &m_s, &m_hi);
   *kind = (stiffest){"none", NULL, 0.0, e};
-  if (s->small_count >= 2)
+  int small = has_small(s);
+  if (s->small_count >= 2 || pours(s, MS_INFLOW_SMALL))
     consider(k, e, lightest_small_pair(s), "small-small", &best, kind);
-  if (s->small_count >= 1)
+  if (small)
     consider(k, e, m_s, "small-wall", &best, kind);
   double light1 = INFINITY, light2 = INFINITY; /* the two lightest dynamic large */
   int dynamic = 0, statics = 0;
+  double in_lo, in_hi; /* the large inflows': two of the lightest may meet */
+  inflow_mass_range(s, MS_INFLOW_LARGE, &in_lo, &in_hi);
+  if (isfinite(in_lo)) {
+    if (small)
+      consider(k, e, ms_effective_mass(m_s, 0, in_lo, 0), "small-large", &best, kind);
+    keep_lightest(in_lo, &light1, &light2);
+    keep_lightest(in_lo, &light1, &light2);
+    dynamic += 2;
+  }
   for (int i = 0; i < s->large_count; i++) {
     const ms_large *l = &s->large[i];
-    if (s->small_count >= 1)
+    if (small)
       consider(k, e, ms_effective_mass(m_s, 0, l->mass, l->is_static), "small-large", &best,
                kind);
     if (l->is_static) {
@@ -110,7 +160,7 @@ static double min_contact_time(const ms_scene *s, stiffest *kind)
     const ms_wall *w = &s->walls[i];
     int fixed = !w->force_driven;
     double e_w = w->restitution;
-    if (s->small_count >= 1)
+    if (small)
       consider_wall(k, e_w, ms_effective_mass(m_s, 0, w->mass, fixed), "small-wall", w->section,
                     &best, kind);
     if (dynamic >= 1)
@@ -212,7 +262,7 @@ static int check_wall_damping(loader *ld, double m_s, double m_hi)
     const ms_wall *w = &s->walls[i];
     int fixed = !w->force_driven;
     double e = w->restitution;
-    if (s->small_count >= 1 &&
+    if (has_small(s) &&
         !(check_damping_e(ld, e, ms_effective_mass(m_s, 0, w->mass, fixed), "small-wall",
                           w->section) &&
           check_damping_e(ld, e, ms_effective_mass(m_hi, 0, w->mass, fixed), "small-wall",
@@ -226,6 +276,14 @@ static int check_wall_damping(loader *ld, double m_s, double m_hi)
                            "large-wall", w->section))
         return 0;
     }
+    double in_lo, in_hi;
+    inflow_mass_range(s, MS_INFLOW_LARGE, &in_lo, &in_hi);
+    if (isfinite(in_lo) &&
+        !(check_damping_e(ld, e, ms_effective_mass(in_lo, 0, w->mass, fixed), "large-wall",
+                          w->section) &&
+          check_damping_e(ld, e, ms_effective_mass(in_hi, 0, w->mass, fixed), "large-wall",
+                          w->section)))
+      return 0;
   }
   return 1;
 }
@@ -236,13 +294,26 @@ static int check_all_damping(loader *ld)
   const ms_scene *s = ld->scene;
   double m_s, m_hi, light1 = INFINITY, light2 = INFINITY;
   small_mass_range(s, &m_s, &m_hi);
-  if (s->small_count >= 1 &&
+  int small = has_small(s);
+  if (small &&
       !(check_damping(ld, 0.5 * m_s, "small-small") && check_damping(ld, 0.5 * m_hi, "small-small") &&
         check_damping(ld, m_s, "small-wall") && check_damping(ld, m_hi, "small-wall")))
     return 0;
+  double in_lo, in_hi; /* the large inflows' lightest and heaviest, dynamic */
+  inflow_mass_range(s, MS_INFLOW_LARGE, &in_lo, &in_hi);
+  if (isfinite(in_lo)) {
+    double m[2] = {in_lo, in_hi};
+    for (int j = 0; j < 2; j++)
+      if ((small && !(check_damping(ld, ms_effective_mass(m_s, 0, m[j], 0), "small-large") &&
+                      check_damping(ld, ms_effective_mass(m_hi, 0, m[j], 0), "small-large"))) ||
+          !check_damping(ld, m[j], "large-wall"))
+        return 0;
+    keep_lightest(in_lo, &light1, &light2);
+    keep_lightest(in_lo, &light1, &light2);
+  }
   for (int i = 0; i < s->large_count; i++) {
     const ms_large *l = &s->large[i];
-    if (s->small_count >= 1 &&
+    if (small &&
         !(check_damping(ld, ms_effective_mass(m_s, 0, l->mass, l->is_static), "small-large") &&
           check_damping(ld, ms_effective_mass(m_hi, 0, l->mass, l->is_static), "small-large")))
       return 0;

@@ -128,8 +128,8 @@ static void *grow(void *array, int *cap, int need, size_t size)
   return p;
 }
 
-/* NAME of [large.NAME] / [large_random.NAME] / [large_file.NAME] / [wall.NAME]:
- * non-empty, letters, digits, _ and -. */
+/* NAME of [large.NAME] / [large_random.NAME] / [large_file.NAME] / [wall.NAME] /
+ * [inflow.NAME] / [outflow.NAME]: non-empty, letters, digits, _ and -. */
 static int valid_item_name(const char *s)
 {
   if (!*s)
@@ -168,6 +168,8 @@ static int add_item(loader *ld, section *sec)
     ld->small.section = index;
   } else if (sec->kind == SEC_WALL) {
     return ms_ld_add_wall(ld, sec);
+  } else if (sec->kind == SEC_INFLOW || sec->kind == SEC_OUTFLOW) {
+    return ms_ld_add_flow(ld, sec);
   }
   return 1;
 }
@@ -217,9 +219,10 @@ static int begin_section(loader *ld, const char *name)
   if (!ms_ld_kind_of(name, &kind))
     return ms_ld_fail_at(ld, ld->line, name, NULL,
                    "unknown section (expected simulation, box, material, grid, small, "
-                   "gravity, large.NAME, large_random.NAME, large_file.NAME, wall.NAME or "
-                   "output)");
-  int named = (kind >= SEC_LARGE && kind <= SEC_LARGE_FILE) || kind == SEC_WALL;
+                   "gravity, large.NAME, large_random.NAME, large_file.NAME, wall.NAME, "
+                   "inflow.NAME, outflow.NAME or output)");
+  int named = (kind >= SEC_LARGE && kind <= SEC_LARGE_FILE) || kind == SEC_WALL ||
+              kind == SEC_INFLOW || kind == SEC_OUTFLOW;
   if (named && !valid_item_name(strchr(name, '.') + 1))
     return ms_ld_fail_at(ld, ld->line, name, NULL,
                    "NAME must be non-empty and use only letters, digits, '_' and '-'");

@@ -21,6 +21,8 @@
  *   gravity = 0, -9.81        ; m/s^2                                     (0, -9.81)
  *   max_speed = 50            ; m/s, 1.1e-19..1.8e19: faster ones stop the run (no limit)
  *   [box]        min = x, y; max = x, y          ; both required, max > min
+ *                periodic = none | x | y | xy (none); walls = all | none | left, right,
+ *                bottom, top: the non-periodic sides that are walls, the rest open (all)
  *   [material]   stiffness = 1e5 (N/m, > 0); restitution = 0.5 (0 < e <= 1); required
  *   [material]   friction = 0.5 (mu, >= 0); rolling_friction = 0.01 (mu_r, >= 0);
  *                wall_friction = 0.5 (mu against the walls, >= 0): all 0 (frictionless)
@@ -63,6 +65,12 @@
  *   force = fx, fy; mass = M  ; instead: moves along the force's line under it and its
  *                             ; contacts
  *   friction = mu; restitution = e    ; ([material] wall_friction, restitution)
+ *   [inflow.NAME]             ; particles poured in (flows.c)
+ *   region, rate (> 0): required; kind = small | large (small); start (0), stop (never),
+ *   max_count (no limit); radius or radius_min/max, radius_distribution, density,
+ *   thickness, velocity, velocity_spread, spin: as [small]'s
+ *   [outflow.NAME]            ; region = x0, y0, x1, y1, required: removes the particles
+ *                             ; whose centre enters it
  *
  * mode = gravity uses [simulation] dt, steps and seed, and one more section (the
  * collision sections and keys are then errors):
@@ -113,7 +121,7 @@
 
 static void loader_init(loader *ld, const char *path, ms_scene *scene)
 {
-  *ld = (loader){.path = path, .scene = scene, .current = -1};
+  *ld = (loader){.path = path, .scene = scene, .current = -1, .box_walls = -1};
   ld->small = (small_spec){.section = -1, .spacing = 1.05, .file = {.section = -1}};
   *scene = (ms_scene){
       .mode = MS_MODE_COLLISION,
@@ -152,7 +160,8 @@ static int build(loader *ld)
   if (!ms_ld_read_particle_files(ld))
     return 0;
   s->small_count = (int)sm->count;
-  return ms_ld_place_all(ld) && ms_ld_read_dump_states(ld) && ms_ld_check_dt(ld);
+  return ms_ld_place_all(ld) && ms_ld_read_dump_states(ld) && ms_ld_check_open(ld) &&
+         ms_ld_check_dt(ld);
 }
 
 static void print_warnings(const ms_scene *s)
@@ -262,5 +271,7 @@ void ms_scene_free(ms_scene *scene)
   for (int i = 0; i < scene->wall_count; i++)
     free(scene->walls[i].points);
   free(scene->walls);
+  free(scene->inflows);
+  free(scene->outflows);
   *scene = (ms_scene){0};
 }

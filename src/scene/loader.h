@@ -1,7 +1,8 @@
 /* The scene loader's private state, shared by its parts (src/scene/): reading lines
  * (ini_reader.c), values (values.c), the schema of sections and keys (schema.c), the
- * gravity keys (gravity_keys.c), the walls (walls.c), placement (placement.c), the dt
- * check (contact_time.c), and the entry points (load.c). Every ms_ld_* function that can
+ * gravity keys (gravity_keys.c), the walls (walls.c), the open sides, inflows and outflows
+ * (flows.c, flows_periodic.c), placement (placement.c), the dt check (contact_time.c), and
+ * the entry points (load.c). Every ms_ld_* function that can
  * fail records the first error in the loader and returns 0, so checks chain with &&. */
 #ifndef MS_SCENE_LOADER_H
 #define MS_SCENE_LOADER_H
@@ -33,6 +34,8 @@ typedef enum section_kind {
   SEC_LARGE_FILE,
   SEC_OUTPUT, /* the --output time series: dir, every, format */
   SEC_WALL,   /* [wall.NAME]: a wall of any shape (walls.c) */
+  SEC_INFLOW, /* [inflow.NAME]: particles poured in (flows.c) */
+  SEC_OUTFLOW, /* [outflow.NAME]: particles removed (flows.c) */
   SEC_KIND_COUNT
 } section_kind;
 
@@ -143,6 +146,9 @@ typedef struct loader {
   char body_file[512]; /* [gravity] file as written */
   int input_cap;       /* room in scene->inputs */
   int wall_cap;        /* room in scene->walls */
+  int inflow_cap, outflow_cap; /* room in scene->inflows, scene->outflows */
+  int box_walls;       /* [box] walls: bit k for side k (left, right, bottom, top) listed;
+                          -1: all (the default) */
   ms_status status; /* MS_OK until the first error */
   int error_line;
   char message[1024];
@@ -200,6 +206,11 @@ int ms_ld_check_mode(loader *ld);
 int ms_ld_check_required(loader *ld);
 int ms_ld_check_sections(loader *ld);
 int ms_ld_check_grid(loader *ld); /* after the small particles' sizes are known */
+/* A region of `sec` inside the box, at its region key's line; a disc's mass (density * pi
+ * r^2) a normal float, at the line of density, or else of radius_key. */
+int ms_ld_check_region(loader *ld, const section *sec, const double r[4]);
+int ms_ld_check_mass(loader *ld, const section *sec, double density, double r,
+                     const char *radius_key);
 /* Coefficients that [material] and [wall.NAME] share: a friction coefficient (>= 0, 0 or
  * a normal float) and a restitution (in (0, 1], a normal float). */
 int ms_ld_read_coefficient(loader *ld, const char *v, float *out);
@@ -212,6 +223,23 @@ int ms_ld_read_restitution(loader *ld, const char *v, float *out);
 int ms_ld_add_wall(loader *ld, section *sec);
 int ms_ld_set_wall(loader *ld, ms_wall *w, const char *key, const char *v);
 int ms_ld_check_wall(loader *ld, const section *sec);
+
+/* [box] periodic and walls, [inflow.NAME], [outflow.NAME] (flows.c): the keys, then the
+ * checks once every section is read: the sides (periodic ones listed in walls, box_open),
+ * and each flow's keys together, its region in the box and moved into the frame. */
+int ms_ld_set_box_sides(loader *ld, const char *key, const char *v);
+int ms_ld_check_box_sides(loader *ld);
+int ms_ld_add_flow(loader *ld, section *sec);
+int ms_ld_set_inflow(loader *ld, ms_inflow *in, const char *key, const char *v);
+int ms_ld_set_outflow(loader *ld, ms_outflow *out, const char *key, const char *v);
+int ms_ld_check_inflow(loader *ld, const section *sec);
+int ms_ld_check_outflow(loader *ld, const section *sec);
+/* The largest and smallest small radius over [small] and the kind = small inflows (0, 0
+ * when no small particle can exist); after placement (flows_periodic.c). */
+void ms_ld_small_radius_range(const loader *ld, float *r_min, float *r_max);
+/* After placement: the small radii take in the inflows', then the grid and, on a periodic
+ * box, its cell, the large particles and the walls are checked (flows_periodic.c). */
+int ms_ld_check_open(loader *ld);
 
 /* mode = gravity (gravity_keys.c). */
 int ms_ld_set_gravity(loader *ld, const char *key, const char *v);

@@ -15,7 +15,7 @@
 
 static const char *const g_kind_names[SEC_KIND_COUNT] = {
     "simulation", "box", "material", "grid", "small", "gravity", "large.", "large_random.",
-    "large_file.", "output", "wall.",
+    "large_file.", "output", "wall.", "inflow.", "outflow.",
 };
 
 /* Known keys of each section kind. */
@@ -23,7 +23,7 @@ static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_SIMULATION] = {"mode", "dt", "steps", "iterations_per_frame", "seed", "pipeline",
                         "buffers", "exchange", "gravity", "max_speed", "cpu_threads",
                         "large_on", "worker_list"},
-    [SEC_BOX] = {"min", "max"},
+    [SEC_BOX] = {"min", "max", "periodic", "walls"},
     [SEC_MATERIAL] = {"stiffness", "restitution", "friction", "rolling_friction", "wall_friction",
                       "tangential_stiffness"},
     [SEC_GRID] = {"capacity"},
@@ -41,6 +41,10 @@ static const char *const g_keys[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_OUTPUT] = {"dir", "every", "format", "diagnostics"},
     [SEC_WALL] = {"segments", "closed", "circle", "velocity", "rotate", "oscillate", "force",
                   "mass", "friction", "restitution"},
+    [SEC_INFLOW] = {"kind", "region", "rate", "start", "stop", "max_count", "radius",
+                    "radius_min", "radius_max", "radius_distribution", "density", "thickness",
+                    "velocity", "velocity_spread", "spin"},
+    [SEC_OUTFLOW] = {"region"},
 };
 
 /* Keys that must be given, in the order missing ones are reported. */
@@ -54,6 +58,8 @@ static const char *const g_required[SEC_KIND_COUNT][MAX_KEYS + 1] = {
     [SEC_LARGE_RANDOM] = {"count", "radius_min", "radius_max", "region"},
     [SEC_LARGE_FILE] = {"file"},
     [SEC_OUTPUT] = {"dir"},
+    [SEC_INFLOW] = {"region", "rate"},
+    [SEC_OUTFLOW] = {"region"},
 };
 
 static int key_index(section_kind kind, const char *key)
@@ -180,6 +186,8 @@ static int set_simulation(loader *ld, const char *key, const char *v)
 
 static int set_box(loader *ld, const char *key, const char *v)
 {
+  if (ms_ld_is(key, "periodic") || ms_ld_is(key, "walls"))
+    return ms_ld_set_box_sides(ld, key, v);
   return ms_ld_read_vec2(ld, v, ms_ld_is(key, "min") ? ld->scene->box_min : ld->scene->box_max);
 }
 
@@ -370,6 +378,8 @@ static int set_key(loader *ld, section *sec, const char *key, const char *v)
   case SEC_LARGE_FILE: return set_file_section(ld, &ld->files[sec->item], key, v);
   case SEC_OUTPUT: return set_output(ld, key, v);
   case SEC_WALL: return ms_ld_set_wall(ld, &ld->scene->walls[sec->item], key, v);
+  case SEC_INFLOW: return ms_ld_set_inflow(ld, &ld->scene->inflows[sec->item], key, v);
+  case SEC_OUTFLOW: return ms_ld_set_outflow(ld, &ld->scene->outflows[sec->item], key, v);
   case SEC_KIND_COUNT: break;
   }
   return 0;
@@ -450,7 +460,7 @@ static int region_in_box(const ms_scene *s, const double r[4])
          r[3] <= s->box_max[1];
 }
 
-static int check_region(loader *ld, const section *sec, const double r[4])
+int ms_ld_check_region(loader *ld, const section *sec, const double r[4])
 {
   const ms_scene *s = ld->scene;
   if (region_in_box(s, r))
@@ -488,8 +498,8 @@ int ms_ld_areal_density(loader *ld, const section *sec, double r_min, double *ar
 
 /* Masses are floats in the simulation (and divide forces): density * pi r^2 must be a
  * normal float, or a particle would be weightless or infinitely heavy. */
-static int check_mass(loader *ld, const section *sec, double density, double r,
-                      const char *radius_key)
+int ms_ld_check_mass(loader *ld, const section *sec, double density, double r,
+                     const char *radius_key)
 {
   float m = (float)ms_ld_disc_mass(density, r);
   if (m >= FLT_MIN && m <= FLT_MAX)
@@ -559,11 +569,12 @@ static int check_small(loader *ld, const section *sec)
   if (!ms_ld_areal_density(ld, sec, sm->count > 0 ? s->small_radius_min : 0.0, &areal))
     return 0;
   s->small_density = (float)areal;
-  if (sm->count > 0 && !(check_mass(ld, sec, s->small_density, s->small_radius_min, rkey) &&
-                         check_mass(ld, sec, s->small_density, s->small_radius,
-                                    ms_ld_line_of(sec, "radius") ? "radius" : "radius_max")))
+  if (sm->count > 0 &&
+      !(ms_ld_check_mass(ld, sec, s->small_density, s->small_radius_min, rkey) &&
+        ms_ld_check_mass(ld, sec, s->small_density, s->small_radius,
+                         ms_ld_line_of(sec, "radius") ? "radius" : "radius_max")))
     return 0;
-  if (ms_ld_line_of(sec, "region") && !check_region(ld, sec, sm->region))
+  if (ms_ld_line_of(sec, "region") && !ms_ld_check_region(ld, sec, sm->region))
     return 0;
   if (sm->random && ms_ld_line_of(sec, "spacing"))
     return ms_ld_fail_key(ld, sec, "spacing", "only applies to placement = lattice");
@@ -574,7 +585,7 @@ static int check_large(loader *ld, const section *sec)
 {
   large_spec *l = &ld->large[sec->item];
   if (!ms_ld_areal_density(ld, sec, l->radius, &l->density) ||
-      !check_mass(ld, sec, l->density, l->radius, "radius"))
+      !ms_ld_check_mass(ld, sec, l->density, l->radius, "radius"))
     return 0;
   if (l->is_static && (l->velocity[0] != 0.0f || l->velocity[1] != 0.0f))
     return ms_ld_fail_key(ld, sec, "velocity", "a static particle must have velocity 0, 0");
@@ -591,8 +602,9 @@ static int check_group(loader *ld, const section *sec)
                     (double)g->radius_min, (double)g->radius_max);
   if (!ms_ld_areal_density(ld, sec, g->radius_min, &g->density))
     return 0;
-  if (!check_region(ld, sec, g->region) || !check_mass(ld, sec, g->density, g->radius_min, "radius_min") ||
-      !check_mass(ld, sec, g->density, g->radius_max, "radius_max"))
+  if (!ms_ld_check_region(ld, sec, g->region) ||
+      !ms_ld_check_mass(ld, sec, g->density, g->radius_min, "radius_min") ||
+      !ms_ld_check_mass(ld, sec, g->density, g->radius_max, "radius_max"))
     return 0;
   double d = 2.0 * g->radius_max;
   if (g->region[2] - g->region[0] < d || g->region[3] - g->region[1] < d)
@@ -622,15 +634,17 @@ static int check_file_section(loader *ld, const section *sec)
 /* The collision grid has cells of one small diameter over the box; the simulation
  * refuses more than MS_GRID_MAX_CELLS of them, so say so here, at the box's line. The
  * arithmetic is the simulation's (src/collision/sim.c). Small particles from a file
- * are checked once read. */
+ * are checked once read; the inflows' small particles count too. */
 int ms_ld_check_grid(loader *ld)
 {
   const ms_scene *s = ld->scene;
   const section *box = ms_ld_find_kind(ld, SEC_BOX);
-  if (ld->small.count <= 0)
+  float r_min = 0.0f, r_max = 0.0f;
+  ms_ld_small_radius_range(ld, &r_min, &r_max);
+  if (r_max <= 0.0f)
     return 1; /* no small particles: one cell */
   double w = s->box_max[0] - s->box_min[0], h = s->box_max[1] - s->box_min[1];
-  double cell = 2.0 * s->small_radius;
+  double cell = 2.0 * r_max;
   double nx = fmax(ceil(w / cell), 1.0), ny = fmax(ceil(h / cell), 1.0);
   if (nx * ny <= (double)MS_GRID_MAX_CELLS)
     return 1;
@@ -647,6 +661,8 @@ int ms_ld_check_sections(loader *ld)
   if (!(s->box_max[0] > s->box_min[0] && s->box_max[1] > s->box_min[1]))
     return ms_ld_fail_key(ld, box, "max", "must be greater than min in x and y (min = %g, %g)",
                     s->box_min[0], s->box_min[1]);
+  if (!ms_ld_check_box_sides(ld))
+    return 0;
   const section *small = ms_ld_find_kind(ld, SEC_SMALL);
   if (small && !ms_ld_line_of(small, "file") && !check_small_sizes(ld, small))
     return 0;
@@ -659,6 +675,8 @@ int ms_ld_check_sections(loader *ld)
              : sec->kind == SEC_LARGE_RANDOM ? check_group(ld, sec)
              : sec->kind == SEC_LARGE_FILE ? check_file_section(ld, sec)
              : sec->kind == SEC_WALL       ? ms_ld_check_wall(ld, sec)
+             : sec->kind == SEC_INFLOW     ? ms_ld_check_inflow(ld, sec)
+             : sec->kind == SEC_OUTFLOW    ? ms_ld_check_outflow(ld, sec)
                                            : 1;
     if (!ok)
       return 0;
