@@ -521,14 +521,17 @@ ms_status ms_sim_move_large(ms_sim *s, int index, double x, double y)
 
 ms_status ms_sim_set_images(ms_sim *s, const int *small_img, const int *large_img)
 {
-  for (int i = 0; large_img && i < s->p.n_large; i++) {
-    s->wk.large[i].img[0] = large_img[2 * i];
-    s->wk.large[i].img[1] = large_img[2 * i + 1];
+  for (int i = 0; i < s->p.n_large; i++) {
+    s->wk.large[i].img[0] = large_img ? large_img[2 * i] : 0;
+    s->wk.large[i].img[1] = large_img ? large_img[2 * i + 1] : 0;
   }
-  if (!small_img)
-    return MS_OK;
-  return ms_buffers_upload(&s->cl, s->x.buf.img, small_img,
-                           (size_t)s->p.n_small * 2 * sizeof(int));
+  size_t bytes = (size_t)s->p.n_small * 2 * sizeof(int);
+  int *zero = small_img ? NULL : calloc(bytes + 1, 1);
+  if (!small_img && !zero)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the images");
+  ms_status st = ms_buffers_upload(&s->cl, s->x.buf.img, small_img ? small_img : zero, bytes);
+  free(zero);
+  return st;
 }
 
 ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *small_pos,

@@ -68,7 +68,7 @@ struct ms_sim {
   ms_ids ids;      /* the particles' persistent ids, host-side; between advances only */
 };
 
-/* Periodic box: each particle's periods crossed, (ix, iy) pairs; either may be NULL
+/* Periodic box: each particle's periods crossed, (ix, iy) pairs, NULL for zeros
  * (checkpoint.c, after ms_sim_restore, which leaves them as they were). */
 ms_status ms_sim_set_images(ms_sim *s, const int *small_img, const int *large_img);
 

@@ -8,7 +8,8 @@
  * section is the friction state (rotation and contact histories), empty when the scene
  * has no friction; its third the walls' state ([wall.NAME]: each wall's kind of motion, a
  * force-driven one's displacement and rate, with friction its contacts' histories); its
- * fourth, since version 6, the particles' persistent ids and the next id. */
+ * fourth, since version 6, the particles' persistent ids, the next id and the periods each
+ * particle crossed (a periodic box's images). */
 #include "mixsim/checkpoint.h"
 
 #include <float.h>
@@ -46,6 +47,8 @@ typedef struct cimage {
   /* Since version 6: the persistent ids (collision/ids.h); NULL when read from version 5. */
   int64_t next_id;
   int64_t *small_id, *large_id; /* n_small, n_large */
+  int32_t *small_img, *large_img; /* 2 per particle: the periods crossed (zeros unless the
+                                     box is periodic) */
 } cimage;
 
 /* Gravity mode. */
@@ -72,6 +75,7 @@ SCALAR(cimage, n_walls) SCALAR(cimage, n_sw) SCALAR(cimage, n_lw)
 ARRAY(cimage, wall_driven, im->n_walls) ARRAY(cimage, wall_motion, (size_t)im->n_walls * 2)
 ARRAY(cimage, sw, im->n_sw) ARRAY(cimage, lw, im->n_lw)
 SCALAR(cimage, next_id) ARRAY(cimage, small_id, im->n_small) ARRAY(cimage, large_id, im->n_large)
+ARRAY(cimage, small_img, (size_t)im->n_small * 2) ARRAY(cimage, large_img, (size_t)im->n_large * 2)
 SCALAR(gimage, n) SCALAR(gimage, step) SCALAR(gimage, e0)
 ARRAY(gimage, pos, (size_t)im->n * 4) ARRAY(gimage, vel, (size_t)im->n * 3)
 
@@ -94,7 +98,8 @@ static const field collision_fields[] = {
   F(cimage, wall_motion, MS_WALLS_F_MOTION), F(cimage, sw, MS_WALLS_F_SMALL),
   F(cimage, lw, MS_WALLS_F_LARGE),
   F(cimage, next_id, "next id"), F(cimage, small_id, "small ids"),
-  F(cimage, large_id, "large ids"),
+  F(cimage, large_id, "large ids"), F(cimage, small_img, "small images"),
+  F(cimage, large_img, "large images"),
 };
 
 /* Where the collision table's friction and walls sections start, and their counts end. */
@@ -151,7 +156,9 @@ static int c_alloc_ids(void *v)
   cimage *im = v;
   im->small_id = malloc(sz_cimage_small_id(im) + 1);
   im->large_id = malloc(sz_cimage_large_id(im) + 1);
-  return im->small_id && im->large_id;
+  im->small_img = calloc(sz_cimage_small_img(im) + 1, 1);
+  im->large_img = calloc(sz_cimage_large_img(im) + 1, 1);
+  return im->small_id && im->large_id && im->small_img && im->large_img;
 }
 
 static void c_release(void *v)
@@ -160,6 +167,9 @@ static void c_release(void *v)
   free(im->small_id);
   free(im->large_id);
   im->small_id = im->large_id = NULL;
+  free(im->small_img);
+  free(im->large_img);
+  im->small_img = im->large_img = NULL;
   free(im->small_pos);
   free(im->small_vel);
   free(im->large_state);
@@ -472,6 +482,20 @@ static ms_status capture_friction(ms_sim *s, cimage *im)
   return MS_OK;
 }
 
+/* The periods each particle crossed (periodic box; zeros otherwise). */
+static ms_status capture_images(ms_sim *s, cimage *im)
+{
+  for (int i = 0; i < s->p.n_large; i++) {
+    im->large_img[2 * i] = s->wk.large[i].img[0];
+    im->large_img[2 * i + 1] = s->wk.large[i].img[1];
+  }
+  ms_status st = ms_buffers_download(&s->cl, s->x.buf.img, im->small_img,
+                                     sz_cimage_small_img(im));
+  if (st)
+    c_release(im);
+  return st;
+}
+
 static ms_status capture(ms_sim *s, cimage *im)
 {
   memset(im, 0, sizeof *im);
@@ -524,11 +548,12 @@ static ms_status capture(ms_sim *s, cimage *im)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for a checkpoint's ids");
   }
   ms_ids_state_copy(&s->ids, im->small_id, im->large_id);
-  return MS_OK;
+  return capture_images(s, im);
 }
 
 static ms_status restore(ms_sim *s, const cimage *im)
 {
+  /* version 5 had no periodic boxes: every image 0 */
   ms_status st = ms_sim_restore(s, im->step, (size_t)im->capacity, im->small_pos, im->small_vel,
                                 im->large_state);
   if (!st && im->friction) {
@@ -543,6 +568,8 @@ static ms_status restore(ms_sim *s, const cimage *im)
   }
   if (!st && im->small_id) /* (version 5: the ids the scene gave, which that run kept) */
     ms_ids_set(&s->ids, im->small_id, im->large_id, im->next_id);
+  if (!st)
+    st = ms_sim_set_images(s, im->small_img, im->large_img);
   if (!st) {
     s->run.stats.grid_builds = im->grid_builds;
     s->run.stats.overflow_builds = im->overflow_builds;
