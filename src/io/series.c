@@ -42,6 +42,7 @@ struct ms_series {
   float *radius, *mass; /* fixed per particle (collision mode) */
   uint8_t *kind;
   int64_t *id; /* the writer thread's: a frame's persistent ids (gravity: the body's index) */
+  int32_t *image; /* the writer thread's: a frame's images, 2 per particle (periodic box) */
   slot slots[2];
   ms_writer *w;      /* NULL once stopped by a failed write */
   ms_status failure; /* that write's status */
@@ -198,6 +199,11 @@ static void collision_points(ms_series *s, const slot *k, ms_points *p)
     s->force3[3 * i + 1] = f[1];
     s->force3[3 * i + 2] = 0.0f;
     s->id[i] = sm ? st->small_id[j] : st->large_id[j];
+    if (st->small_img) {
+      const int *m = sm ? &st->small_img[2 * j] : &st->large_img[2 * j];
+      s->image[2 * i] = m[0];
+      s->image[2 * i + 1] = m[1];
+    }
     if (s->rot) {
       const double *r = sm ? &st->small_rot[2 * j] : &st->large_rot[2 * j];
       s->theta[i] = r[0];
@@ -206,7 +212,7 @@ static void collision_points(ms_series *s, const slot *k, ms_points *p)
   }
   *p = (ms_points){st->step, (double)st->step * s->dt, s->n, s->n_small, 0, s->pos3, s->vel3,
                    s->rot ? s->theta : NULL, s->rot ? s->omega : NULL, s->radius, s->mass,
-                   s->id, s->kind, s->contacts, s->force3};
+                   s->id, s->kind, s->contacts, s->force3, st->small_img ? s->image : NULL};
 }
 
 static void gravity_points(ms_series *s, const slot *k, ms_points *p)
@@ -222,7 +228,7 @@ static void gravity_points(ms_series *s, const slot *k, ms_points *p)
       s->force3[3 * i + c] = s->gmass[i] * k->acc[3 * i + c];
   }
   *p = (ms_points){g->step, g->time, s->n, 0, 1, s->pos3, s->vel3, NULL, NULL, NULL, s->gmass,
-                   s->id, s->kind, NULL, s->force3};
+                   s->id, s->kind, NULL, s->force3, NULL};
 }
 
 static ms_status add_entry(entry_list *l, const ms_points *p, const char *file)
@@ -311,7 +317,7 @@ static void series_free(ms_series *s)
     free(s->slots[i].acc);
     ms_wall_frame_free(&s->slots[i].walls);
   }
-  free(s->radius), free(s->mass), free(s->kind), free(s->id);
+  free(s->radius), free(s->mass), free(s->kind), free(s->id), free(s->image);
   free(s->pos3), free(s->vel3), free(s->theta), free(s->omega), free(s->pos2);
   free(s->gmass), free(s->contacts), free(s->frames.e), free(s->walls.e), free(s->force3);
   ms_walls_drawing_free(&s->drawing);
@@ -326,10 +332,11 @@ static ms_status alloc_common(ms_series *s)
   size_t n = (size_t)s->n + 1;
   s->kind = calloc(n, 1);
   s->id = malloc(n * sizeof *s->id);
+  s->image = calloc(2 * n + 2, sizeof *s->image);
   s->pos3 = malloc(3 * n * sizeof *s->pos3);
   s->vel3 = malloc(3 * n * sizeof *s->vel3);
   s->force3 = malloc(3 * n * sizeof *s->force3);
-  if (!s->kind || !s->id || !s->pos3 || !s->vel3 || !s->force3)
+  if (!s->kind || !s->id || !s->image || !s->pos3 || !s->vel3 || !s->force3)
     return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
   for (int i = 0; i < s->n; i++)
     s->id[i] = i;

@@ -76,6 +76,8 @@ static void make_layout(const ms_points *p, layout *l)
     d[k++] = (array){"contacts", T_I32, 1, 0, p->contacts};
   if (p->force)
     d[k++] = (array){"force", T_F32, 3, 0, p->force};
+  if (p->image)
+    d[k++] = (array){"image", T_I32, 2, 0, p->image};
   l->n_data = k;
 }
 
@@ -230,7 +232,8 @@ static int write_frame_csv(FILE *f, void *arg)
   }
   fputs(p->omega ? "kind,index,x,y,vx,vy,radius,mass,static,theta,omega,id,contacts"
                  : "kind,index,x,y,vx,vy,radius,mass,static,id,contacts", f);
-  fputs(F ? ",fx,fy\n" : "\n", f);
+  fputs(F ? ",fx,fy" : "", f);
+  fputs(p->image ? ",image_x,image_y\n" : "\n", f);
   for (int i = 0; i < p->n; i++) {
     const double *x = &p->pos[3 * i], *v = &p->vel[3 * i];
     int small = i < p->n_small;
@@ -242,6 +245,8 @@ static int write_frame_csv(FILE *f, void *arg)
     fprintf(f, ",%lld,%d", (long long)p->id[i], p->contacts ? p->contacts[i] : 0);
     if (F)
       fprintf(f, ",%.9g,%.9g", (double)F[3 * i], (double)F[3 * i + 1]);
+    if (p->image)
+      fprintf(f, ",%d,%d", (int)p->image[2 * i], (int)p->image[2 * i + 1]);
     fputc('\n', f);
   }
   return 0;

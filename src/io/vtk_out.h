@@ -22,6 +22,9 @@ typedef struct ms_points {
   const uint8_t *kind;     /* 0 small, 1 dynamic large, 2 static large */
   const int32_t *contacts; /* NULL: not counted (gravity mode) */
   const float *force;      /* 3 per point (z = 0 in collision mode); NULL: none */
+  const int32_t *image;    /* 2 per point: the periods crossed in a periodic box (the
+                              unwrapped position is x + image_x w, y + image_y h); NULL
+                              when no side is periodic */
 } ms_points;
 
 /* A frame written, for the collection. */

@@ -114,12 +114,19 @@ static int clear_of_wall(const ms_scene *s, double x, double wall, double r)
 static double frame_w(const ms_scene *s) { return s->box_max[0] - s->box_min[0]; }
 static double frame_h(const ms_scene *s) { return s->box_max[1] - s->box_min[1]; }
 
+/* Along one axis of length w: a centre in the box, the disc clear of both sides up to
+ * the slack; on a periodic axis a centre in [0, w), the disc free to lie across the seam. */
+static int inside_axis(const ms_scene *s, int axis, double x, double w, double r)
+{
+  if (s->periodic[axis])
+    return x >= 0.0 && x < w;
+  return x >= 0.0 && x <= w && clear_of_wall(s, x, 0.0, r) && clear_of_wall(s, x, w, r);
+}
+
 /* A disc of radius r at frame position (x, y) inside the box, up to the slack. */
 static int inside_box(const ms_scene *s, double x, double y, double r)
 {
-  double w = frame_w(s), h = frame_h(s);
-  return x >= 0.0 && x <= w && y >= 0.0 && y <= h && clear_of_wall(s, x, 0.0, r) &&
-         clear_of_wall(s, x, w, r) && clear_of_wall(s, y, 0.0, r) && clear_of_wall(s, y, h, r);
+  return inside_axis(s, 0, x, frame_w(s), r) && inside_axis(s, 1, y, frame_h(s), r);
 }
 
 /* A region of the scene in the frame. */
@@ -243,10 +250,8 @@ static int file_overlap(const disc_hash *h, double x, double y, double r)
 /* A file's disc: its centre inside the box, at most half a radius into a wall. */
 static int file_inside_box(const ms_scene *s, const file_disc *d)
 {
-  double w = frame_w(s), h = frame_h(s), r = 0.5 * d->r;
-  return d->x >= 0.0 && d->x <= w && d->y >= 0.0 && d->y <= h && clear_of_wall(s, d->x, 0.0, r) &&
-         clear_of_wall(s, d->x, w, r) && clear_of_wall(s, d->y, 0.0, r) &&
-         clear_of_wall(s, d->y, h, r);
+  double r = 0.5 * d->r;
+  return inside_axis(s, 0, d->x, frame_w(s), r) && inside_axis(s, 1, d->y, frame_h(s), r);
 }
 
 /* A disc of a file that does not fit: "path:line: ...", at the section's file key. */
