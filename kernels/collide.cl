@@ -20,9 +20,13 @@ __kernel void ms_collide_small(__global const double2 *pos, __global const doubl
   int i = get_global_id(0);
   if (i >= n)
     return;
+  float2 si = shape[i];
+  if (ms_slot_empty(si)) {
+    f_out[i] = (float2)(0.0f, 0.0f);
+    return;
+  }
   double2 xi = pos[i];
   double2 vi = vel[i];
-  float2 si = shape[i];
   int cx = ms_grid_axis(xi.x, inv_cell, nx);
   int cy = ms_grid_axis(xi.y, inv_cell, ny);
   float fx = 0.0f, fy = 0.0f;

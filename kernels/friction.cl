@@ -19,11 +19,16 @@ __kernel void ms_integrate_small_fric(__global double2 *pos, __global double2 *v
   int i = get_global_id(0);
   if (i >= n)
     return;
+  float2 fl = f_ls[i];
+  float tl = t_ls[i];
+  f_ls[i] = (float2)(0.0f, 0.0f);
+  t_ls[i] = 0.0f;
+  float2 sh = shape[i];
+  if (ms_slot_empty(sh))
+    return;
   double2 p = pos[i];
   double2 v = vel[i];
   float2 fs = f_ss[i];
-  float2 fl = f_ls[i];
-  float2 sh = shape[i];
   double x = p.x, y = p.y, vx = v.x, vy = v.y;
   ms_integrate(&x, &y, &vx, &vy, fs.x + fl.x, fs.y + fl.y, sh.y, gx, gy, dt);
   if (period.x > 0.0 || period.y > 0.0) {
@@ -35,12 +40,10 @@ __kernel void ms_integrate_small_fric(__global double2 *pos, __global double2 *v
   }
   pos[i] = (double2)(x, y);
   vel[i] = (double2)(vx, vy);
-  f_ls[i] = (float2)(0.0f, 0.0f);
   double2 r = rot[i];
   double theta = r.x, w = r.y;
-  ms_integrate_rotation(&theta, &w, t_ss[i] + t_ls[i], ms_disc_inertia(sh.y, sh.x), dt);
+  ms_integrate_rotation(&theta, &w, t_ss[i] + tl, ms_disc_inertia(sh.y, sh.x), dt);
   rot[i] = (double2)(theta, w);
-  t_ls[i] = 0.0f;
 }
 
 /* Whether any particle moved more than the rebuild distance (half the skin, less a
@@ -75,6 +78,10 @@ __kernel void ms_nlist_build(__global const double2 *pos, __global const float2 
   int i = get_global_id(0);
   if (i >= n)
     return;
+  if (ms_slot_empty(shape[i])) {
+    new_n[i] = 0;
+    return;
+  }
   double2 xi = pos[i];
   float ri = shape[i].x;
   int cx = ms_grid_axis(xi.x, inv_cell, nx);
@@ -184,9 +191,16 @@ __kernel void ms_collide_small_fric(__global const double2 *pos, __global const 
   int i = get_global_id(0);
   if (i >= n)
     return;
+  float2 si = shape[i];
+  if (ms_slot_empty(si)) { /* nothing: no force, no history, no loss */
+    f_out[i] = (float2)(0.0f, 0.0f);
+    t_out[i] = 0.0f;
+    for (int side = 0; side < 4; side++)
+      wall_xi[(ms_slot_index)i * 4 + side] = 0.0f;
+    return;
+  }
   double2 xi = pos[i];
   double2 vi = vel[i];
-  float2 si = shape[i];
   float wi = (float)rot[i].y;
   float ii = ms_disc_inertia(si.y, si.x);
   float fx = 0.0f, fy = 0.0f, tq = 0.0f;

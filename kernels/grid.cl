@@ -19,10 +19,10 @@ __kernel void ms_grid_clear(__global int *count, int n_cells, __global int *flag
 __kernel void ms_grid_insert(__global const double2 *pos, int n, __global int *count,
                              __global int *idx, int cap, double inv_cell, int nx, int ny,
                              __global int *flags, __global const double2 *vel,
-                             double max_speed2)
+                             double max_speed2, __global const float2 *shape)
 {
   int i = get_global_id(0);
-  if (i >= n)
+  if (i >= n || ms_slot_empty(shape[i]))
     return;
   double2 p = pos[i];
   if (max_speed2 > 0.0) { /* an exploding system shows first as runaway speed */

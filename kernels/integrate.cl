@@ -12,10 +12,13 @@ __kernel void ms_integrate_small(__global double2 *pos, __global double2 *vel,
   int i = get_global_id(0);
   if (i >= n)
     return;
+  float2 fl = f_ls[i];
+  f_ls[i] = (float2)(0.0f, 0.0f);
+  if (ms_slot_empty(shape[i]))
+    return;
   double2 p = pos[i];
   double2 v = vel[i];
   float2 fs = f_ss[i];
-  float2 fl = f_ls[i];
   /* Vector components have no address in OpenCL C: go through scalars. */
   double x = p.x, y = p.y, vx = v.x, vy = v.y;
   ms_integrate(&x, &y, &vx, &vy, fs.x + fl.x, fs.y + fl.y, shape[i].y, gx, gy, dt);
@@ -28,5 +31,4 @@ __kernel void ms_integrate_small(__global double2 *pos, __global double2 *vel,
   }
   pos[i] = (double2)(x, y);
   vel[i] = (double2)(vx, vy);
-  f_ls[i] = (float2)(0.0f, 0.0f);
 }

@@ -79,7 +79,30 @@ typedef struct ms_state {
   int64_t *small_id, *large_id;
 } ms_state;
 
+/* Open systems (docs/open-systems.md): a flow's totals since the run started. An inflow
+ * counts the particles it placed and those it skipped for want of room; an outflow and
+ * an open side the particles they removed. Mass in kg (per unit depth, as all masses). */
+typedef struct ms_flow_total {
+  long count;
+  double mass;
+  long skipped;
+} ms_flow_total;
+
+typedef enum ms_flow_kind { MS_FLOW_INFLOW, MS_FLOW_OUTFLOW, MS_FLOW_OPEN_SIDE } ms_flow_kind;
+
+typedef struct ms_flow_info {
+  char name[96]; /* "inflow.pour", "outflow.orifice", "open.left" */
+  ms_flow_kind kind;
+  ms_flow_total total;
+} ms_flow_info;
+
 ms_status ms_sim_create(const ms_scene *scene, const ms_sim_options *opt, ms_sim **out);
+
+/* The flows of the scene: its inflows, outflows and open sides, in that order. */
+int ms_sim_flow_count(const ms_sim *sim);
+void ms_sim_flow(const ms_sim *sim, int k, ms_flow_info *out);
+/* Small particles in the simulation now (the arrays' slots less the empty ones). */
+int ms_sim_small_count(const ms_sim *sim);
 void ms_sim_destroy(ms_sim *sim);
 
 /* Runs `iterations` iterations on the two threads and returns when both are done, or

@@ -44,6 +44,14 @@ MS_FN int ms_grid_axis_outside(double p, double inv_cell, int n)
   return !(f >= 0.0) || f >= (double)n;
 }
 
+/* An empty slot of the small particles' arrays (docs/open-systems.md): a particle removed
+ * there, or room not filled yet. Its shape (radius, mass) is (0, 0) and it lies far outside
+ * the box, at rest; the grid leaves it out, so nothing meets it, and it is not stepped. */
+#define MS_SLOT_EMPTY_AT (-1.0e9)
+#ifdef __OPENCL_C_VERSION__
+MS_FN int ms_slot_empty(float2 shape) { return shape.y == 0.0f; }
+#endif
+
 /* Periodic boundaries (docs/open-systems.md): a periodic axis has a whole number of cells
  * (scene/box_cell.c), positions are kept in [0, period), and two particles meet through
  * the nearest image. `period` is 0 along an axis that does not wrap. */

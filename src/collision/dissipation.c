@@ -7,6 +7,7 @@
 #include "collision/dissipation.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "shared/contact.h"
 
@@ -54,6 +55,40 @@ ms_status ms_diss_reset(ms_sim *s)
   for (int k = 0; s->wk.wall && k < s->p.n_walls; k++)
     s->wk.wall[k].lost = s->wk.wall[k].work = 0.0; /* since the start, as the rest */
   return zero_device(s);
+}
+
+ms_status ms_diss_take_small(ms_sim *s, double **out)
+{
+  *out = NULL;
+  if (!s->p.diag)
+    return MS_OK;
+  size_t n = device_entries(s);
+  if (!(*out = malloc(n * sizeof **out)))
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the dissipation accumulators");
+  return ms_buffers_download(&s->cl, s->dev.diss, *out, n * sizeof **out);
+}
+
+ms_status ms_diss_resize_small(ms_sim *s, const double *old, int n_old)
+{
+  if (!s->p.diag)
+    return MS_OK;
+  if (s->dev.diss)
+    clReleaseMemObject(s->dev.diss);
+  s->dev.diss = NULL;
+  size_t n = device_entries(s), ns = (size_t)s->p.n_small, nl = (size_t)s->p.n_large;
+  double *now = calloc(n, sizeof *now);
+  if (!now)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the dissipation accumulators");
+  /* small slots, then the large particles, then the device's own slot (device_entries) */
+  memcpy(now, old, (size_t)n_old * sizeof *now);
+  memcpy(now + ns, old + n_old, (nl + 1) * sizeof *now);
+  cl_int err;
+  s->dev.diss = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, n * sizeof(double), NULL, &err);
+  ms_status st = ms_cl_check(err, "clCreateBuffer", "dissipation accumulators");
+  if (!st)
+    st = ms_buffers_upload(&s->cl, s->dev.diss, now, n * sizeof *now);
+  free(now);
+  return st;
 }
 
 void ms_diss_release(ms_sim *s)

@@ -10,5 +10,10 @@ ms_status ms_diss_create(ms_sim *s);
 /* Zeroes both (a restored state starts its own account). */
 ms_status ms_diss_reset(ms_sim *s);
 void ms_diss_release(ms_sim *s);
+/* --diagnostics and the slots' growth (collision/slots.c): the device's accumulators read
+ * (*out NULL without diagnostics), then made again for p.n_small slots from those of
+ * n_old slots, the new slots' zero. */
+ms_status ms_diss_take_small(ms_sim *s, double **out);
+ms_status ms_diss_resize_small(ms_sim *s, const double *old, int n_old);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "collision/dissipation.h"
 #include "collision/device/gpu_manager.h"
+#include "collision/open.h"
 #include "collision/pipeline.h"
 #include "collision/worker/worker_pool.h"
 #include "core/number.h"
@@ -33,6 +34,14 @@ static void invalidate_worker_list(ms_sim *s)
   s->wk.wl.stale = 1;
   s->dev.wlc.ref_valid = 0;
   s->x.list.ref_due = 0;
+}
+
+void ms_sim_state_changed(ms_sim *s)
+{
+  s->dev.grid_current = 0;
+  s->dev.nl.stale = 1;
+  s->dev.forces.step = -1;
+  invalidate_worker_list(s);
 }
 
 /* Cells of one largest small diameter cover the box; refuse absurd grids early. */
@@ -243,7 +252,7 @@ static ms_status load_rotation(ms_sim *s, const double *rot)
 
 /* Creates the device buffers in `mode` and fills them with the given state (`rot`:
  * friction on only, NULL for the scene's initial spins). */
-static ms_status load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const double *pos,
+ms_status ms_sim_load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const double *pos,
                               const double *vel, const double *rot)
 {
   size_t bytes = (size_t)s->p.n_small * 2 * sizeof(double);
@@ -374,12 +383,14 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st && !sc->exchange_given)
     s->p.exchange = default_exchange(s, (size_t)sc->grid_capacity);
   if (!st)
-    st = load_buffers(s, sc->buffers, (size_t)sc->grid_capacity, sc->small_pos, sc->small_vel,
+    st = ms_sim_load_buffers(s, sc->buffers, (size_t)sc->grid_capacity, sc->small_pos, sc->small_vel,
                       sc->small_rot); /* (NULL: angle 0 and the scene's spin) */
   if (!st && s->p.friction_on && sc->hist.present)
     st = import_scene_histories(s, &sc->hist);
   if (!st)
     st = ms_ids_init(&s->ids, sc);
+  if (!st)
+    st = ms_open_init(&s->open, sc);
   if (st) {
     ms_sim_destroy(s);
     return st;
@@ -424,6 +435,7 @@ void ms_sim_destroy(ms_sim *s)
   free(s->wk.sweep);
   free(s->p.shape);
   ms_ids_free(&s->ids);
+  ms_open_free(&s->open);
   free(s);
 }
 
@@ -431,7 +443,15 @@ ms_status ms_sim_advance(ms_sim *s, long iterations)
 {
   if (iterations <= 0)
     return MS_OK;
-  return ms_pipeline_run(s, iterations);
+  return s->open.on ? ms_open_advance(s, iterations) : ms_pipeline_run(s, iterations);
+}
+
+int ms_sim_small_count(const ms_sim *s)
+{
+  int n = 0;
+  for (int i = 0; i < s->p.n_small; i++)
+    n += s->p.shape[2 * i + 1] != 0.0f;
+  return n;
 }
 
 void ms_sim_set_pipeline(ms_sim *s, ms_pipeline p) { s->p.pipeline = p; }
@@ -489,7 +509,7 @@ ms_status ms_sim_set_buffers(ms_sim *s, ms_buffer_mode mode)
   size_t cap = s->x.buf.cap;
   ms_buffers_release(&s->x.buf, &s->cl);
   /* F_ls is all zero between iterations, and the grid is rebuilt from the positions. */
-  rc = load_buffers(s, mode, cap, st.small_pos, st.small_vel, st.small_rot);
+  rc = ms_sim_load_buffers(s, mode, cap, st.small_pos, st.small_vel, st.small_rot);
   if (!rc && st.small_img)
     rc = ms_sim_set_images(s, st.small_img, st.large_img);
   ms_state_free(&st);

@@ -9,6 +9,7 @@
 #include "cl/runtime.h"
 #include "collision/exchange/crossing.h"
 #include "collision/ids.h"
+#include "collision/open_state.h"
 #include "collision/device/device.h"
 #include "collision/device_only/dl_state.h"
 #include "collision/base/friction_state.h"
@@ -65,8 +66,16 @@ struct ms_sim {
   _Alignas(MS_LINE) ms_run run;
   ms_ctx ctx;      /* what each thread's code is handed beside its own part: p, x, cl, kern,
                       run.stats and run.trace (collision/exchange/crossing.h) */
+  ms_open open;    /* inflows, outflows, open sides: changed between advances only */
   ms_ids ids;      /* the particles' persistent ids, host-side; between advances only */
 };
+
+/* The state changed between advances (slots filled or emptied, a restore): the grid,
+ * the neighbour list and the worker's list are made again at the next step. */
+void ms_sim_state_changed(ms_sim *s);
+/* Creates the small particles' buffers for p.n_small slots and sends the state down. */
+ms_status ms_sim_load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const double *pos,
+                              const double *vel, const double *rot);
 
 /* Periodic box: each particle's periods crossed, (ix, iy) pairs, NULL for zeros
  * (checkpoint.c, after ms_sim_restore, which leaves them as they were). */

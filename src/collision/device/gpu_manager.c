@@ -52,6 +52,7 @@ ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d)
   ARG(MS_K_GRID_INSERT, 8, b->flags);
   ARG(MS_K_GRID_INSERT, 9, b->vel);
   ARG(MS_K_GRID_INSERT, 10, c->p->max_speed2);
+  ARG(MS_K_GRID_INSERT, 11, b->shape);
 
   ARG(MS_K_GRID_SORT, 0, b->count);
   ARG(MS_K_GRID_SORT, 1, b->idx);

@@ -1,0 +1,326 @@
+/* Open systems: the exchanges with the outside between two advances (collision/open.h,
+ * docs/open-systems.md). */
+#include "collision/open.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/sim_internal.h"
+#include "collision/pipeline.h"
+#include "collision/slots.h"
+#include "core/rng.h"
+#include "shared/grid.h"
+
+/* Tries per new particle to find room in its inflow's region. */
+#define PLACE_TRIES 32
+
+ms_status ms_open_init(ms_open *o, const ms_scene *sc)
+{
+  memset(o, 0, sizeof *o);
+  for (int k = 0; k < 4; k++)
+    o->open[k] = sc->box_open[k] && !sc->periodic[k / 2];
+  int sides = o->open[0] || o->open[1] || o->open[2] || o->open[3];
+  o->on = sc->inflow_count > 0 || sc->outflow_count > 0 || sides;
+  if (!o->on)
+    return MS_OK;
+  for (int k = 0; k < sc->inflow_count; k++)
+    if (sc->inflows[k].kind == MS_INFLOW_LARGE)
+      return ms_fail(MS_ERR_INPUT, "%s:%d: [%s] kind = large: large particles cannot be poured "
+                                   "in yet (docs/open-systems.md); use kind = small",
+                     sc->path, sc->inflows[k].line, sc->inflows[k].section);
+  /* Every millisecond of simulated time, at least every step: an inflow's count is then
+   * exact to one particle at any rate, and nothing stays out of the box for long. */
+  o->every = (long)floor(1e-3 / sc->dt_s);
+  o->every = o->every < 1 ? 1 : o->every;
+  o->seed = sc->seed;
+  o->n_in = sc->inflow_count;
+  o->n_out = sc->outflow_count;
+  o->in = calloc((size_t)o->n_in + 1, sizeof *o->in);
+  o->out = calloc((size_t)o->n_out + 1, sizeof *o->out);
+  o->in_total = calloc((size_t)o->n_in + 1, sizeof *o->in_total);
+  o->out_total = calloc((size_t)o->n_out + 1, sizeof *o->out_total);
+  if (!o->in || !o->out || !o->in_total || !o->out_total)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the scene's flows");
+  if (o->n_in)
+    memcpy(o->in, sc->inflows, (size_t)o->n_in * sizeof *o->in);
+  if (o->n_out)
+    memcpy(o->out, sc->outflows, (size_t)o->n_out * sizeof *o->out);
+  return MS_OK;
+}
+
+void ms_open_free(ms_open *o)
+{
+  free(o->in);
+  free(o->out);
+  free(o->in_total);
+  free(o->out_total);
+  memset(o, 0, sizeof *o);
+}
+
+/* ---- leaving ------------------------------------------------------------------------ */
+
+static int in_region(const double r[4], double x, double y)
+{
+  return x >= r[0] && x <= r[2] && y >= r[1] && y <= r[3];
+}
+
+/* Where a centre at (x, y) leaves: the first outflow holding it (k), an open side it is
+ * past (n_out + side), or -1. */
+static int exit_of(const ms_open *o, const ms_params *p, double x, double y)
+{
+  for (int k = 0; k < o->n_out; k++)
+    if (in_region(o->out[k].region, x, y))
+      return k;
+  const double past[4] = {-x, x - p->box[0], -y, y - p->box[1]};
+  for (int side = 0; side < 4; side++)
+    if (o->open[side] && past[side] > 0.0)
+      return o->n_out + side;
+  return -1;
+}
+
+static ms_flow_total *exit_total(ms_open *o, int e)
+{
+  return e < o->n_out ? &o->out_total[e] : &o->side_total[e - o->n_out];
+}
+
+/* Empties the slots of the small particles that left; they are not reused before the
+ * next exchange (`freed`), so that no contact history can pass to a newcomer. */
+static void remove_small(ms_sim *s, ms_slots_view *v)
+{
+  ms_open *o = &s->open;
+  for (int i = 0; i < v->n; i++) {
+    if (ms_slots_empty(s, i))
+      continue;
+    int e = exit_of(o, &s->p, v->pos[2 * i], v->pos[2 * i + 1]);
+    if (e < 0)
+      continue;
+    ms_flow_total *t = exit_total(o, e);
+    t->count++;
+    t->mass += (double)s->p.shape[2 * i + 1];
+    ms_slots_clear(s, v, i);
+  }
+}
+
+/* Large particles are not removed yet: one that leaves stops the run, named. */
+static ms_status check_large(ms_sim *s)
+{
+  for (int i = 0; i < s->p.n_large; i++) {
+    const ms_body *L = &s->wk.large[i];
+    if (exit_of(&s->open, &s->p, L->x, L->y) < 0)
+      continue;
+    char name[96];
+    ms_large_label(s->p.large_origin, s->p.n_large_origin, i, name, sizeof name);
+    return ms_fail(MS_ERR_INPUT, "step %ld: large particle %s reached an outflow or an open side: "
+                                 "large particles are not removed yet (docs/open-systems.md)",
+                   s->run.step, name);
+  }
+  return MS_OK;
+}
+
+/* ---- entering ----------------------------------------------------------------------- */
+
+/* The draws of an inflow's n-th particle, the same wherever and whenever it is placed. */
+static ms_rng particle_rng(const ms_open *o, int k, long n)
+{
+  ms_rng r = {o->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(k + 1)) ^
+              (0xd1b54a32d192ed03ull * (uint64_t)(n + 1))};
+  ms_rng_next(&r);
+  return r;
+}
+
+static float draw_radius(const ms_inflow *in, ms_rng *r)
+{
+  double lo = in->radius_min, hi = in->radius_max, x = hi;
+  if (lo < hi && in->radius_law == MS_RADIUS_AREA)
+    x = sqrt(ms_rng_range(r, lo * lo, hi * hi));
+  else if (lo < hi)
+    x = ms_rng_range(r, lo, hi);
+  float f = (float)x;
+  return f < in->radius_min ? in->radius_min : f > in->radius_max ? in->radius_max : f;
+}
+
+/* Whether a disc at (x, y) of radius r overlaps a small particle or a large one. */
+static int overlaps(const ms_sim *s, const ms_slots_view *v, const int *near, int n_near,
+                    double x, double y, float r)
+{
+  const double *per = s->p.period;
+  for (int a = 0; a < n_near; a++) {
+    int j = near[a];
+    double dx = ms_image(v->pos[2 * j] - x, per[0]), dy = ms_image(v->pos[2 * j + 1] - y, per[1]);
+    double rs = (double)r + (double)s->p.shape[2 * j];
+    if (dx * dx + dy * dy < rs * rs)
+      return 1;
+  }
+  for (int i = 0; i < s->p.n_large; i++) {
+    const ms_body *L = &s->wk.large[i];
+    double dx = ms_image(L->x - x, per[0]), dy = ms_image(L->y - y, per[1]);
+    double rs = (double)r + (double)L->r;
+    if (dx * dx + dy * dy < rs * rs)
+      return 1;
+  }
+  return 0;
+}
+
+/* The small particles that could touch a newcomer in `region`. */
+static int gather_near(const ms_sim *s, const ms_slots_view *v, const double region[4], float r,
+                       int *near)
+{
+  double reach = (double)r + (double)s->p.r_small_max;
+  int n = 0;
+  for (int j = 0; j < v->n; j++) {
+    if (ms_slots_empty(s, j))
+      continue;
+    double x = v->pos[2 * j], y = v->pos[2 * j + 1];
+    double dx = x < region[0] ? region[0] - x : x > region[2] ? x - region[2] : 0.0;
+    double dy = y < region[1] ? region[1] - y : y > region[3] ? y - region[3] : 0.0;
+    if (s->p.period[0] > 0.0 || s->p.period[1] > 0.0 || (dx <= reach && dy <= reach))
+      near[n++] = j;
+  }
+  return n;
+}
+
+/* The particles inflow k owes at time t: rate * (t - start) while it runs, at most
+ * max_count, less those placed or skipped already. */
+static long owed(const ms_open *o, int k, double t)
+{
+  const ms_inflow *in = &o->in[k];
+  if (t < in->start)
+    return 0;
+  double until = t < in->stop ? t : in->stop;
+  long due = (long)floor(in->rate * (until - in->start) + 1e-9);
+  if (in->max_count > 0 && due > in->max_count)
+    due = in->max_count;
+  long done = o->in_total[k].count + o->in_total[k].skipped;
+  return due > done ? due - done : 0;
+}
+
+/* Places inflow k's owed particles: a free slot each (the lowest not freed now), or new
+ * room at the arrays' end. */
+static ms_status pour(ms_sim *s, ms_slots_view *v, int k, double t, int *near)
+{
+  ms_open *o = &s->open;
+  const ms_inflow *in = &o->in[k];
+  long want = owed(o, k, t);
+  int n_near = want > 0 ? gather_near(s, v, in->region, in->radius_max, near) : 0;
+  int slot = 0;
+  for (long q = 0; q < want; q++) {
+    long serial = o->in_total[k].count + o->in_total[k].skipped;
+    ms_rng r = particle_rng(o, k, serial);
+    float rad = draw_radius(in, &r);
+    double x = 0.0, y = 0.0;
+    int tries = 0;
+    for (; tries < PLACE_TRIES; tries++) {
+      x = ms_rng_range(&r, in->region[0] + rad, in->region[2] - rad);
+      y = ms_rng_range(&r, in->region[1] + rad, in->region[3] - rad);
+      if (!overlaps(s, v, near, n_near, x, y, rad))
+        break;
+    }
+    if (tries == PLACE_TRIES) {
+      o->in_total[k].skipped++;
+      continue;
+    }
+    while (slot < v->n && !(ms_slots_empty(s, slot) && !v->freed[slot]))
+      slot++;
+    if (slot == v->n) {
+      ms_status st = ms_slots_grow(s, v, v->n + 1);
+      if (st)
+        return st;
+    }
+    double m = in->density * 3.14159265358979323846 * (double)rad * (double)rad;
+    double vx = in->velocity[0], vy = in->velocity[1], sp = in->velocity_spread;
+    if (sp > 0.0) {
+      vx += ms_rng_range(&r, -sp, sp);
+      vy += ms_rng_range(&r, -sp, sp);
+    }
+    ms_slots_fill(s, v, slot, x, y, vx, vy, rad, (float)m, in->spin);
+    near[n_near++] = slot;
+    o->in_total[k].count++;
+    o->in_total[k].mass += (double)(float)m;
+  }
+  return MS_OK;
+}
+
+/* ---- the exchange ------------------------------------------------------------------- */
+
+static ms_status exchange(ms_sim *s)
+{
+  ms_slots_view v;
+  ms_status st = ms_slots_read(s, &v);
+  if (st)
+    return st;
+  if (!st)
+    st = check_large(s);
+  if (!st)
+    remove_small(s, &v);
+  double t = (double)s->run.step * s->p.dt;
+  for (int k = 0; !st && k < s->open.n_in; k++) {
+    long want = owed(&s->open, k, t);
+    int *near = want > 0 ? malloc(((size_t)v.n + (size_t)want + 1) * sizeof *near) : NULL;
+    if (want > 0 && !near)
+      st = ms_fail(MS_ERR_RUNTIME, "out of memory for the scene's flows");
+    if (!st && want > 0)
+      st = pour(s, &v, k, t, near);
+    free(near);
+  }
+  if (!st)
+    st = ms_slots_write(s, &v);
+  ms_slots_view_free(&v);
+  return st;
+}
+
+ms_status ms_open_advance(ms_sim *s, long iterations)
+{
+  ms_open *o = &s->open;
+  ms_status st = MS_OK;
+  if (!o->started && s->run.step == 0) /* t = 0: what the inflows owe from the start */
+    st = exchange(s);
+  o->started = 1;
+  while (!st && iterations > 0) {
+    long to_next = o->every - s->run.step % o->every;
+    long n = to_next < iterations ? to_next : iterations;
+    long before = s->run.step;
+    st = ms_pipeline_run(s, n);
+    iterations -= n;
+    if (st || s->run.step != before + n)
+      break; /* stopped early: the exchange waits for the step it belongs to */
+    if (s->run.step % o->every == 0)
+      st = exchange(s);
+  }
+  return st;
+}
+
+int ms_sim_flow_count(const ms_sim *s)
+{
+  const ms_open *o = &s->open;
+  return o->n_in + o->n_out + o->open[0] + o->open[1] + o->open[2] + o->open[3];
+}
+
+void ms_sim_flow(const ms_sim *s, int k, ms_flow_info *out)
+{
+  static const char *const sides[4] = {"left", "right", "bottom", "top"};
+  const ms_open *o = &s->open;
+  memset(out, 0, sizeof *out);
+  if (k < o->n_in) {
+    snprintf(out->name, sizeof out->name, "%s", o->in[k].section);
+    out->kind = MS_FLOW_INFLOW;
+    out->total = o->in_total[k];
+    return;
+  }
+  k -= o->n_in;
+  if (k < o->n_out) {
+    snprintf(out->name, sizeof out->name, "%s", o->out[k].section);
+    out->kind = MS_FLOW_OUTFLOW;
+    out->total = o->out_total[k];
+    return;
+  }
+  k -= o->n_out;
+  for (int side = 0; side < 4; side++) {
+    if (!o->open[side] || k-- > 0)
+      continue;
+    snprintf(out->name, sizeof out->name, "open.%s", sides[side]);
+    out->kind = MS_FLOW_OPEN_SIDE;
+    out->total = o->side_total[side];
+    return;
+  }
+}

@@ -1,0 +1,211 @@
+/* The small particles' slots: read back, emptied, filled, grown and sent down between
+ * advances (collision/slots.h). */
+#include "collision/slots.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/device/nlist.h"
+#include "collision/dissipation.h"
+#include "collision/exchange/zone.h"
+#include "collision/forces.h"
+#include "collision/sim_internal.h"
+#include "shared/grid.h"
+
+void ms_slots_view_free(ms_slots_view *v)
+{
+  free(v->pos);
+  free(v->vel);
+  free(v->rot);
+  free(v->img);
+  free(v->freed);
+  memset(v, 0, sizeof *v);
+}
+
+static ms_status no_memory(void)
+{
+  return ms_fail(MS_ERR_RUNTIME, "out of memory for the small particles' slots");
+}
+
+ms_status ms_slots_read(ms_sim *s, ms_slots_view *v)
+{
+  memset(v, 0, sizeof *v);
+  size_t n = (size_t)s->p.n_small;
+  v->n = s->p.n_small;
+  v->pos = malloc((2 * n + 1) * sizeof *v->pos);
+  v->vel = malloc((2 * n + 1) * sizeof *v->vel);
+  v->img = malloc((2 * n + 1) * sizeof *v->img);
+  v->freed = calloc(n + 1, 1);
+  v->rot = s->p.friction_on ? malloc((2 * n + 1) * sizeof *v->rot) : NULL;
+  if (!v->pos || !v->vel || !v->img || !v->freed || (s->p.friction_on && !v->rot)) {
+    ms_slots_view_free(v);
+    return no_memory();
+  }
+  ms_buffers *b = &s->x.buf;
+  ms_status st = ms_buffers_download(&s->cl, b->pos, v->pos, 2 * n * sizeof(double));
+  if (!st)
+    st = ms_buffers_download(&s->cl, b->vel, v->vel, 2 * n * sizeof(double));
+  if (!st)
+    st = ms_buffers_download(&s->cl, b->img, v->img, 2 * n * sizeof(int));
+  if (!st && v->rot)
+    st = ms_buffers_download(&s->cl, b->rot, v->rot, 2 * n * sizeof(double));
+  if (st)
+    ms_slots_view_free(v);
+  return st;
+}
+
+int ms_slots_empty(const ms_sim *s, int i) { return s->p.shape[2 * i + 1] == 0.0f; }
+
+static void set_slot(ms_sim *s, ms_slots_view *v, int i, const double pv[4], float r, float m,
+                     double w)
+{
+  memcpy(&v->pos[2 * i], pv, 2 * sizeof(double));
+  memcpy(&v->vel[2 * i], pv + 2, 2 * sizeof(double));
+  v->img[2 * i] = v->img[2 * i + 1] = 0;
+  if (v->rot) {
+    v->rot[2 * i] = 0.0;
+    v->rot[2 * i + 1] = w;
+  }
+  s->p.shape[2 * i] = r;
+  s->p.shape[2 * i + 1] = m;
+}
+
+void ms_slots_clear(ms_sim *s, ms_slots_view *v, int i)
+{
+  const double pv[4] = {MS_SLOT_EMPTY_AT, MS_SLOT_EMPTY_AT, 0.0, 0.0};
+  set_slot(s, v, i, pv, 0.0f, 0.0f, 0.0);
+  s->ids.small[i] = -1;
+  v->freed[i] = 1;
+}
+
+void ms_slots_fill(ms_sim *s, ms_slots_view *v, int i, double x, double y, double vx, double vy,
+                   float r, float m, double spin)
+{
+  const double pv[4] = {x, y, vx, vy};
+  set_slot(s, v, i, pv, r, m, s->p.friction_on ? spin : 0.0);
+  s->ids.small[i] = s->ids.next++;
+}
+
+/* ---- growing ------------------------------------------------------------------------ */
+
+/* Every host array of the slots at n2, the new slots empty. */
+static int grow_host(ms_sim *s, ms_slots_view *v, int n2)
+{
+  size_t n = (size_t)n2;
+  double *pos = realloc(v->pos, (2 * n + 1) * sizeof *pos);
+  v->pos = pos ? pos : v->pos;
+  double *vel = realloc(v->vel, (2 * n + 1) * sizeof *vel);
+  v->vel = vel ? vel : v->vel;
+  int *img = realloc(v->img, (2 * n + 1) * sizeof *img);
+  v->img = img ? img : v->img;
+  uint8_t *freed = realloc(v->freed, n + 1);
+  v->freed = freed ? freed : v->freed;
+  double *rot = v->rot ? realloc(v->rot, (2 * n + 1) * sizeof *rot) : NULL;
+  v->rot = rot ? rot : v->rot;
+  float *shape = realloc(s->p.shape, (2 * n + 1) * sizeof *shape);
+  s->p.shape = shape ? shape : s->p.shape;
+  int64_t *ids = realloc(s->ids.small, (n + 1) * sizeof *ids);
+  s->ids.small = ids ? ids : s->ids.small;
+  if (!pos || !vel || !img || !freed || (v->rot && !rot) || !shape || !ids)
+    return 0;
+  for (int i = v->n; i < n2; i++) {
+    v->freed[i] = 0;
+    ms_slots_clear(s, v, i);
+    v->freed[i] = 0;
+  }
+  s->ids.n_small = n2;
+  return 1;
+}
+
+/* The friction state at n2 slots: the small particles' rotation and box-wall histories
+ * lengthened, the new slots' empty. */
+static int pad_friction(ms_friction_state *f, const ms_slots_view *v, int n2)
+{
+  float *wxi = calloc(4 * (size_t)n2 + 1, sizeof *wxi);
+  double *rot = malloc((2 * (size_t)n2 + 1) * sizeof *rot);
+  if (!wxi || !rot) {
+    free(wxi);
+    free(rot);
+    return 0;
+  }
+  if (f->small_wall_xi)
+    memcpy(wxi, f->small_wall_xi, 4 * (size_t)f->n_small * sizeof *wxi);
+  memcpy(rot, v->rot, 2 * (size_t)n2 * sizeof *rot);
+  free(f->small_wall_xi);
+  free(f->small_rot);
+  f->small_wall_xi = wxi;
+  f->small_rot = rot;
+  f->n_small = n2;
+  return 1;
+}
+
+/* Releases what is sized by the slots on the device; each part is made again at its size
+ * (the zone, the kept forces, the worker list's check and the device-only buffers when
+ * next used). */
+static void release_device(ms_sim *s)
+{
+  ms_zone_release(&s->x.zone, &s->cl);
+  ms_forces_release(&s->dev.forces);
+  ms_list_check_release(&s->dev.wlc);
+  ms_dl_release(&s->dl);
+  if (s->p.friction_on)
+    ms_nlist_release(&s->dev.nl);
+}
+
+ms_status ms_slots_grow(ms_sim *s, ms_slots_view *v, int need)
+{
+  int n0 = v->n, n2 = n0 * 2 > need ? n0 * 2 : need;
+  n2 = n2 < 64 ? 64 : n2;
+  ms_friction_state f = {0};
+  ms_walls_state w = {0};
+  ms_status st = s->p.friction_on ? ms_sim_friction_export(s, &f) : MS_OK;
+  if (!st)
+    st = ms_sim_walls_export(s, &w);
+  double *diss = NULL;
+  if (!st)
+    st = ms_diss_take_small(s, &diss);
+  if (!st && !grow_host(s, v, n2))
+    st = no_memory();
+  if (!st && s->p.friction_on && !pad_friction(&f, v, n2))
+    st = no_memory();
+  if (!st) {
+    size_t cap = s->x.buf.cap;
+    ms_buffer_mode mode = s->x.buf.mode;
+    release_device(s);
+    ms_buffers_release(&s->x.buf, &s->cl);
+    s->p.n_small = n2;
+    st = ms_diss_resize_small(s, diss, n0);
+    if (!st && s->p.friction_on)
+      st = ms_nlist_create(&s->ctx, &s->dev);
+    if (!st)
+      st = ms_sim_load_buffers(s, mode, cap, v->pos, v->vel, v->rot);
+  }
+  if (!st)
+    st = ms_buffers_upload(&s->cl, s->x.buf.img, v->img, 2 * (size_t)n2 * sizeof(int));
+  if (!st && s->p.friction_on)
+    st = ms_sim_friction_import(s, &f);
+  if (!st)
+    st = ms_sim_walls_import(s, &w);
+  ms_friction_state_free(&f);
+  ms_walls_state_free(&w);
+  free(diss);
+  v->n = s->p.n_small;
+  return st;
+}
+
+ms_status ms_slots_write(ms_sim *s, const ms_slots_view *v)
+{
+  ms_buffers *b = &s->x.buf;
+  size_t n = (size_t)v->n;
+  ms_status st = ms_buffers_upload(&s->cl, b->pos, v->pos, 2 * n * sizeof(double));
+  if (!st)
+    st = ms_buffers_upload(&s->cl, b->vel, v->vel, 2 * n * sizeof(double));
+  if (!st)
+    st = ms_buffers_upload(&s->cl, b->shape, s->p.shape, 2 * n * sizeof(float));
+  if (!st)
+    st = ms_buffers_upload(&s->cl, b->img, v->img, 2 * n * sizeof(int));
+  if (!st && v->rot)
+    st = ms_buffers_upload(&s->cl, b->rot, v->rot, 2 * n * sizeof(double));
+  ms_sim_state_changed(s);
+  return st;
+}

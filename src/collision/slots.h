@@ -1,0 +1,36 @@
+/* The small particles' slots (docs/open-systems.md): the arrays hold a particle or are
+ * empty (shape (0, 0), far outside the box, at rest: kernels/shared/grid.h). The exchanges
+ * with the outside (collision/open.c) read every slot back, empty and fill slots on the
+ * host and send them down again; the arrays grow by doubling, never shrink. Between
+ * advances only. */
+#ifndef MS_COLLISION_SLOTS_H
+#define MS_COLLISION_SLOTS_H
+
+#include <stdint.h>
+
+#include "mixsim/status.h"
+
+struct ms_sim;
+
+typedef struct ms_slots_view {
+  int n;                /* slots */
+  double *pos, *vel;    /* 2 per slot, simulation frame */
+  double *rot;          /* 2 per slot (theta, w); NULL when friction is off */
+  int *img;             /* 2 per slot: the periods crossed */
+  uint8_t *freed;       /* emptied by this exchange: not filled again before the next */
+} ms_slots_view;
+
+ms_status ms_slots_read(struct ms_sim *s, ms_slots_view *v);
+int ms_slots_empty(const struct ms_sim *s, int i);
+/* Empties slot i (its id is gone for good). */
+void ms_slots_clear(struct ms_sim *s, ms_slots_view *v, int i);
+/* Puts a new particle, with the next id, into empty slot i. */
+void ms_slots_fill(struct ms_sim *s, ms_slots_view *v, int i, double x, double y, double vx,
+                   double vy, float r, float m, double spin);
+/* At least `need` slots: the arrays double (the device's rebuilt around the state). */
+ms_status ms_slots_grow(struct ms_sim *s, ms_slots_view *v, int need);
+/* Sends every slot down; the grid, the lists and the histories follow at the next step. */
+ms_status ms_slots_write(struct ms_sim *s, const ms_slots_view *v);
+void ms_slots_view_free(ms_slots_view *v);
+
+#endif
