@@ -74,6 +74,11 @@ typedef struct ms_state {
    * position is x + ix * width, y + iy * height. NULL when no side is periodic. Not part of
    * the state hash (the wrapped positions are the state). */
   int *small_img, *large_img;
+  /* (radius, mass) per small particle. An open system's arrays have empty slots (mass 0,
+   * far outside the box, docs/open-systems.md): `slots` entries, of which ms_state_compact
+   * keeps the particles, in slot order, in the first n_small. */
+  float *small_shape;
+  int slots;
   /* The particles' persistent ids (ms_sim_small_ids), as they were at `step`. Not part of
    * the state's hash. */
   int64_t *small_id, *large_id;
@@ -185,6 +190,9 @@ ms_status ms_sim_read_state(ms_sim *sim, ms_state *state);
  * writer's buffers): arrays of this sim's sizes (rotation only with friction on), then a
  * copy of the current state into them, between advances. Free with ms_state_free. */
 ms_status ms_sim_state_alloc(const ms_sim *sim, ms_state *state);
+/* Drops the empty slots: the small arrays then hold n_small particles (their hash is no
+ * longer the sim's, which covers every slot). */
+void ms_state_compact(ms_state *state);
 ms_status ms_sim_snapshot(ms_sim *sim, ms_state *state);
 /* Adds the force arrays to a state of ms_sim_state_alloc, which ms_sim_snapshot then
  * fills (one more blocking read), and has every advance keep its last iteration's forces

@@ -28,14 +28,15 @@ ms_status ms_sim_state_alloc(const ms_sim *s, ms_state *out)
 {
   memset(out, 0, sizeof *out);
   size_t ns = (size_t)s->p.n_small * 2, nl = (size_t)s->p.n_large * 2;
-  out->n_small = s->p.n_small;
+  out->n_small = out->slots = s->p.n_small;
   out->n_large = s->p.n_large;
   out->small_pos = malloc((ns + 1) * sizeof(double));
   out->small_vel = malloc((ns + 1) * sizeof(double));
   out->large_pos = malloc((nl + 1) * sizeof(double));
   out->large_vel = malloc((nl + 1) * sizeof(double));
+  out->small_shape = malloc((ns + 1) * sizeof(float));
   int ok = out->small_pos && out->small_vel && out->large_pos && out->large_vel &&
-           ms_ids_state_alloc(&s->ids, &out->small_id, &out->large_id);
+           out->small_shape && ms_ids_state_alloc(&s->ids, &out->small_id, &out->large_id);
   if (ok && (s->p.period[0] > 0.0 || s->p.period[1] > 0.0)) {
     out->small_img = calloc(ns + 1, sizeof(int));
     out->large_img = calloc(nl + 1, sizeof(int));
@@ -53,9 +54,26 @@ ms_status ms_sim_state_alloc(const ms_sim *s, ms_state *out)
   return MS_OK;
 }
 
+/* A state allocated before the slots grew (or compacted since) is made again at the
+ * current size, keeping whether it carries the forces. */
+static ms_status fit_state(ms_sim *s, ms_state *out)
+{
+  if (out->slots == s->p.n_small && out->n_large == s->p.n_large)
+    return MS_OK;
+  int forces = out->small_force != NULL;
+  ms_state_free(out);
+  ms_status st = ms_sim_state_alloc(s, out);
+  return !st && forces ? ms_sim_state_want_forces(s, out) : st;
+}
+
 ms_status ms_sim_snapshot(ms_sim *s, ms_state *out)
 {
+  ms_status fit = fit_state(s, out);
+  if (fit)
+    return fit;
   size_t ns = (size_t)s->p.n_small * 2;
+  out->n_small = s->p.n_small;
+  memcpy(out->small_shape, s->p.shape, ns * sizeof(float));
   out->step = s->run.step;
   ms_status st = ms_buffers_download(&s->cl, s->x.buf.pos, out->small_pos, ns * sizeof(double));
   if (!st)
@@ -113,6 +131,7 @@ void ms_state_free(ms_state *st)
   free(st->large_img);
   free(st->small_id);
   free(st->large_id);
+  free(st->small_shape);
   memset(st, 0, sizeof *st);
 }
 
@@ -144,3 +163,31 @@ ms_status ms_sim_hash(ms_sim *s, uint32_t *hash)
   return MS_OK;
 }
 
+
+/* Moves entry i of each per-small array to entry k. */
+static void move_small(ms_state *st, int k, int i)
+{
+  memmove(&st->small_pos[2 * k], &st->small_pos[2 * i], 2 * sizeof(double));
+  memmove(&st->small_vel[2 * k], &st->small_vel[2 * i], 2 * sizeof(double));
+  memmove(&st->small_shape[2 * k], &st->small_shape[2 * i], 2 * sizeof(float));
+  st->small_id[k] = st->small_id[i];
+  if (st->small_rot)
+    memmove(&st->small_rot[2 * k], &st->small_rot[2 * i], 2 * sizeof(double));
+  if (st->small_img)
+    memmove(&st->small_img[2 * k], &st->small_img[2 * i], 2 * sizeof(int));
+  if (st->small_force)
+    memmove(&st->small_force[2 * k], &st->small_force[2 * i], 2 * sizeof(float));
+}
+
+void ms_state_compact(ms_state *st)
+{
+  int k = 0;
+  for (int i = 0; i < st->n_small; i++) {
+    if (st->small_shape[2 * i + 1] == 0.0f)
+      continue;
+    if (k != i)
+      move_small(st, k, i);
+    k++;
+  }
+  st->n_small = k;
+}

@@ -31,8 +31,7 @@ static int bin_small(const ms_contact_input *in, bins *b)
     b->r_max = in->radius[i] > b->r_max ? in->radius[i] : b->r_max;
   if (!ms_host_grid_init(&b->g, in->box, in->period, b->r_max, in->n_small))
     return 0;
-  ms_host_grid_bin(&b->g, in->pos, in->n_small);
-  return 1;
+  return ms_host_grid_bin(&b->g, in->pos, in->n_small);
 }
 
 /* Particle i (small or large) against the small particles within its reach; a small

@@ -28,6 +28,9 @@ struct ms_diag {
   float r_max;
   float r_large; /* the largest large radius (the sweep's seam) */
   struct edge *edges; /* the large particles by left edge */
+  ms_flow_total *last; /* the flows' totals at the last row */
+  uint8_t *inflow;     /* per flow: an inflow (it has a skipped column) */
+  char *row;           /* a row's text, room for every column */
 };
 
 struct edge {
@@ -41,6 +44,9 @@ static const char collision_header[] =
     "contacts_ss,contacts_ls,contacts_ll,contacts_wall,max_overlap,coordination,"
     "grid_builds,grid_overflow_builds,grid_capacity,zone_iterations,zone_cells_mean,"
     "zone_particles_mean,wall_work\n";
+
+/* A collision row's room: its fixed columns, and at most 70 characters a flow. */
+#define ROW_ROOM(n_flows) (1024 + 70 * (size_t)(n_flows))
 
 static const char gravity_header[] =
     "step,time,kinetic,potential,energy,energy_error,px,py,pz,lx,ly,lz,virial_ratio\n";
@@ -81,13 +87,35 @@ static ms_status open_file(const char *dir, int gravity, ms_diag **out)
     return st;
   }
   const char *h = gravity ? gravity_header : collision_header;
-  ms_status st = put(d, h, strlen(h));
+  ms_status st = put(d, h, strlen(h) - (gravity ? 0 : 1)); /* collision: flows, then \n */
   if (st) {
     ms_diag_close(d);
     return st;
   }
   *out = d;
   return MS_OK;
+}
+
+/* The flows' columns: an inflow's count, mass and skipped, an outflow's or an open side's
+ * count and mass, each over the time since the previous row; then the small particles in
+ * the box. None for a closed system. */
+static ms_status flow_header(ms_diag *d)
+{
+  char h[512];
+  ms_status st = MS_OK;
+  for (int k = 0; !st && k < d->c.n_flows; k++) {
+    char name[96];
+    snprintf(name, sizeof name, "%s", d->c.flows[k].name);
+    for (char *c = name; *c; c++)
+      *c = *c == '.' ? '_' : *c;
+    int len = snprintf(h, sizeof h, d->c.flows[k].kind == MS_FLOW_INFLOW
+                                        ? ",%s_count,%s_mass,%s_skipped"
+                                        : ",%s_count,%s_mass",
+                       name, name, name);
+    st = put(d, h, (size_t)len);
+  }
+  const char *end = d->c.n_flows ? ",small_count\n" : "\n";
+  return st ? st : put(d, end, strlen(end));
 }
 
 ms_status ms_diag_open(const char *dir, const ms_diag_setup *setup, ms_diag **out)
@@ -97,6 +125,18 @@ ms_status ms_diag_open(const char *dir, const ms_diag_setup *setup, ms_diag **ou
     return st;
   ms_diag *d = *out;
   d->c = *setup;
+  d->last = calloc((size_t)setup->n_flows + 1, sizeof *d->last);
+  d->inflow = calloc((size_t)setup->n_flows + 1, 1);
+  d->row = malloc(ROW_ROOM(setup->n_flows));
+  for (int k = 0; d->inflow && k < setup->n_flows; k++)
+    d->inflow[k] = setup->flows[k].kind == MS_FLOW_INFLOW;
+  if (!d->last || !d->inflow || !d->row || (st = flow_header(d))) {
+    ms_diag_close(d);
+    *out = NULL;
+    return st ? st : ms_fail(MS_ERR_RUNTIME, "--diagnostics: out of memory");
+  }
+  d->c.flows = NULL; /* the names are written; the rows take the totals from the samples */
+  d->r_max = setup->r_small_max;
   for (int i = 0; i < setup->n_small; i++)
     d->r_max = setup->radius[i] > d->r_max ? setup->radius[i] : d->r_max;
   for (int i = setup->n_small; i < setup->n; i++)
@@ -124,15 +164,64 @@ void ms_diag_close(ms_diag *d)
     close(d->fd);
   ms_host_grid_free(&d->g);
   free(d->edges);
+  free(d->last);
+  free(d->inflow);
+  free(d->row);
   free(d);
 }
 
 ms_status ms_diag_take(ms_sim *sim, ms_diag_sample *out)
 {
+  ms_flow_total *flows = out->flows;
+  int n = ms_sim_flow_count(sim), room = out->n_flows;
   memset(out, 0, sizeof *out);
+  if (n > room && !(flows = realloc(flows, (size_t)n * sizeof *flows)))
+    return ms_fail(MS_ERR_RUNTIME, "--diagnostics: out of memory");
+  out->flows = flows;
+  out->n_flows = n;
+  for (int k = 0; k < n; k++) {
+    ms_flow_info f;
+    ms_sim_flow(sim, k, &f);
+    flows[k] = f.total;
+  }
+  out->small_count = ms_sim_small_count(sim);
   out->stats = *ms_sim_get_stats(sim);
   ms_status st = ms_sim_dissipated(sim, &out->dissipated);
   return st ? st : ms_sim_spring_energy(sim, &out->spring);
+}
+
+void ms_diag_sample_free(ms_diag_sample *smp)
+{
+  free(smp->flows);
+  smp->flows = NULL;
+  smp->n_flows = 0;
+}
+
+void ms_diag_particles(ms_diag *d, int n, int n_small, const float *radius, const float *mass,
+                       const uint8_t *kind)
+{
+  d->c.n = n;
+  d->c.n_small = n_small;
+  d->c.radius = radius;
+  d->c.mass = mass;
+  d->c.kind = kind;
+}
+
+/* The flows' columns of a row: what each did since the last row. */
+static int flow_columns(ms_diag *d, const ms_diag_sample *smp, char *row, size_t room)
+{
+  int len = 0;
+  for (int k = 0; k < d->c.n_flows && k < smp->n_flows && (size_t)len < room; k++) {
+    const ms_flow_total *now = &smp->flows[k], *was = &d->last[k];
+    len += snprintf(row + len, room - (size_t)len, ",%ld,%.9g", now->count - was->count,
+                    now->mass - was->mass);
+    if (d->inflow[k] && (size_t)len < room)
+      len += snprintf(row + len, room - (size_t)len, ",%ld", now->skipped - was->skipped);
+    d->last[k] = *now;
+  }
+  if (d->c.n_flows && (size_t)len < room)
+    len += snprintf(row + len, room - (size_t)len, ",%d", smp->small_count);
+  return len;
 }
 
 ms_status ms_diag_take_gravity(ms_gravity *g, ms_diag_sample *out)
@@ -167,9 +256,11 @@ static const double *vel_of(const view *v, int i)
   return i < n ? &v->st->small_vel[2 * i] : &v->st->large_vel[2 * (i - n)];
 }
 
-static void bin_small(ms_diag *d, const view *v)
+static int bin_small(ms_diag *d, const view *v)
 {
-  ms_host_grid_bin(&d->g, v->st->small_pos, d->c.n_small);
+  if (!ms_host_grid_bin(&d->g, v->st->small_pos, d->c.n_small))
+    return 0;
+  return 1;
 }
 
 /* A touching pair (the force law's own test): its count, spring energy and overlap. */
@@ -302,7 +393,8 @@ ms_status ms_diag_row(ms_diag *d, const ms_state *st, const ms_diag_sample *smp,
 {
   view v = {st, &d->c};
   tally t = {0};
-  bin_small(d, &v);
+  if (!bin_small(d, &v))
+    return ms_fail(MS_ERR_RUNTIME, "--diagnostics: out of memory");
   for (int i = 0; i < d->c.n; i++) {
     against_small(d, &v, i, &t);
     walls(d, &v, scene, i, &t);
@@ -314,16 +406,19 @@ ms_status ms_diag_row(ms_diag *d, const ms_state *st, const ms_diag_sample *smp,
   double total = m[0] + m[1] + m[2] + t.elastic + smp->spring + smp->dissipated - work;
   double z = d->c.n > 0 ? (2.0 * (double)(t.ss + t.ls + t.ll) + (double)t.wall) / d->c.n : 0.0;
   const ms_sim_stats *s = &smp->stats;
-  char row[1024];
-  int len = snprintf(row, sizeof row,
+  char *row = d->row;
+  size_t room = ROW_ROOM(d->c.n_flows);
+  int len = snprintf(row, room,
                      "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%ld,%ld,%ld,"
                      "%ld,"
-                     "%.9g,%.9g,%ld,%ld,%d,%ld,%.9g,%.9g,%.17g\n",
+                     "%.9g,%.9g,%ld,%ld,%d,%ld,%.9g,%.9g,%.17g",
                      st->step, (double)st->step * d->c.dt, m[0], m[1], m[2], t.elastic,
                      smp->spring, smp->dissipated, total, m[3], m[4], t.ss, t.ls, t.ll, t.wall,
                      t.max_overlap, z, s->grid_builds, s->overflow_builds, s->grid_capacity, s->zone_iterations,
                      mean(s->zone_cells_total, s->zone_iterations),
                      mean(s->zone_particles_total, s->zone_iterations), work);
+  len += flow_columns(d, smp, row + len, room - 1 - (size_t)len);
+  row[len++] = '\n';
   return put(d, row, (size_t)len);
 }
 

@@ -17,6 +17,8 @@ typedef struct ms_diag_sample {
   double spring;       /* J/m in the tangential springs: ms_sim_spring_energy */
   ms_sim_stats stats;  /* the grid and zone counters at that step */
   ms_gravity_diag grav; /* gravity mode */
+  ms_flow_total *flows; /* the scene's flows' totals (ms_sim_flow), n_flows of them */
+  int n_flows, small_count;
 } ms_diag_sample;
 
 /* The constants of a collision run the rows need (simulation frame). */
@@ -29,6 +31,10 @@ typedef struct ms_diag_setup {
   double period[2]; /* a periodic side's length, else 0 */
   double g[2], dt;
   float k;              /* normal stiffness */
+  float r_small_max;    /* the largest small radius of the run (an open system may start
+                           empty) */
+  int n_flows;          /* open systems: the flows' columns (ms_sim_flow), in this order */
+  const ms_flow_info *flows;
 } ms_diag_setup;
 
 typedef struct ms_diag ms_diag;
@@ -36,6 +42,12 @@ typedef struct ms_diag ms_diag;
 /* Creates DIR/diagnostics.csv afresh (a resumed run starts its own) with its header. */
 ms_status ms_diag_open(const char *dir, const ms_diag_setup *setup, ms_diag **out);
 ms_status ms_diag_open_gravity(const char *dir, ms_diag **out);
+
+/* Writer thread, before a row: the particles of the row's state (an open system's count
+ * changes): n of them, n_small small ones first, each one's radius, mass and kind. */
+void ms_diag_particles(ms_diag *d, int n, int n_small, const float *radius, const float *mass,
+                       const uint8_t *kind);
+void ms_diag_sample_free(ms_diag_sample *smp);
 
 /* Simulation thread: the sample for the state just copied. */
 ms_status ms_diag_take(ms_sim *sim, ms_diag_sample *out);

@@ -29,6 +29,7 @@ int ms_host_grid_init(ms_host_grid *g, const double box[2], const double period[
   }
   g->first = calloc((size_t)g->nx * (size_t)g->ny + 2, sizeof *g->first);
   g->order = malloc(((size_t)n_small + 1) * sizeof *g->order);
+  g->order_room = n_small;
   return g->first && g->order;
 }
 
@@ -44,8 +45,15 @@ static int cell_of(const ms_host_grid *g, const double *p)
   return ms_grid_axis(p[1], g->inv_cell, g->ny) * g->nx + ms_grid_axis(p[0], g->inv_cell, g->nx);
 }
 
-void ms_host_grid_bin(ms_host_grid *g, const double *pos, int n)
+int ms_host_grid_bin(ms_host_grid *g, const double *pos, int n)
 {
+  if (n > g->order_room) { /* an open system's count grew */
+    int *o = realloc(g->order, ((size_t)n + 1) * sizeof *o);
+    if (!o)
+      return 0;
+    g->order = o;
+    g->order_room = n;
+  }
   size_t cells = (size_t)g->nx * (size_t)g->ny;
   memset(g->first, 0, (cells + 2) * sizeof *g->first);
   for (int i = 0; i < n; i++)
@@ -54,6 +62,7 @@ void ms_host_grid_bin(ms_host_grid *g, const double *pos, int n)
     g->first[k] += g->first[k - 1];
   for (int i = 0; i < n; i++)
     g->order[g->first[cell_of(g, &pos[2 * i]) + 1]++] = i;
+  return 1;
 }
 
 int ms_host_grid_cell(const ms_host_grid *g, int cx, int cy)

@@ -13,6 +13,7 @@ typedef struct ms_host_grid {
   double period[2]; /* 0 along an axis that does not wrap */
   size_t *first;    /* small particles of cell c: order[first[c] .. first[c + 1]] */
   int *order;
+  int order_room;
 } ms_host_grid;
 
 /* Sizes the grid for a box w x h (`period`: the periodic sides' lengths, else 0) and
@@ -21,8 +22,8 @@ int ms_host_grid_init(ms_host_grid *g, const double box[2], const double period[
                       int n_small);
 void ms_host_grid_free(ms_host_grid *g);
 
-/* Bins n small particles (x, y pairs, simulation frame) by cell. */
-void ms_host_grid_bin(ms_host_grid *g, const double *pos, int n);
+/* Bins n small particles (x, y pairs, simulation frame) by cell. 0: no memory. */
+int ms_host_grid_bin(ms_host_grid *g, const double *pos, int n);
 
 /* Cell (cx, cy) of a walk, round the seams; -1 off a non-periodic grid. */
 int ms_host_grid_cell(const ms_host_grid *g, int cx, int cy);

@@ -37,10 +37,13 @@ struct ms_series {
   ms_series_options o;
   int gravity, rot;
   int n, n_small;
+  int n_large, room; /* collision mode: large particles (fixed); particles the arrays hold */
   double origin[2], box[2], dt;
   double side[4], period[2]; /* the box's walls and periods (collision/base/params.h) */
-  float *radius, *mass; /* fixed per particle (collision mode) */
+  float *radius, *mass; /* per particle of the frame (collision mode) */
   uint8_t *kind;
+  float *lradius, *lmass; /* the large particles', fixed */
+  uint8_t *lkind;
   int64_t *id; /* the writer thread's: a frame's persistent ids (gravity: the body's index) */
   int32_t *image; /* the writer thread's: a frame's images, 2 per particle (periodic box) */
   slot slots[2];
@@ -179,6 +182,53 @@ int ms_series_claims(const ms_series_options *o, const ms_output_id *id)
 
 /* ---- the writer thread's job -------------------------------------------------------- */
 
+/* Room for n particles in the writer's per-particle arrays (an open system's count grows). */
+static int fit(ms_series *s, int n)
+{
+  if (n <= s->room)
+    return 1;
+  size_t m = (size_t)n + (size_t)n / 2 + 1;
+  void **arrays[] = {(void **)&s->radius, (void **)&s->mass,    (void **)&s->kind,
+                     (void **)&s->id,     (void **)&s->image,   (void **)&s->pos3,
+                     (void **)&s->vel3,   (void **)&s->force3,  (void **)&s->pos2,
+                     (void **)&s->contacts, (void **)&s->theta, (void **)&s->omega};
+  size_t each[] = {sizeof *s->radius, sizeof *s->mass,  1,     sizeof *s->id,
+                   2 * sizeof *s->image, 3 * sizeof *s->pos3, 3 * sizeof *s->vel3,
+                   3 * sizeof *s->force3, 2 * sizeof *s->pos2, sizeof *s->contacts,
+                   sizeof *s->theta, sizeof *s->omega};
+  for (size_t a = 0; a < sizeof each / sizeof each[0]; a++) {
+    if (a >= 10 && !s->rot)
+      continue;
+    void *q = realloc(*arrays[a], m * each[a]);
+    if (!q)
+      return 0;
+    *arrays[a] = q;
+  }
+  s->room = (int)m;
+  return 1;
+}
+
+/* The frame's particles: the small ones the state holds (its empty slots dropped), then
+ * the large ones, each with its radius, mass and kind. */
+static int collision_particles(ms_series *s, const ms_state *st)
+{
+  s->n_small = st->n_small;
+  s->n = st->n_small + s->n_large;
+  if (!fit(s, s->n))
+    return 0;
+  for (int i = 0; i < s->n_small; i++) {
+    s->radius[i] = st->small_shape[2 * i];
+    s->mass[i] = st->small_shape[2 * i + 1];
+    s->kind[i] = 0;
+  }
+  memcpy(s->radius + s->n_small, s->lradius, (size_t)s->n_large * sizeof *s->radius);
+  memcpy(s->mass + s->n_small, s->lmass, (size_t)s->n_large * sizeof *s->mass);
+  memcpy(s->kind + s->n_small, s->lkind, (size_t)s->n_large);
+  if (s->diag)
+    ms_diag_particles(s->diag, s->n, s->n_small, s->radius, s->mass, s->kind);
+  return 1;
+}
+
 static void collision_points(ms_series *s, const slot *k, ms_points *p)
 {
   const ms_state *st = &k->st;
@@ -269,6 +319,8 @@ static ms_status write_slot(void *arg, void *ctx)
   if (s->gravity) {
     gravity_points(s, arg, &p);
   } else {
+    if (!collision_particles(s, &k->st))
+      return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
     collision_points(s, arg, &p);
     ms_contact_input in = {s->n,
                            s->n_small,
@@ -318,6 +370,9 @@ static void series_free(ms_series *s)
     ms_wall_frame_free(&s->slots[i].walls);
   }
   free(s->radius), free(s->mass), free(s->kind), free(s->id), free(s->image);
+  free(s->lradius), free(s->lmass), free(s->lkind);
+  for (int i = 0; i < 2; i++)
+    ms_diag_sample_free(&s->slots[i].diag);
   free(s->pos3), free(s->vel3), free(s->theta), free(s->omega), free(s->pos2);
   free(s->gmass), free(s->contacts), free(s->frames.e), free(s->walls.e), free(s->force3);
   ms_walls_drawing_free(&s->drawing);
@@ -366,16 +421,30 @@ static ms_status collision_fixed(ms_series *s, ms_sim *sim)
   s->omega = s->rot ? malloc(n * sizeof *s->omega) : NULL;
   if (!s->radius || !s->mass || !s->pos2 || !s->contacts || (s->rot && (!s->theta || !s->omega)))
     return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
+  s->n_large = sim->p.n_large;
+  s->room = s->n;
+  size_t nl = (size_t)s->n_large + 1;
+  s->lradius = malloc(nl * sizeof *s->lradius);
+  s->lmass = malloc(nl * sizeof *s->lmass);
+  s->lkind = malloc(nl);
+  if (!s->lradius || !s->lmass || !s->lkind)
+    return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
   for (int i = 0; i < s->n_small; i++) {
     s->radius[i] = ms_sim_small_radius(sim, i);
     s->mass[i] = ms_sim_small_mass(sim, i);
   }
-  for (int i = s->n_small; i < s->n; i++) {
-    const ms_body *L = &sim->wk.large[i - s->n_small];
-    s->radius[i] = L->r;
-    s->mass[i] = L->m;
-    s->kind[i] = L->is_static ? 2 : 1;
+  for (int i = 0; i < s->n_large; i++) {
+    const ms_body *L = &sim->wk.large[i];
+    s->radius[s->n_small + i] = s->lradius[i] = L->r;
+    s->mass[s->n_small + i] = s->lmass[i] = L->m;
+    s->kind[s->n_small + i] = s->lkind[i] = L->is_static ? 2 : 1;
   }
+  int n_flows = ms_sim_flow_count(sim);
+  ms_flow_info *flows = calloc((size_t)n_flows + 1, sizeof *flows);
+  if (!flows)
+    return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
+  for (int k = 0; k < n_flows; k++)
+    ms_sim_flow(sim, k, &flows[k]);
   ms_status st = MS_OK;
   for (int i = 0; !st && i < 2; i++)
     if (!(st = ms_sim_state_alloc(sim, &s->slots[i].st)))
@@ -390,9 +459,13 @@ static ms_status collision_fixed(ms_series *s, ms_sim *sim)
                       {s->period[0], s->period[1]},
                       {sim->p.gx, sim->p.gy},
                       s->dt,
-                      sim->p.k};
+                      sim->p.k,
+                      sim->p.r_small_max,
+                      n_flows,
+                      flows};
   if (!st && s->o.diagnostics)
     st = ms_diag_open(s->o.dir, &ds, &s->diag);
+  free(flows);
   for (int i = 0; !st && i < 2; i++)
     st = ms_wall_frame_alloc(sim, &s->slots[i].walls);
   int n_walls = ms_sim_wall_count(sim);
@@ -500,6 +573,7 @@ ms_status ms_series_frame(ms_series *s, ms_sim *sim, int force)
     ms_writer_release(s->w, k);
     return st;
   }
+  ms_state_compact(&k->st); /* an open system's empty slots: not particles */
   ms_wall_frame_take(sim, &k->walls);
   s->last_step = k->st.step;
   ms_writer_submit(s->w, k);
