@@ -16,8 +16,10 @@ fields, since format 5:
   force-driven flags (i32 per wall), motion (s, s_dot f64 per wall), the history entries
   (16 bytes each: a, b, feature i32, xi f32; small-wall a = wall, b = small particle;
   large-wall a = large particle, b = wall);
-  since format 6, the ids: next id (i64), the small particles' ids (8 n_small), the large
-  particles' (8 n_large)."""
+  since format 6, the ids: next id (i64), the flows and whether they started (i32 each),
+  the small particles' ids (8 n_small), the large particles' (8 n_large), the images (8
+  n_small, 8 n_large: two i32 each), the slots' shapes (8 n_small: radius, mass f32) and
+  the flows' counts, masses and skipped (8 each per flow)."""
 import struct
 import zlib
 
@@ -73,15 +75,19 @@ def walls(d):
 
 def ids(d):
     """The ids section (format 6): {'at', 'next', 'small', 'large'}, with the offsets
-    'small_at', 'large_at'; it ends the file."""
+    'small_at', 'large_at'; after the ids, the open systems' arrays (the images, the slots'
+    shapes, the flows' totals), which end the file."""
     p = fields_at(d)
     ns, nl = struct.unpack_from('<ii', d, p)
     at = walls(d)['end']
-    r = {'at': at, 'next': struct.unpack_from('<q', d, at)[0], 'small_at': at + 8}
+    r = {'at': at, 'next': struct.unpack_from('<q', d, at)[0]}
+    r['flows'], r['started'] = struct.unpack_from('<ii', d, at + 8)
+    r['small_at'] = at + 16
     r['large_at'] = r['small_at'] + 8 * ns
     r['small'] = list(struct.unpack_from('<%dq' % ns, d, r['small_at']))
     r['large'] = list(struct.unpack_from('<%dq' % nl, d, r['large_at']))
-    assert r['large_at'] + 8 * nl == len(d), 'the ids section ends the file'
+    end = r['large_at'] + 8 * nl + 8 * ns + 8 * nl + 8 * ns + 24 * r['flows']
+    assert end == len(d), 'the ids section ends the file'
     return r
 
 

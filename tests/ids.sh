@@ -119,7 +119,7 @@ test_damaged_ids_refused() {
   ck_edit "$tmp/t.ck" "$tmp/e.ck" "struct.pack_into('<q', d, r['at'], -1)" &&
     refused "$tmp/e.ck" "field 'next id' = -1 is negative" || return 1
   head -c $(($(stat -c %s "$tmp/t.ck") - 4)) "$tmp/t.ck" >"$tmp/cut.ck" &&
-    refused "$tmp/cut.ck" "truncated in field 'large ids'"
+    refused "$tmp/cut.ck" "truncated in field 'small shapes'"
 }
 
 check test_dump_reload_keeps_ids

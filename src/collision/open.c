@@ -324,3 +324,21 @@ void ms_sim_flow(const ms_sim *s, int k, ms_flow_info *out)
     return;
   }
 }
+
+void ms_sim_set_flow(ms_sim *s, int k, const ms_flow_total *t)
+{
+  ms_open *o = &s->open;
+  if (k < o->n_in) {
+    o->in_total[k] = *t;
+    return;
+  }
+  k -= o->n_in;
+  if (k < o->n_out) {
+    o->out_total[k] = *t;
+    return;
+  }
+  k -= o->n_out;
+  for (int side = 0; side < 4; side++)
+    if (o->open[side] && k-- == 0)
+      o->side_total[side] = *t;
+}

@@ -554,6 +554,14 @@ ms_status ms_sim_set_images(ms_sim *s, const int *small_img, const int *large_im
   return st;
 }
 
+ms_status ms_sim_set_shapes(ms_sim *s, const float *shape)
+{
+  size_t bytes = (size_t)s->p.n_small * 2 * sizeof(float);
+  memcpy(s->p.shape, shape, bytes);
+  ms_sim_state_changed(s);
+  return ms_buffers_upload(&s->cl, s->x.buf.shape, s->p.shape, bytes);
+}
+
 ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *small_pos,
                          const double *small_vel, const double *large_state)
 {

@@ -80,6 +80,10 @@ ms_status ms_sim_load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const 
 /* Periodic box: each particle's periods crossed, (ix, iy) pairs, NULL for zeros
  * (checkpoint.c, after ms_sim_restore, which leaves them as they were). */
 ms_status ms_sim_set_images(ms_sim *s, const int *small_img, const int *large_img);
+/* Every slot's (radius, mass), 2 per slot (checkpoint.c: an open system's). */
+ms_status ms_sim_set_shapes(ms_sim *s, const float *shape);
+/* A flow's totals (ms_sim_flow's order), as a checkpoint saved them. */
+void ms_sim_set_flow(ms_sim *s, int k, const ms_flow_total *t);
 
 ms_status ms_sim_friction_export(ms_sim *s, ms_friction_state *out); /* sim.c */
 /* After ms_sim_restore: puts the rotation and the histories back. */

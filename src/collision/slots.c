@@ -152,10 +152,27 @@ static void release_device(ms_sim *s)
     ms_nlist_release(&s->dev.nl);
 }
 
+static ms_status grow_to(ms_sim *s, ms_slots_view *v, int n2);
+
 ms_status ms_slots_grow(ms_sim *s, ms_slots_view *v, int need)
 {
-  int n0 = v->n, n2 = n0 * 2 > need ? n0 * 2 : need;
-  n2 = n2 < 64 ? 64 : n2;
+  int n2 = v->n * 2 > need ? v->n * 2 : need;
+  return grow_to(s, v, n2 < 64 ? 64 : n2);
+}
+
+ms_status ms_slots_resize(ms_sim *s, int n)
+{
+  ms_slots_view v;
+  ms_status st = ms_slots_read(s, &v);
+  if (!st && n > v.n)
+    st = grow_to(s, &v, n);
+  ms_slots_view_free(&v);
+  return st;
+}
+
+static ms_status grow_to(ms_sim *s, ms_slots_view *v, int n2)
+{
+  int n0 = v->n;
   ms_friction_state f = {0};
   ms_walls_state w = {0};
   ms_status st = s->p.friction_on ? ms_sim_friction_export(s, &f) : MS_OK;

@@ -29,6 +29,8 @@ void ms_slots_fill(struct ms_sim *s, ms_slots_view *v, int i, double x, double y
                    double vy, float r, float m, double spin);
 /* At least `need` slots: the arrays double (the device's rebuilt around the state). */
 ms_status ms_slots_grow(struct ms_sim *s, ms_slots_view *v, int need);
+/* Exactly n slots (n at least the slots now): a checkpoint's. */
+ms_status ms_slots_resize(struct ms_sim *s, int n);
 /* Sends every slot down; the grid, the lists and the histories follow at the next step. */
 ms_status ms_slots_write(struct ms_sim *s, const ms_slots_view *v);
 void ms_slots_view_free(ms_slots_view *v);

@@ -20,6 +20,7 @@
 
 #include "mixsim/gravity.h"
 #include "collision/sim_internal.h"
+#include "collision/slots.h"
 #include "io/checkpoint_file.h"
 
 /* ---- the images: a run's state flattened into plain arrays ------------------------ */
@@ -49,6 +50,12 @@ typedef struct cimage {
   int64_t *small_id, *large_id; /* n_small, n_large */
   int32_t *small_img, *large_img; /* 2 per particle: the periods crossed (zeros unless the
                                      box is periodic) */
+  /* Open systems (collision/open.h): the slots' shapes (an inflow's particles are not the
+   * scene's) and each flow's totals. */
+  int32_t n_flows, open_started;
+  float *small_shape;            /* 2 per slot: radius, mass (0, 0: empty) */
+  int64_t *flow_count, *flow_skipped;
+  double *flow_mass;
 } cimage;
 
 /* Gravity mode. */
@@ -74,8 +81,11 @@ ARRAY(cimage, ss, im->n_ss) ARRAY(cimage, ls, im->n_ls) ARRAY(cimage, ll, im->n_
 SCALAR(cimage, n_walls) SCALAR(cimage, n_sw) SCALAR(cimage, n_lw)
 ARRAY(cimage, wall_driven, im->n_walls) ARRAY(cimage, wall_motion, (size_t)im->n_walls * 2)
 ARRAY(cimage, sw, im->n_sw) ARRAY(cimage, lw, im->n_lw)
-SCALAR(cimage, next_id) ARRAY(cimage, small_id, im->n_small) ARRAY(cimage, large_id, im->n_large)
+SCALAR(cimage, next_id) SCALAR(cimage, n_flows) SCALAR(cimage, open_started)
+ARRAY(cimage, small_id, im->n_small) ARRAY(cimage, large_id, im->n_large)
 ARRAY(cimage, small_img, (size_t)im->n_small * 2) ARRAY(cimage, large_img, (size_t)im->n_large * 2)
+ARRAY(cimage, small_shape, (size_t)im->n_small * 2) ARRAY(cimage, flow_count, im->n_flows)
+ARRAY(cimage, flow_mass, im->n_flows) ARRAY(cimage, flow_skipped, im->n_flows)
 SCALAR(gimage, n) SCALAR(gimage, step) SCALAR(gimage, e0)
 ARRAY(gimage, pos, (size_t)im->n * 4) ARRAY(gimage, vel, (size_t)im->n * 3)
 
@@ -97,9 +107,12 @@ static const field collision_fields[] = {
   F(cimage, n_lw, MS_WALLS_F_N_LARGE), F(cimage, wall_driven, MS_WALLS_F_DRIVEN),
   F(cimage, wall_motion, MS_WALLS_F_MOTION), F(cimage, sw, MS_WALLS_F_SMALL),
   F(cimage, lw, MS_WALLS_F_LARGE),
-  F(cimage, next_id, "next id"), F(cimage, small_id, "small ids"),
+  F(cimage, next_id, "next id"), F(cimage, n_flows, "flows"),
+  F(cimage, open_started, "flows started"), F(cimage, small_id, "small ids"),
   F(cimage, large_id, "large ids"), F(cimage, small_img, "small images"),
-  F(cimage, large_img, "large images"),
+  F(cimage, large_img, "large images"), F(cimage, small_shape, "small shapes"),
+  F(cimage, flow_count, "flow counts"), F(cimage, flow_mass, "flow masses"),
+  F(cimage, flow_skipped, "flow skipped"),
 };
 
 /* Where the collision table's friction and walls sections start, and their counts end. */
@@ -108,7 +121,7 @@ static const field collision_fields[] = {
 #define C_WALLS_FIRST 23
 #define C_WALLS_COUNTS 26
 #define C_IDS_FIRST 30
-#define C_IDS_COUNTS 31
+#define C_IDS_COUNTS 33
 #define C_IDS_SINCE 6
 
 static const field gravity_fields[] = {
@@ -158,7 +171,12 @@ static int c_alloc_ids(void *v)
   im->large_id = malloc(sz_cimage_large_id(im) + 1);
   im->small_img = calloc(sz_cimage_small_img(im) + 1, 1);
   im->large_img = calloc(sz_cimage_large_img(im) + 1, 1);
-  return im->small_id && im->large_id && im->small_img && im->large_img;
+  im->small_shape = malloc(sz_cimage_small_shape(im) + 1);
+  im->flow_count = malloc(sz_cimage_flow_count(im) + 1);
+  im->flow_mass = malloc(sz_cimage_flow_mass(im) + 1);
+  im->flow_skipped = malloc(sz_cimage_flow_skipped(im) + 1);
+  return im->small_id && im->large_id && im->small_img && im->large_img && im->small_shape &&
+         im->flow_count && im->flow_mass && im->flow_skipped;
 }
 
 static void c_release(void *v)
@@ -170,6 +188,13 @@ static void c_release(void *v)
   free(im->small_img);
   free(im->large_img);
   im->small_img = im->large_img = NULL;
+  free(im->small_shape);
+  free(im->flow_count);
+  free(im->flow_mass);
+  free(im->flow_skipped);
+  im->small_shape = NULL;
+  im->flow_count = im->flow_skipped = NULL;
+  im->flow_mass = NULL;
   free(im->small_pos);
   free(im->small_vel);
   free(im->large_state);
@@ -306,9 +331,18 @@ static ms_status sim_counts(const char *path, const void *v, const void *ctx, in
     return friction_counts(path, im, s);
   if (section == 2)
     return walls_counts(path, im, s);
-  if (section == 3)
-    return ms_ck_counter(path, "next id", im->next_id, 0, NULL);
-  if (im->n_small != s->p.n_small)
+  if (section == 3) {
+    ms_status st = ms_ck_counter(path, "next id", im->next_id, 0, NULL);
+    if (!st && im->n_flows != ms_sim_flow_count(s))
+      st = ms_ck_refuse_field(path, "flows", "= %ld: the scene has %d inflows, outflows and "
+                              "open sides", (long)im->n_flows, ms_sim_flow_count(s));
+    if (!st && (im->open_started < 0 || im->open_started > 1))
+      st = ms_ck_refuse_field(path, "flows started", "= %ld is neither 0 nor 1",
+                              (long)im->open_started);
+    return st;
+  }
+  /* An open system's slots only grow: the scene's count or more. */
+  if (s->open.on ? im->n_small < s->p.n_small : im->n_small != s->p.n_small)
     return ms_ck_refuse_field(path, "n_small", "= %ld: particle counts differ from the scene (%d)",
                         (long)im->n_small, s->p.n_small);
   if (im->n_large != s->p.n_large)
@@ -397,6 +431,21 @@ static int by_value(const void *a, const void *b)
 }
 
 /* The ids: each at least 0, below the next id, and none twice. */
+/* The slots' shapes: an empty slot (0, 0), a particle's radius in (0, the largest small
+ * radius] (the grid's cell holds it) and a positive mass, all finite. */
+static ms_status shape_fields(const char *path, const cimage *im, const ms_sim *s)
+{
+  for (int32_t i = 0; i < im->n_small; i++) {
+    float r = im->small_shape[2 * i], m = im->small_shape[2 * i + 1];
+    int empty = r == 0.0f && m == 0.0f;
+    if (!empty && !(r > 0.0f && r <= s->p.r_small_max && m > 0.0f && isfinite(m)))
+      return ms_ck_refuse_field(path, "small shapes", "entry %ld = (%g, %g): a radius in (0, %g] "
+                                "and a positive mass, or (0, 0) for an empty slot",
+                                (long)i, (double)r, (double)m, (double)s->p.r_small_max);
+  }
+  return MS_OK;
+}
+
 static ms_status ids_fields(const char *path, const cimage *im)
 {
   size_t ns = (size_t)im->n_small, n = ns + (size_t)im->n_large;
@@ -406,11 +455,20 @@ static ms_status ids_fields(const char *path, const cimage *im)
   memcpy(all, im->small_id, ns * sizeof *all);
   memcpy(all + ns, im->large_id, (n - ns) * sizeof *all);
   ms_status st = MS_OK;
-  for (size_t i = 0; !st && i < n; i++)
-    if (all[i] < 0 || all[i] >= im->next_id)
+  size_t held = 0; /* an empty slot holds no id (-1) */
+  for (size_t i = 0; !st && i < n; i++) {
+    int empty = i < ns && im->small_shape && im->small_shape[2 * i + 1] == 0.0f;
+    if (empty && all[i] != -1)
+      st = ms_ck_refuse_field(path, "small ids", "entry %zu = %lld: an empty slot holds no id "
+                              "(-1)", i, (long long)all[i]);
+    else if (!empty && (all[i] < 0 || all[i] >= im->next_id))
       st = ms_ck_refuse_field(path, i < ns ? "small ids" : "large ids", "entry %zu = %lld is "
                               "outside [0, next id = %lld)", i < ns ? i : i - ns,
                               (long long)all[i], (long long)im->next_id);
+    else if (!empty)
+      all[held++] = all[i];
+  }
+  n = held;
   if (!st && n > 1)
     qsort(all, n, sizeof *all, by_value);
   for (size_t i = 1; !st && i < n; i++)
@@ -444,6 +502,8 @@ static ms_status sim_fields(const char *path, const void *v, const void *ctx)
   say_far_centres(path, "small positions", im->small_pos, (size_t)im->n_small, 2, s);
   say_far_centres(path, "large state", im->large_state, (size_t)im->n_large, 4, s);
   if (im->friction && (st = friction_fields(path, im)))
+    return st;
+  if (im->small_shape && (st = shape_fields(path, im, s)))
     return st;
   if (im->small_id && (st = ids_fields(path, im)))
     return st;
@@ -485,6 +545,14 @@ static ms_status capture_friction(ms_sim *s, cimage *im)
 /* The periods each particle crossed (periodic box; zeros otherwise). */
 static ms_status capture_images(ms_sim *s, cimage *im)
 {
+  memcpy(im->small_shape, s->p.shape, sz_cimage_small_shape(im));
+  for (int k = 0; k < im->n_flows; k++) {
+    ms_flow_info f;
+    ms_sim_flow(s, k, &f);
+    im->flow_count[k] = f.total.count;
+    im->flow_mass[k] = f.total.mass;
+    im->flow_skipped[k] = f.total.skipped;
+  }
   for (int i = 0; i < s->p.n_large; i++) {
     im->large_img[2 * i] = s->wk.large[i].img[0];
     im->large_img[2 * i + 1] = s->wk.large[i].img[1];
@@ -543,6 +611,8 @@ static ms_status capture(ms_sim *s, cimage *im)
   im->sw = w.small;
   im->lw = w.large;
   im->next_id = s->ids.next;
+  im->n_flows = ms_sim_flow_count(s);
+  im->open_started = s->open.started;
   if (!c_alloc_ids(im)) {
     c_release(im);
     return ms_fail(MS_ERR_RUNTIME, "out of memory for a checkpoint's ids");
@@ -553,6 +623,11 @@ static ms_status capture(ms_sim *s, cimage *im)
 
 static ms_status restore(ms_sim *s, const cimage *im)
 {
+  ms_status grown = im->n_small > s->p.n_small ? ms_slots_resize(s, im->n_small) : MS_OK;
+  if (grown)
+    return grown;
+  if (im->small_shape && (grown = ms_sim_set_shapes(s, im->small_shape)))
+    return grown;
   /* version 5 had no periodic boxes: every image 0 */
   ms_status st = ms_sim_restore(s, im->step, (size_t)im->capacity, im->small_pos, im->small_vel,
                                 im->large_state);
@@ -570,6 +645,12 @@ static ms_status restore(ms_sim *s, const cimage *im)
     ms_ids_set(&s->ids, im->small_id, im->large_id, im->next_id);
   if (!st)
     st = ms_sim_set_images(s, im->small_img, im->large_img);
+  if (!st && im->flow_count) {
+    s->open.started = im->open_started;
+    for (int k = 0; k < im->n_flows; k++)
+      ms_sim_set_flow(s, k, &(ms_flow_total){im->flow_count[k], im->flow_mass[k],
+                                             im->flow_skipped[k]});
+  }
   if (!st) {
     s->run.stats.grid_builds = im->grid_builds;
     s->run.stats.overflow_builds = im->overflow_builds;
