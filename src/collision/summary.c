@@ -175,6 +175,8 @@ ms_status ms_sim_summarise(ms_sim *s, ms_state_summary *out)
   out->contacts_large_small = large_small(s, &st, &c);
   out->contacts_large_large = large_large(s, &st);
   for (int i = 0; i < st.n_small; i++) {
+    if (s->p.shape[2 * i + 1] == 0.0f)
+      continue; /* an empty slot (an open system's) */
     out->contacts_wall += at_wall(s, &st.small_pos[2 * i], s->p.shape[2 * i]);
     out->kinetic_energy += kinetic(&st.small_vel[2 * i], s->p.shape[2 * i + 1]);
   }

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collision/sim_internal.h"
@@ -62,6 +63,30 @@ static int write_state(FILE *out, void *arg)
   return 0;
 }
 
+/* An open system's dump holds its particles, not its empty slots (io/report.c): the
+ * small particles' indices become their rows. 0: no memory. */
+static int rows_of_dump(const ms_sim *s, ms_friction_state *f)
+{
+  int n = s->p.n_small, rows = 0;
+  int *row = malloc(((size_t)n + 1) * sizeof *row);
+  if (!row)
+    return 0;
+  for (int i = 0; i < n; i++)
+    row[i] = s->p.shape[2 * i + 1] != 0.0f ? rows++ : -1;
+  for (size_t e = 0; e < f->n_ss; e++) {
+    f->ss[e].a = row[f->ss[e].a];
+    f->ss[e].b = row[f->ss[e].b];
+  }
+  for (size_t e = 0; e < f->n_ls; e++)
+    f->ls[e].b = row[f->ls[e].b];
+  for (int i = 0; f->small_wall_xi && i < n; i++)
+    if (row[i] >= 0)
+      memmove(&f->small_wall_xi[4 * row[i]], &f->small_wall_xi[4 * i], 4 * sizeof(float));
+  f->n_small = rows;
+  free(row);
+  return 1;
+}
+
 ms_status ms_dump_state(const char *dump_path, ms_sim *s)
 {
   ms_output_id id;
@@ -81,8 +106,12 @@ ms_status ms_dump_state(const char *dump_path, ms_sim *s)
   ms_friction_state f;
   memset(&f, 0, sizeof f);
   ms_status st = ms_sim_friction_on(s) ? ms_sim_friction_export(s, &f) : MS_OK;
-  if (st)
+  if (!st && ms_sim_friction_on(s) && !rows_of_dump(s, &f))
+    st = ms_fail(MS_ERR_RUNTIME, "out of memory writing the dump's state");
+  if (st) {
+    ms_friction_state_free(&f);
     return st;
+  }
   c.f = ms_sim_friction_on(s) ? &f : NULL;
   st = ms_write_atomic(path, write_state, &c);
   ms_friction_state_free(&f);

@@ -167,6 +167,38 @@ static void print_walls(FILE *out, const ms_sim *s)
   }
 }
 
+/* A line per flow of an open system: what it placed (and skipped) or removed so far. */
+static void print_flows(FILE *out, const ms_sim *s)
+{
+  for (int k = 0; k < ms_sim_flow_count(s); k++) {
+    ms_flow_info f;
+    ms_sim_flow(s, k, &f);
+    fprintf(out, "flow      %s: %s %ld particle%s, %.9g kg/m", f.name,
+            f.kind == MS_FLOW_INFLOW ? "placed" : "removed", f.total.count,
+            f.total.count == 1 ? "" : "s", f.total.mass);
+    if (f.kind == MS_FLOW_INFLOW)
+      fprintf(out, "; %ld skipped (no room)", f.total.skipped);
+    fputc('\n', out);
+  }
+}
+
+/* --stats: each flow's totals, by its name. */
+static void json_flows(FILE *f, const ms_sim *s)
+{
+  fputs(",\n  \"flows\": {", f);
+  for (int k = 0; k < ms_sim_flow_count(s); k++) {
+    ms_flow_info fl;
+    ms_sim_flow(s, k, &fl);
+    fputs(k ? ",\n    " : "\n    ", f);
+    ms_json_string(f, fl.name);
+    fprintf(f, ": {\"count\": %ld, \"mass\": %.17g", fl.total.count, fl.total.mass);
+    if (fl.kind == MS_FLOW_INFLOW)
+      fprintf(f, ", \"skipped\": %ld", fl.total.skipped);
+    fputc('}', f);
+  }
+  fputs("\n  }", f);
+}
+
 void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
 {
   const ms_trace *t = &s->run.trace;
@@ -174,9 +206,10 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
   long it = t->iterations;
   fprintf(out, "device    %s [%s]\n", s->cl.device_name, s->cl.platform_name);
   fprintf(out, "run       %ld iterations, %d small + %d large, large on %s, pipeline %s, "
-               "buffers %s, exchange %s, %d CPU worker thread%s\n", it, s->p.n_small, s->p.n_large,
+               "buffers %s, exchange %s, %d CPU worker thread%s\n", it, ms_sim_small_count(s), s->p.n_large,
           ms_large_on_name(s->p.large_on), ms_pipeline_name(s->p.pipeline), ms_buffer_mode_name(s->x.buf.mode),
           ms_exchange_name(s->p.exchange), s->wk.cpu_threads, s->wk.cpu_threads == 1 ? "" : "s");
+  print_flows(out, s);
   if (info->tuner)
     print_auto(out, s, info->tuner);
   fprintf(out, "speed     %.1f iterations/s, %.4f ms/iteration\n",
@@ -351,7 +384,10 @@ static int write_json(FILE *f, void *arg)
       fprintf(f, "%s%.9g", i ? ", " : "", per_iter_ms(s->wk.chunk[i].wall_s, it));
     fputs("]", f);
   }
-  fprintf(f, ",\n  \"small_particles\": %d,\n  \"large_particles\": %d", s->p.n_small, s->p.n_large);
+  fprintf(f, ",\n  \"small_particles\": %d,\n  \"large_particles\": %d", ms_sim_small_count(s),
+          s->p.n_large);
+  if (ms_sim_flow_count(s) > 0)
+    json_flows(f, s);
   fprintf(f, ",\n  \"iterations\": %ld,\n  \"step\": %ld", it, s->run.step);
   fprintf(f, ",\n  \"wall_s\": %.9g,\n  \"iterations_per_s\": %.9g,\n  \"ms_per_iteration\": %.9g",
           t->wall_s, t->wall_s > 0 ? (double)it / t->wall_s : 0.0, per_iter_ms(t->wall_s, it));
@@ -432,10 +468,10 @@ static int write_csv(FILE *f, void *arg)
   ms_sim_origin(c->s, o);
   fputs(st->small_rot ? "kind,index,x,y,vx,vy,radius,mass,static,theta,omega,id\n"
                       : "kind,index,x,y,vx,vy,radius,mass,static,id\n", f);
-  for (int i = 0; i < st->n_small; i++) {
+  for (int i = 0; i < st->n_small; i++) { /* (compacted: an open system's empty slots out) */
     fprintf(f, "small,%d,%.17g,%.17g,%.17g,%.17g,%.9g,%.9g,0", i, o[0] + st->small_pos[2 * i],
             o[1] + st->small_pos[2 * i + 1], st->small_vel[2 * i], st->small_vel[2 * i + 1],
-            (double)ms_sim_small_radius(c->s, i), (double)ms_sim_small_mass(c->s, i));
+            (double)st->small_shape[2 * i], (double)st->small_shape[2 * i + 1]);
     write_rot_id(f, st->small_rot, i, st->small_id[i]);
   }
   for (int i = 0; i < st->n_large; i++) {
@@ -454,6 +490,7 @@ ms_status ms_report_dump_csv(const char *path, ms_sim *s)
   ms_status rc = ms_sim_read_state(s, &st);
   if (rc)
     return rc;
+  ms_state_compact(&st);
   csv_ctx c = {s, &st};
   rc = ms_write_atomic(path, write_csv, &c);
   ms_state_free(&st);

@@ -95,8 +95,10 @@ ms_status ms_frame_capture(ms_frame *f, ms_sim *s)
 {
   ms_state st;
   ms_status rc = ms_sim_read_state(s, &st);
-  if (!rc)
+  if (!rc) {
+    ms_state_compact(&st); /* an open system's empty slots are not drawn */
     rc = reserve(f, st.n_small, st.n_large);
+  }
   if (!rc)
     rc = capture_walls(f, s);
   if (rc) {
@@ -117,7 +119,7 @@ ms_status ms_frame_capture(ms_frame *f, ms_sim *s)
   for (size_t i = 0; i < (size_t)st.n_small * 2; i++)
     f->small_pos[i] = (float)st.small_pos[i];
   for (int i = 0; i < st.n_small; i++)
-    f->small_r[i] = s->p.shape[2 * i];
+    f->small_r[i] = st.small_shape[2 * i];
   for (size_t i = 0; i < (size_t)st.n_large * 2; i++)
     f->large_pos[i] = (float)st.large_pos[i];
   for (int i = 0; i < st.n_large; i++) {
