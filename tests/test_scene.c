@@ -614,7 +614,9 @@ static void test_shipped_scenes_load(void)
     const char *file;
     int small, large, friction; /* -1: not checked */
   } scenes[] = {{"../../scenes/mixed.ini", 8200, 150, -1},
-                {"../../scenes/heap.ini", 1000, 159, 1},
+                {"../../scenes/heap.ini", 0, 159, 1}, /* a pour: its inflow fills it */
+                {"../../scenes/silo.ini", 2000, 0, 1},
+                {"../../scenes/chute.ini", 900, 45, 1},
                 {"../../scenes/incline.ini", 300, 4, 1},
                 {"../scenes/mixed_frictionless.ini", 8200, 150, 0},
                 {"../scenes/tiny.ini", -1, 5, -1},

@@ -113,7 +113,11 @@ static ms_status grow_capacity(const ms_ctx *c, ms_device *d, int needed, long s
 static void note_outside(const ms_ctx *c, ms_device *d, const int flags[MS_FLAG_COUNT], long step)
 {
   c->stats->outside_events += flags[MS_FLAG_OUTSIDE];
-  if (!d->outside_warned) {
+  /* Past an open side a particle is on its way out (collision/open.c removes it): no
+   * warning then, only the count. */
+  const double *sd = c->p->side;
+  int open = sd[0] < -1e300 || sd[1] > 1e300 || sd[2] < -1e300 || sd[3] > 1e300;
+  if (!d->outside_warned && !open) {
     d->outside_warned = 1;
     ms_warn("step %ld: %d small particle(s) outside the box (first: #%d); they stay in the "
             "border cells and the walls push them back; counted in the stats",
