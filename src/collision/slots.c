@@ -19,6 +19,7 @@ void ms_slots_view_free(ms_slots_view *v)
   free(v->rot);
   free(v->img);
   free(v->freed);
+  free(v->changed);
   memset(v, 0, sizeof *v);
 }
 
@@ -27,28 +28,36 @@ static ms_status no_memory(void)
   return ms_fail(MS_ERR_RUNTIME, "out of memory for the small particles' slots");
 }
 
+/* Host arrays for n slots (what `from` held kept); 0: no memory. */
+static int host_arrays(ms_slots_view *v, int friction, size_t n)
+{
+  double *pos = realloc(v->pos, (2 * n + 1) * sizeof *pos);
+  v->pos = pos ? pos : v->pos;
+  double *vel = realloc(v->vel, (2 * n + 1) * sizeof *vel);
+  v->vel = vel ? vel : v->vel;
+  int *img = realloc(v->img, (2 * n + 1) * sizeof *img);
+  v->img = img ? img : v->img;
+  uint8_t *freed = realloc(v->freed, n + 1);
+  v->freed = freed ? freed : v->freed;
+  uint8_t *changed = realloc(v->changed, n + 1);
+  v->changed = changed ? changed : v->changed;
+  double *rot = friction ? realloc(v->rot, (2 * n + 1) * sizeof *rot) : NULL;
+  v->rot = rot ? rot : v->rot;
+  return pos && vel && img && freed && changed && (!friction || rot);
+}
+
 ms_status ms_slots_read(ms_sim *s, ms_slots_view *v)
 {
   memset(v, 0, sizeof *v);
   size_t n = (size_t)s->p.n_small;
   v->n = s->p.n_small;
-  v->pos = malloc((2 * n + 1) * sizeof *v->pos);
-  v->vel = malloc((2 * n + 1) * sizeof *v->vel);
-  v->img = malloc((2 * n + 1) * sizeof *v->img);
-  v->freed = calloc(n + 1, 1);
-  v->rot = s->p.friction_on ? malloc((2 * n + 1) * sizeof *v->rot) : NULL;
-  if (!v->pos || !v->vel || !v->img || !v->freed || (s->p.friction_on && !v->rot)) {
+  if (!host_arrays(v, s->p.friction_on, n)) {
     ms_slots_view_free(v);
     return no_memory();
   }
-  ms_buffers *b = &s->x.buf;
-  ms_status st = ms_buffers_download(&s->cl, b->pos, v->pos, 2 * n * sizeof(double));
-  if (!st)
-    st = ms_buffers_download(&s->cl, b->vel, v->vel, 2 * n * sizeof(double));
-  if (!st)
-    st = ms_buffers_download(&s->cl, b->img, v->img, 2 * n * sizeof(int));
-  if (!st && v->rot)
-    st = ms_buffers_download(&s->cl, b->rot, v->rot, 2 * n * sizeof(double));
+  memset(v->freed, 0, n + 1);
+  memset(v->changed, 0, n + 1);
+  ms_status st = ms_buffers_download(&s->cl, s->x.buf.pos, v->pos, 2 * n * sizeof(double));
   if (st)
     ms_slots_view_free(v);
   return st;
@@ -59,6 +68,7 @@ int ms_slots_empty(const ms_sim *s, int i) { return s->p.shape[2 * i + 1] == 0.0
 static void set_slot(ms_sim *s, ms_slots_view *v, int i, const double pv[4], float r, float m,
                      double w)
 {
+  v->changed[i] = 1;
   memcpy(&v->pos[2 * i], pv, 2 * sizeof(double));
   memcpy(&v->vel[2 * i], pv + 2, 2 * sizeof(double));
   v->img[2 * i] = v->img[2 * i + 1] = 0;
@@ -92,29 +102,33 @@ void ms_slots_fill(ms_sim *s, ms_slots_view *v, int i, double x, double y, doubl
 static int grow_host(ms_sim *s, ms_slots_view *v, int n2)
 {
   size_t n = (size_t)n2;
-  double *pos = realloc(v->pos, (2 * n + 1) * sizeof *pos);
-  v->pos = pos ? pos : v->pos;
-  double *vel = realloc(v->vel, (2 * n + 1) * sizeof *vel);
-  v->vel = vel ? vel : v->vel;
-  int *img = realloc(v->img, (2 * n + 1) * sizeof *img);
-  v->img = img ? img : v->img;
-  uint8_t *freed = realloc(v->freed, n + 1);
-  v->freed = freed ? freed : v->freed;
-  double *rot = v->rot ? realloc(v->rot, (2 * n + 1) * sizeof *rot) : NULL;
-  v->rot = rot ? rot : v->rot;
   float *shape = realloc(s->p.shape, (2 * n + 1) * sizeof *shape);
   s->p.shape = shape ? shape : s->p.shape;
   int64_t *ids = realloc(s->ids.small, (n + 1) * sizeof *ids);
   s->ids.small = ids ? ids : s->ids.small;
-  if (!pos || !vel || !img || !freed || (v->rot && !rot) || !shape || !ids)
+  if (!host_arrays(v, s->p.friction_on, n) || !shape || !ids)
     return 0;
   for (int i = v->n; i < n2; i++) {
-    v->freed[i] = 0;
     ms_slots_clear(s, v, i);
     v->freed[i] = 0;
   }
   s->ids.n_small = n2;
   return 1;
+}
+
+/* The whole state of the slots on the host, the changed slots sent down first. */
+static ms_status read_all(ms_sim *s, ms_slots_view *v)
+{
+  ms_status st = ms_slots_write(s, v);
+  size_t n = (size_t)v->n;
+  ms_buffers *b = &s->x.buf;
+  if (!st)
+    st = ms_buffers_download(&s->cl, b->vel, v->vel, 2 * n * sizeof(double));
+  if (!st)
+    st = ms_buffers_download(&s->cl, b->img, v->img, 2 * n * sizeof(int));
+  if (!st && v->rot)
+    st = ms_buffers_download(&s->cl, b->rot, v->rot, 2 * n * sizeof(double));
+  return st;
 }
 
 /* The friction state at n2 slots: the small particles' rotation and box-wall histories
@@ -175,7 +189,9 @@ static ms_status grow_to(ms_sim *s, ms_slots_view *v, int n2)
   int n0 = v->n;
   ms_friction_state f = {0};
   ms_walls_state w = {0};
-  ms_status st = s->p.friction_on ? ms_sim_friction_export(s, &f) : MS_OK;
+  ms_status st = read_all(s, v);
+  if (!st && s->p.friction_on)
+    st = ms_sim_friction_export(s, &f);
   if (!st)
     st = ms_sim_walls_export(s, &w);
   double *diss = NULL;
@@ -207,22 +223,50 @@ static ms_status grow_to(ms_sim *s, ms_slots_view *v, int n2)
   ms_walls_state_free(&w);
   free(diss);
   v->n = s->p.n_small;
+  memset(v->changed, 0, (size_t)v->n); /* every slot went down whole */
   return st;
+}
+
+/* Slots [a, b) of each array, without waiting. */
+static ms_status write_run(ms_sim *s, const ms_slots_view *v, size_t a, size_t b)
+{
+  ms_buffers *b_ = &s->x.buf;
+  struct {
+    cl_mem m;
+    const void *host;
+    size_t each;
+  } arrays[] = {{b_->pos, v->pos, 2 * sizeof(double)},  {b_->vel, v->vel, 2 * sizeof(double)},
+                {b_->shape, s->p.shape, 2 * sizeof(float)}, {b_->img, v->img, 2 * sizeof(int)},
+                {b_->rot, v->rot, 2 * sizeof(double)}};
+  for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
+    if (!arrays[k].host)
+      continue;
+    size_t at = a * arrays[k].each, bytes = (b - a) * arrays[k].each;
+    cl_int err = clEnqueueWriteBuffer(s->cl.gpu_queue, arrays[k].m, CL_FALSE, at, bytes,
+                                      (const char *)arrays[k].host + at, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+      return ms_cl_check(err, "clEnqueueWriteBuffer", "the slots of an exchange");
+  }
+  return MS_OK;
 }
 
 ms_status ms_slots_write(ms_sim *s, const ms_slots_view *v)
 {
-  ms_buffers *b = &s->x.buf;
-  size_t n = (size_t)v->n;
-  ms_status st = ms_buffers_upload(&s->cl, b->pos, v->pos, 2 * n * sizeof(double));
-  if (!st)
-    st = ms_buffers_upload(&s->cl, b->vel, v->vel, 2 * n * sizeof(double));
-  if (!st)
-    st = ms_buffers_upload(&s->cl, b->shape, s->p.shape, 2 * n * sizeof(float));
-  if (!st)
-    st = ms_buffers_upload(&s->cl, b->img, v->img, 2 * n * sizeof(int));
-  if (!st && v->rot)
-    st = ms_buffers_upload(&s->cl, b->rot, v->rot, 2 * n * sizeof(double));
-  ms_sim_state_changed(s);
+  ms_status st = MS_OK;
+  int any = 0;
+  for (size_t i = 0; !st && i < (size_t)v->n; i++) {
+    if (!v->changed[i])
+      continue;
+    size_t j = i;
+    while (j < (size_t)v->n && v->changed[j])
+      j++;
+    st = write_run(s, v, i, j);
+    any = 1;
+    i = j;
+  }
+  if (!st && any)
+    st = ms_cl_check(clFinish(s->cl.gpu_queue), "clFinish", "the slots of an exchange");
+  if (any)
+    ms_sim_state_changed(s);
   return st;
 }

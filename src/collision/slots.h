@@ -1,7 +1,7 @@
 /* The small particles' slots (docs/open-systems.md): the arrays hold a particle or are
  * empty (shape (0, 0), far outside the box, at rest: kernels/shared/grid.h). The exchanges
- * with the outside (collision/open.c) read every slot back, empty and fill slots on the
- * host and send them down again; the arrays grow by doubling, never shrink. Between
+ * with the outside (collision/open.c) read the positions back, empty and fill slots on the
+ * host and send those slots down; the arrays grow by doubling, never shrink. Between
  * advances only. */
 #ifndef MS_COLLISION_SLOTS_H
 #define MS_COLLISION_SLOTS_H
@@ -14,10 +14,12 @@ struct ms_sim;
 
 typedef struct ms_slots_view {
   int n;                /* slots */
-  double *pos, *vel;    /* 2 per slot, simulation frame */
+  double *pos;          /* 2 per slot, simulation frame: read back */
+  double *vel;          /* 2 per slot; like rot and img, what the changed slots get */
   double *rot;          /* 2 per slot (theta, w); NULL when friction is off */
   int *img;             /* 2 per slot: the periods crossed */
   uint8_t *freed;       /* emptied by this exchange: not filled again before the next */
+  uint8_t *changed;     /* emptied or filled by this exchange: sent down */
 } ms_slots_view;
 
 ms_status ms_slots_read(struct ms_sim *s, ms_slots_view *v);
@@ -31,7 +33,8 @@ void ms_slots_fill(struct ms_sim *s, ms_slots_view *v, int i, double x, double y
 ms_status ms_slots_grow(struct ms_sim *s, ms_slots_view *v, int need);
 /* Exactly n slots (n at least the slots now): a checkpoint's. */
 ms_status ms_slots_resize(struct ms_sim *s, int n);
-/* Sends every slot down; the grid, the lists and the histories follow at the next step. */
+/* Sends the changed slots down; the grid, the lists and the histories follow at the next
+ * step. */
 ms_status ms_slots_write(struct ms_sim *s, const ms_slots_view *v);
 void ms_slots_view_free(ms_slots_view *v);
 

@@ -1,4 +1,4 @@
-/* Checkpoints of both modes: their state as images (plain arrays), the field table that
+/* Checkpoints of collision mode (gravity mode's: checkpoint_gravity.c): their state as images (plain arrays), the field table that
  * lays each out in the file (host byte order, marked by a byte-order word; the header
  * and the reading are in checkpoint_file.c), and the checks of what was read.
  *
@@ -58,14 +58,6 @@ typedef struct cimage {
   double *flow_mass;
 } cimage;
 
-/* Gravity mode. */
-typedef struct gimage {
-  int32_t n;
-  int64_t step;
-  double e0;
-  float *pos; /* 4 n: x y z m */
-  float *vel; /* 3 n */
-} gimage;
 
 SCALAR(cimage, n_small) SCALAR(cimage, n_large) SCALAR(cimage, step)
 SCALAR(cimage, capacity) SCALAR(cimage, max_overflow) SCALAR(cimage, grid_builds)
@@ -86,8 +78,6 @@ ARRAY(cimage, small_id, im->n_small) ARRAY(cimage, large_id, im->n_large)
 ARRAY(cimage, small_img, (size_t)im->n_small * 2) ARRAY(cimage, large_img, (size_t)im->n_large * 2)
 ARRAY(cimage, small_shape, (size_t)im->n_small * 2) ARRAY(cimage, flow_count, im->n_flows)
 ARRAY(cimage, flow_mass, im->n_flows) ARRAY(cimage, flow_skipped, im->n_flows)
-SCALAR(gimage, n) SCALAR(gimage, step) SCALAR(gimage, e0)
-ARRAY(gimage, pos, (size_t)im->n * 4) ARRAY(gimage, vel, (size_t)im->n * 3)
 
 static const field collision_fields[] = {
   F(cimage, n_small, "n_small"), F(cimage, n_large, "n_large"), F(cimage, step, "step"),
@@ -124,10 +114,6 @@ static const field collision_fields[] = {
 #define C_IDS_COUNTS 33
 #define C_IDS_SINCE 6
 
-static const field gravity_fields[] = {
-  F(gimage, n, "bodies"), F(gimage, step, "step"), F(gimage, e0, "initial energy"),
-  F(gimage, pos, "positions"), F(gimage, vel, "velocities"),
-};
 
 
 
@@ -217,26 +203,11 @@ static void c_release(void *v)
   im->sw = im->lw = NULL;
 }
 
-static int g_alloc(void *v)
-{
-  gimage *im = v;
-  im->pos = malloc(sz_gimage_pos(im) + 1);
-  im->vel = malloc(sz_gimage_vel(im) + 1);
-  return im->pos && im->vel;
-}
-
-static void g_release(void *v)
-{
-  gimage *im = v;
-  free(im->pos);
-  free(im->vel);
-  im->pos = im->vel = NULL;
-}
 
 /* Version 2 made the collision state double precision (version 1 held floats); version
  * 3 added the friction section, 5 the walls section, 6 the ids section (a version 5 file
- * ends before it, and keeps the ids the scene gives). The gravity payload has not changed
- * since version 1. */
+ * ends before it, and keeps the ids the scene gives). The gravity payload
+ * (checkpoint_gravity.c) has not changed since version 1. */
 static const layout collision_layout = {
     0, 5, collision_fields, (int)(sizeof collision_fields / sizeof(field)), 4,
     {{0, 2, c_alloc, 0},
@@ -244,9 +215,6 @@ static const layout collision_layout = {
      {C_WALLS_FIRST, C_WALLS_COUNTS, c_alloc_walls, 0},
      {C_IDS_FIRST, C_IDS_COUNTS, c_alloc_ids, C_IDS_SINCE}},
     c_release};
-static const layout gravity_layout = {1, 1, gravity_fields,
-                                      (int)(sizeof gravity_fields / sizeof(field)), 1,
-                                      {{0, 1, g_alloc, 0}}, g_release};
 
 /* The grid's capacity starts at the scene's [grid] capacity (at most
  * MS_GRID_MAX_CAPACITY) and grows to the fullest cell's count rounded up to 4, which
@@ -720,73 +688,4 @@ void ms_snapshot_free(ms_snapshot *snap)
     return;
   c_release(&snap->im);
   free(snap);
-}
-
-/* ---- gravity mode ------------------------------------------------------------------ */
-
-static ms_status gravity_counts(const char *path, const void *v, const void *ctx, int section)
-{
-  (void)section;
-  const gimage *im = v;
-  int n = ms_gravity_body_count(ctx);
-  if (im->n != n)
-    return ms_ck_refuse_field(path, "bodies", "= %ld: the body count differs from the scene (%d)",
-                        (long)im->n, n);
-  return MS_OK;
-}
-
-static ms_status gravity_fields_ok(const char *path, const void *v, const void *ctx)
-{
-  const gimage *im = v;
-  (void)ctx;
-  ms_status st;
-  if ((st = ms_ck_counter(path, "step", im->step, MS_STEPS_MAX,
-                          "the most steps a run takes (10^15)")))
-    return st;
-  if (!isfinite(im->e0))
-    return ms_ck_refuse_field(path, "initial energy", "is not finite");
-  if ((st = ms_ck_finite_floats(path, "positions", im->pos, (size_t)im->n * 4)) ||
-      (st = ms_ck_finite_floats(path, "velocities", im->vel, (size_t)im->n * 3)))
-    return st;
-  /* Masses as the scene's are: 0 (a tracer) or a normal float, some of them positive. */
-  float total = 0.0f;
-  for (int i = 0; i < im->n; i++) {
-    float m = im->pos[4 * i + 3];
-    if (m < 0.0f)
-      return ms_ck_refuse_field(path, "positions", "has a negative mass (body %d)", i);
-    if (m != 0.0f && m < FLT_MIN)
-      return ms_ck_refuse_field(path, "positions", "has a mass of %g (body %d), a denormal float, "
-                                "which no scene gives (0 or at least %g)", (double)m, i,
-                                (double)FLT_MIN);
-    total += m;
-  }
-  if (!(total > 0.0f))
-    return ms_ck_refuse_field(path, "positions", "has no body with a mass (all %d are 0)", im->n);
-  return MS_OK;
-}
-
-static const checks gravity_checks = {gravity_counts, gravity_fields_ok};
-
-ms_status ms_checkpoint_save_gravity(const char *path, ms_gravity *g, const ms_scene_id *scene_id)
-{
-  ms_gravity_state state;
-  ms_status st = ms_gravity_read_state(g, &state);
-  if (st)
-    return st;
-  gimage im = {state.n, state.step, ms_gravity_initial_energy(g), state.pos, state.vel};
-  st = ms_ck_save(path, &gravity_layout, &im, scene_id);
-  ms_gravity_state_free(&state);
-  return st;
-}
-
-ms_status ms_checkpoint_load_gravity(const char *path, ms_gravity *g, const ms_scene_id *scene_id)
-{
-  gimage im;
-  memset(&im, 0, sizeof im);
-  ms_status st = ms_ck_read(path, &gravity_layout, &im, scene_id, &gravity_checks, g);
-  if (st)
-    return st;
-  st = ms_gravity_restore(g, (long)im.step, im.pos, im.vel, im.e0);
-  g_release(&im);
-  return st;
 }
