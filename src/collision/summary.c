@@ -31,6 +31,8 @@ static int cell_of(const ms_grid *g, const double *p)
   return ms_grid_axis(p[1], g->inv_cell, g->ny) * g->nx + ms_grid_axis(p[0], g->inv_cell, g->nx);
 }
 
+static int empty(const ms_sim *s, int i) { return s->p.shape[2 * i + 1] == 0.0f; }
+
 static int bin_small(const ms_sim *s, const ms_state *st, cells *c)
 {
   const ms_grid *g = &s->p.grid;
@@ -38,12 +40,15 @@ static int bin_small(const ms_sim *s, const ms_state *st, cells *c)
   c->order = malloc(((size_t)st->n_small + 1) * sizeof *c->order);
   if (!c->first || !c->order)
     return 0;
+  /* (an open system's empty slots are left out: they all sit in one corner cell) */
   for (int i = 0; i < st->n_small; i++)
-    c->first[cell_of(g, &st->small_pos[2 * i]) + 2]++;
+    if (!empty(s, i))
+      c->first[cell_of(g, &st->small_pos[2 * i]) + 2]++;
   for (size_t k = 2; k < g->n_cells + 2; k++)
     c->first[k] += c->first[k - 1];
   for (int i = 0; i < st->n_small; i++)
-    c->order[c->first[cell_of(g, &st->small_pos[2 * i]) + 1]++] = i;
+    if (!empty(s, i))
+      c->order[c->first[cell_of(g, &st->small_pos[2 * i]) + 1]++] = i;
   return 1;
 }
 
@@ -53,6 +58,8 @@ static long small_small(const ms_sim *s, const ms_state *st, const cells *c)
   const ms_grid *g = &s->p.grid;
   long n = 0;
   for (int i = 0; i < st->n_small; i++) {
+    if (empty(s, i))
+      continue;
     const double *p = &st->small_pos[2 * i];
     int cx = ms_grid_axis(p[0], g->inv_cell, g->nx), cy = ms_grid_axis(p[1], g->inv_cell, g->ny);
     for (int y = cy - 1; y <= cy + 1; y++)
@@ -175,8 +182,8 @@ ms_status ms_sim_summarise(ms_sim *s, ms_state_summary *out)
   out->contacts_large_small = large_small(s, &st, &c);
   out->contacts_large_large = large_large(s, &st);
   for (int i = 0; i < st.n_small; i++) {
-    if (s->p.shape[2 * i + 1] == 0.0f)
-      continue; /* an empty slot (an open system's) */
+    if (empty(s, i))
+      continue;
     out->contacts_wall += at_wall(s, &st.small_pos[2 * i], s->p.shape[2 * i]);
     out->kinetic_energy += kinetic(&st.small_vel[2 * i], s->p.shape[2 * i + 1]);
   }

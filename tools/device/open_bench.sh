@@ -32,7 +32,7 @@ velocity = 0, -5
 
 [outflow.catch]
 region = 0, %g, %g, %g
-""" % (0.1 * w, 0.94 * w, 0.9 * w, 0.99 * w, rate, 0.6 * w, w, 0.64 * w)
+""" % (0.1 * w, 0.94 * w, 0.9 * w, 0.99 * w, rate, 0.6 * w, 0.999 * w, 0.64 * w)
 open(out + "/flows.ini", "w").write(flows)
 PY
 warm=${WARM:-25000}
