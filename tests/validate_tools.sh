@@ -129,7 +129,7 @@ PY
   "$py" "$root/tools/beverloo.py" fit --out "$tmp/bev" --t0 0.2 >"$tmp/fit.log" 2>&1 ||
     { cat "$tmp/fit.log"; return 1; }
   cat "$tmp/fit.log" | sed -n '/^| mixsim/p'
-  [ "$(grep -cE '^\| (4|6|9|13|20) \| 0\.2' "$tmp/fit.log")" = 5 ] &&
+  [ "$(grep -cE '^\| (4|6|9|13|20) \| 0\.2[0-9]*-[0-9.]+ \| end of run \|' "$tmp/fit.log")" = 5 ] &&
     grep -qE '^\| mixsim \| 0\.(59|60|61)[0-9]* \+- [0-9.e-]+ \| 1\.[45][0-9]* \+-' "$tmp/fit.log" &&
     grep -q "phi = 0.785" "$tmp/fit.log" && [ -s "$tmp/bev/beverloo.png" ] && [ -s "$tmp/bev/beverloo.md" ] ||
     { cat "$tmp/fit.log"; return 1; }
@@ -249,6 +249,38 @@ test_missing_numpy_named() {
     grep -q "^beverloo.py: the Python modules\? .*numpy.* missing for .*: install python3-numpy" "$tmp/n.out"
 }
 
+# mixsim itself: the chute scene runs (periodic box, static base discs) for 0.02 s with VTK
+# frames, and `analyse` reads them (vtkmodules) into a table row and both figures.
+test_chute_end_to_end() {
+  "$py" "$root/tools/chute.py" run --mixsim "$exe" --out "$tmp/e2e" --angles 22 --time 0.02 \
+    --every 0.005 --mixsim-args "--device cpu" >"$tmp/e2e.log" 2>&1 || { cat "$tmp/e2e.log"; return 1; }
+  [ -s "$tmp/e2e/chute_22/frame_002000.vtp" ] || { ls "$tmp/e2e/chute_22"; return 1; }
+  "$py" "$root/tools/chute.py" analyse --out "$tmp/e2e" --t0 0 >"$tmp/e2e.out" 2>&1 ||
+    { cat "$tmp/e2e.out"; return 1; }
+  grep -E '^\| 22 \| 5 \(0\.00-0\.02\) \| [0-9]+\.[0-9]+ \| 0\.[0-9]+ \|' "$tmp/e2e.out" &&
+    [ -s "$tmp/e2e/chute_profiles.png" ] || { cat "$tmp/e2e.out"; return 1; }
+}
+
+# mixsim on the silo scene of D = 20 d for 0.06 s: the run succeeds and writes diagnostics.csv;
+# where this mixsim has the outflows of issue 26 (the column outflow_exit_mass), discs have left
+# through the orifice by then.
+test_silo_end_to_end() {
+  "$py" "$root/tools/beverloo.py" run --mixsim "$exe" --out "$tmp/s2e" --widths 20 --time 0.06 \
+    --mixsim-args "--device cpu" >"$tmp/s2e.log" 2>&1 || { cat "$tmp/s2e.log"; return 1; }
+  local diag=$tmp/s2e/silo_D20/diagnostics.csv
+  [ -s "$diag" ] || return 1
+  if head -1 "$diag" | grep -q outflow_exit_mass; then
+    pyrun "$diag" <<'PY'
+import sys, beverloo as bv
+t, m = bv.read_diagnostics(sys.argv[1])
+print("    removed by 0.06 s: %.3g kg/m" % sum(m))
+assert abs(t[-1] - 0.06) < 1e-9 and sum(m) > 0, (t[-1], sum(m))
+PY
+  else
+    echo "    this mixsim writes no outflow columns yet (issue 26): the run alone is checked"
+  fi
+}
+
 check test_discharge_rate_from_diagnostics
 check test_missing_outflow_column
 check test_packing_and_fill_height
@@ -259,4 +291,6 @@ check test_chute_profile_analysis
 check test_mu_I_fit
 check test_chute_analyse_on_synthetic_frames
 check test_missing_numpy_named
+check test_chute_end_to_end
+check test_silo_end_to_end
 finish

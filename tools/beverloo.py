@@ -51,8 +51,9 @@ PHI_GUESS = 0.82            # packing fraction for the inflow's rate only
 WIDTHS = (4, 6, 9, 13, 20)  # D / d
 SILO_W = 60                 # silo width L / d (L > 2.5 D and L > D + 30 d for D <= 20 d)
 FLOOR_Y = 12                # floor height / d (the outflow region below it)
-FILL = 70                   # initial fill height above the floor / d
-SILO_H = 140                # box height / d; the inflow pours in its top 10 d
+FILL = 110                  # initial fill height above the floor / d
+SILO_H = 200                # box height / d
+INFLOW_H = 20               # the inflow pours into the box's top INFLOW_H d
 MATERIAL = {"stiffness": 1.0e4, "restitution": 0.5, "friction": 0.5, "wall_friction": 0.5}
 DT = 1.0e-5
 OUTFLOW = "exit"
@@ -86,8 +87,9 @@ def geometry(width_d):
     """Lengths of the silo of orifice width_d * d, m: L, floor y, orifice x0, x1, box height."""
     L, yf = SILO_W * D_SMALL, FLOOR_Y * D_SMALL
     D = width_d * D_SMALL
-    return {"L": L, "yf": yf, "D": D, "x0": 0.5 * (L - D), "x1": 0.5 * (L + D),
-            "H": SILO_H * D_SMALL}
+    H = SILO_H * D_SMALL
+    return {"L": L, "yf": yf, "D": D, "x0": 0.5 * (L - D), "x1": 0.5 * (L + D), "H": H,
+            "top": H - (INFLOW_H + 2) * D_SMALL}
 
 
 def inflow_rate(width_d, factor=1.0):
@@ -144,12 +146,12 @@ region = 0, 0, {L:.6g}, {yf - 3 * D_SMALL:.6g}
     if refill > 0:
         text += f"""
 [inflow.top]
-region = {rmax:.6g}, {H - 10 * D_SMALL:.6g}, {L - rmax:.6g}, {H - rmax:.6g}
+region = {rmax:.6g}, {H - INFLOW_H * D_SMALL:.6g}, {L - rmax:.6g}, {H - rmax:.6g}
 rate = {inflow_rate(width_d, refill):.6g}
 radius_min = {rmin:.6g}
 radius_max = {rmax:.6g}
 density = {SIGMA} kg/m^2
-velocity = 0, -0.2
+velocity = 0, -0.5
 velocity_spread = 0.05
 """
     text += f"""
@@ -311,18 +313,26 @@ def read_csv_frames(folder):
     return out
 
 
+def bed_top(x, y, r, g):
+    """The fill height of one frame: fill_height over the silo's body (5 d from the sides),
+    from the floor up to 2 d below the inflow's region (whose own rain of discs is not bed)."""
+    return fill_height(x, y, r, 5 * D_SMALL, g["L"] - 5 * D_SMALL, g["yf"], g["top"],
+                       2 * D_SMALL)
+
+
 def steady_window(frames, g, t0, t_end):
-    """[t0, t1] with t1 the last frame time from t0 on before the fill height leaves
-    (floor + 2 D, inflow region's bottom); t_end without frames. Also [(t, height)]."""
+    """[t0, t1] with t1 the first frame time from t0 on where the fill height is out of
+    [floor + 2 D, 2 d below the inflow's region); t_end where none is or without frames.
+    Also why it ends and [(t, height)]."""
     heights = []
-    lo, hi = g["yf"] + 2 * g["D"], g["H"] - 10 * D_SMALL
-    t1 = t_end
+    lo, hi = g["yf"] + 2 * g["D"], g["top"] - 2 * D_SMALL
+    t1, why = t_end, "end of run"
     for t, x, y, r in frames:
-        h = fill_height(x, y, r, 5 * D_SMALL, g["L"] - 5 * D_SMALL, g["yf"], g["H"], 2 * D_SMALL)
+        h = bed_top(x, y, r, g)
         heights.append((t, h))
-        if t >= t0 and not lo <= h <= hi and t1 == t_end:
-            t1 = t
-    return t0, min(t1, t_end), heights
+        if t >= t0 and not lo <= h <= hi and why == "end of run":
+            t1, why = t, ("fill below 2 D" if h < lo else "fill at the inflow")
+    return t0, min(t1, t_end), why, heights
 
 
 def body_phi(frames, g, t0, t1):
@@ -332,7 +342,7 @@ def body_phi(frames, g, t0, t1):
     for t, x, y, r in frames:
         if not t0 <= t <= t1:
             continue
-        top = fill_height(x, y, r, 5 * D_SMALL, g["L"] - 5 * D_SMALL, g["yf"], g["H"], 2 * D_SMALL)
+        top = bed_top(x, y, r, g)
         y0 = g["yf"] + 1.5 * g["D"] + 5 * D_SMALL
         y1 = min(y0 + 20 * D_SMALL, top - 3 * D_SMALL)
         if y1 - y0 < 4 * D_SMALL:
@@ -374,10 +384,11 @@ def measure_run(folder, width_d, t0, parts, use_phi):
     times, mass = read_diagnostics(os.path.join(folder, "diagnostics.csv"))
     cum = cumulative(mass)
     frames = read_csv_frames(folder) if use_phi else []
-    w0, w1, heights = steady_window(frames, g, t0, times[-1])
+    w0, w1, why, heights = steady_window(frames, g, t0, times[-1])
     res = discharge_rate(times, cum, w0, w1, parts)
     phi = body_phi(frames, g, w0, w1) if frames else float("nan")
-    out = {"D_d": width_d, "D": g["D"], "window": (w0, w1), "phi": phi, "heights": heights,
+    out = {"D_d": width_d, "D": g["D"], "window": (w0, w1), "ends": why, "phi": phi,
+           "heights": heights,
            "removed": cum[-1], "W": None}
     if res:
         out.update(res)
@@ -417,14 +428,15 @@ def report(runs, out, no_phi=False):
              f"silo {SILO_W} d wide; rho = phi sigma with phi = {phi:.4f} "
              + ("(mean over the runs' body, from the frames)" if phi != 1.0 else
                 "(1: phi folded into C)") + f" = {rho:.3f} kg/m^2", "",
-             "| D/d | window (s) | rows | W (kg/s/m) | W err | sub-window spread | phi (body) |",
-             "|---|---|---|---|---|---|---|"]
+             "| D/d | window (s) | window ends | rows | W (kg/s/m) | W err | sub-window spread "
+             "| phi (body) |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in runs:
         if r["W"] is None:
-            lines.append(f"| {r['D_d']:g} | - | - | - | - | - | - |")
+            lines.append(f"| {r['D_d']:g} | - | {r['ends']} | - | - | - | - | - |")
             continue
         spread = max(r["subs"]) - min(r["subs"]) if r["subs"] else float("nan")
-        lines.append(f"| {r['D_d']:g} | {r['t0']:.3f}-{r['t1']:.3f} | {r['rows']} | "
+        lines.append(f"| {r['D_d']:g} | {r['t0']:.3f}-{r['t1']:.3f} | {r['ends']} | {r['rows']} | "
                      f"{r['W']:.5g} | {r['err']:.2g} | {spread:.2g} | {r['phi']:.4f} |")
     lines += ["", "W = C rho sqrt(g) (D - k d)^{3/2}, nonlinear least squares:", "",
               "| | C | k | reduced chi^2 |", "|---|---|---|---|",
@@ -484,8 +496,8 @@ def main(argv=None):
     r.add_argument("--widths", type=floats, default=list(WIDTHS), help="D/d (4,6,9,13,20)")
     r.add_argument("--time", type=float, default=4.0, help="simulated seconds per run (4)")
     r.add_argument("--every", type=float, default=0.02, help="s between frames/rows (0.02)")
-    r.add_argument("--refill", type=float, default=1.2,
-                   help="the inflow's rate over the Beverloo estimate C = 1, k = 1.5 (1.2; "
+    r.add_argument("--refill", type=float, default=1.3,
+                   help="the inflow's rate over the Beverloo estimate C = 1, k = 1.5 (1.3; "
                    "0: no inflow, the silo drains)")
     r.add_argument("--seed", type=int, default=1)
     r.add_argument("--jobs", type=int, default=1, help="runs at once (1)")
