@@ -83,8 +83,28 @@ test_bad_widths_refused() {
   grep -q -- "--widths takes" "$tmp/e"
 }
 
+# --mixsim-runs: mixsim's W of the same width (from a synthetic diagnostics.csv at 0.1 kg/s/m)
+# beside LAMMPS's (0.08), the ratio 1.25; a width without a run says so.
+test_compare_with_mixsim() {
+  pyrun "$tmp" >"$tmp/c.out" <<'PY' || { cat "$tmp/c.out"; return 1; }
+import os, sys, silo_lammps as sl
+run = os.path.join(sys.argv[1], "runs", "silo_D6")
+os.makedirs(run)
+with open(run + "/diagnostics.csv", "w") as f:
+    f.write("step,time,outflow_exit_count,outflow_exit_mass\n")
+    for i in range(101):
+        f.write("%d,%r,0,%r\n" % (2000 * i, 0.02 * i, 0.1 * 0.02 * (1 + 0.01 * (-1) ** i) if i else 0.0))
+sl.compare([{"D_d": 6, "W": 0.08, "err": 0.002}, {"D_d": 13, "W": 0.3, "err": 0.01}],
+           os.path.join(sys.argv[1], "runs"), 0.5)
+PY
+  cat "$tmp/c.out"
+  grep -qE '^\| 6 \| 0\.1(000[0-9]*)? \+- [0-9.e-]+ \| 0\.08 \+- 0\.002 \| 1\.2[45][0-9]* \+- ' "$tmp/c.out" &&
+    grep -q '^| 13 | (no run in ' "$tmp/c.out"
+}
+
 check test_input_maps_the_silo
 check test_readers
 check test_quick_rate
 check test_bad_widths_refused
+check test_compare_with_mixsim
 finish

@@ -22,9 +22,18 @@ and at the walls, no rolling resistance) as a LAMMPS input:
   (beverloo.discharge_rate, with its sub-window uncertainty); the fill height comes from dumps
   (beverloo.fill_height).
 
-It prints a table (D/d, window, rows, W, its uncertainty) and writes silo_lammps.json to --keep.
+It prints a table (D/d, window, rows, W, its uncertainty) and writes silo_lammps.json to --keep;
+with --mixsim-runs DIR (the folder of `tools/beverloo.py run`) also mixsim's W of the same
+widths (beverloo.measure_run, its window from --mixsim-t0) and the ratio of the two.
+
+What differs from mixsim's silo: LAMMPS's silo is not refilled (it drains from 150 d; W does
+not depend on the fill height while it stays above 2 D, which the window ensures), its discs
+start on LAMMPS's lattice with LAMMPS's random radii (the same distribution, not the same
+discs), and the integrators differ (velocity Verlet in double; docs/validation.md, "The same
+physics in both codes").
 
 usage: silo_lammps.py [--lmp lmp] [--widths 6,13] [--time S] [--quick] [--keep DIR]
+                      [--mixsim-runs DIR] [--mixsim-t0 S]
 """
 import argparse
 import json
@@ -213,6 +222,24 @@ def run_case(p, width_d, lmp, work):
     return res
 
 
+def compare(results, folder, t0):
+    """Prints mixsim's W (beverloo.measure_run on folder/silo_D<w>) beside LAMMPS's."""
+    print("\n| D/d | W mixsim (kg/s/m) | W LAMMPS (kg/s/m) | mixsim / LAMMPS |")
+    print("|---|---|---|---|")
+    for r in results:
+        run = os.path.join(folder, f"silo_D{r['D_d']:g}")
+        if not os.path.exists(os.path.join(run, "diagnostics.csv")):
+            print(f"| {r['D_d']:g} | (no run in {run}) | {r['W'] or float('nan'):.5g} | - |")
+            continue
+        m = bv.measure_run(run, r["D_d"], t0, 4, True)
+        wm, wl = m["W"], r["W"]
+        ratio = f"{wm / wl:.3f} +- {abs(wm / wl) * math.hypot(m['err'] / wm, r['err'] / wl):.3f}" \
+            if wm and wl else "-"
+        print(f"| {r['D_d']:g} | {wm if wm is not None else float('nan'):.5g} +- "
+              f"{m.get('err', float('nan')):.2g} | {wl if wl is not None else float('nan'):.5g} +- "
+              f"{r.get('err', float('nan')):.2g} | {ratio} |")
+
+
 def floats(text):
     try:
         v = [float(s) for s in text.split(",")]
@@ -233,6 +260,9 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true",
                     help="a tiny silo (24 d wide, D = 6 d and 8 d, 0.1 s): for the tests")
     ap.add_argument("--keep", help="keep inputs, logs, dumps and silo_lammps.json here")
+    ap.add_argument("--mixsim-runs", help="tools/beverloo.py's run folder: compare its W")
+    ap.add_argument("--mixsim-t0", type=float, default=0.5,
+                    help="start of mixsim's window, s (0.5, as beverloo.py fit)")
     a = ap.parse_args(argv)
     pymods.require("silo_lammps.py", "numpy")
     p = dict(DEFAULTS)
@@ -258,6 +288,8 @@ def main(argv=None):
             else:
                 print(f"| {r['D_d']:g} | {r['discs']} | {r['t0']:.3f}-{r['t1']:.3f} | "
                       f"{r['rows']} | {r['W']:.5g} | {r['err']:.2g} | {r['seconds']:.0f} |")
+        if a.mixsim_runs:
+            compare(results, a.mixsim_runs, a.mixsim_t0)
         with open(os.path.join(work, "silo_lammps.json"), "w") as f:
             json.dump({"parameters": p, "runs": [{k: v for k, v in r.items() if k != "heights"}
                                                  for r in results]}, f, indent=1)
