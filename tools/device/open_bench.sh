@@ -3,16 +3,20 @@
 # (SMALL small discs, default 1048576, and LARGE large ones of radius ratio 10, default 1000,
 # tools/sweep_scene.py --shape box) in three boxes: with four walls (box), periodic along x
 # (periodic), and with walls plus an inflow of RATE discs a second (1000) falling from the
-# top onto an outflow above the bed (flows). Each first runs WARM iterations (25000, 1 s:
+# top onto an outflow above the bed (flows). Each first runs WARM iterations (12500, 0.5 s:
 # the bed settles, the poured discs reach the outflow) into a checkpoint; then STEPS
-# iterations (300) from it, REPEAT (5) runs of each interleaved: median (min-max)
+# iterations (300) from it, REPEAT (3) runs of each interleaved: median (min-max)
 # ms/iteration and the ratios to the box. Results under OUT.
-#   SMALL=1048576 REPEAT=5 OUT=results tools/device/open_bench.sh
+#   SMALL=1048576 REPEAT=3 OUT=results tools/device/open_bench.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
-. tools/device/build.sh bo
+if [ -n "${REUSE:-}" ] && [ -x bo/mixsim ]; then
+  . tools/device/build.sh --keep bo
+else
+  . tools/device/build.sh bo
+fi
 nvidia-smi -L
 python3 tools/sweep_scene.py --small "${SMALL:-1048576}" --large "${LARGE:-1000}" --ratio 10 \
   --shape box --out "$out/box.ini" || exit 1
@@ -32,24 +36,24 @@ velocity = 0, -5
 
 [outflow.catch]
 region = 0, %g, %g, %g
-""" % (0.1 * w, 0.94 * w, 0.9 * w, 0.99 * w, rate, 0.6 * w, 0.999 * w, 0.64 * w)
+""" % (0.1 * w, 0.94 * w, 0.9 * w, 0.99 * w, rate, 0.84 * w, 0.999 * w, 0.88 * w)
 open(out + "/flows.ini", "w").write(flows)
 PY
-warm=${WARM:-25000}
+warm=${WARM:-12500}
 cases="box periodic flows"
 for s in $cases; do
   bo/mixsim "$out/$s.ini" -q --headless -n "$warm" --device gpu --checkpoint "/tmp/$s.ck" \
     >"$out/${s}_warm.txt" 2>&1 || { echo "$s warm-up failed"; tail -3 "$out/${s}_warm.txt"; }
   grep -E '^(contacts|flow) ' "$out/${s}_warm.txt"
 done
-for r in $(seq "${REPEAT:-5}"); do
+for r in $(seq "${REPEAT:-3}"); do
   for s in $cases; do
     bo/mixsim "$out/$s.ini" --headless --resume "/tmp/$s.ck" -n $((warm + ${STEPS:-300})) \
       --device gpu ${ARGS:-} --stats "$out/${s}_$r.json" >"$out/${s}_$r.txt" 2>&1 ||
       { echo "$s run $r failed"; tail -3 "$out/${s}_$r.txt"; }
   done
 done
-python3 - "$out" "${REPEAT:-5}" $cases <<'PY'
+python3 - "$out" "${REPEAT:-3}" $cases <<'PY'
 import json, statistics, sys
 out, n, cases = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 med = {}
