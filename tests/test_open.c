@@ -226,6 +226,33 @@ static void test_checkpoint_in_the_pour(void)
   ms_scene_free(&sc);
 }
 
+/* A snapshot taken before the arrays grew, restored after: the run goes on as the first
+ * time (the last good state of a failed run is found so). */
+static void test_snapshot_across_growth(void)
+{
+  ms_scene sc;
+  ENSURE(load_file("open_flow.ini", &sc));
+  ms_sim *sim = NULL;
+  ENSURE(create(&sc, &sim) && advance(sim, 500));
+  ms_snapshot *snap = NULL;
+  ENSURE(!ms_snapshot_take(sim, &snap));
+  ms_state before;
+  ENSURE(!ms_sim_read_state(sim, &before));
+  ENSURE(advance(sim, 4000));
+  uint32_t first, again;
+  ENSURE(!ms_sim_hash(sim, &first));
+  ms_state grown;
+  ENSURE(!ms_sim_read_state(sim, &grown));
+  ENSURE(grown.slots > before.slots); /* the inflow outgrew the arrays in between */
+  ENSURE(!ms_snapshot_restore(sim, snap) && advance(sim, 4000) && !ms_sim_hash(sim, &again));
+  ENSURE(first == again);
+  ms_state_free(&before);
+  ms_state_free(&grown);
+  ms_snapshot_free(snap);
+  ms_sim_destroy(sim);
+  ms_scene_free(&sc);
+}
+
 int main(int argc, char **argv)
 {
   const char *filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
@@ -236,5 +263,6 @@ int main(int argc, char **argv)
   RUN_TEST(test_removed_ids_never_return, filter);
   RUN_TEST(test_one_hash_in_every_mode, filter);
   RUN_TEST(test_checkpoint_in_the_pour, filter);
+  RUN_TEST(test_snapshot_across_growth, filter);
   return TEST_EXIT();
 }

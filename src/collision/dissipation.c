@@ -80,7 +80,7 @@ ms_status ms_diss_resize_small(ms_sim *s, const double *old, int n_old)
   if (!now)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the dissipation accumulators");
   /* small slots, then the large particles, then the device's own slot (device_entries) */
-  memcpy(now, old, (size_t)n_old * sizeof *now);
+  memcpy(now, old, (size_t)(n_old < (int)ns ? n_old : (int)ns) * sizeof *now);
   memcpy(now + ns, old + n_old, (nl + 1) * sizeof *now);
   cl_int err;
   s->dev.diss = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, n * sizeof(double), NULL, &err);

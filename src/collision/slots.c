@@ -176,10 +176,35 @@ ms_status ms_slots_grow(ms_sim *s, ms_slots_view *v, int need)
 
 ms_status ms_slots_resize(ms_sim *s, int n)
 {
-  ms_slots_view v;
-  ms_status st = ms_slots_read(s, &v);
-  if (!st && n > v.n)
-    st = grow_to(s, &v, n);
+  if (n == s->p.n_small)
+    return MS_OK;
+  /* Every slot empty: the caller (a checkpoint's or a snapshot's restore) puts the whole
+   * state back next, friction, walls and ids included. */
+  ms_slots_view v = {0};
+  float *shape = realloc(s->p.shape, (2 * (size_t)n + 1) * sizeof *shape);
+  s->p.shape = shape ? shape : s->p.shape;
+  int64_t *ids = realloc(s->ids.small, ((size_t)n + 1) * sizeof *ids);
+  s->ids.small = ids ? ids : s->ids.small;
+  ms_status st = shape && ids && host_arrays(&v, s->p.friction_on, (size_t)n) ? MS_OK : no_memory();
+  for (int i = 0; !st && i < n; i++)
+    ms_slots_clear(s, &v, i);
+  double *diss = NULL;
+  if (!st)
+    st = ms_diss_take_small(s, &diss);
+  if (!st) {
+    int n0 = s->p.n_small;
+    size_t cap = s->x.buf.cap;
+    ms_buffer_mode mode = s->x.buf.mode;
+    release_device(s);
+    ms_buffers_release(&s->x.buf, &s->cl);
+    s->p.n_small = s->ids.n_small = n;
+    st = ms_diss_resize_small(s, diss, n0);
+    if (!st && s->p.friction_on)
+      st = ms_nlist_create(&s->ctx, &s->dev);
+    if (!st)
+      st = ms_sim_load_buffers(s, mode, cap, v.pos, v.vel, v.rot);
+  }
+  free(diss);
   ms_slots_view_free(&v);
   return st;
 }

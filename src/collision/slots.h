@@ -31,7 +31,7 @@ void ms_slots_fill(struct ms_sim *s, ms_slots_view *v, int i, double x, double y
                    double vy, float r, float m, double spin);
 /* At least `need` slots: the arrays double (the device's rebuilt around the state). */
 ms_status ms_slots_grow(struct ms_sim *s, ms_slots_view *v, int need);
-/* Exactly n slots (n at least the slots now): a checkpoint's. */
+/* Exactly n slots, every one empty, for a checkpoint or a snapshot to fill. */
 ms_status ms_slots_resize(struct ms_sim *s, int n);
 /* Sends the changed slots down; the grid, the lists and the histories follow at the next
  * step. */

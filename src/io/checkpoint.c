@@ -591,7 +591,8 @@ static ms_status capture(ms_sim *s, cimage *im)
 
 static ms_status restore(ms_sim *s, const cimage *im)
 {
-  ms_status grown = im->n_small > s->p.n_small ? ms_slots_resize(s, im->n_small) : MS_OK;
+  /* an open system's slots as the saved state had them (a snapshot may have fewer) */
+  ms_status grown = im->n_small != s->p.n_small ? ms_slots_resize(s, im->n_small) : MS_OK;
   if (grown)
     return grown;
   if (im->small_shape && (grown = ms_sim_set_shapes(s, im->small_shape)))
