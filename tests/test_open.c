@@ -114,7 +114,7 @@ static void test_removed_ids_never_return(void)
   int64_t room = 4096;
   unsigned char *gone = calloc((size_t)room, 1), *here = calloc((size_t)room, 1);
   ENSURE(gone && here);
-  for (int round = 0; round < 25; round++) {
+  for (int round = 0; round < 15; round++) {
     ENSURE(advance(sim, 1000));
     ms_state st;
     ENSURE(!ms_sim_read_state(sim, &st));
@@ -172,8 +172,8 @@ static void test_one_hash_in_every_mode(void)
     o.diagnostics = m == 6; /* the accumulators grow with the arrays */
     ms_sim *sim = NULL;
     uint32_t h = 0;
-    int ok = !ms_sim_create(&sc, &o, &sim) && !ms_sim_advance(sim, 3000) &&
-             !ms_sim_advance(sim, 4321) && !ms_sim_hash(sim, &h);
+    int ok = !ms_sim_create(&sc, &o, &sim) && !ms_sim_advance(sim, 2500) &&
+             !ms_sim_advance(sim, 2321) && !ms_sim_hash(sim, &h);
     if (!ok)
       fprintf(stderr, "    %s\n", ms_error_message());
     ms_sim_destroy(sim);
@@ -200,9 +200,9 @@ static void test_checkpoint_in_the_pour(void)
   ENSURE(fd >= 0);
   close(fd);
   ms_sim *a = NULL, *b = NULL;
-  ENSURE(create(&sc, &a) && advance(a, 6025));
-  ENSURE(!ms_checkpoint_save(path, a, &id) && advance(a, 5000));
-  ENSURE(create(&sc, &b) && !ms_checkpoint_load(path, b, &id) && advance(b, 5000));
+  ENSURE(create(&sc, &a) && advance(a, 3025));
+  ENSURE(!ms_checkpoint_save(path, a, &id) && advance(a, 3000));
+  ENSURE(create(&sc, &b) && !ms_checkpoint_load(path, b, &id) && advance(b, 3000));
   uint32_t ha, hb;
   ENSURE(!ms_sim_hash(a, &ha) && !ms_sim_hash(b, &hb) && ha == hb);
   ENSURE(ms_sim_next_id(a) == ms_sim_next_id(b));
@@ -238,13 +238,13 @@ static void test_snapshot_across_growth(void)
   ENSURE(!ms_snapshot_take(sim, &snap));
   ms_state before;
   ENSURE(!ms_sim_read_state(sim, &before));
-  ENSURE(advance(sim, 4000));
+  ENSURE(advance(sim, 3000));
   uint32_t first, again;
   ENSURE(!ms_sim_hash(sim, &first));
   ms_state grown;
   ENSURE(!ms_sim_read_state(sim, &grown));
   ENSURE(grown.slots > before.slots); /* the inflow outgrew the arrays in between */
-  ENSURE(!ms_snapshot_restore(sim, snap) && advance(sim, 4000) && !ms_sim_hash(sim, &again));
+  ENSURE(!ms_snapshot_restore(sim, snap) && advance(sim, 3000) && !ms_sim_hash(sim, &again));
   ENSURE(first == again);
   ms_state_free(&before);
   ms_state_free(&grown);

@@ -236,7 +236,7 @@ __kernel void lb_collide_b(__global const double2 *pos, __global const double2 *
       }
     }
   }
-  ms_v2 w = ms_walls_force(xi.x, xi.y, (float)vi.x, (float)vi.y, si.x, box.x, box.y, k, two_zeta,
+  ms_v2 w = ms_walls_force(xi.x, xi.y, (float)vi.x, (float)vi.y, si.x, 0.0, box.x, 0.0, box.y, k, two_zeta,
                            si.y);
   f_out[i] = (float2)(fx + w.x, fy + w.y);
 }
