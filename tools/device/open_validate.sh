@@ -12,9 +12,9 @@ out=${OUT:-device-results}
 mkdir -p "$out"
 . tools/device/build.sh --keep bo
 python3 tools/beverloo.py run --mixsim bo/mixsim --out "$out/silo" --time "${TIME_SILO:-3}" \
-  --every 0.05 --jobs 5 --mixsim-args "--device gpu" >"$out/silo_run.txt" 2>&1 &
+  --every 0.05 --jobs 5 --mixsim-args "--device gpu --cpu-threads 2" >"$out/silo_run.txt" 2>&1 &
 python3 tools/chute.py run --mixsim bo/mixsim --out "$out/chute" --time "${TIME_CHUTE:-4}" \
-  --every 0.05 --jobs 2 --mixsim-args "--device gpu" >"$out/chute_run.txt" 2>&1 &
+  --every 0.05 --jobs 2 --mixsim-args "--device gpu --cpu-threads 2" >"$out/chute_run.txt" 2>&1 &
 wait
 tail -3 "$out/silo_run.txt" "$out/chute_run.txt"
 if python3 -c 'import numpy, scipy, matplotlib' 2>/dev/null; then
