@@ -88,7 +88,7 @@ __kernel void ms_large_list_insert(__global const double2 *lpos, __global const 
                                    __global int *lflags)
 {
   int i = get_global_id(0);
-  if (i >= n_large)
+  if (i >= n_large || lshape[i].y == 0.0f) /* an empty slot is in no cell */
     return;
   ms_cell_rect q = ms_large_rect(lpos[i], lshape[i].x, r_small_max, 0.0, inv_cell, nx, ny);
   for (int cy = q.y0; cy <= q.y1; cy++) {
@@ -167,6 +167,8 @@ __kernel void ms_large_small_react(__global const double2 *lpos, __global const 
   int st = lstat[i];
   float fx = 0.0f, fy = 0.0f;
   ms_cell_rect q = ms_large_rect(lx, ls.x, r_small_max, 0.0, inv_cell, nx, ny);
+  if (ls.y == 0.0f) /* an empty slot: no contacts */
+    q.y1 = q.y0 - 1;
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
       int cell = ms_large_cell(cx, cy, nx, ny);
@@ -288,6 +290,8 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
   double ex = px.x - rx; /* X's left edge */
   float2 fsum = lf[x];
   ms_cell_rect q = ms_large_rect(px, rx, r_small_max, margin, inv_cell, nx, ny);
+  if (lshape[x].y == 0.0f) /* an empty slot: no pairs */
+    q.y1 = q.y0 - 1;
   int last = -1;
   double last_e = 0.0;
   for (;;) {

@@ -176,6 +176,8 @@ __kernel void ms_large_small_react_fric(
   double acc = diss[diss_off + i], held = ms_list_spring(fr.x, ls_xi + base, n_old);
 #endif
   ms_cell_rect q = ms_large_rect(lx, ls.x, r_small_max, 0.0, inv_cell, nx, ny);
+  if (ls.y == 0.0f) /* an empty slot: no contacts, an empty new list */
+    q.y1 = q.y0 - 1;
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
       int cell = ms_large_cell(cx, cy, nx, ny);
@@ -283,6 +285,8 @@ __kernel void ms_large_large_fric(
   size_t base = (size_t)x * (size_t)kll;
   int n_old = ll_n[x], n_new = 0;
   ms_cell_rect q = ms_large_rect(px, rx, r_small_max, margin, inv_cell, nx, ny);
+  if (lshape[x].y == 0.0f) /* an empty slot: no pairs, an empty new list */
+    q.y1 = q.y0 - 1;
   int last = -1;
   double last_e = 0.0;
   for (;;) {

@@ -90,7 +90,7 @@ static void test_small_radii_over_inflows(void)
                             "[inflow.big]\nregion = 1, 2.1, 1.3, 2.2\nrate = 5\nradius = 0.008\n"
                             "[inflow.tiny]\nregion = 1, 2.1, 1.3, 2.2\nrate = 5\nradius = 0.003\n"
                             "[inflow.rocks]\nkind = large\nregion = 1, 2.1, 1.3, 2.2\n"
-                            "rate = 1\nradius = 0.03\n",
+                            "rate = 1\nradius = 0.03\nmax_count = 4\n",
                    &s) == MS_OK);
   ENSURE(s.inflow_count == 3 && s.inflows[2].kind == MS_INFLOW_LARGE);
   ENSURE(s.small_radius == 0.008f && s.small_radius_min == 0.003f);
@@ -99,7 +99,7 @@ static void test_small_radii_over_inflows(void)
   ms_scene_free(&s);
   /* No small inflow: [small] alone, as before. */
   ENSURE(load_text(HEAD BOX "[small]\ncount = 10\nradius = 0.005\n[inflow.rocks]\nkind = large\n"
-                            "region = 1, 2.1, 1.3, 2.2\nrate = 1\nradius = 0.03\n",
+                            "region = 1, 2.1, 1.3, 2.2\nrate = 1\nradius = 0.03\nstop = 2\n",
                    &s) == MS_OK);
   ENSURE(s.small_radius == 0.005f && s.small_radius_min == 0.005f);
   ms_scene_free(&s);
@@ -187,7 +187,7 @@ static void test_periodic_refusals(void)
                  "open.ini:12: [large.r] radius:", "half the period (0.15 m)"));
   ENSURE(refuses(HEAD "[box]\nmin = 0, 0\nmax = 0.3, 0.4\nperiodic = x\n[inflow.rocks]\n"
                  "kind = large\nregion = 0, 0, 0.3, 0.4\nrate = 1\nradius_min = 0.01\n"
-                 "radius_max = 0.14\n[inflow.s]\nregion = 0, 0.3, 0.3, 0.4\nrate = 5\n"
+                 "radius_max = 0.14\nmax_count = 3\n[inflow.s]\nregion = 0, 0.3, 0.3, 0.4\nrate = 5\n"
                  "radius = 0.005\n",
                  "open.ini:15: [inflow.rocks] radius_max:", "half the period"));
   ENSURE(refuses(PBOX "periodic = x\n[wall.w]\nsegments = 1.1, 2.1, 1.2, 2.1\n"

@@ -19,7 +19,7 @@
  * is refused with a message saying so. Gravity payloads have not changed: versions 4 to 6
  * are read alike, 1 to 3 under version 3's rule (read for a scene that reads no other
  * file, refused, saying why, for one that does). */
-#define MS_CHECKPOINT_VERSION 6
+#define MS_CHECKPOINT_VERSION 7
 
 /* The identity of a scene: the CRC-32 of its file's bytes, and the CRC-32 and size of
  * each file it reads (ms_scene.inputs). A checkpoint only resumes the scene it was

@@ -107,6 +107,13 @@ typedef struct ms_inflow {
   double spin;        /* rad/s */
 } ms_inflow;
 
+/* The particles an inflow owes by time t: rate (t - start) while it runs, at most
+ * max_count; and all it can ever pour (max_count, or at stop; -1 when unbounded). */
+long ms_inflow_due(const ms_inflow *in, double t);
+long ms_inflow_total(const ms_inflow *in);
+/* A kind = large inflow pours at most this many: its slots are made at load. */
+#define MS_LARGE_INFLOW_MAX (1 << 20)
+
 /* [outflow.NAME]: a particle whose centre enters `region` is removed at the step's end. */
 typedef struct ms_outflow {
   char section[80];

@@ -79,6 +79,11 @@ typedef struct ms_state {
    * keeps the particles, in slot order, in the first n_small. */
   float *small_shape;
   int slots;
+  /* (radius, mass) and whether static, per large particle: an empty large slot (a kind =
+   * large inflow's, docs/open-systems.md) has mass 0 and is static; ms_state_compact drops
+   * those too. */
+  float *large_shape;
+  unsigned char *large_static;
   /* The particles' persistent ids (ms_sim_small_ids), as they were at `step`. Not part of
    * the state's hash. */
   int64_t *small_id, *large_id;

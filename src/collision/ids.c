@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-ms_status ms_ids_init(ms_ids *ids, const ms_scene *sc)
+ms_status ms_ids_init(ms_ids *ids, const ms_scene *sc, int large_slots)
 {
-  *ids = (ms_ids){.n_small = sc->small_count, .n_large = sc->large_count};
+  *ids = (ms_ids){.n_small = sc->small_count, .n_large = large_slots};
   if (!ms_ids_state_alloc(ids, &ids->small, &ids->large)) {
     ms_ids_free(ids);
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the particle ids");
@@ -16,7 +16,9 @@ ms_status ms_ids_init(ms_ids *ids, const ms_scene *sc)
     ids->small[i] = sc->small_id ? sc->small_id[i] : i;
     next = ids->small[i] >= next ? ids->small[i] + 1 : next;
   }
-  for (int i = 0; i < ids->n_large; i++) {
+  for (int i = sc->large_count; i < large_slots; i++)
+    ids->large[i] = -1; /* the large inflows' slots, empty */
+  for (int i = 0; i < sc->large_count; i++) {
     ids->large[i] = sc->large_id ? sc->large_id[i] : (int64_t)ids->n_small + i;
     next = ids->large[i] >= next ? ids->large[i] + 1 : next;
   }

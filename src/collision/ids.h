@@ -17,8 +17,9 @@ typedef struct ms_ids {
 } ms_ids;
 
 /* The scene's ids (ms_scene.small_id / large_id, from its particle files' id columns), or
- * where it has none small 0 .. Ns-1 and large Ns .. Ns+Nl-1; next = largest + 1. */
-ms_status ms_ids_init(ms_ids *ids, const ms_scene *scene);
+ * where it has none small 0 .. Ns-1 and large Ns .. Ns+Nl-1; next = largest + 1. The
+ * large slots after the scene's (kind = large inflows') start empty, id -1. */
+ms_status ms_ids_init(ms_ids *ids, const ms_scene *scene, int large_slots);
 /* Puts the ids of a saved state back (counts as the sim's); next as saved. */
 void ms_ids_set(ms_ids *ids, const int64_t *small, const int64_t *large, int64_t next);
 void ms_ids_free(ms_ids *ids);

@@ -9,6 +9,7 @@
 #include "collision/sim_internal.h"
 #include "collision/pipeline.h"
 #include "collision/slots.h"
+#include "collision/worker/walls.h"
 #include "core/rng.h"
 #include "shared/grid.h"
 
@@ -24,11 +25,6 @@ ms_status ms_open_init(ms_open *o, const ms_scene *sc)
   o->on = sc->inflow_count > 0 || sc->outflow_count > 0 || sides;
   if (!o->on)
     return MS_OK;
-  for (int k = 0; k < sc->inflow_count; k++)
-    if (sc->inflows[k].kind == MS_INFLOW_LARGE)
-      return ms_fail(MS_ERR_INPUT, "%s:%d: [%s] kind = large: large particles cannot be poured "
-                                   "in yet (docs/open-systems.md); use kind = small",
-                     sc->path, sc->inflows[k].line, sc->inflows[k].section);
   /* Every millisecond of simulated time, at least every step: an inflow's count is then
    * exact to one particle at any rate, and nothing stays out of the box for long. */
   o->every = (long)floor(1e-3 / sc->dt_s);
@@ -102,20 +98,38 @@ static void remove_small(ms_sim *s, ms_slots_view *v)
   }
 }
 
-/* Large particles are not removed yet: one that leaves stops the run, named. */
-static ms_status check_large(ms_sim *s)
+/* Empties large slot i: parked, its wall histories gone (its other histories end with
+ * its contacts at the next step), its id gone for good. */
+static void clear_large(ms_sim *s, int i)
 {
+  ms_body_park(&s->wk.large[i]);
+  if (s->p.friction_on)
+    memset(&s->wk.hist.wall_xi[4 * i], 0, 4 * sizeof(float));
+  ms_walls_forget_large(&s->wk, i);
+  s->ids.large[i] = -1;
+}
+
+/* The large particles that left, as remove_small; a static one stays (it never moves:
+ * one placed in an outflow is part of the scene's geometry). Returns how many. */
+static int remove_large(ms_sim *s, uint8_t *freed)
+{
+  ms_open *o = &s->open;
+  int n = 0;
   for (int i = 0; i < s->p.n_large; i++) {
     const ms_body *L = &s->wk.large[i];
-    if (exit_of(&s->open, &s->p, L->x, L->y) < 0)
+    if (L->is_static)
+      continue; /* an empty slot is static too */
+    int e = exit_of(o, &s->p, L->x, L->y);
+    if (e < 0)
       continue;
-    char name[96];
-    ms_large_label(s->p.large_origin, s->p.n_large_origin, i, name, sizeof name);
-    return ms_fail(MS_ERR_INPUT, "step %ld: large particle %s reached an outflow or an open side: "
-                                 "large particles are not removed yet (docs/open-systems.md)",
-                   s->run.step, name);
+    ms_flow_total *t = exit_total(o, e);
+    t->count++;
+    t->mass += (double)L->m;
+    clear_large(s, i);
+    freed[i] = 1;
+    n++;
   }
-  return MS_OK;
+  return n;
 }
 
 /* ---- entering ----------------------------------------------------------------------- */
@@ -154,6 +168,8 @@ static int overlaps(const ms_sim *s, const ms_slots_view *v, const int *near, in
   }
   for (int i = 0; i < s->p.n_large; i++) {
     const ms_body *L = &s->wk.large[i];
+    if (ms_body_empty(L))
+      continue;
     double dx = ms_image(L->x - x, per[0]), dy = ms_image(L->y - y, per[1]);
     double rs = (double)r + (double)L->r;
     if (dx * dx + dy * dy < rs * rs)
@@ -184,20 +200,38 @@ static int gather_near(const ms_sim *s, const ms_slots_view *v, const double reg
  * max_count, less those placed or skipped already. */
 static long owed(const ms_open *o, int k, double t)
 {
-  const ms_inflow *in = &o->in[k];
-  if (t < in->start)
-    return 0;
-  double until = t < in->stop ? t : in->stop;
-  long due = (long)floor(in->rate * (until - in->start) + 1e-9);
-  if (in->max_count > 0 && due > in->max_count)
-    due = in->max_count;
+  long due = ms_inflow_due(&o->in[k], t);
   long done = o->in_total[k].count + o->in_total[k].skipped;
   return due > done ? due - done : 0;
 }
 
+/* A new large particle, with the next id, into the lowest empty large slot not emptied
+ * by this exchange: the loader made one slot per particle the inflows can pour, so there
+ * is always one (every slot emptied now held a particle placed before). */
+static void fill_large(ms_sim *s, const uint8_t *freed, double x, double y, double vx,
+                       double vy, float r, float m, double spin)
+{
+  int i = 0;
+  while (!(ms_body_empty(&s->wk.large[i]) && !freed[i]))
+    i++;
+  ms_body *L = &s->wk.large[i];
+  ms_body_park(L);
+  L->x = x;
+  L->y = y;
+  L->vx = vx;
+  L->vy = vy;
+  L->r = r;
+  L->m = m;
+  L->is_static = 0;
+  L->w = s->p.friction_on ? spin : 0.0;
+  s->ids.large[i] = s->ids.next++;
+  s->open.large_filled = 1;
+}
+
 /* Places inflow k's owed particles: a free slot each (the lowest not freed now), or new
- * room at the arrays' end. */
-static ms_status pour(ms_sim *s, ms_slots_view *v, int k, double t, int *near)
+ * room at the arrays' end; large ones into the large slots. */
+static ms_status pour(ms_sim *s, ms_slots_view *v, int k, double t, int *near,
+                      const uint8_t *large_freed)
 {
   ms_open *o = &s->open;
   const ms_inflow *in = &o->in[k];
@@ -220,21 +254,25 @@ static ms_status pour(ms_sim *s, ms_slots_view *v, int k, double t, int *near)
       o->in_total[k].skipped++;
       continue;
     }
-    while (slot < v->n && !(ms_slots_empty(s, slot) && !v->freed[slot]))
-      slot++;
-    if (slot == v->n) {
-      ms_status st = ms_slots_grow(s, v, v->n + 1);
-      if (st)
-        return st;
-    }
     double m = in->density * 3.14159265358979323846 * (double)rad * (double)rad;
     double vx = in->velocity[0], vy = in->velocity[1], sp = in->velocity_spread;
     if (sp > 0.0) {
       vx += ms_rng_range(&r, -sp, sp);
       vy += ms_rng_range(&r, -sp, sp);
     }
-    ms_slots_fill(s, v, slot, x, y, vx, vy, rad, (float)m, in->spin);
-    near[n_near++] = slot;
+    if (in->kind == MS_INFLOW_LARGE) {
+      fill_large(s, large_freed, x, y, vx, vy, rad, (float)m, in->spin);
+    } else {
+      while (slot < v->n && !(ms_slots_empty(s, slot) && !v->freed[slot]))
+        slot++;
+      if (slot == v->n) {
+        ms_status st = ms_slots_grow(s, v, v->n + 1);
+        if (st)
+          return st;
+      }
+      ms_slots_fill(s, v, slot, x, y, vx, vy, rad, (float)m, in->spin);
+      near[n_near++] = slot;
+    }
     o->in_total[k].count++;
     o->in_total[k].mass += (double)(float)m;
   }
@@ -249,8 +287,11 @@ static ms_status exchange(ms_sim *s)
   ms_status st = ms_slots_read(s, &v);
   if (st)
     return st;
-  if (!st)
-    st = check_large(s);
+  uint8_t *large_freed = calloc((size_t)s->p.n_large + 1, 1);
+  if (!large_freed)
+    st = ms_fail(MS_ERR_RUNTIME, "out of memory for the scene's flows");
+  s->open.large_filled = 0;
+  int large_changed = !st && remove_large(s, large_freed) > 0;
   if (!st)
     remove_small(s, &v);
   double t = (double)s->run.step * s->p.dt;
@@ -260,11 +301,16 @@ static ms_status exchange(ms_sim *s)
     if (want > 0 && !near)
       st = ms_fail(MS_ERR_RUNTIME, "out of memory for the scene's flows");
     if (!st && want > 0)
-      st = pour(s, &v, k, t, near);
+      st = pour(s, &v, k, t, near, large_freed);
     free(near);
   }
+  free(large_freed);
   if (!st)
     st = ms_slots_write(s, &v);
+  if (!st && (large_changed || s->open.large_filled)) {
+    s->dl.shapes_stale = 1; /* the device-only path's copy of the shapes */
+    ms_sim_state_changed(s);
+  }
   ms_slots_view_free(&v);
   return st;
 }

@@ -12,6 +12,7 @@ typedef struct ms_open {
   int on;        /* any inflow, outflow or open side */
   long every;    /* steps between two exchanges with the outside */
   int started;   /* the exchange at step 0 was made */
+  int large_filled; /* this exchange filled a large slot */
   uint64_t seed; /* the scene's */
   int n_in, n_out;
   ms_inflow *in;   /* the scene's, copied */

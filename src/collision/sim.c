@@ -80,9 +80,31 @@ static ms_status setup_grid(ms_sim *s, const ms_scene *sc)
   return MS_OK;
 }
 
+/* The slots the kind = large inflows need, one per particle they can pour (the loader
+ * bounds them); the largest radius they pour. */
+static int inflow_large_slots(const ms_scene *sc, float *r_max)
+{
+  long n = 0;
+  for (int k = 0; k < sc->inflow_count; k++) {
+    const ms_inflow *in = &sc->inflows[k];
+    if (in->kind != MS_INFLOW_LARGE)
+      continue;
+    n += ms_inflow_total(in);
+    *r_max = in->radius_max > *r_max ? in->radius_max : *r_max;
+  }
+  return (int)n;
+}
+
 static ms_status setup_large(ms_sim *s, const ms_scene *sc)
 {
-  s->p.n_large = sc->large_count;
+  float r_in = 0.0f;
+  int extra = inflow_large_slots(sc, &r_in);
+  if ((long)sc->large_count + extra > INT32_MAX / 8)
+    return ms_fail(MS_ERR_INPUT, "%d large particles and %d inflow slots: too many",
+                   sc->large_count, extra);
+  s->p.n_large_scene = sc->large_count;
+  s->p.n_large = sc->large_count + extra;
+  s->p.r_large_max = r_in;
   s->wk.large = calloc((size_t)s->p.n_large + 1, sizeof *s->wk.large);
   s->wk.sweep_order = calloc((size_t)s->p.n_large + 1, sizeof *s->wk.sweep_order);
   s->wk.large_prev = calloc((size_t)s->p.n_large + 1, sizeof *s->wk.large_prev);
@@ -93,7 +115,7 @@ static ms_status setup_large(ms_sim *s, const ms_scene *sc)
   if (s->p.n_large_origin)
     memcpy(s->p.large_origin, sc->large_origin,
            (size_t)s->p.n_large_origin * sizeof *s->p.large_origin);
-  for (int i = 0; i < s->p.n_large; i++) {
+  for (int i = 0; i < sc->large_count; i++) {
     const ms_large *in = &sc->large[i];
     ms_body *L = &s->wk.large[i];
     L->x = in->x;
@@ -107,6 +129,10 @@ static ms_status setup_large(ms_sim *s, const ms_scene *sc)
     L->theta = s->p.friction_on ? in->theta : 0.0;
     if (L->r > s->p.r_large_max)
       s->p.r_large_max = L->r;
+    s->wk.sweep_order[i] = i;
+  }
+  for (int i = sc->large_count; i < s->p.n_large; i++) {
+    ms_body_park(&s->wk.large[i]);
     s->wk.sweep_order[i] = i;
   }
   return MS_OK;
@@ -388,7 +414,7 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st && s->p.friction_on && sc->hist.present)
     st = import_scene_histories(s, &sc->hist);
   if (!st)
-    st = ms_ids_init(&s->ids, sc);
+    st = ms_ids_init(&s->ids, sc, s->p.n_large);
   if (!st)
     st = ms_open_init(&s->open, sc);
   if (st) {
@@ -560,6 +586,23 @@ ms_status ms_sim_set_shapes(ms_sim *s, const float *shape)
   memcpy(s->p.shape, shape, bytes);
   ms_sim_state_changed(s);
   return ms_buffers_upload(&s->cl, s->x.buf.shape, s->p.shape, bytes);
+}
+
+ms_status ms_sim_set_large_shapes(ms_sim *s, const float *shape, const int32_t *is_static)
+{
+  for (int i = 0; i < s->p.n_large; i++) {
+    ms_body *L = &s->wk.large[i];
+    if (shape[2 * i + 1] == 0.0f) {
+      ms_body_park(L);
+      continue;
+    }
+    L->r = shape[2 * i];
+    L->m = shape[2 * i + 1];
+    L->is_static = is_static[i] != 0;
+  }
+  s->dl.shapes_stale = 1;
+  ms_sim_state_changed(s);
+  return MS_OK;
 }
 
 ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *small_pos,

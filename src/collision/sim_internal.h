@@ -82,6 +82,9 @@ ms_status ms_sim_load_buffers(ms_sim *s, ms_buffer_mode mode, size_t cap, const 
 ms_status ms_sim_set_images(ms_sim *s, const int *small_img, const int *large_img);
 /* Every slot's (radius, mass), 2 per slot (checkpoint.c: an open system's). */
 ms_status ms_sim_set_shapes(ms_sim *s, const float *shape);
+/* The large slots' radius, mass (0, 0: empty) and whether static, as a checkpoint saved
+ * them; positions follow with ms_sim_restore. */
+ms_status ms_sim_set_large_shapes(ms_sim *s, const float *shape, const int32_t *is_static);
 /* A flow's totals (ms_sim_flow's order), as a checkpoint saved them. */
 void ms_sim_set_flow(ms_sim *s, int k, const ms_flow_total *t);
 

@@ -35,8 +35,10 @@ ms_status ms_sim_state_alloc(const ms_sim *s, ms_state *out)
   out->large_pos = malloc((nl + 1) * sizeof(double));
   out->large_vel = malloc((nl + 1) * sizeof(double));
   out->small_shape = malloc((ns + 1) * sizeof(float));
+  out->large_shape = malloc((nl + 1) * sizeof(float));
+  out->large_static = malloc((size_t)s->p.n_large + 1);
   int ok = out->small_pos && out->small_vel && out->large_pos && out->large_vel &&
-           out->small_shape && ms_ids_state_alloc(&s->ids, &out->small_id, &out->large_id);
+           out->small_shape && out->large_shape && out->large_static && ms_ids_state_alloc(&s->ids, &out->small_id, &out->large_id);
   if (ok && (s->p.period[0] > 0.0 || s->p.period[1] > 0.0)) {
     out->small_img = calloc(ns + 1, sizeof(int));
     out->large_img = calloc(nl + 1, sizeof(int));
@@ -85,6 +87,9 @@ ms_status ms_sim_snapshot(ms_sim *s, ms_state *out)
     out->large_pos[2 * i + 1] = s->wk.large[i].y;
     out->large_vel[2 * i] = s->wk.large[i].vx;
     out->large_vel[2 * i + 1] = s->wk.large[i].vy;
+    out->large_shape[2 * i] = s->wk.large[i].r;
+    out->large_shape[2 * i + 1] = s->wk.large[i].m;
+    out->large_static[i] = (unsigned char)(s->wk.large[i].is_static != 0);
     if (out->large_img) {
       out->large_img[2 * i] = s->wk.large[i].img[0];
       out->large_img[2 * i + 1] = s->wk.large[i].img[1];
@@ -132,6 +137,8 @@ void ms_state_free(ms_state *st)
   free(st->small_id);
   free(st->large_id);
   free(st->small_shape);
+  free(st->large_shape);
+  free(st->large_static);
   memset(st, 0, sizeof *st);
 }
 
@@ -179,6 +186,22 @@ static void move_small(ms_state *st, int k, int i)
     memmove(&st->small_force[2 * k], &st->small_force[2 * i], 2 * sizeof(float));
 }
 
+/* The same for the large arrays. */
+static void move_large(ms_state *st, int k, int i)
+{
+  memmove(&st->large_pos[2 * k], &st->large_pos[2 * i], 2 * sizeof(double));
+  memmove(&st->large_vel[2 * k], &st->large_vel[2 * i], 2 * sizeof(double));
+  memmove(&st->large_shape[2 * k], &st->large_shape[2 * i], 2 * sizeof(float));
+  st->large_static[k] = st->large_static[i];
+  st->large_id[k] = st->large_id[i];
+  if (st->large_rot)
+    memmove(&st->large_rot[2 * k], &st->large_rot[2 * i], 2 * sizeof(double));
+  if (st->large_img)
+    memmove(&st->large_img[2 * k], &st->large_img[2 * i], 2 * sizeof(int));
+  if (st->large_force)
+    memmove(&st->large_force[2 * k], &st->large_force[2 * i], 2 * sizeof(float));
+}
+
 void ms_state_compact(ms_state *st)
 {
   int k = 0;
@@ -190,4 +213,13 @@ void ms_state_compact(ms_state *st)
     k++;
   }
   st->n_small = k;
+  k = 0;
+  for (int i = 0; i < st->n_large; i++) {
+    if (st->large_shape[2 * i + 1] == 0.0f)
+      continue;
+    if (k != i)
+      move_large(st, k, i);
+    k++;
+  }
+  st->n_large = k;
 }

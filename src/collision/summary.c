@@ -83,6 +83,8 @@ static long large_small(const ms_sim *s, const ms_state *st, const cells *c)
   for (int i = 0; i < st->n_large && st->n_small > 0; i++) {
     const double *p = &st->large_pos[2 * i];
     float r = s->wk.large[i].r;
+    if (ms_body_empty(&s->wk.large[i]))
+      continue;
     ms_cell_rect q = ms_params_rect(&s->p, p[0], p[1], (double)r + s->p.r_small_max);
     for (int y = q.y0; y <= q.y1; y++)
       for (int x = q.x0; x <= q.x1; x++) {
@@ -104,6 +106,8 @@ static long large_large(ms_sim *s, const ms_state *st)
   long n = 0;
   for (int a = 0; a < st->n_large; a++) {
     const ms_body *A = &s->wk.large[o[a]];
+    if (ms_body_empty(A))
+      continue; /* empty slots sort first and touch nothing */
     double right = A->x + A->r;
     /* the sweep's pairs, then with periodic x those across the seam (cpu_worker.c) */
     double seam = A->x - A->r + s->p.period[0] - 2.0 * (double)s->p.r_large_max;

@@ -56,6 +56,10 @@ typedef struct cimage {
   float *small_shape;            /* 2 per slot: radius, mass (0, 0: empty) */
   int64_t *flow_count, *flow_skipped;
   double *flow_mass;
+  /* Since version 7: each large slot's radius, mass (0, 0: empty, a kind = large inflow's
+   * slot) and whether static; NULL when read from an older version (the scene's). */
+  float *large_shape;
+  int32_t *large_static;
 } cimage;
 
 
@@ -78,6 +82,7 @@ ARRAY(cimage, small_id, im->n_small) ARRAY(cimage, large_id, im->n_large)
 ARRAY(cimage, small_img, (size_t)im->n_small * 2) ARRAY(cimage, large_img, (size_t)im->n_large * 2)
 ARRAY(cimage, small_shape, (size_t)im->n_small * 2) ARRAY(cimage, flow_count, im->n_flows)
 ARRAY(cimage, flow_mass, im->n_flows) ARRAY(cimage, flow_skipped, im->n_flows)
+ARRAY(cimage, large_shape, (size_t)im->n_large * 2) ARRAY(cimage, large_static, im->n_large)
 
 static const field collision_fields[] = {
   F(cimage, n_small, "n_small"), F(cimage, n_large, "n_large"), F(cimage, step, "step"),
@@ -103,6 +108,7 @@ static const field collision_fields[] = {
   F(cimage, large_img, "large images"), F(cimage, small_shape, "small shapes"),
   F(cimage, flow_count, "flow counts"), F(cimage, flow_mass, "flow masses"),
   F(cimage, flow_skipped, "flow skipped"),
+  F(cimage, large_shape, "large shapes"), F(cimage, large_static, "large static"),
 };
 
 /* Where the collision table's friction and walls sections start, and their counts end. */
@@ -113,6 +119,8 @@ static const field collision_fields[] = {
 #define C_IDS_FIRST 30
 #define C_IDS_COUNTS 33
 #define C_IDS_SINCE 6
+#define C_LARGE_FIRST 41
+#define C_LARGE_SINCE 7
 
 
 
@@ -165,9 +173,21 @@ static int c_alloc_ids(void *v)
          im->flow_count && im->flow_mass && im->flow_skipped;
 }
 
+static int c_alloc_large(void *v)
+{
+  cimage *im = v;
+  im->large_shape = malloc(sz_cimage_large_shape(im) + 1);
+  im->large_static = malloc(sz_cimage_large_static(im) + 1);
+  return im->large_shape && im->large_static;
+}
+
 static void c_release(void *v)
 {
   cimage *im = v;
+  free(im->large_shape);
+  free(im->large_static);
+  im->large_shape = NULL;
+  im->large_static = NULL;
   free(im->small_id);
   free(im->large_id);
   im->small_id = im->large_id = NULL;
@@ -206,14 +226,16 @@ static void c_release(void *v)
 
 /* Version 2 made the collision state double precision (version 1 held floats); version
  * 3 added the friction section, 5 the walls section, 6 the ids section (a version 5 file
- * ends before it, and keeps the ids the scene gives). The gravity payload
+ * ends before it, and keeps the ids the scene gives), 7 the large slots' shapes (the
+ * large inflows'; an older file keeps the scene's). The gravity payload
  * (checkpoint_gravity.c) has not changed since version 1. */
 static const layout collision_layout = {
-    0, 5, collision_fields, (int)(sizeof collision_fields / sizeof(field)), 4,
+    0, 5, collision_fields, (int)(sizeof collision_fields / sizeof(field)), 5,
     {{0, 2, c_alloc, 0},
      {C_FRICTION_FIRST, C_FRICTION_COUNTS, c_alloc_friction, 0},
      {C_WALLS_FIRST, C_WALLS_COUNTS, c_alloc_walls, 0},
-     {C_IDS_FIRST, C_IDS_COUNTS, c_alloc_ids, C_IDS_SINCE}},
+     {C_IDS_FIRST, C_IDS_COUNTS, c_alloc_ids, C_IDS_SINCE},
+     {C_LARGE_FIRST, C_LARGE_FIRST, c_alloc_large, C_LARGE_SINCE}},
     c_release};
 
 /* The grid's capacity starts at the scene's [grid] capacity (at most
@@ -375,11 +397,13 @@ static ms_walls_state walls_of(const cimage *im)
  * the box (the walls push it back), and the last good state before a failure can hold
  * one far away (tests/scenes/overflow_nan.ini's: 2e32 m), which must load. */
 static void say_far_centres(const char *path, const char *field, const double *v, size_t n,
-                            size_t stride, const ms_sim *s)
+                            size_t stride, const float *shape, const ms_sim *s)
 {
   double w = s->p.box[0], h = s->p.box[1];
   size_t far = 0, first = 0;
   for (size_t i = 0; i < n; i++) {
+    if (shape && shape[2 * i + 1] == 0.0f)
+      continue; /* an empty slot, parked outside on purpose */
     double x = v[stride * i], y = v[stride * i + 1];
     if (!(x >= -w && x <= 2.0 * w && y >= -h && y <= 2.0 * h) && !far++)
       first = i;
@@ -414,6 +438,25 @@ static ms_status shape_fields(const char *path, const cimage *im, const ms_sim *
   return MS_OK;
 }
 
+/* The large slots: (0, 0) and static for an empty one, else a positive finite radius and
+ * mass; static 0 or 1. */
+static ms_status large_shape_fields(const char *path, const cimage *im)
+{
+  for (int32_t i = 0; i < im->n_large; i++) {
+    float r = im->large_shape[2 * i], m = im->large_shape[2 * i + 1];
+    int32_t st = im->large_static[i];
+    int empty = r == 0.0f && m == 0.0f;
+    if (!(st == 0 || st == 1) || (empty && !st))
+      return ms_ck_refuse_field(path, "large static", "entry %ld = %ld: 0 or 1, and 1 for an "
+                                "empty slot", (long)i, (long)st);
+    if (!empty && !(r > 0.0f && isfinite(r) && m > 0.0f && isfinite(m)))
+      return ms_ck_refuse_field(path, "large shapes", "entry %ld = (%g, %g): a positive radius "
+                                "and mass, or (0, 0) for an empty slot", (long)i, (double)r,
+                                (double)m);
+  }
+  return MS_OK;
+}
+
 static ms_status ids_fields(const char *path, const cimage *im)
 {
   size_t ns = (size_t)im->n_small, n = ns + (size_t)im->n_large;
@@ -425,9 +468,10 @@ static ms_status ids_fields(const char *path, const cimage *im)
   ms_status st = MS_OK;
   size_t held = 0; /* an empty slot holds no id (-1) */
   for (size_t i = 0; !st && i < n; i++) {
-    int empty = i < ns && im->small_shape && im->small_shape[2 * i + 1] == 0.0f;
+    int empty = i < ns ? im->small_shape && im->small_shape[2 * i + 1] == 0.0f
+                       : im->large_shape && im->large_shape[2 * (i - ns) + 1] == 0.0f;
     if (empty && all[i] != -1)
-      st = ms_ck_refuse_field(path, "small ids", "entry %zu = %lld: an empty slot holds no id "
+      st = ms_ck_refuse_field(path, i < ns ? "small ids" : "large ids", "entry %zu = %lld: an empty slot holds no id "
                               "(-1)", i, (long long)all[i]);
     else if (!empty && (all[i] < 0 || all[i] >= im->next_id))
       st = ms_ck_refuse_field(path, i < ns ? "small ids" : "large ids", "entry %zu = %lld is "
@@ -467,11 +511,15 @@ static ms_status sim_fields(const char *path, const void *v, const void *ctx)
       (st = ms_ck_finite_doubles(path, "small velocities", im->small_vel, (size_t)im->n_small * 2)) ||
       (st = ms_ck_finite_doubles(path, "large state", im->large_state, (size_t)im->n_large * 4)))
     return st;
-  say_far_centres(path, "small positions", im->small_pos, (size_t)im->n_small, 2, s);
-  say_far_centres(path, "large state", im->large_state, (size_t)im->n_large, 4, s);
+  say_far_centres(path, "small positions", im->small_pos, (size_t)im->n_small, 2, im->small_shape,
+                  s);
+  say_far_centres(path, "large state", im->large_state, (size_t)im->n_large, 4, im->large_shape,
+                  s);
   if (im->friction && (st = friction_fields(path, im)))
     return st;
   if (im->small_shape && (st = shape_fields(path, im, s)))
+    return st;
+  if (im->large_shape && (st = large_shape_fields(path, im)))
     return st;
   if (im->small_id && (st = ids_fields(path, im)))
     return st;
@@ -586,6 +634,15 @@ static ms_status capture(ms_sim *s, cimage *im)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for a checkpoint's ids");
   }
   ms_ids_state_copy(&s->ids, im->small_id, im->large_id);
+  if (!c_alloc_large(im)) {
+    c_release(im);
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for a checkpoint's large shapes");
+  }
+  for (int i = 0; i < s->p.n_large; i++) {
+    im->large_shape[2 * i] = s->wk.large[i].r;
+    im->large_shape[2 * i + 1] = s->wk.large[i].m;
+    im->large_static[i] = s->wk.large[i].is_static;
+  }
   return capture_images(s, im);
 }
 
@@ -596,6 +653,8 @@ static ms_status restore(ms_sim *s, const cimage *im)
   if (grown)
     return grown;
   if (im->small_shape && (grown = ms_sim_set_shapes(s, im->small_shape)))
+    return grown;
+  if (im->large_shape && (grown = ms_sim_set_large_shapes(s, im->large_shape, im->large_static)))
     return grown;
   /* version 5 had no periodic boxes: every image 0 */
   ms_status st = ms_sim_restore(s, im->step, (size_t)im->capacity, im->small_pos, im->small_vel,

@@ -29,7 +29,7 @@ typedef struct field {
  * section added by a later format version names it in `since` (0: in every version the
  * layout reads); such sections come last, and a file of an older version ends before
  * them: they are then not read, and their fields stay as the caller zeroed them. */
-#define MAX_SECTIONS 4
+#define MAX_SECTIONS 5
 typedef struct section_def {
   int first, counts; /* the section's first field, and the field after its counts */
   int (*alloc)(void *im);

@@ -139,6 +139,7 @@ ms_status ms_diag_open(const char *dir, const ms_diag_setup *setup, ms_diag **ou
   d->r_max = setup->r_small_max;
   for (int i = 0; i < setup->n_small; i++)
     d->r_max = setup->radius[i] > d->r_max ? setup->radius[i] : d->r_max;
+  d->r_large = setup->r_large_max; /* the large inflows' too */
   for (int i = setup->n_small; i < setup->n; i++)
     d->r_large = setup->radius[i] > d->r_large ? setup->radius[i] : d->r_large;
   int grid = ms_host_grid_init(&d->g, setup->box, setup->period, d->r_max, setup->n_small);

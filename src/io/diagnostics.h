@@ -33,6 +33,7 @@ typedef struct ms_diag_setup {
   float k;              /* normal stiffness */
   float r_small_max;    /* the largest small radius of the run (an open system may start
                            empty) */
+  float r_large_max;    /* the largest large radius, the large inflows' included */
   int n_flows;          /* open systems: the flows' columns (ms_sim_flow), in this order */
   const ms_flow_info *flows;
 } ms_diag_setup;

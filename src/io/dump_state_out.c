@@ -63,6 +63,29 @@ static int write_state(FILE *out, void *arg)
   return 0;
 }
 
+/* The same for the large particles (a kind = large inflow's empty slots). */
+static int rows_of_large(const ms_sim *s, ms_friction_state *f)
+{
+  int n = s->p.n_large, rows = 0;
+  int *row = malloc(((size_t)n + 1) * sizeof *row);
+  if (!row)
+    return 0;
+  for (int i = 0; i < n; i++)
+    row[i] = !ms_body_empty(&s->wk.large[i]) ? rows++ : -1;
+  for (size_t e = 0; e < f->n_ls; e++)
+    f->ls[e].a = row[f->ls[e].a];
+  for (size_t e = 0; e < f->n_ll; e++) {
+    f->ll[e].a = row[f->ll[e].a];
+    f->ll[e].b = row[f->ll[e].b];
+  }
+  for (int i = 0; f->large_wall_xi && i < n; i++)
+    if (row[i] >= 0)
+      memmove(&f->large_wall_xi[4 * row[i]], &f->large_wall_xi[4 * i], 4 * sizeof(float));
+  f->n_large = rows;
+  free(row);
+  return 1;
+}
+
 /* An open system's dump holds its particles, not its empty slots (io/report.c): the
  * small particles' indices become their rows. 0: no memory. */
 static int rows_of_dump(const ms_sim *s, ms_friction_state *f)
@@ -84,7 +107,7 @@ static int rows_of_dump(const ms_sim *s, ms_friction_state *f)
       memmove(&f->small_wall_xi[4 * row[i]], &f->small_wall_xi[4 * i], 4 * sizeof(float));
   f->n_small = rows;
   free(row);
-  return 1;
+  return rows_of_large(s, f);
 }
 
 ms_status ms_dump_state(const char *dump_path, ms_sim *s)

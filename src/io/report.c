@@ -475,10 +475,10 @@ static int write_csv(FILE *f, void *arg)
     write_rot_id(f, st->small_rot, i, st->small_id[i]);
   }
   for (int i = 0; i < st->n_large; i++) {
-    const ms_body *L = &c->s->wk.large[i];
     fprintf(f, "large,%d,%.17g,%.17g,%.17g,%.17g,%.9g,%.9g,%d", i, o[0] + st->large_pos[2 * i],
             o[1] + st->large_pos[2 * i + 1], st->large_vel[2 * i], st->large_vel[2 * i + 1],
-            (double)L->r, (double)L->m, L->is_static);
+            (double)st->large_shape[2 * i], (double)st->large_shape[2 * i + 1],
+            st->large_static[i]);
     write_rot_id(f, st->large_rot, i, st->large_id[i]);
   }
   return 0;

@@ -37,13 +37,11 @@ struct ms_series {
   ms_series_options o;
   int gravity, rot;
   int n, n_small;
-  int n_large, room; /* collision mode: large particles (fixed); particles the arrays hold */
+  int n_large, room; /* collision mode: large slots; particles the arrays hold */
   double origin[2], box[2], dt;
   double side[4], period[2]; /* the box's walls and periods (collision/base/params.h) */
   float *radius, *mass; /* per particle of the frame (collision mode) */
   uint8_t *kind;
-  float *lradius, *lmass; /* the large particles', fixed */
-  uint8_t *lkind;
   int64_t *id; /* the writer thread's: a frame's persistent ids (gravity: the body's index) */
   int32_t *image; /* the writer thread's: a frame's images, 2 per particle (periodic box) */
   slot slots[2];
@@ -213,7 +211,7 @@ static int fit(ms_series *s, int n)
 static int collision_particles(ms_series *s, const ms_state *st)
 {
   s->n_small = st->n_small;
-  s->n = st->n_small + s->n_large;
+  s->n = st->n_small + st->n_large;
   if (!fit(s, s->n))
     return 0;
   for (int i = 0; i < s->n_small; i++) {
@@ -221,9 +219,11 @@ static int collision_particles(ms_series *s, const ms_state *st)
     s->mass[i] = st->small_shape[2 * i + 1];
     s->kind[i] = 0;
   }
-  memcpy(s->radius + s->n_small, s->lradius, (size_t)s->n_large * sizeof *s->radius);
-  memcpy(s->mass + s->n_small, s->lmass, (size_t)s->n_large * sizeof *s->mass);
-  memcpy(s->kind + s->n_small, s->lkind, (size_t)s->n_large);
+  for (int i = 0; i < st->n_large; i++) { /* (compacted: empty large slots out) */
+    s->radius[s->n_small + i] = st->large_shape[2 * i];
+    s->mass[s->n_small + i] = st->large_shape[2 * i + 1];
+    s->kind[s->n_small + i] = st->large_static[i] ? 2 : 1;
+  }
   if (s->diag)
     ms_diag_particles(s->diag, s->n, s->n_small, s->radius, s->mass, s->kind);
   return 1;
@@ -370,7 +370,6 @@ static void series_free(ms_series *s)
     ms_wall_frame_free(&s->slots[i].walls);
   }
   free(s->radius), free(s->mass), free(s->kind), free(s->id), free(s->image);
-  free(s->lradius), free(s->lmass), free(s->lkind);
   for (int i = 0; i < 2; i++)
     ms_diag_sample_free(&s->slots[i].diag);
   free(s->pos3), free(s->vel3), free(s->theta), free(s->omega), free(s->pos2);
@@ -423,21 +422,15 @@ static ms_status collision_fixed(ms_series *s, ms_sim *sim)
     return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
   s->n_large = sim->p.n_large;
   s->room = s->n;
-  size_t nl = (size_t)s->n_large + 1;
-  s->lradius = malloc(nl * sizeof *s->lradius);
-  s->lmass = malloc(nl * sizeof *s->lmass);
-  s->lkind = malloc(nl);
-  if (!s->lradius || !s->lmass || !s->lkind)
-    return ms_fail(MS_ERR_RUNTIME, "--output: out of memory");
   for (int i = 0; i < s->n_small; i++) {
     s->radius[i] = ms_sim_small_radius(sim, i);
     s->mass[i] = ms_sim_small_mass(sim, i);
   }
   for (int i = 0; i < s->n_large; i++) {
     const ms_body *L = &sim->wk.large[i];
-    s->radius[s->n_small + i] = s->lradius[i] = L->r;
-    s->mass[s->n_small + i] = s->lmass[i] = L->m;
-    s->kind[s->n_small + i] = s->lkind[i] = L->is_static ? 2 : 1;
+    s->radius[s->n_small + i] = L->r;
+    s->mass[s->n_small + i] = L->m;
+    s->kind[s->n_small + i] = L->is_static ? 2 : 1;
   }
   int n_flows = ms_sim_flow_count(sim);
   ms_flow_info *flows = calloc((size_t)n_flows + 1, sizeof *flows);
@@ -461,6 +454,7 @@ static ms_status collision_fixed(ms_series *s, ms_sim *sim)
                       s->dt,
                       sim->p.k,
                       sim->p.r_small_max,
+                      sim->p.r_large_max,
                       n_flows,
                       flows};
   if (!st && s->o.diagnostics)

@@ -123,8 +123,8 @@ ms_status ms_frame_capture(ms_frame *f, ms_sim *s)
   for (size_t i = 0; i < (size_t)st.n_large * 2; i++)
     f->large_pos[i] = (float)st.large_pos[i];
   for (int i = 0; i < st.n_large; i++) {
-    f->large_radius[i] = s->wk.large[i].r;
-    f->large_static[i] = (unsigned char)(s->wk.large[i].is_static != 0);
+    f->large_radius[i] = st.large_shape[2 * i];
+    f->large_static[i] = st.large_static[i];
     f->n_static += f->large_static[i];
   }
   capture_rotation(f, &st);

@@ -3,6 +3,7 @@
  * several of them or the box. What a periodic box asks of the rest: flows_periodic.c. */
 #include "scene/loader.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -226,7 +227,35 @@ int ms_ld_check_inflow(loader *ld, const section *sec)
     return ms_ld_fail_key(ld, sec, "region", "too small for a disc of radius %g: the particles "
                           "poured in must fit in it (%g x %g m)", (double)in->radius_max,
                           in->region[2] - in->region[0], in->region[3] - in->region[1]);
+  if (in->kind == MS_INFLOW_LARGE && !(in->max_count > 0) && !isfinite(in->stop))
+    return ms_ld_fail_key(ld, sec, "kind", "a large inflow needs max_count or stop: the large "
+                          "particles' slots are made when the scene loads, one per particle "
+                          "it can pour (docs/open-systems.md)");
+  if (in->kind == MS_INFLOW_LARGE && ms_inflow_total(in) > MS_LARGE_INFLOW_MAX)
+    return ms_ld_fail_key(ld, sec, in->max_count > 0 ? "max_count" : "stop",
+                          "pours %ld large particles, more than %d: give a smaller max_count "
+                          "or an earlier stop", ms_inflow_total(in), MS_LARGE_INFLOW_MAX);
   return 1;
+}
+
+long ms_inflow_due(const ms_inflow *in, double t)
+{
+  if (t < in->start)
+    return 0;
+  double until = t < in->stop ? t : in->stop;
+  long due = (long)floor(in->rate * (until - in->start) + 1e-9);
+  return in->max_count > 0 && due > in->max_count ? in->max_count : due;
+}
+
+long ms_inflow_total(const ms_inflow *in)
+{
+  if (isfinite(in->stop)) {
+    double n = floor(in->rate * (in->stop - in->start) + 1e-9);
+    if (in->max_count > 0 && n > (double)in->max_count)
+      return in->max_count;
+    return n > (double)MS_LARGE_INFLOW_MAX * 1024.0 ? LONG_MAX : (long)n;
+  }
+  return in->max_count > 0 ? in->max_count : -1;
 }
 
 int ms_ld_check_outflow(loader *ld, const section *sec)

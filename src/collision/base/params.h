@@ -31,6 +31,19 @@ typedef struct ms_body {
   int img[2];      /* periods crossed along x and y (periodic box) */
 } ms_body;
 
+/* An empty large slot (an open system's, docs/open-systems.md): no particle, mass and
+ * radius 0, static, parked far outside the box; every loop over the large particles
+ * passes it by. */
+static inline int ms_body_empty(const ms_body *L) { return L->m == 0.0f; }
+
+static inline void ms_body_park(ms_body *L)
+{
+  ms_body empty = {0};
+  empty.x = empty.y = -1.0e9; /* kernels/shared/grid.h's MS_SLOT_EMPTY_AT */
+  empty.is_static = 1;
+  *L = empty;
+}
+
 /* A wall ([wall.NAME]) as the run keeps it: its shape at t = 0 in the simulation frame,
  * its motion and its own contact coefficients. The worker keeps where it is now
  * (collision/worker/walls.h). */
@@ -72,6 +85,8 @@ typedef struct ms_params {
   ms_grid grid;
   ms_large_origin *large_origin; /* the scene's sections, to name a particle in messages */
   int n_large_origin;
+  int n_large_scene;    /* the scene's large particles; the slots after them are for the
+                           kind = large inflows (collision/open.c) */
   /* The run's choices (mixsim/scene.h), changed only between advances. */
   ms_pipeline pipeline;
   ms_exchange exchange; /* what the worker maps or reads: the zone or the full arrays */

@@ -179,7 +179,7 @@ static ms_status set_capacity(const ms_ctx *c, ms_dlarge *dl, size_t cap)
 
 /* Every buffer, made on the first device advance (a run that never takes this path
  * pays nothing), and the host staging for uploads and read-backs. */
-static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, const ms_worker *w)
+static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
   size_t n = (size_t)c->p->n_large, d2 = n * 2 * sizeof(double), f2 = n * 2 * sizeof(float);
   dl->n_cells = c->p->grid.n_cells;
@@ -193,15 +193,7 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, const 
   /* Large-large searches its rectangle widened by what float rounding can add to a
    * touching pair's distance (relative 2^-24 of the radii's sum): every pair the sweep
    * finds is then among the candidates, however large the particles. */
-  float r_max = 0.0f;
-  for (int i = 0; i < c->p->n_large; i++) {
-    ms_body *L = &w->large[i];
-    dl->h_shape[2 * i] = L->r;
-    dl->h_shape[2 * i + 1] = L->m;
-    dl->h_stat[i] = L->is_static;
-    r_max = L->r > r_max ? L->r : r_max;
-  }
-  dl->margin = 2.0 * (double)r_max * ldexp(1.0, -20);
+  dl->margin = 2.0 * (double)c->p->r_large_max * ldexp(1.0, -20);
   /* The walls' records and points (kernels/large.cl's layout), at least one record. */
   dl->wall_doubles = MS_DW_STRIDE * (size_t)(c->p->n_walls > 0 ? c->p->n_walls : 1);
   for (int k = 0; k < c->p->n_walls; k++)
@@ -226,13 +218,28 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, const 
     st = ms_dl_make(c->cl, bufs[b].bytes, bufs[b].what, bufs[b].m);
   if (!st)
     st = set_capacity(c, dl, MS_DL_FIRST_CAPACITY);
-  if (!st)
-    st = ms_buffers_upload(c->cl, dl->shape, dl->h_shape, f2);
-  if (!st)
-    st = ms_buffers_upload(c->cl, dl->stat, dl->h_stat, n * sizeof(int));
+  dl->shapes_stale = 1;
   if (!st)
     st = bind_large(c, dev, dl);
   dl->made = !st;
+  return st;
+}
+
+/* Radius, mass and whether static, per slot: at the first advance and after an exchange
+ * filled or emptied a slot (collision/open.c). */
+static ms_status upload_shapes(const ms_ctx *c, ms_dlarge *dl, const ms_worker *w)
+{
+  size_t n = (size_t)c->p->n_large;
+  for (size_t i = 0; i < n; i++) {
+    const ms_body *L = &w->large[i];
+    dl->h_shape[2 * i] = L->r;
+    dl->h_shape[2 * i + 1] = L->m;
+    dl->h_stat[i] = L->is_static;
+  }
+  ms_status st = ms_buffers_upload(c->cl, dl->shape, dl->h_shape, n * 2 * sizeof(float));
+  if (!st)
+    st = ms_buffers_upload(c->cl, dl->stat, dl->h_stat, n * sizeof(int));
+  dl->shapes_stale = st != MS_OK;
   return st;
 }
 
@@ -294,7 +301,7 @@ static ms_status grow_until_fits(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 ms_status ms_dl_begin(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker *w)
 {
   double t0 = ms_now();
-  ms_status st = dl->made ? MS_OK : make_all(c, dev, dl, w);
+  ms_status st = dl->made ? MS_OK : make_all(c, dev, dl);
   size_t n = (size_t)c->p->n_large;
   for (size_t i = 0; i < n; i++) {
     const ms_body *L = &w->large[i];
@@ -305,6 +312,8 @@ ms_status ms_dl_begin(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, ms_worker 
     dl->h_img[2 * i] = L->img[0];
     dl->h_img[2 * i + 1] = L->img[1];
   }
+  if (!st && dl->shapes_stale)
+    st = upload_shapes(c, dl, w);
   if (!st)
     st = ms_buffers_upload(c->cl, dl->img, dl->h_img, n * 2 * sizeof(int));
   if (!st)

@@ -235,6 +235,8 @@ static size_t rectangles(const ms_ctx *c, ms_zone *z, const ms_body *large, cons
   for (int i = 0; i < c->p->n_large; i++) {
     const ms_body *L = &large[i];
     ms_cell_rect q = ms_params_rect(c->p, L->x, L->y, (double)L->r + c->p->r_small_max);
+    if (ms_body_empty(L)) /* an empty slot: no rows (the owner search passes it by) */
+      q = (ms_cell_rect){0, 0, 0, -1};
     int *r = &rect[4 * i];
     r[0] = q.x0;
     r[1] = q.x1;

@@ -194,7 +194,7 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
     double held = pm->diag && pm->friction_on ? ms_fr_ls_spring(pm, w, i) : 0.0;
     if (pm->friction_on) /* L's new history, written in the loop's order, then sorted */
       ms_history_ls_start(&w->hist, i);
-    if (pm->n_small > 0 &&
+    if (pm->n_small > 0 && !ms_body_empty(L) &&
         !(listed ? large_small_listed(pm, w, i, src, ch) : large_small_one(pm, w, i, src, ch)))
       return out_of_memory(why, why_size, "large-small");
     if (pm->friction_on)
@@ -246,6 +246,8 @@ static double large_visits(const ms_params *pm, const ms_worker *w)
   double cells = 0.0;
   for (int i = 0; i < pm->n_large; i++) {
     const ms_body *L = &w->large[i];
+    if (ms_body_empty(L))
+      continue;
     ms_cell_rect q = ms_params_rect(pm, L->x, L->y, (double)L->r + pm->r_small_max);
     cells += (double)(q.x1 - q.x0 + 1) * (double)(q.y1 - q.y0 + 1);
   }
@@ -414,7 +416,7 @@ void ms_cpu_sort_sweep(ms_worker *w, int n)
 static int pair_force(const ms_params *pm, const ms_body *A, const ms_body *B, ms_v2 *f,
                       double *lost)
 {
-  if (A->is_static && B->is_static)
+  if ((A->is_static && B->is_static) || ms_body_empty(A) || ms_body_empty(B))
     return 0;
   float dx = (float)ms_image(B->x - A->x, pm->period[0]);
   float dy = (float)ms_image(B->y - A->y, pm->period[1]), rs = A->r + B->r;
@@ -510,6 +512,8 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
   const struct ms_sweep_item *sw = w->sweep;
   ch->n_ll = 0;
   for (int a = begin; a < end; a++) {
+    if (ms_body_empty(&w->large[sw[a].index]))
+      continue; /* empty slots sort first (parked far left): no pairs */
     double right = sw[a].right;
     int b = a + 1;
     for (; b < pm->n_large && sw[b].left <= right; b++)

@@ -66,6 +66,8 @@ static int build_row(const ms_params *pm, const ms_buffers *b, const ms_worker *
   r->n = 0;
   r->x = L->x;
   r->y = L->y;
+  if (ms_body_empty(L))
+    return 1; /* an empty slot has no candidates */
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
       int cell = ms_params_cell(pm, cx, cy);

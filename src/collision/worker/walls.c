@@ -36,6 +36,14 @@ ms_status ms_walls_init(const ms_params *pm, ms_worker *w)
   return MS_OK;
 }
 
+void ms_walls_forget_large(ms_worker *w, int i)
+{
+  if (!w->wall_xi_cur)
+    return;
+  w->wall_xi_cur[i].n = 0;
+  w->wall_xi_next[i].n = 0;
+}
+
 void ms_walls_free(const ms_params *pm, ms_worker *w)
 {
   for (int k = 0; w->wall && k < pm->n_walls; k++) {

@@ -42,6 +42,9 @@ int ms_walls_large(const ms_params *pm, ms_worker *w, int i, ms_worker_chunk *ou
 
 /* After the walls phase: the chunks' reactions into the walls, in chunk order. */
 void ms_walls_apply_large(const ms_params *pm, ms_worker *w);
+/* Large slot i was emptied: its wall histories go (an empty slot is static, and a static
+ * particle's list is otherwise kept as it is). */
+void ms_walls_forget_large(ms_worker *w, int i);
 
 /* Wall k as it is at `step` (its pose then; the last iteration's reaction), its points into
  * its own display copy. */

@@ -111,7 +111,7 @@ int ms_fr_large_small_pair(const ms_params *pm, const ms_worker *w, int i, ms_bo
 int ms_fr_large_large_pair(const ms_params *pm, const ms_worker *w, int ia, int ib, ms_ll_pair *p)
 {
   const ms_body *A = &w->large[ia], *B = &w->large[ib];
-  if (A->is_static && B->is_static)
+  if ((A->is_static && B->is_static) || ms_body_empty(A) || ms_body_empty(B))
     return 0;
   float dx = (float)ms_image(B->x - A->x, pm->period[0]);
   float dy = (float)ms_image(B->y - A->y, pm->period[1]), rs = A->r + B->r;
