@@ -19,12 +19,14 @@ fields, since format 5:
   since format 6, the ids: next id (i64), the flows and whether they started (i32 each),
   the small particles' ids (8 n_small), the large particles' (8 n_large), the images (8
   n_small, 8 n_large: two i32 each), the slots' shapes (8 n_small: radius, mass f32) and
-  the flows' counts, masses and skipped (8 each per flow)."""
+  the flows' counts, masses and skipped (8 each per flow);
+  since format 7, the large slots: radius and mass (8 n_large: f32 each) and whether static
+  (4 n_large: i32)."""
 import struct
 import zlib
 
 HEADER = 40
-VERSION = 6
+VERSION = 7
 
 
 def record_end(d):
@@ -75,8 +77,9 @@ def walls(d):
 
 def ids(d):
     """The ids section (format 6): {'at', 'next', 'small', 'large'}, with the offsets
-    'small_at', 'large_at'; after the ids, the open systems' arrays (the images, the slots'
-    shapes, the flows' totals), which end the file."""
+    'small_at', 'large_at', 'end'; after the ids, the open systems' arrays (the images, the
+    slots' shapes, the flows' totals); then the large slots' section (format 7), which ends
+    the file."""
     p = fields_at(d)
     ns, nl = struct.unpack_from('<ii', d, p)
     at = walls(d)['end']
@@ -86,9 +89,19 @@ def ids(d):
     r['large_at'] = r['small_at'] + 8 * ns
     r['small'] = list(struct.unpack_from('<%dq' % ns, d, r['small_at']))
     r['large'] = list(struct.unpack_from('<%dq' % nl, d, r['large_at']))
-    end = r['large_at'] + 8 * nl + 8 * ns + 8 * nl + 8 * ns + 24 * r['flows']
-    assert end == len(d), 'the ids section ends the file'
+    r['end'] = r['large_at'] + 8 * nl + 8 * ns + 8 * nl + 8 * ns + 24 * r['flows']
+    version = struct.unpack_from('<I', d, 8)[0]
+    assert r['end'] + (12 * nl if version >= 7 else 0) == len(d), 'the large slots end the file'
     return r
+
+
+def as_format_6(d):
+    """A checkpoint as format 6 wrote it: a collision one without the large slots' section
+    (a gravity one's payload is the same)."""
+    d = bytearray(d[:ids(d)['end']] if collision(d) else d)
+    struct.pack_into('<I', d, 8, 6)
+    reseal(d)
+    return d
 
 
 def collision(d):

@@ -68,7 +68,8 @@ test_duplicate_id_refused() {
 }
 
 # A checkpoint holds the ids and the next id: resumed, the dump is the uninterrupted run's
-# (ids included); written as version 5 (no ids), it resumes with the scene's ids.
+# (ids included); written as version 5 (no ids), it resumes with the scene's ids; as version 6
+# (no large slots' section), with the scene's large particles.
 test_checkpoint_keeps_ids() {
   run "$fric" -n 30 -o "$tmp/c.csv" >/dev/null && with_ids "$tmp/c.csv" "$fric" "$tmp/k" || return 1
   run "$tmp/k.ini" -n 80 -o "$tmp/full.csv" >/dev/null &&
@@ -77,16 +78,19 @@ test_checkpoint_keeps_ids() {
     cmp "$tmp/full.csv" "$tmp/res.csv" || return 1
   PYTHONPATH="$root/tests" python3 - "$tmp/k.ck" "$tmp/k5.ck" <<'PY' || return 1
 import sys
-from ckpt_bytes import ids, as_format_5
+from ckpt_bytes import ids, as_format_5, as_format_6
 d = open(sys.argv[1], 'rb').read()
 r = ids(d)
 want = [1000 + 7 * k for k in range(205)]
 assert r['small'] + r['large'] == want, (r['small'][:3], r['large'])
 assert r['next'] == want[-1] + 1, r['next']
 open(sys.argv[2], 'wb').write(as_format_5(d))
+open(sys.argv[2].replace('k5', 'k6'), 'wb').write(as_format_6(d))
 PY
   run "$tmp/k.ini" -n 80 --resume "$tmp/k5.ck" -o "$tmp/res5.csv" >/dev/null &&
-    cmp "$tmp/full.csv" "$tmp/res5.csv"
+    cmp "$tmp/full.csv" "$tmp/res5.csv" &&
+    run "$tmp/k.ini" -n 80 --resume "$tmp/k6.ck" -o "$tmp/res6.csv" >/dev/null &&
+    cmp "$tmp/full.csv" "$tmp/res6.csv"
 }
 
 # ck_edit IN OUT PYTHON: PYTHON runs on bytearray d with r = its ids section, then reseals.
@@ -118,8 +122,12 @@ test_damaged_ids_refused() {
     refused "$tmp/e.ck" "field 'small ids' entry 100 = 100 is outside [0, next id = 100)" || return 1
   ck_edit "$tmp/t.ck" "$tmp/e.ck" "struct.pack_into('<q', d, r['at'], -1)" &&
     refused "$tmp/e.ck" "field 'next id' = -1 is negative" || return 1
+  ck_edit "$tmp/t.ck" "$tmp/e.ck" "struct.pack_into('<i', d, r['end'] + 8 * len(r['large']), 2)" &&
+    refused "$tmp/e.ck" "field 'large static' entry 0 = 2: 0 or 1" || return 1
+  ck_edit "$tmp/t.ck" "$tmp/e.ck" "struct.pack_into('<f', d, r['end'], -1.0)" &&
+    refused "$tmp/e.ck" "field 'large shapes' entry 0 = (-1, " || return 1
   head -c $(($(stat -c %s "$tmp/t.ck") - 4)) "$tmp/t.ck" >"$tmp/cut.ck" &&
-    refused "$tmp/cut.ck" "truncated in field 'small shapes'"
+    refused "$tmp/cut.ck" "truncated in field 'large static'"
 }
 
 check test_dump_reload_keeps_ids

@@ -70,7 +70,8 @@ static void test_inflow_keeps_its_rate(void)
   ms_scene_free(&sc);
 }
 
-/* After each exchange, every particle that just came in is clear of every other one. */
+/* After each exchange, every particle that just came in, small or large, is clear of
+ * every other one. */
 static void test_newcomers_never_overlap(void)
 {
   ms_scene sc;
@@ -78,7 +79,7 @@ static void test_newcomers_never_overlap(void)
   ms_sim *sim = NULL;
   ENSURE(create(&sc, &sim));
   int64_t seen = 0; /* ids below this were checked already */
-  long placed = 0;
+  long placed = 0, placed_large = 0;
   for (int round = 0; round < 40; round++) {
     ENSURE(advance(sim, 50)); /* one exchange per 50 steps (1 ms) */
     ms_state st;
@@ -95,16 +96,30 @@ static void test_newcomers_never_overlap(void)
         ENSURE(j == i || dx * dx + dy * dy >= rs * rs);
       }
     }
+    for (int i = 0; i < st.n_large; i++) { /* the rocks: clear of every disc */
+      if (st.large_id[i] < seen)
+        continue;
+      placed_large++;
+      for (int j = 0; j < st.n_small + st.n_large; j++) {
+        int small = j < st.n_small, k = small ? j : j - st.n_small;
+        const double *p = small ? &st.small_pos[2 * k] : &st.large_pos[2 * k];
+        double dx = p[0] - st.large_pos[2 * i], dy = p[1] - st.large_pos[2 * i + 1];
+        double rs = (double)st.large_shape[2 * i] +
+                    (double)(small ? st.small_shape[2 * k] : st.large_shape[2 * k]);
+        ENSURE((!small && k == i) || dx * dx + dy * dy >= rs * rs);
+      }
+    }
     seen = ms_sim_next_id(sim);
     ms_state_free(&st);
   }
   ENSURE(placed > 60); /* the inflow did place particles, beside the 60 of the scene */
+  ENSURE(placed_large >= 7); /* 200 rocks a second for 40 ms */
   ms_sim_destroy(sim);
   ms_scene_free(&sc);
 }
 
-/* Particles leave through the outflow and the open sides; an id that left never comes
- * back, new ones are above every id handed out before, and the count adds up. */
+/* Particles leave through the outflow and the open sides, small and large; an id that
+ * left never comes back, and the count adds up. */
 static void test_removed_ids_never_return(void)
 {
   ms_scene sc;
@@ -114,6 +129,7 @@ static void test_removed_ids_never_return(void)
   int64_t room = 4096;
   unsigned char *gone = calloc((size_t)room, 1), *here = calloc((size_t)room, 1);
   ENSURE(gone && here);
+  int large_now = 0, large_left = 0;
   for (int round = 0; round < 15; round++) {
     ENSURE(advance(sim, 1000));
     ms_state st;
@@ -124,11 +140,18 @@ static void test_removed_ids_never_return(void)
     ENSURE(now);
     for (int i = 0; i < st.n_small; i++) {
       ENSURE(!gone[st.small_id[i]]);
-      now[st.small_id[i]] = 1;
+      now[st.small_id[i]] = 2;
     }
+    for (int i = 0; i < st.n_large; i++) { /* the rocks come and go: 2 static discs stay */
+      ENSURE(!gone[st.large_id[i]]);
+      now[st.large_id[i]] = 1;
+    }
+    large_now = st.n_large;
     for (int64_t id = 0; id < room; id++)
-      if (here[id] && !now[id])
+      if (here[id] && !now[id]) {
         gone[id] = 1;
+        large_left += here[id] == 1;
+      }
     memcpy(here, now, (size_t)room);
     free(now);
     ms_state_free(&st);
@@ -146,7 +169,8 @@ static void test_removed_ids_never_return(void)
   for (int64_t id = 0; id < room; id++)
     left += gone[id];
   ENSURE(out > 50 && left == out); /* every removal counted, by the flows too */
-  ENSURE(ms_sim_small_count(sim) == 60 + in - out);
+  ENSURE(large_left >= 10);         /* the outflow took most of the 15 rocks */
+  ENSURE(ms_sim_small_count(sim) + large_now == 60 + 2 + in - out);
   free(gone);
   free(here);
   ms_sim_destroy(sim);

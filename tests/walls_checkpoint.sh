@@ -82,7 +82,7 @@ open(sys.argv[2], 'wb').write(as_format_4(open(sys.argv[1], 'rb').read()))
 PY
     refused v4.ck "$scene" "checkpoint 'v4.ck' refused: format version 4 was written by an older mixsim, without the walls' state" ||
       return 1
-    grep -q "this mixsim reads collision checkpoints of versions 5 to 6: rerun the scene from the start" err ||
+    grep -q "this mixsim reads collision checkpoints of versions 5 to 7: rerun the scene from the start" err ||
       return 1
   done
   cat err
