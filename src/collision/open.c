@@ -47,6 +47,8 @@ ms_status ms_open_init(ms_open *o, const ms_scene *sc)
 
 void ms_open_free(ms_open *o)
 {
+  ms_open_scan_release(&o->scan);
+  ms_slots_view_free(&o->view);
   free(o->in);
   free(o->out);
   free(o->in_total);
@@ -85,9 +87,8 @@ static ms_flow_total *exit_total(ms_open *o, int e)
 static void remove_small(ms_sim *s, ms_slots_view *v)
 {
   ms_open *o = &s->open;
-  for (int i = 0; i < v->n; i++) {
-    if (ms_slots_empty(s, i))
-      continue;
+  for (int k = 0; k < o->scan.leave.n; k++) { /* the device's candidates, by slot */
+    int i = o->scan.leave.slot[k];
     int e = exit_of(o, &s->p, v->pos[2 * i], v->pos[2 * i + 1]);
     if (e < 0)
       continue;
@@ -95,6 +96,7 @@ static void remove_small(ms_sim *s, ms_slots_view *v)
     t->count++;
     t->mass += (double)s->p.shape[2 * i + 1];
     ms_slots_clear(s, v, i);
+    o->low_empty = i < o->low_empty ? i : o->low_empty;
   }
 }
 
@@ -178,15 +180,17 @@ static int overlaps(const ms_sim *s, const ms_slots_view *v, const int *near, in
   return 0;
 }
 
-/* The small particles that could touch a newcomer in `region`. */
+/* The small particles that could touch a newcomer in `region`: of the device's candidates
+ * (near some inflow), those near this one. */
 static int gather_near(const ms_sim *s, const ms_slots_view *v, const double region[4], float r,
                        int *near)
 {
   double reach = (double)r + (double)s->p.r_small_max;
   int n = 0;
-  for (int j = 0; j < v->n; j++) {
+  for (int k = 0; k < s->open.scan.near.n; k++) {
+    int j = s->open.scan.near.slot[k];
     if (ms_slots_empty(s, j))
-      continue;
+      continue; /* (not since the scan: removed ones are not candidates) */
     double x = v->pos[2 * j], y = v->pos[2 * j + 1];
     double dx = x < region[0] ? region[0] - x : x > region[2] ? x - region[2] : 0.0;
     double dy = y < region[1] ? region[1] - y : y > region[3] ? y - region[3] : 0.0;
@@ -237,7 +241,9 @@ static ms_status pour(ms_sim *s, ms_slots_view *v, int k, double t, int *near,
   const ms_inflow *in = &o->in[k];
   long want = owed(o, k, t);
   int n_near = want > 0 ? gather_near(s, v, in->region, in->radius_max, near) : 0;
-  int slot = 0;
+  while (o->low_empty < v->n && !ms_slots_empty(s, o->low_empty))
+    o->low_empty++;
+  int slot = o->low_empty; /* the lowest empty slot not freed now is at or after it */
   for (long q = 0; q < want; q++) {
     long serial = o->in_total[k].count + o->in_total[k].skipped;
     ms_rng r = particle_rng(o, k, serial);
@@ -281,37 +287,48 @@ static ms_status pour(ms_sim *s, ms_slots_view *v, int k, double t, int *near,
 
 /* ---- the exchange ------------------------------------------------------------------- */
 
+/* The positions of the slots the device's filter found, into the view. */
+static void take_positions(ms_slots_view *v, const ms_scan_list *l)
+{
+  for (int k = 0; k < l->n; k++)
+    memcpy(&v->pos[2 * l->slot[k]], &l->xy[2 * k], 2 * sizeof(double));
+}
+
 static ms_status exchange(ms_sim *s)
 {
-  ms_slots_view v;
-  ms_status st = ms_slots_read(s, &v);
+  ms_slots_view *v = &s->open.view;
+  ms_status st = ms_slots_prepare(s, v);
+  if (!st)
+    st = ms_open_scan_run(s);
   if (st)
     return st;
+  take_positions(v, &s->open.scan.leave);
+  take_positions(v, &s->open.scan.near);
   uint8_t *large_freed = calloc((size_t)s->p.n_large + 1, 1);
   if (!large_freed)
     st = ms_fail(MS_ERR_RUNTIME, "out of memory for the scene's flows");
   s->open.large_filled = 0;
   int large_changed = !st && remove_large(s, large_freed) > 0;
   if (!st)
-    remove_small(s, &v);
+    remove_small(s, v);
   double t = (double)s->run.step * s->p.dt;
   for (int k = 0; !st && k < s->open.n_in; k++) {
     long want = owed(&s->open, k, t);
-    int *near = want > 0 ? malloc(((size_t)v.n + (size_t)want + 1) * sizeof *near) : NULL;
+    size_t room = (size_t)s->open.scan.near.n + (size_t)want + 1;
+    int *near = want > 0 ? malloc(room * sizeof *near) : NULL;
     if (want > 0 && !near)
       st = ms_fail(MS_ERR_RUNTIME, "out of memory for the scene's flows");
     if (!st && want > 0)
-      st = pour(s, &v, k, t, near, large_freed);
+      st = pour(s, v, k, t, near, large_freed);
     free(near);
   }
   free(large_freed);
   if (!st)
-    st = ms_slots_write(s, &v);
+    st = ms_slots_write(s, v);
   if (!st && (large_changed || s->open.large_filled)) {
     s->dl.shapes_stale = 1; /* the device-only path's copy of the shapes */
     ms_sim_state_changed(s);
   }
-  ms_slots_view_free(&v);
   return st;
 }
 

@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include "collision/open_scan.h"
+#include "collision/slots.h"
 #include "mixsim/scene.h"
 #include "mixsim/sim.h"
 
@@ -19,6 +21,9 @@ typedef struct ms_open {
   ms_outflow *out;
   int open[4];     /* the open sides: left, right, bottom, top */
   ms_flow_total *in_total, *out_total, side_total[4]; /* since the run's start */
+  ms_open_scan scan;  /* the device's filter of the slots (collision/open_scan.h) */
+  ms_slots_view view; /* the host's arrays of the slots, kept from one exchange to the next */
+  int low_empty;      /* every small slot below this holds a particle (a search's start) */
 } ms_open;
 
 #endif

@@ -437,6 +437,7 @@ void ms_sim_destroy(ms_sim *s)
   ms_ls_list_release(&s->wk.wl);
   ms_list_check_release(&s->dev.wlc);
   ms_buffers_release(&s->x.buf, &s->cl);
+  ms_open_free(&s->open); /* its device filter's buffers before the context */
   ms_kernels_release(&s->kern);
   ms_cl_close(&s->cl);
   ms_sync_destroy(&s->run.sync);
@@ -461,7 +462,6 @@ void ms_sim_destroy(ms_sim *s)
   free(s->wk.sweep);
   free(s->p.shape);
   ms_ids_free(&s->ids);
-  ms_open_free(&s->open);
   free(s);
 }
 
@@ -582,6 +582,7 @@ ms_status ms_sim_set_images(ms_sim *s, const int *small_img, const int *large_im
 
 ms_status ms_sim_set_shapes(ms_sim *s, const float *shape)
 {
+  s->open.low_empty = 0; /* any slot may be empty now */
   size_t bytes = (size_t)s->p.n_small * 2 * sizeof(float);
   memcpy(s->p.shape, shape, bytes);
   ms_sim_state_changed(s);

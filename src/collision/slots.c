@@ -46,21 +46,19 @@ static int host_arrays(ms_slots_view *v, int friction, size_t n)
   return pos && vel && img && freed && changed && (!friction || rot);
 }
 
-ms_status ms_slots_read(ms_sim *s, ms_slots_view *v)
+ms_status ms_slots_prepare(ms_sim *s, ms_slots_view *v)
 {
-  memset(v, 0, sizeof *v);
   size_t n = (size_t)s->p.n_small;
-  v->n = s->p.n_small;
-  if (!host_arrays(v, s->p.friction_on, n)) {
-    ms_slots_view_free(v);
-    return no_memory();
+  if (v->n != s->p.n_small || !v->pos) {
+    if (!host_arrays(v, s->p.friction_on, n)) {
+      ms_slots_view_free(v);
+      return no_memory();
+    }
+    v->n = s->p.n_small;
   }
   memset(v->freed, 0, n + 1);
   memset(v->changed, 0, n + 1);
-  ms_status st = ms_buffers_download(&s->cl, s->x.buf.pos, v->pos, 2 * n * sizeof(double));
-  if (st)
-    ms_slots_view_free(v);
-  return st;
+  return MS_OK;
 }
 
 int ms_slots_empty(const ms_sim *s, int i) { return s->p.shape[2 * i + 1] == 0.0f; }
@@ -122,6 +120,8 @@ static ms_status read_all(ms_sim *s, ms_slots_view *v)
   ms_status st = ms_slots_write(s, v);
   size_t n = (size_t)v->n;
   ms_buffers *b = &s->x.buf;
+  if (!st)
+    st = ms_buffers_download(&s->cl, b->pos, v->pos, 2 * n * sizeof(double));
   if (!st)
     st = ms_buffers_download(&s->cl, b->vel, v->vel, 2 * n * sizeof(double));
   if (!st)

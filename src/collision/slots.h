@@ -22,7 +22,10 @@ typedef struct ms_slots_view {
   uint8_t *changed;     /* emptied or filled by this exchange: sent down */
 } ms_slots_view;
 
-ms_status ms_slots_read(struct ms_sim *s, ms_slots_view *v);
+/* Makes v's host arrays the slots' size (kept from one exchange to the next) and clears
+ * its marks; reads nothing back: the exchange fills pos for the slots it looks at
+ * (collision/open_scan.h), and a growth reads every slot. */
+ms_status ms_slots_prepare(struct ms_sim *s, ms_slots_view *v);
 int ms_slots_empty(const struct ms_sim *s, int i);
 /* Empties slot i (its id is gone for good). */
 void ms_slots_clear(struct ms_sim *s, ms_slots_view *v, int i);

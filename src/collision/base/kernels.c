@@ -45,6 +45,7 @@ static const char *const kernel_functions[MS_KERNEL_COUNT] = {
     [MS_K_WALLS_SPAN_SUM] = "ms_walls_span_sum",
     [MS_K_WALLS_TOTAL] = "ms_walls_total",
     [MS_K_WALLS_DROPPED] = "ms_walls_dropped",
+    [MS_K_OPEN_SCAN] = "ms_open_scan",
     [MS_K_INTEGRATE_LARGE_FRIC] = "ms_integrate_large_fric",
 };
 

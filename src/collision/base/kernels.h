@@ -46,6 +46,7 @@ enum ms_kernel_id {
   MS_K_WALLS_SPAN_SUM,         /* the walls' reactions on the device-only path */
   MS_K_WALLS_TOTAL,
   MS_K_WALLS_DROPPED,          /* --diagnostics with friction: the walls' ended contacts */
+  MS_K_OPEN_SCAN,              /* an open system's exchange (kernels/open.cl), manager's queue */
   MS_KERNEL_COUNT
 };
 
