@@ -35,37 +35,31 @@ __kernel void ms_collide_small(__global const double2 *pos, __global const doubl
    * (its partner books the other half) and all of the walls'; a side output only. */
   double lost = 0.0;
 #endif
-  for (int oy = -1; oy <= 1; oy++) {
-    int y = ms_grid_wrap(cy + oy, ny, period.y > 0.0);
-    if (y < 0)
+  for (int nb = 0; nb < 9; nb++) {
+    int cell = ms_grid_neighbour(cx, cy, nb, nx, ny, period.x > 0.0, period.y > 0.0);
+    if (cell < 0)
       continue;
-    for (int ox = -1; ox <= 1; ox++) {
-      int x = ms_grid_wrap(cx + ox, nx, period.x > 0.0);
-      if (x < 0)
+    int m = min(count[cell], cap);
+    for (int s = 0; s < m; s++) {
+      int j = idx[ms_grid_slot(cell, cap, s)];
+      if (j == i)
         continue;
-      int cell = y * nx + x;
-      int m = min(count[cell], cap);
-      for (int s = 0; s < m; s++) {
-        int j = idx[ms_grid_slot(cell, cap, s)];
-        if (j == i)
-          continue;
-        double2 xj = pos[j];
-        float2 sj = shape[j];
-        float dx = (float)ms_image(xj.x - xi.x, period.x);
-        float dy = (float)ms_image(xj.y - xi.y, period.y);
-        if (!ms_touching(dx, dy, si.x + sj.x))
-          continue; /* most neighbours: their velocities are never loaded */
-        double2 vj = vel[j];
-        ms_v2 f = ms_contact_force(dx, dy, (float)(vi.x - vj.x), (float)(vi.y - vj.y),
-                                   si.x + sj.x, k, two_zeta, ms_pair_mass(si.y, sj.y));
-        fx += f.x;
-        fy += f.y;
+      double2 xj = pos[j];
+      float2 sj = shape[j];
+      float dx = (float)ms_image(xj.x - xi.x, period.x);
+      float dy = (float)ms_image(xj.y - xi.y, period.y);
+      if (!ms_touching(dx, dy, si.x + sj.x))
+        continue; /* most neighbours: their velocities are never loaded */
+      double2 vj = vel[j];
+      ms_v2 f = ms_contact_force(dx, dy, (float)(vi.x - vj.x), (float)(vi.y - vj.y),
+                                 si.x + sj.x, k, two_zeta, ms_pair_mass(si.y, sj.y));
+      fx += f.x;
+      fy += f.y;
 #ifdef MS_DIAG
-        lost += 0.5 * (double)ms_contact_dissipation(dx, dy, (float)(vi.x - vj.x),
-                                                     (float)(vi.y - vj.y), si.x + sj.x, k,
-                                                     two_zeta, ms_pair_mass(si.y, sj.y));
+      lost += 0.5 * (double)ms_contact_dissipation(dx, dy, (float)(vi.x - vj.x),
+                                                   (float)(vi.y - vj.y), si.x + sj.x, k,
+                                                   two_zeta, ms_pair_mass(si.y, sj.y));
 #endif
-      }
     }
   }
   ms_v2 w = ms_walls_force(xi.x, xi.y, (float)vi.x, (float)vi.y, si.x, box.x, box.y, box.z, box.w, k, two_zeta,

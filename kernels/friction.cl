@@ -88,36 +88,30 @@ __kernel void ms_nlist_build(__global const double2 *pos, __global const float2 
   int cy = ms_grid_axis(xi.y, inv_cell, ny);
   ms_slot_index base = (ms_slot_index)i * (ms_slot_index)new_k;
   int m = 0;
-  for (int oy = -1; oy <= 1; oy++) {
-    int y = ms_grid_wrap(cy + oy, ny, period.y > 0.0);
-    if (y < 0)
+  for (int nb = 0; nb < 9; nb++) {
+    int cell = ms_grid_neighbour(cx, cy, nb, nx, ny, period.x > 0.0, period.y > 0.0);
+    if (cell < 0)
       continue;
-    for (int ox = -1; ox <= 1; ox++) {
-      int x = ms_grid_wrap(cx + ox, nx, period.x > 0.0);
-      if (x < 0)
+    int c = min(count[cell], cap);
+    for (int s = 0; s < c; s++) {
+      int j = idx[ms_grid_slot(cell, cap, s)];
+      if (j == i)
         continue;
-      int cell = y * nx + x;
-      int c = min(count[cell], cap);
-      for (int s = 0; s < c; s++) {
-        int j = idx[ms_grid_slot(cell, cap, s)];
-        if (j == i)
-          continue;
-        double2 xj = pos[j];
-        float dx = (float)ms_image(xj.x - xi.x, period.x);
-        float dy = (float)ms_image(xj.y - xi.y, period.y);
-        float reach = ri + shape[j].x + skin;
-        if (!(dx * dx + dy * dy < reach * reach))
-          continue;
-        if (m < new_k) { /* insertion into the ascending list */
-          int p = m;
-          while (p > 0 && new_j[base + p - 1] > j) {
-            new_j[base + p] = new_j[base + p - 1];
-            p--;
-          }
-          new_j[base + p] = j;
+      double2 xj = pos[j];
+      float dx = (float)ms_image(xj.x - xi.x, period.x);
+      float dy = (float)ms_image(xj.y - xi.y, period.y);
+      float reach = ri + shape[j].x + skin;
+      if (!(dx * dx + dy * dy < reach * reach))
+        continue;
+      if (m < new_k) { /* insertion into the ascending list */
+        int p = m;
+        while (p > 0 && new_j[base + p - 1] > j) {
+          new_j[base + p] = new_j[base + p - 1];
+          p--;
         }
-        m++;
+        new_j[base + p] = j;
       }
+      m++;
     }
   }
   new_n[i] = m;

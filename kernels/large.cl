@@ -252,17 +252,6 @@ static int ms_sweep_next(ms_cell_rect q, int nx, int ny, __global const int *lco
   return best;
 }
 
-/* Whether the worker's sweep looks at the pair A before B (cpu_worker.c): B starts
- * left of A's right edge, or, periodic in x, B lies near the right side with its image
- * left of A (the seam's pairs). */
-static int ms_sweep_pair(double2 pa, float2 sa, double2 pb, float2 sb)
-{
-  double left_b = pb.x - sb.x;
-  if (!(left_b > pa.x + sa.x))
-    return 1;
-  return MS_PX && left_b > pa.x - sa.x + MS_PERIOD_X - 2.0 * (double)MS_R_LARGE_MAX;
-}
-
 /* One work-item per large particle X: large-large in the sweep's order. The candidates
  * are the particles listed in the cells of X's rectangle, widened by `margin` so that
  * every pair the sweep can find is among them (duplicates and extra candidates are
@@ -307,7 +296,7 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
     int a = before ? best : x, b = before ? x : best;
     double2 pa = lpos[a], pb = lpos[b];
     float2 sa = lshape[a], sb = lshape[b];
-    if (!ms_sweep_pair(pa, sa, pb, sb))
+    if (!ms_sweep_pair(pa.x - sa.x, pa.x + sa.x, pb.x - sb.x, MS_PERIOD_X, MS_R_LARGE_MAX))
       continue;
     int sta = lstat[a], stb = lstat[b];
     if (sta && stb)

@@ -300,7 +300,7 @@ __kernel void ms_large_large_fric(
     int a = before ? best : x, b = before ? x : best;
     double2 pa = lpos[a], pb = lpos[b];
     float2 sa = lshape[a], sb = lshape[b];
-    if (!ms_sweep_pair(pa, sa, pb, sb))
+    if (!ms_sweep_pair(pa.x - sa.x, pa.x + sa.x, pb.x - sb.x, MS_PERIOD_X, MS_R_LARGE_MAX))
       continue;
     int sta = lstat[a], stb = lstat[b];
     if (sta && stb)

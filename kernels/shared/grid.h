@@ -96,6 +96,22 @@ MS_FN int ms_grid_wrap(int c, int n, int periodic)
   return c;
 }
 
+/* Cell (cx, cy) as an index into the row-major grid, each axis wrapped where it is
+ * periodic; -1 when it lies off a non-periodic side. */
+MS_FN int ms_grid_cell_wrap(int cx, int cy, int nx, int ny, int px, int py)
+{
+  int x = ms_grid_wrap(cx, nx, px), y = ms_grid_wrap(cy, ny, py);
+  return x < 0 || y < 0 ? -1 : y * nx + x;
+}
+
+/* The k-th (0..8) of the 3x3 cells around (cx, cy), rows bottom to top and each row left to
+ * right, or -1: a plain `for k < 9` walk visits them in one fixed order, so every sum over
+ * a particle's neighbours comes out the same on every side. */
+MS_FN int ms_grid_neighbour(int cx, int cy, int k, int nx, int ny, int px, int py)
+{
+  return ms_grid_cell_wrap(cx + k % 3 - 1, cy + k / 3 - 1, nx, ny, px, py);
+}
+
 /* The cells within `reach` of (x, y), clamped to the grid: columns x0..x1, rows y0..y1.
  * With reach = a large particle's radius + the largest small radius, the rectangle its
  * large-small walk visits (the worker, the zone, the device-only kernels, the summary). */
@@ -142,6 +158,25 @@ MS_FN int ms_grid_walk_offset(int c, int c0, int n, int periodic)
       d += n;
   }
   return d;
+}
+
+/* The large-large sweep (particles by ascending left edge) pairs A with each B after it
+ * that starts left of A's right edge and, periodic in x, with each B whose image one period
+ * to the left may touch A: that image ends by left_b - period + 2 r_large_max, so only a B
+ * starting past ms_seam_left(A) can reach A's left edge. */
+MS_FN double ms_seam_left(double left_a, double period_x, double r_large_max)
+{
+  return left_a + period_x - 2.0 * r_large_max;
+}
+
+/* Whether the sweep looks at the pair A before B (left_a <= left_b): the worker, the
+ * device's large-large kernel, the summary, the contact counts and the diagnostics. */
+MS_FN int ms_sweep_pair(double left_a, double right_a, double left_b, double period_x,
+                        double r_large_max)
+{
+  if (!(left_b > right_a))
+    return 1;
+  return period_x > 0.0 && left_b > ms_seam_left(left_a, period_x, r_large_max);
 }
 
 /* Position of slot `slot` of cell `cell` in the index buffer (cap slots per cell,

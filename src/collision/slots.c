@@ -166,6 +166,26 @@ static void release_device(ms_sim *s)
     ms_nlist_release(&s->dev.nl);
 }
 
+/* The device made again around n slots whose state is pos, vel, rot on the host: the
+ * growth's and the restore's one path, so both leave the same device behind. `diss` is
+ * the small particles' dissipation taken before (ms_diss_take_small). */
+static ms_status rebuild_device(ms_sim *s, int n, const double *diss, const double *pos,
+                                const double *vel, const double *rot)
+{
+  int n0 = s->p.n_small;
+  size_t cap = s->x.buf.cap;
+  ms_buffer_mode mode = s->x.buf.mode;
+  release_device(s);
+  ms_buffers_release(&s->x.buf, &s->cl);
+  s->p.n_small = s->ids.n_small = n;
+  ms_status st = ms_diss_resize_small(s, diss, n0);
+  if (!st && s->p.friction_on)
+    st = ms_nlist_create(&s->ctx, &s->dev);
+  if (!st)
+    st = ms_sim_load_buffers(s, mode, cap, pos, vel, rot);
+  return st;
+}
+
 static ms_status grow_to(ms_sim *s, ms_slots_view *v, int n2);
 
 ms_status ms_slots_grow(ms_sim *s, ms_slots_view *v, int need)
@@ -191,19 +211,8 @@ ms_status ms_slots_resize(ms_sim *s, int n)
   double *diss = NULL;
   if (!st)
     st = ms_diss_take_small(s, &diss);
-  if (!st) {
-    int n0 = s->p.n_small;
-    size_t cap = s->x.buf.cap;
-    ms_buffer_mode mode = s->x.buf.mode;
-    release_device(s);
-    ms_buffers_release(&s->x.buf, &s->cl);
-    s->p.n_small = s->ids.n_small = n;
-    st = ms_diss_resize_small(s, diss, n0);
-    if (!st && s->p.friction_on)
-      st = ms_nlist_create(&s->ctx, &s->dev);
-    if (!st)
-      st = ms_sim_load_buffers(s, mode, cap, v.pos, v.vel, v.rot);
-  }
+  if (!st)
+    st = rebuild_device(s, n, diss, v.pos, v.vel, v.rot);
   free(diss);
   ms_slots_view_free(&v);
   return st;
@@ -211,7 +220,6 @@ ms_status ms_slots_resize(ms_sim *s, int n)
 
 static ms_status grow_to(ms_sim *s, ms_slots_view *v, int n2)
 {
-  int n0 = v->n;
   ms_friction_state f = {0};
   ms_walls_state w = {0};
   ms_status st = read_all(s, v);
@@ -226,18 +234,8 @@ static ms_status grow_to(ms_sim *s, ms_slots_view *v, int n2)
     st = no_memory();
   if (!st && s->p.friction_on && !pad_friction(&f, v, n2))
     st = no_memory();
-  if (!st) {
-    size_t cap = s->x.buf.cap;
-    ms_buffer_mode mode = s->x.buf.mode;
-    release_device(s);
-    ms_buffers_release(&s->x.buf, &s->cl);
-    s->p.n_small = n2;
-    st = ms_diss_resize_small(s, diss, n0);
-    if (!st && s->p.friction_on)
-      st = ms_nlist_create(&s->ctx, &s->dev);
-    if (!st)
-      st = ms_sim_load_buffers(s, mode, cap, v->pos, v->vel, v->rot);
-  }
+  if (!st)
+    st = rebuild_device(s, n2, diss, v->pos, v->vel, v->rot);
   if (!st)
     st = ms_buffers_upload(&s->cl, s->x.buf.img, v->img, 2 * (size_t)n2 * sizeof(int));
   if (!st && s->p.friction_on)

@@ -62,17 +62,17 @@ static long small_small(const ms_sim *s, const ms_state *st, const cells *c)
       continue;
     const double *p = &st->small_pos[2 * i];
     int cx = ms_grid_axis(p[0], g->inv_cell, g->nx), cy = ms_grid_axis(p[1], g->inv_cell, g->ny);
-    for (int y = cy - 1; y <= cy + 1; y++)
-      for (int x = cx - 1; x <= cx + 1; x++) {
-        int cell = ms_params_cell(&s->p, x, y);
-        if (cell < 0)
-          continue;
-        for (size_t k = c->first[cell]; k < c->first[cell + 1]; k++) {
-          int j = c->order[k];
-          n += j > i && touching(&s->p, p, &st->small_pos[2 * j],
-                                 s->p.shape[2 * i] + s->p.shape[2 * j]);
-        }
+    for (int nb = 0; nb < 9; nb++) {
+      int cell = ms_grid_neighbour(cx, cy, nb, g->nx, g->ny, s->p.period[0] > 0.0,
+                                   s->p.period[1] > 0.0);
+      if (cell < 0)
+        continue;
+      for (size_t k = c->first[cell]; k < c->first[cell + 1]; k++) {
+        int j = c->order[k];
+        n += j > i && touching(&s->p, p, &st->small_pos[2 * j],
+                               s->p.shape[2 * i] + s->p.shape[2 * j]);
       }
+    }
   }
   return n;
 }
@@ -108,15 +108,14 @@ static long large_large(ms_sim *s, const ms_state *st)
     const ms_body *A = &s->wk.large[o[a]];
     if (ms_body_empty(A))
       continue; /* empty slots sort first and touch nothing */
-    double right = A->x + A->r;
-    /* the sweep's pairs, then with periodic x those across the seam (cpu_worker.c) */
-    double seam = A->x - A->r + s->p.period[0] - 2.0 * (double)s->p.r_large_max;
+    double left = A->x - A->r, right = A->x + A->r;
     for (int b = a + 1; b < st->n_large; b++) {
       const ms_body *B = &s->wk.large[o[b]];
-      if (B->x - B->r > right && !(s->p.period[0] > 0.0))
-        break;
-      if (B->x - B->r > right && !(B->x - B->r > seam))
+      if (!ms_sweep_pair(left, right, B->x - B->r, s->p.period[0], (double)s->p.r_large_max)) {
+        if (!(s->p.period[0] > 0.0))
+          break; /* past A's right edge; without a seam no later B comes back */
         continue;
+      }
       n += !(A->is_static && B->is_static) &&
            touching(&s->p, &st->large_pos[2 * o[a]], &st->large_pos[2 * o[b]], A->r + B->r);
     }

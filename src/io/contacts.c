@@ -83,15 +83,14 @@ static int large_pairs(const ms_contact_input *in, const ms_host_grid *g, int32_
     r_large = in->radius[o[a]] > r_large ? in->radius[o[a]] : r_large;
   for (int a = 0; a < nl; a++) {
     int i = o[a];
-    double right = in->pos[2 * i] + in->radius[i];
-    /* periodic in x: the pairs across the seam too (cpu_worker.c's sweep) */
-    double seam = in->pos[2 * i] - in->radius[i] + g->period[0] - 2.0 * (double)r_large;
+    double left_i = in->pos[2 * i] - in->radius[i], right = in->pos[2 * i] + in->radius[i];
     for (int c = a + 1; c < nl; c++) {
       int j = o[c];
       double left = in->pos[2 * j] - in->radius[j];
-      if (left > right && !(g->period[0] > 0.0))
-        break;
-      if ((left > right && !(left > seam)) || (in->kind[i] == 2 && in->kind[j] == 2) ||
+      int looked = ms_sweep_pair(left_i, right, left, g->period[0], (double)r_large);
+      if (!looked && !(g->period[0] > 0.0))
+        break; /* past i's right edge; without a seam no later j comes back */
+      if (!looked || (in->kind[i] == 2 && in->kind[j] == 2) ||
           !touching(g, &in->pos[2 * i], &in->pos[2 * j], in->radius[i] + in->radius[j]))
         continue;
       count[i]++;

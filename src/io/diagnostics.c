@@ -319,13 +319,13 @@ static void large_pairs(ms_diag *d, const view *v, tally *t)
   for (int a = 0; a < nl; a++) {
     int i = d->edges[a].i;
     double right = pos_of(v, i)[0] + d->c.radius[i];
-    /* periodic in x: the pairs across the seam too (cpu_worker.c's sweep) */
-    double seam = d->edges[a].left + d->g.period[0] - 2.0 * (double)d->r_large;
     for (int b = a + 1; b < nl; b++) {
-      if (d->edges[b].left > right && !(d->g.period[0] > 0.0))
-        break;
-      if (d->edges[b].left > right && !(d->edges[b].left > seam))
+      if (!ms_sweep_pair(d->edges[a].left, right, d->edges[b].left, d->g.period[0],
+                         (double)d->r_large)) {
+        if (!(d->g.period[0] > 0.0))
+          break; /* past i's right edge; without a seam no later j comes back */
         continue;
+      }
       int j = d->edges[b].i;
       if (!(d->c.kind[i] == 2 && d->c.kind[j] == 2) && pair(d, v, i, j, t))
         t->ll++;

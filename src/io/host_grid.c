@@ -67,8 +67,7 @@ int ms_host_grid_bin(ms_host_grid *g, const double *pos, int n)
 
 int ms_host_grid_cell(const ms_host_grid *g, int cx, int cy)
 {
-  int x = ms_grid_wrap(cx, g->nx, g->period[0] > 0.0), y = ms_grid_wrap(cy, g->ny, g->period[1] > 0.0);
-  return x < 0 || y < 0 ? -1 : y * g->nx + x;
+  return ms_grid_cell_wrap(cx, cy, g->nx, g->ny, g->period[0] > 0.0, g->period[1] > 0.0);
 }
 
 void ms_host_grid_rect(const ms_host_grid *g, double x, double y, double reach, int q[4])

@@ -119,9 +119,8 @@ static inline ms_cell_rect ms_params_rect(const ms_params *p, double x, double y
 /* Cell (cx, cy) of a rectangle walk through the seams; -1 where it lies off the grid. */
 static inline int ms_params_cell(const ms_params *p, int cx, int cy)
 {
-  const ms_grid *g = &p->grid;
-  int x = ms_grid_wrap(cx, g->nx, p->period[0] > 0.0), y = ms_grid_wrap(cy, g->ny, p->period[1] > 0.0);
-  return x < 0 || y < 0 ? -1 : y * g->nx + x;
+  return ms_grid_cell_wrap(cx, cy, p->grid.nx, p->grid.ny, p->period[0] > 0.0,
+                           p->period[1] > 0.0);
 }
 
 /* Whether the worker uses its large-small list this advance: on, exchange = full, large

@@ -522,7 +522,7 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
     /* Periodic in x: the pairs that touch across the seam, B near the right side and its
      * image left of A, in sweep order after the direct ones. */
     if (pm->period[0] > 0.0) {
-      double seam = sw[a].left + pm->period[0] - 2.0 * (double)pm->r_large_max;
+      double seam = ms_seam_left(sw[a].left, pm->period[0], (double)pm->r_large_max);
       int lo = pm->n_large;
       while (lo > b && sw[lo - 1].left > seam)
         lo--;
