@@ -335,18 +335,20 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
  * (collision/device_only/device_large.c writes the same layout). The contacts go through
  * kernels/shared/wall.h with the worker's arguments (collision/worker/walls.c), so each
  * force is the worker's to the bit. */
-#define MS_DW_STRIDE 24
+#define MS_DW_STRIDE 28
 #define MS_DW_T 8       /* after the motion's 8 doubles: t, the pose's tx, ty */
 #define MS_DW_CENTER 11 /* a circle's centre now, its radius */
 #define MS_DW_VT 14     /* a force-driven wall's velocity */
 #define MS_DW_COEF 16   /* 2 zeta, mu (floats, exact in double) */
 #define MS_DW_KIND 18   /* kind, points, closed, force-driven, the points' offset */
+#define MS_DW_SEAM 23   /* the periods it takes images along, its anchor now (shared/wall.h) */
 #define MS_DW_CIRCLE 1  /* kind: the inside of a circle (else a polyline) */
 
 typedef struct ms_dwall {
   ms_wall_motion m;
   double t, tx, ty, cx, cy, radius, vtx, vty;
   float two_zeta, mu;
+  double seam_x, seam_y, anchor_x, anchor_y;
   int kind, n, closed, force_driven, off;
 } ms_dwall;
 
@@ -377,7 +379,18 @@ static ms_dwall ms_dwall_load(__global const double *wd, int k)
   d.closed = (int)r[MS_DW_KIND + 2];
   d.force_driven = (int)r[MS_DW_KIND + 3];
   d.off = (int)r[MS_DW_KIND + 4];
+  d.seam_x = r[MS_DW_SEAM];
+  d.seam_y = r[MS_DW_SEAM + 1];
+  d.anchor_x = r[MS_DW_SEAM + 2];
+  d.anchor_y = r[MS_DW_SEAM + 3];
   return d;
+}
+
+/* The worker's seam_image: a disc's centre as wall d meets it, across a periodic seam. */
+static double2 ms_dwall_image(const ms_dwall *d, double2 p)
+{
+  return (double2)(ms_wall_image(p.x, d->anchor_x, d->seam_x),
+                   ms_wall_image(p.y, d->anchor_y, d->seam_y));
 }
 
 /* The worker's reference(): the point a wall's torque is taken about, now. */
@@ -490,14 +503,14 @@ static double2 ms_dw_energy(const ms_wall_force *c, const ms_dw_motion *mv, floa
 /* One disc without friction (centre p, velocity v, radius r, mass m) against every wall in
  * order, each wall's contacts in segment order: the forces added to *f, the records written
  * from slot 0, each contact's loss added to *lost. Returns the contacts found. */
-static int ms_dw_disc_plain(__global const double *wd, int n_walls, double2 p, double2 v,
+static int ms_dw_disc_plain(__global const double *wd, int n_walls, double2 centre, double2 v,
                             float r, float m, float k, float kt, float mu_r, float dt,
                             const ms_dw_records *rec, size_t base, float2 *f, double *lost)
 {
   int e = 0;
   for (int wi = 0; wi < n_walls; wi++) {
     ms_dwall d = ms_dwall_load(wd, wi);
-    double2 q = ms_dwall_reference(&d, wd);
+    double2 q = ms_dwall_reference(&d, wd), p = ms_dwall_image(&d, centre);
     int seg = 0, feature;
     ms_wall_hit hit;
     while (ms_dwall_next_hit(&d, wd, p.x, p.y, r, &seg, &hit, &feature)) {

@@ -445,7 +445,7 @@ static float ms_dw_xi_find(__global const int *key, __global const float *xi, in
 /* One disc (centre p, velocity v, spin w, radius r, mass m) against every wall in order,
  * each wall's contacts in segment order, with histories: the force and torque added to
  * *f and *tq, the new list written. Returns the entries the new list needed. */
-static int ms_dw_disc(__global const double *wd, int n_walls, double2 p, float vx, float vy,
+static int ms_dw_disc(__global const double *wd, int n_walls, double2 centre, float vx, float vy,
                       float w, float r, float m, float k, float kt, float mu_r, float dt,
                       __global const int *old_key, __global const float *old_xi, int n_old,
                       __global int *new_key, __global float *new_xi, int kw, float2 *f,
@@ -456,7 +456,7 @@ static int ms_dw_disc(__global const double *wd, int n_walls, double2 p, float v
   uint taken = 0;
   for (int wi = 0; wi < n_walls; wi++) {
     ms_dwall d = ms_dwall_load(wd, wi);
-    double2 q = ms_dwall_reference(&d, wd);
+    double2 q = ms_dwall_reference(&d, wd), p = ms_dwall_image(&d, centre);
     int now[MS_DW_HITS], n_now = 0, seg = 0, feature;
     ms_wall_hit hit;
     while (ms_dwall_next_hit(&d, wd, p.x, p.y, r, &seg, &hit, &feature)) {

@@ -190,30 +190,42 @@ static void test_periodic_refusals(void)
                  "radius_max = 0.14\nmax_count = 3\n[inflow.s]\nregion = 0, 0.3, 0.3, 0.4\nrate = 5\n"
                  "radius = 0.005\n",
                  "open.ini:15: [inflow.rocks] radius_max:", "half the period"));
+  /* A wall narrower than the period less twice the reach (0.005 + 2 x 0.005 m) meets
+   * discs across the seam; a wider one is refused, and so is a spanning one that moves. */
   ENSURE(refuses(PBOX "periodic = x\n[wall.w]\nsegments = 1.1, 2.1, 1.2, 2.1\n"
-                 "rotate = 1.15, 2.1, 1\n" SMALL, "open.ini:12: [wall.w] rotate:", "rotate"));
-  ENSURE(refuses(PBOX "periodic = x\n[wall.w]\nsegments = 1.1, 2.1, 1.2, 2.1\n"
+                 "rotate = 1.05, 2.1, 1\n" SMALL, "open.ini:12: [wall.w] rotate:",
+                 "0.3 m across along x (the circle it sweeps as it rotates)"));
+  ENSURE(refuses(PBOX "periodic = x\n[wall.w]\nsegments = 1, 2.1, 1.3, 2.1\n"
                  "oscillate = 0.01, 0, 5\n" SMALL, "open.ini:12: [wall.w] oscillate:",
-                 "along a periodic axis (x)"));
-  ENSURE(refuses(PBOX "periodic = y\n[wall.w]\nsegments = 1.1, 2.1, 1.2, 2.1\n"
+                 "spanning the period along x may not move"));
+  ENSURE(refuses(PBOX "periodic = y\n[wall.w]\nsegments = 1.1, 2, 1.1, 2.2\n"
                  "force = 1, -1\nmass = 1\n" SMALL, "open.ini:12: [wall.w] force:",
-                 "along a periodic axis (y)"));
-  ENSURE(refuses(PBOX "periodic = x\n[wall.w]\nsegments = 1.01, 2.1, 1.2, 2.1\n" SMALL,
-                 "open.ini:11: [wall.w] segments:", "point 1 (1.01, 2.1)"));
+                 "spanning the period along y may not move"));
+  ENSURE(refuses(PBOX "periodic = x\n[wall.w]\nsegments = 1.01, 2.1, 1.29, 2.1\n" SMALL,
+                 "open.ini:11: [wall.w] segments:", "two images across the seam"));
   ENSURE(refuses(PBOX "periodic = x\n[wall.w]\nsegments = 1, 2.05, 1.3, 2.06\n" SMALL,
-                 "open.ini:11: [wall.w] segments:", "periodic seam"));
+                 "open.ini:11: [wall.w] segments:", "two images across the seam"));
   ENSURE(refuses(PBOX "periodic = x\n[wall.w]\nsegments = 1, 2.05, 1.3, 2.05, 1.3, 2.1\n" SMALL,
                  "open.ini:11: [wall.w] segments:", "point 3"));
-  ENSURE(refuses(PBOX "periodic = x\n[wall.w]\ncircle = 1.1, 2.1, 0.095\n" SMALL,
-                 "open.ini:11: [wall.w] circle:", "periodic seam"));
-  /* Moving across a periodic axis is fine, and so is a base of a closed polyline. */
-  ms_scene s;
-  ENSURE(load_text(PBOX "periodic = x\n[wall.w]\nsegments = 1.1, 2.1, 1.2, 2.1\n"
-                   "velocity = 0, 0.1\n" SMALL, &s) == MS_OK);
-  ms_scene_free(&s);
-  ENSURE(load_text(PBOX "periodic = x\n[wall.w]\nsegments = 1.1, 2.1, 1.2, 2.1, 1.15, 2.15\n"
-                   "closed = yes\n" SMALL, &s) == MS_OK);
-  ms_scene_free(&s);
+  ENSURE(refuses(PBOX "periodic = xy\n[wall.w]\ncircle = 1.1, 2.1, 0.095\n" SMALL,
+                 "open.ini:11: [wall.w] circle:", "along y (its diameter)"));
+  /* Across and along a periodic axis is fine: moving, turning, lying over the seam. */
+  const char *fine[] = {
+      "segments = 1.1, 2.1, 1.2, 2.1\nvelocity = 0, 0.1\n",
+      "segments = 1.1, 2.1, 1.2, 2.1, 1.15, 2.15\nclosed = yes\n",
+      "segments = 1.1, 2.1, 1.2, 2.1\noscillate = 0.01, 0, 5\n",
+      "segments = 1.25, 2.1, 1.4, 2.1\nvelocity = 3, 0\n",
+      "segments = 1.27, 2.1, 1.33, 2.1\nrotate = 1.3, 2.1, 2\n",
+      "circle = 1.29, 2.1, 0.09\nrotate = 1.29, 2.1, 2\n",
+      "segments = 1, 2.05, 1.3, 2.05\nvelocity = 0, 0.1\n",
+  };
+  for (int i = 0; i < (int)(sizeof fine / sizeof *fine); i++) {
+    char text[1024];
+    snprintf(text, sizeof text, PBOX "periodic = x\n[wall.w]\n%s" SMALL, fine[i]);
+    ms_scene s;
+    ENSURE(load_text(text, &s) == MS_OK);
+    ms_scene_free(&s);
+  }
 #undef PBOX
 #undef SMALL
 }

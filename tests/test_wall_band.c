@@ -1,6 +1,8 @@
 /* The cells within reach of a wall (collision/worker/wall_band.h): every point within reach
  * of a polyline or of a circle lies in a cell of the band, the runs are sorted, disjoint
- * and merged, and the band of a drum is a ring, not its bounding square. */
+ * and merged, and the band of a drum is a ring, not its bounding square; across a periodic
+ * seam the band wraps round the grid. */
+#include <math.h>
 #include <stdlib.h>
 
 #include "collision/worker/wall_band.h"
@@ -8,6 +10,7 @@
 #include "shared/grid.h"
 
 static const char *filter;
+static const double no_seam[2] = {0.0, 0.0};
 static unsigned long long rng_state = 12345;
 
 static double uniform(void)
@@ -56,7 +59,7 @@ static void test_polyline_band_covers_reach(void)
     }
     double reach = 0.002 + uniform() * 0.02;
     ms_band b = {0};
-    ENSURE(ms_band_polyline(&b, pts, n, closed, reach, &g));
+    ENSURE(ms_band_polyline(&b, pts, n, closed, reach, &g, no_seam));
     ENSURE(well_formed(&b));
     int n_seg = closed ? n : n - 1;
     for (int k = 0; k < 400; k++) {
@@ -83,7 +86,7 @@ static void test_circle_band_is_a_ring(void)
   ms_grid g = grid_of(0.01, 120, 120);
   double cx = 0.6, cy = 0.6, R = 0.5, reach = 0.01;
   ms_band b = {0};
-  ENSURE(ms_band_circle(&b, cx, cy, R, reach, &g));
+  ENSURE(ms_band_circle(&b, cx, cy, R, reach, &g, no_seam));
   ENSURE(well_formed(&b));
   for (int k = 0; k < 20000; k++) {
     double ang = uniform() * 6.283185307179586, d = R + (2.0 * uniform() - 1.0) * reach * 0.999;
@@ -105,11 +108,41 @@ static void test_collinear_joint_same_band(void)
   ms_grid g = grid_of(0.01, 100, 50);
   double one[] = {0.05, 0.2, 0.95, 0.2}, two[] = {0.05, 0.2, 0.5, 0.2, 0.95, 0.2};
   ms_band a = {0}, b = {0};
-  ENSURE(ms_band_polyline(&a, one, 2, 0, 0.01, &g) && ms_band_polyline(&b, two, 3, 0, 0.01, &g));
+  ENSURE(ms_band_polyline(&a, one, 2, 0, 0.01, &g, no_seam) &&
+         ms_band_polyline(&b, two, 3, 0, 0.01, &g, no_seam));
   ENSURE(a.n == b.n);
   for (size_t i = 0; i < a.n; i++)
     ENSURE(a.span[i].y == b.span[i].y && a.span[i].x0 == b.span[i].x0 &&
            a.span[i].x1 == b.span[i].x1);
+  ms_band_free(&a);
+  ms_band_free(&b);
+}
+
+/* Across a periodic seam: a segment and a drum lying over the box's sides (x and y periodic)
+ * have bands that wrap round the grid, every point within reach covered through its image in
+ * the box, and no cell twice. */
+static void test_band_wraps_round_a_seam(void)
+{
+  ms_grid g = grid_of(0.01, 100, 50);
+  const double seam[2] = {1.0, 0.5};
+  double seg[] = {0.9, 0.45, 1.2, 0.58}; /* from inside the box across both seams */
+  ms_band a = {0}, b = {0};
+  ENSURE(ms_band_polyline(&a, seg, 2, 0, 0.01, &g, seam));
+  ENSURE(ms_band_circle(&b, -0.05, 0.25, 0.1, 0.01, &g, seam));
+  ENSURE(well_formed(&a) && well_formed(&b));
+  for (int k = 0; k < 4000; k++) {
+    double t = uniform(), ang = uniform() * 6.283185307179586, d = uniform() * 0.01 * 0.999;
+    double x = 0.9 + t * 0.3 + d * cos(ang), y = 0.45 + t * 0.13 + d * sin(ang);
+    double xc = x - floor(x), yc = y - 0.5 * floor(y / 0.5);
+    ENSURE(in_band(&a, ms_grid_axis(xc, g.inv_cell, g.nx), ms_grid_axis(yc, g.inv_cell, g.ny)));
+    double rr = 0.1 + (2.0 * uniform() - 1.0) * 0.01 * 0.999;
+    x = -0.05 + rr * cos(ang);
+    y = 0.25 + rr * sin(ang);
+    xc = x - floor(x);
+    ENSURE(in_band(&b, ms_grid_axis(xc, g.inv_cell, g.nx), ms_grid_axis(y, g.inv_cell, g.ny)));
+  }
+  ENSURE(in_band(&a, 0, 0) && in_band(&a, 99, 49)); /* both seams crossed */
+  ENSURE(in_band(&b, 85, 25) && in_band(&b, 4, 25) && !in_band(&b, 99, 25)); /* a ring still */
   ms_band_free(&a);
   ms_band_free(&b);
 }
@@ -120,5 +153,6 @@ int main(int argc, char **argv)
   RUN_TEST(test_polyline_band_covers_reach, filter);
   RUN_TEST(test_circle_band_is_a_ring, filter);
   RUN_TEST(test_collinear_joint_same_band, filter);
+  RUN_TEST(test_band_wraps_round_a_seam, filter);
   return TEST_EXIT();
 }

@@ -323,6 +323,12 @@ int ms_scene_friction_on(const ms_scene *scene);
  * such cell divides). */
 double ms_box_cell(double w, double h, const int periodic[2], double min_cell);
 
+/* A wall's extent along `axis` (0: x, 1: y) over its whole motion: its points' (a circle's
+ * diameter), or when it rotates the diameter of the circle it sweeps about its rotation
+ * centre. A translation does not change it. On a periodic box a wall narrower than the
+ * period meets discs through images across the seam (docs/walls.md). */
+double ms_wall_extent(const ms_wall *w, int axis);
+
 /* Names large particle `index` as the scene does: "[large.rock]" or
  * "[large_random.rocks] #17" (17: its number in the group, from 0); "#index" when
  * `origin` does not cover it. */

@@ -154,6 +154,9 @@ typedef struct ms_wall_info {
   double radius;
   double ref[2];          /* the point the torque is about: the rotation centre now when it
                              turns, else its first point (polyline) or centre (circle) */
+  double seam[2];         /* the period along an axis where it meets discs through their image
+                             nearest `anchor` across a periodic seam, else 0 (ms_wall_image) */
+  double anchor[2];       /* the middle of its points' bounds now (a circle's centre) */
   double fx, fy, torque;  /* the reaction of the last iteration's contacts (N/m, N m/m) */
   int contacts;           /* its contacts in the last iteration */
   double work;            /* --diagnostics, since the start: the work it did on the particles */

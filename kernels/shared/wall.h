@@ -114,6 +114,36 @@ MS_FN void ms_wall_velocity_at(const ms_wall_motion *m, double t, double tx, dou
                          m->cy + ty, px, py, vx, vy);
 }
 
+/* ---- Periodic seams ----------------------------------------------------------------
+ * A wall on a periodic box (docs/walls.md, "Walls across a periodic seam") keeps its points
+ * unwrapped, its translation reduced modulo the period, and meets a disc through the image
+ * of the disc's centre nearest its anchor (the middle of its points' bounds now): the scene
+ * keeps the wall's extent plus twice the contact reach under the period, so that image is
+ * the only one that can touch it. `period` is 0 along an axis where the wall takes no image
+ * (a box that does not wrap there, or a segment spanning the period). */
+
+/* The coordinate p of a disc's centre moved by whole periods to within half a period of
+ * `anchor`; p itself (to the bit) when it is within already, and always when period is 0. */
+MS_FN double ms_wall_image(double p, double anchor, double period)
+{
+  if (period > 0.0) {
+    double k = ms_floor((p - anchor) / period + 0.5);
+    if (k != 0.0)
+      return p - k * period;
+  }
+  return p;
+}
+
+/* A translation reduced into [0, period) along an axis where the wall takes images, so a
+ * wall moving for ever along it stays near the box (its points never drift to huge values). */
+MS_FN double ms_wall_seam_translation(double t, double period)
+{
+  if (!(period > 0.0))
+    return t;
+  double r = t - period * ms_floor(t / period);
+  return r >= period ? r - period : r;
+}
+
 /* ---- Geometry ----------------------------------------------------------------------
  * Which contacts a disc (centre p, radius r) has. Positions are compared in double; the
  * distance is then rounded to float and the overlap taken in float, as ms_walls_force

@@ -132,9 +132,12 @@ static int at_wall(const ms_sim *s, const double *p, float r)
 }
 
 /* The contacts of a disc with a [wall.NAME] (the worker's search: a circle gives one at
- * most, a polyline one per segment at most, by the feature rule of each segment). */
-static long wall_hits(const ms_wall_info *w, const double *p, float r)
+ * most, a polyline one per segment at most, by the feature rule of each segment), through
+ * the disc's image nearest the wall across a periodic seam. */
+static long wall_hits(const ms_wall_info *w, const double *centre, float r)
 {
+  double p[2] = {ms_wall_image(centre[0], w->anchor[0], w->seam[0]),
+                 ms_wall_image(centre[1], w->anchor[1], w->seam[1])};
   ms_wall_hit hit;
   if (w->kind == MS_WALL_CIRCLE)
     return ms_circle_contact(p[0], p[1], r, w->center[0], w->center[1], w->radius, &hit);

@@ -68,6 +68,10 @@ void ms_wall_frame_take(ms_sim *sim, ms_wall_frame *f)
         w->box[3] = q[1] > w->box[3] ? q[1] : w->box[3];
       }
     }
+    for (int a = 0; a < 2; a++) {
+      w->seam[a] = in.seam[a];
+      w->anchor[a] = in.anchor[a];
+    }
     w->center[0] = in.center[0];
     w->center[1] = in.center[1];
     w->radius = in.radius;
@@ -89,13 +93,15 @@ static void add(const ms_wall_hit *hit, double *overlap2, double *max_overlap)
     *max_overlap = d;
 }
 
-int ms_wall_frame_touch(const ms_wall_frame *f, const double *p, float r, double *overlap2,
-                        double *max_overlap)
+int ms_wall_frame_touch(const ms_wall_frame *f, const double *centre, float r,
+                        double *overlap2, double *max_overlap)
 {
   int n = 0;
   ms_wall_hit hit;
   for (int k = 0; k < f->n; k++) {
     const ms_wall_shot *w = &f->w[k];
+    double p[2] = {ms_wall_image(centre[0], w->anchor[0], w->seam[0]),
+                   ms_wall_image(centre[1], w->anchor[1], w->seam[1])};
     if (w->kind == MS_WALL_CIRCLE) {
       if (ms_circle_contact(p[0], p[1], r, w->center[0], w->center[1], w->radius, &hit)) {
         add(&hit, overlap2, max_overlap);

@@ -16,6 +16,7 @@ typedef struct ms_wall_shot {
   double center[2];       /* circle: its centre at the step */
   double radius;
   double box[4];          /* polyline: its points' bounds (x0, y0, x1, y1) */
+  double seam[2], anchor[2]; /* discs meet it through their image nearest anchor (ms_wall_info) */
   double fx, fy, torque;  /* the last iteration's reaction; NaN where none made the state */
   int contacts;           /* its contacts in that iteration; -1 where none made the state */
   double work, lost;      /* --diagnostics: since the start (ms_wall_info) */

@@ -1,7 +1,7 @@
 /* Scene loader, after placement: the small radii take in the inflows' (the grid's cell is
- * one largest small diameter), and a periodic box is checked against what it cannot hold
- * yet: a grid that does not tile the period, large discs reaching round to themselves,
- * walls moving along or lying near a periodic side (docs/scenes.md). */
+ * one largest small diameter), and a periodic box is checked against what it cannot hold:
+ * a grid that does not tile the period, large discs reaching round to themselves, walls
+ * too wide to meet a disc through one image only (docs/scenes.md). */
 #include "scene/loader.h"
 
 #include <math.h>
@@ -122,6 +122,20 @@ static double largest_radius(const loader *ld, double r_small)
   return r;
 }
 
+double ms_wall_extent(const ms_wall *w, int axis)
+{
+  if (w->kind == MS_WALL_CIRCLE)
+    return 2.0 * w->radius;
+  double lo = w->points[axis], hi = lo, far = 0.0;
+  for (int i = 0; i < w->n_points; i++) {
+    const double *p = &w->points[2 * i];
+    lo = fmin(lo, p[axis]);
+    hi = fmax(hi, p[axis]);
+    far = fmax(far, hypot(p[0] - w->rot_center[0], p[1] - w->rot_center[1]));
+  }
+  return w->rotates ? 2.0 * far : hi - lo;
+}
+
 /* A wall's point p (frame) near a periodic side of axis a: closer than `reach` to it. */
 static int near_side(const ms_scene *s, int a, double p, double reach)
 {
@@ -154,42 +168,74 @@ static int fail_wall_near(loader *ld, const section *sec, const char *key, int a
                           const char *what)
 {
   return ms_ld_fail_key(ld, sec, key, "%s lies closer than %g m (the largest particle radius "
-                        "plus two largest small radii) to a periodic side (periodic along %s): "
-                        "a wall crossing a periodic seam is not supported yet; only a straight "
-                        "segment from one periodic side to the other at the same height may "
-                        "touch them", what, reach, g_axis[a]);
+                        "plus two largest small radii) to a periodic side (periodic along %s) "
+                        "on a wall that spans the period: only its straight segments from one "
+                        "periodic side to the other at the same height may touch them", what,
+                        reach, g_axis[a]);
 }
 
-/* A wall on a periodic box: no rotation, no motion along a periodic axis, and clear of the
- * periodic sides but for a segment spanning the period. */
-static int check_wall_periodic(loader *ld, const section *sec, double reach)
+/* Whether a polyline has a straight segment spanning the period along a. */
+static int spans(const ms_scene *s, const ms_wall *w, int a)
+{
+  for (int i = 0; w->kind == MS_WALL_POLYLINE && i < w->n_points; i++)
+    if (spans_period(s, w, a, i))
+      return 1;
+  return 0;
+}
+
+/* A wall spanning the period along a (a chute's base or lid): as before seams were crossed,
+ * no rotation, no motion along a, clear of the periodic sides but for its spanning segments. */
+static int check_wall_spanning(loader *ld, const section *sec, int a, double reach)
 {
   const ms_scene *s = ld->scene;
   const ms_wall *w = &s->walls[sec->item];
   if (w->rotates)
-    return ms_ld_fail_key(ld, sec, "rotate", "a wall on a periodic box may not rotate: a wall "
-                          "crossing a periodic seam is not supported yet");
+    return ms_ld_fail_key(ld, sec, "rotate", "a wall spanning the period along %s may not "
+                          "rotate", g_axis[a]);
+  const char *key = w->velocity[a] != 0.0 ? "velocity" : w->osc_amp[a] != 0.0 ? "oscillate"
+                    : w->force_driven && w->force[a] != 0.0 ? "force" : NULL;
+  if (key)
+    return ms_ld_fail_key(ld, sec, key, "a wall spanning the period along %s may not move "
+                          "along it", g_axis[a]);
+  char what[128];
+  for (int i = 0; i < w->n_points; i++)
+    if (near_side(s, a, w->points[2 * i + a], reach) && !spans_period(s, w, a, i)) {
+      snprintf(what, sizeof what, "point %d (%.15g, %.15g)", i + 1,
+               w->points[2 * i] + s->box_min[0], w->points[2 * i + 1] + s->box_min[1]);
+      return fail_wall_near(ld, sec, "segments", a, reach, what);
+    }
+  return 1;
+}
+
+/* A wall on a periodic box meets discs through their images across the seams (docs/walls.md)
+ * unless it spans the period; it must then be narrow enough, over its whole motion, that no
+ * disc can touch one of its features through two images. */
+static int check_wall_periodic(loader *ld, const section *sec, double reach)
+{
+  const ms_scene *s = ld->scene;
+  const ms_wall *w = &s->walls[sec->item];
   for (int a = 0; a < 2; a++) {
     if (!s->periodic[a])
       continue;
-    const char *key = w->velocity[a] != 0.0 ? "velocity" : w->osc_amp[a] != 0.0 ? "oscillate"
-                      : w->force_driven && w->force[a] != 0.0 ? "force" : NULL;
-    if (key)
-      return ms_ld_fail_key(ld, sec, key, "a wall may not move along a periodic axis (%s): a "
-                            "wall crossing a periodic seam is not supported yet", g_axis[a]);
-    char what[128];
-    if (w->kind == MS_WALL_CIRCLE) {
-      if (near_side(s, a, w->center[a] - w->radius, reach) ||
-          near_side(s, a, w->center[a] + w->radius, reach))
-        return fail_wall_near(ld, sec, "circle", a, reach, "the circle");
+    if (spans(s, w, a)) {
+      if (!check_wall_spanning(ld, sec, a, reach))
+        return 0;
       continue;
     }
-    for (int i = 0; i < w->n_points; i++)
-      if (near_side(s, a, w->points[2 * i + a], reach) && !spans_period(s, w, a, i)) {
-        snprintf(what, sizeof what, "point %d (%.15g, %.15g)", i + 1,
-                 w->points[2 * i] + s->box_min[0], w->points[2 * i + 1] + s->box_min[1]);
-        return fail_wall_near(ld, sec, "segments", a, reach, what);
-      }
+    double period = s->box_max[a] - s->box_min[a], extent = ms_wall_extent(w, a);
+    if (extent + 2.0 * reach >= period)
+      return ms_ld_fail_key(ld, sec, w->rotates ? "rotate" : w->kind == MS_WALL_CIRCLE ? "circle"
+                                                                                  : "segments",
+                            "the wall is %g m across along %s (%s) and a disc reaches %g m (the "
+                            "largest particle radius plus two largest small radii): %g + 2 x %g "
+                            "is not less than the period, %g m, so a disc could touch it through "
+                            "two images across the seam; make the wall smaller or the box longer "
+                            "(only a straight segment from one periodic side to the other at one "
+                            "height may span the period)", extent, g_axis[a],
+                            w->rotates ? "the circle it sweeps as it rotates"
+                                       : w->kind == MS_WALL_CIRCLE ? "its diameter"
+                                                                   : "its points' extent",
+                            reach, extent, reach, period);
   }
   return 1;
 }

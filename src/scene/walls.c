@@ -180,7 +180,9 @@ static int check_circle(loader *ld, const section *sec, const ms_wall *w)
   double cx = c[0], cy = c[1];
   double slack = 4.0 * DBL_EPSILON * (fmax(fmax(fabs(s->box_min[0]), fabs(s->box_max[0])),
                                            fmax(fabs(s->box_min[1]), fabs(s->box_max[1]))) + r);
-  if (cx - r >= -slack && cx + r <= wd + slack && cy - r >= -slack && cy + r <= ht + slack)
+  /* along a periodic axis it may lie across the seam (flows_periodic.c limits its size) */
+  if ((s->periodic[0] || (cx - r >= -slack && cx + r <= wd + slack)) &&
+      (s->periodic[1] || (cy - r >= -slack && cy + r <= ht + slack)))
     return 1;
   return ms_ld_fail_key(ld, sec, "circle", "the circle of centre (%.15g, %.15g) and radius "
                         "%.15g does not fit inside the box (%g, %g .. %g, %g)", w->center[0],
@@ -282,8 +284,8 @@ static int check_crossings(loader *ld, const section *sec, const shape *sh)
   return 1;
 }
 
-/* Inside the box (exactly: the subtraction keeps the order of coordinates), then the
- * shape as written and in the frame. */
+/* Inside the box (exactly: the subtraction keeps the order of coordinates) but along a
+ * periodic axis, where it may cross the seam; then the shape as written and in the frame. */
 static int check_polyline(loader *ld, const section *sec, ms_wall *w)
 {
   const ms_scene *s = ld->scene;
@@ -299,7 +301,8 @@ static int check_polyline(loader *ld, const section *sec, ms_wall *w)
   const double *p = w->points;
   int ok = 1;
   for (int i = 0; ok && i < w->n_points; i++)
-    if (!(p[2 * i] >= 0.0 && p[2 * i] <= wd && p[2 * i + 1] >= 0.0 && p[2 * i + 1] <= ht))
+    if (!((s->periodic[0] || (p[2 * i] >= 0.0 && p[2 * i] <= wd)) &&
+          (s->periodic[1] || (p[2 * i + 1] >= 0.0 && p[2 * i + 1] <= ht))))
       ok = ms_ld_fail_key(ld, sec, "segments", "point %d (%.15g, %.15g) lies outside the box "
                           "(%g, %g .. %g, %g)", i + 1, xy[2 * i], xy[2 * i + 1], s->box_min[0],
                           s->box_min[1], s->box_max[0], s->box_max[1]);

@@ -59,6 +59,8 @@ typedef struct ms_wall_def {
   double push;           /* the force's magnitude (N) */
   double mass;
   float two_zeta, mu;    /* from the wall's restitution and friction */
+  double seam[2];        /* the period along an axis where it meets discs through images
+                            (shared/wall.h, ms_wall_image), else 0 */
   char section[80];      /* "wall.NAME", for messages */
 } ms_wall_def;
 

@@ -52,6 +52,9 @@ ms_status ms_wall_defs_make(ms_params *p, const ms_scene *sc)
     motion_of(src, d);
     d->two_zeta = (float)(2.0 * ms_damping_ratio(src->restitution));
     d->mu = src->friction;
+    for (int a = 0; a < 2; a++) /* a segment spanning the period takes no image */
+      d->seam[a] = p->period[a] > 0.0 && ms_wall_extent(src, a) < p->period[a] ? p->period[a]
+                                                                              : 0.0;
     if (d->n_points > 0) {
       d->points = malloc((size_t)d->n_points * 2 * sizeof(double));
       if (!d->points)

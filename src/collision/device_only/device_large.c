@@ -24,7 +24,7 @@
 #define LFLAG_COUNT 5
 
 /* A wall's record in the walls' buffer (kernels/large.cl has the same). */
-#define MS_DW_STRIDE 24
+#define MS_DW_STRIDE 28
 
 /* Binds kernel arguments of the program of the context `c` in scope (collision/base/kernels.h). */
 #define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
@@ -349,7 +349,8 @@ static ms_status upload_walls(const ms_ctx *c, ms_dlarge *dl, const ms_worker *w
                                 now->t,        now->tx,       now->ty,     now->center[0],
                                 now->center[1], d->radius,    now->vtx,    now->vty,
                                 d->two_zeta,   d->mu,         !poly,       d->n_points,
-                                d->closed,     d->force_driven, (double)off, 0.0};
+                                d->closed,     d->force_driven, (double)off, d->seam[0],
+                                d->seam[1],    now->anchor[0], now->anchor[1], 0.0};
     memcpy(&dl->h_wall[MS_DW_STRIDE * (size_t)k], rec, sizeof rec);
     if (poly) {
       memcpy(&dl->h_wall[off], now->at, (size_t)d->n_points * 2 * sizeof(double));

@@ -7,7 +7,7 @@
 #include "core/grow.h"
 #include "shared/grid.h"
 
-static int add(ms_band *b, int y, int x0, int x1)
+static int add_run(ms_band *b, int y, int x0, int x1)
 {
   ms_band_span *s = ms_grow(b->span, b->n, &b->cap, sizeof *s, 64);
   if (!s)
@@ -15,6 +15,53 @@ static int add(ms_band *b, int y, int x0, int x1)
   b->span = s;
   b->span[b->n++] = (ms_band_span){y, x0, x1};
   return 1;
+}
+
+/* The grid and the axes along which the band wraps round a periodic seam. */
+typedef struct grid_at {
+  const ms_grid *g;
+  int wrap[2];
+} grid_at;
+
+static int wrap_into(int c, int n)
+{
+  c %= n;
+  return c < 0 ? c + n : c;
+}
+
+/* Columns x0..x1 of row y; along a wrapping axis unclamped, put back into the grid (a run
+ * across the seam becomes two, a run as wide as the grid the whole row). */
+static int add(ms_band *b, const grid_at *at, int y, int x0, int x1)
+{
+  int nx = at->g->nx;
+  if (at->wrap[1])
+    y = wrap_into(y, at->g->ny);
+  if (!at->wrap[0])
+    return add_run(b, y, x0, x1);
+  if (x1 - x0 + 1 >= nx)
+    return add_run(b, y, 0, nx - 1);
+  int a = wrap_into(x0, nx), e = a + (x1 - x0);
+  if (e < nx)
+    return add_run(b, y, a, e);
+  return add_run(b, y, a, nx - 1) && add_run(b, y, 0, e - nx);
+}
+
+/* The cell of coordinate p along axis a: clamped like a particle's, or unclamped where the
+ * band wraps. */
+static int axis(const grid_at *at, int a, double p)
+{
+  if (at->wrap[a])
+    return (int)floor(p * at->g->inv_cell);
+  return ms_grid_axis(p, at->g->inv_cell, a == 0 ? at->g->nx : at->g->ny);
+}
+
+/* Row y's y range; a clamped border row holds everything beyond. */
+static void row_range(const grid_at *at, int y, double *lo, double *hi)
+{
+  double cell = 1.0 / at->g->inv_cell;
+  int clamp = !at->wrap[1];
+  *lo = clamp && y == 0 ? -INFINITY : y * cell;
+  *hi = clamp && y == at->g->ny - 1 ? INFINITY : (y + 1) * cell;
 }
 
 static int by_row(const void *pa, const void *pb)
@@ -33,7 +80,7 @@ static void merge(ms_band *b)
   size_t i = 1;
   while (i < b->n && by_row(&b->span[i - 1], &b->span[i]) <= 0)
     i++;
-  if (i < b->n) /* a ring's runs come sorted already; a polyline's segments' do not */
+  if (i < b->n) /* a ring's runs come sorted already (unless wrapped); a polyline's do not */
     qsort(b->span, b->n, sizeof *b->span, by_row);
   size_t out = 0;
   for (size_t i = 1; i < b->n; i++) {
@@ -72,34 +119,31 @@ static int clip_x(double ax, double ay, double bx, double by, double ylo, double
 
 /* One segment's cells: for each row its capsule crosses, the x extent of the segment
  * within the row's y range widened by reach, widened again by reach. */
-static int segment(ms_band *b, double ax, double ay, double bx, double by, double reach,
-                   const ms_grid *g)
+static int segment(ms_band *b, const grid_at *at, double ax, double ay, double bx, double by,
+                   double reach)
 {
-  double cell = 1.0 / g->inv_cell;
   double ylo = (ay < by ? ay : by) - reach, yhi = (ay < by ? by : ay) + reach;
-  int r0 = ms_grid_axis(ylo, g->inv_cell, g->ny), r1 = ms_grid_axis(yhi, g->inv_cell, g->ny);
+  int r0 = axis(at, 1, ylo), r1 = axis(at, 1, yhi);
   for (int y = r0; y <= r1; y++) {
-    /* Row y holds [y cell, (y + 1) cell); the clamped border rows hold everything beyond. */
-    double lo = y == 0 ? -INFINITY : y * cell, hi = y == g->ny - 1 ? INFINITY : (y + 1) * cell;
-    double xlo, xhi;
+    double lo, hi, xlo, xhi;
+    row_range(at, y, &lo, &hi);
     if (!clip_x(ax, ay, bx, by, lo - reach, hi + reach, &xlo, &xhi))
       continue;
-    int x0 = ms_grid_axis(xlo - reach, g->inv_cell, g->nx);
-    int x1 = ms_grid_axis(xhi + reach, g->inv_cell, g->nx);
-    if (!add(b, y, x0, x1))
+    if (!add(b, at, y, axis(at, 0, xlo - reach), axis(at, 0, xhi + reach)))
       return 0;
   }
   return 1;
 }
 
 int ms_band_polyline(ms_band *b, const double *points, int n_points, int closed, double reach,
-                     const ms_grid *g)
+                     const ms_grid *g, const double seam[2])
 {
+  grid_at at = {g, {seam[0] > 0.0, seam[1] > 0.0}};
   b->n = 0;
   int n_seg = closed ? n_points : n_points - 1;
   for (int s = 0; s < n_seg; s++) {
     const double *a = &points[2 * s], *e = &points[2 * ((s + 1) % n_points)];
-    if (!segment(b, a[0], a[1], e[0], e[1], reach, g)) {
+    if (!segment(b, &at, a[0], a[1], e[0], e[1], reach)) {
       b->n = 0;
       return 0;
     }
@@ -120,26 +164,24 @@ static void ring_row(double cy, double ro, double ri, double lo, double hi, doub
 }
 
 int ms_band_circle(ms_band *b, double cx, double cy, double radius, double reach,
-                   const ms_grid *g)
+                   const ms_grid *g, const double seam[2])
 {
+  grid_at at = {g, {seam[0] > 0.0, seam[1] > 0.0}};
   b->n = 0;
-  double cell = 1.0 / g->inv_cell, ro = radius + reach, ri = radius - reach;
-  int r0 = ms_grid_axis(cy - ro, g->inv_cell, g->ny), r1 = ms_grid_axis(cy + ro, g->inv_cell, g->ny);
+  double ro = radius + reach, ri = radius - reach;
+  int r0 = axis(&at, 1, cy - ro), r1 = axis(&at, 1, cy + ro);
   for (int y = r0; y <= r1; y++) {
-    double lo = y == 0 ? -INFINITY : y * cell, hi = y == g->ny - 1 ? INFINITY : (y + 1) * cell;
-    double wo, wi;
+    double lo, hi, wo, wi;
+    row_range(&at, y, &lo, &hi);
     ring_row(cy, ro, ri, lo, hi, &wo, &wi);
     if (wo < 0.0)
       continue;
     int ok;
     if (wi < 0.0) {
-      ok = add(b, y, ms_grid_axis(cx - wo, g->inv_cell, g->nx),
-               ms_grid_axis(cx + wo, g->inv_cell, g->nx));
+      ok = add(b, &at, y, axis(&at, 0, cx - wo), axis(&at, 0, cx + wo));
     } else {
-      ok = add(b, y, ms_grid_axis(cx - wo, g->inv_cell, g->nx),
-               ms_grid_axis(cx - wi, g->inv_cell, g->nx)) &&
-           add(b, y, ms_grid_axis(cx + wi, g->inv_cell, g->nx),
-               ms_grid_axis(cx + wo, g->inv_cell, g->nx));
+      ok = add(b, &at, y, axis(&at, 0, cx - wo), axis(&at, 0, cx - wi)) &&
+           add(b, &at, y, axis(&at, 0, cx + wi), axis(&at, 0, cx + wo));
     }
     if (!ok) {
       b->n = 0;

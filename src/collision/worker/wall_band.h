@@ -22,14 +22,16 @@ typedef struct ms_band {
 
 /* The cells holding any point within `reach` of the polyline's segments (points: x,y
  * pairs; the closing segment too when `closed`), clamped to the grid like ms_grid_axis
- * clamps particles. Conservative: a cell of the band may be out of reach, never the other
- * way round. Returns 0 when out of memory (the band is then empty). */
+ * clamps particles, or wrapped round the grid along an axis where seam[a] > 0 (the wall
+ * meets discs through images there: ms_wall_def.seam). Conservative: a cell of the band
+ * may be out of reach, never the other way round. Returns 0 when out of memory (the band is
+ * then empty). */
 int ms_band_polyline(ms_band *b, const double *points, int n_points, int closed, double reach,
-                     const ms_grid *g);
+                     const ms_grid *g, const double seam[2]);
 
 /* The cells holding any point of the ring R - reach <= |p - c| <= R + reach. */
 int ms_band_circle(ms_band *b, double cx, double cy, double radius, double reach,
-                   const ms_grid *g);
+                   const ms_grid *g, const double seam[2]);
 
 void ms_band_free(ms_band *b);
 

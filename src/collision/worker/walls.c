@@ -82,14 +82,34 @@ static void pose(const ms_params *pm, const ms_wall_def *d, ms_wall_now *now, lo
   } else {
     ms_wall_pose(&d->motion, now->t, &now->tx, &now->ty, &now->angle);
   }
+  now->tx = ms_wall_seam_translation(now->tx, d->seam[0]);
+  now->ty = ms_wall_seam_translation(now->ty, d->seam[1]);
   if (d->kind == MS_WALL_CIRCLE) {
     ms_wall_place(&d->motion, now->tx, now->ty, now->angle, d->center[0], d->center[1],
                   &now->center[0], &now->center[1]);
+    now->anchor[0] = now->center[0];
+    now->anchor[1] = now->center[1];
     return;
   }
-  for (int k = 0; k < d->n_points; k++)
+  double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
+  for (int k = 0; k < d->n_points; k++) {
+    double *q = &now->at[2 * k];
     ms_wall_place(&d->motion, now->tx, now->ty, now->angle, d->points[2 * k],
-                  d->points[2 * k + 1], &now->at[2 * k], &now->at[2 * k + 1]);
+                  d->points[2 * k + 1], &q[0], &q[1]);
+    for (int a = 0; a < 2; a++) {
+      lo[a] = fmin(lo[a], q[a]);
+      hi[a] = fmax(hi[a], q[a]);
+    }
+  }
+  now->anchor[0] = 0.5 * (lo[0] + hi[0]);
+  now->anchor[1] = 0.5 * (lo[1] + hi[1]);
+}
+
+/* A disc's centre as the wall meets it: its image nearest the wall across a periodic seam. */
+static void seam_image(const ms_wall_def *d, const ms_wall_now *now, double *x, double *y)
+{
+  *x = ms_wall_image(*x, now->anchor[0], d->seam[0]);
+  *y = ms_wall_image(*y, now->anchor[1], d->seam[1]);
 }
 
 /* The walls' runs as one-row rectangles for the zone, after the large particles' own. */
@@ -194,9 +214,9 @@ ms_status ms_walls_place(const ms_params *pm, ms_worker *w, long step)
     now->band_new = !same;
     int ok = same || (d->kind == MS_WALL_CIRCLE
                           ? ms_band_circle(&now->band, now->center[0], now->center[1],
-                                           d->radius, (double)pm->r_small_max, &pm->grid)
+                                           d->radius, (double)pm->r_small_max, &pm->grid, d->seam)
                           : ms_band_polyline(&now->band, now->at, d->n_points, d->closed,
-                                             (double)pm->r_small_max, &pm->grid));
+                                             (double)pm->r_small_max, &pm->grid, d->seam));
     if (!ok || !band_room(now))
       return ms_fail(MS_ERR_RUNTIME, "out of memory for the cells along [%s]", d->section);
     now->fx = now->fy = now->torque = 0.0; /* lost and work add up over the run */
@@ -440,6 +460,7 @@ static int small_one(const ms_params *pm, ms_wall_now *now, const ms_wall_def *d
 {
   const double *x = &src->pos[2 * at], *v = &src->vel[2 * at];
   disc p = {x[0], x[1], (float)v[0], (float)v[1], 0.0f, pm->shape[2 * j], pm->shape[2 * j + 1]};
+  seam_image(d, now, &p.x, &p.y);
   if (pm->friction_on)
     p.w = (float)src->w[(size_t)src->w_stride * at];
   double qx, qy;
@@ -554,12 +575,14 @@ static int push_reaction(ms_worker_chunk *c, ms_wall_reaction r)
 int ms_walls_large(const ms_params *pm, ms_worker *w, int i, ms_worker_chunk *out)
 {
   ms_body *L = &w->large[i];
-  disc p = {L->x, L->y, (float)L->vx, (float)L->vy, (float)L->w, L->r, L->m};
+  const disc body = {L->x, L->y, (float)L->vx, (float)L->vy, (float)L->w, L->r, L->m};
   ms_wall_xi_list *cur = pm->friction_on ? &w->wall_xi_cur[i] : NULL;
   ms_wall_xi_list *next = pm->friction_on ? &w->wall_xi_next[i] : NULL;
   for (int k = 0; k < pm->n_walls; k++) {
     const ms_wall_def *d = &pm->walls[k];
     const ms_wall_now *now = &w->wall[k];
+    disc p = body;
+    seam_image(d, now, &p.x, &p.y);
     double qx, qy;
     reference(d, now, &qx, &qy);
     int n = gather(d, now, p.x, p.y, p.r, out);
@@ -629,6 +652,10 @@ void ms_walls_info(const ms_params *pm, ms_worker *w, int k, long step, ms_wall_
   out->center[1] = then.center[1];
   out->radius = d->radius;
   reference(d, &then, &out->ref[0], &out->ref[1]);
+  for (int a = 0; a < 2; a++) {
+    out->seam[a] = d->seam[a];
+    out->anchor[a] = then.anchor[a];
+  }
   out->fx = now->fx;
   out->fy = now->fy;
   out->torque = now->torque;

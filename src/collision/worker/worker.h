@@ -106,6 +106,8 @@ typedef struct ms_wall_now {
   double center[2];      /* circle: its centre now */
   double t, tx, ty, angle; /* the pose of time t (force-driven: tx, ty = s dir, angle 0) */
   double vtx, vty;       /* force-driven: its velocity, s_dot dir */
+  double anchor[2];      /* the middle of its points' bounds now (a circle's centre): discs
+                            meet it through their image nearest this (ms_wall_image) */
   double s, s_dot;       /* force-driven: displacement along its line and its rate */
   ms_band band;          /* the cells within reach of the small particles now */
   int placed;            /* placed once: `at` and `band` belong to the last pose */
