@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collision/sim_internal.h"
+#include "collision/open_scan.h"
 #include "collision/pipeline.h"
 #include "collision/slots.h"
 #include "collision/worker/walls.h"

@@ -5,10 +5,34 @@
 
 #include <stdint.h>
 
-#include "collision/open_scan.h"
-#include "collision/slots.h"
+#include "cl/runtime.h"
 #include "mixsim/scene.h"
 #include "mixsim/sim.h"
+
+/* The small particles' slots as an exchange sees them on the host (collision/slots.h). */
+typedef struct ms_slots_view {
+  int n;                /* slots */
+  double *pos;          /* 2 per slot, simulation frame: read back */
+  double *vel;          /* 2 per slot; like rot and img, what the changed slots get */
+  double *rot;          /* 2 per slot (theta, w); NULL when friction is off */
+  int *img;             /* 2 per slot: the periods crossed */
+  uint8_t *freed;       /* emptied by this exchange: not filled again before the next */
+  uint8_t *changed;     /* emptied or filled by this exchange: sent down */
+} ms_slots_view;
+
+/* The exchange's device-side filter and its last result (collision/open_scan.h). */
+typedef struct ms_scan_list {
+  int n;
+  int *slot;  /* ascending */
+  double *xy; /* 2 per entry: the position */
+} ms_scan_list;
+
+typedef struct ms_open_scan {
+  int made, room;                                  /* room: records each list holds */
+  cl_mem out_rect, in_rect, in_reach, count;       /* the regions, as the kernel takes them */
+  cl_mem leave_idx, leave_pos, near_idx, near_pos; /* `room` records each */
+  ms_scan_list leave, near;                        /* the last scan's, on the host */
+} ms_open_scan;
 
 typedef struct ms_open {
   int on;        /* any inflow, outflow or open side */

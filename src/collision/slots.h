@@ -8,19 +8,11 @@
 
 #include <stdint.h>
 
+#include "collision/open_state.h"
 #include "mixsim/status.h"
 
 struct ms_sim;
 
-typedef struct ms_slots_view {
-  int n;                /* slots */
-  double *pos;          /* 2 per slot, simulation frame: read back */
-  double *vel;          /* 2 per slot; like rot and img, what the changed slots get */
-  double *rot;          /* 2 per slot (theta, w); NULL when friction is off */
-  int *img;             /* 2 per slot: the periods crossed */
-  uint8_t *freed;       /* emptied by this exchange: not filled again before the next */
-  uint8_t *changed;     /* emptied or filled by this exchange: sent down */
-} ms_slots_view;
 
 /* Makes v's host arrays the slots' size (kept from one exchange to the next) and clears
  * its marks; reads nothing back: the exchange fills pos for the slots it looks at

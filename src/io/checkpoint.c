@@ -62,7 +62,6 @@ typedef struct cimage {
   int32_t *large_static;
 } cimage;
 
-
 SCALAR(cimage, n_small) SCALAR(cimage, n_large) SCALAR(cimage, step)
 SCALAR(cimage, capacity) SCALAR(cimage, max_overflow) SCALAR(cimage, grid_builds)
 SCALAR(cimage, overflow_builds) SCALAR(cimage, capacity_growths) SCALAR(cimage, outside_events)
@@ -121,9 +120,6 @@ static const field collision_fields[] = {
 #define C_IDS_SINCE 6
 #define C_LARGE_FIRST 41
 #define C_LARGE_SINCE 7
-
-
-
 
 static int c_alloc(void *v)
 {
