@@ -1,7 +1,8 @@
 /* The small particles' slots (docs/open-systems.md): the arrays hold a particle or are
  * empty (shape (0, 0), far outside the box, at rest: kernels/shared/grid.h). The exchanges
  * with the outside (collision/open.c) read the positions back, empty and fill slots on the
- * host and send those slots down; the arrays grow by doubling, never shrink. Between
+ * host and send those slots down; the arrays grow (doubling up to 65536 slots, then by an
+ * eighth), never shrink. Between
  * advances only. */
 #ifndef MS_COLLISION_SLOTS_H
 #define MS_COLLISION_SLOTS_H
@@ -24,7 +25,7 @@ void ms_slots_clear(struct ms_sim *s, ms_slots_view *v, int i);
 /* Puts a new particle, with the next id, into empty slot i. */
 void ms_slots_fill(struct ms_sim *s, ms_slots_view *v, int i, double x, double y, double vx,
                    double vy, float r, float m, double spin);
-/* At least `need` slots: the arrays double (the device's rebuilt around the state). */
+/* At least `need` slots: the arrays grow (the device's rebuilt around the state). */
 ms_status ms_slots_grow(struct ms_sim *s, ms_slots_view *v, int need);
 /* Exactly n slots, every one empty, for a checkpoint or a snapshot to fill. */
 ms_status ms_slots_resize(struct ms_sim *s, int n);

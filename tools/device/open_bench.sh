@@ -3,7 +3,9 @@
 # (SMALL small discs, default 1048576, and LARGE large ones of radius ratio 10, default 1000,
 # tools/sweep_scene.py --shape box) in three boxes: with four walls (box), periodic along x
 # (periodic), and with walls plus an inflow of RATE discs a second (1000) falling from the
-# top onto an outflow above the bed (flows). Each first runs WARM iterations (12500, 0.5 s:
+# top onto an outflow above the bed (flows), and with walls plus an outflow in a corner no
+# disc reaches (idle: the exchanges every millisecond with nothing to exchange, their fixed
+# cost). Each first runs WARM iterations (12500, 0.5 s:
 # the bed settles, the poured discs reach the outflow) into a checkpoint; then STEPS
 # iterations (300) from it, REPEAT (3) runs of each interleaved: median (min-max)
 # ms/iteration and the ratios to the box. Results under OUT.
@@ -38,9 +40,14 @@ velocity = 0, -5
 region = 0, %g, %g, %g
 """ % (0.1 * w, 0.94 * w, 0.9 * w, 0.99 * w, rate, 0.84 * w, 0.999 * w, 0.88 * w)
 open(out + "/flows.ini", "w").write(flows)
+idle = box + """
+[outflow.corner]
+region = %g, %g, %g, %g
+""" % (0.999 * w, 0.999 * w, w, w)
+open(out + "/idle.ini", "w").write(idle)
 PY
 warm=${WARM:-12500}
-cases="box periodic flows"
+cases=${CASES:-box periodic flows idle}
 for s in $cases; do
   bo/mixsim "$out/$s.ini" -q --headless -n "$warm" --device gpu --checkpoint "/tmp/$s.ck" \
     >"$out/${s}_warm.txt" 2>&1 || { echo "$s warm-up failed"; tail -3 "$out/${s}_warm.txt"; }
