@@ -190,9 +190,10 @@ static ms_status grow_to(ms_sim *s, ms_slots_view *v, int n2);
 
 ms_status ms_slots_grow(ms_sim *s, ms_slots_view *v, int need)
 {
-  /* Doubling while small (each growth rebuilds the device); an eighth more beyond 65536
-   * slots, so that the kernels, which run over every slot, run over few empty ones. */
-  int n = v->n, more = n < 65536 ? n : n / 8;
+  /* Doubling while small (each growth rebuilds the device); a 64th more beyond 65536
+   * slots, so that the kernels, which run over every slot, run over few empty ones (a
+   * growth every 16 s of a 1000/s inflow at a million: its rebuild is nothing beside). */
+  int n = v->n, more = n < 65536 ? n : n / 64;
   int n2 = n + more > need ? n + more : need;
   return grow_to(s, v, n2 < 64 ? 64 : n2);
 }

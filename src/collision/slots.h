@@ -1,8 +1,8 @@
 /* The small particles' slots (docs/open-systems.md): the arrays hold a particle or are
  * empty (shape (0, 0), far outside the box, at rest: kernels/shared/grid.h). The exchanges
  * with the outside (collision/open.c) read the positions back, empty and fill slots on the
- * host and send those slots down; the arrays grow (doubling up to 65536 slots, then by an
- * eighth), never shrink. Between
+ * host and send those slots down; the arrays grow (doubling up to 65536 slots, then by a
+ * 64th), never shrink. Between
  * advances only. */
 #ifndef MS_COLLISION_SLOTS_H
 #define MS_COLLISION_SLOTS_H
