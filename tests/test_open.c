@@ -277,6 +277,28 @@ static void test_snapshot_across_growth(void)
   ms_scene_free(&sc);
 }
 
+/* Beyond 65536 slots the arrays grow by a 64th, not by doubling: the kernels run over
+ * every slot, and a doubled array would be half empty. */
+static void test_growth_beyond_65536_slots(void)
+{
+  static const char text[] =
+      "[simulation]\ndt = 1e-4\nseed = 3\ngravity = 0, 0\n[box]\nmin = 0, 0\nmax = 2, 2\n"
+      "[material]\nstiffness = 100\nrestitution = 0.5\n[small]\ncount = 65536\n"
+      "radius = 0.002\ndensity = 25\nregion = 0, 0, 1.5, 1.5\n[inflow.in]\n"
+      "region = 1.6, 1.6, 1.9, 1.9\nrate = 50000\nradius = 0.002\ndensity = 25\n";
+  ms_scene sc;
+  ENSURE(!ms_scene_load_string(text, "grow.ini", &sc));
+  ms_sim *sim = NULL;
+  ENSURE(create(&sc, &sim) && advance(sim, 11)); /* one exchange, at step 10: 50 owed */
+  ms_state st;
+  ENSURE(!ms_sim_read_state(sim, &st));
+  ENSURE(ms_sim_small_count(sim) == 65536 + 50);
+  ENSURE(st.slots == 65536 + 65536 / 64);
+  ms_state_free(&st);
+  ms_sim_destroy(sim);
+  ms_scene_free(&sc);
+}
+
 int main(int argc, char **argv)
 {
   const char *filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
@@ -288,5 +310,6 @@ int main(int argc, char **argv)
   RUN_TEST(test_one_hash_in_every_mode, filter);
   RUN_TEST(test_checkpoint_in_the_pour, filter);
   RUN_TEST(test_snapshot_across_growth, filter);
+  RUN_TEST(test_growth_beyond_65536_slots, filter);
   return TEST_EXIT();
 }
