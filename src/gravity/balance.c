@@ -319,10 +319,21 @@ static int change_to(ms_balance *b, const int *units, int *next)
   return 1;
 }
 
+/* Whether a device of `mask` computes on the host's cores. */
+static int any_on_host(const ms_balance *b, unsigned mask)
+{
+  for (int i = 0; i < b->n_dev; i++)
+    if ((mask & (1u << i)) && b->on_host[i])
+      return 1;
+  return 0;
+}
+
 /* The next split to try, or NULL: the model's plan when it promises a gain (within the
  * same devices, against the model's own figure for the split in use; for another set of
- * devices, once, against the measured time), else once the fastest device alone — the
- * model cannot know how fast a device runs when the others stop sharing its cores. */
+ * devices, once, against the measured time), else, when a device of the split computes on
+ * the host's cores, once the fastest device alone — the model cannot know how fast a
+ * device runs when the others stop sharing its cores. GPUs run alone as they run in the
+ * split, so for them the plan's figure stands and nothing is spent measuring it. */
 static const int *next_trial(ms_balance *b, double t, int *single)
 {
   unsigned mask = ms_balance_mask(b->n_dev, b->cur);
@@ -335,7 +346,7 @@ static const int *next_trial(ms_balance *b, double t, int *single)
   if (pm != mask && ms_balance_tried(b, pm) == 0.0 &&
       b->plan.step_s < t * (1.0 - MS_BALANCE_HYSTERESIS))
     return b->plan.units;
-  if (bits(mask) > 1 && !b->single_tried) {
+  if (bits(mask) > 1 && !b->single_tried && any_on_host(b, mask)) {
     b->single_tried = 1;
     int fast = -1;
     for (int i = 0; i < b->n_dev; i++)

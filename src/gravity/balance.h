@@ -67,6 +67,8 @@ typedef struct ms_balance {
   int settled, drift_windows;
   double settled_s;
   int probe[MS_BALANCE_MAX]; /* granules to measure a device left out with (default 1) */
+  int on_host[MS_BALANCE_MAX]; /* the device computes on the host's cores (a CPU device):
+                                  its rate alone is not its rate beside the others */
   int want;      /* samples the current window needs */
   double window_s; /* the last window's step time (median) */
   int decisions; /* windows decided, for the tests */

@@ -80,8 +80,10 @@ static int count_active(const ms_gset *set)
 static void restart_controller(ms_gset *set, int units_total, const int *units)
 {
   ms_balance_init(&set->balance, set->n_dev, units_total, units);
-  for (int i = 0; i < set->n_dev; i++)
+  for (int i = 0; i < set->n_dev; i++) {
     set->balance.probe[i] = probe_of(&set->dev[i]);
+    set->balance.on_host[i] = (set->dev[i].cl.type & CL_DEVICE_TYPE_CPU) != 0;
+  }
   set->active = count_active(set);
 }
 
