@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The peer check: the same scene run by mixsim and by LAMMPS (tools/peers/lammps_compare.py:
-# pair granular hooke with matched Tsuji damping, no friction, walls, frozen statics, same
-# dt) ends with the same kinetic energy, before chaos separates the runs. Skipped (77)
+# pair granular hooke with matched Tsuji damping, without and with friction, walls, frozen
+# statics, same dt) ends with the same kinetic energy, before chaos separates the runs. Skipped (77)
 # where LAMMPS is not installed.
 #   lammps.sh MIXSIM SOURCE_ROOT
 set -u
@@ -38,6 +38,13 @@ test_mixed_scene_matches_lammps() {
 # Large discs of 4 small radii among small ones, in a bed.
 test_sweep_scene_matches_lammps() { same_energy --small 3000 --large 30 --ratio 4 1e-4; }
 
+# The same bed with friction (mu 0.5 between discs and at the walls): mixsim's tangential
+# spring, dashpot and Coulomb cap as LAMMPS's linear_history (validate_lammps.py's mapping).
+test_frictional_scene_matches_lammps() {
+  same_energy --small 3000 --large 30 --ratio 4 --friction 0.5 1e-4
+}
+
 check test_mixed_scene_matches_lammps
 check test_sweep_scene_matches_lammps
+check test_frictional_scene_matches_lammps
 finish

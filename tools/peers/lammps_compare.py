@@ -5,14 +5,16 @@ Takes a collision scene (or generates one with tools/sweep_scene.py), has mixsim
 initial state (`--steps 0 --dump`), and builds the LAMMPS run of the same physics: 2D discs
 (atom_style sphere, areal densities giving mixsim's masses), pair_style granular with `hooke`
 and `damping tsuji`, the Tsuji coefficient solved so that its damping alpha sqrt(m_eff k)
-equals mixsim's 2 zeta(e) sqrt(k m_eff) (0.4114 for e = 0.5), no friction (tangential
-linear_nohistory 0 0), the four walls as fix wall/gran with the same law, static large
-particles frozen (fix freeze: infinite mass in the pair's m_eff, as in mixsim), gravity,
-nve/sphere with the same dt. Then runs both `--repeat` times, interleaved, and prints ms per
+equals mixsim's 2 zeta(e) sqrt(k m_eff) (0.4114 for e = 0.5); without friction `tangential
+linear_nohistory 0 0`, with it (the scene's [material] friction, or --friction MU on a generated
+scene) `tangential linear_history k_t x_gammat mu` and, with rolling_friction, `rolling sds`, as
+tools/peers/validate_lammps.py maps mixsim's law (the walls with wall_friction); the four walls
+as fix wall/gran with the same law, static large particles frozen (fix freeze: infinite mass
+in the pair's m_eff, as in mixsim), gravity, nve/sphere disc with the same dt. Then runs both `--repeat` times, interleaved, and prints ms per
 step (median, min-max; LAMMPS's "Loop time", mixsim's stepping loop) and the kinetic energy
 each ends with (equal while the runs have not yet diverged chaotically).
 
-usage: lammps_compare.py --mixsim EXE (--scene S | --small N --large M --ratio R)
+usage: lammps_compare.py --mixsim EXE (--scene S | --small N --large M --ratio R [--friction MU])
                          [--steps 1000] [--repeat 3] [--device cpu] [--lmp lmp] [--out DIR]
                          [--json FILE]
 """
@@ -60,8 +62,14 @@ def read_scene(path):
     with open(path) as f:
         cp.read_string(f.read())
     sim = cp["simulation"]
+    mat = cp["material"]
     vec = lambda s: [float(x) for x in s.split(",")]
+    num = lambda key, default: float(mat.get(key, default).split()[0])
     return {
+        "mu": num("friction", "0"),
+        "mu_r": num("rolling_friction", "0"),
+        "mu_wall": num("wall_friction", "0"),
+        "kt_ratio": num("tangential_stiffness", str(1.0 / 3.0)),
         "dt": float(sim["dt"]),
         "gravity": vec(sim.get("gravity", "0, -9.81")),
         "k": float(cp["material"]["stiffness"]),
@@ -69,6 +77,30 @@ def read_scene(path):
         "box_min": vec(cp["box"]["min"]),
         "box_max": vec(cp["box"]["max"]),
     }
+
+
+def friction_on(params):
+    return params["mu"] > 0 or params["mu_r"] > 0 or params["mu_wall"] > 0
+
+
+def contact_laws(params, rows):
+    """pair_coeff and wall/gran arguments: frictionless, or validate_lammps.py's mapping of
+    mixsim's frictional law (its rolling springs sized for a pair of the mean small disc)."""
+    c = tsuji_coefficient(params["e"])
+    if not friction_on(params):
+        law = "hooke %.17g %.17g damping tsuji tangential linear_nohistory 0 0" % (params["k"], c)
+        return law, law
+    import validate_lammps  # (here: it imports this module's tsuji_coefficient)
+    d = {"k_n": params["k"], "restitution": params["e"], "kt_ratio": params["kt_ratio"]}
+    small = [r for r in rows if r["kind"] == "small"] or rows
+    r_mean = statistics.mean(float(r["radius"]) for r in small)
+    m_mean = statistics.mean(float(r["mass"]) for r in small)
+    i_mean = 0.5 * m_mean * r_mean ** 2
+    pair = validate_lammps.lammps_law(d, params["mu"], params["mu_r"], m_mean / 2.0, i_mean / 2.0,
+                                      r_mean / 2.0)
+    wall = validate_lammps.lammps_law(d, params["mu_wall"], params["mu_r"], m_mean, i_mean,
+                                      r_mean)
+    return pair, wall
 
 
 def write_lammps(params, dump_csv, steps, out_dir):
@@ -93,8 +125,7 @@ def write_lammps(params, dump_csv, steps, out_dir):
         for i, r in enumerate(rows, 1):
             vx, vy = (0.0, 0.0) if r["static"] in ("1", "true") else (float(r["vx"]), float(r["vy"]))
             f.write("%d %.17g %.17g 0 0 0 0\n" % (i, vx, vy))
-    c = tsuji_coefficient(params["e"])
-    law = "hooke %.17g %.17g damping tsuji tangential linear_nohistory 0 0" % (params["k"], c)
+    law, wall_law = contact_laws(params, rows)
     g = params["gravity"]
     gmag = math.hypot(g[0], g[1])
     inp = os.path.join(out_dir, "in.lammps")
@@ -118,7 +149,7 @@ fix freeze fixed freeze
 fix move mobile nve/sphere disc
 fix wx mobile wall/gran granular %s xplane %.17g %.17g
 fix wy mobile wall/gran granular %s yplane %.17g %.17g
-""" % (os.path.basename(data), 0.2 * r_max, law, law, lo[0], hi[0], law, lo[1], hi[1]))
+""" % (os.path.basename(data), 0.2 * r_max, law, wall_law, lo[0], hi[0], wall_law, lo[1], hi[1]))
         if gmag > 0:
             f.write("fix g mobile gravity %.17g vector %.17g %.17g 0\n" % (gmag, g[0] / gmag,
                                                                            g[1] / gmag))
@@ -166,6 +197,8 @@ def main():
     ap.add_argument("--small", type=int)
     ap.add_argument("--large", type=int, default=0)
     ap.add_argument("--ratio", type=float, default=10.0)
+    ap.add_argument("--friction", type=float, default=0.0,
+                    help="a generated scene's friction (and wall friction) coefficient")
     ap.add_argument("--steps", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--device", default="cpu")
@@ -180,8 +213,12 @@ def main():
         if a.small is None:
             ap.error("give --scene or --small (with --large, --ratio)")
         scene = os.path.join(out, "scene.ini")
+        text = sweep_scene.scene(a.small, a.large, a.ratio)
+        if a.friction > 0:
+            text = text.replace("[material]\n", "[material]\nfriction = %g\nwall_friction = %g\n"
+                                % (a.friction, a.friction), 1)
         with open(scene, "w") as f:
-            f.write(sweep_scene.scene(a.small, a.large, a.ratio))
+            f.write(text)
     scene = os.path.abspath(scene)
     dump = os.path.join(out, "initial.csv")
     subprocess.run([a.mixsim, "-q", "--headless", "--steps", "0", "--dump", dump, scene],
@@ -195,8 +232,12 @@ def main():
         lam.append(ms)
     print("scene %s: %d small + %d large, %d steps x %d runs each, interleaved" % (
         scene, info["small_particles"], info["large_particles"], a.steps, a.repeat))
-    print("mixsim on %s [%s]; LAMMPS serial (%s), pair granular hooke + tsuji %.4f" % (
-        info["device"], info["platform"], a.lmp, tsuji_coefficient(read_scene(scene)["e"])))
+    params = read_scene(scene)
+    print("mixsim on %s [%s]; LAMMPS serial (%s), pair granular hooke + tsuji %.4f, %s" % (
+        info["device"], info["platform"], a.lmp, tsuji_coefficient(params["e"]),
+        "friction mu %g, mu_r %g, wall mu %g (linear_history)" % (
+            params["mu"], params["mu_r"], params["mu_wall"]) if friction_on(params)
+        else "frictionless"))
     print()
     print("| code | ms/step median (min-max) | kinetic energy at the end (J/m) |")
     print("|---|---|---|")
