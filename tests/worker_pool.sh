@@ -37,6 +37,20 @@ test_mixed_same_hash_for_1_2_3_8_threads() {
     grain=1 same_hash_every_count 26b4e1df -n 100 "$root/tests/scenes/mixed_frictionless.ini"
 }
 
+# MIXSIM_POOL_SPIN_US: threads that poll between jobs (the default on a GPU) step alike;
+# a bad value is refused naming the variable.
+test_options_polling_keeps_the_hash() {
+  local got
+  MIXSIM_POOL_SPIN_US=300 MIXSIM_CPU_GRAIN=1 "$exe" -q -d cpu --cpu-threads 3 -n 100 \
+    "$root/tests/scenes/mixed_frictionless.ini" >out 2>err || { cat err; return 1; }
+  got=$(hash_of out)
+  [ "$got" = 26b4e1df ] || { echo "polling: hash $got, want 26b4e1df"; return 1; }
+  MIXSIM_POOL_SPIN_US=2000000 "$exe" -q -d cpu "$root/tests/scenes/tiny.ini" >out 2>err
+  local rc=$?
+  [ $rc -eq 2 ] && grep -q "^mixsim: MIXSIM_POOL_SPIN_US: must be between 0 and 1000000" err &&
+    [ ! -s out ] || { echo "MIXSIM_POOL_SPIN_US=2000000: exit $rc"; cat err; return 1; }
+}
+
 test_packed_same_hash_for_1_2_3_8_threads() {
   grain=1 same_hash_every_count e425b87e "$root/tests/scenes/packed.ini"
 }
@@ -160,6 +174,7 @@ test_options_bad_counts_refused_naming_the_option() {
 }
 
 check test_mixed_same_hash_for_1_2_3_8_threads
+check test_options_polling_keeps_the_hash
 check test_packed_same_hash_for_1_2_3_8_threads
 check test_squeeze_same_hash_for_1_2_3_8_threads
 check test_many_large_same_hash_for_1_2_3_8_threads

@@ -243,6 +243,24 @@ static double pool_spin_s(const ms_sim *s)
   return 200e-6;
 }
 
+/* MIXSIM_POOL_SPIN_US: the polling above, in microseconds (0..10^6), for measuring it; it
+ * never changes the state, only the time. Unset: the default. */
+static ms_status read_spin(ms_sim *s, double *spin_s)
+{
+  const char *env = getenv("MIXSIM_POOL_SPIN_US");
+  long us = 0;
+  char why[256];
+  *spin_s = pool_spin_s(s);
+  if (!env || !*env)
+    return MS_OK;
+  ms_number_error err = ms_number_long(env, 0, 1000000L, &us);
+  if (err != MS_NUMBER_OK)
+    return ms_fail(MS_ERR_INPUT, "MIXSIM_POOL_SPIN_US: %s",
+                   ms_number_explain(err, env, 0, 1000000L, why, sizeof why));
+  *spin_s = 1e-6 * (double)us;
+  return MS_OK;
+}
+
 /* The CPU worker's pool: the scene's (or --cpu-threads') count, else the default. */
 static ms_status setup_pool(ms_sim *s, const ms_scene *sc)
 {
@@ -253,9 +271,12 @@ static ms_status setup_pool(ms_sim *s, const ms_scene *sc)
   s->wk.chunk = calloc((size_t)s->wk.cpu_threads, sizeof *s->wk.chunk);
   if (!s->wk.chunk)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the CPU worker pool");
-  st = ms_pool_create(s->wk.cpu_threads, &s->wk.pool);
+  double spin_s = 0.0;
+  st = read_spin(s, &spin_s);
   if (!st)
-    ms_pool_set_spin(s->wk.pool, pool_spin_s(s));
+    st = ms_pool_create(s->wk.cpu_threads, &s->wk.pool);
+  if (!st)
+    ms_pool_set_spin(s->wk.pool, spin_s);
   return st;
 }
 
