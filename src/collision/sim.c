@@ -232,15 +232,16 @@ static ms_status read_grain(ms_sim *s)
 
 /* How long the pool's threads poll between jobs: on a GPU, whose runtime leaves the
  * host's cores to the worker, while the pool fits beside the manager; never on a CPU
- * device, whose kernels need every core the pool would poll on. 200 us spans the gaps
- * between an iteration's jobs: on the H200's host, 1M small + 20,000 large went from
- * 1.94 ms/iteration (no polling) to 1.64, 4M + 4000 from 1.40 to 1.38 (one run each). */
+ * device, whose kernels need every core the pool would poll on. 3 ms spans a whole
+ * iteration, the gap before sync 1 included, so a helper is awake when work arrives: on the
+ * H200's host, 1M small + 1000 large ran 1.183 ms/iteration polling 0 or 200 us, 1.107 at
+ * 1 ms and 1.078 at 3 ms (3 interleaved runs each, docs/collision.md). */
 static double pool_spin_s(const ms_sim *s)
 {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   if (!(s->cl.device_type & CL_DEVICE_TYPE_GPU) || s->wk.cpu_threads >= cores)
     return 0.0;
-  return 200e-6;
+  return 3e-3;
 }
 
 /* MIXSIM_POOL_SPIN_US: the polling above, in microseconds (0..10^6), for measuring it; it
