@@ -28,6 +28,7 @@ static int run_hash(const run_spec *r, uint32_t *hash, ms_sim_stats *stats)
   }
   sc.pipeline = r->pipeline;
   sc.buffers = r->buffers;
+  sc.buffers_given = 1;
   if (r->capacity)
     sc.grid_capacity = r->capacity;
   ms_sim *sim = NULL;

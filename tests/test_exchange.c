@@ -34,6 +34,7 @@ static int run_hash(const run_spec *r, uint32_t *hash, ms_sim_stats *stats)
   }
   sc.pipeline = r->pipeline;
   sc.buffers = r->buffers;
+  sc.buffers_given = 1;
   sc.exchange = r->exchange;
   sc.exchange_given = 1;
   ms_sim *sim = NULL;

@@ -183,6 +183,7 @@ static uint32_t pour_hash(const pour_spec *p, long steps, ms_sim_stats *stats)
     return 0;
   sc.pipeline = p->pipeline;
   sc.buffers = p->buffers;
+  sc.buffers_given = 1;
   sc.exchange = p->exchange;
   sc.exchange_given = 1;
   sc.cpu_threads = p->cpu_threads;

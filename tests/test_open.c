@@ -187,6 +187,7 @@ static void test_one_hash_in_every_mode(void)
     ENSURE(load_file("open_flow.ini", &sc));
     sc.pipeline = m % 2 ? MS_PIPELINE_NAIVE : MS_PIPELINE_REORDERED;
     sc.buffers = m == 2 ? MS_BUFFERS_COPIED : MS_BUFFERS_SHARED;
+    sc.buffers_given = 1;
     sc.exchange = m < 3 ? MS_EXCHANGE_ZONE : MS_EXCHANGE_FULL;
     sc.exchange_given = 1;
     sc.cpu_threads = 1 + m % 3;

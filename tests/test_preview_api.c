@@ -21,6 +21,7 @@ static ms_sim *open_tiny(ms_pipeline p, ms_buffer_mode b)
   }
   sc.pipeline = p;
   sc.buffers = b;
+  sc.buffers_given = 1;
   ms_sim *sim = NULL;
   if (ms_sim_create(&sc, NULL, &sim))
     fprintf(stderr, "%s\n", ms_error_message());

@@ -143,12 +143,13 @@ static void test_auto_keys_keep_their_line_and_defaults(void)
   ms_error_clear();
   ENSURE(ms_scene_load_string(text, "auto.ini", &s) == MS_OK);
   ENSURE(s.buffers_auto == 3 && s.exchange_auto == 4);
-  ENSURE(s.buffers == MS_BUFFERS_SHARED && !s.exchange_given);
+  ENSURE(s.buffers == MS_BUFFERS_SHARED && !s.exchange_given && !s.buffers_given);
   ms_scene_free(&s);
   ENSURE(ms_scene_load_string("[simulation]\ndt = 1e-5\nbuffers = copied\n[box]\nmin = 0, 0\n"
                               "max = 1, 1\n[material]\nstiffness = 2e4\nrestitution = 1\n",
                               "plain.ini", &s) == MS_OK);
-  ENSURE(s.buffers_auto == 0 && s.exchange_auto == 0 && s.buffers == MS_BUFFERS_COPIED);
+  ENSURE(s.buffers_auto == 0 && s.exchange_auto == 0 && s.buffers == MS_BUFFERS_COPIED &&
+         s.buffers_given);
   ms_scene_free(&s);
 }
 

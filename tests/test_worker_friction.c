@@ -213,6 +213,7 @@ static int bed_sim(const bed_run *r, ms_scene *sc, ms_sim **sim)
   sc->exchange = r->exchange;
   sc->exchange_given = 1;
   sc->buffers = r->buffers;
+  sc->buffers_given = 1;
   sc->pipeline = r->pipeline;
   return ms_sim_create(sc, NULL, sim) ? -1 : 0;
 }

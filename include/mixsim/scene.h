@@ -199,6 +199,7 @@ typedef struct ms_scene {
   uint64_t seed;
   ms_pipeline pipeline;
   ms_buffer_mode buffers;
+  int buffers_given;  /* set by the key or --buffers; else the device type decides */
   ms_exchange exchange;
   int exchange_given; /* set by the key or --exchange; else the device type decides */
   ms_large_on large_on; /* cpu unless the key or --large-on says */

@@ -62,7 +62,8 @@ static void usage(FILE *out)
         "  -n, --steps N            iterations to run; 0 writes the initial state's outputs\n"
         "                           (default: the scene's 'steps')\n"
         "  -p, --pipeline MODE      naive | reordered (default: the scene's)\n"
-        "  -b, --buffers MODE       shared | copied | auto (default: the scene's, else shared)\n"
+        "  -b, --buffers MODE       shared | copied | auto (default: the scene's, else copied\n"
+        "                           on a GPU, shared on a CPU device)\n"
         "      --exchange MODE      zone | full | auto: what the CPU worker maps or reads,\n"
         "                           the cells under the large particles or all (default: the\n"
         "                           scene's, else zone on a GPU when the full arrays are\n"
@@ -414,9 +415,11 @@ static int apply_overrides(const cli *c, ms_scene *sc)
 {
   if (c->pipeline && !ms_pipeline_parse(c->pipeline, &sc->pipeline))
     return bad_option("--pipeline", "naive or reordered", c->pipeline);
-  if (c->buffers && !option_auto(c->buffers, &sc->buffers_auto) &&
-      !ms_buffer_mode_parse(c->buffers, &sc->buffers))
-    return bad_option("--buffers", "shared, copied or auto", c->buffers);
+  if (c->buffers && !option_auto(c->buffers, &sc->buffers_auto)) {
+    if (!ms_buffer_mode_parse(c->buffers, &sc->buffers))
+      return bad_option("--buffers", "shared, copied or auto", c->buffers);
+    sc->buffers_given = 1;
+  }
   if (c->exchange && !option_auto(c->exchange, &sc->exchange_auto)) {
     if (!ms_exchange_parse(c->exchange, &sc->exchange))
       return bad_option("--exchange", "zone, full or auto", c->exchange);

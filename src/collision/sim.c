@@ -343,6 +343,15 @@ static ms_exchange default_exchange(const ms_sim *s, size_t cap)
   return bytes > 6e6 ? MS_EXCHANGE_ZONE : MS_EXCHANGE_FULL;
 }
 
+/* Buffers unless the scene or --buffers says: copied on a GPU, whose transfers of the
+ * few bytes the worker needs beat mapping host memory (on the H200, 1M small + 1000 large
+ * 0.74 ms/iteration copied against 1.06 shared, scenes/mixed.ini 0.231 against 0.263:
+ * docs/collision.md); shared on a CPU device, where a map costs no copy. */
+static ms_buffer_mode default_buffers(const ms_sim *s)
+{
+  return (s->cl.device_type & CL_DEVICE_TYPE_GPU) ? MS_BUFFERS_COPIED : MS_BUFFERS_SHARED;
+}
+
 /* Scene entries as history entries (the same pair and displacement); NULL: no memory. */
 static ms_history_entry *entries_of(const ms_scene_contact *c, long n)
 {
@@ -431,7 +440,8 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st && !sc->exchange_given)
     s->p.exchange = default_exchange(s, (size_t)sc->grid_capacity);
   if (!st)
-    st = ms_sim_load_buffers(s, sc->buffers, (size_t)sc->grid_capacity, sc->small_pos, sc->small_vel,
+    st = ms_sim_load_buffers(s, sc->buffers_given ? sc->buffers : default_buffers(s),
+                             (size_t)sc->grid_capacity, sc->small_pos, sc->small_vel,
                       sc->small_rot); /* (NULL: angle 0 and the scene's spin) */
   if (!st && s->p.friction_on && sc->hist.present)
     st = import_scene_histories(s, &sc->hist);

@@ -109,6 +109,7 @@ static ms_status reset(driver *d)
   ms_scene sc = *d->scene; /* shallow: ms_sim_create only reads it */
   sc.pipeline = ms_sim_pipeline(d->sim);
   sc.buffers = ms_sim_buffers(d->sim);
+  sc.buffers_given = 1;
   ms_session_leave(&d->session, d->sim);
   set_live(d->k, NULL);
   ms_sim_destroy(d->sim);

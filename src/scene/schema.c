@@ -151,8 +151,10 @@ static int set_simulation(loader *ld, const char *key, const char *v)
       s->buffers_auto = ld->line;
       return 1;
     }
-    return ms_buffer_mode_parse(v, &s->buffers) ||
-           ms_ld_bad_value(ld, "expected shared, copied or auto, got '%s'", v);
+    if (!ms_buffer_mode_parse(v, &s->buffers))
+      return ms_ld_bad_value(ld, "expected shared, copied or auto, got '%s'", v);
+    s->buffers_given = 1; /* else the device type decides (collision/sim.c) */
+    return 1;
   }
   if (ms_ld_is(key, "exchange")) {
     if (ms_ld_is(v, "auto")) {
