@@ -12,16 +12,26 @@
  * devices' controller (gravity/balance.h) goes on from there within the range. */
 static void split_devices(ms_gset *set, int first, int count)
 {
+  /* By the measured speeds of the devices that have bodies; one the controller dropped
+   * stays out (it was dropped on that speed; the controller's drift watch measures it
+   * again), where an even first split would hand it bodies at every rank rebalance. */
   double rate[MS_GRAVITY_MAX_DEVICES];
-  int units[MS_GRAVITY_MAX_DEVICES], measured = 1;
+  int on[MS_GRAVITY_MAX_DEVICES], share[MS_GRAVITY_MAX_DEVICES];
+  int units[MS_GRAVITY_MAX_DEVICES] = {0}, m = 0, measured = 1;
   for (int i = 0; i < set->n_dev; i++) {
-    rate[i] = set->dev[i].count > 0 ? set->dev[i].bodies_per_s : 0.0;
-    measured &= rate[i] > 0.0;
+    if (set->dev[i].count <= 0)
+      continue;
+    measured &= set->dev[i].bodies_per_s > 0.0;
+    on[m] = i;
+    rate[m++] = set->dev[i].bodies_per_s;
   }
-  if (measured)
-    ms_ranks_plan(rate, set->n_dev, count / set->granule, NULL, units);
-  else
+  if (measured && m > 0) {
+    ms_ranks_plan(rate, m, count / set->granule, NULL, share);
+    for (int k = 0; k < m; k++)
+      units[on[k]] = share[k];
+  } else {
     ms_gset_first_split(set, count / set->granule, units);
+  }
   ms_gset_set_range(set, first, count / set->granule, units);
 }
 
