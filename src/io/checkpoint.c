@@ -464,14 +464,15 @@ static ms_status ids_fields(const char *path, const cimage *im)
   ms_status st = MS_OK;
   size_t held = 0; /* an empty slot holds no id (-1) */
   for (size_t i = 0; !st && i < n; i++) {
+    size_t at = i < ns ? i : i - ns; /* the entry in its own array */
+    const char *field = i < ns ? "small ids" : "large ids";
     int empty = i < ns ? im->small_shape && im->small_shape[2 * i + 1] == 0.0f
-                       : im->large_shape && im->large_shape[2 * (i - ns) + 1] == 0.0f;
+                       : im->large_shape && im->large_shape[2 * at + 1] == 0.0f;
     if (empty && all[i] != -1)
-      st = ms_ck_refuse_field(path, i < ns ? "small ids" : "large ids", "entry %zu = %lld: an empty slot holds no id "
-                              "(-1)", i, (long long)all[i]);
+      st = ms_ck_refuse_field(path, field, "entry %zu = %lld: an empty slot holds no id (-1)",
+                              at, (long long)all[i]);
     else if (!empty && (all[i] < 0 || all[i] >= im->next_id))
-      st = ms_ck_refuse_field(path, i < ns ? "small ids" : "large ids", "entry %zu = %lld is "
-                              "outside [0, next id = %lld)", i < ns ? i : i - ns,
+      st = ms_ck_refuse_field(path, field, "entry %zu = %lld is outside [0, next id = %lld)", at,
                               (long long)all[i], (long long)im->next_id);
     else if (!empty)
       all[held++] = all[i];
