@@ -212,22 +212,30 @@ static int default_cpu_threads(const ms_sim *s)
   return n > MS_CPU_THREADS_MAX ? MS_CPU_THREADS_MAX : (int)n;
 }
 
+/* A whole-number environment variable in [lo, hi]: *out is left as it is when `name` is
+ * unset or empty; anything else is refused naming the variable. */
+static ms_status env_long(const char *name, long lo, long hi, long *out)
+{
+  const char *env = getenv(name);
+  char why[256];
+  if (!env || !*env)
+    return MS_OK;
+  ms_number_error err = ms_number_long(env, lo, hi, out);
+  if (err != MS_NUMBER_OK)
+    return ms_fail(MS_ERR_INPUT, "%s: %s", name,
+                   ms_number_explain(err, env, lo, hi, why, sizeof why));
+  return MS_OK;
+}
+
 /* MIXSIM_CPU_GRAIN: the large particles per thread below which a phase of the CPU worker
  * takes fewer threads (cpu_worker.c has the defaults); 1 splits every phase over all of
  * them, which the tests use to run the split paths on small scenes. Unset: 0, defaults. */
 static ms_status read_grain(ms_sim *s)
 {
-  const char *env = getenv("MIXSIM_CPU_GRAIN");
   long grain = 0;
-  char why[256];
-  if (!env || !*env)
-    return MS_OK;
-  ms_number_error err = ms_number_long(env, 1, 1000000000L, &grain);
-  if (err != MS_NUMBER_OK)
-    return ms_fail(MS_ERR_INPUT, "MIXSIM_CPU_GRAIN: %s",
-                   ms_number_explain(err, env, 1, 1000000000L, why, sizeof why));
+  ms_status st = env_long("MIXSIM_CPU_GRAIN", 1, 1000000000L, &grain);
   s->wk.cpu_grain = (int)grain;
-  return MS_OK;
+  return st;
 }
 
 /* How long the pool's threads poll between jobs: on a GPU, whose runtime leaves the
@@ -248,18 +256,10 @@ static double pool_spin_s(const ms_sim *s)
  * never changes the state, only the time. Unset: the default. */
 static ms_status read_spin(ms_sim *s, double *spin_s)
 {
-  const char *env = getenv("MIXSIM_POOL_SPIN_US");
-  long us = 0;
-  char why[256];
-  *spin_s = pool_spin_s(s);
-  if (!env || !*env)
-    return MS_OK;
-  ms_number_error err = ms_number_long(env, 0, 1000000L, &us);
-  if (err != MS_NUMBER_OK)
-    return ms_fail(MS_ERR_INPUT, "MIXSIM_POOL_SPIN_US: %s",
-                   ms_number_explain(err, env, 0, 1000000L, why, sizeof why));
-  *spin_s = 1e-6 * (double)us;
-  return MS_OK;
+  long us = -1;
+  ms_status st = env_long("MIXSIM_POOL_SPIN_US", 0, 1000000L, &us);
+  *spin_s = us >= 0 ? 1e-6 * (double)us : pool_spin_s(s);
+  return st;
 }
 
 /* The CPU worker's pool: the scene's (or --cpu-threads') count, else the default. */
