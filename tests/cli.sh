@@ -116,7 +116,35 @@ test_kernel_table_lists_what_ran_aligned() {
     [ "$(wc -l <"$tmp/k.rows")" -ge 10 ]
 }
 
+# --profile: off leaves the kernels untimed (the report says so, the JSON's times are 0 and
+# kernels_profiled false), on times them; the state is the same. Bad values and gravity
+# scenes are refused with exit 2.
+test_profile_on_off() {
+  local s=$root/tests/scenes/tiny.ini
+  "$exe" -q -n 30 --profile off --stats "$tmp/off.json" "$s" >"$tmp/off" || return 1
+  "$exe" -q -n 30 --profile on --stats "$tmp/on.json" "$s" >"$tmp/on" || return 1
+  grep "kernels" "$tmp/off"
+  grep -q "^  kernels: not timed (--profile on times them" "$tmp/off" &&
+    grep -q "^  kernels (OpenCL profiling)$" "$tmp/on" || return 1
+  [ -n "$(hash_of "$tmp/on")" ] && [ "$(hash_of "$tmp/on")" = "$(hash_of "$tmp/off")" ] || return 1
+  python3 - "$tmp/off.json" "$tmp/on.json" <<'PY' || return 1
+import json, sys
+off, on = (json.load(open(p)) for p in sys.argv[1:3])
+assert off["kernels_profiled"] is False and on["kernels_profiled"] is True
+assert all(k["total_s"] == 0 for k in off["kernels"].values())
+assert on["kernels"]["collide_small"]["total_s"] > 0
+PY
+  "$exe" -q -n 1 --profile yes "$s" >/dev/null 2>"$tmp/err"
+  local rc=$?
+  [ $rc -eq 2 ] && grep -q "^mixsim: --profile: expected on, off or auto, got 'yes'$" "$tmp/err" ||
+    return 1
+  "$exe" -q -n 1 --profile on "$root/scenes/plummer.ini" >/dev/null 2>"$tmp/err"
+  rc=$?
+  [ $rc -eq 2 ] && grep -q "^mixsim: --profile: expected a scene with mode = collision" "$tmp/err"
+}
+
 check test_hash_pocl_1_vs_2_threads
+check test_profile_on_off
 check test_kernel_dir_same_hash_and_build_log
 check test_stats_and_dump_written
 check test_bad_scene_exit_2_names_line

@@ -210,6 +210,7 @@ typedef struct ms_scene {
   int buffers_auto, exchange_auto, large_on_auto;
   int cpu_threads;  /* the CPU worker's threads; 0: by the host (mixsim/sim.h) */
   int worker_list_off; /* worker_list = off: the CPU worker walks the cells every iteration */
+  int profile;         /* --profile: 0 auto (on a CPU device), 1 on, 2 off (cl/runtime.h) */
   float gravity[2]; /* m/s^2 */
 
   /* [box]: the four sides, each a wall, periodic (`periodic`) or open (`walls` leaves it

@@ -46,6 +46,7 @@ typedef struct cli {
   const char *trace_path; /* --trace; its window [trace_first, trace_last) */
   long trace_first, trace_last;
   const char *worker_list;
+  const char *profile; /* --profile on|off|auto */
   const char *output, *output_format; /* --output DIR, --output-format vtk|csv */
   long output_every;                  /* 0: not given */
   int output_clear, diagnostics; /* --output-clear, --diagnostics */
@@ -82,6 +83,9 @@ static void usage(FILE *out)
         "      --worker-list W      on | off: the CPU worker's large-small neighbour list\n"
         "                           with exchange full (default: the scene's worker_list,\n"
         "                           else on; the state is the same either way)\n"
+        "      --profile P          on | off | auto: time every kernel for the report\n"
+        "                           (default auto: on a CPU device; on a GPU it slows\n"
+        "                           each command, docs/cli.md; --trace always times them)\n"
         "  -d, --device DEV         gpu | cpu | P:D (default: $MIXSIM_DEVICE, else first GPU,\n"
         "                           else first CPU device)\n"
         "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
@@ -217,7 +221,7 @@ static int parse_args(int argc, char **argv, cli *c)
     {"large-on", required_argument, 0, 1022},
     {"cpu-threads", required_argument, 0, 1007},
     {"trace", required_argument, 0, 1031}, {"trace-steps", required_argument, 0, 1032},
-    {"worker-list", required_argument, 0, 1023},
+    {"worker-list", required_argument, 0, 1023}, {"profile", required_argument, 0, 1024},
     {"output", required_argument, 0, 1040}, {"output-every", required_argument, 0, 1041},
     {"output-format", required_argument, 0, 1042}, {"output-clear", no_argument, 0, 1043},
     {"diagnostics", no_argument, 0, 1044},
@@ -243,6 +247,7 @@ static int parse_args(int argc, char **argv, cli *c)
     case 1021: c->exchange = optarg; break;
     case 1022: c->large_on = optarg; break;
     case 1023: c->worker_list = optarg; break;
+    case 1024: c->profile = optarg; break;
     case 1003: rc = option_long("--burst", optarg, 1, MS_BURST_MAX, &c->burst); break;
     case 1004: c->checkpoint = optarg; break;
     case 1005:
@@ -411,6 +416,16 @@ static int option_auto(const char *v, int *given_auto)
   return is_auto;
 }
 
+/* --profile: auto, on or off as ms_scene.profile holds them; 0 for anything else. */
+static int option_profile(const char *v, int *out)
+{
+  static const char *const modes[3] = {"auto", "on", "off"};
+  for (int m = 0; m < 3; m++)
+    if (strcmp(v, modes[m]) == 0)
+      return *out = m, 1;
+  return 0;
+}
+
 static int apply_overrides(const cli *c, ms_scene *sc)
 {
   if (c->pipeline && !ms_pipeline_parse(c->pipeline, &sc->pipeline))
@@ -430,6 +445,8 @@ static int apply_overrides(const cli *c, ms_scene *sc)
     return bad_option("--large-on", "cpu, device or auto", c->large_on);
   if (c->worker_list && !ms_worker_list_parse(c->worker_list, &sc->worker_list_off))
     return bad_option("--worker-list", "on or off", c->worker_list);
+  if (c->profile && !option_profile(c->profile, &sc->profile))
+    return bad_option("--profile", "on, off or auto", c->profile);
   if (c->cpu_threads > 0)
     sc->cpu_threads = (int)c->cpu_threads;
   if (c->steps >= 0) /* 0: the initial state's outputs, no step */
@@ -447,9 +464,10 @@ static int check_mode_options(const cli *c, const ms_scene *sc)
     return MS_ERR_INPUT;
   }
   if (sc->mode == MS_MODE_GRAVITY && (c->pipeline || c->buffers || c->exchange || c->cpu_threads ||
-                                      c->large_on || c->worker_list))
+                                      c->large_on || c->worker_list || c->profile))
     return bad_option(c->pipeline ? "--pipeline" : c->buffers ? "--buffers" : c->exchange ? "--exchange" :
-                      c->large_on ? "--large-on" : c->worker_list ? "--worker-list" : "--cpu-threads",
+                      c->large_on ? "--large-on" : c->worker_list ? "--worker-list" :
+                      c->profile ? "--profile" : "--cpu-threads",
                       "a scene with mode = collision", c->scene);
   return -1;
 }

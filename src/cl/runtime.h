@@ -12,9 +12,10 @@ typedef struct ms_cl {
   cl_platform_id platform;
   cl_device_id device;
   cl_context context;
-  cl_command_queue gpu_queue; /* the GPU manager's, with profiling */
+  cl_command_queue gpu_queue; /* the GPU manager's */
   cl_command_queue cpu_queue; /* the CPU worker's maps and copies */
-  cl_command_queue zone_queue; /* the same worker's, profiled, for the contact zone */
+  cl_command_queue zone_queue; /* the same worker's, for the contact zone */
+  int profiled; /* the manager's and the zone's queues time their commands (ms_cl_open) */
   cl_device_type device_type;
   cl_ulong max_alloc;
   char device_name[256];
@@ -44,9 +45,13 @@ int ms_cl_parse_pd(const char *text, unsigned *p, unsigned *d, int *in_range, co
 /* Prints every platform and device as "P:D  type  name  [platform]". */
 ms_status ms_cl_list_devices(FILE *out);
 
+/* Whether the queues time their commands: on a CPU device and off on a GPU unless said. */
+typedef enum ms_cl_profile { MS_CL_PROFILE_AUTO, MS_CL_PROFILE_ON, MS_CL_PROFILE_OFF } ms_cl_profile;
+
 /* Opens the device named by `spec` ("gpu", "cpu", "P:D"; NULL or "" picks the first
- * GPU, else the first CPU device) and creates the context and both queues. */
-ms_status ms_cl_open(const char *spec, ms_cl *cl);
+ * GPU, else the first CPU device) and creates the context and the queues, profiled as
+ * `profile` says (and always while --trace records). */
+ms_status ms_cl_open(const char *spec, ms_cl_profile profile, ms_cl *cl);
 
 /* MS_ERR_RUNTIME naming the device unless it computes in double precision
  * (cl_khr_fp64, or OpenCL 1.2's double FP config), which collision mode needs. */

@@ -426,7 +426,8 @@ ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **
   if (!st)
     st = setup_shape(s, sc);
   if (!st)
-    st = ms_cl_open(device, &s->cl);
+    st = ms_cl_open(device, (ms_cl_profile)sc->profile, &s->cl);
+  s->run.trace.profiled = s->cl.profiled;
   if (!st)
     st = ms_cl_require_fp64(&s->cl);
   if (!st)

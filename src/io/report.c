@@ -71,6 +71,11 @@ static void print_kernels(FILE *out, const ms_trace *t, long it)
       width = n > width ? n : width;
       ran++;
     }
+  if (!t->profiled) { /* what the grid's wait was is then booked as 'grid build' too */
+    fputs("  kernels: not timed (--profile on times them, at a cost per command on a GPU)\n",
+          out);
+    return;
+  }
   fprintf(out, "  kernels (OpenCL profiling)%s\n", ran ? "" : ": none ran");
   for (int k = 0; k < MS_KERNEL_COUNT; k++)
     if (t->kernel_count[k] > 0)
@@ -409,6 +414,7 @@ static int write_json(FILE *f, void *arg)
   if (c->info->writer_used)
     fprintf(f, ",\n  \"writer\": {\"frames\": %ld, \"busy_s\": %.9g, \"wait_s\": %.9g, "
                "\"waits\": %ld}", w->jobs, w->busy_s, w->wait_s, w->waits);
+  fprintf(f, ",\n  \"kernels_profiled\": %s", t->profiled ? "true" : "false");
   fputs(",\n  \"kernels\": {", f);
   for (int k = 0; k < MS_KERNEL_COUNT; k++)
     fprintf(f, "%s\n    \"%s\": {\"total_s\": %.9g, \"ms_per_iteration\": %.9g}", k ? "," : "",

@@ -9,7 +9,9 @@
  *   - a blocking read of 8 bytes, and a blocking write of 8 bytes: a flag read back, a
  *     count sent down;
  *   - a map and unmap of 8 bytes of a host-allocated buffer (the shared buffers' way).
- * Usage: command_cost [--device SPEC] [--repeat N] [--batch N] [--items N] */
+ * --profile on|off|auto profiles the queue or not, auto as mixsim does (on a CPU device
+ * only): on NVIDIA's runtime profiling adds to every command.
+ * Usage: command_cost [--device SPEC] [--repeat N] [--batch N] [--items N] [--profile P] */
 #include <CL/cl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -31,6 +33,7 @@ static const char source[] =
 typedef struct options {
   const char *device;
   int repeat, batch, items;
+  ms_cl_profile profile;
 } options;
 
 typedef struct bench {
@@ -108,7 +111,7 @@ static ms_status time_map(bench *b, double *us)
 
 static ms_status setup(bench *b, const options *o)
 {
-  ms_status st = ms_cl_open(o->device, &b->cl);
+  ms_status st = ms_cl_open(o->device, o->profile, &b->cl);
   if (!st)
     st = ms_cl_build(b->cl.context, b->cl.device, source, "-cl-std=CL1.2", &b->prog);
   cl_int err = CL_SUCCESS;
@@ -188,11 +191,24 @@ static int parse(int argc, char **argv, options *o)
                                          {"repeat", required_argument, NULL, 'r'},
                                          {"batch", required_argument, NULL, 'b'},
                                          {"items", required_argument, NULL, 'i'},
+                                         {"profile", required_argument, NULL, 'p'},
                                          {NULL, 0, NULL, 0}};
-  *o = (options){NULL, 200, 50, 8192};
+  *o = (options){NULL, 200, 50, 8192, MS_CL_PROFILE_AUTO};
   int c;
   while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
     char *end = NULL;
+    if (c == 'p') {
+      static const char *const modes[3] = {"auto", "on", "off"};
+      int m = 0;
+      while (m < 3 && strcmp(optarg, modes[m]))
+        m++;
+      if (m == 3) {
+        fprintf(stderr, "command_cost: --profile %s: expected on, off or auto\n", optarg);
+        return 0;
+      }
+      o->profile = (ms_cl_profile)m;
+      continue;
+    }
     long v = c == 'd' ? 1 : strtol(optarg, &end, 10);
     if (c != 'd' && (!end || *end || v < 1 || v > 10000000)) {
       fprintf(stderr, "command_cost: %s: expected a whole number in [1, 10^7]\n", optarg);
@@ -226,8 +242,9 @@ int main(int argc, char **argv)
   if (!st)
     st = measure(&b, &o, us);
   if (!st) {
-    printf("device: %s (%s); median of %d, batches of %d, --items %d\n\n", b.cl.device_name,
-           b.cl.platform_name, o.repeat, o.batch, o.items);
+    printf("device: %s (%s); median of %d, batches of %d, --items %d, queue %sprofiled\n\n",
+           b.cl.device_name, b.cl.platform_name, o.repeat, o.batch, o.items,
+           b.cl.profiled ? "" : "not ");
     printf("| command | us |\n|---|---|\n");
     for (int k = 0; k < N_KINDS; k++)
       printf("| %s | %.1f |\n", kind_name[k], us[k]);

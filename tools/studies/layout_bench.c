@@ -662,7 +662,7 @@ static ms_status run(const lb_opts *o)
   lb_scene s;
   memset(&d, 0, sizeof d);
   ms_status st = scene_make(&s, (int)o->n, 1.05);
-  st = st ? st : ms_cl_open(o->device, &d.cl);
+  st = st ? st : ms_cl_open(o->device, MS_CL_PROFILE_ON, &d.cl); /* it times kernels */
   st = st ? st : ms_cl_require_fp64(&d.cl);
   if (!st) {
     printf("# layout_bench: %d small discs (r = %.3g m, lattice pitch 1.05 d, k = %g, e = 0.5, "

@@ -62,6 +62,12 @@ def scene_text(n):
     return SCENE.format(n=n, w=w, h=bed + band, bed=bed, rocks=rocks)
 
 
+def times_kernels_on_request(exe):
+    """Whether `exe` has --profile (older builds always timed their kernels)."""
+    out = subprocess.run([exe, "--help"], capture_output=True, text=True).stdout
+    return "--profile" in out
+
+
 def run_once(exe, scene, args):
     with tempfile.TemporaryDirectory() as tmp:
         stats = os.path.join(tmp, "stats.json")
@@ -69,6 +75,8 @@ def run_once(exe, scene, args):
                args.buffers, "--stats", stats, scene]
         if args.device:
             cmd += ["--device", args.device]
+        if times_kernels_on_request(exe):  # a build that times a GPU's kernels when asked
+            cmd += ["--profile", "on"]
         subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
         with open(stats) as f:
             return json.load(f)

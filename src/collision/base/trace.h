@@ -58,6 +58,7 @@ typedef struct ms_trace {
   long iterations;
   double wall_s; /* wall time of the iterations, both threads running */
   int copied;    /* the worker's phases are named for the copied buffers (--trace) */
+  int profiled;  /* the queues time their commands: kernel_s holds their times (--profile) */
 } ms_trace;
 
 /* Adds one phase of `thread` that started at `t0`; returns the current time. */
