@@ -10,7 +10,13 @@
  *   spans   per row of each rectangle: the run of slots of that row's cells.
  * Slots follow the grid's cell order and each cell's sorted slots, so a row of a
  * rectangle (cells cy*nx + x0 .. x1, all marked) is one run of slots holding exactly
- * those cells' particles in the order the worker's cell walk visits them. */
+ * those cells' particles in the order the worker's cell walk visits them.
+ *
+ * What crosses to the host is packed so that each direction is one transfer: the owners'
+ * first spans (n ints), then their rectangles (x0, x1, y0, y1: 4 n ints); the totals are the span
+ * buffer's first entry and row r its entry 1 + r; a slot going down is one record of
+ * `rec` doubles (position, velocity, the particle's index, and with friction its spin),
+ * and coming up one of `up` floats (the force, and with friction the torque). */
 #pragma OPENCL FP_CONTRACT OFF
 #include "shared/grid.h"
 
@@ -34,18 +40,26 @@ static void ms_zone_scan_local(__local int2 *a, int lane, int lanes)
   }
 }
 
-/* The large particle whose rows include rectangle row r: base is ascending. */
-static int ms_zone_owner(__global const int *base, int n_large, int r)
+/* The owner (large particle, or a wall's run) whose rows include rectangle row r: the
+ * first spans, own[0 .. n), ascend. */
+static int ms_zone_owner(__global const int *own, int n_large, int r)
 {
   int lo = 0, hi = n_large - 1;
   while (lo < hi) {
     int mid = (lo + hi + 1) / 2;
-    if (base[mid] <= r)
+    if (own[mid] <= r)
       lo = mid;
     else
       hi = mid - 1;
   }
   return lo;
+}
+
+/* Owner i's rectangle (x0, x1, y0, y1), after the n first spans. */
+static int4 ms_zone_rect(__global const int *own, int n, int i)
+{
+  __global const int *o = own + n + 4 * i;
+  return (int4)(o[0], o[1], o[2], o[3]);
 }
 
 /* Span r of rectangle q = (x0, x1, y0, y1) starting at span `first`: its row's first
@@ -66,17 +80,16 @@ static int2 ms_zone_span_cells(int4 q, int first, int r, int nx, int ny)
   return (int2)(y * nx + a, y * nx + b);
 }
 
-/* One work-item per span: rect = (x0, x1, y0, y1) of each large particle, as the worker
- * computes it; base[i] its first span. */
-__kernel void ms_zone_mark(int n_rows, int n_large, __global const int4 *rect,
-                           __global const int *base, int nx, int stamp, __global int *mark,
-                           int ny)
+/* One work-item per span: each owner's rectangle as the worker computes it, and its
+ * first span. */
+__kernel void ms_zone_mark(int n_rows, int n_large, __global const int *own, int nx, int stamp,
+                           __global int *mark, int ny)
 {
   int r = get_global_id(0);
   if (r >= n_rows)
     return;
-  int i = ms_zone_owner(base, n_large, r);
-  int2 cells = ms_zone_span_cells(rect[i], base[i], r, nx, ny);
+  int i = ms_zone_owner(own, n_large, r);
+  int2 cells = ms_zone_span_cells(ms_zone_rect(own, n_large, i), own[i], r, nx, ny);
   for (int cell = cells.x; cell <= cells.y; cell++)
     mark[cell] = stamp;
 }
@@ -110,7 +123,7 @@ __kernel void ms_zone_blocks(int n_cells, int per_lane, int cap, int stamp,
 }
 
 /* One work-group: each block's first slot, tile by tile of `lanes` blocks, and
- * totals = (particles, cells) of the whole zone. */
+ * totals = (particles, cells) of the whole zone, span[0]. */
 __kernel void ms_zone_scan(int n_blocks, __global const int2 *block, __global int *block_start,
                            __global int2 *totals)
 {
@@ -132,14 +145,15 @@ __kernel void ms_zone_scan(int n_blocks, __global const int2 *block, __global in
 }
 
 /* One work-group per block: each lane copies its marked cells' particles to their
- * slots; first[c] = the first slot of marked cell c. Slots at `room` and beyond are not
- * written: the host sees the total, grows the buffers and gathers again. */
+ * slots' records (rec doubles: x, y, vx, vy, index, and with rec = 6 the spin from
+ * rot = (theta, w)); first[c] = the first slot of marked cell c. Slots at `room` and beyond
+ * are not written: the host sees the total, grows the buffers and gathers again. */
 __kernel void ms_zone_gather(int n_cells, int per_lane, int cap, int stamp, int room,
                              __global const int *mark,
                              __global const int *count, __global const int *idx,
                              __global const double2 *pos, __global const double2 *vel,
                              __global const int *block_start, __global int *first,
-                             __global int *zidx, __global double2 *zpos, __global double2 *zvel)
+                             __global double *zrec, int rec, __global const double2 *rot)
 {
   __local int2 part[MS_ZONE_LANES];
   int lane = get_local_id(0), lanes = get_local_size(0);
@@ -155,59 +169,50 @@ __kernel void ms_zone_gather(int n_cells, int per_lane, int cap, int stamp, int 
     int n = min(count[c], cap);
     for (int k = 0; k < n && at + k < room; k++) {
       int j = idx[ms_grid_slot(c, cap, k)];
-      zidx[at + k] = j;
-      zpos[at + k] = pos[j];
-      zvel[at + k] = vel[j];
+      __global double *z = zrec + (size_t)rec * (size_t)(at + k);
+      double2 p = pos[j], v = vel[j];
+      z[0] = p.x;
+      z[1] = p.y;
+      z[2] = v.x;
+      z[3] = v.y;
+      z[4] = (double)j; /* exact: particle counts are far below 2^53 */
+      if (rec > 5)
+        z[5] = rot[j].y;
     }
     at += n;
   }
 }
 
-/* One work-item per rectangle row: span = (first slot, one past the last) of the row's
- * cells, rows of each large particle ascending from base[i]. */
-__kernel void ms_zone_spans(int n_rows, int n_large, __global const int4 *rect,
-                            __global const int *base, int nx, int cap,
+/* One work-item per rectangle row: span[1 + r] = (first slot, one past the last) of the
+ * row's cells, rows of each owner ascending from its first span. */
+__kernel void ms_zone_spans(int n_rows, int n_large, __global const int *own, int nx, int cap,
                             __global const int *count, __global const int *first,
                             __global int2 *span, int ny)
 {
   int r = get_global_id(0);
   if (r >= n_rows)
     return;
-  int i = ms_zone_owner(base, n_large, r);
-  int2 cells = ms_zone_span_cells(rect[i], base[i], r, nx, ny);
+  int i = ms_zone_owner(own, n_large, r);
+  int2 cells = ms_zone_span_cells(ms_zone_rect(own, n_large, i), own[i], r, nx, ny);
   int a = cells.x, b = cells.y;
-  span[r] = (int2)(first[a], first[b] + min(count[b], cap));
+  span[1 + r] = (int2)(first[a], first[b] + min(count[b], cap));
 }
 
-/* Stores each slot's force into F_ls of its particle. A small particle sits in one cell
- * and a cell is in the zone once, so every particle has at most one slot: a store, with
- * nothing to order. F_ls of the particles outside the zone stays zero (the small
+/* Stores each slot's force (up = 2 floats a slot), and with up = 3 its torque, into F_ls
+ * and t_ls of its particle (t_ls is not touched otherwise). A small particle sits in one
+ * cell and a cell is in the zone once, so every particle has at most one slot: a store,
+ * with nothing to order. F_ls of the particles outside the zone stays zero (the small
  * integration clears it after use). */
-__kernel void ms_zone_scatter(int n_slots, __global const int *zidx, __global const float2 *zf,
-                              __global float2 *f_ls)
+__kernel void ms_zone_scatter(int n_slots, __global const double *zrec, int rec,
+                              __global const float *zup, int up, __global float2 *f_ls,
+                              __global float *t_ls)
 {
   int t = get_global_id(0);
-  if (t < n_slots)
-    f_ls[zidx[t]] = zf[t];
-}
-
-/* Friction on: the spin of each gathered slot's particle (rot = (theta, w) per small
- * particle), for the worker's large-small friction; slots past the zone's total or its
- * room hold nothing. */
-__kernel void ms_zone_spin(int room, __global const int2 *totals, __global const int *zidx,
-                           __global const double2 *rot, __global double *zw)
-{
-  int t = get_global_id(0);
-  if (t < min(totals[0].x, room))
-    zw[t] = rot[zidx[t]].y;
-}
-
-/* Friction on: each slot's torque into t_ls of its particle, a store as in
- * ms_zone_scatter (one slot per particle). */
-__kernel void ms_zone_torque(int n_slots, __global const int *zidx, __global const float *zt,
-                             __global float *t_ls)
-{
-  int t = get_global_id(0);
-  if (t < n_slots)
-    t_ls[zidx[t]] = zt[t];
+  if (t >= n_slots)
+    return;
+  int j = (int)zrec[(size_t)rec * (size_t)t + 4];
+  __global const float *u = zup + (size_t)up * (size_t)t;
+  f_ls[j] = (float2)(u[0], u[1]);
+  if (up > 2)
+    t_ls[j] = u[2];
 }

@@ -32,10 +32,9 @@ FULL = ["pos", "vel", "grid count", "grid index"]
 TRANSFERS = {
     ("full", "shared"): ["map " + b for b in FULL + ["f_ls"]] + ["unmap " + b for b in FULL + ["f_ls"]],
     ("full", "copied"): ["read " + b for b in FULL] + ["write F_ls"],
-    ("zone", "shared"): ["map zone totals", "map zone spans", "unmap zone totals",
-                         "unmap zone spans", "write zone rectangles", "write zone bases"],
-    ("zone", "copied"): ["read zone totals", "read zone spans", "write zone rectangles",
-                         "write zone bases"],
+    ("zone", "shared"): ["map zone spans", "map zone records", "unmap zone spans",
+                         "unmap zone records", "write zone owners"],
+    ("zone", "copied"): ["read zone spans", "read zone records", "write zone owners"],
 }
 
 

@@ -18,9 +18,7 @@ enum ms_kernel_id {
   MS_K_ZONE_SCAN,    /* on the worker's queue, one work-group */
   MS_K_ZONE_GATHER,  /* on the worker's queue */
   MS_K_ZONE_SPANS,   /* on the worker's queue */
-  MS_K_ZONE_SCATTER, /* on the worker's queue */
-  MS_K_ZONE_SPIN,    /* on the worker's queue, friction on */
-  MS_K_ZONE_TORQUE,  /* on the worker's queue, friction on */
+  MS_K_ZONE_SCATTER, /* on the worker's queue (the torques too, friction on) */
   /* large_on = device (collision/device_only/device_large.h), on the manager's queue */
   MS_K_LARGE_LIST_CLEAR,
   MS_K_LARGE_LIST_INSERT,

@@ -79,6 +79,13 @@ int ms_trace_last_advance(const ms_trace *t, ms_trace_event *out, int max);
 /* Adds a finished kernel's profiled time and releases the event. */
 void ms_trace_kernel(ms_trace *t, int kernel, cl_event ev);
 
+/* Where a command's event goes when it is kept only to be timed: nowhere unless the queues
+ * are profiled, since making and releasing events costs NVIDIA's runtime time too. */
+static inline cl_event *ms_trace_timed(const ms_trace *t, cl_event *ev)
+{
+  return t->profiled ? ev : NULL;
+}
+
 const char *ms_phase_name(ms_phase p, int copied);
 
 /* --trace (cl/trace_events.h): kernel `kernel`'s command `ev` (NULL: none) on the queue

@@ -101,7 +101,7 @@ static ms_status run_phase(const ms_ctx *c, ms_device *d, int kernel, ms_phase p
   cl_event ev = 0;
   double t0 = ms_now();
   ms_status st = ms_kernels_run_1d_after(c->kern, c->cl, kernel, (size_t)c->p->n_small, after,
-                                         &ev);
+                                         ms_trace_timed(c->trace, &ev));
   if (!st)
     st = ms_cl_check(clFlush(c->cl->gpu_queue), "clFlush", ms_kernel_name(kernel));
   ms_status kept = ms_gpu_keep_event(c, d, kernel, ev);

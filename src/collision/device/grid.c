@@ -31,7 +31,7 @@ static ms_status clear_counts(const ms_ctx *c, ms_device *d, cl_event *first)
   cl_event ev = 0;
   ms_status st = ms_cl_check(clEnqueueFillBuffer(c->cl->gpu_queue, c->x->buf.count, &zero,
                                                  sizeof zero, 0, c->p->grid.n_cells * sizeof(int),
-                                                 0, NULL, &ev),
+                                                 0, NULL, ms_trace_timed(c->trace, &ev)),
                              "clEnqueueFillBuffer", "grid count");
   ms_status kept = keep_grid_event(c, d, MS_K_GRID_CLEAR, ev, first);
   return st ? st : kept;
@@ -68,7 +68,7 @@ static ms_status build_once(const ms_ctx *c, ms_device *d, int flags[MS_FLAG_COU
   ms_status st = clear_counts(c, d, &first);
   for (int k = 0; k < 3 && !st; k++) {
     cl_event ev = 0;
-    st = ms_kernels_run_1d(c->kern, cl, kernels[k], sizes[k], &ev);
+    st = ms_kernels_run_1d(c->kern, cl, kernels[k], sizes[k], ms_trace_timed(c->trace, &ev));
     ms_status kept = keep_grid_event(c, d, kernels[k], ev, &first);
     if (!st)
       st = kept;
@@ -78,7 +78,8 @@ static ms_status build_once(const ms_ctx *c, ms_device *d, int flags[MS_FLAG_COU
   t0 = ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   if (!st)
     st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, c->x->buf.flags, CL_TRUE, 0,
-                                         MS_FLAG_COUNT * sizeof(int), flags, 0, NULL, &read),
+                                         MS_FLAG_COUNT * sizeof(int), flags, 0, NULL,
+                                         ms_trace_timed(c->trace, &read)),
                      "clEnqueueReadBuffer", "grid flags");
   ms_trace_wait_then(c->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0,
                      st ? INFINITY : grid_device_s(first, read));

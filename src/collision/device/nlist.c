@@ -166,7 +166,8 @@ ms_status ms_nlist_bind(const ms_ctx *c, ms_device *d)
 static ms_status run(const ms_ctx *c, ms_device *d, int kernel)
 {
   cl_event ev = 0;
-  ms_status st = ms_kernels_run_1d(c->kern, c->cl, kernel, (size_t)c->p->n_small, &ev);
+  ms_status st = ms_kernels_run_1d(c->kern, c->cl, kernel, (size_t)c->p->n_small,
+                                   ms_trace_timed(c->trace, &ev));
   ms_status kept = ms_gpu_keep_event(c, d, kernel, ev);
   return st ? st : kept;
 }

@@ -12,10 +12,11 @@
 #define ZONE_MIN_ROOM 64
 #define ZONE_LANES 256 /* MS_ZONE_LANES of kernels/zone.cl: the most lanes of a group */
 
-/* Bytes per zone slot: index, position and velocity (and the spin) down, force (and the
- * torque) up; `fr`: friction on. */
-#define SLOT_DOWN(fr) ((double)(sizeof(int) + 4 * sizeof(double) + (fr) * sizeof(double)))
-#define SLOT_UP(fr) ((double)(2 * sizeof(float) + (fr) * sizeof(float)))
+#define OWNER 5 /* ints per owner: its first span, then its rectangle (kernels/zone.cl) */
+
+/* Bytes per zone slot: its record down, its forces up. */
+#define SLOT_DOWN(z) ((double)((z)->rec * sizeof(double)))
+#define SLOT_UP(z) ((double)((z)->up * sizeof(float)))
 
 static void release_mems(cl_mem *const *mems, size_t n)
 {
@@ -35,19 +36,19 @@ static void release_stagings(ms_cl *cl, ms_staging *const *st, size_t n)
 /* The buffers whose kind follows the buffer mode: read back or mapped by the worker. */
 static void release_slots(ms_zone *z, ms_cl *cl)
 {
-  ms_staging *st[] = {&z->c_idx, &z->c_pos, &z->c_vel, &z->c_f, &z->c_w, &z->c_t};
-  release_stagings(cl, st, 6);
-  cl_mem *mems[] = {&z->m_idx, &z->m_pos, &z->m_vel, &z->m_f, &z->m_w, &z->m_t};
-  release_mems(mems, 6);
+  ms_staging *st[] = {&z->c_rec, &z->c_up};
+  release_stagings(cl, st, 2);
+  cl_mem *mems[] = {&z->m_rec, &z->m_up};
+  release_mems(mems, 2);
   z->room = 0;
 }
 
 static void release_spans(ms_zone *z, ms_cl *cl)
 {
-  ms_staging *st[] = {&z->c_span, &z->c_totals};
-  release_stagings(cl, st, 2);
-  cl_mem *mems[] = {&z->m_span, &z->m_totals};
-  release_mems(mems, 2);
+  ms_staging *st[] = {&z->c_span};
+  release_stagings(cl, st, 1);
+  cl_mem *mems[] = {&z->m_span};
+  release_mems(mems, 1);
   z->span_room = 0;
 }
 
@@ -73,19 +74,18 @@ static ms_status mode_buffer(const ms_ctx *c, ms_zone *z, size_t bytes, const ch
 /* Per-slot buffers for `need` particles. */
 static ms_status fit_slots(const ms_ctx *c, ms_zone *z, size_t need)
 {
-  if (z->m_idx && need <= z->room)
+  if (z->m_rec && need <= z->room)
     return MS_OK;
-  int had = z->m_idx != NULL;
+  int had = z->m_rec != NULL;
   size_t room = grown(z->room, need, (size_t)(c->p->n_small > 0 ? c->p->n_small : 1));
   release_slots(z, c->cl);
+  z->rec = c->p->friction_on ? 6 : 5;
+  z->up = c->p->friction_on ? 3 : 2;
   ms_status st;
-  if ((st = mode_buffer(c, z, room * sizeof(int), "zone index", &z->m_idx, &z->c_idx)) ||
-      (st = mode_buffer(c, z, room * 2 * sizeof(double), "zone pos", &z->m_pos, &z->c_pos)) ||
-      (st = mode_buffer(c, z, room * 2 * sizeof(double), "zone vel", &z->m_vel, &z->c_vel)) ||
-      (st = mode_buffer(c, z, room * 2 * sizeof(float), "zone f_ls", &z->m_f, &z->c_f)) ||
-      (c->p->friction_on &&
-       ((st = mode_buffer(c, z, room * sizeof(double), "zone spin", &z->m_w, &z->c_w)) ||
-        (st = mode_buffer(c, z, room * sizeof(float), "zone torque", &z->m_t, &z->c_t))))) {
+  if ((st = mode_buffer(c, z, room * z->rec * sizeof(double), "zone records", &z->m_rec,
+                        &z->c_rec)) ||
+      (st = mode_buffer(c, z, room * z->up * sizeof(float), "zone forces", &z->m_up,
+                        &z->c_up))) {
     release_slots(z, c->cl);
     return st;
   }
@@ -96,16 +96,16 @@ static ms_status fit_slots(const ms_ctx *c, ms_zone *z, size_t need)
   return MS_OK;
 }
 
-/* The span buffer for `need` rectangle rows, and the totals beside it. */
+/* The span buffer for the totals and `need` rectangle rows. */
 static ms_status fit_spans(const ms_ctx *c, ms_zone *z, size_t need)
 {
   if (z->m_span && need <= z->span_room)
     return MS_OK;
-  size_t rows = grown(z->span_room, need, (size_t)INT_MAX);
+  size_t rows = grown(z->span_room, need, (size_t)INT_MAX - 1);
   release_spans(z, c->cl);
-  ms_status st;
-  if ((st = mode_buffer(c, z, rows * 2 * sizeof(int), "zone spans", &z->m_span, &z->c_span)) ||
-      (st = mode_buffer(c, z, 2 * sizeof(int), "zone totals", &z->m_totals, &z->c_totals))) {
+  ms_status st = mode_buffer(c, z, (rows + 1) * 2 * sizeof(int), "zone spans", &z->m_span,
+                             &z->c_span);
+  if (st) {
     release_spans(z, c->cl);
     return st;
   }
@@ -173,26 +173,18 @@ static ms_status fit_owners(const ms_ctx *c, ms_zone *z, size_t owners)
   ms_cl *cl = c->cl;
   size_t room = owners + owners / 2 + 1;
   free(z->base);
-  ms_buffers_staging_free(cl->zone_queue, &z->up_rect);
-  ms_buffers_staging_free(cl->zone_queue, &z->up_base);
-  cl_mem *mems[] = {&z->m_rect, &z->m_base};
-  for (int i = 0; i < 2; i++)
-    if (*mems[i]) {
-      clReleaseMemObject(*mems[i]);
-      *mems[i] = NULL;
-    }
+  ms_buffers_staging_free(cl->zone_queue, &z->up_own);
+  cl_mem *mems[] = {&z->m_own};
+  release_mems(mems, 1);
   z->large_room = 0;
   z->base = malloc((room + 1) * sizeof *z->base);
   if (!z->base)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the contact zone of %zu rectangles", room);
   ms_status st;
-  if ((st = ms_buffers_new(cl, MS_BUFFERS_COPIED, room * 4 * sizeof(int), "zone rectangles",
-                           &z->m_rect)) ||
-      (st = ms_buffers_new(cl, MS_BUFFERS_COPIED, room * sizeof(int), "zone bases", &z->m_base)) ||
-      (st = ms_buffers_staging_alloc(cl, cl->zone_queue, room * 4 * sizeof(int),
-                                     "zone rectangles", &z->up_rect)) ||
-      (st = ms_buffers_staging_alloc(cl, cl->zone_queue, room * sizeof(int), "zone bases",
-                                     &z->up_base)))
+  if ((st = ms_buffers_new(cl, MS_BUFFERS_COPIED, room * OWNER * sizeof(int), "zone owners",
+                           &z->m_own)) ||
+      (st = ms_buffers_staging_alloc(cl, cl->zone_queue, room * OWNER * sizeof(int),
+                                     "zone owners", &z->up_own)))
     return st;
   z->large_room = room;
   return MS_OK;
@@ -230,27 +222,27 @@ static size_t rectangles(const ms_ctx *c, ms_zone *z, const ms_body *large, cons
                          size_t n_extra)
 {
   const ms_grid *g = &c->p->grid;
-  int *rect = z->up_rect.ptr, *up_base = z->up_base.ptr;
+  int *own = z->up_own.ptr;
   size_t rows = 0;
   for (int i = 0; i < c->p->n_large; i++) {
     const ms_body *L = &large[i];
     ms_cell_rect q = ms_params_rect(c->p, L->x, L->y, (double)L->r + c->p->r_small_max);
     if (ms_body_empty(L)) /* an empty slot: no rows (the owner search passes it by) */
       q = (ms_cell_rect){0, 0, 0, -1};
-    int *r = &rect[4 * i];
+    int *r = &own[z->n_owners + 4 * (size_t)i];
     r[0] = q.x0;
     r[1] = q.x1;
     r[2] = q.y0;
     r[3] = q.y1;
-    z->base[i] = up_base[i] = (int)rows;
+    z->base[i] = own[i] = (int)rows;
     /* a row across a periodic seam is two spans (kernels/zone.cl) */
     int pieces = q.x0 < 0 || q.x1 >= g->nx ? 2 : 1;
     rows += (size_t)(r[3] - r[2] + 1) * (size_t)pieces;
   }
   for (size_t e = 0; e < n_extra; e++) { /* the walls' runs, after the large particles */
     size_t i = (size_t)c->p->n_large + e;
-    memcpy(&rect[4 * i], &extra[4 * e], 4 * sizeof(int));
-    z->base[i] = up_base[i] = (int)rows;
+    memcpy(&own[z->n_owners + 4 * i], &extra[4 * e], 4 * sizeof(int));
+    z->base[i] = own[i] = (int)rows;
     rows += (size_t)(extra[4 * e + 3] - extra[4 * e + 2] + 1);
   }
   z->base[z->n_owners] = (int)rows;
@@ -261,7 +253,7 @@ static size_t rectangles(const ms_ctx *c, ms_zone *z, const ms_body *large, cons
  * particles' mean density over the grid. A zone that outgrows it grows, counted. */
 static size_t first_room(const ms_ctx *c, const ms_zone *z)
 {
-  const int *r = z->up_rect.ptr;
+  const int *r = (const int *)z->up_own.ptr + z->n_owners; /* the rectangles */
   double cells = 0.0;
   for (size_t i = 0; i < z->n_owners; i++, r += 4)
     cells += (double)(r[1] - r[0] + 1) * (double)(r[3] - r[2] + 1);
@@ -275,7 +267,7 @@ static size_t first_room(const ms_ctx *c, const ms_zone *z)
 static ms_status run(const ms_ctx *c, int kernel, size_t n, cl_event *ev)
 {
   ms_status st = ms_kernels_run_1d_on(c->kern, c->cl->zone_queue, kernel, n, ev);
-  return ms_trace_device("queue: zone", kernel, st ? NULL : *ev), st;
+  return ms_trace_device("queue: zone", kernel, st || !ev ? NULL : *ev), st;
 }
 
 /* The zone's kernels' events, booked once a blocking call has passed them. */
@@ -283,18 +275,23 @@ typedef struct zone_events {
   cl_event ev[MS_KERNEL_COUNT];
 } zone_events;
 
+/* A layout kernel's event: kept only to be timed. */
+static cl_event *timed(const ms_ctx *c, zone_events *e, int kernel)
+{
+  return ms_trace_timed(c->trace, &e->ev[kernel]);
+}
+
 static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
 {
   int rows = (int)z->n_spans, nl = (int)z->n_owners, nx = c->p->grid.nx, cells = (int)z->n_cells;
   int cap = (int)c->x->buf.cap, blocks = (int)z->n_blocks, per_lane = (int)z->per_lane;
   ARG(MS_K_ZONE_MARK, 0, rows);
   ARG(MS_K_ZONE_MARK, 1, nl);
-  ARG(MS_K_ZONE_MARK, 2, z->m_rect);
-  ARG(MS_K_ZONE_MARK, 3, z->m_base);
-  ARG(MS_K_ZONE_MARK, 4, nx);
-  ARG(MS_K_ZONE_MARK, 5, z->stamp);
-  ARG(MS_K_ZONE_MARK, 6, z->m_mark);
-  ARG(MS_K_ZONE_MARK, 7, c->p->grid.ny);
+  ARG(MS_K_ZONE_MARK, 2, z->m_own);
+  ARG(MS_K_ZONE_MARK, 3, nx);
+  ARG(MS_K_ZONE_MARK, 4, z->stamp);
+  ARG(MS_K_ZONE_MARK, 5, z->m_mark);
+  ARG(MS_K_ZONE_MARK, 6, c->p->grid.ny);
   ARG(MS_K_ZONE_BLOCKS, 0, cells);
   ARG(MS_K_ZONE_BLOCKS, 1, per_lane);
   ARG(MS_K_ZONE_BLOCKS, 2, cap);
@@ -305,39 +302,24 @@ static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_SCAN, 0, blocks);
   ARG(MS_K_ZONE_SCAN, 1, z->m_block);
   ARG(MS_K_ZONE_SCAN, 2, z->m_block_start);
-  ARG(MS_K_ZONE_SCAN, 3, z->m_totals);
+  ARG(MS_K_ZONE_SCAN, 3, z->m_span); /* the totals are its first entry */
   cl_command_queue q = c->cl->zone_queue;
-  ms_status st = run(c, MS_K_ZONE_MARK, z->n_spans, &e->ev[MS_K_ZONE_MARK]);
+  ms_status st = run(c, MS_K_ZONE_MARK, z->n_spans, timed(c, e, MS_K_ZONE_MARK));
   if (!st)
     st = ms_kernels_run_groups_on(c->kern, q, MS_K_ZONE_BLOCKS, z->n_blocks, z->lanes,
-                                  &e->ev[MS_K_ZONE_BLOCKS]);
+                                  timed(c, e, MS_K_ZONE_BLOCKS));
   if (!st)
     st = ms_kernels_run_groups_on(c->kern, q, MS_K_ZONE_SCAN, 1, z->lanes,
-                                  &e->ev[MS_K_ZONE_SCAN]);
+                                  timed(c, e, MS_K_ZONE_SCAN));
   return st;
 }
 
-/* Friction on: each gathered slot's spin, after the gather on the worker's queue. */
-static ms_status gather_spin(const ms_ctx *c, ms_zone *z, zone_events *e)
-{
-  int room = (int)z->room;
-  ARG(MS_K_ZONE_SPIN, 0, room);
-  ARG(MS_K_ZONE_SPIN, 1, z->m_totals);
-  ARG(MS_K_ZONE_SPIN, 2, z->m_idx);
-  ARG(MS_K_ZONE_SPIN, 3, c->x->buf.rot);
-  ARG(MS_K_ZONE_SPIN, 4, z->m_w);
-  if (e->ev[MS_K_ZONE_SPIN]) { /* again after growing: keep the first's time */
-    ms_trace_kernel(c->trace, MS_K_ZONE_SPIN, e->ev[MS_K_ZONE_SPIN]);
-    e->ev[MS_K_ZONE_SPIN] = 0;
-  }
-  return run(c, MS_K_ZONE_SPIN, z->room, &e->ev[MS_K_ZONE_SPIN]);
-}
-
+/* Each slot's record; with friction on its spin too (rot is not read otherwise). */
 static ms_status gather(const ms_ctx *c, ms_zone *z, zone_events *e)
 {
   const ms_buffers *b = &c->x->buf;
   int cells = (int)z->n_cells, cap = (int)b->cap, room = (int)z->room;
-  int per_lane = (int)z->per_lane;
+  int per_lane = (int)z->per_lane, rec = (int)z->rec;
   ARG(MS_K_ZONE_GATHER, 0, cells);
   ARG(MS_K_ZONE_GATHER, 1, per_lane);
   ARG(MS_K_ZONE_GATHER, 2, cap);
@@ -350,17 +332,18 @@ static ms_status gather(const ms_ctx *c, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_GATHER, 9, b->vel);
   ARG(MS_K_ZONE_GATHER, 10, z->m_block_start);
   ARG(MS_K_ZONE_GATHER, 11, z->m_first);
-  ARG(MS_K_ZONE_GATHER, 12, z->m_idx);
-  ARG(MS_K_ZONE_GATHER, 13, z->m_pos);
-  ARG(MS_K_ZONE_GATHER, 14, z->m_vel);
+  ARG(MS_K_ZONE_GATHER, 12, z->m_rec);
+  ARG(MS_K_ZONE_GATHER, 13, rec);
+  cl_mem rot = b->rot ? b->rot : b->pos;
+  ARG(MS_K_ZONE_GATHER, 14, rot);
   if (e->ev[MS_K_ZONE_GATHER]) { /* a second gather after growing: keep the first's time */
     ms_trace_kernel(c->trace, MS_K_ZONE_GATHER, e->ev[MS_K_ZONE_GATHER]);
     e->ev[MS_K_ZONE_GATHER] = 0;
   }
   ms_status st = ms_kernels_run_groups_on(c->kern, c->cl->zone_queue, MS_K_ZONE_GATHER,
-                                         z->n_blocks, z->lanes, &e->ev[MS_K_ZONE_GATHER]);
+                                         z->n_blocks, z->lanes, timed(c, e, MS_K_ZONE_GATHER));
   ms_trace_device("queue: zone", MS_K_ZONE_GATHER, st ? NULL : e->ev[MS_K_ZONE_GATHER]);
-  return st || !c->p->friction_on ? st : gather_spin(c, z, e);
+  return st;
 }
 
 static ms_status spans(const ms_ctx *c, ms_zone *z, zone_events *e)
@@ -368,33 +351,29 @@ static ms_status spans(const ms_ctx *c, ms_zone *z, zone_events *e)
   int rows = (int)z->n_spans, nl = (int)z->n_owners, nx = c->p->grid.nx, cap = (int)c->x->buf.cap;
   ARG(MS_K_ZONE_SPANS, 0, rows);
   ARG(MS_K_ZONE_SPANS, 1, nl);
-  ARG(MS_K_ZONE_SPANS, 2, z->m_rect);
-  ARG(MS_K_ZONE_SPANS, 3, z->m_base);
-  ARG(MS_K_ZONE_SPANS, 4, nx);
-  ARG(MS_K_ZONE_SPANS, 5, cap); ARG(MS_K_ZONE_SPANS, 6, c->x->buf.count);
-  ARG(MS_K_ZONE_SPANS, 7, z->m_first); ARG(MS_K_ZONE_SPANS, 8, z->m_span);
-  ARG(MS_K_ZONE_SPANS, 9, c->p->grid.ny);
-  return run(c, MS_K_ZONE_SPANS, z->n_spans, &e->ev[MS_K_ZONE_SPANS]);
+  ARG(MS_K_ZONE_SPANS, 2, z->m_own);
+  ARG(MS_K_ZONE_SPANS, 3, nx);
+  ARG(MS_K_ZONE_SPANS, 4, cap);
+  ARG(MS_K_ZONE_SPANS, 5, c->x->buf.count);
+  ARG(MS_K_ZONE_SPANS, 6, z->m_first);
+  ARG(MS_K_ZONE_SPANS, 7, z->m_span);
+  ARG(MS_K_ZONE_SPANS, 8, c->p->grid.ny);
+  return run(c, MS_K_ZONE_SPANS, z->n_spans, timed(c, e, MS_K_ZONE_SPANS));
 }
 
-/* Friction on: each slot's torque into t_ls, as scatter does the forces. */
-static ms_status scatter_torque(const ms_ctx *c, ms_zone *z, cl_event *ev)
-{
-  int slots = (int)z->n_slots;
-  ARG(MS_K_ZONE_TORQUE, 0, slots);
-  ARG(MS_K_ZONE_TORQUE, 1, z->m_idx);
-  ARG(MS_K_ZONE_TORQUE, 2, z->m_t);
-  ARG(MS_K_ZONE_TORQUE, 3, c->x->buf.t_ls);
-  return run(c, MS_K_ZONE_TORQUE, z->n_slots, ev);
-}
-
+/* Each slot's force into F_ls, and with friction on its torque into t_ls. */
 static ms_status scatter(const ms_ctx *c, ms_zone *z, cl_event *ev)
 {
-  int slots = (int)z->n_slots;
+  const ms_buffers *b = &c->x->buf;
+  int slots = (int)z->n_slots, rec = (int)z->rec, up = (int)z->up;
   ARG(MS_K_ZONE_SCATTER, 0, slots);
-  ARG(MS_K_ZONE_SCATTER, 1, z->m_idx);
-  ARG(MS_K_ZONE_SCATTER, 2, z->m_f);
-  ARG(MS_K_ZONE_SCATTER, 3, c->x->buf.f_ls);
+  ARG(MS_K_ZONE_SCATTER, 1, z->m_rec);
+  ARG(MS_K_ZONE_SCATTER, 2, rec);
+  ARG(MS_K_ZONE_SCATTER, 3, z->m_up);
+  ARG(MS_K_ZONE_SCATTER, 4, up);
+  ARG(MS_K_ZONE_SCATTER, 5, b->f_ls);
+  cl_mem t_ls = b->t_ls ? b->t_ls : b->f_ls;
+  ARG(MS_K_ZONE_SCATTER, 6, t_ls);
   return run(c, MS_K_ZONE_SCATTER, z->n_slots, ev);
 }
 
@@ -437,84 +416,54 @@ static ms_status unmap(ms_cl *cl, cl_mem m, const void *view, const char *what)
 static ms_status unmap_slots(ms_zone *z, ms_cl *cl)
 {
   ms_status st;
-  if ((st = unmap(cl, z->m_idx, z->h_idx, "zone index")) ||
-      (st = unmap(cl, z->m_pos, z->h_pos, "zone pos")) ||
-      (st = unmap(cl, z->m_vel, z->h_vel, "zone vel")) ||
-      (st = unmap(cl, z->m_f, z->h_f, "zone f_ls")) ||
-      (st = unmap(cl, z->m_w, z->h_w, "zone spin")) ||
-      (st = unmap(cl, z->m_t, z->h_t, "zone torque")))
+  if ((st = unmap(cl, z->m_rec, z->h_rec, "zone records")) ||
+      (st = unmap(cl, z->m_up, z->h_up, "zone forces")))
     return st;
-  z->h_idx = NULL;
-  z->h_pos = z->h_vel = z->h_w = NULL;
-  z->h_f = z->h_t = NULL;
+  z->h_rec = NULL;
+  z->h_up = NULL;
   return MS_OK;
 }
 
-/* Slots [from, to) of index, position, velocity to the host; the last call blocks.
- * Shared mode maps [0, to) (the force view with them) and ignores `from`. */
+/* Slots [from, to) of the records to the host, blocking when `block`. Shared mode maps
+ * [0, to) (the forces' view with them) and ignores `from`. */
 static ms_status slots_down(ms_zone *z, ms_cl *cl, size_t from, size_t to, cl_bool block)
 {
-  size_t ib = sizeof(int), d2 = 2 * sizeof(double);
+  size_t rb = z->rec * sizeof(double);
   ms_status st;
-  int fr = z->m_w != NULL; /* friction on: the spins down, the torques' view */
   if (z->mode == MS_BUFFERS_SHARED) {
-    void *i, *p, *v, *f, *w = NULL, *t = NULL;
-    if ((st = map(cl, z->m_idx, CL_MAP_READ, 0, to * ib, "zone index", CL_FALSE, &i)) ||
-        (st = map(cl, z->m_pos, CL_MAP_READ, 0, to * d2, "zone pos", CL_FALSE, &p)) ||
-        (st = map(cl, z->m_vel, CL_MAP_READ, 0, to * d2, "zone vel", CL_FALSE, &v)) ||
-        (fr && (st = map(cl, z->m_w, CL_MAP_READ, 0, to * sizeof(double), "zone spin",
-                         CL_FALSE, &w))) ||
-        (fr && (st = map(cl, z->m_t, CL_MAP_WRITE_INVALIDATE_REGION, 0, to * sizeof(float),
-                         "zone torque", CL_FALSE, &t))) ||
-        (st = map(cl, z->m_f, CL_MAP_WRITE_INVALIDATE_REGION, 0, to * 2 * sizeof(float),
-                  "zone f_ls", block, &f)))
+    void *r, *u;
+    if ((st = map(cl, z->m_rec, CL_MAP_READ, 0, to * rb, "zone records", CL_FALSE, &r)) ||
+        (st = map(cl, z->m_up, CL_MAP_WRITE_INVALIDATE_REGION, 0, to * z->up * sizeof(float),
+                  "zone forces", block, &u)))
       return st;
-    z->h_idx = i;
-    z->h_pos = p;
-    z->h_vel = v;
-    z->h_f = f;
-    z->h_w = w;
-    z->h_t = t;
+    z->h_rec = r;
+    z->h_up = u;
     return MS_OK;
   }
-  if (fr && (st = read_into(cl, z->m_w, from * sizeof(double), (to - from) * sizeof(double),
-                            z->c_w.ptr, "zone spin", CL_FALSE)))
-    return st;
-  if ((st = read_into(cl, z->m_idx, from * ib, (to - from) * ib, z->c_idx.ptr, "zone index",
-                      CL_FALSE)) ||
-      (st = read_into(cl, z->m_pos, from * d2, (to - from) * d2, z->c_pos.ptr, "zone pos",
-                      CL_FALSE)) ||
-      (st = read_into(cl, z->m_vel, from * d2, (to - from) * d2, z->c_vel.ptr, "zone vel",
+  if ((st = read_into(cl, z->m_rec, from * rb, (to - from) * rb, z->c_rec.ptr, "zone records",
                       block)))
     return st;
-  z->h_idx = z->c_idx.ptr;
-  z->h_pos = z->c_pos.ptr;
-  z->h_vel = z->c_vel.ptr;
-  z->h_f = z->c_f.ptr;
-  z->h_w = z->c_w.ptr;
-  z->h_t = z->c_t.ptr;
+  z->h_rec = z->c_rec.ptr;
+  z->h_up = z->c_up.ptr;
   return MS_OK;
 }
 
-/* The totals and the spans, then the first `expect` slots, in one round trip. */
+/* The totals with the spans, then the first `expect` slots' records, in one round trip. */
 static ms_status all_down(ms_zone *z, ms_cl *cl)
 {
-  size_t sb = z->n_spans * 2 * sizeof(int), tb = 2 * sizeof(int);
+  size_t sb = (z->n_spans + 1) * 2 * sizeof(int);
   ms_status st;
   if (z->mode == MS_BUFFERS_SHARED) {
-    void *t, *sp;
-    if ((st = map(cl, z->m_totals, CL_MAP_READ, 0, tb, "zone totals", CL_FALSE, &t)) ||
-        (st = map(cl, z->m_span, CL_MAP_READ, 0, sb, "zone spans", CL_FALSE, &sp)))
+    void *sp;
+    if ((st = map(cl, z->m_span, CL_MAP_READ, 0, sb, "zone spans", CL_FALSE, &sp)))
       return st;
-    z->h_totals = t;
-    z->h_span = sp;
+    z->h_totals = sp;
   } else {
-    if ((st = read_into(cl, z->m_totals, 0, tb, z->c_totals.ptr, "zone totals", CL_FALSE)) ||
-        (st = read_into(cl, z->m_span, 0, sb, z->c_span.ptr, "zone spans", CL_FALSE)))
+    if ((st = read_into(cl, z->m_span, 0, sb, z->c_span.ptr, "zone spans", CL_FALSE)))
       return st;
-    z->h_totals = z->c_totals.ptr;
-    z->h_span = z->c_span.ptr;
+    z->h_totals = z->c_span.ptr;
   }
+  z->h_span = z->h_totals + 2;
   return slots_down(z, cl, 0, z->expect, CL_TRUE);
 }
 
@@ -532,12 +481,12 @@ static ms_status complete(const ms_ctx *c, ms_zone *z, zone_events *e, double *d
     if ((st = fit_slots(c, z, n)) || (st = gather(c, z, e)))
       return st;
     st = slots_down(z, cl, 0, n, CL_TRUE);
-    *down += (double)n * SLOT_DOWN(c->p->friction_on);
+    *down += (double)n * SLOT_DOWN(z);
   } else if (n > z->expect) {
     if (z->mode == MS_BUFFERS_SHARED && (st = unmap_slots(z, cl)))
       return st;
     st = slots_down(z, cl, z->expect, n, CL_TRUE);
-    *down += (double)(n - z->expect) * SLOT_DOWN(c->p->friction_on);
+    *down += (double)(n - z->expect) * SLOT_DOWN(z);
   }
   z->n_slots = n;
   /* Next time read what this one had, with an eighth to spare. */
@@ -575,14 +524,8 @@ static ms_status next_stamp(const ms_ctx *c, ms_zone *z)
 
 static ms_status rectangles_up(const ms_ctx *c, ms_zone *z)
 {
-  cl_command_queue q = c->cl->zone_queue;
-  size_t nl = z->n_owners;
-  ms_status st = ms_xfer_write(q, "queue: zone", z->m_rect, nl * 4 * sizeof(int), z->up_rect.ptr,
-                               "zone rectangles");
-  if (!st)
-    st = ms_xfer_write(q, "queue: zone", z->m_base, nl * sizeof(int), z->up_base.ptr,
-                       "zone bases");
-  return st;
+  return ms_xfer_write(c->cl->zone_queue, "queue: zone", z->m_own,
+                       z->n_owners * OWNER * sizeof(int), z->up_own.ptr, "zone owners");
 }
 
 ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large, const int *extra, size_t n_extra)
@@ -606,25 +549,23 @@ ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large, const int *extra,
   /* The rectangles are written in both modes: a few bytes per large particle, where a
    * map would cost a round trip of its own. */
   z->n_spans = rectangles(c, z, large, extra, n_extra);
-  if (!z->m_idx)
+  if (!z->m_rec)
     z->expect = first_room(c, z);
   if ((st = fit_spans(c, z, z->n_spans)) || (st = fit_slots(c, z, z->expect)))
     return st;
   if (z->expect == 0 || z->expect > z->room)
     z->expect = z->room;
   zone_events e = {{0}};
-  double down = (double)z->expect * SLOT_DOWN(c->p->friction_on);
+  double down = (double)z->expect * SLOT_DOWN(z);
   if (!(st = rectangles_up(c, z)) && !(st = mark_and_count(c, z, &e)) &&
       !(st = gather(c, z, &e)) && !(st = spans(c, z, &e)) && !(st = all_down(z, cl)))
     st = complete(c, z, &e, &down);
   book(c, &e, !st);
   if (st)
     return st;
-  memset(z->h_f, 0, z->n_slots * 2 * sizeof(float)); /* F_ls starts at +0.0f too */
-  if (z->h_t)
-    memset(z->h_t, 0, z->n_slots * sizeof(float)); /* and t_ls */
-  double up = (double)z->n_owners * 5 * sizeof(int) +
-              (double)z->n_slots * SLOT_UP(c->p->friction_on);
+  /* F_ls (and t_ls) start at +0.0f too */
+  memset(z->h_up, 0, z->n_slots * z->up * sizeof(float));
+  double up = (double)z->n_owners * OWNER * sizeof(int) + (double)z->n_slots * SLOT_UP(z);
   count_stats(c, z, up + down + (double)(z->n_spans + 1) * 2 * sizeof(int));
   return MS_OK;
 }
@@ -646,11 +587,6 @@ static void forget_event(const ms_ctx *c, cl_event *ev, int kernel)
   *ev = NULL;
 }
 
-static void forget_scattered(const ms_ctx *c, ms_zone *z)
-{
-  forget_event(c, &z->torqued, MS_K_ZONE_TORQUE);
-  forget_event(c, &z->scattered, MS_K_ZONE_SCATTER);
-}
 
 ms_status ms_zone_end(const ms_ctx *c)
 {
@@ -660,25 +596,17 @@ ms_status ms_zone_end(const ms_ctx *c)
     return MS_OK;
   ms_status st = MS_OK;
   if (z->mode == MS_BUFFERS_SHARED) {
-    if ((st = unmap(cl, z->m_totals, z->h_totals, "zone totals")) ||
-        (st = unmap(cl, z->m_span, z->h_span, "zone spans")) || (st = unmap_slots(z, cl)))
+    if ((st = unmap(cl, z->m_span, z->h_totals, "zone spans")) || (st = unmap_slots(z, cl)))
       return st;
   } else if (z->n_slots > 0) {
-    st = ms_xfer_write(cl->zone_queue, "queue: zone", z->m_f, z->n_slots * 2 * sizeof(float),
-                       z->c_f.ptr, "zone f_ls");
-    if (!st && z->m_t)
-      st = ms_xfer_write(cl->zone_queue, "queue: zone", z->m_t, z->n_slots * sizeof(float),
-                         z->c_t.ptr, "zone torque");
+    st = ms_xfer_write(cl->zone_queue, "queue: zone", z->m_up,
+                       z->n_slots * z->up * sizeof(float), z->c_up.ptr, "zone forces");
   }
   z->h_totals = z->h_span = NULL;
-  z->h_idx = NULL;
-  z->h_pos = z->h_vel = z->h_w = NULL;
-  z->h_f = z->h_t = NULL;
-  forget_scattered(c, z);
+  z->h_rec = NULL;
+  z->h_up = NULL;
+  forget_event(c, &z->scattered, MS_K_ZONE_SCATTER);
   cl_event ev = 0;
-  /* The torques first: the small integration waits for the forces' scatter, the last. */
-  if (!st && z->n_slots > 0 && z->m_t)
-    st = scatter_torque(c, z, &z->torqued);
   if (!st && z->n_slots > 0)
     st = scatter(c, z, &ev);
   else if (!st)
@@ -706,22 +634,18 @@ double ms_zone_full_bytes(const ms_ctx *c)
 
 void ms_zone_release(ms_zone *z, ms_cl *cl)
 {
-  cl_event evs[] = {z->torqued, z->scattered}; /* (the fields are zeroed below) */
-  for (int i = 0; i < 2; i++) {
-    if (evs[i]) {
-      clWaitForEvents(1, &evs[i]);
-      clReleaseEvent(evs[i]);
-    }
+  if (z->scattered) {
+    clWaitForEvents(1, &z->scattered);
+    clReleaseEvent(z->scattered);
   }
   if (cl->zone_queue) {
     release_slots(z, cl);
     release_spans(z, cl);
-    ms_staging *st[] = {&z->up_rect, &z->up_base};
-    release_stagings(cl, st, 2);
+    ms_staging *st[] = {&z->up_own};
+    release_stagings(cl, st, 1);
   }
-  cl_mem *mems[] = {&z->m_rect, &z->m_base, &z->m_mark, &z->m_first, &z->m_block,
-                    &z->m_block_start};
-  release_mems(mems, 6);
+  cl_mem *mems[] = {&z->m_own, &z->m_mark, &z->m_first, &z->m_block, &z->m_block_start};
+  release_mems(mems, 5);
   free(z->base);
   memset(z, 0, sizeof *z);
 }

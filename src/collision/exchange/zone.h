@@ -7,7 +7,8 @@
  * forces per zone slot, and a last kernel stores them into F_ls. The full arrays never
  * cross to the host (exchange = zone); the exchange = full path of collision/exchange/buffers.h
  * moves them all. With friction on, the zone also carries each slot's spin down and the
- * large particles' torque on it up, stored into t_ls like the forces into F_ls. */
+ * large particles' torque on it up, stored into t_ls like the forces into F_ls. Each way is
+ * one transfer of packed records (kernels/zone.cl). */
 #ifndef MS_ZONE_H
 #define MS_ZONE_H
 

@@ -21,31 +21,29 @@ typedef struct ms_zone {
   size_t n_marked;     /* cells in it */
   size_t expect;       /* slots read before the total is known (the last total + margin) */
 
-  cl_mem m_rect, m_base;                        /* per large: rectangle, first row */
-  cl_mem m_mark, m_first;                       /* per grid cell */
-  cl_mem m_block, m_block_start, m_totals;      /* per block; the zone's totals */
-  cl_mem m_span;                                /* per rectangle row */
-  cl_mem m_idx, m_pos, m_vel, m_f;              /* per slot */
-  cl_mem m_w, m_t;                              /* per slot, friction on: spin, torque */
-  ms_staging up_rect, up_base;                  /* pinned host copies sent up */
-  ms_staging c_totals, c_span, c_idx, c_pos, c_vel, c_f; /* copied mode's host arrays */
-  ms_staging c_w, c_t;                                   /* ... friction on */
+  size_t rec; /* doubles per slot going down: x, y, vx, vy, index (and spin, friction on) */
+  size_t up;  /* floats per slot coming up: the force (and the torque, friction on) */
 
-  /* Host views, valid between ms_zone_begin and ms_zone_end. Large particle i's rows are
-   * spans base[i] .. base[i + 1] - 1 (host array); span r covers slots h_span[2r] ..
-   * h_span[2r + 1] - 1: the small particle's index, position, velocity, and the
-   * large-small force on it (zeroed by begin). */
+  /* Packed so that each direction is one transfer (kernels/zone.cl): */
+  cl_mem m_own;                      /* the owners' first rows, then their rectangles */
+  cl_mem m_mark, m_first;            /* per grid cell */
+  cl_mem m_block, m_block_start;     /* per block */
+  cl_mem m_span;                     /* the totals, then per rectangle row */
+  cl_mem m_rec, m_up;                /* per slot: its record down, its forces up */
+  ms_staging up_own;                 /* pinned host copy sent up */
+  ms_staging c_span, c_rec, c_up;    /* copied mode's host arrays */
+
+  /* Host views, valid between ms_zone_begin and ms_zone_end. Owner i's rows are spans
+   * base[i] .. base[i + 1] - 1 (host array); span r covers slots h_span[2r] ..
+   * h_span[2r + 1] - 1; slot k's record is h_rec[rec k ..], its forces h_up[up k ..]
+   * (zeroed by begin). */
   int *base;
   const int *h_span, *h_totals;
   /* The last scatter (or marker) of the worker's queue: F_ls is complete once it is.
    * Set by ms_zone_end before sync 2; the manager's integration waits for it. */
   cl_event scattered;
-  cl_event torqued; /* friction on: the torques' scatter, enqueued before the forces' */
-  const int *h_idx;
-  const double *h_pos, *h_vel;
-  float *h_f;
-  const double *h_w; /* friction on: each slot's spin, and the torque on it (zeroed) */
-  float *h_t;
+  const double *h_rec;
+  float *h_up;
 } ms_zone;
 
 #endif

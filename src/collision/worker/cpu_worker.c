@@ -47,11 +47,15 @@ static ls_source source_of(const ms_ctx *c)
 {
   const ms_buffers *b = &c->x->buf;
   const ms_zone *z = &c->x->zone;
-  if (c->p->exchange == MS_EXCHANGE_ZONE) /* set only between advances */
-    return (ls_source){NULL, z->h_idx, 0, z->base, z->h_span, z->h_pos, z->h_vel, z->h_f,
-                       z->h_w, 1, z->h_t};
-  return (ls_source){b->h_count, b->h_idx, (int)b->cap, NULL, NULL, b->h_pos, b->h_vel,
-                     b->h_f_ls, b->h_rot ? b->h_rot + 1 : NULL, 2, b->h_t_ls};
+  if (c->p->exchange == MS_EXCHANGE_ZONE) { /* set only between advances */
+    const double *r = z->h_rec; /* x, y, vx, vy, index, spin (kernels/zone.cl) */
+    int rec = (int)z->rec, up = (int)z->up;
+    return (ls_source){NULL, NULL, 0, z->base, z->h_span, r, r ? r + 2 : NULL, r ? r + 4 : NULL,
+                       rec, z->h_up, up, r && rec > 5 ? r + 5 : NULL, rec,
+                       z->h_up && up > 2 ? z->h_up + 2 : NULL, up};
+  }
+  return (ls_source){b->h_count, b->h_idx, (int)b->cap, NULL, NULL, b->h_pos, b->h_vel, NULL,
+                     2, b->h_f_ls, 2, b->h_rot ? b->h_rot + 1 : NULL, 2, b->h_t_ls, 1};
 }
 
 /* A force on the small particle at `j` (its index, or its zone slot), kept for
@@ -72,7 +76,7 @@ static int record_ls(ms_worker_chunk *c, int j, ms_v2 f)
 static int large_small_pair(const ms_params *pm, const ms_worker *w, ms_body *L, int j, size_t at,
                             const ls_source *src, ms_worker_chunk *out)
 {
-  const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
+  const double *xj = &src->pos[(size_t)src->pv * at], *vj = &src->vel[(size_t)src->pv * at];
   float dx = (float)ms_image(L->x - xj[0], pm->period[0]);
   float dy = (float)ms_image(L->y - xj[1], pm->period[1]);
   /* Out of reach of the largest small particle, out of reach of this one (r_sum and its
@@ -140,7 +144,7 @@ static int large_small_one(const ms_params *pm, const ms_worker *w, int i, const
   if (src->span) { /* the zone: each row is one run of slots, in that order */
     for (int r = src->base[i]; r < src->base[i + 1]; r++)
       for (int slot = src->span[2 * r]; slot < src->span[2 * r + 1]; slot++)
-        if (!visit(pm, w, i, L, src->idx[slot], (size_t)slot, src, out))
+        if (!visit(pm, w, i, L, ms_ls_zone_index(src, slot), (size_t)slot, src, out))
           return 0;
     return 1;
   }
@@ -218,15 +222,16 @@ static void apply_large_small(const ms_ctx *c, ms_worker *w)
 {
   ls_source src = source_of(c);
   float *f_ls = src.f;
+  size_t fs = (size_t)src.fs;
   for (int t = 0; t < w->cpu_threads; t++) {
     const ms_worker_chunk *ch = &w->chunk[t];
     for (size_t e = 0; e < ch->n_ls; e++) {
-      f_ls[2 * ch->ls[e].j] += ch->ls[e].fx;
-      f_ls[2 * ch->ls[e].j + 1] += ch->ls[e].fy;
+      f_ls[fs * (size_t)ch->ls[e].j] += ch->ls[e].fx;
+      f_ls[fs * (size_t)ch->ls[e].j + 1] += ch->ls[e].fy;
     }
     if (c->p->friction_on) /* the torques in the same order */
       for (size_t e = 0; e < ch->n_ls; e++)
-        src.t[ch->ls[e].j] += ch->ls[e].t;
+        src.t[(size_t)src.ts * (size_t)ch->ls[e].j] += ch->ls[e].t;
   }
 }
 

@@ -458,7 +458,7 @@ static int xi_keep(ms_worker_chunk *c, int wall, int j, int feature, float xi)
 static int small_one(const ms_params *pm, ms_wall_now *now, const ms_wall_def *d, int wi, int j,
                      size_t at, const ms_ls_source *src, ms_worker_chunk *out, ms_wall_run *sum)
 {
-  const double *x = &src->pos[2 * at], *v = &src->vel[2 * at];
+  const double *x = &src->pos[(size_t)src->pv * at], *v = &src->vel[(size_t)src->pv * at];
   disc p = {x[0], x[1], (float)v[0], (float)v[1], 0.0f, pm->shape[2 * j], pm->shape[2 * j + 1]};
   seam_image(d, now, &p.x, &p.y);
   if (pm->friction_on)
@@ -510,7 +510,7 @@ static int small_run(const ms_params *pm, ms_wall_now *now, const ms_wall_def *d
   if (src->span) { /* the zone: the band's runs are owners of their own, one row each */
     int r = src->base[now->first_span + (int)k];
     for (int slot = src->span[2 * r]; slot < src->span[2 * r + 1]; slot++)
-      if (!small_one(pm, now, d, wi, src->idx[slot], (size_t)slot, src, out, sum))
+      if (!small_one(pm, now, d, wi, ms_ls_zone_index(src, slot), (size_t)slot, src, out, sum))
         return 0;
     return 1;
   }

@@ -161,17 +161,30 @@ typedef struct ms_worker {
 /* Where large-small reads the small particles and adds their forces and torques (see
  * cpu_worker.c, source_of): exchange = full, per particle index; zone, per zone slot. */
 typedef struct ms_ls_source {
-  const int *count, *idx;
+  const int *count, *idx; /* full: the grid's */
   int cap;                /* full: slots per grid cell */
   const int *base, *span; /* zone: large particle i's runs, base[i] .. base[i + 1] - 1 */
-  const double *pos, *vel;
+  /* The small particle at `at`: its position pos[pv * at], pos[pv * at + 1], velocity
+   * likewise (full: its own arrays, pv 2; zone: fields of its slot's record, pv the
+   * record's length, and its index zidx[pv * at]); the force on it goes to
+   * f[fs * at], f[fs * at + 1] */
+  const double *pos, *vel, *zidx;
+  int pv;
   float *f;
+  int fs;
   /* friction on: the spin of the small particle at `at` is w[w_stride * at]; its torque
-   * from the large particles goes to t[at] */
+   * from the large particles goes to t[ts * at] */
   const double *w;
   int w_stride;
   float *t;
+  int ts;
 } ms_ls_source;
+
+/* Zone: the index of the small particle in slot `slot`. */
+static inline int ms_ls_zone_index(const ms_ls_source *src, int slot)
+{
+  return (int)src->zidx[(size_t)src->pv * (size_t)slot];
+}
 
 /* A pool job's context (collision/worker/worker_pool.h): the parameters, the worker's own
  * part, and what the phase reads beside them: large-small its source, the list's build

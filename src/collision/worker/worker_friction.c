@@ -82,7 +82,7 @@ static int record(ms_worker_chunk *c, size_t at, ms_v2 f, float t)
 int ms_fr_large_small_pair(const ms_params *pm, const ms_worker *w, int i, ms_body *L, int j,
                            size_t at, const ms_ls_source *src, ms_worker_chunk *out)
 {
-  const double *xj = &src->pos[2 * at], *vj = &src->vel[2 * at];
+  const double *xj = &src->pos[(size_t)src->pv * at], *vj = &src->vel[(size_t)src->pv * at];
   float dx = (float)ms_image(L->x - xj[0], pm->period[0]);
   float dy = (float)ms_image(L->y - xj[1], pm->period[1]);
   if (!ms_touching(dx, dy, L->r + pm->r_small_max))
