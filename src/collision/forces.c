@@ -42,9 +42,9 @@ ms_status ms_forces_keep(ms_sim *s, long step)
       return ms_cl_check(err, "clCreateBuffer", "the forces for --output");
   }
   int device = s->p.large_on == MS_LARGE_ON_DEVICE;
-  /* The zone's scatter into F_ls runs on the worker's queue: wait for it, as the
-   * integration does (gpu_manager.c). */
-  cl_event scattered = !device && s->p.exchange == MS_EXCHANGE_ZONE ? s->x.zone.scattered : NULL;
+  /* The worker's writes of F_ls run on its queue: wait for them, as the integration does
+   * (gpu_manager.c). */
+  cl_event scattered = ms_crossing_forces_done(&s->x, &s->p);
   ms_status st = copy(s, s->x.buf.f_ss, 0, small, NULL);
   if (!st)
     st = copy(s, s->x.buf.f_ls, small, small, scattered);

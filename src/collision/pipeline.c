@@ -23,14 +23,14 @@
  *
  * map/read and unmap/write are the worker's exchange with the device. exchange = full
  * maps (shared) or reads (copied) the small particles' whole state and the grid, and
- * unmaps or writes all of F_ls, and finishes its queue before sync 2. exchange = zone
- * (collision/exchange/zone.h) sends the large particles' cell rectangles, has kernels on the
- * worker's queue lay out and gather the small particles there, maps or reads only that
- * zone (one round trip), and after large-small unmaps or writes the zone's forces and
- * enqueues their scatter into F_ls; the manager's small integration waits for that
- * scatter on the device. Either way F_ls is complete before the small integration reads
- * it, and each small particle's F_ls sums the same forces in the same order: the same
- * state bit for bit.
+ * unmaps or writes all of F_ls, then a marker. exchange = zone (collision/exchange/zone.h)
+ * sends the large particles' cell rectangles, has kernels on the worker's queue lay out and
+ * gather the small particles there, maps or reads only that zone (one round trip), and
+ * after large-small unmaps or writes the zone's forces and enqueues their scatter into
+ * F_ls. Either way the manager's small integration waits for the worker's last command
+ * (the marker, the scatter) on the device, not the worker on the host: F_ls is complete
+ * before the small integration reads it, and each small particle's F_ls sums the same
+ * forces in the same order: the same state bit for bit.
  *
  * Every advance ends with the grid of its final state built, because building it is
  * what checks the small particles (NaN/Inf, max_speed): reordered builds it in its last

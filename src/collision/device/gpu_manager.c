@@ -117,10 +117,9 @@ ms_status ms_gpu_collide(const ms_ctx *c, ms_device *d)
 
 ms_status ms_gpu_integrate(const ms_ctx *c, ms_device *d)
 {
-  /* The zone's scatter of F_ls, on the worker's queue, may still be running: the
-   * integration waits for it on the device, not the worker on the host (zone.h). */
-  int zone = c->p->large_on == MS_LARGE_ON_CPU && c->p->exchange == MS_EXCHANGE_ZONE;
-  cl_event after = zone ? c->x->zone.scattered : NULL;
+  /* The worker's writes of F_ls, on its queue, may still be running: the integration
+   * waits for them on the device, not the worker on the host (crossing.h). */
+  cl_event after = ms_crossing_forces_done(c->x, c->p);
   int kernel = c->p->friction_on ? MS_K_INTEGRATE_FRIC : MS_K_INTEGRATE_SMALL;
   /* The worker built its list on this state: its reference positions, before they move. */
   ms_status st = ms_nlist_worker_ref(c, d);

@@ -222,6 +222,10 @@ ms_status ms_buffers_add_rotation(ms_buffers *b, ms_cl *cl, const double *rot)
 
 void ms_buffers_release(ms_buffers *b, ms_cl *cl)
 {
+  if (b->written) {
+    clWaitForEvents(1, &b->written);
+    clReleaseEvent(b->written);
+  }
   ms_staging *copies[] = {&b->copy_pos,   &b->copy_vel, &b->copy_f_ls, &b->copy_count,
                           &b->copy_idx,   &b->copy_rot, &b->copy_t_ls};
   for (size_t i = 0; i < sizeof copies / sizeof copies[0]; i++)
@@ -429,8 +433,15 @@ ms_status ms_buffers_host_end(ms_buffers *b, ms_cl *cl)
   b->h_f_ls = NULL;
   b->h_rot = NULL;
   b->h_t_ls = NULL;
-  /* The manager's next kernels read F_ls from its own queue: finish ours first. */
-  MS_CL_TRY(clFinish(cl->cpu_queue), "clFinish(worker queue)");
+  /* The manager's integration reads F_ls from its own queue: it waits for this marker on
+   * the device, where a finish here would cost the worker a round trip before sync 2. The
+   * last one is long complete (the grid build after the integration waited for it). */
+  if (b->written)
+    clReleaseEvent(b->written);
+  b->written = NULL;
+  MS_CL_TRY(clEnqueueMarkerWithWaitList(cl->cpu_queue, 0, NULL, &b->written),
+            "clEnqueueMarkerWithWaitList(worker queue)");
+  MS_CL_TRY(clFlush(cl->cpu_queue), "clFlush(worker queue)");
   return MS_OK;
 }
 

@@ -50,6 +50,9 @@ typedef struct ms_buffers {
   const double *h_rot; /* friction on: (theta, w) per small particle, read like h_vel */
   float *h_t_ls;       /* friction on: written back like h_f_ls */
   int requested; /* the maps or reads are enqueued (ms_buffers_host_request), not waited for */
+  /* The worker's last write or unmap of an iteration, set by ms_buffers_host_end before
+   * sync 2: the manager's reads of F_ls (its integration) wait for it on the device. */
+  cl_event written;
 
   /* Copied mode: the host arrays behind the views, in page-locked staging memory
    * (a host-allocated buffer mapped once for good, never used by a kernel), so the

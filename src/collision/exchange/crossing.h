@@ -3,7 +3,8 @@
  *   buf   the small particles' device buffers and the grid. The manager's kernels write
  *         positions, velocities and the grid before sync 1; between sync 1 and sync 2 the
  *         worker reads them through the host views (exchange = full) and writes F_ls,
- *         which the manager's integration reads after sync 2.
+ *         which the manager's integration reads after sync 2, waiting on the device for
+ *         `written` (set before sync 2).
  *   zone  exchange = zone: the worker's own gather of the cells under the large
  *         particles, on its queue, between the syncs; `scattered` (set before sync 2) is
  *         the event the manager's integration waits for. */
@@ -31,6 +32,16 @@ typedef struct ms_crossing {
   ms_zone zone;
   ms_list_signal list;
 } ms_crossing;
+
+/* The worker's last command on F_ls and t_ls this iteration, set before sync 2: the zone's
+ * scatter, or the full exchange's last write or unmap. The manager's reads of them after
+ * sync 2 wait for it on the device. NULL with the large particles on the device. */
+static inline cl_event ms_crossing_forces_done(const ms_crossing *x, const ms_params *p)
+{
+  if (p->large_on != MS_LARGE_ON_CPU)
+    return NULL;
+  return p->exchange == MS_EXCHANGE_ZONE ? x->zone.scattered : x->buf.written;
+}
 
 /* What either thread's code is handed during an advance beside its own state: the
  * parameters (read only), the crossing (under the sync rules above), the OpenCL context
