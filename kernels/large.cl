@@ -63,56 +63,117 @@ static void ms_large_wrap(double *x, double *y, __global int2 *img)
   *img = (int2)(ix, iy);
 }
 
-/* Clears the per-cell counts and the list's counters; `reset_fail` clears the failure
- * slot too (at the start of an advance: during one it stays clear until a failure
- * ends the advance). */
-__kernel void ms_large_list_clear(__global int *lcount, int n_cells, __global int *lflags,
-                                  int reset_fail)
+/* A rectangle's cells, and the k-th of them in the walk's order (rows, then columns). */
+static int ms_rect_cells(ms_cell_rect q)
 {
-  int i = get_global_id(0);
-  if (i < n_cells)
-    lcount[i] = 0;
-  if (i == 0) {
+  return q.x1 < q.x0 || q.y1 < q.y0 ? 0 : (q.x1 - q.x0 + 1) * (q.y1 - q.y0 + 1);
+}
+
+static int ms_rect_cell(ms_cell_rect q, int k, int nx, int ny)
+{
+  int w = q.x1 - q.x0 + 1;
+  return ms_large_cell(q.x0 + k % w, q.y0 + k / w, nx, ny);
+}
+
+/* The list's three kernels run `width` work-items per large particle, item k0 of
+ * particle i taking the cells k0, k0 + width, ... of i's rectangle: their cost follows
+ * the large particles' cells, not the grid's. Item g's particle and first cell. */
+static int ms_list_item(int width, int n_large, int *k0)
+{
+  size_t g = get_global_id(0);
+  if (g >= (size_t)n_large * (size_t)width)
+    return -1;
+  *k0 = (int)(g % (size_t)width);
+  return (int)(g / (size_t)width);
+}
+
+static ms_cell_rect ms_rect_of(int4 r)
+{
+  ms_cell_rect q = {r.x, r.y, r.z, r.w};
+  return q;
+}
+
+/* Clears the counts of the cells the last build filled (lrect: each particle's rectangle
+ * then; every other count is already 0) and the list's counters; `reset_fail` clears the
+ * failure slot too (at the start of an advance: during one it stays clear until a failure
+ * ends the advance). */
+__kernel void ms_large_list_clear(__global int *lcount, __global const int4 *lrect, int n_large,
+                                  int width, int nx, int ny, __global int *lflags, int reset_fail)
+{
+  if (get_global_id(0) == 0) {
     lflags[MS_LFLAG_OVERFLOW] = 0;
     lflags[MS_LFLAG_MAX_COUNT] = 0;
     if (reset_fail)
       lflags[MS_LFLAG_FIRST_FAIL] = MS_NO_PARTICLE;
   }
+  int k0, i = ms_list_item(width, n_large, &k0);
+  if (i < 0)
+    return;
+  ms_cell_rect q = ms_rect_of(lrect[i]);
+  int n = ms_rect_cells(q);
+  for (int k = k0; k < n; k += width)
+    lcount[ms_rect_cell(q, k, nx, ny)] = 0;
 }
 
-/* Each large particle enters every cell of its large-small rectangle; a full list is
- * counted (the host grows the capacity and rebuilds), never truncated silently. */
+/* Each large particle enters every cell of its large-small rectangle, kept in lrect for
+ * the next clear; whoever takes a cell's first slot owns its sort. A full list is counted
+ * (the host grows the capacity and rebuilds), never truncated silently. */
 __kernel void ms_large_list_insert(__global const double2 *lpos, __global const float2 *lshape,
                                    int n_large, __global int *lcount, __global int *lidx,
                                    int lcap, double inv_cell, int nx, int ny, float r_small_max,
-                                   __global int *lflags)
+                                   __global int *lflags, __global int4 *lrect,
+                                   __global int *lowner, int width)
 {
-  int i = get_global_id(0);
-  if (i >= n_large || lshape[i].y == 0.0f) /* an empty slot is in no cell */
+  int k0, i = ms_list_item(width, n_large, &k0);
+  if (i < 0)
     return;
   ms_cell_rect q = ms_large_rect(lpos[i], lshape[i].x, r_small_max, 0.0, inv_cell, nx, ny);
-  for (int cy = q.y0; cy <= q.y1; cy++) {
-    for (int cx = q.x0; cx <= q.x1; cx++) {
-      int cell = ms_large_cell(cx, cy, nx, ny);
-      int slot = atomic_inc(&lcount[cell]);
-      if (slot < lcap) {
-        lidx[ms_grid_slot(cell, lcap, slot)] = i;
-      } else {
-        atomic_inc(&lflags[MS_LFLAG_OVERFLOW]);
-        atomic_max(&lflags[MS_LFLAG_MAX_COUNT], slot + 1);
-      }
+  if (lshape[i].y == 0.0f) { /* an empty slot is in no cell */
+    q.x0 = q.y0 = 0;
+    q.x1 = q.y1 = -1;
+  }
+  if (k0 == 0)
+    lrect[i] = (int4)(q.x0, q.x1, q.y0, q.y1);
+  int n = ms_rect_cells(q);
+  for (int k = k0; k < n; k += width) {
+    int cell = ms_rect_cell(q, k, nx, ny);
+    int slot = atomic_inc(&lcount[cell]);
+    if (slot == 0)
+      lowner[cell] = i;
+    if (slot < lcap) {
+      lidx[ms_grid_slot(cell, lcap, slot)] = i;
+    } else {
+      atomic_inc(&lflags[MS_LFLAG_OVERFLOW]);
+      atomic_max(&lflags[MS_LFLAG_MAX_COUNT], slot + 1);
     }
   }
 }
 
-/* Insertion sort of one cell's list, so that no sum depends on the atomics' order. */
+/* Insertion sort of each filled cell's list by its owner, so that no sum depends on the
+ * atomics' order. A rectangle meets a cell once (its reach is under half a period); the
+ * test of an earlier pass round the seam only keeps that true should it ever not be. */
 __kernel void ms_large_list_sort(__global const int *lcount, __global int *lidx, int lcap,
-                                 int n_cells)
+                                 __global const int4 *lrect, __global const int *lowner,
+                                 int n_large, int width, int nx, int ny)
 {
-  int c = get_global_id(0);
-  if (c >= n_cells)
+  int k0, i = ms_list_item(width, n_large, &k0);
+  if (i < 0)
     return;
-  ms_grid_sort_cell(lidx + ms_grid_slot(c, lcap, 0), min(lcount[c], lcap));
+  ms_cell_rect q = ms_rect_of(lrect[i]);
+  int n = ms_rect_cells(q), w = q.x1 - q.x0 + 1;
+  for (int k = k0; k < n; k += width) {
+    int cx = q.x0 + k % w, cy = q.y0 + k / w;
+    int again = 0; /* the cell came earlier in this walk */
+    if (MS_PX)
+      again |= cx - nx >= q.x0;
+    if (MS_PY)
+      again |= cy - ny >= q.y0;
+    if (again)
+      continue;
+    int cell = ms_large_cell(cx, cy, nx, ny);
+    if (lowner[cell] == i)
+      ms_grid_sort_cell(lidx + ms_grid_slot(cell, lcap, 0), min(lcount[cell], lcap));
+  }
 }
 
 /* The force of large particle L on small particle j (x, v, r, m of each), and whether

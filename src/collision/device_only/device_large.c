@@ -30,27 +30,46 @@
 #define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
 
 
-/* The arguments that name the list (set again when it grows). */
+/* The arguments that name the list's slots (set again when it grows). */
 static ms_status bind_list(const ms_ctx *c, ms_dlarge *dl)
 {
-  int n_cells = (int)dl->n_cells, cap = (int)dl->cap;
-  int clear_cells = ms_gpu_fill_clears(c) ? 0 : n_cells; /* else a fill does (build_list) */
-  ARG(MS_K_LARGE_LIST_CLEAR, 0, dl->count);
-  ARG(MS_K_LARGE_LIST_CLEAR, 1, clear_cells);
-  ARG(MS_K_LARGE_LIST_CLEAR, 2, dl->flags);
-  ARG(MS_K_LARGE_LIST_INSERT, 3, dl->count);
+  int cap = (int)dl->cap;
   ARG(MS_K_LARGE_LIST_INSERT, 4, dl->idx);
   ARG(MS_K_LARGE_LIST_INSERT, 5, cap);
-  ARG(MS_K_LARGE_LIST_SORT, 0, dl->count);
   ARG(MS_K_LARGE_LIST_SORT, 1, dl->idx);
   ARG(MS_K_LARGE_LIST_SORT, 2, cap);
-  ARG(MS_K_LARGE_LIST_SORT, 3, n_cells);
   ARG(MS_K_LARGE_SMALL_APPLY, 7, dl->count);
   ARG(MS_K_LARGE_SMALL_APPLY, 8, dl->idx);
   ARG(MS_K_LARGE_SMALL_APPLY, 9, cap);
   ARG(MS_K_LARGE_LARGE, 5, dl->count);
   ARG(MS_K_LARGE_LARGE, 6, dl->idx);
   ARG(MS_K_LARGE_LARGE, 7, cap);
+  return MS_OK;
+}
+
+/* The list kernels' arguments that never change: counts, rectangles, owners, the grid. */
+static ms_status bind_list_fixed(const ms_ctx *c, ms_dlarge *dl)
+{
+  const ms_grid *g = &c->p->grid;
+  int n = c->p->n_large;
+  ARG(MS_K_LARGE_LIST_CLEAR, 0, dl->count);
+  ARG(MS_K_LARGE_LIST_CLEAR, 1, dl->rect);
+  ARG(MS_K_LARGE_LIST_CLEAR, 2, n);
+  ARG(MS_K_LARGE_LIST_CLEAR, 3, dl->width);
+  ARG(MS_K_LARGE_LIST_CLEAR, 4, g->nx);
+  ARG(MS_K_LARGE_LIST_CLEAR, 5, g->ny);
+  ARG(MS_K_LARGE_LIST_CLEAR, 6, dl->flags);
+  ARG(MS_K_LARGE_LIST_INSERT, 3, dl->count);
+  ARG(MS_K_LARGE_LIST_INSERT, 11, dl->rect);
+  ARG(MS_K_LARGE_LIST_INSERT, 12, dl->owner);
+  ARG(MS_K_LARGE_LIST_INSERT, 13, dl->width);
+  ARG(MS_K_LARGE_LIST_SORT, 0, dl->count);
+  ARG(MS_K_LARGE_LIST_SORT, 3, dl->rect);
+  ARG(MS_K_LARGE_LIST_SORT, 4, dl->owner);
+  ARG(MS_K_LARGE_LIST_SORT, 5, n);
+  ARG(MS_K_LARGE_LIST_SORT, 6, dl->width);
+  ARG(MS_K_LARGE_LIST_SORT, 7, g->nx);
+  ARG(MS_K_LARGE_LIST_SORT, 8, g->ny);
   return MS_OK;
 }
 
@@ -141,7 +160,8 @@ static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
     ARG(MS_K_LARGE_WALLS, 22, off);
     ARG(MS_K_LARGE_WALLS, 23, c->p->dt);
   }
-  return bind_list(c, dl);
+  ms_status st = bind_list_fixed(c, dl);
+  return st ? st : bind_list(c, dl);
 }
 
 /* The arguments that name the small particles' buffers and the grid, which the
@@ -175,6 +195,27 @@ static ms_status set_capacity(const ms_ctx *c, ms_dlarge *dl, size_t cap)
   c->stats->large_list_capacity = (int)cap;
   ms_status st = ms_dl_make(c->cl, dl->n_cells * cap * sizeof(int), "large cell list", &dl->idx);
   return st ? st : bind_list(c, dl);
+}
+
+/* Work-items per large particle for the list's kernels: about the cells of the largest
+ * particle's rectangle (each item takes every width-th cell, so any rectangle is covered),
+ * at most 256. */
+static int list_width(const ms_params *p)
+{
+  double span = ceil(2.0 * ((double)p->r_large_max + p->r_small_max) * p->grid.inv_cell) + 2.0;
+  double cells = span * span;
+  return cells > 256.0 ? 256 : cells < 1.0 ? 1 : (int)cells;
+}
+
+/* Zeroes a buffer on the manager's queue (in order: before any kernel reads it). */
+static ms_status zero(const ms_ctx *c, cl_mem m, size_t bytes, const char *what)
+{
+  static const int z = 0;
+  if (bytes == 0)
+    return MS_OK;
+  return ms_cl_check(clEnqueueFillBuffer(c->cl->gpu_queue, m, &z, sizeof z, 0, bytes, 0, NULL,
+                                         NULL),
+                     "clEnqueueFillBuffer", what);
 }
 
 /* Every buffer, made on the first device advance (a run that never takes this path
@@ -212,10 +253,18 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
               {&dl->img, n * 2 * sizeof(int), "large images"},
               {&dl->prev_img, n * 2 * sizeof(int), "large prev images"},
               {&dl->count, dl->n_cells * sizeof(int), "large cell counts"},
+              {&dl->owner, dl->n_cells * sizeof(int), "large cell owners"},
+              {&dl->rect, n * 4 * sizeof(int), "large rectangles"},
               {&dl->flags, LFLAG_COUNT * sizeof(int), "large flags"},
               {&dl->wall, dl->wall_doubles * sizeof(double), "walls"}};
   for (size_t b = 0; !st && b < sizeof bufs / sizeof bufs[0]; b++)
     st = ms_dl_make(c->cl, bufs[b].bytes, bufs[b].what, bufs[b].m);
+  /* Every count 0, every rectangle one cell: the first clear has nothing else to undo. */
+  if (!st)
+    st = zero(c, dl->count, dl->n_cells * sizeof(int), "large cell counts");
+  if (!st)
+    st = zero(c, dl->rect, n * 4 * sizeof(int), "large rectangles");
+  dl->width = list_width(c->p);
   if (!st)
     st = set_capacity(c, dl, MS_DL_FIRST_CAPACITY);
   dl->shapes_stale = 1;
@@ -243,35 +292,21 @@ static ms_status upload_shapes(const ms_ctx *c, ms_dlarge *dl, const ms_worker *
   return st;
 }
 
-/* Clear, insert, sort; then the flags, read without waiting (into h_flags, complete
- * after the next blocking call on the queue) or, with `wait`, read now. */
+/* Clear, insert, sort, each over the large particles' cells; then the flags, read without
+ * waiting (into h_flags, complete after the next blocking call on the queue) or, with
+ * `wait`, read now. */
 static ms_status build_list(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, int reset_fail,
                             int wait)
 {
-  MS_CL_TRY(clSetKernelArg(c->kern->kernel[MS_K_LARGE_LIST_CLEAR], 3, sizeof reset_fail,
+  MS_CL_TRY(clSetKernelArg(c->kern->kernel[MS_K_LARGE_LIST_CLEAR], 7, sizeof reset_fail,
                            &reset_fail),
             "clSetKernelArg(MS_K_LARGE_LIST_CLEAR, reset_fail)");
-  /* On a CPU device the counts by a fill, as the grid's (collision/device/grid.c says why), the
-   * flags by the kernel, both booked as large_list_clear; on a GPU the kernel does both. */
-  ms_status st = MS_OK;
-  size_t n_clear = dl->n_cells > 1 ? dl->n_cells : 1;
-  if (ms_gpu_fill_clears(c)) {
-    static const int zero = 0;
-    cl_event ev = 0;
-    st = ms_cl_check(clEnqueueFillBuffer(c->cl->gpu_queue, dl->count, &zero, sizeof zero, 0,
-                                         n_clear * sizeof(int), 0, NULL, &ev),
-                     "clEnqueueFillBuffer", "large list count");
-    ms_status kept = ms_gpu_keep_event(c, dev, MS_K_LARGE_LIST_CLEAR, ev);
-    if (!st)
-      st = kept;
-    n_clear = 1;
-  }
+  size_t items = (size_t)c->p->n_large * (size_t)dl->width;
+  ms_status st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_CLEAR, items > 0 ? items : 1);
   if (!st)
-    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_CLEAR, n_clear);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_INSERT, items);
   if (!st)
-    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_INSERT, (size_t)c->p->n_large);
-  if (!st)
-    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_SORT, dl->n_cells);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_SORT, items);
   if (!st)
     st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, dl->flags, wait ? CL_TRUE : CL_FALSE, 0,
                                          sizeof dl->h_flags, dl->h_flags, 0, NULL, NULL),

@@ -69,6 +69,9 @@ typedef struct ms_dlarge {
   cl_mem img, prev_img;      /* int2: the periods crossed (periodic box), now and before */
   int *h_img;                /* host staging of img */
   cl_mem count, idx, flags;  /* the cell list: per-cell counts, cap slots per cell */
+  cl_mem rect, owner;        /* int4 per large particle: its cells at the last build; per
+                                cell, the particle that sorts it (kernels/large.cl) */
+  int width;                 /* the list kernels' work-items per large particle */
   double *h_pos, *h_vel;     /* host staging for uploads and read-backs */
   float *h_shape;
   int *h_stat;
