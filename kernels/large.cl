@@ -313,12 +313,104 @@ static int ms_sweep_next(ms_cell_rect q, int nx, int ny, __global const int *lco
   return best;
 }
 
+/* Whether X and P add a large-large term, by the tests the kernels then repeat on the same
+ * values: the sweep looks at the pair (in its roles: A before B), not both are static and
+ * their centres are closer than the radii's sum. */
+static int ms_ll_touch(int x, int p, double ex, double ep, __global const double2 *lpos,
+                       __global const float2 *lshape, __global const int *lstat)
+{
+  int before = ep < ex || (ep == ex && p < x);
+  int a = before ? p : x, b = before ? x : p;
+  double2 pa = lpos[a], pb = lpos[b];
+  float2 sa = lshape[a], sb = lshape[b];
+  if (!ms_sweep_pair(pa.x - sa.x, pa.x + sa.x, pb.x - sb.x, MS_PERIOD_X, MS_R_LARGE_MAX))
+    return 0;
+  if (lstat[a] && lstat[b])
+    return 0;
+  float dx = (float)ms_image(pb.x - pa.x, MS_PERIOD_X);
+  float dy = (float)ms_image(pb.y - pa.y, MS_PERIOD_Y), rs = sa.x + sb.x;
+  return dx * dx + dy * dy < rs * rs;
+}
+
+/* X's partners in the sweep's order. One pass over the cells of q keeps those that add a
+ * term, by (left edge, index), in `held` (a few touch a disc at once); when more than
+ * MS_LL_HELD would, the walk falls back on ms_sweep_next's repeated scans, which have
+ * no limit. Either way the partners come in the same order. */
+#define MS_LL_HELD 32
+
+typedef struct ms_ll_walk {
+  int held[MS_LL_HELD];
+  double held_e[MS_LL_HELD];
+  int n;  /* partners held, or -1: scan */
+  int at; /* the next one held */
+  int last;
+  double last_e; /* the scans' last partner and its left edge */
+} ms_ll_walk;
+
+static void ms_ll_gather(ms_ll_walk *wk, ms_cell_rect q, int nx, int ny,
+                         __global const int *lcount, int lcap, __global const int *lidx,
+                         __global const double2 *lpos, __global const float2 *lshape,
+                         __global const int *lstat, int x)
+{
+  double ex = lpos[x].x - lshape[x].x;
+  int n = 0;
+  wk->at = 0;
+  wk->last = -1;
+  wk->last_e = 0.0;
+  for (int cy = q.y0; cy <= q.y1; cy++) {
+    for (int cx = q.x0; cx <= q.x1; cx++) {
+      int cell = ms_large_cell(cx, cy, nx, ny);
+      int m = min(lcount[cell], lcap);
+      for (int a = 0; a < m; a++) {
+        int p = lidx[ms_grid_slot(cell, lcap, a)];
+        if (p == x)
+          continue;
+        double e = lpos[p].x - lshape[p].x;
+        int at = n; /* p's place by its key; the one before it is p itself when held */
+        while (at > 0 && (wk->held_e[at - 1] > e || (wk->held_e[at - 1] == e && wk->held[at - 1] > p)))
+          at--;
+        if ((at > 0 && wk->held[at - 1] == p) || !ms_ll_touch(x, p, ex, e, lpos, lshape, lstat))
+          continue;
+        if (n == MS_LL_HELD) {
+          wk->n = -1;
+          return;
+        }
+        for (int b = n; b > at; b--) {
+          wk->held[b] = wk->held[b - 1];
+          wk->held_e[b] = wk->held_e[b - 1];
+        }
+        wk->held[at] = p;
+        wk->held_e[at] = e;
+        n++;
+      }
+    }
+  }
+  wk->n = n;
+}
+
+/* The walk's next partner (its left edge in *e), or -1 when none is left. */
+static int ms_ll_next(ms_ll_walk *wk, ms_cell_rect q, int nx, int ny, __global const int *lcount,
+                      int lcap, __global const int *lidx, __global const double2 *lpos,
+                      __global const float2 *lshape, int x, double *e)
+{
+  if (wk->n >= 0) {
+    if (wk->at == wk->n)
+      return -1;
+    *e = wk->held_e[wk->at];
+    return wk->held[wk->at++];
+  }
+  int p = ms_sweep_next(q, nx, ny, lcount, lcap, lidx, lpos, lshape, x, wk->last, wk->last_e, e);
+  wk->last = p;
+  wk->last_e = *e;
+  return p;
+}
+
 /* One work-item per large particle X: large-large in the sweep's order. The candidates
  * are the particles listed in the cells of X's rectangle, widened by `margin` so that
  * every pair the sweep can find is among them (duplicates and extra candidates are
  * harmless: each partner is taken once, by its key, and tested as the sweep tests it).
- * Partners are visited in ascending (left edge, index) by repeated scans for the
- * smallest key above the last one: no per-item storage, any number of partners. */
+ * Partners are visited in ascending (left edge, index), the order in which the worker's
+ * sweep adds X's terms (ms_ll_walk). */
 __kernel void ms_large_large(__global const double2 *lpos, __global const double2 *lvel,
                              __global const float2 *lshape, __global const int *lstat,
                              int n_large, __global const int *lcount, __global const int *lidx,
@@ -342,15 +434,13 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
   ms_cell_rect q = ms_large_rect(px, rx, r_small_max, margin, inv_cell, nx, ny);
   if (lshape[x].y == 0.0f) /* an empty slot: no pairs */
     q.y1 = q.y0 - 1;
-  int last = -1;
-  double last_e = 0.0;
+  ms_ll_walk wk;
+  ms_ll_gather(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, lstat, x);
   for (;;) {
     double best_e;
-    int best = ms_sweep_next(q, nx, ny, lcount, lcap, lidx, lpos, lshape, x, last, last_e, &best_e);
+    int best = ms_ll_next(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, x, &best_e);
     if (best < 0)
       break;
-    last = best;
-    last_e = best_e;
     /* The sweep pairs (A, B) with A before B and adds B's force on A to A, its
      * negation to B. */
     int before = best_e < ex || (best_e == ex && best < x);

@@ -10,7 +10,7 @@
  * list per particle too: both members of a pair compute the same pair with the same
  * roles (the sweep's), so their two copies of xi are the same bits. A list has room for
  * every candidate its owner walks (collision/device_only/device_friction.c sizes it), so nothing is
- * ever dropped. Uses ms_large_rect and ms_sweep_next of large.cl, which comes before this
+ * ever dropped. Uses ms_large_rect and ms_ll_walk of large.cl, which comes before this
  * file. */
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -287,15 +287,13 @@ __kernel void ms_large_large_fric(
   ms_cell_rect q = ms_large_rect(px, rx, r_small_max, margin, inv_cell, nx, ny);
   if (lshape[x].y == 0.0f) /* an empty slot: no pairs, an empty new list */
     q.y1 = q.y0 - 1;
-  int last = -1;
-  double last_e = 0.0;
+  ms_ll_walk wk;
+  ms_ll_gather(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, lstat, x);
   for (;;) {
     double best_e;
-    int best = ms_sweep_next(q, nx, ny, lcount, lcap, lidx, lpos, lshape, x, last, last_e, &best_e);
+    int best = ms_ll_next(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, x, &best_e);
     if (best < 0)
       break;
-    last = best;
-    last_e = best_e;
     int before = best_e < ex || (best_e == ex && best < x);
     int a = before ? best : x, b = before ? x : best;
     double2 pa = lpos[a], pb = lpos[b];
