@@ -103,6 +103,23 @@ assert l['growths'] >= 1 and l['capacity'] > 4" "$tmp/crowd.json"
 }
 
 # exit 4 at the same step with the same message, and the same last good state.
+# Hundreds of large discs in contact at once, periodic in x, with a wall and static pegs,
+# with friction and without: each disc's large-large terms (and contact histories) in the
+# worker sweep's order, both when the device holds a disc's partners and when it scans for
+# them (MS_LL_HELD set to 1 in a copy of the kernels: nearly every disc then scans).
+test_large_pile_same_as_cpu() {
+  local scene=$root/tests/scenes/large_pile.ini plain=$tmp/large_pile_frictionless.ini
+  grep -v friction "$scene" >"$plain"
+  same_as_cpu "$scene" 600 "-p,reordered,-b,shared" "-p,naive,-b,copied,POCL=1" || return 1
+  same_as_cpu "$plain" 600 "-p,reordered,-b,shared" || return 1
+  rm -rf "$tmp/kernels"
+  cp -r "$root/kernels" "$tmp/kernels"
+  sed -i 's/^#define MS_LL_HELD [0-9]*$/#define MS_LL_HELD 1/' "$tmp/kernels/large.cl"
+  grep -q '^#define MS_LL_HELD 1$' "$tmp/kernels/large.cl" || return 1
+  MIXSIM_KERNEL_DIR=$tmp/kernels same_as_cpu "$scene" 600 "-p,reordered" || return 1
+  MIXSIM_KERNEL_DIR=$tmp/kernels same_as_cpu "$plain" 600 "-p,reordered"
+}
+
 test_failure_same_as_cpu() {
   local scene w
   for scene in exploding exploding_group; do
@@ -228,6 +245,7 @@ check test_mixed_2000_steps
 check test_many_large_matrix
 check test_squeeze_matrix
 check test_cell_list_overflow_grows_same_hash
+check test_large_pile_same_as_cpu
 check test_failure_same_as_cpu
 check test_checkpoint_resume
 check test_key_report_and_json
