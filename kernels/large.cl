@@ -87,12 +87,6 @@ static int ms_list_item(int width, int n_large, int *k0)
   return (int)(g / (size_t)width);
 }
 
-static ms_cell_rect ms_rect_of(int4 r)
-{
-  ms_cell_rect q = {r.x, r.y, r.z, r.w};
-  return q;
-}
-
 /* Clears the counts of the cells the last build filled (lrect: each particle's rectangle
  * then; every other count is already 0) and the list's counters; `reset_fail` clears the
  * failure slot too (at the start of an advance: during one it stays clear until a failure
@@ -109,7 +103,8 @@ __kernel void ms_large_list_clear(__global int *lcount, __global const int4 *lre
   int k0, i = ms_list_item(width, n_large, &k0);
   if (i < 0)
     return;
-  ms_cell_rect q = ms_rect_of(lrect[i]);
+  int4 r = lrect[i];
+  ms_cell_rect q = {r.x, r.y, r.z, r.w};
   int n = ms_rect_cells(q);
   for (int k = k0; k < n; k += width)
     lcount[ms_rect_cell(q, k, nx, ny)] = 0;
@@ -159,7 +154,8 @@ __kernel void ms_large_list_sort(__global const int *lcount, __global int *lidx,
   int k0, i = ms_list_item(width, n_large, &k0);
   if (i < 0)
     return;
-  ms_cell_rect q = ms_rect_of(lrect[i]);
+  int4 r = lrect[i];
+  ms_cell_rect q = {r.x, r.y, r.z, r.w};
   int n = ms_rect_cells(q), w = q.x1 - q.x0 + 1;
   for (int k = k0; k < n; k += width) {
     int cx = q.x0 + k % w, cy = q.y0 + k / w;
@@ -281,38 +277,6 @@ __kernel void ms_large_small_apply(__global const double2 *pos, __global const d
   f_ls[j] = (float2)(fx, fy);
 }
 
-/* X's next partner in the sweep's order: the particle other than X, listed in the cells
- * of q, with the smallest key (left edge, index) above (last_e, last), or any key when
- * last < 0; -1 when none is left. *key_e: its left edge. */
-static int ms_sweep_next(ms_cell_rect q, int nx, int ny, __global const int *lcount, int lcap,
-                         __global const int *lidx, __global const double2 *lpos,
-                         __global const float2 *lshape, int x, int last, double last_e,
-                         double *key_e)
-{
-  int best = -1;
-  double best_e = 0.0;
-  for (int cy = q.y0; cy <= q.y1; cy++) {
-    for (int cx = q.x0; cx <= q.x1; cx++) {
-      int cell = ms_large_cell(cx, cy, nx, ny);
-      int n = min(lcount[cell], lcap);
-      for (int a = 0; a < n; a++) {
-        int p = lidx[ms_grid_slot(cell, lcap, a)];
-        if (p == x)
-          continue;
-        double e = lpos[p].x - lshape[p].x;
-        if (last >= 0 && !(e > last_e || (e == last_e && p > last)))
-          continue;
-        if (best < 0 || e < best_e || (e == best_e && p < best)) {
-          best = p;
-          best_e = e;
-        }
-      }
-    }
-  }
-  *key_e = best_e;
-  return best;
-}
-
 /* Whether X and P add a large-large term, by the tests the kernels then repeat on the same
  * values: the sweep looks at the pair (in its roles: A before B), not both are static and
  * their centres are closer than the radii's sum. */
@@ -332,48 +296,45 @@ static int ms_ll_touch(int x, int p, double ex, double ep, __global const double
   return dx * dx + dy * dy < rs * rs;
 }
 
-/* X's partners in the sweep's order. One pass over the cells of q keeps those that add a
- * term, by (left edge, index), in `held` (a few touch a disc at once); when more than
- * MS_LL_HELD would, the walk falls back on ms_sweep_next's repeated scans, which have
- * no limit. Either way the partners come in the same order. */
+/* X's partners that add a term, in the sweep's order: a pass over the cells of q holds the
+ * MS_LL_HELD first, by (left edge, index), above the last one walked (a few touch a disc at
+ * once: one pass); a disc with more takes another pass for each MS_LL_HELD. */
 #define MS_LL_HELD 32
 
 typedef struct ms_ll_walk {
   int held[MS_LL_HELD];
-  double held_e[MS_LL_HELD];
-  int n;  /* partners held, or -1: scan */
-  int at; /* the next one held */
-  int last;
-  double last_e; /* the scans' last partner and its left edge */
+  double held_e[MS_LL_HELD]; /* their left edges */
+  int n, at;                 /* partners held, the next one to walk */
+  int more;                  /* some were left for the next pass */
 } ms_ll_walk;
 
 static void ms_ll_gather(ms_ll_walk *wk, ms_cell_rect q, int nx, int ny,
                          __global const int *lcount, int lcap, __global const int *lidx,
                          __global const double2 *lpos, __global const float2 *lshape,
-                         __global const int *lstat, int x)
+                         __global const int *lstat, int x, int last, double last_e)
 {
   double ex = lpos[x].x - lshape[x].x;
-  int n = 0;
-  wk->at = 0;
-  wk->last = -1;
-  wk->last_e = 0.0;
+  int n = 0, more = 0;
   for (int cy = q.y0; cy <= q.y1; cy++) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
       int cell = ms_large_cell(cx, cy, nx, ny);
       int m = min(lcount[cell], lcap);
       for (int a = 0; a < m; a++) {
         int p = lidx[ms_grid_slot(cell, lcap, a)];
-        if (p == x)
-          continue;
         double e = lpos[p].x - lshape[p].x;
+        if (p == x || (last >= 0 && !(e > last_e || (e == last_e && p > last))))
+          continue;
         int at = n; /* p's place by its key; the one before it is p itself when held */
-        while (at > 0 && (wk->held_e[at - 1] > e || (wk->held_e[at - 1] == e && wk->held[at - 1] > p)))
+        while (at > 0 &&
+               (wk->held_e[at - 1] > e || (wk->held_e[at - 1] == e && wk->held[at - 1] > p)))
           at--;
         if ((at > 0 && wk->held[at - 1] == p) || !ms_ll_touch(x, p, ex, e, lpos, lshape, lstat))
           continue;
-        if (n == MS_LL_HELD) {
-          wk->n = -1;
-          return;
+        if (n == MS_LL_HELD) { /* the last held, or p, waits for the next pass */
+          more = 1;
+          if (at == n)
+            continue;
+          n--;
         }
         for (int b = n; b > at; b--) {
           wk->held[b] = wk->held[b - 1];
@@ -386,23 +347,23 @@ static void ms_ll_gather(ms_ll_walk *wk, ms_cell_rect q, int nx, int ny,
     }
   }
   wk->n = n;
+  wk->at = 0;
+  wk->more = more;
 }
 
 /* The walk's next partner (its left edge in *e), or -1 when none is left. */
 static int ms_ll_next(ms_ll_walk *wk, ms_cell_rect q, int nx, int ny, __global const int *lcount,
                       int lcap, __global const int *lidx, __global const double2 *lpos,
-                      __global const float2 *lshape, int x, double *e)
+                      __global const float2 *lshape, __global const int *lstat, int x,
+                      double *e)
 {
-  if (wk->n >= 0) {
-    if (wk->at == wk->n)
-      return -1;
-    *e = wk->held_e[wk->at];
-    return wk->held[wk->at++];
-  }
-  int p = ms_sweep_next(q, nx, ny, lcount, lcap, lidx, lpos, lshape, x, wk->last, wk->last_e, e);
-  wk->last = p;
-  wk->last_e = *e;
-  return p;
+  if (wk->at == wk->n && wk->more)
+    ms_ll_gather(wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, lstat, x,
+                 wk->held[wk->n - 1], wk->held_e[wk->n - 1]);
+  if (wk->at == wk->n)
+    return -1;
+  *e = wk->held_e[wk->at];
+  return wk->held[wk->at++];
 }
 
 /* One work-item per large particle X: large-large in the sweep's order. The candidates
@@ -435,10 +396,10 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
   if (lshape[x].y == 0.0f) /* an empty slot: no pairs */
     q.y1 = q.y0 - 1;
   ms_ll_walk wk;
-  ms_ll_gather(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, lstat, x);
+  ms_ll_gather(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, lstat, x, -1, 0.0);
   for (;;) {
     double best_e;
-    int best = ms_ll_next(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, x, &best_e);
+    int best = ms_ll_next(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, lstat, x, &best_e);
     if (best < 0)
       break;
     /* The sweep pairs (A, B) with A before B and adds B's force on A to A, its

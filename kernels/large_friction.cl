@@ -288,10 +288,10 @@ __kernel void ms_large_large_fric(
   if (lshape[x].y == 0.0f) /* an empty slot: no pairs, an empty new list */
     q.y1 = q.y0 - 1;
   ms_ll_walk wk;
-  ms_ll_gather(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, lstat, x);
+  ms_ll_gather(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, lstat, x, -1, 0.0);
   for (;;) {
     double best_e;
-    int best = ms_ll_next(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, x, &best_e);
+    int best = ms_ll_next(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, lstat, x, &best_e);
     if (best < 0)
       break;
     int before = best_e < ex || (best_e == ex && best < x);

@@ -102,11 +102,10 @@ test_cell_list_overflow_grows_same_hash() {
 assert l['growths'] >= 1 and l['capacity'] > 4" "$tmp/crowd.json"
 }
 
-# exit 4 at the same step with the same message, and the same last good state.
 # Hundreds of large discs in contact at once, periodic in x, with a wall and static pegs,
 # with friction and without: each disc's large-large terms (and contact histories) in the
 # worker sweep's order, both when the device holds a disc's partners and when it scans for
-# them (MS_LL_HELD set to 1 in a copy of the kernels: nearly every disc then scans).
+# them in several passes (MS_LL_HELD set to 1 in a copy of the kernels: a pass per partner).
 test_large_pile_same_as_cpu() {
   local scene=$root/tests/scenes/large_pile.ini plain=$tmp/large_pile_frictionless.ini
   grep -v friction "$scene" >"$plain"
@@ -120,6 +119,7 @@ test_large_pile_same_as_cpu() {
   MIXSIM_KERNEL_DIR=$tmp/kernels same_as_cpu "$plain" 600 "-p,reordered"
 }
 
+# exit 4 at the same step with the same message, and the same last good state.
 test_failure_same_as_cpu() {
   local scene w
   for scene in exploding exploding_group; do
