@@ -63,21 +63,9 @@ static void ms_large_wrap(double *x, double *y, __global int2 *img)
   *img = (int2)(ix, iy);
 }
 
-/* A rectangle's cells, and the k-th of them in the walk's order (rows, then columns). */
-static int ms_rect_cells(ms_cell_rect q)
-{
-  return q.x1 < q.x0 || q.y1 < q.y0 ? 0 : (q.x1 - q.x0 + 1) * (q.y1 - q.y0 + 1);
-}
-
-static int ms_rect_cell(ms_cell_rect q, int k, int nx, int ny)
-{
-  int w = q.x1 - q.x0 + 1;
-  return ms_large_cell(q.x0 + k % w, q.y0 + k / w, nx, ny);
-}
-
 /* The list's three kernels run `width` work-items per large particle, item k0 of
- * particle i taking the cells k0, k0 + width, ... of i's rectangle: their cost follows
- * the large particles' cells, not the grid's. Item g's particle and first cell. */
+ * particle i taking the rows k0, k0 + width, ... of i's rectangle: their cost follows the
+ * large particles' cells, not the grid's. Item g's particle and first row. */
 static int ms_list_item(int width, int n_large, int *k0)
 {
   size_t g = get_global_id(0);
@@ -105,9 +93,9 @@ __kernel void ms_large_list_clear(__global int *lcount, __global const int4 *lre
     return;
   int4 r = lrect[i];
   ms_cell_rect q = {r.x, r.y, r.z, r.w};
-  int n = ms_rect_cells(q);
-  for (int k = k0; k < n; k += width)
-    lcount[ms_rect_cell(q, k, nx, ny)] = 0;
+  for (int cy = q.y0 + k0; cy <= q.y1; cy += width)
+    for (int cx = q.x0; cx <= q.x1; cx++)
+      lcount[ms_large_cell(cx, cy, nx, ny)] = 0;
 }
 
 /* Each large particle enters every cell of its large-small rectangle, kept in lrect for
@@ -129,24 +117,25 @@ __kernel void ms_large_list_insert(__global const double2 *lpos, __global const 
   }
   if (k0 == 0)
     lrect[i] = (int4)(q.x0, q.x1, q.y0, q.y1);
-  int n = ms_rect_cells(q);
-  for (int k = k0; k < n; k += width) {
-    int cell = ms_rect_cell(q, k, nx, ny);
-    int slot = atomic_inc(&lcount[cell]);
-    if (slot == 0)
-      lowner[cell] = i;
-    if (slot < lcap) {
-      lidx[ms_grid_slot(cell, lcap, slot)] = i;
-    } else {
-      atomic_inc(&lflags[MS_LFLAG_OVERFLOW]);
-      atomic_max(&lflags[MS_LFLAG_MAX_COUNT], slot + 1);
+  for (int cy = q.y0 + k0; cy <= q.y1; cy += width) {
+    for (int cx = q.x0; cx <= q.x1; cx++) {
+      int cell = ms_large_cell(cx, cy, nx, ny);
+      int slot = atomic_inc(&lcount[cell]);
+      if (slot == 0)
+        lowner[cell] = i;
+      if (slot < lcap) {
+        lidx[ms_grid_slot(cell, lcap, slot)] = i;
+      } else {
+        atomic_inc(&lflags[MS_LFLAG_OVERFLOW]);
+        atomic_max(&lflags[MS_LFLAG_MAX_COUNT], slot + 1);
+      }
     }
   }
 }
 
 /* Insertion sort of each filled cell's list by its owner, so that no sum depends on the
- * atomics' order. A rectangle meets a cell once (its reach is under half a period); the
- * test of an earlier pass round the seam only keeps that true should it ever not be. */
+ * atomics' order. A rectangle meets a cell once (the scene keeps its reach under half a
+ * period less a cell, scene/flows_periodic.c), so one work-item sorts each cell. */
 __kernel void ms_large_list_sort(__global const int *lcount, __global int *lidx, int lcap,
                                  __global const int4 *lrect, __global const int *lowner,
                                  int n_large, int width, int nx, int ny)
@@ -156,19 +145,12 @@ __kernel void ms_large_list_sort(__global const int *lcount, __global int *lidx,
     return;
   int4 r = lrect[i];
   ms_cell_rect q = {r.x, r.y, r.z, r.w};
-  int n = ms_rect_cells(q), w = q.x1 - q.x0 + 1;
-  for (int k = k0; k < n; k += width) {
-    int cx = q.x0 + k % w, cy = q.y0 + k / w;
-    int again = 0; /* the cell came earlier in this walk */
-    if (MS_PX)
-      again |= cx - nx >= q.x0;
-    if (MS_PY)
-      again |= cy - ny >= q.y0;
-    if (again)
-      continue;
-    int cell = ms_large_cell(cx, cy, nx, ny);
-    if (lowner[cell] == i)
-      ms_grid_sort_cell(lidx + ms_grid_slot(cell, lcap, 0), min(lcount[cell], lcap));
+  for (int cy = q.y0 + k0; cy <= q.y1; cy += width) {
+    for (int cx = q.x0; cx <= q.x1; cx++) {
+      int cell = ms_large_cell(cx, cy, nx, ny);
+      if (lowner[cell] == i)
+        ms_grid_sort_cell(lidx + ms_grid_slot(cell, lcap, 0), min(lcount[cell], lcap));
+    }
   }
 }
 

@@ -105,12 +105,14 @@ assert l['growths'] >= 1 and l['capacity'] > 4" "$tmp/crowd.json"
 # Hundreds of large discs in contact at once, periodic in x, with a wall and static pegs,
 # with friction and without: each disc's large-large terms (and contact histories) in the
 # worker sweep's order, both when the device holds a disc's partners and when it scans for
-# them in several passes (MS_LL_HELD set to 1 in a copy of the kernels: a pass per partner).
+# them in several passes (MS_LL_HELD set to 1 in a copy of the kernels: a pass per partner),
+# and with the cell list built by several work-items per particle, as on a GPU.
 test_large_pile_same_as_cpu() {
   local scene=$root/tests/scenes/large_pile.ini plain=$tmp/large_pile_frictionless.ini
   grep -v friction "$scene" >"$plain"
   same_as_cpu "$scene" 600 "-p,reordered,-b,shared" "-p,naive,-b,copied,POCL=1" || return 1
   same_as_cpu "$plain" 600 "-p,reordered,-b,shared" || return 1
+  MIXSIM_DL_WIDTH=5 same_as_cpu "$scene" 600 "-p,reordered" || return 1
   rm -rf "$tmp/kernels"
   cp -r "$root/kernels" "$tmp/kernels"
   sed -i 's/^#define MS_LL_HELD [0-9]*$/#define MS_LL_HELD 1/' "$tmp/kernels/large.cl"

@@ -197,14 +197,22 @@ static ms_status set_capacity(const ms_ctx *c, ms_dlarge *dl, size_t cap)
   return st ? st : bind_list(c, dl);
 }
 
-/* Work-items per large particle for the list's kernels: about the cells of the largest
- * particle's rectangle (each item takes every width-th cell, so any rectangle is covered),
- * at most 256. */
-static int list_width(const ms_params *p)
+/* Work-items per large particle for the list's kernels, each taking every width-th row
+ * of its rectangle (so any rectangle is covered): on a GPU about the rows of the largest
+ * one, at most 64; on a CPU device one, where a work-item's own cost outweighs the
+ * parallelism. MIXSIM_DL_WIDTH sets it (tests). */
+static int list_width(const ms_ctx *c)
 {
-  double span = ceil(2.0 * ((double)p->r_large_max + p->r_small_max) * p->grid.inv_cell) + 2.0;
-  double cells = span * span;
-  return cells > 256.0 ? 256 : cells < 1.0 ? 1 : (int)cells;
+  const ms_params *p = c->p;
+  const char *env = getenv("MIXSIM_DL_WIDTH");
+  char *end;
+  long w = env ? strtol(env, &end, 10) : 0;
+  if (env && *env && !*end && w >= 1 && w <= 1024)
+    return (int)w;
+  if (!(c->cl->device_type & CL_DEVICE_TYPE_GPU))
+    return 1;
+  double rows = ceil(2.0 * ((double)p->r_large_max + p->r_small_max) * p->grid.inv_cell) + 2.0;
+  return rows > 64.0 ? 64 : rows < 1.0 ? 1 : (int)rows;
 }
 
 /* Zeroes a buffer on the manager's queue (in order: before any kernel reads it). */
@@ -264,7 +272,7 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
     st = zero(c, dl->count, dl->n_cells * sizeof(int), "large cell counts");
   if (!st)
     st = zero(c, dl->rect, n * 4 * sizeof(int), "large rectangles");
-  dl->width = list_width(c->p);
+  dl->width = list_width(c);
   if (!st)
     st = set_capacity(c, dl, MS_DL_FIRST_CAPACITY);
   dl->shapes_stale = 1;
