@@ -261,9 +261,8 @@ __kernel void ms_large_small_apply_fric(
 __kernel void ms_large_large_fric(
     __global const double2 *lpos, __global const double2 *lvel, __global const float2 *lshape,
     __global const int *lstat, __global const double2 *lrot, int n_large,
-    __global const int *lcount, __global const int *lidx, int lcap, double inv_cell, int nx,
-    int ny, float r_small_max, double margin, float k, float two_zeta, float4 fr, float dt,
-    int kll, __global const int *ll_n, __global const int *ll_p, __global const float *ll_xi,
+    __global const int *chead, __global const int *cnext, double2 cinv, int cnx, int cny,
+    float k, float two_zeta, float4 fr, float dt, int kll, __global const int *ll_n, __global const int *ll_p, __global const float *ll_xi,
     __global int *new_n, __global int *new_p, __global float *new_xi, __global float2 *lf,
     __global float *lt, __global int *lflags
 #ifdef MS_DIAG
@@ -284,14 +283,12 @@ __kernel void ms_large_large_fric(
   float tq = lt[x];
   size_t base = (size_t)x * (size_t)kll;
   int n_old = ll_n[x], n_new = 0;
-  ms_cell_rect q = ms_large_rect(px, rx, r_small_max, margin, inv_cell, nx, ny);
-  if (lshape[x].y == 0.0f) /* an empty slot: no pairs, an empty new list */
-    q.y1 = q.y0 - 1;
-  ms_ll_walk wk;
-  ms_ll_gather(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, lstat, x, -1, 0.0);
+  ms_ll_walk wk = {chead, cnext, cinv, cnx, cny}; /* nothing held */
+  if (lshape[x].y != 0.0f) /* an empty slot: no pairs, an empty new list */
+    ms_ll_gather(&wk, lpos, lshape, lstat, x, -1, 0.0);
   for (;;) {
     double best_e;
-    int best = ms_ll_next(&wk, q, nx, ny, lcount, lcap, lidx, lpos, lshape, lstat, x, &best_e);
+    int best = ms_ll_next(&wk, lpos, lshape, lstat, x, &best_e);
     if (best < 0)
       break;
     int before = best_e < ex || (best_e == ex && best < x);

@@ -121,6 +121,50 @@ test_large_pile_same_as_cpu() {
   MIXSIM_KERNEL_DIR=$tmp/kernels same_as_cpu "$plain" 600 "-p,reordered"
 }
 
+# A box periodic both ways whose period holds a single large-large cell (a disc nearly half
+# the period across): the 3 x 3 cells round a disc are one cell nine times, each partner
+# taken once.
+test_one_cell_period_same_as_cpu() {
+  cat >"$tmp/tight.ini" <<'INI'
+[simulation]
+dt = 1.5e-5
+seed = 5
+gravity = 3, -5
+[box]
+min = 0, 0
+max = 0.2, 0.2
+periodic = xy
+[material]
+stiffness = 2500
+restitution = 0.5
+friction = 0.4
+rolling_friction = 0.02
+[small]
+count = 60
+radius = 0.002
+density = 25
+placement = lattice
+region = 0, 0, 0.2, 0.01
+[large_random.big]
+count = 1
+radius_min = 0.085
+radius_max = 0.09
+region = 0, 0, 0.2, 0.2
+density = 25
+velocity_spread = 2
+[large_random.grains]
+count = 30
+radius_min = 0.005
+radius_max = 0.01
+region = 0, 0, 0.2, 0.2
+density = 25
+velocity_spread = 3
+INI
+  grep -v friction "$tmp/tight.ini" >"$tmp/tight_plain.ini"
+  same_as_cpu "$tmp/tight.ini" 1500 "-p,reordered" || return 1
+  same_as_cpu "$tmp/tight_plain.ini" 1500 "-p,naive"
+}
+
 # exit 4 at the same step with the same message, and the same last good state.
 test_failure_same_as_cpu() {
   local scene w
@@ -248,6 +292,7 @@ check test_many_large_matrix
 check test_squeeze_matrix
 check test_cell_list_overflow_grows_same_hash
 check test_large_pile_same_as_cpu
+check test_one_cell_period_same_as_cpu
 check test_failure_same_as_cpu
 check test_checkpoint_resume
 check test_key_report_and_json

@@ -41,9 +41,6 @@ static ms_status bind_list(const ms_ctx *c, ms_dlarge *dl)
   ARG(MS_K_LARGE_SMALL_APPLY, 7, dl->count);
   ARG(MS_K_LARGE_SMALL_APPLY, 8, dl->idx);
   ARG(MS_K_LARGE_SMALL_APPLY, 9, cap);
-  ARG(MS_K_LARGE_LARGE, 5, dl->count);
-  ARG(MS_K_LARGE_LARGE, 6, dl->idx);
-  ARG(MS_K_LARGE_LARGE, 7, cap);
   return MS_OK;
 }
 
@@ -70,6 +67,19 @@ static ms_status bind_list_fixed(const ms_ctx *c, ms_dlarge *dl)
   ARG(MS_K_LARGE_LIST_SORT, 6, dl->width);
   ARG(MS_K_LARGE_LIST_SORT, 7, g->nx);
   ARG(MS_K_LARGE_LIST_SORT, 8, g->ny);
+  ARG(MS_K_LARGE_LIST_CLEAR, 8, dl->chead);
+  ARG(MS_K_LARGE_LIST_CLEAR, 9, dl->ccell);
+  cl_mem cells[] = {dl->chead, dl->cnext, dl->ccell};
+  for (int a = 0; a < 3; a++)
+    ARG(MS_K_LARGE_LIST_INSERT, 14 + a, cells[a]);
+  ARG(MS_K_LARGE_LIST_INSERT, 17, dl->cinv);
+  ARG(MS_K_LARGE_LIST_INSERT, 18, dl->cnx);
+  ARG(MS_K_LARGE_LIST_INSERT, 19, dl->cny);
+  ARG(MS_K_LARGE_LARGE, 5, dl->chead);
+  ARG(MS_K_LARGE_LARGE, 6, dl->cnext);
+  ARG(MS_K_LARGE_LARGE, 7, dl->cinv);
+  ARG(MS_K_LARGE_LARGE, 8, dl->cnx);
+  ARG(MS_K_LARGE_LARGE, 9, dl->cny);
   return MS_OK;
 }
 
@@ -110,14 +120,9 @@ static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   ARG(MS_K_LARGE_SMALL_APPLY, 14, c->p->k);
   ARG(MS_K_LARGE_SMALL_APPLY, 15, c->p->two_zeta);
   ARG(MS_K_LARGE_LARGE, 4, n);
-  ARG(MS_K_LARGE_LARGE, 8, g->inv_cell);
-  ARG(MS_K_LARGE_LARGE, 9, g->nx);
-  ARG(MS_K_LARGE_LARGE, 10, g->ny);
-  ARG(MS_K_LARGE_LARGE, 11, c->p->r_small_max);
-  ARG(MS_K_LARGE_LARGE, 12, dl->margin);
-  ARG(MS_K_LARGE_LARGE, 13, c->p->k);
-  ARG(MS_K_LARGE_LARGE, 14, c->p->two_zeta);
-  ARG(MS_K_LARGE_LARGE, 15, dl->f);
+  ARG(MS_K_LARGE_LARGE, 10, c->p->k);
+  ARG(MS_K_LARGE_LARGE, 11, c->p->two_zeta);
+  ARG(MS_K_LARGE_LARGE, 12, dl->f);
   ARG(MS_K_LARGE_WALLS, 4, n);
   ARG(MS_K_LARGE_WALLS, 5, box);
   ARG(MS_K_LARGE_WALLS, 6, c->p->k);
@@ -153,9 +158,9 @@ static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
     ARG(MS_K_LARGE_SMALL_REACT, 18, dev->diss);
     ARG(MS_K_LARGE_SMALL_REACT, 19, off);
     ARG(MS_K_LARGE_SMALL_REACT, 20, c->p->dt);
-    ARG(MS_K_LARGE_LARGE, 16, dev->diss);
-    ARG(MS_K_LARGE_LARGE, 17, off);
-    ARG(MS_K_LARGE_LARGE, 18, c->p->dt);
+    ARG(MS_K_LARGE_LARGE, 13, dev->diss);
+    ARG(MS_K_LARGE_LARGE, 14, off);
+    ARG(MS_K_LARGE_LARGE, 15, c->p->dt);
     ARG(MS_K_LARGE_WALLS, 21, dev->diss);
     ARG(MS_K_LARGE_WALLS, 22, off);
     ARG(MS_K_LARGE_WALLS, 23, c->p->dt);
@@ -215,15 +220,27 @@ static int list_width(const ms_ctx *c)
   return rows > 64.0 ? 64 : rows < 1.0 ? 1 : (int)rows;
 }
 
-/* Zeroes a buffer on the manager's queue (in order: before any kernel reads it). */
-static ms_status zero(const ms_ctx *c, cl_mem m, size_t bytes, const char *what)
+/* Fills a buffer of ints with v on the manager's queue (in order: before any kernel). */
+static ms_status fill(const ms_ctx *c, cl_mem m, size_t bytes, int v, const char *what)
 {
-  static const int z = 0;
   if (bytes == 0)
     return MS_OK;
-  return ms_cl_check(clEnqueueFillBuffer(c->cl->gpu_queue, m, &z, sizeof z, 0, bytes, 0, NULL,
+  return ms_cl_check(clEnqueueFillBuffer(c->cl->gpu_queue, m, &v, sizeof v, 0, bytes, 0, NULL,
                                          NULL),
                      "clEnqueueFillBuffer", what);
+}
+
+/* Large-large's cells along an axis of `extent` metres: as many as fit, each wider than two
+ * of the largest large radii by more than float rounding adds to a touching pair's
+ * distance, and no narrower than the grid's (so never more of them). Sets *inv. */
+static int coarse_axis(const ms_params *p, double extent, double *inv)
+{
+  double least = fmax(2.0 * (double)p->r_large_max * (1.0 + ldexp(1.0, -16)),
+                      1.0 / p->grid.inv_cell);
+  double n = floor(extent / least);
+  n = n < 1.0 ? 1.0 : n;
+  *inv = n / extent;
+  return (int)n;
 }
 
 /* Every buffer, made on the first device advance (a run that never takes this path
@@ -232,6 +249,9 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
   size_t n = (size_t)c->p->n_large, d2 = n * 2 * sizeof(double), f2 = n * 2 * sizeof(float);
   dl->n_cells = c->p->grid.n_cells;
+  dl->cnx = coarse_axis(c->p, c->p->box[0], &dl->cinv.s[0]);
+  dl->cny = coarse_axis(c->p, c->p->box[1], &dl->cinv.s[1]);
+  size_t cells = (size_t)dl->cnx * (size_t)dl->cny;
   dl->h_pos = malloc(d2 + 16);
   dl->h_vel = malloc(d2 + 16);
   dl->h_shape = malloc(f2 + 8);
@@ -263,15 +283,23 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
               {&dl->count, dl->n_cells * sizeof(int), "large cell counts"},
               {&dl->owner, dl->n_cells * sizeof(int), "large cell owners"},
               {&dl->rect, n * 4 * sizeof(int), "large rectangles"},
+              {&dl->chead, cells * sizeof(int), "large-large cells"},
+              {&dl->cnext, n * sizeof(int), "large-large lists"},
+              {&dl->ccell, n * sizeof(int), "large-large cell of each"},
               {&dl->flags, LFLAG_COUNT * sizeof(int), "large flags"},
               {&dl->wall, dl->wall_doubles * sizeof(double), "walls"}};
   for (size_t b = 0; !st && b < sizeof bufs / sizeof bufs[0]; b++)
     st = ms_dl_make(c->cl, bufs[b].bytes, bufs[b].what, bufs[b].m);
-  /* Every count 0, every rectangle one cell: the first clear has nothing else to undo. */
+  /* Every count 0, every list empty, every rectangle and large-large cell the first one:
+   * the first clear has nothing else to undo. */
   if (!st)
-    st = zero(c, dl->count, dl->n_cells * sizeof(int), "large cell counts");
+    st = fill(c, dl->count, dl->n_cells * sizeof(int), 0, "large cell counts");
   if (!st)
-    st = zero(c, dl->rect, n * 4 * sizeof(int), "large rectangles");
+    st = fill(c, dl->rect, n * 4 * sizeof(int), 0, "large rectangles");
+  if (!st)
+    st = fill(c, dl->chead, cells * sizeof(int), -1, "large-large cells");
+  if (!st)
+    st = fill(c, dl->ccell, n * sizeof(int), 0, "large-large cell of each");
   dl->width = list_width(c);
   if (!st)
     st = set_capacity(c, dl, MS_DL_FIRST_CAPACITY);

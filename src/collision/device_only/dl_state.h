@@ -72,6 +72,10 @@ typedef struct ms_dlarge {
   cl_mem rect, owner;        /* int4 per large particle: its cells at the last build; per
                                 cell, the particle that sorts it (kernels/large.cl) */
   int width;                 /* the list kernels' work-items per large particle */
+  cl_mem chead, cnext, ccell; /* large-large's cells: the first particle of each, the next
+                                 of each particle, each one's cell at the last build */
+  cl_double2 cinv;           /* their number per metre along x and y */
+  int cnx, cny;
   double *h_pos, *h_vel;     /* host staging for uploads and read-backs */
   float *h_shape;
   int *h_stat;
