@@ -37,8 +37,9 @@ static float r_large_max(const ms_ctx *c, ms_worker *w)
   return r;
 }
 
-/* Slots a list needs so that it can never overflow: every candidate its owner walks
- * (the cells of its rectangle, each at most full), at most every possible partner. */
+/* Slots a list needs so that it can never overflow: every particle listed in its owner's
+ * rectangle (its cells each at most full; large-large's widened by dl->margin: every disc
+ * that can touch it), at most every possible partner. */
 static size_t ls_room(const ms_ctx *c, ms_worker *w)
 {
   double reach = (double)r_large_max(c, w) + c->p->r_small_max;

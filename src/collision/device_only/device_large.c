@@ -259,9 +259,9 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   dl->h_img = malloc(n * 2 * sizeof(int) + 8);
   if (!dl->h_pos || !dl->h_vel || !dl->h_shape || !dl->h_stat || !dl->h_img)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for %zu large particles", n);
-  /* Large-large searches its rectangle widened by what float rounding can add to a
-   * touching pair's distance (relative 2^-24 of the radii's sum): every pair the sweep
-   * finds is then among the candidates, however large the particles. */
+  /* A disc's rectangle widened by what float rounding can add to a touching pair's
+   * distance (relative 2^-24 of the radii's sum) lists every large particle that can touch
+   * it: the bound on its large-large partners (device_friction.c's ll_room). */
   dl->margin = 2.0 * (double)c->p->r_large_max * ldexp(1.0, -20);
   /* The walls' records and points (kernels/large.cl's layout), at least one record. */
   dl->wall_doubles = MS_DW_STRIDE * (size_t)(c->p->n_walls > 0 ? c->p->n_walls : 1);

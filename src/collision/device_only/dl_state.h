@@ -61,7 +61,7 @@ typedef struct ms_dl_walls {
 typedef struct ms_dlarge {
   int made;              /* buffers exist (made on the first device advance) */
   size_t n_cells, cap;   /* cells of the grid; slots per cell of the list */
-  double margin;         /* widening of large-large's search (see large.cl) */
+  double margin;         /* widening of a rectangle that bounds large-large's partners */
   int shapes_stale;      /* an exchange filled or emptied large slots: upload the shapes */
   cl_mem pos, vel;       /* double2: x y, vx vy per large particle */
   cl_mem shape, stat, f; /* float2 (radius, mass), int static, float2 force */
