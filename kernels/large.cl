@@ -63,10 +63,9 @@ static void ms_large_wrap(double *x, double *y, __global int2 *img)
   *img = (int2)(ix, iy);
 }
 
-/* Large-large's own grid (collision/device_only/device_large.c sizes it): cells wider than
- * two of the largest large radii, so that a touching pair lies in neighbouring cells, each
- * particle listed in its centre's cell as a linked list (head per cell, next per particle)
- * in any order, the walk ordering what it finds. Off the box a cell is clamped to the edge
+/* Large-large's own grid (sized by device_large.c): cells wider than two of the largest
+ * large radii, so that a touching pair lies in neighbouring cells, each a linked list (head
+ * per cell, next per particle) in any order. Off the box a cell is clamped to the edge
  * (neighbours stay neighbours); round a periodic axis it wraps. */
 static int ms_coarse_axis(double x, double inv, int n, int periodic)
 {
@@ -76,9 +75,9 @@ static int ms_coarse_axis(double x, double inv, int n, int periodic)
   return (int)fmin(fmax(f, 0.0), (double)(n - 1)); /* NaN: 0 */
 }
 
-/* The list's three kernels run `width` work-items per large particle, item k0 of
- * particle i taking the rows k0, k0 + width, ... of i's rectangle: their cost follows the
- * large particles' cells, not the grid's. Item g's particle and first row. */
+/* The list's kernels run `width` work-items per large particle, item k0 of particle i
+ * taking the rows k0, k0 + width, ... of i's rectangle: their cost follows the large
+ * particles' cells, not the grid's. Returns i (-1: past the last) and sets k0. */
 static int ms_list_item(int width, int n_large, int *k0)
 {
   size_t g = get_global_id(0);
@@ -88,10 +87,9 @@ static int ms_list_item(int width, int n_large, int *k0)
   return (int)(g / (size_t)width);
 }
 
-/* Clears the counts of the cells the last build filled (lrect: each particle's rectangle
- * then; every other count is already 0) and the list's counters; `reset_fail` clears the
- * failure slot too (at the start of an advance: during one it stays clear until a failure
- * ends the advance). */
+/* Clears the counts and large-large cells the last build filled (lrect, ccell; all others
+ * are clear) and the list's counters; `reset_fail` the failure slot too (at an advance's
+ * start: during one it stays clear until a failure ends the advance). */
 __kernel void ms_large_list_clear(__global int *lcount, __global const int4 *lrect, int n_large,
                                   int width, int nx, int ny, __global int *lflags, int reset_fail,
                                   __global int *chead, __global const int *ccell)
@@ -130,7 +128,9 @@ __kernel void ms_large_list_insert(__global const double2 *lpos, __global const 
   if (i < 0)
     return;
   ms_cell_rect q = ms_large_rect(lpos[i], lshape[i].x, r_small_max, 0.0, inv_cell, nx, ny);
-  if (lshape[i].y == 0.0f) { /* an empty slot is in no cell */
+  /* In no cell: an empty slot, a failed integration's state (the next clear replays q) */
+  int none = lshape[i].y == 0.0f || !isfinite(lpos[i].x) || !isfinite(lpos[i].y);
+  if (none) {
     q.x0 = q.y0 = 0;
     q.x1 = q.y1 = -1;
   }
@@ -138,7 +138,7 @@ __kernel void ms_large_list_insert(__global const double2 *lpos, __global const 
     lrect[i] = (int4)(q.x0, q.x1, q.y0, q.y1);
     int c = ms_coarse_axis(lpos[i].y, cinv.y, cny, MS_PY) * cnx +
             ms_coarse_axis(lpos[i].x, cinv.x, cnx, MS_PX);
-    c = lshape[i].y == 0.0f ? -1 : c; /* an empty slot is in no cell */
+    c = none ? -1 : c;
     ccell[i] = c;
     if (c >= 0)
       cnext[i] = atomic_xchg(&chead[c], i);
