@@ -262,7 +262,8 @@ __kernel void ms_large_large_fric(
     __global const double2 *lpos, __global const double2 *lvel, __global const float2 *lshape,
     __global const int *lstat, __global const double2 *lrot, int n_large,
     __global const int *chead, __global const int *cnext, double2 cinv, int cnx, int cny,
-    float k, float two_zeta, float4 fr, float dt, int kll, __global const int *ll_n, __global const int *ll_p, __global const float *ll_xi,
+    float k, float two_zeta, float4 fr, float dt, int kll, __global const int *ll_n,
+    __global const int *ll_p, __global const float *ll_xi,
     __global int *new_n, __global int *new_p, __global float *new_xi, __global float2 *lf,
     __global float *lt, __global int *lflags
 #ifdef MS_DIAG
