@@ -63,38 +63,92 @@ static void ms_large_wrap(double *x, double *y, __global int2 *img)
   *img = (int2)(ix, iy);
 }
 
-/* Clears the per-cell counts and the list's counters; `reset_fail` clears the failure
- * slot too (at the start of an advance: during one it stays clear until a failure
- * ends the advance). */
-__kernel void ms_large_list_clear(__global int *lcount, int n_cells, __global int *lflags,
-                                  int reset_fail)
+/* Large-large's own grid (sized by device_large.c): cells wider than two of the largest
+ * large radii, so that a touching pair lies in neighbouring cells, each a linked list (head
+ * per cell, next per particle) in any order. Off the box a cell is clamped to the edge
+ * (neighbours stay neighbours); round a periodic axis it wraps. */
+static int ms_coarse_axis(double x, double inv, int n, int periodic)
 {
-  int i = get_global_id(0);
-  if (i < n_cells)
-    lcount[i] = 0;
-  if (i == 0) {
+  double f = floor(x * inv);
+  if (periodic)
+    f -= (double)n * floor(f / (double)n);
+  return (int)fmin(fmax(f, 0.0), (double)(n - 1)); /* NaN: 0 */
+}
+
+/* The list's kernels run `width` work-items per large particle, item k0 of particle i
+ * taking the rows k0, k0 + width, ... of i's rectangle: their cost follows the large
+ * particles' cells, not the grid's. Returns i (-1: past the last) and sets k0. */
+static int ms_list_item(int width, int n_large, int *k0)
+{
+  size_t g = get_global_id(0);
+  if (g >= (size_t)n_large * (size_t)width)
+    return -1;
+  *k0 = (int)(g % (size_t)width);
+  return (int)(g / (size_t)width);
+}
+
+/* Clears the counts and large-large cells the last build filled (lrect, ccell; all others
+ * are clear) and the list's counters; `reset_fail` the failure slot too (at an advance's
+ * start: during one it stays clear until a failure ends the advance). */
+__kernel void ms_large_list_clear(__global int *lcount, __global const int4 *lrect, int n_large,
+                                  int width, int nx, int ny, __global int *lflags, int reset_fail,
+                                  __global int *chead, __global const int *ccell)
+{
+  if (get_global_id(0) == 0) {
     lflags[MS_LFLAG_OVERFLOW] = 0;
     lflags[MS_LFLAG_MAX_COUNT] = 0;
     if (reset_fail)
       lflags[MS_LFLAG_FIRST_FAIL] = MS_NO_PARTICLE;
   }
+  int k0, i = ms_list_item(width, n_large, &k0);
+  if (i < 0)
+    return;
+  if (k0 == 0 && ccell[i] >= 0)
+    chead[ccell[i]] = -1;
+  int4 r = lrect[i];
+  ms_cell_rect q = {r.x, r.y, r.z, r.w};
+  for (int cy = q.y0 + k0; cy <= q.y1; cy += width)
+    for (int cx = q.x0; cx <= q.x1; cx++)
+      lcount[ms_large_cell(cx, cy, nx, ny)] = 0;
 }
 
-/* Each large particle enters every cell of its large-small rectangle; a full list is
- * counted (the host grows the capacity and rebuilds), never truncated silently. */
+/* Each large particle enters every cell of its large-small rectangle, kept in lrect for
+ * the next clear (whoever takes a cell's first slot owns its sort), and its large-large
+ * cell. A full list is counted
+ * (the host grows the capacity and rebuilds), never truncated silently. */
 __kernel void ms_large_list_insert(__global const double2 *lpos, __global const float2 *lshape,
                                    int n_large, __global int *lcount, __global int *lidx,
                                    int lcap, double inv_cell, int nx, int ny, float r_small_max,
-                                   __global int *lflags)
+                                   __global int *lflags, __global int4 *lrect,
+                                   __global int *lowner, int width, __global int *chead,
+                                   __global int *cnext, __global int *ccell, double2 cinv,
+                                   int cnx, int cny)
 {
-  int i = get_global_id(0);
-  if (i >= n_large || lshape[i].y == 0.0f) /* an empty slot is in no cell */
+  int k0, i = ms_list_item(width, n_large, &k0);
+  if (i < 0)
     return;
   ms_cell_rect q = ms_large_rect(lpos[i], lshape[i].x, r_small_max, 0.0, inv_cell, nx, ny);
-  for (int cy = q.y0; cy <= q.y1; cy++) {
+  /* In no cell: an empty slot, a failed integration's state (the next clear replays q) */
+  int none = lshape[i].y == 0.0f || !isfinite(lpos[i].x) || !isfinite(lpos[i].y);
+  if (none) {
+    q.x0 = q.y0 = 0;
+    q.x1 = q.y1 = -1;
+  }
+  if (k0 == 0) {
+    lrect[i] = (int4)(q.x0, q.x1, q.y0, q.y1);
+    int c = ms_coarse_axis(lpos[i].y, cinv.y, cny, MS_PY) * cnx +
+            ms_coarse_axis(lpos[i].x, cinv.x, cnx, MS_PX);
+    c = none ? -1 : c;
+    ccell[i] = c;
+    if (c >= 0)
+      cnext[i] = atomic_xchg(&chead[c], i);
+  }
+  for (int cy = q.y0 + k0; cy <= q.y1; cy += width) {
     for (int cx = q.x0; cx <= q.x1; cx++) {
       int cell = ms_large_cell(cx, cy, nx, ny);
       int slot = atomic_inc(&lcount[cell]);
+      if (slot == 0)
+        lowner[cell] = i;
       if (slot < lcap) {
         lidx[ms_grid_slot(cell, lcap, slot)] = i;
       } else {
@@ -105,14 +159,25 @@ __kernel void ms_large_list_insert(__global const double2 *lpos, __global const 
   }
 }
 
-/* Insertion sort of one cell's list, so that no sum depends on the atomics' order. */
+/* Insertion sort of each filled cell's list by its owner, so that no sum depends on the
+ * atomics' order. A rectangle meets a cell once (the scene keeps its reach under half a
+ * period less a cell, scene/flows_periodic.c), so one work-item sorts each cell. */
 __kernel void ms_large_list_sort(__global const int *lcount, __global int *lidx, int lcap,
-                                 int n_cells)
+                                 __global const int4 *lrect, __global const int *lowner,
+                                 int n_large, int width, int nx, int ny)
 {
-  int c = get_global_id(0);
-  if (c >= n_cells)
+  int k0, i = ms_list_item(width, n_large, &k0);
+  if (i < 0)
     return;
-  ms_grid_sort_cell(lidx + ms_grid_slot(c, lcap, 0), min(lcount[c], lcap));
+  int4 r = lrect[i];
+  ms_cell_rect q = {r.x, r.y, r.z, r.w};
+  for (int cy = q.y0 + k0; cy <= q.y1; cy += width) {
+    for (int cx = q.x0; cx <= q.x1; cx++) {
+      int cell = ms_large_cell(cx, cy, nx, ny);
+      if (lowner[cell] == i)
+        ms_grid_sort_cell(lidx + ms_grid_slot(cell, lcap, 0), min(lcount[cell], lcap));
+    }
+  }
 }
 
 /* The force of large particle L on small particle j (x, v, r, m of each), and whether
@@ -220,49 +285,103 @@ __kernel void ms_large_small_apply(__global const double2 *pos, __global const d
   f_ls[j] = (float2)(fx, fy);
 }
 
-/* X's next partner in the sweep's order: the particle other than X, listed in the cells
- * of q, with the smallest key (left edge, index) above (last_e, last), or any key when
- * last < 0; -1 when none is left. *key_e: its left edge. */
-static int ms_sweep_next(ms_cell_rect q, int nx, int ny, __global const int *lcount, int lcap,
-                         __global const int *lidx, __global const double2 *lpos,
-                         __global const float2 *lshape, int x, int last, double last_e,
-                         double *key_e)
+/* Whether X and P add a large-large term, by the tests the kernels then repeat on the same
+ * values: the sweep looks at the pair (in its roles: A before B), not both are static and
+ * their centres are closer than the radii's sum. */
+static int ms_ll_touch(int x, int p, double ex, double ep, __global const double2 *lpos,
+                       __global const float2 *lshape, __global const int *lstat)
 {
-  int best = -1;
-  double best_e = 0.0;
-  for (int cy = q.y0; cy <= q.y1; cy++) {
-    for (int cx = q.x0; cx <= q.x1; cx++) {
-      int cell = ms_large_cell(cx, cy, nx, ny);
-      int n = min(lcount[cell], lcap);
-      for (int a = 0; a < n; a++) {
-        int p = lidx[ms_grid_slot(cell, lcap, a)];
-        if (p == x)
+  int before = ep < ex || (ep == ex && p < x);
+  int a = before ? p : x, b = before ? x : p;
+  double2 pa = lpos[a], pb = lpos[b];
+  float2 sa = lshape[a], sb = lshape[b];
+  if (!ms_sweep_pair(pa.x - sa.x, pa.x + sa.x, pb.x - sb.x, MS_PERIOD_X, MS_R_LARGE_MAX))
+    return 0;
+  if (lstat[a] && lstat[b])
+    return 0;
+  float dx = (float)ms_image(pb.x - pa.x, MS_PERIOD_X);
+  float dy = (float)ms_image(pb.y - pa.y, MS_PERIOD_Y), rs = sa.x + sb.x;
+  return dx * dx + dy * dy < rs * rs;
+}
+
+/* X's partners that add a term, in the sweep's order: a pass over the 3 x 3 large-large
+ * cells round X's holds the MS_LL_HELD first, by (left edge, index), above the last one
+ * walked (a few touch a disc at once: one pass); a disc with more takes another pass for
+ * each MS_LL_HELD. A particle met twice (a period of fewer than 3 cells) is held once. */
+#define MS_LL_HELD 32
+
+typedef struct ms_ll_walk {
+  __global const int *head, *next; /* the large-large cells' lists */
+  double2 inv;                     /* cells per metre along x and y */
+  int nx, ny;
+  int held[MS_LL_HELD];
+  double held_e[MS_LL_HELD]; /* their left edges */
+  int n, at;                 /* partners held, the next one to walk */
+  int more;                  /* some were left for the next pass */
+} ms_ll_walk;
+
+static void ms_ll_gather(ms_ll_walk *wk, __global const double2 *lpos,
+                         __global const float2 *lshape, __global const int *lstat, int x,
+                         int last, double last_e)
+{
+  double ex = lpos[x].x - lshape[x].x;
+  int n = 0, more = 0;
+  int cx = ms_coarse_axis(lpos[x].x, wk->inv.x, wk->nx, MS_PX);
+  int cy = ms_coarse_axis(lpos[x].y, wk->inv.y, wk->ny, MS_PY);
+  for (int k = 0; k < 9; k++) {
+    int cell = ms_grid_neighbour(cx, cy, k, wk->nx, wk->ny, MS_PX, MS_PY);
+    for (int p = cell < 0 ? -1 : wk->head[cell]; p >= 0; p = wk->next[p]) {
+      double e = lpos[p].x - lshape[p].x;
+      if (p == x || (last >= 0 && !(e > last_e || (e == last_e && p > last))))
+        continue;
+      int at = n; /* p's place by its key; the one before it is p itself when held */
+      while (at > 0 &&
+             (wk->held_e[at - 1] > e || (wk->held_e[at - 1] == e && wk->held[at - 1] > p)))
+        at--;
+      if ((at > 0 && wk->held[at - 1] == p) || !ms_ll_touch(x, p, ex, e, lpos, lshape, lstat))
+        continue;
+      if (n == MS_LL_HELD) { /* the last held, or p, waits for the next pass */
+        more = 1;
+        if (at == n)
           continue;
-        double e = lpos[p].x - lshape[p].x;
-        if (last >= 0 && !(e > last_e || (e == last_e && p > last)))
-          continue;
-        if (best < 0 || e < best_e || (e == best_e && p < best)) {
-          best = p;
-          best_e = e;
-        }
+        n--;
       }
+      for (int b = n; b > at; b--) {
+        wk->held[b] = wk->held[b - 1];
+        wk->held_e[b] = wk->held_e[b - 1];
+      }
+      wk->held[at] = p;
+      wk->held_e[at] = e;
+      n++;
     }
   }
-  *key_e = best_e;
-  return best;
+  wk->n = n;
+  wk->at = 0;
+  wk->more = more;
+}
+
+/* The walk's next partner (its left edge in *e), or -1 when none is left. */
+static int ms_ll_next(ms_ll_walk *wk, __global const double2 *lpos, __global const float2 *lshape,
+                      __global const int *lstat, int x, double *e)
+{
+  if (wk->at == wk->n && wk->more)
+    ms_ll_gather(wk, lpos, lshape, lstat, x, wk->held[wk->n - 1], wk->held_e[wk->n - 1]);
+  if (wk->at == wk->n)
+    return -1;
+  *e = wk->held_e[wk->at];
+  return wk->held[wk->at++];
 }
 
 /* One work-item per large particle X: large-large in the sweep's order. The candidates
- * are the particles listed in the cells of X's rectangle, widened by `margin` so that
- * every pair the sweep can find is among them (duplicates and extra candidates are
- * harmless: each partner is taken once, by its key, and tested as the sweep tests it).
- * Partners are visited in ascending (left edge, index) by repeated scans for the
- * smallest key above the last one: no per-item storage, any number of partners. */
+ * are the particles in the large-large cells round X's, among which is every one that
+ * touches X (each partner is taken once, by its key, and tested as the sweep tests it).
+ * Partners are visited in ascending (left edge, index), the order in which the worker's
+ * sweep adds X's terms (ms_ll_walk). */
 __kernel void ms_large_large(__global const double2 *lpos, __global const double2 *lvel,
                              __global const float2 *lshape, __global const int *lstat,
-                             int n_large, __global const int *lcount, __global const int *lidx,
-                             int lcap, double inv_cell, int nx, int ny, float r_small_max,
-                             double margin, float k, float two_zeta, __global float2 *lf
+                             int n_large, __global const int *chead,
+                             __global const int *cnext, double2 cinv, int cnx, int cny, float k,
+                             float two_zeta, __global float2 *lf
 #ifdef MS_DIAG
                              , __global double *diss, int diss_off, double dt
 #endif
@@ -278,18 +397,14 @@ __kernel void ms_large_large(__global const double2 *lpos, __global const double
 #endif
   double ex = px.x - rx; /* X's left edge */
   float2 fsum = lf[x];
-  ms_cell_rect q = ms_large_rect(px, rx, r_small_max, margin, inv_cell, nx, ny);
-  if (lshape[x].y == 0.0f) /* an empty slot: no pairs */
-    q.y1 = q.y0 - 1;
-  int last = -1;
-  double last_e = 0.0;
+  ms_ll_walk wk = {chead, cnext, cinv, cnx, cny}; /* nothing held */
+  if (lshape[x].y != 0.0f) /* an empty slot: no pairs */
+    ms_ll_gather(&wk, lpos, lshape, lstat, x, -1, 0.0);
   for (;;) {
     double best_e;
-    int best = ms_sweep_next(q, nx, ny, lcount, lcap, lidx, lpos, lshape, x, last, last_e, &best_e);
+    int best = ms_ll_next(&wk, lpos, lshape, lstat, x, &best_e);
     if (best < 0)
       break;
-    last = best;
-    last_e = best_e;
     /* The sweep pairs (A, B) with A before B and adds B's force on A to A, its
      * negation to B. */
     int before = best_e < ex || (best_e == ex && best < x);

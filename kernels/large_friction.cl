@@ -10,7 +10,7 @@
  * list per particle too: both members of a pair compute the same pair with the same
  * roles (the sweep's), so their two copies of xi are the same bits. A list has room for
  * every candidate its owner walks (collision/device_only/device_friction.c sizes it), so nothing is
- * ever dropped. Uses ms_large_rect and ms_sweep_next of large.cl, which comes before this
+ * ever dropped. Uses ms_large_rect and ms_ll_walk of large.cl, which comes before this
  * file. */
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -261,9 +261,9 @@ __kernel void ms_large_small_apply_fric(
 __kernel void ms_large_large_fric(
     __global const double2 *lpos, __global const double2 *lvel, __global const float2 *lshape,
     __global const int *lstat, __global const double2 *lrot, int n_large,
-    __global const int *lcount, __global const int *lidx, int lcap, double inv_cell, int nx,
-    int ny, float r_small_max, double margin, float k, float two_zeta, float4 fr, float dt,
-    int kll, __global const int *ll_n, __global const int *ll_p, __global const float *ll_xi,
+    __global const int *chead, __global const int *cnext, double2 cinv, int cnx, int cny,
+    float k, float two_zeta, float4 fr, float dt, int kll, __global const int *ll_n,
+    __global const int *ll_p, __global const float *ll_xi,
     __global int *new_n, __global int *new_p, __global float *new_xi, __global float2 *lf,
     __global float *lt, __global int *lflags
 #ifdef MS_DIAG
@@ -284,18 +284,14 @@ __kernel void ms_large_large_fric(
   float tq = lt[x];
   size_t base = (size_t)x * (size_t)kll;
   int n_old = ll_n[x], n_new = 0;
-  ms_cell_rect q = ms_large_rect(px, rx, r_small_max, margin, inv_cell, nx, ny);
-  if (lshape[x].y == 0.0f) /* an empty slot: no pairs, an empty new list */
-    q.y1 = q.y0 - 1;
-  int last = -1;
-  double last_e = 0.0;
+  ms_ll_walk wk = {chead, cnext, cinv, cnx, cny}; /* nothing held */
+  if (lshape[x].y != 0.0f) /* an empty slot: no pairs, an empty new list */
+    ms_ll_gather(&wk, lpos, lshape, lstat, x, -1, 0.0);
   for (;;) {
     double best_e;
-    int best = ms_sweep_next(q, nx, ny, lcount, lcap, lidx, lpos, lshape, x, last, last_e, &best_e);
+    int best = ms_ll_next(&wk, lpos, lshape, lstat, x, &best_e);
     if (best < 0)
       break;
-    last = best;
-    last_e = best_e;
     int before = best_e < ex || (best_e == ex && best < x);
     int a = before ? best : x, b = before ? x : best;
     double2 pa = lpos[a], pb = lpos[b];

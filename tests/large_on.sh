@@ -102,6 +102,69 @@ test_cell_list_overflow_grows_same_hash() {
 assert l['growths'] >= 1 and l['capacity'] > 4" "$tmp/crowd.json"
 }
 
+# Hundreds of large discs in contact at once, periodic in x, with a wall and static pegs,
+# with friction and without: each disc's large-large terms (and contact histories) in the
+# worker sweep's order, both when the device holds a disc's partners and when it scans for
+# them in several passes (MS_LL_HELD set to 1 in a copy of the kernels: a pass per partner),
+# and with the cell list built by several work-items per particle, as on a GPU.
+test_large_pile_same_as_cpu() {
+  local scene=$root/tests/scenes/large_pile.ini plain=$tmp/large_pile_frictionless.ini
+  grep -v friction "$scene" >"$plain"
+  same_as_cpu "$scene" 600 "-p,reordered,-b,shared" "-p,naive,-b,copied,POCL=1" || return 1
+  same_as_cpu "$plain" 600 "-p,reordered,-b,shared" || return 1
+  MIXSIM_DL_WIDTH=5 same_as_cpu "$scene" 600 "-p,reordered" || return 1
+  rm -rf "$tmp/kernels"
+  cp -r "$root/kernels" "$tmp/kernels"
+  sed -i 's/^#define MS_LL_HELD [0-9]*$/#define MS_LL_HELD 1/' "$tmp/kernels/large.cl"
+  grep -q '^#define MS_LL_HELD 1$' "$tmp/kernels/large.cl" || return 1
+  MIXSIM_KERNEL_DIR=$tmp/kernels same_as_cpu "$scene" 600 "-p,reordered" || return 1
+  MIXSIM_KERNEL_DIR=$tmp/kernels same_as_cpu "$plain" 600 "-p,reordered"
+}
+
+# A box periodic both ways whose period holds a single large-large cell (a disc nearly half
+# the period across): the 3 x 3 cells round a disc are one cell nine times, each partner
+# taken once.
+test_one_cell_period_same_as_cpu() {
+  cat >"$tmp/tight.ini" <<'INI'
+[simulation]
+dt = 1.5e-5
+seed = 5
+gravity = 3, -5
+[box]
+min = 0, 0
+max = 0.2, 0.2
+periodic = xy
+[material]
+stiffness = 2500
+restitution = 0.5
+friction = 0.4
+rolling_friction = 0.02
+[small]
+count = 60
+radius = 0.002
+density = 25
+placement = lattice
+region = 0, 0, 0.2, 0.01
+[large_random.big]
+count = 1
+radius_min = 0.085
+radius_max = 0.09
+region = 0, 0, 0.2, 0.2
+density = 25
+velocity_spread = 2
+[large_random.grains]
+count = 30
+radius_min = 0.005
+radius_max = 0.01
+region = 0, 0, 0.2, 0.2
+density = 25
+velocity_spread = 3
+INI
+  grep -v friction "$tmp/tight.ini" >"$tmp/tight_plain.ini"
+  same_as_cpu "$tmp/tight.ini" 1500 "-p,reordered" || return 1
+  same_as_cpu "$tmp/tight_plain.ini" 1500 "-p,naive"
+}
+
 # exit 4 at the same step with the same message, and the same last good state.
 test_failure_same_as_cpu() {
   local scene w
@@ -228,6 +291,8 @@ check test_mixed_2000_steps
 check test_many_large_matrix
 check test_squeeze_matrix
 check test_cell_list_overflow_grows_same_hash
+check test_large_pile_same_as_cpu
+check test_one_cell_period_same_as_cpu
 check test_failure_same_as_cpu
 check test_checkpoint_resume
 check test_key_report_and_json

@@ -37,8 +37,9 @@ static float r_large_max(const ms_ctx *c, ms_worker *w)
   return r;
 }
 
-/* Slots a list needs so that it can never overflow: every candidate its owner walks
- * (the cells of its rectangle, each at most full), at most every possible partner. */
+/* Slots a list needs so that it can never overflow: every particle listed in its owner's
+ * rectangle (its cells each at most full; large-large's widened by dl->margin: every disc
+ * that can touch it), at most every possible partner. */
 static size_t ls_room(const ms_ctx *c, ms_worker *w)
 {
   double reach = (double)r_large_max(c, w) + c->p->r_small_max;
@@ -527,30 +528,26 @@ static ms_status bind_apply(const ms_ctx *c, ms_dlarge *dl)
 static ms_status bind_large_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
   ms_dl_friction *f = &dl->fr;
-  const ms_grid *g = &c->p->grid;
-  int id = MS_K_LARGE_LARGE_FRIC, n = c->p->n_large, lcap = (int)dl->cap, k = (int)f->ll.k;
+  int id = MS_K_LARGE_LARGE_FRIC, n = c->p->n_large, k = (int)f->ll.k;
   int cur = f->ll.cur, o = 1 - cur;
   cl_mem large[] = {dl->pos, dl->vel, dl->shape, dl->stat, f->rot};
   for (int a = 0; a < 5; a++)
     ARG(id, a, large[a]);
   ARG(id, 5, n);
-  ARG(id, 6, dl->count);
-  ARG(id, 7, dl->idx);
-  ARG(id, 8, lcap);
-  ARG(id, 9, g->inv_cell);
-  ARG(id, 10, g->nx);
-  ARG(id, 11, g->ny);
-  ARG(id, 12, c->p->r_small_max);
-  ARG(id, 13, dl->margin);
-  ms_status law = bind_law(c, id, 14);
+  ARG(id, 6, dl->chead);
+  ARG(id, 7, dl->cnext);
+  ARG(id, 8, dl->cinv);
+  ARG(id, 9, dl->cnx);
+  ARG(id, 10, dl->cny);
+  ms_status law = bind_law(c, id, 11);
   if (law)
     return law;
-  ARG(id, 18, k);
+  ARG(id, 15, k);
   cl_mem rest[] = {f->ll.n[cur], f->ll.key[cur], f->ll.xi[cur], f->ll.n[o], f->ll.key[o],
                    f->ll.xi[o], dl->f, f->torque, dl->flags};
   for (int a = 0; a < 9; a++)
-    ARG(id, 19 + a, rest[a]);
-  return c->p->diag ? bind_diss(c, dev, id, 28) : MS_OK;
+    ARG(id, 16 + a, rest[a]);
+  return c->p->diag ? bind_diss(c, dev, id, 25) : MS_OK;
 }
 
 static ms_status bind_walls(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)

@@ -30,27 +30,56 @@
 #define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
 
 
-/* The arguments that name the list (set again when it grows). */
+/* The arguments that name the list's slots (set again when it grows). */
 static ms_status bind_list(const ms_ctx *c, ms_dlarge *dl)
 {
-  int n_cells = (int)dl->n_cells, cap = (int)dl->cap;
-  int clear_cells = ms_gpu_fill_clears(c) ? 0 : n_cells; /* else a fill does (build_list) */
-  ARG(MS_K_LARGE_LIST_CLEAR, 0, dl->count);
-  ARG(MS_K_LARGE_LIST_CLEAR, 1, clear_cells);
-  ARG(MS_K_LARGE_LIST_CLEAR, 2, dl->flags);
-  ARG(MS_K_LARGE_LIST_INSERT, 3, dl->count);
+  int cap = (int)dl->cap;
   ARG(MS_K_LARGE_LIST_INSERT, 4, dl->idx);
   ARG(MS_K_LARGE_LIST_INSERT, 5, cap);
-  ARG(MS_K_LARGE_LIST_SORT, 0, dl->count);
   ARG(MS_K_LARGE_LIST_SORT, 1, dl->idx);
   ARG(MS_K_LARGE_LIST_SORT, 2, cap);
-  ARG(MS_K_LARGE_LIST_SORT, 3, n_cells);
   ARG(MS_K_LARGE_SMALL_APPLY, 7, dl->count);
   ARG(MS_K_LARGE_SMALL_APPLY, 8, dl->idx);
   ARG(MS_K_LARGE_SMALL_APPLY, 9, cap);
-  ARG(MS_K_LARGE_LARGE, 5, dl->count);
-  ARG(MS_K_LARGE_LARGE, 6, dl->idx);
-  ARG(MS_K_LARGE_LARGE, 7, cap);
+  return MS_OK;
+}
+
+/* The list kernels' arguments that never change: counts, rectangles, owners, the grid. */
+static ms_status bind_list_fixed(const ms_ctx *c, ms_dlarge *dl)
+{
+  const ms_grid *g = &c->p->grid;
+  int n = c->p->n_large;
+  ARG(MS_K_LARGE_LIST_CLEAR, 0, dl->count);
+  ARG(MS_K_LARGE_LIST_CLEAR, 1, dl->rect);
+  ARG(MS_K_LARGE_LIST_CLEAR, 2, n);
+  ARG(MS_K_LARGE_LIST_CLEAR, 3, dl->width);
+  ARG(MS_K_LARGE_LIST_CLEAR, 4, g->nx);
+  ARG(MS_K_LARGE_LIST_CLEAR, 5, g->ny);
+  ARG(MS_K_LARGE_LIST_CLEAR, 6, dl->flags);
+  ARG(MS_K_LARGE_LIST_INSERT, 3, dl->count);
+  ARG(MS_K_LARGE_LIST_INSERT, 11, dl->rect);
+  ARG(MS_K_LARGE_LIST_INSERT, 12, dl->owner);
+  ARG(MS_K_LARGE_LIST_INSERT, 13, dl->width);
+  ARG(MS_K_LARGE_LIST_SORT, 0, dl->count);
+  ARG(MS_K_LARGE_LIST_SORT, 3, dl->rect);
+  ARG(MS_K_LARGE_LIST_SORT, 4, dl->owner);
+  ARG(MS_K_LARGE_LIST_SORT, 5, n);
+  ARG(MS_K_LARGE_LIST_SORT, 6, dl->width);
+  ARG(MS_K_LARGE_LIST_SORT, 7, g->nx);
+  ARG(MS_K_LARGE_LIST_SORT, 8, g->ny);
+  ARG(MS_K_LARGE_LIST_CLEAR, 8, dl->chead);
+  ARG(MS_K_LARGE_LIST_CLEAR, 9, dl->ccell);
+  cl_mem cells[] = {dl->chead, dl->cnext, dl->ccell};
+  for (int a = 0; a < 3; a++)
+    ARG(MS_K_LARGE_LIST_INSERT, 14 + a, cells[a]);
+  ARG(MS_K_LARGE_LIST_INSERT, 17, dl->cinv);
+  ARG(MS_K_LARGE_LIST_INSERT, 18, dl->cnx);
+  ARG(MS_K_LARGE_LIST_INSERT, 19, dl->cny);
+  ARG(MS_K_LARGE_LARGE, 5, dl->chead);
+  ARG(MS_K_LARGE_LARGE, 6, dl->cnext);
+  ARG(MS_K_LARGE_LARGE, 7, dl->cinv);
+  ARG(MS_K_LARGE_LARGE, 8, dl->cnx);
+  ARG(MS_K_LARGE_LARGE, 9, dl->cny);
   return MS_OK;
 }
 
@@ -91,14 +120,9 @@ static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   ARG(MS_K_LARGE_SMALL_APPLY, 14, c->p->k);
   ARG(MS_K_LARGE_SMALL_APPLY, 15, c->p->two_zeta);
   ARG(MS_K_LARGE_LARGE, 4, n);
-  ARG(MS_K_LARGE_LARGE, 8, g->inv_cell);
-  ARG(MS_K_LARGE_LARGE, 9, g->nx);
-  ARG(MS_K_LARGE_LARGE, 10, g->ny);
-  ARG(MS_K_LARGE_LARGE, 11, c->p->r_small_max);
-  ARG(MS_K_LARGE_LARGE, 12, dl->margin);
-  ARG(MS_K_LARGE_LARGE, 13, c->p->k);
-  ARG(MS_K_LARGE_LARGE, 14, c->p->two_zeta);
-  ARG(MS_K_LARGE_LARGE, 15, dl->f);
+  ARG(MS_K_LARGE_LARGE, 10, c->p->k);
+  ARG(MS_K_LARGE_LARGE, 11, c->p->two_zeta);
+  ARG(MS_K_LARGE_LARGE, 12, dl->f);
   ARG(MS_K_LARGE_WALLS, 4, n);
   ARG(MS_K_LARGE_WALLS, 5, box);
   ARG(MS_K_LARGE_WALLS, 6, c->p->k);
@@ -134,14 +158,15 @@ static ms_status bind_large(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
     ARG(MS_K_LARGE_SMALL_REACT, 18, dev->diss);
     ARG(MS_K_LARGE_SMALL_REACT, 19, off);
     ARG(MS_K_LARGE_SMALL_REACT, 20, c->p->dt);
-    ARG(MS_K_LARGE_LARGE, 16, dev->diss);
-    ARG(MS_K_LARGE_LARGE, 17, off);
-    ARG(MS_K_LARGE_LARGE, 18, c->p->dt);
+    ARG(MS_K_LARGE_LARGE, 13, dev->diss);
+    ARG(MS_K_LARGE_LARGE, 14, off);
+    ARG(MS_K_LARGE_LARGE, 15, c->p->dt);
     ARG(MS_K_LARGE_WALLS, 21, dev->diss);
     ARG(MS_K_LARGE_WALLS, 22, off);
     ARG(MS_K_LARGE_WALLS, 23, c->p->dt);
   }
-  return bind_list(c, dl);
+  ms_status st = bind_list_fixed(c, dl);
+  return st ? st : bind_list(c, dl);
 }
 
 /* The arguments that name the small particles' buffers and the grid, which the
@@ -177,12 +202,56 @@ static ms_status set_capacity(const ms_ctx *c, ms_dlarge *dl, size_t cap)
   return st ? st : bind_list(c, dl);
 }
 
+/* Work-items per large particle for the list's kernels, each taking every width-th row
+ * of its rectangle (so any rectangle is covered): on a GPU about the rows of the largest
+ * one, at most 64; on a CPU device one, where a work-item's own cost outweighs the
+ * parallelism. MIXSIM_DL_WIDTH sets it (tests). */
+static int list_width(const ms_ctx *c)
+{
+  const ms_params *p = c->p;
+  const char *env = getenv("MIXSIM_DL_WIDTH");
+  char *end;
+  long w = env ? strtol(env, &end, 10) : 0;
+  if (env && *env && !*end && w >= 1 && w <= 1024)
+    return (int)w;
+  if (!(c->cl->device_type & CL_DEVICE_TYPE_GPU))
+    return 1;
+  double rows = ceil(2.0 * ((double)p->r_large_max + p->r_small_max) * p->grid.inv_cell) + 2.0;
+  return rows > 64.0 ? 64 : rows < 1.0 ? 1 : (int)rows;
+}
+
+/* Fills a buffer of ints with v on the manager's queue (in order: before any kernel). */
+static ms_status fill(const ms_ctx *c, cl_mem m, size_t bytes, int v, const char *what)
+{
+  if (bytes == 0)
+    return MS_OK;
+  return ms_cl_check(clEnqueueFillBuffer(c->cl->gpu_queue, m, &v, sizeof v, 0, bytes, 0, NULL,
+                                         NULL),
+                     "clEnqueueFillBuffer", what);
+}
+
+/* Large-large's cells along an axis of `extent` metres: as many as fit, each wider than two
+ * of the largest large radii by more than float rounding adds to a touching pair's
+ * distance, and no narrower than the grid's (so never more of them). Sets *inv. */
+static int coarse_axis(const ms_params *p, double extent, double *inv)
+{
+  double least = fmax(2.0 * (double)p->r_large_max * (1.0 + ldexp(1.0, -16)),
+                      1.0 / p->grid.inv_cell);
+  double n = floor(extent / least);
+  n = n < 1.0 ? 1.0 : n;
+  *inv = n / extent;
+  return (int)n;
+}
+
 /* Every buffer, made on the first device advance (a run that never takes this path
  * pays nothing), and the host staging for uploads and read-backs. */
 static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
 {
   size_t n = (size_t)c->p->n_large, d2 = n * 2 * sizeof(double), f2 = n * 2 * sizeof(float);
   dl->n_cells = c->p->grid.n_cells;
+  dl->cnx = coarse_axis(c->p, c->p->box[0], &dl->cinv.s[0]);
+  dl->cny = coarse_axis(c->p, c->p->box[1], &dl->cinv.s[1]);
+  size_t cells = (size_t)dl->cnx * (size_t)dl->cny;
   dl->h_pos = malloc(d2 + 16);
   dl->h_vel = malloc(d2 + 16);
   dl->h_shape = malloc(f2 + 8);
@@ -190,9 +259,9 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
   dl->h_img = malloc(n * 2 * sizeof(int) + 8);
   if (!dl->h_pos || !dl->h_vel || !dl->h_shape || !dl->h_stat || !dl->h_img)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for %zu large particles", n);
-  /* Large-large searches its rectangle widened by what float rounding can add to a
-   * touching pair's distance (relative 2^-24 of the radii's sum): every pair the sweep
-   * finds is then among the candidates, however large the particles. */
+  /* A disc's rectangle widened by what float rounding can add to a touching pair's
+   * distance (relative 2^-24 of the radii's sum) lists every large particle that can touch
+   * it: the bound on its large-large partners (device_friction.c's ll_room). */
   dl->margin = 2.0 * (double)c->p->r_large_max * ldexp(1.0, -20);
   /* The walls' records and points (kernels/large.cl's layout), at least one record. */
   dl->wall_doubles = MS_DW_STRIDE * (size_t)(c->p->n_walls > 0 ? c->p->n_walls : 1);
@@ -212,10 +281,26 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
               {&dl->img, n * 2 * sizeof(int), "large images"},
               {&dl->prev_img, n * 2 * sizeof(int), "large prev images"},
               {&dl->count, dl->n_cells * sizeof(int), "large cell counts"},
+              {&dl->owner, dl->n_cells * sizeof(int), "large cell owners"},
+              {&dl->rect, n * 4 * sizeof(int), "large rectangles"},
+              {&dl->chead, cells * sizeof(int), "large-large cells"},
+              {&dl->cnext, n * sizeof(int), "large-large lists"},
+              {&dl->ccell, n * sizeof(int), "large-large cell of each"},
               {&dl->flags, LFLAG_COUNT * sizeof(int), "large flags"},
               {&dl->wall, dl->wall_doubles * sizeof(double), "walls"}};
   for (size_t b = 0; !st && b < sizeof bufs / sizeof bufs[0]; b++)
     st = ms_dl_make(c->cl, bufs[b].bytes, bufs[b].what, bufs[b].m);
+  /* Every count 0, every list empty, every rectangle and large-large cell the first one:
+   * the first clear has nothing else to undo. */
+  if (!st)
+    st = fill(c, dl->count, dl->n_cells * sizeof(int), 0, "large cell counts");
+  if (!st)
+    st = fill(c, dl->rect, n * 4 * sizeof(int), 0, "large rectangles");
+  if (!st)
+    st = fill(c, dl->chead, cells * sizeof(int), -1, "large-large cells");
+  if (!st)
+    st = fill(c, dl->ccell, n * sizeof(int), 0, "large-large cell of each");
+  dl->width = list_width(c);
   if (!st)
     st = set_capacity(c, dl, MS_DL_FIRST_CAPACITY);
   dl->shapes_stale = 1;
@@ -243,35 +328,21 @@ static ms_status upload_shapes(const ms_ctx *c, ms_dlarge *dl, const ms_worker *
   return st;
 }
 
-/* Clear, insert, sort; then the flags, read without waiting (into h_flags, complete
- * after the next blocking call on the queue) or, with `wait`, read now. */
+/* Clear, insert, sort, each over the large particles' cells; then the flags, read without
+ * waiting (into h_flags, complete after the next blocking call on the queue) or, with
+ * `wait`, read now. */
 static ms_status build_list(const ms_ctx *c, ms_device *dev, ms_dlarge *dl, int reset_fail,
                             int wait)
 {
-  MS_CL_TRY(clSetKernelArg(c->kern->kernel[MS_K_LARGE_LIST_CLEAR], 3, sizeof reset_fail,
+  MS_CL_TRY(clSetKernelArg(c->kern->kernel[MS_K_LARGE_LIST_CLEAR], 7, sizeof reset_fail,
                            &reset_fail),
             "clSetKernelArg(MS_K_LARGE_LIST_CLEAR, reset_fail)");
-  /* On a CPU device the counts by a fill, as the grid's (collision/device/grid.c says why), the
-   * flags by the kernel, both booked as large_list_clear; on a GPU the kernel does both. */
-  ms_status st = MS_OK;
-  size_t n_clear = dl->n_cells > 1 ? dl->n_cells : 1;
-  if (ms_gpu_fill_clears(c)) {
-    static const int zero = 0;
-    cl_event ev = 0;
-    st = ms_cl_check(clEnqueueFillBuffer(c->cl->gpu_queue, dl->count, &zero, sizeof zero, 0,
-                                         n_clear * sizeof(int), 0, NULL, &ev),
-                     "clEnqueueFillBuffer", "large list count");
-    ms_status kept = ms_gpu_keep_event(c, dev, MS_K_LARGE_LIST_CLEAR, ev);
-    if (!st)
-      st = kept;
-    n_clear = 1;
-  }
+  size_t items = (size_t)c->p->n_large * (size_t)dl->width;
+  ms_status st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_CLEAR, items > 0 ? items : 1);
   if (!st)
-    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_CLEAR, n_clear);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_INSERT, items);
   if (!st)
-    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_INSERT, (size_t)c->p->n_large);
-  if (!st)
-    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_SORT, dl->n_cells);
+    st = ms_dl_enqueue(c, dev, MS_K_LARGE_LIST_SORT, items);
   if (!st)
     st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, dl->flags, wait ? CL_TRUE : CL_FALSE, 0,
                                          sizeof dl->h_flags, dl->h_flags, 0, NULL, NULL),

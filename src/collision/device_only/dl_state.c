@@ -75,7 +75,8 @@ void ms_dl_release(ms_dlarge *d)
 {
   cl_mem *mems[] = {&d->pos,   &d->vel,      &d->shape,    &d->stat,  &d->f,
                     &d->prev_pos, &d->prev_vel, &d->count, &d->idx, &d->flags, &d->wall,
-                    &d->img,   &d->prev_img};
+                    &d->img,   &d->prev_img, &d->rect,  &d->owner, &d->chead, &d->cnext,
+                    &d->ccell};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
     ms_dl_release_mem(mems[i]);
   free(d->h_pos);

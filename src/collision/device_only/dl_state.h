@@ -61,7 +61,7 @@ typedef struct ms_dl_walls {
 typedef struct ms_dlarge {
   int made;              /* buffers exist (made on the first device advance) */
   size_t n_cells, cap;   /* cells of the grid; slots per cell of the list */
-  double margin;         /* widening of large-large's search (see large.cl) */
+  double margin;         /* widening of a rectangle that bounds large-large's partners */
   int shapes_stale;      /* an exchange filled or emptied large slots: upload the shapes */
   cl_mem pos, vel;       /* double2: x y, vx vy per large particle */
   cl_mem shape, stat, f; /* float2 (radius, mass), int static, float2 force */
@@ -69,6 +69,13 @@ typedef struct ms_dlarge {
   cl_mem img, prev_img;      /* int2: the periods crossed (periodic box), now and before */
   int *h_img;                /* host staging of img */
   cl_mem count, idx, flags;  /* the cell list: per-cell counts, cap slots per cell */
+  cl_mem rect, owner;        /* int4 per large particle: its cells at the last build; per
+                                cell, the particle that sorts it (kernels/large.cl) */
+  int width;                 /* the list kernels' work-items per large particle */
+  cl_mem chead, cnext, ccell; /* large-large's cells: the first particle of each, the next
+                                 of each particle, each one's cell at the last build */
+  cl_double2 cinv;           /* their number per metre along x and y */
+  int cnx, cny;
   double *h_pos, *h_vel;     /* host staging for uploads and read-backs */
   float *h_shape;
   int *h_stat;
