@@ -117,8 +117,18 @@ test_large_pile_same_as_cpu() {
   cp -r "$root/kernels" "$tmp/kernels"
   sed -i 's/^#define MS_LL_HELD [0-9]*$/#define MS_LL_HELD 1/' "$tmp/kernels/large.cl"
   grep -q '^#define MS_LL_HELD 1$' "$tmp/kernels/large.cl" || return 1
-  MIXSIM_KERNEL_DIR=$tmp/kernels same_as_cpu "$scene" 600 "-p,reordered" || return 1
-  MIXSIM_KERNEL_DIR=$tmp/kernels same_as_cpu "$plain" 600 "-p,reordered"
+  # The worker's path does not run large.cl: its hash comes from the embedded kernels, and
+  # only the device's runs compile the changed copy.
+  held_one "$scene" && held_one "$plain"
+}
+
+# The device's hash with MS_LL_HELD cut to 1 (kernels in $tmp/kernels) against the worker's.
+held_one() {
+  local want got
+  want=$(hash_run "$1" 600 --large-on cpu) || return 1
+  got=$(MIXSIM_KERNEL_DIR=$tmp/kernels hash_run "$1" 600 --large-on device -p reordered) || return 1
+  echo "    cpu $want, device with one partner held per pass $got"
+  [ -n "$want" ] && [ "$got" = "$want" ]
 }
 
 # A box periodic both ways whose period holds a single large-large cell (a disc nearly half
