@@ -301,7 +301,20 @@ check test_mixed_2000_steps
 check test_many_large_matrix
 check test_squeeze_matrix
 check test_cell_list_overflow_grows_same_hash
+# MIXSIM_DL_WIDTH, the list's work-items per large particle, refuses what is not 1..1024.
+test_dl_width_refused() {
+  local v rc
+  for v in abc 0 1025; do
+    MIXSIM_DL_WIDTH=$v "$exe" -q -n 2 --large-on device "$root/tests/scenes/tiny.ini" \
+      >/dev/null 2>"$tmp/err"
+    rc=$?
+    head -1 "$tmp/err"
+    [ $rc -eq 2 ] && grep -q "^mixsim: MIXSIM_DL_WIDTH: .*1024.*$v" "$tmp/err" || return 1
+  done
+}
+
 check test_large_pile_same_as_cpu
+check test_dl_width_refused
 check test_one_cell_period_same_as_cpu
 check test_failure_same_as_cpu
 check test_checkpoint_resume

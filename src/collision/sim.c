@@ -212,28 +212,13 @@ static int default_cpu_threads(const ms_sim *s)
   return n > MS_CPU_THREADS_MAX ? MS_CPU_THREADS_MAX : (int)n;
 }
 
-/* A whole-number environment variable in [lo, hi]: *out is left as it is when `name` is
- * unset or empty; anything else is refused naming the variable. */
-static ms_status env_long(const char *name, long lo, long hi, long *out)
-{
-  const char *env = getenv(name);
-  char why[256];
-  if (!env || !*env)
-    return MS_OK;
-  ms_number_error err = ms_number_long(env, lo, hi, out);
-  if (err != MS_NUMBER_OK)
-    return ms_fail(MS_ERR_INPUT, "%s: %s", name,
-                   ms_number_explain(err, env, lo, hi, why, sizeof why));
-  return MS_OK;
-}
-
 /* MIXSIM_CPU_GRAIN: the large particles per thread below which a phase of the CPU worker
  * takes fewer threads (cpu_worker.c has the defaults); 1 splits every phase over all of
  * them, which the tests use to run the split paths on small scenes. Unset: 0, defaults. */
 static ms_status read_grain(ms_sim *s)
 {
   long grain = 0;
-  ms_status st = env_long("MIXSIM_CPU_GRAIN", 1, 1000000000L, &grain);
+  ms_status st = ms_number_env("MIXSIM_CPU_GRAIN", 1, 1000000000L, &grain);
   s->wk.cpu_grain = (int)grain;
   return st;
 }
@@ -257,7 +242,7 @@ static double pool_spin_s(const ms_sim *s)
 static ms_status read_spin(ms_sim *s, double *spin_s)
 {
   long us = -1;
-  ms_status st = env_long("MIXSIM_POOL_SPIN_US", 0, 1000000L, &us);
+  ms_status st = ms_number_env("MIXSIM_POOL_SPIN_US", 0, 1000000L, &us);
   *spin_s = us >= 0 ? 1e-6 * (double)us : pool_spin_s(s);
   return st;
 }

@@ -124,3 +124,16 @@ long ms_number_lcm(long a, long b)
   }
   return a / x * b;
 }
+
+ms_status ms_number_env(const char *name, long lo, long hi, long *out)
+{
+  const char *env = getenv(name);
+  char why[256];
+  if (!env || !*env)
+    return MS_OK;
+  ms_number_error err = ms_number_long(env, lo, hi, out);
+  if (err != MS_NUMBER_OK)
+    return ms_fail(MS_ERR_INPUT, "%s: %s", name,
+                   ms_number_explain(err, env, lo, hi, why, sizeof why));
+  return MS_OK;
+}

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mixsim/status.h"
+
 typedef enum ms_number_error {
   MS_NUMBER_OK = 0,
   MS_NUMBER_SYNTAX,    /* not a number, or text after it */
@@ -43,6 +45,11 @@ ms_number_error ms_number_digits(const char *text, long lo, long hi, long *out,
  * when hi is LONG_MAX). Returns buf. */
 const char *ms_number_explain(ms_number_error err, const char *text, long lo, long hi, char *buf,
                               size_t size);
+
+/* The environment variable `name` as a whole number in [lo, hi] into *out; *out is left as
+ * it is when `name` is unset or empty. Anything else is refused naming the variable
+ * (MS_ERR_INPUT), never ignored. */
+ms_status ms_number_env(const char *name, long lo, long hi, long *out);
 
 /* The least common multiple of two positive counts: the granule and padding that suit
  * every device (gravity/split.c) and every rank (gravity/ranks.c). */

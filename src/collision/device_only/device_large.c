@@ -13,6 +13,7 @@
 #include "collision/worker/cpu_worker.h"
 #include "collision/worker/walls.h"
 #include "collision/device/gpu_manager.h"
+#include "core/number.h"
 #include "shared/grid.h"
 
 /* Slots of the flags buffer (kernels/large.cl has the same). */
@@ -205,19 +206,23 @@ static ms_status set_capacity(const ms_ctx *c, ms_dlarge *dl, size_t cap)
 /* Work-items per large particle for the list's kernels, each taking every width-th row
  * of its rectangle (so any rectangle is covered): on a GPU about the rows of the largest
  * one, at most 64; on a CPU device one, where a work-item's own cost outweighs the
- * parallelism. MIXSIM_DL_WIDTH sets it (tests). */
-static int list_width(const ms_ctx *c)
+ * parallelism. MIXSIM_DL_WIDTH (1..1024) sets it (tests); anything else there is refused. */
+static ms_status list_width(const ms_ctx *c, int *width)
 {
   const ms_params *p = c->p;
-  const char *env = getenv("MIXSIM_DL_WIDTH");
-  char *end;
-  long w = env ? strtol(env, &end, 10) : 0;
-  if (env && *env && !*end && w >= 1 && w <= 1024)
-    return (int)w;
-  if (!(c->cl->device_type & CL_DEVICE_TYPE_GPU))
-    return 1;
+  long w = 0;
+  ms_status st = ms_number_env("MIXSIM_DL_WIDTH", 1, 1024, &w);
+  if (st || w > 0) {
+    *width = (int)w;
+    return st;
+  }
+  if (!(c->cl->device_type & CL_DEVICE_TYPE_GPU)) {
+    *width = 1;
+    return MS_OK;
+  }
   double rows = ceil(2.0 * ((double)p->r_large_max + p->r_small_max) * p->grid.inv_cell) + 2.0;
-  return rows > 64.0 ? 64 : rows < 1.0 ? 1 : (int)rows;
+  *width = rows > 64.0 ? 64 : rows < 1.0 ? 1 : (int)rows;
+  return MS_OK;
 }
 
 /* Fills a buffer of ints with v on the manager's queue (in order: before any kernel). */
@@ -300,7 +305,8 @@ static ms_status make_all(const ms_ctx *c, ms_device *dev, ms_dlarge *dl)
     st = fill(c, dl->chead, cells * sizeof(int), -1, "large-large cells");
   if (!st)
     st = fill(c, dl->ccell, n * sizeof(int), 0, "large-large cell of each");
-  dl->width = list_width(c);
+  if (!st)
+    st = list_width(c, &dl->width);
   if (!st)
     st = set_capacity(c, dl, MS_DL_FIRST_CAPACITY);
   dl->shapes_stale = 1;
