@@ -35,13 +35,22 @@ cands = a['candidates']
 assert len(cands) == want, cands
 combos = {tuple(c[k] for k in axes) for c in cands}
 assert len(combos) == want, combos
+# Every candidate ran every round but those dropped, each after the round it was slow in.
+batches = 0
 for c in cands:
-    assert len(c['ms_per_iteration']) == 3 and all(v > 0 for v in c['ms_per_iteration']), c
-    assert sorted(c['ms_per_iteration'])[1] == c['median'], c
-assert a['chosen'] in [{k: c[k] for k in a['chosen']} for c in cands], a['chosen']
+    t = c['ms_per_iteration']
+    rounds = c['dropped_after'] or 3
+    assert rounds in (1, 2, 3) and len(t) == rounds and all(v > 0 for v in t), c
+    s = sorted(t)
+    assert c['median'] == (s[len(s) // 2] if len(s) % 2 else (s[0] + s[1]) / 2), c
+    batches += 1 + rounds
+kept = [c for c in cands if c['dropped_after'] is None]
+assert kept and a['chosen'] in [{k: c[k] for k in a['chosen']} for c in kept], a['chosen']
+assert all(c['median'] >= min(k['median'] for k in kept) for c in kept), cands
 for k in axes:
     assert a['chosen'][k] == d[k], (k, d)
-assert a['iterations'] <= d['iterations'] / 10, a
+assert a['iterations'] == batches * a['batch'] <= a['planned_iterations'], a
+assert a['planned_iterations'] <= d['iterations'] / 10, a
 EOF
 }
 
@@ -52,7 +61,7 @@ check_auto_line() { # report axes-label count
   line=$(grep '^auto ' "$1") || return 1
   echo "    $line"
   [[ $line == "auto      $2 "* ]] || return 1
-  [ "$(grep -o '([0-9.e+-]*)' <<<"$line" | wc -l)" -eq "$3" ] || return 1
+  [ "$(grep -Eo '\([0-9.e+-]*(, dropped after round [1-3])?\)' <<<"$line" | wc -l)" -eq "$3" ] || return 1
   choice=$(sed -n 's/.* -> \([a-z/]*\) .*/\1/p' <<<"$line")
   [ -n "$choice" ] || return 1
   case $2 in

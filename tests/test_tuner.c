@@ -144,25 +144,40 @@ static void test_schedule_interleaves_with_rotating_start(void)
 }
 
 /* Made-up times in ms/iteration per candidate and round, warm-up first: candidate 2 is
- * the slowest in the warm-up (discarded) and has one slow round, but the lowest median. */
+ * the slowest in the warm-up (discarded) and has one slow round, but the lowest median;
+ * every round of every candidate within MS_TUNE_DROP of the fastest, so none is dropped. */
 static const double g_times[4][4] = {
-  {0.9, 0.50, 0.52, 0.51},
-  {0.9, 0.60, 0.40, 0.61},
-  {9.0, 0.30, 0.95, 0.32},
+  {0.9, 0.48, 0.52, 0.51},
+  {0.9, 0.52, 0.40, 0.61},
+  {9.0, 0.42, 0.95, 0.32},
   {0.9, 0.45, 0.44, 0.46},
 };
 
-static void run_schedule(ms_tuner *t, long piece)
+/* Candidate 1 is slower than MS_TUNE_DROP times the fastest in round 1 (though fast
+ * later), candidate 3 by the end of round 2: each runs no batch after that round. */
+static const double g_drop_times[4][4] = {
+  {0.9, 0.50, 0.45, 0.50},
+  {0.9, 0.70, 0.30, 0.30},
+  {0.9, 0.55, 0.80, 0.52},
+  {0.9, 0.62, 0.70, 0.70},
+};
+
+/* Runs the schedule with the times of `times`; ran[c][round] counts candidate c's batches. */
+static void run_times(ms_tuner *t, long piece, const double times[4][4], int ran[4][4])
 {
   while (t->outcome == MS_TUNE_PENDING) {
     long want = 0;
     int c = ms_tuner_next(t, &want), round = t->slot / t->n_cand;
+    if (ran)
+      ran[c][round]++;
     for (long done = 0; done < want; done += piece) {
       long n = piece < want - done ? piece : want - done;
-      ms_tuner_record(t, n, 1e-3 * g_times[c][round] * (double)n);
+      ms_tuner_record(t, n, 1e-3 * times[c][round] * (double)n);
     }
   }
 }
+
+static void run_schedule(ms_tuner *t, long piece) { run_times(t, piece, g_times, NULL); }
 
 static void test_warmup_discarded_lowest_median_wins(void)
 {
@@ -172,11 +187,35 @@ static void test_warmup_discarded_lowest_median_wins(void)
   ENSURE(t.outcome == MS_TUNE_CHOSEN && t.chosen == 2);
   const ms_tune_candidate *k = &t.cand[2];
   ENSURE(k->timed == 3);
-  ENSURE_SMALL(k->median - 0.32, 1e-9);
-  ENSURE_SMALL(k->min - 0.30, 1e-9);
+  ENSURE_SMALL(k->median - 0.42, 1e-9);
+  ENSURE_SMALL(k->min - 0.32, 1e-9);
   ENSURE_SMALL(k->max - 0.95, 1e-9);
-  ENSURE_SMALL(t.cand[1].median - 0.60, 1e-9);
-  ENSURE_SMALL(t.cand[0].ms_per_it[0] - 0.50, 1e-9); /* round 1, not the warm-up */
+  ENSURE_SMALL(t.cand[1].median - 0.52, 1e-9);
+  ENSURE_SMALL(t.cand[0].ms_per_it[0] - 0.48, 1e-9); /* round 1, not the warm-up */
+  for (int c = 0; c < 4; c++)
+    ENSURE(t.cand[c].timed == 3 && !t.cand[c].dropped);
+  ENSURE(t.spent == t.needed);
+}
+
+/* A candidate clearly slower than the fastest after a round runs no more batches, is
+ * never chosen, and keeps the rounds it ran; the schedule takes fewer iterations. */
+static void test_slow_candidates_dropped(void)
+{
+  ms_tuner t;
+  int ran[4][4] = {{0}};
+  plan_two_axes(&t, 2000, 3);
+  run_times(&t, t.batch, g_drop_times, ran);
+  ENSURE(t.outcome == MS_TUNE_CHOSEN && t.chosen == 0);
+  ENSURE(t.cand[1].dropped == 1 && t.cand[1].timed == 1);
+  ENSURE(ran[1][0] == 1 && ran[1][1] == 1 && ran[1][2] == 0 && ran[1][3] == 0);
+  ENSURE(t.cand[3].dropped == 2 && t.cand[3].timed == 2 && ran[3][3] == 0);
+  ENSURE(!t.cand[0].dropped && !t.cand[2].dropped);
+  for (int r = 0; r < 4; r++)
+    ENSURE(ran[0][r] == 1 && ran[2][r] == 1);
+  ENSURE_SMALL(t.cand[0].median - 0.50, 1e-9);
+  ENSURE_SMALL(t.cand[2].median - 0.55, 1e-9);
+  ENSURE_SMALL(t.cand[3].median - 0.66, 1e-9); /* over its two rounds */
+  ENSURE(t.spent == 13 * t.batch && t.spent < t.needed);
 }
 
 /* A batch cut into several advances (a checkpoint or a frame fell inside it) is booked
@@ -222,6 +261,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_batch_length_follows_the_run, filter);
   RUN_TEST(test_schedule_interleaves_with_rotating_start, filter);
   RUN_TEST(test_warmup_discarded_lowest_median_wins, filter);
+  RUN_TEST(test_slow_candidates_dropped, filter);
   RUN_TEST(test_split_batches_add_up, filter);
   RUN_TEST(test_too_short_keeps_the_simulation_values, filter);
   return TEST_EXIT();

@@ -178,23 +178,48 @@ static int cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* Medians and ranges over the rounds; the lowest median wins, the earlier candidate on
- * a tie. */
+/* Medians and ranges over each candidate's timed rounds; the lowest median of those kept
+ * to the end wins, the earlier candidate on a tie. */
 static void choose(ms_tuner *t)
 {
   for (int c = 0; c < t->n_cand; c++) {
     ms_tune_candidate *k = &t->cand[c];
+    int n = k->timed;
     double v[MS_TUNE_ROUNDS_MAX];
-    memcpy(v, k->ms_per_it, (size_t)t->rounds * sizeof *v);
-    qsort(v, (size_t)t->rounds, sizeof *v, cmp_double);
-    int m = t->rounds / 2;
-    k->median = t->rounds % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+    memcpy(v, k->ms_per_it, (size_t)n * sizeof *v);
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    k->median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
     k->min = v[0];
-    k->max = v[t->rounds - 1];
-    if (t->chosen < 0 || k->median < t->cand[t->chosen].median)
+    k->max = v[n - 1];
+    if (!k->dropped && (t->chosen < 0 || k->median < t->cand[t->chosen].median))
       t->chosen = c;
   }
   t->outcome = MS_TUNE_CHOSEN;
+}
+
+static double fastest_round(const ms_tune_candidate *k)
+{
+  double m = k->ms_per_it[0];
+  for (int r = 1; r < k->timed; r++)
+    m = k->ms_per_it[r] < m ? k->ms_per_it[r] : m;
+  return m;
+}
+
+/* After timed round `round`: drops the candidates whose fastest round is slower than
+ * MS_TUNE_DROP times the fastest of all (the fastest candidate itself never is). */
+static void drop_slow(ms_tuner *t, int round)
+{
+  double best = 0.0;
+  for (int c = 0; c < t->n_cand; c++) {
+    const ms_tune_candidate *k = &t->cand[c];
+    if (!k->dropped && (best == 0.0 || fastest_round(k) < best))
+      best = fastest_round(k);
+  }
+  for (int c = 0; c < t->n_cand; c++) {
+    ms_tune_candidate *k = &t->cand[c];
+    if (!k->dropped && fastest_round(k) > MS_TUNE_DROP * best)
+      k->dropped = round;
+  }
 }
 
 void ms_tuner_record(ms_tuner *t, long iterations, double seconds)
@@ -203,9 +228,10 @@ void ms_tuner_record(ms_tuner *t, long iterations, double seconds)
     return;
   t->batch_it += iterations;
   t->batch_s += seconds;
+  t->spent += iterations;
   if (t->batch_it < t->batch)
     return;
-  int round = t->slot / t->n_cand;
+  int round = t->slot / t->n_cand, end = t->n_cand * (t->rounds + 1);
   if (round > 0) { /* round 0 is the warm-up */
     ms_tune_candidate *k = &t->cand[slot_candidate(t, t->slot)];
     k->ms_per_it[round - 1] = 1e3 * t->batch_s / (double)t->batch_it;
@@ -213,7 +239,12 @@ void ms_tuner_record(ms_tuner *t, long iterations, double seconds)
   }
   t->batch_it = 0;
   t->batch_s = 0.0;
-  if (++t->slot == t->n_cand * (t->rounds + 1))
+  /* The next slot whose candidate is still in, dropping the slow after each timed round. */
+  do {
+    if (++t->slot % t->n_cand == 0 && t->slot / t->n_cand > 1 && t->slot < end)
+      drop_slow(t, t->slot / t->n_cand - 1);
+  } while (t->slot < end && t->cand[slot_candidate(t, t->slot)].dropped);
+  if (t->slot == end)
     choose(t);
 }
 

@@ -6,8 +6,10 @@
  * many iterations the advance may take, and tells it afterwards how many ran in how long
  * (ms_tuner_after). The schedule: one warm-up batch per candidate, discarded, then R
  * rounds of one batch per candidate, interleaved, each round starting one candidate later
- * than the last, so that none is always the first after a switch; then the candidate with
- * the lowest median ms/iteration over the rounds is set for the rest of the run. Every
+ * than the last, so that none is always the first after a switch; a candidate clearly
+ * slower than the fastest after a round (MS_TUNE_DROP) runs no more rounds; then the
+ * candidate with the lowest median ms/iteration over its rounds (among those kept to the
+ * end) is set for the rest of the run. Every
  * candidate gives the same state bit for bit, so the tuning iterations are iterations of
  * the run. The simulation never sees `auto`: it runs only the concrete values set here.
  *
@@ -32,6 +34,10 @@
 #define MS_TUNE_BATCH_MIN 10
 #define MS_TUNE_BATCH_MAX 200
 #define MS_TUNE_SHARE 10          /* tuning aims at 1/10 of the run's iterations at most */
+/* After each timed round a candidate whose fastest round is slower than this times the
+ * fastest round of any candidate runs no more batches: on the H200 the slow candidates of
+ * mixed.ini (0.19-0.28 ms/it against 0.16) cost most of the tuning's share. */
+#define MS_TUNE_DROP 1.25
 
 /* One choice the tuner can make: its name (the scene key and the option's word), its
  * values, whether the scene (with the command line applied) gave it as auto, and how to
@@ -59,7 +65,8 @@ typedef struct ms_tune_candidate {
   int value[MS_TUNE_AXES_MAX];          /* one per axis of the table */
   double ms_per_it[MS_TUNE_ROUNDS_MAX]; /* one per timed round */
   int timed;                            /* rounds timed so far */
-  double median, min, max;              /* over the rounds, once tuned */
+  int dropped;                          /* the round after which it ran no more; 0: kept */
+  double median, min, max;              /* over its timed rounds, once tuned */
 } ms_tune_candidate;
 
 typedef enum ms_tune_outcome {
@@ -80,7 +87,9 @@ typedef struct ms_tuner {
   int rounds;
   long batch;   /* iterations per batch */
   long total;   /* iterations of the run */
-  long needed;  /* iterations the schedule takes: n_cand * (rounds + 1) * batch */
+  long needed;  /* iterations the schedule takes with no candidate dropped:
+                   n_cand * (rounds + 1) * batch */
+  long spent;   /* iterations of the batches run so far, warm-up included */
   long shortest; /* the shortest run it tunes: one whose tenth holds batches of the
                     minimum length, MS_TUNE_SHARE * n_cand * (rounds + 1) * BATCH_MIN */
   ms_tune_outcome outcome;

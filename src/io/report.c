@@ -123,12 +123,16 @@ static void print_auto(FILE *out, const ms_sim *s, const ms_tuner *t)
       const ms_tune_candidate *k = &t->cand[c];
       fputs(c ? ", " : " ", out);
       print_auto_axes(out, t, s, c, 0);
-      fprintf(out, " %.3g%s (%.3g-%.3g)", k->median, c ? "" : " ms/it", k->min, k->max);
+      fprintf(out, " %.3g%s (%.3g-%.3g", k->median, c ? "" : " ms/it", k->min, k->max);
+      if (k->dropped)
+        fprintf(out, ", dropped after round %d", k->dropped);
+      fputc(')', out);
     }
     fputs(" -> ", out);
     print_auto_axes(out, t, s, t->chosen, 0);
-    fprintf(out, " (medians of %d rounds of %ld iterations after a warm-up batch each)\n",
-            t->rounds, t->batch);
+    fprintf(out, " (medians of %d rounds of %ld iterations after a warm-up batch each; "
+                 "%ld iterations in all)\n",
+            t->rounds, t->batch, t->spent);
     return;
   }
   if (t->outcome == MS_TUNE_TOO_SHORT)
@@ -330,10 +334,11 @@ static void json_auto(FILE *f, const ms_tuner *t)
       sep = ", ";
     }
   fprintf(f, "], \"outcome\": \"%s\", \"tuned\": %s, \"rounds\": %d, \"batch\": %ld, "
-             "\"iterations\": %ld, \"run_iterations\": %ld, \"shortest_run\": %ld,\n    "
+             "\"iterations\": %ld, \"planned_iterations\": %ld, \"run_iterations\": %ld, "
+             "\"shortest_run\": %ld,\n    "
              "\"candidates\": [",
           outcome[t->outcome], t->outcome == MS_TUNE_CHOSEN ? "true" : "false", t->rounds,
-          t->batch, t->needed, t->total, t->shortest);
+          t->batch, t->spent, t->needed, t->total, t->shortest);
   for (int c = 0; c < t->n_cand; c++) {
     const ms_tune_candidate *k = &t->cand[c];
     fprintf(f, "%s\n      {", c ? "," : "");
@@ -342,9 +347,13 @@ static void json_auto(FILE *f, const ms_tuner *t)
     for (int r = 0; r < k->timed; r++)
       fprintf(f, "%s%.9g", r ? ", " : "", k->ms_per_it[r]);
     if (t->outcome == MS_TUNE_CHOSEN)
-      fprintf(f, "], \"median\": %.9g}", k->median);
+      fprintf(f, "], \"median\": %.9g", k->median);
     else
-      fputs("], \"median\": null}", f);
+      fputs("], \"median\": null", f);
+    if (k->dropped)
+      fprintf(f, ", \"dropped_after\": %d}", k->dropped);
+    else
+      fputs(", \"dropped_after\": null}", f);
   }
   fputs("\n    ],\n    \"chosen\": ", f);
   if (t->chosen >= 0) {
