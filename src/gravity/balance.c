@@ -328,12 +328,23 @@ static int any_on_host(const ms_balance *b, unsigned mask)
   return 0;
 }
 
+/* The fastest device of `mask` by the model's rates. */
+static int fastest_of(const ms_balance *b, unsigned mask)
+{
+  int fast = -1;
+  for (int i = 0; i < b->n_dev; i++)
+    if ((mask & (1u << i)) && (fast < 0 || b->model.rate[i] > b->model.rate[fast]))
+      fast = i;
+  return fast;
+}
+
 /* The next split to try, or NULL: the model's plan when it promises a gain (within the
  * same devices, against the model's own figure for the split in use; for another set of
- * devices, once, against the measured time), else, when a device of the split computes on
- * the host's cores, once the fastest device alone — the model cannot know how fast a
- * device runs when the others stop sharing its cores. GPUs run alone as they run in the
- * split, so for them the plan's figure stands and nothing is spent measuring it. */
+ * devices, once, against the measured time), else, once, the fastest device alone where
+ * the model cannot say what it does: when a device of the split computes on the host's
+ * cores (its speed alone is unknown while the others share them), or when the model puts
+ * it alone within MS_BALANCE_SINGLE_TRIAL of the measured step (a small share runs slower
+ * per body than the whole). Elsewhere the plan's figure stands and nothing is spent. */
 static const int *next_trial(ms_balance *b, double t, int *single)
 {
   unsigned mask = ms_balance_mask(b->n_dev, b->cur);
@@ -346,19 +357,16 @@ static const int *next_trial(ms_balance *b, double t, int *single)
   if (pm != mask && ms_balance_tried(b, pm) == 0.0 &&
       b->plan.step_s < t * (1.0 - MS_BALANCE_HYSTERESIS))
     return b->plan.units;
-  if (bits(mask) > 1 && !b->single_tried && any_on_host(b, mask)) {
-    b->single_tried = 1;
-    int fast = -1;
-    for (int i = 0; i < b->n_dev; i++)
-      if (b->cur[i] > 0 && (fast < 0 || b->model.rate[i] > b->model.rate[fast]))
-        fast = i;
-    if (ms_balance_tried(b, 1u << fast) == 0.0) {
-      memset(single, 0, (size_t)b->n_dev * sizeof *single);
-      single[fast] = b->units;
-      return single;
-    }
-  }
-  return NULL;
+  if (bits(mask) < 2 || b->single_tried)
+    return NULL;
+  int fast = fastest_of(b, mask);
+  memset(single, 0, (size_t)b->n_dev * sizeof *single);
+  single[fast] = b->units;
+  int close = ms_balance_predict(&b->model, single) <= MS_BALANCE_SINGLE_TRIAL * t;
+  if (!any_on_host(b, mask) && !close)
+    return NULL;
+  b->single_tried = 1;
+  return ms_balance_tried(b, 1u << fast) == 0.0 ? single : NULL;
 }
 
 int ms_balance_decide(ms_balance *b, int *next)

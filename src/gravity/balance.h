@@ -13,6 +13,12 @@
 #define MS_BALANCE_DRIFT 0.25  /* settled: re-plan when the step time moves this much */
 #define MS_BALANCE_DRIFT_WINDOWS 3 /* ... in this many windows in a row */
 #define MS_BALANCE_MAX_CHANGES 12 /* per planning round, then the best measured is kept */
+/* A GPU's kernel time is far from proportional to a small share (16K bodies on four H200s:
+ * 0.07 ms a step for a quarter, 0.18 for all), so the model overrates one alone there: the
+ * fastest is tried alone when the model puts it within this factor of the measured step (a
+ * window at most a quarter slower); at 1M, where one alone is 2-4 times the split's step,
+ * never, so short runs pay nothing for it. */
+#define MS_BALANCE_SINGLE_TRIAL 1.25
 
 /* What the planner knows of each device. The model of a step: every device in the
  * split computes its units (u / rate) plus a fixed part (drift, pack), and when two or
