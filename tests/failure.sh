@@ -144,6 +144,23 @@ test_huge_velocity_and_tiny_restitution_end() {
     ends_with_4_or_refused soft.ini restitution
 }
 
+# A periodic box blown apart sideways (gravity 1e30 along x, no speed limit): the large
+# particle's rectangle was taken back by one period only and its cells fell off the grid
+# (the worker's walk, the zone, the device-only list, the summary read and wrote past
+# them). Every path ends the run with a state and its report.
+test_periodic_blowup_stays_on_the_grid() {
+  sed -e 's/^gravity = 0, -2000/gravity = 1e30, -2000/' -e '/^max_speed/d' \
+    -e 's/^\[box\]/[box]\nperiodic = x/' "$root/tests/scenes/exploding.ini" >wide.ini
+  grep -q "^periodic = x" wide.ini && grep -q "^gravity = 1e30" wide.ini || return 1
+  local opts rc
+  for opts in "" "--exchange zone" "--large-on device"; do
+    timeout -s KILL 120 "$exe" -q -n 300 $opts wide.ini >out 2>err
+    rc=$?
+    echo "    ${opts:-default}: exit $rc"
+    [ $rc -eq 0 ] && grep -q "^contacts " out && grep -q "state hash" out || { cat err; return 1; }
+  done
+}
+
 check test_exploding_scene_exit_4_and_last_good_state
 check test_overflow_to_nan_exit_4_names_particle
 check test_nan_planted_in_checkpoint_refused
@@ -151,4 +168,5 @@ check test_grid_beyond_device_limit_exit_1_names_sizes
 check test_last_good_state_resumes_in_every_mode
 check test_exit_4_never_hangs
 check test_huge_velocity_and_tiny_restitution_end
+check test_periodic_blowup_stays_on_the_grid
 finish

@@ -129,21 +129,32 @@ MS_FN ms_cell_rect ms_grid_rect(double x, double y, double reach, double inv_cel
   return q;
 }
 
+/* The cells c0..c1 within `reach` of x along a periodic axis of n cells, c0 taken into
+ * [0, n) (c1 may pass n - 1: walk it through ms_grid_wrap). Moving the walk's start by whole
+ * periods visits the same cells in the same order; a coordinate many periods out (a blown-up
+ * state, before its check stops the run) or not finite gets a valid span, never a cell off
+ * the grid. */
+MS_FN void ms_grid_span_wrap(double x, double reach, double inv_cell, int n, int *c0, int *c1)
+{
+  double a = ms_floor((x - reach) * inv_cell), w = ms_floor((x + reach) * inv_cell) - a;
+  double s = a - (double)n * ms_floor(a / (double)n);
+  if (!(s >= 0.0 && s < (double)n && w >= 0.0 && w < (double)n))
+    s = w = 0.0; /* NaN, infinite, or past what a double resolves */
+  *c0 = (int)s;
+  *c1 = (int)s + (int)w;
+}
+
 /* The same on a box that may wrap: along a periodic axis the range is not clamped (it may
- * start below 0 or end past n - 1; walk it through ms_grid_wrap). The scene keeps a reach
- * under half the period, so no cell comes twice. */
+ * end past n - 1; walk it through ms_grid_wrap). The scene keeps a reach under half the
+ * period, so no cell comes twice. */
 MS_FN ms_cell_rect ms_grid_rect_wrap(double x, double y, double reach, double inv_cell, int nx,
                                      int ny, int px, int py)
 {
   ms_cell_rect q = ms_grid_rect(x, y, reach, inv_cell, nx, ny);
-  if (px) {
-    q.x0 = (int)ms_floor((x - reach) * inv_cell);
-    q.x1 = (int)ms_floor((x + reach) * inv_cell);
-  }
-  if (py) {
-    q.y0 = (int)ms_floor((y - reach) * inv_cell);
-    q.y1 = (int)ms_floor((y + reach) * inv_cell);
-  }
+  if (px)
+    ms_grid_span_wrap(x, reach, inv_cell, nx, &q.x0, &q.x1);
+  if (py)
+    ms_grid_span_wrap(y, reach, inv_cell, ny, &q.y0, &q.y1);
   return q;
 }
 
