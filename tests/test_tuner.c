@@ -112,44 +112,57 @@ static void plan_two_axes(ms_tuner *t, long total, int rounds)
   ms_tuner_plan(t, a, n, NULL, 0, is_auto, base, total, rounds);
 }
 
-/* Every round runs each candidate once; each starts one candidate later than the one
- * before, so no candidate is always first after a switch. */
+/* Runs slot after slot at 1 ms/iteration for every candidate; first[round] is the
+ * candidate of the round's first slot, seen[round][c] counts c's slots in the round. */
+static void run_flat(ms_tuner *t, int first[4], int seen[4][4])
+{
+  while (t->outcome == MS_TUNE_PENDING) {
+    int slot = t->slot, round = slot / t->n_cand;
+    long want = 0;
+    int c = ms_tuner_next(t, &want);
+    ENSURE(c >= 0 && c < 4 && want > 0 && want <= t->batch);
+    if (slot % t->n_cand == 0)
+      first[round] = c;
+    while (t->slot == slot && t->outcome == MS_TUNE_PENDING) {
+      ENSURE(ms_tuner_next(t, &want) == c);
+      ms_tuner_record(t, want, 1e-3 * (double)want);
+    }
+    seen[round][c]++;
+  }
+}
+
+/* Every round runs each candidate once; the warm-up starts with the simulation's own
+ * values and each round one candidate later, so no candidate is always first after a
+ * switch. */
 static void test_schedule_interleaves_with_rotating_start(void)
 {
   ms_tuner t;
   plan_two_axes(&t, 100000, 3);
   ENSURE(t.n_cand == 4 && t.outcome == MS_TUNE_PENDING && t.batch == MS_TUNE_BATCH_MAX);
-  int first[4], seen_first[4] = {0};
-  for (int round = 0; round <= 3; round++) {
-    int seen[4] = {0};
-    for (int i = 0; i < 4; i++) {
-      long want = 0;
-      int c = ms_tuner_next(&t, &want);
-      ENSURE(c >= 0 && c < 4 && want == t.batch);
-      if (i == 0)
-        first[round] = c;
-      seen[c]++;
-      ms_tuner_record(&t, want, 1e-3 * (double)want);
-    }
+  int first[4] = {-1, -1, -1, -1}, seen[4][4] = {{0}}, seen_first[4] = {0};
+  run_flat(&t, first, seen);
+  for (int round = 0; round <= 3; round++)
     for (int c = 0; c < 4; c++)
-      ENSURE(seen[c] == 1);
-  }
+      ENSURE(seen[round][c] == 1);
+  ENSURE(t.cand[first[0]].value[axis("buffers")] == MS_BUFFERS_SHARED &&
+         t.cand[first[0]].value[axis("exchange")] == MS_EXCHANGE_FULL);
   for (int round = 0; round <= 3; round++)
     seen_first[first[round]]++;
   for (int c = 0; c < 4; c++)
     ENSURE(seen_first[c] == 1);
-  ENSURE(t.outcome == MS_TUNE_CHOSEN);
+  ENSURE(t.outcome == MS_TUNE_CHOSEN && t.spent == t.needed);
   long want = 0;
   ENSURE(ms_tuner_next(&t, &want) == -1);
 }
 
 /* Made-up times in ms/iteration per candidate and round, warm-up first: candidate 2 is
- * the slowest in the warm-up (discarded) and has one slow round, but the lowest median;
+ * the slowest in the warm-up (discarded; under MS_TUNE_WARM_CUT times the others, so not
+ * cut) and has one slow round, but the lowest median;
  * every round of every candidate within MS_TUNE_DROP of the fastest, so none is dropped. */
 static const double g_times[4][4] = {
   {0.9, 0.48, 0.52, 0.51},
   {0.9, 0.52, 0.40, 0.61},
-  {9.0, 0.42, 0.95, 0.32},
+  {2.5, 0.42, 0.95, 0.32},
   {0.9, 0.45, 0.44, 0.46},
 };
 
@@ -162,14 +175,17 @@ static const double g_drop_times[4][4] = {
   {0.9, 0.62, 0.70, 0.70},
 };
 
-/* Runs the schedule with the times of `times`; ran[c][round] counts candidate c's batches. */
+/* Runs the schedule with the times of `times`; ran[c][round] counts candidate c's batches
+ * (whole or cut). */
 static void run_times(ms_tuner *t, long piece, const double times[4][4], int ran[4][4])
 {
+  int last = -1;
   while (t->outcome == MS_TUNE_PENDING) {
     long want = 0;
     int c = ms_tuner_next(t, &want), round = t->slot / t->n_cand;
-    if (ran)
+    if (ran && t->slot != last)
       ran[c][round]++;
+    last = t->slot;
     for (long done = 0; done < want; done += piece) {
       long n = piece < want - done ? piece : want - done;
       ms_tuner_record(t, n, 1e-3 * times[c][round] * (double)n);
@@ -218,6 +234,46 @@ static void test_slow_candidates_dropped(void)
   ENSURE(t.spent == 13 * t.batch && t.spent < t.needed);
 }
 
+/* Candidate 0 (shared/zone) runs 4 times slower than the simulation's own (shared/full,
+ * whose warm-up comes first): it is cut after the first piece of its warm-up, never timed,
+ * never chosen. */
+static const double g_warm_times[4][4] = {
+  {2.0, 2.0, 2.0, 2.0},
+  {0.5, 0.50, 0.50, 0.50},
+  {0.6, 0.55, 0.55, 0.55},
+  {0.6, 0.45, 0.45, 0.45},
+};
+
+static void test_far_slower_warmup_cut(void)
+{
+  ms_tuner t;
+  int ran[4][4] = {{0}};
+  plan_two_axes(&t, 16000, 3); /* batch 100, warm-up pieces of 13 */
+  ENSURE(t.batch == 100 && t.first == 1);
+  long want = 0;
+  ENSURE(ms_tuner_next(&t, &want) == 1 && want == 100); /* the first warm-up is whole */
+  run_times(&t, t.batch, g_warm_times, ran);
+  ENSURE(t.outcome == MS_TUNE_CHOSEN && t.chosen == 3);
+  ENSURE(t.cand[0].dropped == -1 && t.cand[0].timed == 0 && ran[0][0] == 1);
+  for (int r = 1; r < 4; r++)
+    ENSURE(ran[0][r] == 0 && ran[1][r] == 1 && ran[2][r] == 1 && ran[3][r] == 1);
+  ENSURE_SMALL(t.cand[0].warm_ms - 2.0, 1e-9);
+  ENSURE_SMALL(t.warm_best - 0.5, 1e-9);
+  /* the cut warm-up's two pieces, three whole warm-ups and three rounds of three */
+  ENSURE(t.spent == 2 * 13 + 3 * 100 + 9 * 100);
+
+  /* A slow first piece alone (a switch, a kernel's first launch) cuts nothing. */
+  plan_two_axes(&t, 16000, 3);
+  int c = ms_tuner_next(&t, &want);
+  ms_tuner_record(&t, want, 0.5e-3 * (double)want); /* the first warm-up, whole */
+  c = ms_tuner_next(&t, &want);
+  ENSURE(want == 13);
+  ms_tuner_record(&t, want, 20e-3 * (double)want);
+  ENSURE(ms_tuner_next(&t, &want) == c && want == 13);
+  ms_tuner_record(&t, want, 0.5e-3 * (double)want);
+  ENSURE(ms_tuner_next(&t, &want) == c && !t.cand[c].dropped);
+}
+
 /* A batch cut into several advances (a checkpoint or a frame fell inside it) is booked
  * whole: the same times and the same choice as in one advance each. */
 static void test_split_batches_add_up(void)
@@ -262,6 +318,7 @@ int main(int argc, char **argv)
   RUN_TEST(test_schedule_interleaves_with_rotating_start, filter);
   RUN_TEST(test_warmup_discarded_lowest_median_wins, filter);
   RUN_TEST(test_slow_candidates_dropped, filter);
+  RUN_TEST(test_far_slower_warmup_cut, filter);
   RUN_TEST(test_split_batches_add_up, filter);
   RUN_TEST(test_too_short_keeps_the_simulation_values, filter);
   return TEST_EXIT();

@@ -150,25 +150,31 @@ void ms_tuner_plan(ms_tuner *t, const ms_tune_axis *axes, int n_axes, const ms_t
   t->needed = (long)t->n_cand * (t->rounds + 1) * t->batch;
   t->shortest = (long)MS_TUNE_SHARE * t->n_cand * (t->rounds + 1) * MS_TUNE_BATCH_MIN;
   t->chosen = -1;
+  t->first = find_base(t) > 0 ? find_base(t) : 0;
   if (total < t->shortest) {
     t->outcome = MS_TUNE_TOO_SHORT;
     t->chosen = find_base(t);
   }
 }
 
-/* Slot s of the schedule: warm-up (round 0) then the timed rounds, each round starting
- * one candidate later than the one before. */
+/* Slot s of the schedule: warm-up (round 0, from `first`) then the timed rounds, each
+ * round starting one candidate later than the one before. */
 static int slot_candidate(const ms_tuner *t, int s)
 {
   int round = s / t->n_cand, pos = s % t->n_cand;
-  return (pos + round) % t->n_cand;
+  return (pos + round + t->first) % t->n_cand;
 }
+
+/* A warm-up after the first runs in pieces, so that a far slower one can be cut early. */
+static int warm_in_pieces(const ms_tuner *t) { return t->slot < t->n_cand && t->warm_best > 0.0; }
 
 int ms_tuner_next(const ms_tuner *t, long *iterations)
 {
   if (t->outcome != MS_TUNE_PENDING || t->n_cand == 0)
     return -1;
-  *iterations = t->batch - t->batch_it;
+  long left = t->batch - t->batch_it;
+  long piece = (t->batch + MS_TUNE_WARM_PIECES - 1) / MS_TUNE_WARM_PIECES;
+  *iterations = warm_in_pieces(t) && piece < left ? piece : left;
   return slot_candidate(t, t->slot);
 }
 
@@ -185,6 +191,8 @@ static void choose(ms_tuner *t)
   for (int c = 0; c < t->n_cand; c++) {
     ms_tune_candidate *k = &t->cand[c];
     int n = k->timed;
+    if (n == 0) /* cut in its warm-up */
+      continue;
     double v[MS_TUNE_ROUNDS_MAX];
     memcpy(v, k->ms_per_it, (size_t)n * sizeof *v);
     qsort(v, (size_t)n, sizeof *v, cmp_double);
@@ -222,6 +230,21 @@ static void drop_slow(ms_tuner *t, int round)
   }
 }
 
+/* The slot after the current one whose candidate is still in, dropping the slow after
+ * each timed round but the last; the choice when none is left. */
+static void next_slot(ms_tuner *t)
+{
+  int end = t->n_cand * (t->rounds + 1);
+  t->batch_it = 0;
+  t->batch_s = 0.0;
+  do {
+    if (++t->slot % t->n_cand == 0 && t->slot / t->n_cand > 1 && t->slot < end)
+      drop_slow(t, t->slot / t->n_cand - 1);
+  } while (t->slot < end && t->cand[slot_candidate(t, t->slot)].dropped);
+  if (t->slot == end)
+    choose(t);
+}
+
 void ms_tuner_record(ms_tuner *t, long iterations, double seconds)
 {
   if (t->outcome != MS_TUNE_PENDING || t->n_cand == 0 || iterations <= 0)
@@ -229,23 +252,28 @@ void ms_tuner_record(ms_tuner *t, long iterations, double seconds)
   t->batch_it += iterations;
   t->batch_s += seconds;
   t->spent += iterations;
+  int round = t->slot / t->n_cand;
+  ms_tune_candidate *k = &t->cand[slot_candidate(t, t->slot)];
+  double ms = 1e3 * t->batch_s / (double)t->batch_it;
+  /* A piece after the first (which bears the switch and any first use) judges the cut. */
+  int later = t->batch_it > iterations;
+  if (round == 0 && warm_in_pieces(t) && later &&
+      1e3 * seconds / (double)iterations > MS_TUNE_WARM_CUT * t->warm_best) {
+    k->warm_ms = ms;
+    k->dropped = -1;
+    next_slot(t);
+    return;
+  }
   if (t->batch_it < t->batch)
     return;
-  int round = t->slot / t->n_cand, end = t->n_cand * (t->rounds + 1);
-  if (round > 0) { /* round 0 is the warm-up */
-    ms_tune_candidate *k = &t->cand[slot_candidate(t, t->slot)];
-    k->ms_per_it[round - 1] = 1e3 * t->batch_s / (double)t->batch_it;
+  if (round == 0) { /* the warm-up: kept only as the reference for cutting the others */
+    k->warm_ms = ms;
+    t->warm_best = t->warm_best > 0.0 && t->warm_best < ms ? t->warm_best : ms;
+  } else {
+    k->ms_per_it[round - 1] = ms;
     k->timed = round;
   }
-  t->batch_it = 0;
-  t->batch_s = 0.0;
-  /* The next slot whose candidate is still in, dropping the slow after each timed round. */
-  do {
-    if (++t->slot % t->n_cand == 0 && t->slot / t->n_cand > 1 && t->slot < end)
-      drop_slow(t, t->slot / t->n_cand - 1);
-  } while (t->slot < end && t->cand[slot_candidate(t, t->slot)].dropped);
-  if (t->slot == end)
-    choose(t);
+  next_slot(t);
 }
 
 /* ---- on a simulation ----------------------------------------------------------------- */

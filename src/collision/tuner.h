@@ -6,8 +6,9 @@
  * many iterations the advance may take, and tells it afterwards how many ran in how long
  * (ms_tuner_after). The schedule: one warm-up batch per candidate, discarded, then R
  * rounds of one batch per candidate, interleaved, each round starting one candidate later
- * than the last, so that none is always the first after a switch; a candidate clearly
- * slower than the fastest after a round (MS_TUNE_DROP) runs no more rounds; then the
+ * than the last, so that none is always the first after a switch; a candidate far slower
+ * in its warm-up (MS_TUNE_WARM_CUT) or clearly slower than the fastest after a round
+ * (MS_TUNE_DROP) runs no more; then the
  * candidate with the lowest median ms/iteration over its rounds (among those kept to the
  * end) is set for the rest of the run. Every
  * candidate gives the same state bit for bit, so the tuning iterations are iterations of
@@ -38,6 +39,14 @@
  * fastest round of any candidate runs no more batches: on the H200 the slow candidates of
  * mixed.ini (0.19-0.28 ms/it against 0.16) cost most of the tuning's share. */
 #define MS_TUNE_DROP 1.25
+/* The warm-up runs the simulation's own configuration first, then each other candidate in
+ * MS_TUNE_WARM_PIECES advances; one whose second or later piece is MS_TUNE_WARM_CUT times
+ * slower per iteration than the fastest whole warm-up is cut there (the first piece bears
+ * a switch's and a first use's costs: pocl compiles a kernel at its first launch). At 1M
+ * small particles on the H200 the full exchange's candidates (2.5 and 5.4 ms/it against
+ * 0.37) cost more in their warm-up and first round than the whole rest of the tuning. */
+#define MS_TUNE_WARM_PIECES 8
+#define MS_TUNE_WARM_CUT 3.0
 
 /* One choice the tuner can make: its name (the scene key and the option's word), its
  * values, whether the scene (with the command line applied) gave it as auto, and how to
@@ -65,7 +74,9 @@ typedef struct ms_tune_candidate {
   int value[MS_TUNE_AXES_MAX];          /* one per axis of the table */
   double ms_per_it[MS_TUNE_ROUNDS_MAX]; /* one per timed round */
   int timed;                            /* rounds timed so far */
-  int dropped;                          /* the round after which it ran no more; 0: kept */
+  int dropped;                          /* the timed round after which it ran no more, -1:
+                                           cut in its warm-up; 0: kept */
+  double warm_ms;                       /* ms/iteration of its warm-up (as far as it ran) */
   double median, min, max;              /* over its timed rounds, once tuned */
 } ms_tune_candidate;
 
@@ -95,6 +106,8 @@ typedef struct ms_tuner {
   ms_tune_outcome outcome;
   int chosen;   /* candidate kept (MS_TUNE_CHOSEN); the defaults' otherwise, when one is */
   int slot;     /* batches done, warm-up included */
+  int first;    /* the candidate the warm-up starts with: the simulation's own, else 0 */
+  double warm_best; /* the fastest whole warm-up, ms/iteration (0: none yet) */
   long batch_it; /* iterations and seconds of the batch under way */
   double batch_s;
   int applied;  /* the final configuration has been set */

@@ -123,6 +123,10 @@ static void print_auto(FILE *out, const ms_sim *s, const ms_tuner *t)
       const ms_tune_candidate *k = &t->cand[c];
       fputs(c ? ", " : " ", out);
       print_auto_axes(out, t, s, c, 0);
+      if (k->dropped < 0) { /* its warm-up's figure, as far as it ran */
+        fprintf(out, " %.3g%s (cut in its warm-up)", k->warm_ms, c ? "" : " ms/it");
+        continue;
+      }
       fprintf(out, " %.3g%s (%.3g-%.3g", k->median, c ? "" : " ms/it", k->min, k->max);
       if (k->dropped)
         fprintf(out, ", dropped after round %d", k->dropped);
@@ -346,12 +350,13 @@ static void json_auto(FILE *f, const ms_tuner *t)
     fputs(", \"ms_per_iteration\": [", f);
     for (int r = 0; r < k->timed; r++)
       fprintf(f, "%s%.9g", r ? ", " : "", k->ms_per_it[r]);
-    if (t->outcome == MS_TUNE_CHOSEN)
+    if (t->outcome == MS_TUNE_CHOSEN && k->timed > 0)
       fprintf(f, "], \"median\": %.9g", k->median);
     else
       fputs("], \"median\": null", f);
+    fprintf(f, ", \"warm_up_ms_per_iteration\": %.9g", k->warm_ms);
     if (k->dropped)
-      fprintf(f, ", \"dropped_after\": %d}", k->dropped);
+      fprintf(f, ", \"dropped_after\": %d}", k->dropped < 0 ? 0 : k->dropped);
     else
       fputs(", \"dropped_after\": null}", f);
   }
