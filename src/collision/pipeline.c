@@ -144,37 +144,21 @@ static ms_status request_exchange(ms_sim *s)
   return ms_buffers_host_request(&s->x.buf, &s->cl);
 }
 
-/* Up to sync 2 of iteration `step`; again while its grid, checked late, overflowed
- * (collision/device/gpu_manager.h: nothing of the state changed before sync 2 then). */
-static ms_status gpu_until_sync2(ms_sim *s, long step)
-{
-  for (;;) {
-    mark(step);
-    if (!s->dev.grid_current) {
-      TRY(ms_gpu_build_grid(&s->ctx, &s->dev, step));
-      TRY(request_exchange(s));
-    }
-    TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BEFORE_SYNC1, step));
-    TRY(meet(s, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC1));
-    TRY(ms_gpu_collide(&s->ctx, &s->dev));
-    TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BETWEEN_SYNCS, step));
-    int redo = 0;
-    TRY(ms_gpu_grid_check(&s->ctx, &s->dev, &redo));
-    if (redo)
-      atomic_fetch_add(&s->x.grid.redos, 1);
-    TRY(meet(s, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC2));
-    if (!redo)
-      return MS_OK;
-    TRY(ms_gpu_grid_grow(&s->ctx, &s->dev, step)); /* the worker is past the buffers now */
-  }
-}
-
 /* `more`: another iteration of this advance follows this one. */
 static ms_status gpu_iteration(ms_sim *s, ms_pipeline p, long step, int more)
 {
   /* Naive builds here every iteration (the integration made the grid stale) but the
    * first of an advance, whose grid the previous advance built to check its end. */
-  TRY(gpu_until_sync2(s, step));
+  mark(step);
+  if (!s->dev.grid_current) {
+    TRY(ms_gpu_build_grid(&s->ctx, &s->dev, step));
+    TRY(request_exchange(s));
+  }
+  TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BEFORE_SYNC1, step));
+  TRY(meet(s, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC1));
+  TRY(ms_gpu_collide(&s->ctx, &s->dev));
+  TRY(fault(s, MS_THREAD_GPU, MS_FAULT_BETWEEN_SYNCS, step));
+  TRY(meet(s, MS_THREAD_GPU, MS_PHASE_WAIT_SYNC2));
   if (ms_forces_due(s, more)) /* --output: before the integration clears F_ls */
     TRY(ms_forces_keep(s, step));
   TRY(ms_gpu_integrate(&s->ctx, &s->dev));
@@ -187,51 +171,35 @@ static ms_status gpu_iteration(ms_sim *s, ms_pipeline p, long step, int more)
   return fault(s, MS_THREAD_GPU, MS_FAULT_AFTER_SYNC2, step);
 }
 
-/* The worker's part up to sync 2, run again while the manager counts a redo (its grid
- * overflowed); `seen`: the redos this advance has run. */
-static ms_status cpu_until_sync2(ms_sim *s, ms_pipeline p, long step, long *seen)
+static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
 {
   ms_trace *t = &s->run.trace;
-  for (;;) {
-    mark(step);
-    TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BEFORE_SYNC1, step));
-    TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
-    double t0 = ms_now();
-    int zone = s->p.exchange == MS_EXCHANGE_ZONE;
-    if (s->p.n_walls > 0) /* where the walls are this iteration: before the zone, which walks
-                             their bands too */
-      TRY(ms_walls_place(&s->p, &s->wk, step));
-    TRY(zone ? ms_zone_begin(&s->ctx, s->wk.large, s->wk.wall_rects, s->wk.n_wall_rects) : ms_buffers_host_begin(&s->x.buf, &s->cl));
-    t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
-    ms_status ls = ms_cpu_large_small(&s->ctx, &s->wk); /* fails only out of memory */
-    t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL, t0);
-    ms_status end =
-        zone ? ms_zone_end(&s->ctx) : ms_buffers_host_end(&s->x.buf, &s->cl); /* even then */
-    TRY(ls);
-    TRY(end);
-    if (!zone)
-      s->run.stats.exchange_bytes += ms_zone_full_bytes(&s->ctx);
-    t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_OUT, t0);
-    if (p == MS_PIPELINE_NAIVE) {
-      TRY(ms_cpu_large_large(&s->p, &s->wk));
-      ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
-    }
-    TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BETWEEN_SYNCS, step));
-    TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC2));
-    if (atomic_load(&s->x.grid.redos) == *seen) {
-      if (zone)
-        ms_zone_count(&s->ctx);
-      return MS_OK;
-    }
-    (*seen)++;
-  }
-}
-
-static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step, long *seen)
-{
-  ms_trace *t = &s->run.trace;
-  TRY(cpu_until_sync2(s, p, step, seen));
+  mark(step);
+  TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BEFORE_SYNC1, step));
+  TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
   double t0 = ms_now();
+  int zone = s->p.exchange == MS_EXCHANGE_ZONE;
+  if (s->p.n_walls > 0) /* where the walls are this iteration: before the zone, which walks
+                           their bands too */
+    TRY(ms_walls_place(&s->p, &s->wk, step));
+  TRY(zone ? ms_zone_begin(&s->ctx, s->wk.large, s->wk.wall_rects, s->wk.n_wall_rects) : ms_buffers_host_begin(&s->x.buf, &s->cl));
+  t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
+  ms_status ls = ms_cpu_large_small(&s->ctx, &s->wk); /* fails only out of memory */
+  t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL, t0);
+  ms_status end =
+      zone ? ms_zone_end(&s->ctx) : ms_buffers_host_end(&s->x.buf, &s->cl); /* even then */
+  TRY(ls);
+  TRY(end);
+  if (!zone)
+    s->run.stats.exchange_bytes += ms_zone_full_bytes(&s->ctx);
+  t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_OUT, t0);
+  if (p == MS_PIPELINE_NAIVE) {
+    TRY(ms_cpu_large_large(&s->p, &s->wk));
+    ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
+  }
+  TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BETWEEN_SYNCS, step));
+  TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC2));
+  t0 = ms_now();
   if (p == MS_PIPELINE_REORDERED) {
     TRY(ms_cpu_large_large(&s->p, &s->wk));
     t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_LARGE, t0);
@@ -261,9 +229,6 @@ static void *gpu_manager_main(void *arg)
     mark(s->run.step + job->done);
     job->status = ms_gpu_build_grid(&s->ctx, &s->dev, s->run.step + job->done);
   }
-  /* A late check of the last build is settled before the advance returns its state. */
-  if (!job->status)
-    job->status = ms_gpu_grid_settle(&s->ctx, &s->dev);
   ms_status fin = ms_gpu_finish(&s->ctx, &s->dev);
   if (!job->status)
     job->status = fin;
@@ -278,9 +243,8 @@ static void *cpu_worker_main(void *arg)
   thread_job *job = arg;
   ms_sim *s = job->s;
   ms_error_thread_clear();
-  long seen = 0; /* the redos of this advance run so far */
   for (job->done = 0; job->done < job->iterations && !job->status; job->done++)
-    job->status = cpu_iteration(s, s->p.pipeline, s->run.step + job->done, &seen);
+    job->status = cpu_iteration(s, s->p.pipeline, s->run.step + job->done);
   /* The abort that released us may be the manager's clean stop (see above); the
    * sync's lock makes its `halted` visible here. */
   if (job->status == MS_ERR_ABORTED && s->run.halted)
@@ -369,7 +333,6 @@ ms_status ms_pipeline_run(ms_sim *s, long iterations)
   /* Nothing of an earlier advance may linger in the rendezvous: an aborted one leaves
    * it aborted, and without this a replay would start from its leftovers. */
   ms_sync_reset(&s->run.sync);
-  atomic_store(&s->x.grid.redos, 0);
   s->run.halted = 0;
   ms_trace_begin_advance(&s->run.trace);
   /* The phase names (map or read copies) follow the buffer mode, which changes only
@@ -387,8 +350,6 @@ ms_status ms_pipeline_run(ms_sim *s, long iterations)
   pthread_join(gpu_thread, NULL);
   pthread_join(cpu_thread, NULL);
   ms_buffers_host_cancel(&s->x.buf, &s->cl); /* requested for an iteration that never ran */
-  if (gpu.status || cpu.status) /* the grid's late check of a state left behind */
-    ms_gpu_grid_discard(&s->ctx, &s->dev);
   s->run.trace.wall_s += ms_now() - t0;
   calibrate(s);
   /* The thread that failed first holds the real reason; the other only saw the abort.

@@ -447,7 +447,6 @@ void ms_sim_destroy(ms_sim *s)
 {
   if (!s)
     return;
-  ms_gpu_grid_discard(&s->ctx, &s->dev);
   ms_zone_release(&s->x.zone, &s->cl);
   ms_diss_release(s);
   ms_dl_release(&s->dl);

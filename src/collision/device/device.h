@@ -6,7 +6,6 @@
 #define MS_COLLISION_DEVICE_H
 
 #include "cl/runtime.h"
-#include "shared/grid.h"
 
 /* The skin as a fraction of the largest small radius (docs/friction.md: measured). */
 #define MS_NLIST_SKIN_RATIO 0.3
@@ -48,19 +47,8 @@ typedef struct ms_kept_forces {
   int large_device;  /* the large particles' are in `buf` (else in large[].fx, fy) */
 } ms_kept_forces;
 
-/* A grid build whose flags are read late (collision/device/grid.c): the read in flight. */
-typedef struct ms_grid_check {
-  int pending;            /* a build's flags are on their way, not yet looked at */
-  long step;              /* the step whose grid it is */
-  cl_event read;          /* the flags' read */
-  int flags[MS_FLAG_COUNT]; /* land here */
-  double t0;              /* when the build was enqueued (the trace's grid phase) */
-} ms_grid_check;
-
 typedef struct ms_device {
   ms_nlist nl;           /* friction on: the small particles' neighbour list */
-  ms_grid_check late;    /* the grid's flags read late */
-  int grow_to;           /* a late check's overflow: the capacity the grid grows to */
   ms_list_check wlc;     /* friction off: the check for the worker's list */
   int grid_current;      /* the device grid matches the current small positions */
   ms_kept_forces forces; /* --output: the forces of an advance's last iteration */

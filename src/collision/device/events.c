@@ -25,23 +25,6 @@ void ms_gpu_settle(const ms_ctx *c, ms_device *d)
   d->n_pending = 0;
 }
 
-void ms_gpu_settle_done(const ms_ctx *c, ms_device *d)
-{
-  int kept = 0;
-  for (int i = 0; i < d->n_pending; i++) {
-    cl_int status = CL_QUEUED;
-    clGetEventInfo(d->pending_event[i], CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
-                   NULL);
-    if (status == CL_COMPLETE) {
-      ms_trace_kernel(c->trace, d->pending_kernel[i], d->pending_event[i]);
-      continue;
-    }
-    d->pending_event[kept] = d->pending_event[i];
-    d->pending_kernel[kept++] = d->pending_kernel[i];
-  }
-  d->n_pending = kept;
-}
-
 ms_status ms_gpu_finish(const ms_ctx *c, ms_device *d)
 {
   ms_status st = ms_cl_check(clFinish(c->cl->gpu_queue), "clFinish", "manager queue");

@@ -14,9 +14,6 @@ ms_status ms_gpu_keep_event(const ms_ctx *c, ms_device *d, int kernel, cl_event 
 /* Books the kept events' profiled times; call only after a blocking call. */
 void ms_gpu_settle(const ms_ctx *c, ms_device *d);
 
-/* Books the kept events whose commands are complete, keeping the others in order (the
- * grid's check read late: the small-small launched after it may still run). */
-void ms_gpu_settle_done(const ms_ctx *c, ms_device *d);
 /* Waits for the device to finish everything queued, then settles. */
 ms_status ms_gpu_finish(const ms_ctx *c, ms_device *d);
 

@@ -21,23 +21,6 @@ int ms_gpu_fill_clears(const ms_ctx *c);
 
 ms_status ms_gpu_build_grid(const ms_ctx *c, ms_device *d, long step);
 
-/* Whether builds read their flags late: without friction (whose small-small writes the
- * contact histories, so it must not run on a grid not yet checked), diagnostics or scene
- * walls (whose sums would count an iteration run again twice), with the large particles on
- * the CPU worker exchanging the zone. Then ms_gpu_build_grid enqueues the build and the
- * read and returns, setting the crossing's grid.ready; the build's step is checked by
- * ms_gpu_grid_check, after the small-small launch: a failure as the build would have
- * failed, or *redo when a cell overflowed (the grid is then stale, and the capacity grows
- * with ms_gpu_grid_grow, after sync 2, once the worker is done with the buffers). */
-int ms_gpu_grid_late(const ms_ctx *c);
-ms_status ms_gpu_grid_check(const ms_ctx *c, ms_device *d, int *redo);
-ms_status ms_gpu_grid_grow(const ms_ctx *c, ms_device *d, long step);
-/* At an advance's end: the last build checked, rebuilt (and grown) until it holds. */
-ms_status ms_gpu_grid_settle(const ms_ctx *c, ms_device *d);
-/* After a failed advance, with both threads stopped: a check in flight is dropped (the
- * state's next build starts afresh), the crossing's event too. */
-void ms_gpu_grid_discard(const ms_ctx *c, ms_device *d);
-
 /* Enqueue without waiting: the queue is in order, and the pipeline needs the device
  * to be done only where the grid is read back (before sync 1). Waiting after every
  * kernel would cost a host round trip each. */

@@ -51,39 +51,33 @@ static double grid_device_s(cl_event first, cl_event read)
   return (double)(b - a) * 1e-9;
 }
 
-/* Enqueues clear, insert and sort. */
-static ms_status enqueue_build(const ms_ctx *c, ms_device *d, cl_event *first)
+/* Enqueues clear, insert and sort, then reads the flags back: the one blocking call of
+ * the manager's iteration, which also waits for the kernels queued before it. The profile
+ * splits that wait after the fact, adding no wait: the device's time from the grid's first
+ * command to the read is the grid's own, the rest is 'wait device' (with large_on = device,
+ * the iteration's whole work). */
+static ms_status build_once(const ms_ctx *c, ms_device *d, int flags[MS_FLAG_COUNT])
 {
+  ms_cl *cl = c->cl;
   static const int kernels[3] = {MS_K_GRID_CLEAR, MS_K_GRID_INSERT, MS_K_GRID_SORT};
   size_t clear = ms_gpu_fill_clears(c) || c->p->grid.n_cells < MS_FLAG_COUNT ? MS_FLAG_COUNT
                                                                           : c->p->grid.n_cells;
   size_t sizes[3] = {clear, (size_t)c->p->n_small, c->p->grid.n_cells};
-  ms_status st = clear_counts(c, d, first);
+  double t0 = ms_now();
+  cl_event first = 0, read = 0;
+  ms_status st = clear_counts(c, d, &first);
   for (int k = 0; k < 3 && !st; k++) {
     cl_event ev = 0;
-    st = ms_kernels_run_1d(c->kern, c->cl, kernels[k], sizes[k], ms_trace_timed(c->trace, &ev));
-    ms_status kept = keep_grid_event(c, d, kernels[k], ev, first);
+    st = ms_kernels_run_1d(c->kern, cl, kernels[k], sizes[k], ms_trace_timed(c->trace, &ev));
+    ms_status kept = keep_grid_event(c, d, kernels[k], ev, &first);
     if (!st)
       st = kept;
   }
   if (!st)
     st = ms_nlist_enqueue_check(c, d); /* its flag comes back with the grid's */
-  return st;
-}
-
-/* Enqueues the build, then reads the flags back: the one blocking call of the manager's
- * iteration, which also waits for the kernels queued before it. The profile splits that
- * wait after the fact, adding no wait: the device's time from the grid's first command to
- * the read is the grid's own, the rest is 'wait device' (with large_on = device, the
- * iteration's whole work). */
-static ms_status build_once(const ms_ctx *c, ms_device *d, int flags[MS_FLAG_COUNT])
-{
-  double t0 = ms_now();
-  cl_event first = 0, read = 0;
-  ms_status st = enqueue_build(c, d, &first);
   t0 = ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
   if (!st)
-    st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, c->x->buf.flags, CL_TRUE, 0,
+    st = ms_cl_check(clEnqueueReadBuffer(cl->gpu_queue, c->x->buf.flags, CL_TRUE, 0,
                                          MS_FLAG_COUNT * sizeof(int), flags, 0, NULL,
                                          ms_trace_timed(c->trace, &read)),
                      "clEnqueueReadBuffer", "grid flags");
@@ -132,132 +126,30 @@ static void note_outside(const ms_ctx *c, ms_device *d, const int flags[MS_FLAG_
   }
 }
 
-/* What a build's flags say: the counters into the stats, a failure for a non-finite or too
- * fast particle, the first outside warned of; *overflow when a cell overflowed. */
-static ms_status take_flags(const ms_ctx *c, ms_device *d, const int flags[MS_FLAG_COUNT],
-                            long step, int *overflow)
-{
-  c->stats->grid_builds++;
-  if (flags[MS_FLAG_MAX_COUNT] > c->stats->max_cell_count)
-    c->stats->max_cell_count = flags[MS_FLAG_MAX_COUNT];
-  if (flags[MS_FLAG_NONFINITE])
-    return ms_fail(MS_ERR_NUMERIC, "step %ld: small particle #%d has a non-finite position "
-                                   "(%d particle(s) affected); dt may be too large",
-                   step, flags[MS_FLAG_FIRST_BAD], flags[MS_FLAG_NONFINITE]);
-  if (flags[MS_FLAG_FAST])
-    return ms_fail(MS_ERR_NUMERIC, "step %ld: small particle #%d moves faster than max_speed = "
-                                   "%g m/s (%d particle(s)): the system is exploding; dt may "
-                                   "be too large",
-                   step, flags[MS_FLAG_FIRST_FAST], sqrt(c->p->max_speed2), flags[MS_FLAG_FAST]);
-  if (flags[MS_FLAG_OUTSIDE])
-    note_outside(c, d, flags, step);
-  *overflow = flags[MS_FLAG_OVERFLOW] != 0;
-  if (*overflow)
-    c->stats->overflow_builds++;
-  return MS_OK;
-}
-
-int ms_gpu_grid_late(const ms_ctx *c)
-{
-  const ms_params *p = c->p;
-  return !p->friction_on && !p->diag && p->n_walls == 0 && p->large_on == MS_LARGE_ON_CPU &&
-         p->exchange == MS_EXCHANGE_ZONE;
-}
-
-/* The grid's crossing event: the one set now (NULL: the build was waited for). */
-static void set_ready(const ms_ctx *c, cl_event ev)
-{
-  if (c->x->grid.ready)
-    clReleaseEvent(c->x->grid.ready);
-  c->x->grid.ready = ev;
-}
-
-/* Enqueues the build and its flags' read, and goes on (ms_gpu_grid_check looks at them). */
-static ms_status build_late(const ms_ctx *c, ms_device *d, long step)
-{
-  ms_grid_check *g = &d->late;
-  double t0 = ms_now();
-  cl_event first = 0;
-  ms_status st = enqueue_build(c, d, &first);
-  if (first)
-    clReleaseEvent(first);
-  cl_event read = 0;
-  if (!st)
-    st = ms_cl_check(clEnqueueReadBuffer(c->cl->gpu_queue, c->x->buf.flags, CL_FALSE, 0,
-                                         MS_FLAG_COUNT * sizeof(int), g->flags, 0, NULL, &read),
-                     "clEnqueueReadBuffer", "grid flags");
-  if (!st)
-    st = ms_cl_check(clFlush(c->cl->gpu_queue), "clFlush", "grid build");
-  if (st) {
-    if (read)
-      clWaitForEvents(1, &read); /* the read lands in g->flags: let it finish */
-    set_ready(c, NULL);
-    if (read)
-      clReleaseEvent(read);
-    return st;
-  }
-  g->read = read;
-  g->pending = 1;
-  g->step = step;
-  clRetainEvent(read); /* one reference for the check, one for the crossing */
-  set_ready(c, read);
-  ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
-  return MS_OK;
-}
-
-ms_status ms_gpu_grid_check(const ms_ctx *c, ms_device *d, int *redo)
-{
-  ms_grid_check *g = &d->late;
-  *redo = 0;
-  if (!g->pending)
-    return MS_OK;
-  double t0 = ms_now();
-  ms_status st = ms_cl_check(clWaitForEvents(1, &g->read), "clWaitForEvents", "grid flags");
-  clReleaseEvent(g->read);
-  g->read = NULL;
-  g->pending = 0;
-  ms_trace_phase(c->trace, MS_THREAD_GPU, MS_PHASE_GRID, t0);
-  if (st)
-    return st;
-  ms_gpu_settle_done(c, d);
-  int overflow = 0;
-  st = take_flags(c, d, g->flags, g->step, &overflow);
-  if (!st && overflow) {
-    *redo = 1;
-    d->grid_current = 0;
-    d->grow_to = g->flags[MS_FLAG_MAX_COUNT];
-  }
-  return st;
-}
-
-ms_status ms_gpu_grid_grow(const ms_ctx *c, ms_device *d, long step)
-{
-  int needed = d->grow_to;
-  d->grow_to = 0;
-  return needed > 0 ? grow_capacity(c, d, needed, step) : MS_OK;
-}
-
 ms_status ms_gpu_build_grid(const ms_ctx *c, ms_device *d, long step)
 {
-  if (ms_gpu_grid_late(c)) {
-    ms_status st = build_late(c, d, step);
-    if (!st)
-      st = ms_nlist_update(c, d, step); /* without friction, no read behind it */
-    if (!st)
-      d->grid_current = 1;
-    return st;
-  }
-  set_ready(c, NULL);
   int flags[MS_FLAG_COUNT];
   for (;;) {
     ms_status st = build_once(c, d, flags);
     if (st)
       return st;
-    int overflow = 0;
-    if ((st = take_flags(c, d, flags, step, &overflow)))
-      return st;
-    if (!overflow)
+    c->stats->grid_builds++;
+    if (flags[MS_FLAG_MAX_COUNT] > c->stats->max_cell_count)
+      c->stats->max_cell_count = flags[MS_FLAG_MAX_COUNT];
+    if (flags[MS_FLAG_NONFINITE])
+      return ms_fail(MS_ERR_NUMERIC, "step %ld: small particle #%d has a non-finite position "
+                                     "(%d particle(s) affected); dt may be too large",
+                     step, flags[MS_FLAG_FIRST_BAD], flags[MS_FLAG_NONFINITE]);
+    if (flags[MS_FLAG_FAST])
+      return ms_fail(MS_ERR_NUMERIC, "step %ld: small particle #%d moves faster than max_speed = "
+                                     "%g m/s (%d particle(s)): the system is exploding; dt may "
+                                     "be too large",
+                     step, flags[MS_FLAG_FIRST_FAST], sqrt(c->p->max_speed2), flags[MS_FLAG_FAST]);
+    if (flags[MS_FLAG_OUTSIDE])
+      note_outside(c, d, flags, step);
+    if (!flags[MS_FLAG_OVERFLOW])
       break;
+    c->stats->overflow_builds++;
     if ((st = grow_capacity(c, d, flags[MS_FLAG_MAX_COUNT], step)))
       return st;
   }
@@ -266,30 +158,4 @@ ms_status ms_gpu_build_grid(const ms_ctx *c, ms_device *d, long step)
     return st;
   d->grid_current = 1;
   return MS_OK;
-}
-
-void ms_gpu_grid_discard(const ms_ctx *c, ms_device *d)
-{
-  if (d->late.pending) {
-    clWaitForEvents(1, &d->late.read); /* the read lands in d->late.flags */
-    clReleaseEvent(d->late.read);
-  }
-  d->late.read = NULL;
-  d->late.pending = 0;
-  d->grow_to = 0;
-  if (c && c->x) /* (a simulation that failed to be made may have no crossing yet) */
-    set_ready(c, NULL);
-}
-
-ms_status ms_gpu_grid_settle(const ms_ctx *c, ms_device *d)
-{
-  for (;;) {
-    int redo = 0;
-    long step = d->late.step;
-    ms_status st = ms_gpu_grid_check(c, d, &redo);
-    if (st || !redo)
-      return st;
-    if ((st = ms_gpu_grid_grow(c, d, step)) || (st = ms_gpu_build_grid(c, d, step)))
-      return st;
-  }
 }

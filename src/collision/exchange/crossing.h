@@ -7,8 +7,7 @@
  *         `written` (set before sync 2).
  *   zone  exchange = zone: the worker's own gather of the cells under the large
  *         particles, on its queue, between the syncs; `scattered` (set before sync 2) is
- *         the event the manager's integration waits for.
- *   grid  the grid's check read late (ms_grid_signal). */
+ *         the event the manager's integration waits for. */
 #ifndef MS_COLLISION_CROSSING_H
 #define MS_COLLISION_CROSSING_H
 
@@ -19,8 +18,6 @@
 #include "collision/exchange/zone_state.h"
 #include "mixsim/sim.h"
 
-#include <stdatomic.h>
-
 /* The worker's large-small list (collision/worker/ls_list.h) and the manager's check of
  * the small particles against it: two flags cross the syncs. */
 typedef struct ms_list_signal {
@@ -30,22 +27,10 @@ typedef struct ms_list_signal {
                       copy the positions of that build (after sync 2, before integration) */
 } ms_list_signal;
 
-/* The grid's flags read late (collision/device/grid.c, without friction and with the zone):
- * the manager's build does not wait for the grid before sync 1, and reads its flags after
- * the small-small launch. */
-typedef struct ms_grid_signal {
-  cl_event ready;    /* manager, before sync 1: completes when the grid is built (NULL when
-                        the build waited for it); the zone's gather waits for it on the device */
-  atomic_long redos; /* manager, before sync 2: the iterations to run again because their
-                        grid overflowed (the worker counts those it saw, after sync 2);
-                        nothing of the state changed before sync 2 without friction */
-} ms_grid_signal;
-
 typedef struct ms_crossing {
   ms_buffers buf;
   ms_zone zone;
   ms_list_signal list;
-  ms_grid_signal grid;
 } ms_crossing;
 
 /* The worker's last command on F_ls and t_ls this iteration, set before sync 2: the zone's

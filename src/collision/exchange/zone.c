@@ -305,9 +305,6 @@ static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_SCAN, 3, z->m_span); /* the totals are its first entry */
   cl_command_queue q = c->cl->zone_queue;
   ms_status st = run(c, MS_K_ZONE_MARK, z->n_spans, timed(c, e, MS_K_ZONE_MARK));
-  if (!st && c->x->grid.ready) /* the grid, its build not waited for (crossing.h): from here on */
-    st = ms_cl_check(clEnqueueBarrierWithWaitList(q, 1, &c->x->grid.ready, NULL),
-                     "clEnqueueBarrierWithWaitList", "zone: the grid");
   if (!st)
     st = ms_kernels_run_groups_on(c->kern, q, MS_K_ZONE_BLOCKS, z->n_blocks, z->lanes,
                                   timed(c, e, MS_K_ZONE_BLOCKS));
@@ -498,17 +495,8 @@ static ms_status complete(const ms_ctx *c, ms_zone *z, zone_events *e, double *d
   return st;
 }
 
-/* The iteration's figures, counted by ms_zone_count once the iteration stands. */
-static void count_stats(const ms_ctx *c, ms_zone *z, double bytes)
+static void count_stats(const ms_ctx *c, const ms_zone *z, double bytes)
 {
-  (void)c;
-  z->bytes = bytes;
-}
-
-void ms_zone_count(const ms_ctx *c)
-{
-  const ms_zone *z = &c->x->zone;
-  double bytes = z->bytes;
   ms_sim_stats *st = c->stats;
   st->zone_iterations++;
   st->zone_cells_total += (long)z->n_marked;

@@ -24,9 +24,6 @@
  * walls' runs of cells (collision/worker/walls.h), walked like a large particle's rows. */
 ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large, const int *extra, size_t n_extra);
 ms_status ms_zone_end(const ms_ctx *c);
-/* Counts the iteration's zone in the stats: after sync 2, once it is not to run again
- * (collision/exchange/crossing.h, ms_grid_signal). */
-void ms_zone_count(const ms_ctx *c);
 
 /* Remakes the per-slot buffers with room for about `cells` cells' particles (at least
  * a minimum, at most the small particles), now: for tests, a zone with ample room from

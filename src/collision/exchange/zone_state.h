@@ -11,7 +11,6 @@ typedef struct ms_zone {
   size_t span_room;    /* rectangle rows the span buffer holds */
   size_t large_room;   /* rectangles the rectangle buffers hold (large particles, walls' runs) */
   size_t n_owners;     /* this iteration's rectangles: the large particles', then the walls' */
-  double bytes;        /* this iteration's bytes across, counted by ms_zone_count */
   size_t n_cells;      /* of the grid: the mark and first-slot buffers */
   size_t lanes;        /* work-items per work-group of the block kernels */
   size_t per_lane;     /* cells per work-item there */
