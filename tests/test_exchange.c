@@ -144,20 +144,30 @@ static void test_zone_growth_same_as_ample(void)
 }
 
 /* The grid's capacity grows under the zone (packed.ini starts at 1 slot a cell): the
- * zone reads the grid with its new capacity. */
+ * zone reads the grid with its new capacity, in either pipeline, with the same builds,
+ * growths and state as the full exchange. */
 static void test_zone_follows_grid_capacity(void)
 {
-  uint32_t zone = 0, full = 0;
-  ms_sim_stats st;
-  ENSURE(run_hash(&(run_spec){"tests/scenes/packed.ini", MS_PIPELINE_NAIVE, MS_BUFFERS_COPIED,
-                              MS_EXCHANGE_ZONE, 60, 0, 0},
-                  &zone, &st) == 0);
-  ENSURE(run_hash(&(run_spec){"tests/scenes/packed.ini", MS_PIPELINE_NAIVE, MS_BUFFERS_COPIED,
-                              MS_EXCHANGE_FULL, 60, 0, 0},
-                  &full, NULL) == 0);
-  ENSURE(st.capacity_growths >= 1);
-  ENSURE(st.zone_particles_max > 0);
-  ENSURE(zone == full);
+  for (int p = 0; p < 2; p++) {
+    ms_pipeline pipe = p ? MS_PIPELINE_REORDERED : MS_PIPELINE_NAIVE;
+    uint32_t zone = 0, full = 0;
+    ms_sim_stats st, sf;
+    ENSURE(run_hash(&(run_spec){"tests/scenes/packed.ini", pipe, MS_BUFFERS_COPIED,
+                                MS_EXCHANGE_ZONE, 60, 0, 0},
+                    &zone, &st) == 0);
+    ENSURE(run_hash(&(run_spec){"tests/scenes/packed.ini", pipe, MS_BUFFERS_COPIED,
+                                MS_EXCHANGE_FULL, 60, 0, 0},
+                    &full, &sf) == 0);
+    printf("    %s: zone %08x (%ld growths, %ld overflowed of %ld builds), full %08x (%ld, %ld "
+           "of %ld)\n", p ? "reordered" : "naive", zone, st.capacity_growths,
+           st.overflow_builds, st.grid_builds, full, sf.capacity_growths, sf.overflow_builds,
+           sf.grid_builds);
+    ENSURE(st.capacity_growths >= 1);
+    ENSURE(st.zone_particles_max > 0 && st.zone_iterations == 60);
+    ENSURE(st.capacity_growths == sf.capacity_growths && st.overflow_builds == sf.overflow_builds);
+    ENSURE(st.grid_builds == sf.grid_builds && st.grid_capacity == sf.grid_capacity);
+    ENSURE(zone == full);
+  }
 }
 
 /* Switching zone <-> full (and the buffer mode) between advances keeps the trajectory. */
