@@ -214,10 +214,11 @@ static double fastest_round(const ms_tune_candidate *k)
 }
 
 /* After timed round `round`: drops the candidates whose fastest round is slower than
- * MS_TUNE_DROP times the fastest of all (the fastest candidate itself never is). */
+ * MS_TUNE_DROP (after the first, MS_TUNE_DROP_FIRST) times the fastest of all (the fastest
+ * candidate itself never is). */
 static void drop_slow(ms_tuner *t, int round)
 {
-  double best = 0.0;
+  double factor = round == 1 ? MS_TUNE_DROP_FIRST : MS_TUNE_DROP, best = 0.0;
   for (int c = 0; c < t->n_cand; c++) {
     const ms_tune_candidate *k = &t->cand[c];
     if (!k->dropped && (best == 0.0 || fastest_round(k) < best))
@@ -225,7 +226,7 @@ static void drop_slow(ms_tuner *t, int round)
   }
   for (int c = 0; c < t->n_cand; c++) {
     ms_tune_candidate *k = &t->cand[c];
-    if (!k->dropped && fastest_round(k) > MS_TUNE_DROP * best)
+    if (!k->dropped && fastest_round(k) > factor * best)
       k->dropped = round;
   }
 }
