@@ -186,6 +186,40 @@ static void test_zone_live_switch(void)
   }
 }
 
+/* A switch of the buffer mode between advances makes the zone's buffers again in the new
+ * mode at the sizes they had: the next advance neither allocates nor grows them (an
+ * automatic choice times that advance). */
+static void test_zone_follows_buffer_switch(void)
+{
+  char path[1400];
+  snprintf(path, sizeof path, "%s/tests/scenes/many_large.ini", root);
+  ms_scene sc;
+  ENSURE(ms_scene_load(path, &sc) == MS_OK);
+  sc.buffers = MS_BUFFERS_SHARED;
+  sc.buffers_given = 1;
+  sc.exchange = MS_EXCHANGE_ZONE;
+  sc.exchange_given = 1;
+  ms_sim *sim = NULL;
+  ENSURE(ms_sim_create(&sc, NULL, &sim) == MS_OK);
+  ENSURE(ms_sim_advance(sim, 20) == MS_OK);
+  const ms_zone *z = &sim->x.zone;
+  size_t room = z->room, rows = z->span_room, expect = z->expect;
+  long growths = ms_sim_get_stats(sim)->zone_growths;
+  ENSURE(room > 0 && rows > 0 && z->mode == MS_BUFFERS_SHARED);
+  for (int k = 0; k < 2; k++) {
+    ms_buffer_mode to = k ? MS_BUFFERS_SHARED : MS_BUFFERS_COPIED;
+    ENSURE(ms_sim_set_buffers(sim, to) == MS_OK);
+    printf("    to %s: room %zu (was %zu), rows %zu (%zu), expect %zu (%zu)\n",
+           ms_buffer_mode_name(to), z->room, room, z->span_room, rows, z->expect, expect);
+    ENSURE(z->mode == to && z->m_rec && z->room == room && z->span_room == rows);
+    ENSURE(z->expect == expect);
+    ENSURE(ms_sim_advance(sim, 1) == MS_OK);
+    ENSURE(ms_sim_get_stats(sim)->zone_growths == growths);
+  }
+  ms_sim_destroy(sim);
+  ms_scene_free(&sc);
+}
+
 int main(int argc, char **argv)
 {
   if (argc > 1 && argv[1][0])
@@ -200,5 +234,6 @@ int main(int argc, char **argv)
   RUN_TEST(test_zone_growth_same_as_ample, filter);
   RUN_TEST(test_zone_follows_grid_capacity, filter);
   RUN_TEST(test_zone_live_switch, filter);
+  RUN_TEST(test_zone_follows_buffer_switch, filter);
   return TEST_EXIT();
 }

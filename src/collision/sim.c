@@ -557,6 +557,8 @@ ms_status ms_sim_set_buffers(ms_sim *s, ms_buffer_mode mode)
   if (!rc && st.small_img)
     rc = ms_sim_set_images(s, st.small_img, st.large_img);
   ms_state_free(&st);
+  if (!rc) /* here, not in the next advance's first zone (an automatic choice times that) */
+    rc = ms_zone_follow_buffers(&s->ctx);
   return rc;
 }
 

@@ -72,12 +72,9 @@ static ms_status mode_buffer(const ms_ctx *c, ms_zone *z, size_t bytes, const ch
 }
 
 /* Per-slot buffers for `need` particles. */
-static ms_status fit_slots(const ms_ctx *c, ms_zone *z, size_t need)
+/* The per-slot buffers, `room` slots exactly. */
+static ms_status make_slots(const ms_ctx *c, ms_zone *z, size_t room)
 {
-  if (z->m_rec && need <= z->room)
-    return MS_OK;
-  int had = z->m_rec != NULL;
-  size_t room = grown(z->room, need, (size_t)(c->p->n_small > 0 ? c->p->n_small : 1));
   release_slots(z, c->cl);
   z->rec = c->p->friction_on ? 6 : 5;
   z->up = c->p->friction_on ? 3 : 2;
@@ -90,18 +87,25 @@ static ms_status fit_slots(const ms_ctx *c, ms_zone *z, size_t need)
     return st;
   }
   z->room = room;
-  if (had)
-    c->stats->zone_growths++;
   c->stats->zone_room = (long)room;
   return MS_OK;
 }
 
-/* The span buffer for the totals and `need` rectangle rows. */
-static ms_status fit_spans(const ms_ctx *c, ms_zone *z, size_t need)
+static ms_status fit_slots(const ms_ctx *c, ms_zone *z, size_t need)
 {
-  if (z->m_span && need <= z->span_room)
+  if (z->m_rec && need <= z->room)
     return MS_OK;
-  size_t rows = grown(z->span_room, need, (size_t)INT_MAX - 1);
+  int had = z->m_rec != NULL;
+  ms_status st =
+      make_slots(c, z, grown(z->room, need, (size_t)(c->p->n_small > 0 ? c->p->n_small : 1)));
+  if (!st && had)
+    c->stats->zone_growths++;
+  return st;
+}
+
+/* The span buffer for the totals and `rows` rectangle rows exactly. */
+static ms_status make_spans(const ms_ctx *c, ms_zone *z, size_t rows)
+{
   release_spans(z, c->cl);
   ms_status st = mode_buffer(c, z, (rows + 1) * 2 * sizeof(int), "zone spans", &z->m_span,
                              &z->c_span);
@@ -112,6 +116,14 @@ static ms_status fit_spans(const ms_ctx *c, ms_zone *z, size_t need)
   z->span_room = rows;
   c->stats->zone_rows = (long)rows;
   return MS_OK;
+}
+
+/* The span buffer for the totals and `need` rectangle rows. */
+static ms_status fit_spans(const ms_ctx *c, ms_zone *z, size_t need)
+{
+  if (z->m_span && need <= z->span_room)
+    return MS_OK;
+  return make_spans(c, z, grown(z->span_room, need, (size_t)INT_MAX - 1));
 }
 
 /* Lanes of the zone's work-groups: on a GPU the largest power of two that every kernel
@@ -198,6 +210,20 @@ static void follow_mode(const ms_ctx *c, ms_zone *z)
   release_slots(z, c->cl);
   release_spans(z, c->cl);
   z->mode = c->x->buf.mode;
+}
+
+ms_status ms_zone_follow_buffers(const ms_ctx *c)
+{
+  ms_zone *z = &c->x->zone;
+  if (z->mode == c->x->buf.mode || !z->m_rec)
+    return MS_OK;
+  size_t room = z->room, rows = z->span_room, expect = z->expect;
+  follow_mode(c, z);
+  ms_status st = make_slots(c, z, room);
+  if (!st && rows > 0)
+    st = make_spans(c, z, rows);
+  z->expect = expect < z->room ? expect : z->room;
+  return st;
 }
 
 ms_status ms_zone_reserve(const ms_ctx *c, size_t cells)

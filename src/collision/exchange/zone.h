@@ -24,6 +24,12 @@
  * walls' runs of cells (collision/worker/walls.h), walked like a large particle's rows. */
 ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large, const int *extra, size_t n_extra);
 ms_status ms_zone_end(const ms_ctx *c);
+/* After the buffer mode changed between advances: the zone's buffers made again in the new
+ * mode at the sizes they had, so that the next iteration neither allocates nor grows them
+ * (they would otherwise restart from an estimate, and an automatic choice's first batch after
+ * a switch paid a grown zone's second round trip and its allocation: 1M small particles on the
+ * H200, the default's rounds 0.50-0.55 ms/it in batches of 15 against 0.33 in a run). */
+ms_status ms_zone_follow_buffers(const ms_ctx *c);
 
 /* Remakes the per-slot buffers with room for about `cells` cells' particles (at least
  * a minimum, at most the small particles), now: for tests, a zone with ample room from
