@@ -62,7 +62,8 @@ __kernel void ms_nlist_check(__global const double2 *pos, __global const double2
 }
 
 /* Builds particle i's neighbour list from the grid: every other small particle within
- * r_i + r_j + skin (3x3 cells of 2 r_max + skin), in ascending index, each partner's
+ * r_i + r_j + skin (3x3 cells of 2 r_max + skin), in ascending index (`keyed`: ascending
+ * key, the global slot each local particle stands for, docs/domains.md), each partner's
  * tangential displacement copied from i's previous list (0 for a partner not in it).
  * A particle with more than new_k partners counts an overflow (flags[1]) and the most
  * partners seen (flags[2]); the host then grows the list and builds again, the previous
@@ -73,7 +74,8 @@ __kernel void ms_nlist_build(__global const double2 *pos, __global const float2 
                              __global const int *old_j, __global const float *old_xi,
                              __global const int *old_n, int old_k, __global int *new_j,
                              __global float *new_xi, __global int *new_n, int new_k,
-                             __global int *flags, double2 period)
+                             __global int *flags, double2 period, __global const int *key,
+                             int keyed)
 {
   int i = get_global_id(0);
   if (i >= n)
@@ -104,8 +106,8 @@ __kernel void ms_nlist_build(__global const double2 *pos, __global const float2 
       if (!(dx * dx + dy * dy < reach * reach))
         continue;
       if (m < new_k) { /* insertion into the ascending list */
-        int p = m;
-        while (p > 0 && new_j[base + p - 1] > j) {
+        int p = m, kj = keyed ? key[j] : j;
+        while (p > 0 && (keyed ? key[new_j[base + p - 1]] : new_j[base + p - 1]) > kj) {
           new_j[base + p] = new_j[base + p - 1];
           p--;
         }
@@ -124,8 +126,8 @@ __kernel void ms_nlist_build(__global const double2 *pos, __global const float2 
   ms_slot_index obase = (ms_slot_index)i * (ms_slot_index)old_k;
   int on = min(old_n[i], old_k), a = 0;
   for (int e = 0; e < m; e++) {
-    int j = new_j[base + e];
-    while (a < on && old_j[obase + a] < j)
+    int j = new_j[base + e], kj = keyed ? key[j] : j;
+    while (a < on && (keyed ? key[old_j[obase + a]] : old_j[obase + a]) < kj)
       a++;
     new_xi[base + e] = a < on && old_j[obase + a] == j ? old_xi[obase + a] : 0.0f;
   }

@@ -53,11 +53,17 @@ __kernel void ms_grid_insert(__global const double2 *pos, int n, __global int *c
   }
 }
 
-/* Insertion sort of one cell's indices: cells hold a handful of entries. */
-__kernel void ms_grid_sort(__global const int *count, __global int *idx, int cap, int n_cells)
+/* Insertion sort of one cell's indices: cells hold a handful of entries. `keyed`: by key[i],
+ * the global slot of local particle i, where the device holds its particles in an order of
+ * its own (docs/domains.md); else by index, which is the global slot. */
+__kernel void ms_grid_sort(__global const int *count, __global int *idx, int cap, int n_cells,
+                           __global const int *key, int keyed)
 {
   int c = get_global_id(0);
   if (c >= n_cells)
     return;
-  ms_grid_sort_cell(idx + ms_grid_slot(c, cap, 0), min(count[c], cap));
+  if (keyed)
+    ms_grid_sort_cell_keyed(idx + ms_grid_slot(c, cap, 0), min(count[c], cap), key);
+  else
+    ms_grid_sort_cell(idx + ms_grid_slot(c, cap, 0), min(count[c], cap));
 }

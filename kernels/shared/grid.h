@@ -213,6 +213,22 @@ MS_FN void ms_grid_sort_cell(__global int *cell, int n)
     cell[b + 1] = v;
   }
 }
+
+/* The same by each entry's key (key[i]: the global slot local particle i stands for, when a
+ * device holds a part of the particles in its own order, docs/domains.md): a cell's
+ * particles come out in the order one device holding them all sorts them. */
+MS_FN void ms_grid_sort_cell_keyed(__global int *cell, int n, __global const int *key)
+{
+  for (int a = 1; a < n; a++) {
+    int v = cell[a], kv = key[v];
+    int b = a - 1;
+    while (b >= 0 && key[cell[b]] > kv) {
+      cell[b + 1] = cell[b];
+      b--;
+    }
+    cell[b + 1] = v;
+  }
+}
 #endif
 
 #endif

@@ -447,6 +447,8 @@ void ms_sim_destroy(ms_sim *s)
 {
   if (!s)
     return;
+  if (s->dev.key)
+    clReleaseMemObject(s->dev.key);
   ms_zone_release(&s->x.zone, &s->cl);
   ms_diss_release(s);
   ms_dl_release(&s->dl);
@@ -607,6 +609,12 @@ ms_status ms_sim_set_shapes(ms_sim *s, const float *shape)
   memcpy(s->p.shape, shape, bytes);
   ms_sim_state_changed(s);
   return ms_buffers_upload(&s->cl, s->x.buf.shape, s->p.shape, bytes);
+}
+
+ms_status ms_sim_set_small_keys(ms_sim *s, const int *key)
+{
+  ms_sim_state_changed(s);
+  return ms_gpu_set_keys(&s->ctx, &s->dev, key);
 }
 
 ms_status ms_sim_set_large_shapes(ms_sim *s, const float *shape, const int32_t *is_static)

@@ -85,6 +85,10 @@ ms_status ms_sim_set_shapes(ms_sim *s, const float *shape);
 /* The large slots' radius, mass (0, 0: empty) and whether static, as a checkpoint saved
  * them; positions follow with ms_sim_restore. */
 ms_status ms_sim_set_large_shapes(ms_sim *s, const float *shape, const int32_t *is_static);
+/* Local small particle i stands for global slot key[i] (n_small ints; NULL: i itself):
+ * the grid orders each cell by it (collision/device/gpu_manager.h, docs/domains.md). A
+ * change of the slots' number drops the keys. */
+ms_status ms_sim_set_small_keys(ms_sim *s, const int *key);
 /* A flow's totals (ms_sim_flow's order), as a checkpoint saved them. */
 void ms_sim_set_flow(ms_sim *s, int k, const ms_flow_total *t);
 

@@ -164,6 +164,9 @@ static void release_device(ms_sim *s)
   ms_dl_release(&s->dl);
   if (s->p.friction_on)
     ms_nlist_release(&s->dev.nl);
+  if (s->dev.key) /* sized by the slots: the keys go with them */
+    clReleaseMemObject(s->dev.key);
+  s->dev.key = NULL;
 }
 
 /* The device made again around n slots whose state is pos, vel, rot on the host: the

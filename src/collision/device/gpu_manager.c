@@ -58,6 +58,10 @@ ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d)
   ARG(MS_K_GRID_SORT, 1, b->idx);
   ARG(MS_K_GRID_SORT, 2, cap);
   ARG(MS_K_GRID_SORT, 3, n_cells);
+  int keyed = d->key != NULL;
+  cl_mem key = keyed ? d->key : b->idx; /* (unread without keys) */
+  ARG(MS_K_GRID_SORT, 4, key);
+  ARG(MS_K_GRID_SORT, 5, keyed);
 
   ARG(MS_K_COLLIDE_SMALL, 0, b->pos);
   ARG(MS_K_COLLIDE_SMALL, 1, b->vel);
@@ -127,4 +131,23 @@ ms_status ms_gpu_integrate(const ms_ctx *c, ms_device *d)
     st = run_phase(c, d, kernel, MS_PHASE_INTEGRATE, after);
   d->grid_current = 0;
   return st;
+}
+
+ms_status ms_gpu_set_keys(const ms_ctx *c, ms_device *d, const int *key)
+{
+  if (d->key)
+    clReleaseMemObject(d->key);
+  d->key = NULL;
+  d->grid_current = 0;
+  if (key && c->p->n_small > 0) {
+    cl_int err;
+    d->key = clCreateBuffer(c->cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            (size_t)c->p->n_small * sizeof(int), (void *)key, &err);
+    ms_status st = ms_cl_check(err, "clCreateBuffer", "grid keys");
+    if (st) {
+      d->key = NULL;
+      return st;
+    }
+  }
+  return ms_gpu_bind(c, d);
 }

@@ -10,6 +10,12 @@
 /* Sets every kernel argument; again after buffers are replaced. */
 ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d);
 
+/* The global slot each small particle stands for (n_small ints, copied), by which the grid
+ * sorts each cell, so that a device holding the particles in an order of its own sums
+ * every force in one device's order (docs/domains.md); NULL: by index, as one device. The
+ * grid is rebuilt before its next use. */
+ms_status ms_gpu_set_keys(const ms_ctx *c, ms_device *d, const int *key);
+
 /* Builds the grid from the current small positions: clear, atomic insert, per-cell
  * sort, then reads the counters back, which waits for all work queued so far. A full
  * cell grows the capacity and the build is redone, so no contact is ever missed; a

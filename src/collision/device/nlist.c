@@ -140,6 +140,10 @@ ms_status ms_nlist_bind(const ms_ctx *c, ms_device *d)
   ARG(MS_K_NLIST_BUILD, 9, nl->skin);
   ARG(MS_K_NLIST_BUILD, 18, nl->flags);
   ARG(MS_K_NLIST_BUILD, 19, period);
+  int keyed = d->key != NULL;
+  cl_mem key = keyed ? d->key : nl->flags; /* (unread without keys) */
+  ARG(MS_K_NLIST_BUILD, 20, key);
+  ARG(MS_K_NLIST_BUILD, 21, keyed);
 
   ARG(MS_K_COLLIDE_FRIC, 0, b->pos);
   ARG(MS_K_COLLIDE_FRIC, 1, b->vel);
