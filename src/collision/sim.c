@@ -447,8 +447,7 @@ void ms_sim_destroy(ms_sim *s)
 {
   if (!s)
     return;
-  if (s->dev.key)
-    clReleaseMemObject(s->dev.key);
+  ms_gpu_release_keys(&s->dev);
   ms_zone_release(&s->x.zone, &s->cl);
   ms_diss_release(s);
   ms_dl_release(&s->dl);
@@ -614,7 +613,17 @@ ms_status ms_sim_set_shapes(ms_sim *s, const float *shape)
 ms_status ms_sim_set_small_keys(ms_sim *s, const int *key)
 {
   ms_sim_state_changed(s);
-  return ms_gpu_set_keys(&s->ctx, &s->dev, key);
+  if (!s->p.friction_on)
+    return ms_gpu_set_keys(&s->ctx, &s->dev, key);
+  /* The lists hold their partners in the order of the keys: out and back in by them. */
+  ms_friction_state f;
+  ms_status st = ms_sim_friction_export(s, &f);
+  if (!st)
+    st = ms_gpu_set_keys(&s->ctx, &s->dev, key);
+  if (!st)
+    st = ms_sim_friction_import(s, &f);
+  ms_friction_state_free(&f);
+  return st;
 }
 
 ms_status ms_sim_set_large_shapes(ms_sim *s, const float *shape, const int32_t *is_static)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collision/device/gpu_manager.h"
 #include "collision/device/nlist.h"
 #include "collision/dissipation.h"
 #include "collision/exchange/zone.h"
@@ -164,9 +165,7 @@ static void release_device(ms_sim *s)
   ms_dl_release(&s->dl);
   if (s->p.friction_on)
     ms_nlist_release(&s->dev.nl);
-  if (s->dev.key) /* sized by the slots: the keys go with them */
-    clReleaseMemObject(s->dev.key);
-  s->dev.key = NULL;
+  ms_gpu_release_keys(&s->dev); /* sized by the slots: the keys go with them */
 }
 
 /* The device made again around n slots whose state is pos, vel, rot on the host: the

@@ -51,6 +51,7 @@ typedef struct ms_device {
   ms_nlist nl;           /* friction on: the small particles' neighbour list */
   cl_mem key;            /* int per small particle: the global slot it stands for, by which
                             the grid sorts each cell (docs/domains.md); NULL: its index */
+  int *key_host;         /* the same on the host (the list's import orders by it) */
   ms_list_check wlc;     /* friction off: the check for the worker's list */
   int grid_current;      /* the device grid matches the current small positions */
   ms_kept_forces forces; /* --output: the forces of an advance's last iteration */

@@ -3,6 +3,9 @@
 
 #include "collision/device/nlist.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* Binds kernel arguments of the program of the context `c` in scope (collision/base/kernels.h). */
 #define ARG(id, i, value) MS_KERNEL_ARG(c->kern, id, i, value)
 
@@ -133,19 +136,31 @@ ms_status ms_gpu_integrate(const ms_ctx *c, ms_device *d)
   return st;
 }
 
-ms_status ms_gpu_set_keys(const ms_ctx *c, ms_device *d, const int *key)
+void ms_gpu_release_keys(ms_device *d)
 {
   if (d->key)
     clReleaseMemObject(d->key);
+  free(d->key_host);
   d->key = NULL;
+  d->key_host = NULL;
+}
+
+ms_status ms_gpu_set_keys(const ms_ctx *c, ms_device *d, const int *key)
+{
+  ms_gpu_release_keys(d);
   d->grid_current = 0;
+  size_t bytes = (size_t)c->p->n_small * sizeof(int);
   if (key && c->p->n_small > 0) {
     cl_int err;
-    d->key = clCreateBuffer(c->cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                            (size_t)c->p->n_small * sizeof(int), (void *)key, &err);
+    d->key_host = malloc(bytes);
+    if (!d->key_host)
+      return ms_fail(MS_ERR_RUNTIME, "out of memory for the grid keys");
+    memcpy(d->key_host, key, bytes);
+    d->key = clCreateBuffer(c->cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+                            d->key_host, &err);
     ms_status st = ms_cl_check(err, "clCreateBuffer", "grid keys");
     if (st) {
-      d->key = NULL;
+      ms_gpu_release_keys(d);
       return st;
     }
   }

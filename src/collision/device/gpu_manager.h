@@ -15,6 +15,8 @@ ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d);
  * every force in one device's order (docs/domains.md); NULL: by index, as one device. The
  * grid is rebuilt before its next use. */
 ms_status ms_gpu_set_keys(const ms_ctx *c, ms_device *d, const int *key);
+/* Back to no keys, without binding (the device's buffers may be gone). */
+void ms_gpu_release_keys(ms_device *d);
 
 /* Builds the grid from the current small positions: clear, atomic insert, per-cell
  * sort, then reads the counters back, which waits for all work queued so far. A full

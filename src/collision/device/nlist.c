@@ -436,7 +436,27 @@ static int count_entries(const ms_ctx *c, const ms_friction_state *in, int *coun
 }
 
 /* Lays the entries out as per-particle slots sorted by partner (both copies of a pair). */
-static ms_status lay_out(const ms_friction_state *in, host_list *h, size_t n)
+/* A row's entries in the list's order: by partner index, or by key (the global slot each
+ * local particle stands for, collision/device/gpu_manager.h), as the build lays them out.
+ * Rows are short: insertion. */
+static void sort_row(slot *row, int c, const int *key)
+{
+  if (!key) {
+    qsort(row, (size_t)c, sizeof *row, by_partner);
+    return;
+  }
+  for (int a = 1; a < c; a++) {
+    slot v = row[a];
+    int b = a - 1;
+    while (b >= 0 && key[row[b].j] > key[v.j]) {
+      row[b + 1] = row[b];
+      b--;
+    }
+    row[b + 1] = v;
+  }
+}
+
+static ms_status lay_out(const ms_friction_state *in, host_list *h, size_t n, const int *key)
 {
   memset(h->count, 0, n * sizeof *h->count);
   slot *row = malloc(((size_t)h->k + 1) * sizeof *row);
@@ -456,7 +476,7 @@ static ms_status lay_out(const ms_friction_state *in, host_list *h, size_t n)
     int c = h->count[i];
     for (int e = 0; e < c; e++)
       row[e] = (slot){h->j[i * (size_t)h->k + (size_t)e], h->xi[i * (size_t)h->k + (size_t)e]};
-    qsort(row, (size_t)c, sizeof *row, by_partner);
+    sort_row(row, c, key);
     for (int e = 0; e < c; e++) {
       if (e > 0 && row[e].j == row[e - 1].j)
         st = ms_fail(MS_ERR_INPUT, "small-small history: the pair (%zu, %d) is given twice", i,
@@ -482,7 +502,7 @@ ms_status ms_nlist_import(const ms_ctx *c, ms_device *d, const ms_friction_state
   host_list_free(&h);
   if (most < 0)
     return MS_ERR_INPUT;
-  if ((st = host_list_alloc(&h, n, k)) || (st = lay_out(in, &h, n)))
+  if ((st = host_list_alloc(&h, n, k)) || (st = lay_out(in, &h, n, d->key_host)))
     goto done;
   int w = nl->live;
   if (k != nl->k[w] && (st = make_list(c, d, w, k)))
