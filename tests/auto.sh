@@ -36,7 +36,8 @@ assert len(cands) == want, cands
 combos = {tuple(c[k] for k in axes) for c in cands}
 assert len(combos) == want, combos
 # Every candidate ran every round but those dropped, each after the round it was slow in.
-# A candidate cut in its warm-up (dropped_after 0) ran part of one batch and no round.
+# A candidate cut in its warm-up (dropped_after 0) ran at most one batch (its pieces up to the
+# one it was cut on, the batch's last included) and no round.
 whole = cut = 0
 for c in cands:
     t = c['ms_per_iteration']
@@ -57,7 +58,7 @@ assert all(c['median'] >= min(k['median'] for k in kept) for c in kept), cands
 for k in axes:
     assert a['chosen'][k] == d[k], (k, d)
 b = a['batch']
-assert whole * b + cut <= a['iterations'] <= whole * b + cut * (b - 1), a
+assert whole * b + cut <= a['iterations'] <= (whole + cut) * b, a
 assert a['iterations'] <= a['planned_iterations'] <= d['iterations'] / 10, a
 assert a['planned_iterations'] <= d['iterations'] / 10, a
 EOF
