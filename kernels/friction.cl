@@ -106,8 +106,8 @@ __kernel void ms_nlist_build(__global const double2 *pos, __global const float2 
       if (!(dx * dx + dy * dy < reach * reach))
         continue;
       if (m < new_k) { /* insertion into the ascending list */
-        int p = m, kj = keyed ? key[j] : j;
-        while (p > 0 && (keyed ? key[new_j[base + p - 1]] : new_j[base + p - 1]) > kj) {
+        int p = m, kj = ms_slot_key(key, keyed, j);
+        while (p > 0 && ms_slot_key(key, keyed, new_j[base + p - 1]) > kj) {
           new_j[base + p] = new_j[base + p - 1];
           p--;
         }
@@ -126,8 +126,8 @@ __kernel void ms_nlist_build(__global const double2 *pos, __global const float2 
   ms_slot_index obase = (ms_slot_index)i * (ms_slot_index)old_k;
   int on = min(old_n[i], old_k), a = 0;
   for (int e = 0; e < m; e++) {
-    int j = new_j[base + e], kj = keyed ? key[j] : j;
-    while (a < on && (keyed ? key[old_j[obase + a]] : old_j[obase + a]) < kj)
+    int j = new_j[base + e], kj = ms_slot_key(key, keyed, j);
+    while (a < on && ms_slot_key(key, keyed, old_j[obase + a]) < kj)
       a++;
     new_xi[base + e] = a < on && old_j[obase + a] == j ? old_xi[obase + a] : 0.0f;
   }

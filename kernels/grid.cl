@@ -62,8 +62,5 @@ __kernel void ms_grid_sort(__global const int *count, __global int *idx, int cap
   int c = get_global_id(0);
   if (c >= n_cells)
     return;
-  if (keyed)
-    ms_grid_sort_cell_keyed(idx + ms_grid_slot(c, cap, 0), min(count[c], cap), key);
-  else
-    ms_grid_sort_cell(idx + ms_grid_slot(c, cap, 0), min(count[c], cap));
+  ms_grid_sort_cell_by(idx + ms_grid_slot(c, cap, 0), min(count[c], cap), key, keyed);
 }

@@ -66,6 +66,17 @@ static void *permuted(const void *src, const int *perm, int n, size_t width, siz
   return dst;
 }
 
+/* The large particles as ms_sim_restore takes them: x, y, vx, vy each. */
+static double *large_state(const ms_state *st)
+{
+  double *large = malloc((size_t)st->n_large * 4 * sizeof(double) + 1);
+  for (int i = 0; i < st->n_large; i++) {
+    memcpy(&large[4 * i], &st->large_pos[2 * i], 2 * sizeof(double));
+    memcpy(&large[4 * i + 2], &st->large_vel[2 * i], 2 * sizeof(double));
+  }
+  return large;
+}
+
 /* Puts sim's small particles into the order perm (local k holds global perm[k]), keyed
  * (or not) by their global slots. The state is that of a fresh simulation: no histories. */
 static int shuffle_sim(ms_sim *sim, const int *perm, int keyed)
@@ -73,17 +84,11 @@ static int shuffle_sim(ms_sim *sim, const int *perm, int keyed)
   ms_state st;
   if (ms_sim_read_state(sim, &st))
     return -1;
-  int n = st.n_small, nl = st.n_large;
+  int n = st.n_small;
   double *pos = permuted(st.small_pos, perm, n, 2, sizeof(double));
   double *vel = permuted(st.small_vel, perm, n, 2, sizeof(double));
   float *shape = permuted(st.small_shape, perm, n, 2, sizeof(float));
-  double *large = malloc((size_t)nl * 4 * sizeof(double) + 1);
-  for (int i = 0; i < nl; i++) {
-    large[4 * i] = st.large_pos[2 * i];
-    large[4 * i + 1] = st.large_pos[2 * i + 1];
-    large[4 * i + 2] = st.large_vel[2 * i];
-    large[4 * i + 3] = st.large_vel[2 * i + 1];
-  }
+  double *large = large_state(&st);
   ms_friction_state f = {0};
   int rc = ms_sim_friction_on(sim) ? (ms_sim_friction_export(sim, &f) ? -1 : 0) : 0;
   if (!rc && f.n_ss + f.n_ls + f.n_ll > 0)
@@ -358,11 +363,7 @@ static int slabs_one_iteration(const variant *v, int P, long at, long *bad, long
                : 0;
   int axis = !rc && g->p.grid.ny > g->p.grid.nx;
   int *list = rc ? NULL : malloc((size_t)s0.n_small * sizeof(int) + 1);
-  double *large = rc ? NULL : malloc((size_t)s0.n_large * 4 * sizeof(double) + 1);
-  for (int i = 0; !rc && i < s0.n_large; i++) {
-    memcpy(&large[4 * i], &s0.large_pos[2 * i], 2 * sizeof(double));
-    memcpy(&large[4 * i + 2], &s0.large_vel[2 * i], 2 * sizeof(double));
-  }
+  double *large = rc ? NULL : large_state(&s0);
   *bad = *owned = 0;
   *total = rc ? 0 : s0.n_small;
   for (int d = 0; !rc && d < P; d++) {

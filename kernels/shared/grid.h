@@ -199,14 +199,20 @@ MS_FN ms_slot_index ms_grid_slot(int cell, int cap, int slot)
 }
 
 #ifdef __OPENCL_C_VERSION__
-/* Insertion sort of one cell's n entries (a handful): the grid's and the large list's
- * per-cell sorts, so no sum depends on the order the atomics ran in. */
-MS_FN void ms_grid_sort_cell(__global int *cell, int n)
+/* What orders small particle i: its key, the global slot it stands for, when the device
+ * holds its particles in an order of its own (`keyed`, docs/domains.md); else its index,
+ * which is the global slot. */
+MS_FN int ms_slot_key(__global const int *key, int keyed, int i) { return keyed ? key[i] : i; }
+
+/* Insertion sort of one cell's n entries (a handful), by ms_slot_key: the grid's and the
+ * large list's per-cell sorts, so no sum depends on the order the atomics ran in, and a cell's
+ * particles come out in the order one device holding them all sorts them. */
+MS_FN void ms_grid_sort_cell_by(__global int *cell, int n, __global const int *key, int keyed)
 {
   for (int a = 1; a < n; a++) {
-    int v = cell[a];
+    int v = cell[a], kv = ms_slot_key(key, keyed, v);
     int b = a - 1;
-    while (b >= 0 && cell[b] > v) {
+    while (b >= 0 && ms_slot_key(key, keyed, cell[b]) > kv) {
       cell[b + 1] = cell[b];
       b--;
     }
@@ -214,21 +220,8 @@ MS_FN void ms_grid_sort_cell(__global int *cell, int n)
   }
 }
 
-/* The same by each entry's key (key[i]: the global slot local particle i stands for, when a
- * device holds a part of the particles in its own order, docs/domains.md): a cell's
- * particles come out in the order one device holding them all sorts them. */
-MS_FN void ms_grid_sort_cell_keyed(__global int *cell, int n, __global const int *key)
-{
-  for (int a = 1; a < n; a++) {
-    int v = cell[a], kv = key[v];
-    int b = a - 1;
-    while (b >= 0 && key[cell[b]] > kv) {
-      cell[b + 1] = cell[b];
-      b--;
-    }
-    cell[b + 1] = v;
-  }
-}
+/* The same by index (the large list's cells, which hold large particles). */
+MS_FN void ms_grid_sort_cell(__global int *cell, int n) { ms_grid_sort_cell_by(cell, n, 0, 0); }
 #endif
 
 #endif

@@ -149,11 +149,12 @@ void ms_tuner_plan(ms_tuner *t, const ms_tune_axis *axes, int n_axes, const ms_t
   t->batch = ms_tune_batch(total, t->n_cand, t->rounds);
   t->needed = (long)t->n_cand * (t->rounds + 1) * t->batch;
   t->shortest = (long)MS_TUNE_SHARE * t->n_cand * (t->rounds + 1) * MS_TUNE_BATCH_MIN;
+  int own = find_base(t);
   t->chosen = -1;
-  t->first = find_base(t) > 0 ? find_base(t) : 0;
+  t->first = own > 0 ? own : 0;
   if (total < t->shortest) {
     t->outcome = MS_TUNE_TOO_SHORT;
-    t->chosen = find_base(t);
+    t->chosen = own;
   }
 }
 

@@ -410,12 +410,6 @@ typedef struct slot {
   float xi;
 } slot;
 
-static int by_partner(const void *a, const void *b)
-{
-  int x = ((const slot *)a)->j, y = ((const slot *)b)->j;
-  return (x > y) - (x < y);
-}
-
 /* Checks the entries and counts each particle's; returns the most any has, or -1. */
 static int count_entries(const ms_ctx *c, const ms_friction_state *in, int *count)
 {
@@ -441,14 +435,10 @@ static int count_entries(const ms_ctx *c, const ms_friction_state *in, int *coun
  * Rows are short: insertion. */
 static void sort_row(slot *row, int c, const int *key)
 {
-  if (!key) {
-    qsort(row, (size_t)c, sizeof *row, by_partner);
-    return;
-  }
   for (int a = 1; a < c; a++) {
     slot v = row[a];
-    int b = a - 1;
-    while (b >= 0 && key[row[b].j] > key[v.j]) {
+    int kv = key ? key[v.j] : v.j, b = a - 1;
+    while (b >= 0 && (key ? key[row[b].j] : row[b].j) > kv) {
       row[b + 1] = row[b];
       b--;
     }
