@@ -2,7 +2,8 @@
 """Keeps the layout true (docs/architecture.md): every #include "..." in src/, include/mixsim/
 and kernels/shared/ must point down the layers, never up or sideways:
 
-    app -> preview -> io -> collision | gravity -> scene | cl -> core      (kernels/shared: any)
+    app -> preview -> io | domains -> collision | gravity -> scene | cl -> core
+    (kernels/shared: any)
 
 A folder may include its own headers and those of any lower layer; collision and gravity do
 not include each other, nor do scene and cl. Each public header in include/mixsim/ belongs to
@@ -22,7 +23,8 @@ import re
 import sys
 import tempfile
 
-LAYER = {'core': 0, 'cl': 1, 'scene': 1, 'collision': 2, 'gravity': 2, 'io': 3, 'preview': 4,
+LAYER = {'core': 0, 'cl': 1, 'scene': 1, 'collision': 2, 'gravity': 2, 'io': 3, 'domains': 3,
+         'preview': 4,
          'app': 5}
 PUBLIC = {'mixsim/status.h': 'core', 'mixsim/scene.h': 'scene', 'mixsim/sim.h': 'collision',
           'mixsim/gravity.h': 'gravity', 'mixsim/checkpoint.h': 'io', 'mixsim/mixsim.h': 'app'}

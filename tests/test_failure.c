@@ -192,7 +192,7 @@ static void test_replay_stops_on_request(void)
     ms_sim *sim = open_sim(tiny, MS_PIPELINE_NAIVE, MS_BUFFERS_COPIED);
     ENSURE(sim);
     sim->run.fault = (ms_fault){1, 37, MS_THREAD_CPU, MS_FAULT_BETWEEN_SYNCS, stop};
-    ms_run_plan plan = {100, 0, NULL, 0, 0, path, NULL, NULL, NULL, NULL};
+    ms_run_plan plan = {100, 0, NULL, 0, 0, path, NULL, NULL, NULL, NULL, NULL};
     double wall = 0;
     remove(path);
     ms_status st = ms_app_run(sim, &plan, &wall);

@@ -101,7 +101,7 @@ static void replay_case(ms_fault_point point)
   ms_sim *sim = open_sim(piston, MS_PIPELINE_NAIVE, 1);
   ENSURE(sim);
   sim->run.fault = (ms_fault){1, fail_at, MS_THREAD_CPU, point, 0};
-  ms_run_plan plan = {end, 0, NULL, 0, 0, path, NULL, NULL, NULL, NULL};
+  ms_run_plan plan = {end, 0, NULL, 0, 0, path, NULL, NULL, NULL, NULL, NULL};
   double wall = 0;
   remove(path);
   ms_status st = ms_app_run(sim, &plan, &wall);

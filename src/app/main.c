@@ -15,6 +15,7 @@
 #include "app/gravity_cli.h"
 #include "app/ranks_launch.h"
 #include "app/run.h"
+#include "app/usage.h"
 #include "app/signals.h"
 #include "app/window_auto.h"
 #include "mixsim/checkpoint.h"
@@ -52,102 +53,6 @@ typedef struct cli {
   int output_clear, diagnostics; /* --output-clear, --diagnostics */
 } cli;
 
-static void usage(FILE *out)
-{
-  fputs("usage: mixsim [options] SCENE.ini\n"
-        "Runs a mixed-particle scene: small particles on the OpenCL device, large ones on a\n"
-        "CPU worker thread. Prints a per-phase time breakdown and the final state hash.\n"
-        "A scene with mode = gravity runs an all-pairs N-body simulation instead\n"
-        "(docs/gravity.md).\n"
-        "\n"
-        "  -n, --steps N            iterations to run; 0 writes the initial state's outputs\n"
-        "                           (default: the scene's 'steps')\n"
-        "  -p, --pipeline MODE      naive | reordered (default: the scene's)\n"
-        "  -b, --buffers MODE       shared | copied | auto (default: the scene's, else copied\n"
-        "                           on a GPU, shared on a CPU device)\n"
-        "      --exchange MODE      zone | full | auto: what the CPU worker maps or reads,\n"
-        "                           the cells under the large particles or all (default: the\n"
-        "                           scene's, else zone on a GPU when the full arrays are\n"
-        "                           over 6 MB, full otherwise; the state is the same\n"
-        "                           either way)\n"
-        "      --large-on WHERE     cpu | device | auto: large particles on the CPU worker, or as\n"
-        "                           kernels on the device (the device-only baseline, same\n"
-        "                           state; default: the scene's large_on, else cpu)\n"
-        "                           auto (any of these three; never the default): time the\n"
-        "                           values over the run's first iterations, interleaved,\n"
-        "                           keep the fastest and report the timings; a run too\n"
-        "                           short to time them keeps the default and says so\n"
-        "                           (headless and offscreen runs; the window refuses auto)\n"
-        "      --cpu-threads N      threads of the CPU worker, 1 to 256 (default: the scene's\n"
-        "                           cpu_threads, else by the host's cores; docs/cli.md)\n"
-        "      --worker-list W      on | off: the CPU worker's large-small neighbour list\n"
-        "                           with exchange full (default: the scene's worker_list,\n"
-        "                           else on; the state is the same either way)\n"
-        "      --profile P          on | off | auto: time every kernel for the report\n"
-        "                           (default auto: on a CPU device; on a GPU it slows\n"
-        "                           each command, docs/cli.md; --trace always times them)\n"
-        "  -d, --device DEV         gpu | cpu | P:D (default: $MIXSIM_DEVICE, else first GPU,\n"
-        "                           else first CPU device)\n"
-        "  -l, --list-devices       list OpenCL devices as P:D and exit\n"
-        "  -s, --stats FILE         write the figures as JSON ('-': standard output)\n"
-        "  -o, --dump FILE          write the final particle state as CSV ('-': standard output)\n"
-        "                           and, beside FILE.csv, FILE.state.csv (collision mode)\n"
-        "      --trace FILE.json    write a Perfetto/Chrome trace of the threads and queues\n"
-        "                           (docs/trace.md)\n"
-        "      --trace-steps A:B    the iterations --trace keeps: A to B-1 (default 0:200)\n"
-        "      --gravity-kernel K   gravity: force kernel, one of simple, tiled, tiled2, tiled4,\n"
-        "                           jsplit4, soa8, soa16 (default: by device type)\n"
-        "      --devices LIST       gravity: all, or comma-separated gpu | cpu | P:D | P:D/K\n"
-        "                           (K equal sub-devices); the bodies are split among them;\n"
-        "                           under mpirun, per rank, or local-rank: a GPU per rank\n"
-        "      --burst N            gravity: steps on the device between read-backs\n"
-        "  -q, --quiet              no progress line, no warnings\n"
-        "      --headless           no window even where a display is available\n"
-        "      --frames DIR         draw frames offscreen to DIR/frame_000000.png ... (DIR is\n"
-        "                           made if missing; its parent must exist)\n"
-        "      --every K            ... every K-th frame (default 1; a frame is the\n"
-        "                           scene's iterations_per_frame iterations)\n"
-        "      --screenshot FILE    draw the final state offscreen to FILE (PNG, named *.png)\n"
-        "      --script KEYS        (testing) key presses for the window, FRAME:KEY,...\n"
-        "      --output DIR         a time series for ParaView: DIR/frame_SSSSSS.vtp (S: the\n"
-        "                           step) and DIR/frames.pvd, the box as DIR/walls.vtp, the\n"
-        "                           scene's walls as DIR/walls_SSSSSS.vtp and DIR/walls.pvd\n"
-        "                           (DIR is made if missing)\n"
-        "      --output-every K     ... a frame every K steps (default: the scene's, else 100)\n"
-        "      --output-format F    vtk | csv (CSV frames and DIR/frames.csv; default vtk)\n"
-        "      --output-clear       remove an earlier run's frames from DIR (else refused)\n"
-        "      --diagnostics        ... and DIR/diagnostics.csv: energies, contacts per frame\n"
-        "                           (and DIR/walls.csv: the scene's walls' forces)\n"
-        "  -h, --help               this text\n"
-        "  -V, --version            print the version\n"
-        "\n"
-        "With a display (and SDL2 at build time) the scene runs in a window: H there lists\n"
-        "the keys. Without one, or with --headless, it runs headless.\n"
-        "\n"
-        "Environment: MIXSIM_DEVICE (as --device), MIXSIM_KERNEL_DIR (load kernels/*.cl\n"
-        "from there instead of the copy built into the program), MIXSIM_FONT (the\n"
-        "preview's .ttf font; default DejaVuSans.ttf), MIXSIM_CPU_GRAIN (large particles\n"
-        "per CPU worker thread in every phase), MIXSIM_POOL_SPIN_US (how long its threads\n"
-        "poll between jobs). Every option: docs/cli.md.\n"
-        "\n"
-        "Checkpoints (headless and --frames/--screenshot runs, both modes):\n"
-        "      --checkpoint FILE      write the complete state to FILE at the end, on\n"
-        "                             SIGINT/SIGTERM, and every K steps if asked\n"
-        "      --checkpoint-every K   ... every K steps\n"
-        "      --resume FILE          continue from a checkpoint of the same scene; the run\n"
-        "                             ends at step --steps (or the scene's steps) as before\n"
-        "\n"
-        "Outputs are checked before the run, one file for two uses refused (an output on\n"
-        "another, on the scene or a file it reads, on --resume, on the --output folder);\n"
-        "a file is replaced whole (temporary file and rename), a device or FIFO written\n"
-        "through: a FIFO or pipe nobody reads is waited for until SIGINT/SIGTERM. An output\n"
-        "that cannot be written (at the end, or a frame of --output on the way, which stops\n"
-        "the run) is named, the rest still written, and the exit code is 1.\n"
-        "\n"
-        "Exit codes: 0 ok, 1 runtime error, 2 bad input, 3 no OpenCL platform/device,\n"
-        "4 numerical failure (NaN/Inf), 130/143 stopped by SIGINT/SIGTERM.\n",
-        out);
-}
 
 static int bad_option(const char *opt, const char *want, const char *got)
 {
@@ -267,9 +172,9 @@ static int parse_args(int argc, char **argv, cli *c)
     case 1042: c->output_format = optarg; break;
     case 1043: c->output_clear = 1; break;
     case 1044: c->diagnostics = 1; break;
-    case 'h': usage(stdout); return 0;
+    case 'h': ms_app_usage(stdout); return 0;
     case 'V': printf("mixsim %s\n", MIXSIM_VERSION); return 0;
-    default: usage(stderr); return MS_ERR_INPUT;
+    default: ms_app_usage(stderr); return MS_ERR_INPUT;
     }
   }
   if (rc >= 0)
@@ -554,8 +459,8 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
   ms_preview_options po = {scene->iterations_per_frame, c->frames_dir, c->every,
                            c->screenshot, c->script, c->quiet, &ms_app_signal};
   int offscreen = c->frames_dir || c->screenshot;
-  char why[256];
-  if (!offscreen && !c->headless && ms_preview_open_display(why, sizeof why)) {
+  char why[256] = "--devices: the window shows a run on one device";
+  if (!offscreen && !c->headless && !c->devices && ms_preview_open_display(why, sizeof why)) {
     if (scene->buffers_auto || scene->exchange_auto || scene->large_on_auto)
       return ms_app_refuse_auto_in_window(scene);
     double t0 = ms_now();
@@ -567,15 +472,18 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
     say_headless(c, why);
   ms_run_plan plan = {steps, !c->quiet && isatty(fileno(stderr)), c->checkpoint,
                       c->checkpoint_every, 0, c->checkpoint ? c->checkpoint : "mixsim-lastgood.ckpt",
-                      offscreen ? &po : NULL, note_output, NULL, series};
+                      offscreen ? &po : NULL, note_output, NULL, series, NULL};
   ms_scene_id id;
   ms_status st = ms_scene_identity(scene, &id);
+  if (!st && c->devices) /* collision mode over several devices (domains/domains.h) */
+    st = ms_domains_create(scene, opt, c->devices, *sim, &plan.domains);
   plan.scene_id = &id;
   if (!st && c->resume)
     st = resume_from(c->resume, *sim, &id, steps);
   if (!st) /* a resumed run tunes again, over what is left of it */
     st = ms_tuner_create(scene, *sim, steps - ms_sim_step(*sim), &plan.tuner);
   if (st) {
+    ms_domains_destroy(plan.domains);
     ms_scene_id_free(&id);
     return st;
   }
@@ -587,6 +495,7 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
   /* The state at the end or where a signal stopped the run. */
   if (!st && c->checkpoint)
     note_output(ms_checkpoint_save(c->checkpoint, *sim, &id), "--checkpoint");
+  ms_domains_destroy(plan.domains);
   ms_scene_id_free(&id);
   return st;
 }
@@ -699,12 +608,16 @@ static int run_main(int argc, char **argv)
                           !rc && c.checkpoint && !ms_lost_has(&g_lost, "--checkpoint"));
     return outputs_exit_code(rc);
   }
-  if (c.gravity_kernel || c.devices || c.burst) {
+  if (c.gravity_kernel || c.burst) {
     ms_scene_free(&scene);
-    return bad_option(c.gravity_kernel ? "--gravity-kernel" : c.devices ? "--devices" : "--burst",
+    return bad_option(c.gravity_kernel ? "--gravity-kernel" : "--burst",
                       "a scene with mode = gravity", c.scene);
   }
-  ms_sim_options opt = {c.device, NULL, so.dir && so.diagnostics};
+  char first[32]; /* --devices: the whole state lives on the first (domains/domains.h) */
+  snprintf(first, sizeof first, "%.*s", c.devices ? (int)strcspn(c.devices, ",") : 0,
+           c.devices ? c.devices : "");
+  ms_sim_options opt = {c.devices ? (strcmp(first, "all") ? first : "gpu") : c.device, NULL,
+                        so.dir && so.diagnostics};
   ms_sim *sim = NULL;
   st = ms_sim_create(&scene, &opt, &sim);
   long steps = scene.steps;

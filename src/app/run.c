@@ -235,7 +235,7 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
         break;
     }
     double c0 = ms_now();
-    st = ms_sim_advance(sim, n);
+    st = p->domains ? ms_domains_advance(p->domains, n) : ms_sim_advance(sim, n);
     double dt = ms_now() - c0;
     if (!st && p->tuner)
       ms_tuner_after(p->tuner, ms_sim_step(sim) - step, dt);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "collision/tuner.h"
+#include "domains/domains.h"
 #include "io/series.h"
 #include "mixsim/checkpoint.h"
 #include "mixsim/sim.h"
@@ -32,6 +33,9 @@ typedef struct ms_run_plan {
    * stopped the run too), handed to the writer thread; a failed write goes to output_lost
    * and stops the run there, which returns MS_OK. NULL: none. */
   ms_series *series;
+  /* --devices in collision mode: the advances go over these domains, `sim` the whole
+   * state between them (domains/domains.h). NULL: `sim` steps itself. */
+  ms_domains *domains;
 } ms_run_plan;
 
 /* Runs `sim` to plan->total, or until ms_sim_request_stop (from a signal handler):

@@ -1,0 +1,380 @@
+/* The gathered state, a domain's share of it and its results (carry.h). */
+#include "domains/carry.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/sim_internal.h"
+#include "collision/slots.h"
+#include "core/grow.h"
+#include "shared/grid.h"
+
+static ms_status no_memory(const char *what)
+{
+  return ms_fail(MS_ERR_RUNTIME, "out of memory for %s", what);
+}
+
+static void large4_of(ms_global *g)
+{
+  for (int j = 0; j < g->st.n_large; j++) {
+    memcpy(&g->large4[4 * j], &g->st.large_pos[2 * j], 2 * sizeof(double));
+    memcpy(&g->large4[4 * j + 2], &g->st.large_vel[2 * j], 2 * sizeof(double));
+  }
+}
+
+ms_status ms_global_take(ms_sim *view, ms_global *g)
+{
+  memset(g, 0, sizeof *g);
+  g->friction = ms_sim_friction_on(view);
+  ms_status st = ms_sim_read_state(view, &g->st);
+  if (!st && g->friction)
+    st = ms_sim_friction_export(view, &g->f);
+  if (!st)
+    st = ms_sim_walls_export(view, &g->w);
+  if (!st && !(g->large4 = malloc(((size_t)g->st.n_large * 4 + 1) * sizeof(double))))
+    st = no_memory("the large particles' state");
+  if (!st)
+    large4_of(g);
+  if (!st && !g->st.small_img && !(g->st.small_img = calloc(2 * (size_t)g->st.slots + 1, sizeof(int))))
+    st = no_memory("the images");
+  if (!st && !g->st.large_img && !(g->st.large_img = calloc(2 * (size_t)g->st.n_large + 1, sizeof(int))))
+    st = no_memory("the images");
+  if (st)
+    ms_global_free(g);
+  return st;
+}
+
+ms_status ms_global_put(ms_sim *view, const ms_global *g)
+{
+  ms_status st = ms_sim_restore(view, g->st.step, (size_t)ms_sim_get_stats(view)->grid_capacity,
+                                g->st.small_pos, g->st.small_vel, g->large4);
+  if (!st && g->friction)
+    st = ms_sim_friction_import(view, &g->f);
+  if (!st)
+    st = ms_sim_walls_import(view, &g->w);
+  if (!st)
+    st = ms_sim_set_images(view, g->st.small_img, g->st.large_img);
+  return st;
+}
+
+void ms_global_free(ms_global *g)
+{
+  ms_state_free(&g->st);
+  ms_friction_state_free(&g->f);
+  ms_walls_state_free(&g->w);
+  free(g->large4);
+  memset(g, 0, sizeof *g);
+}
+
+void ms_carry_free(ms_carry *c)
+{
+  free(c->pos);
+  free(c->vel);
+  free(c->shape);
+  free(c->img);
+  free(c->key);
+  free(c->local);
+  ms_state_free(&c->out);
+  ms_friction_state_free(&c->fout);
+  ms_walls_state_free(&c->wout);
+  memset(c, 0, sizeof *c);
+}
+
+/* ---- into a domain ------------------------------------------------------------------ */
+
+/* The domain's slots: room for what it holds, a little more so that it is not rebuilt
+ * every iteration as its count moves; the rest empty (kernels/shared/grid.h). */
+static ms_status size_slots(ms_sim *ds, ms_carry *c, int held, int n_global)
+{
+  int n = ds->p.n_small;
+  if (n < held || n > 2 * held + 64) {
+    n = held + held / 8 + 16;
+    ms_status st = ms_slots_resize(ds, n);
+    if (st)
+      return st;
+  }
+  if (n != c->slots || !c->local) {
+    size_t k = (size_t)n + 1;
+    free(c->pos), free(c->vel), free(c->shape), free(c->img), free(c->key);
+    c->pos = malloc(2 * k * sizeof(double));
+    c->vel = malloc(2 * k * sizeof(double));
+    c->shape = malloc(2 * k * sizeof(float));
+    c->img = malloc(2 * k * sizeof(int));
+    c->key = malloc(k * sizeof(int));
+    c->slots = n;
+  }
+  if (!c->local)
+    c->local = malloc(((size_t)n_global + 1) * sizeof(int));
+  if (!c->pos || !c->vel || !c->shape || !c->img || !c->key || !c->local)
+    return no_memory("a domain's particles");
+  return MS_OK;
+}
+
+static void fill_slots(ms_carry *c, const ms_global *g, const int *list, int held)
+{
+  const ms_state *s = &g->st;
+  for (int i = 0; i < s->slots; i++)
+    c->local[i] = -1;
+  for (int k = 0; k < c->slots; k++) {
+    if (k < held) {
+      int i = list[k];
+      c->local[i] = k;
+      memcpy(&c->pos[2 * k], &s->small_pos[2 * i], 2 * sizeof(double));
+      memcpy(&c->vel[2 * k], &s->small_vel[2 * i], 2 * sizeof(double));
+      memcpy(&c->shape[2 * k], &s->small_shape[2 * i], 2 * sizeof(float));
+      memcpy(&c->img[2 * k], &s->small_img[2 * i], 2 * sizeof(int));
+      c->key[k] = i;
+    } else { /* empty, keyed past every global slot */
+      c->pos[2 * k] = c->pos[2 * k + 1] = MS_SLOT_EMPTY_AT;
+      c->vel[2 * k] = c->vel[2 * k + 1] = 0.0;
+      c->shape[2 * k] = c->shape[2 * k + 1] = 0.0f;
+      c->img[2 * k] = c->img[2 * k + 1] = 0;
+      c->key[k] = s->slots + k;
+    }
+  }
+}
+
+static int by_pair(const void *x, const void *y)
+{
+  const ms_history_entry *a = x, *b = y;
+  return a->a != b->a ? (a->a > b->a) - (a->a < b->a) : (a->b > b->b) - (a->b < b->b);
+}
+
+/* The rotations, wall springs and histories of what the domain holds, in its slots. */
+static ms_status friction_share(const ms_carry *c, const ms_global *g, ms_friction_state *f)
+{
+  const ms_friction_state *G = &g->f;
+  int n = c->slots, nl = G->n_large;
+  memset(f, 0, sizeof *f);
+  f->n_small = n;
+  f->n_large = nl;
+  f->small_rot = calloc(2 * (size_t)n + 1, sizeof(double));
+  f->small_wall_xi = calloc(4 * (size_t)n + 1, sizeof(float));
+  f->large_rot = G->large_rot; /* (borrowed: every domain holds every large particle) */
+  f->large_wall_xi = G->large_wall_xi;
+  f->ll = G->ll;
+  f->n_ll = G->n_ll;
+  f->ss = malloc((G->n_ss + 1) * sizeof *f->ss);
+  f->ls = malloc((G->n_ls + 1) * sizeof *f->ls);
+  if (!f->small_rot || !f->small_wall_xi || !f->ss || !f->ls)
+    return no_memory("a domain's histories");
+  for (int i = 0; i < g->st.slots; i++) {
+    int k = c->local[i];
+    if (k >= 0) {
+      memcpy(&f->small_rot[2 * k], &G->small_rot[2 * i], 2 * sizeof(double));
+      memcpy(&f->small_wall_xi[4 * k], &G->small_wall_xi[4 * i], 4 * sizeof(float));
+    }
+  }
+  for (size_t e = 0; e < G->n_ss; e++) {
+    int a = c->local[G->ss[e].a], b = c->local[G->ss[e].b];
+    if (a >= 0 && b >= 0)
+      f->ss[f->n_ss++] = (ms_history_entry){a < b ? a : b, a < b ? b : a, G->ss[e].xi};
+  }
+  qsort(f->ss, f->n_ss, sizeof *f->ss, by_pair);
+  for (size_t e = 0; e < G->n_ls; e++)
+    if (c->local[G->ls[e].b] >= 0)
+      f->ls[f->n_ls++] = (ms_history_entry){G->ls[e].a, c->local[G->ls[e].b], G->ls[e].xi};
+  qsort(f->ls, f->n_ls, sizeof *f->ls, by_pair);
+  return MS_OK;
+}
+
+static void friction_share_free(ms_friction_state *f)
+{
+  free(f->small_rot);
+  free(f->small_wall_xi);
+  free(f->ss);
+  free(f->ls);
+}
+
+static int by_wall(const void *x, const void *y)
+{
+  const ms_wall_history *a = x, *b = y;
+  if (a->a != b->a)
+    return (a->a > b->a) - (a->a < b->a);
+  if (a->b != b->b)
+    return (a->b > b->b) - (a->b < b->b);
+  return (a->feature > b->feature) - (a->feature < b->feature);
+}
+
+/* The walls' state with the small particles' contacts of what the domain holds. */
+static ms_status walls_share(const ms_carry *c, const ms_global *g, ms_walls_state *w)
+{
+  *w = g->w;
+  w->small = malloc(((size_t)g->w.n_small + 1) * sizeof *w->small);
+  if (!w->small)
+    return no_memory("a domain's wall histories");
+  w->n_small = 0;
+  for (int64_t e = 0; e < g->w.n_small; e++) {
+    ms_wall_history h = g->w.small[e];
+    if ((h.b = c->local[h.b]) >= 0)
+      w->small[w->n_small++] = h;
+  }
+  qsort(w->small, (size_t)w->n_small, sizeof *w->small, by_wall);
+  return MS_OK;
+}
+
+ms_status ms_carry_lay(ms_sim *ds, ms_carry *c, const ms_global *g, const ms_layout *l, int d)
+{
+  ms_status st = size_slots(ds, c, l->held[d], g->st.slots);
+  if (st)
+    return st;
+  fill_slots(c, g, l->list[d], l->held[d]);
+  if ((st = ms_sim_set_shapes(ds, c->shape)) ||
+      (st = ms_sim_restore(ds, g->st.step, (size_t)ms_sim_get_stats(ds)->grid_capacity, c->pos,
+                           c->vel, g->large4)) ||
+      (st = ms_sim_set_small_keys(ds, c->key)))
+    return st;
+  if (g->friction) {
+    ms_friction_state f;
+    st = friction_share(c, g, &f);
+    if (!st)
+      st = ms_sim_friction_import(ds, &f);
+    friction_share_free(&f);
+  }
+  ms_walls_state w = {0};
+  if (!st)
+    st = walls_share(c, g, &w);
+  if (!st)
+    st = ms_sim_walls_import(ds, &w);
+  free(w.small);
+  return st ? st : ms_sim_set_images(ds, c->img, g->st.large_img);
+}
+
+/* ---- back from the domains ---------------------------------------------------------- */
+
+ms_status ms_carry_read(ms_sim *ds, ms_carry *c)
+{
+  ms_state_free(&c->out);
+  ms_friction_state_free(&c->fout);
+  ms_walls_state_free(&c->wout);
+  ms_status st = ms_sim_read_state(ds, &c->out);
+  if (!st && ms_sim_friction_on(ds))
+    st = ms_sim_friction_export(ds, &c->fout);
+  return st ? st : ms_sim_walls_export(ds, &c->wout);
+}
+
+/* Each domain's own small particles and large particles into g. */
+static void merge_particles(ms_global *g, const ms_carry *c, const ms_layout *l, int d)
+{
+  const ms_state *o = &c->out;
+  const int *list = l->list[d];
+  for (int k = 0; k < l->own[d]; k++) {
+    int i = list[k];
+    memcpy(&g->st.small_pos[2 * i], &o->small_pos[2 * k], 2 * sizeof(double));
+    memcpy(&g->st.small_vel[2 * i], &o->small_vel[2 * k], 2 * sizeof(double));
+    if (o->small_img)
+      memcpy(&g->st.small_img[2 * i], &o->small_img[2 * k], 2 * sizeof(int));
+    if (g->friction) {
+      memcpy(&g->f.small_rot[2 * i], &c->fout.small_rot[2 * k], 2 * sizeof(double));
+      memcpy(&g->f.small_wall_xi[4 * i], &c->fout.small_wall_xi[4 * k], 4 * sizeof(float));
+    }
+  }
+  for (int j = 0; j < g->st.n_large; j++) {
+    if (l->owner_large[j] != d)
+      continue;
+    memcpy(&g->st.large_pos[2 * j], &o->large_pos[2 * j], 2 * sizeof(double));
+    memcpy(&g->st.large_vel[2 * j], &o->large_vel[2 * j], 2 * sizeof(double));
+    if (o->large_img)
+      memcpy(&g->st.large_img[2 * j], &o->large_img[2 * j], 2 * sizeof(int));
+    if (g->friction) {
+      memcpy(&g->f.large_rot[2 * j], &c->fout.large_rot[2 * j], 2 * sizeof(double));
+      memcpy(&g->f.large_wall_xi[4 * j], &c->fout.large_wall_xi[4 * j], 4 * sizeof(float));
+    }
+  }
+}
+
+/* An array of histories gathered from the domains: each pair from the domain that owns
+ * it (its lower small slot's, or its large particle's), in global slots. */
+typedef struct gathered {
+  void *items;
+  size_t n, cap;
+} gathered;
+
+static int push(gathered *h, const void *item, size_t size)
+{
+  void *at = ms_grow(h->items, h->n, &h->cap, size, 64);
+  if (!at)
+    return 0;
+  h->items = at;
+  memcpy((char *)at + h->n++ * size, item, size);
+  return 1;
+}
+
+static int gather_pairs(gathered *ss, gathered *ls, gathered *ll, const ms_carry *c,
+                        const ms_layout *l, int d)
+{
+  const ms_friction_state *f = &c->fout;
+  const int *list = l->list[d];
+  for (size_t e = 0; e < f->n_ss; e++) {
+    int a = list[f->ss[e].a], b = list[f->ss[e].b];
+    ms_history_entry h = {a < b ? a : b, a < b ? b : a, f->ss[e].xi};
+    if (l->owner_small[h.a] == d && !push(ss, &h, sizeof h))
+      return 0;
+  }
+  for (size_t e = 0; e < f->n_ls; e++) {
+    ms_history_entry h = {f->ls[e].a, list[f->ls[e].b], f->ls[e].xi};
+    if (l->owner_small[h.b] == d && !push(ls, &h, sizeof h))
+      return 0;
+  }
+  for (size_t e = 0; e < f->n_ll; e++)
+    if (l->owner_large[f->ll[e].a] == d && !push(ll, &f->ll[e], sizeof f->ll[e]))
+      return 0;
+  return 1;
+}
+
+static int gather_walls(gathered *ws, gathered *wl, const ms_carry *c, const ms_layout *l, int d)
+{
+  const ms_walls_state *w = &c->wout;
+  for (int64_t e = 0; e < w->n_small; e++) {
+    ms_wall_history h = w->small[e];
+    h.b = l->list[d][h.b];
+    if (l->owner_small[h.b] == d && !push(ws, &h, sizeof h))
+      return 0;
+  }
+  for (int64_t e = 0; e < w->n_large; e++)
+    if (l->owner_large[w->large[e].a] == d && !push(wl, &w->large[e], sizeof w->large[e]))
+      return 0;
+  return 1;
+}
+
+/* Replaces *items, *n by the gathered array, sorted. */
+static void settle(gathered *h, void *items_p, void *n_p, int wide,
+                   int (*cmp)(const void *, const void *), size_t size)
+{
+  if (!h->items) /* (none: an empty array, not NULL, for whoever copies it) */
+    h->items = calloc(1, size);
+  if (h->n)
+    qsort(h->items, h->n, size, cmp);
+  void **items = items_p;
+  free(*items);
+  *items = h->items;
+  if (wide)
+    *(int64_t *)n_p = (int64_t)h->n;
+  else
+    *(size_t *)n_p = h->n;
+}
+
+ms_status ms_carry_merge(ms_global *g, const ms_carry *c, const ms_layout *l)
+{
+  gathered ss = {0}, ls = {0}, ll = {0}, ws = {0}, wl = {0};
+  int ok = 1;
+  for (int d = 0; d < l->P; d++) {
+    merge_particles(g, &c[d], l, d);
+    ok = ok && (!g->friction || gather_pairs(&ss, &ls, &ll, &c[d], l, d)) &&
+         gather_walls(&ws, &wl, &c[d], l, d);
+  }
+  if (!ok) {
+    free(ss.items), free(ls.items), free(ll.items), free(ws.items), free(wl.items);
+    return no_memory("the gathered histories");
+  }
+  if (g->friction) {
+    settle(&ss, &g->f.ss, &g->f.n_ss, 0, by_pair, sizeof(ms_history_entry));
+    settle(&ls, &g->f.ls, &g->f.n_ls, 0, by_pair, sizeof(ms_history_entry));
+    settle(&ll, &g->f.ll, &g->f.n_ll, 0, by_pair, sizeof(ms_history_entry));
+  }
+  settle(&ws, &g->w.small, &g->w.n_small, 1, by_wall, sizeof(ms_wall_history));
+  settle(&wl, &g->w.large, &g->w.n_large, 1, by_wall, sizeof(ms_wall_history));
+  g->st.step = c[0].out.step;
+  large4_of(g);
+  return MS_OK;
+}

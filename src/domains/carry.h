@@ -1,0 +1,47 @@
+/* What crosses between the domains of a split run and the whole (docs/domains.md): the
+ * gathered state in global slots, each domain's share of it laid into its simulation
+ * (its own particles and its halo, keyed by global slot, with the histories of the pairs
+ * it holds), and its own particles' results taken back. Between advances only. */
+#ifndef MS_DOMAINS_CARRY_H
+#define MS_DOMAINS_CARRY_H
+
+#include "collision/base/friction_state.h"
+#include "collision/worker/walls_state.h"
+#include "domains/layout.h"
+#include "mixsim/sim.h"
+
+/* The whole state, in global slots: what one device would hold. */
+typedef struct ms_global {
+  ms_state st;         /* positions, velocities, images, shapes, ids; the large particles */
+  ms_friction_state f; /* with friction: rotations, wall springs, histories */
+  int friction;
+  ms_walls_state w;    /* the [wall.NAME]s' histories */
+  double *large4;      /* x, y, vx, vy per large particle: as ms_sim_restore takes them */
+} ms_global;
+
+/* One domain's scratch: the arrays laid into its simulation, and what it gave back. */
+typedef struct ms_carry {
+  int slots;           /* its simulation's slots (at least what it holds; the rest empty) */
+  double *pos, *vel;
+  float *shape;
+  int *img, *key;
+  int *local;          /* per global slot: its slot here, or -1 */
+  ms_state out;        /* its state after the step */
+  ms_friction_state fout;
+  ms_walls_state wout;
+} ms_carry;
+
+ms_status ms_global_take(ms_sim *view, ms_global *g);
+/* Puts the whole state into the view, which outputs, checkpoints and the report read. */
+ms_status ms_global_put(ms_sim *view, const ms_global *g);
+void ms_global_free(ms_global *g);
+
+/* Lays domain d's share of g into its simulation `ds`, keyed by global slot. */
+ms_status ms_carry_lay(ms_sim *ds, ms_carry *c, const ms_global *g, const ms_layout *l, int d);
+/* Reads ds's state after its step into c (no change to g). */
+ms_status ms_carry_read(ms_sim *ds, ms_carry *c);
+/* Takes back what the domains own, from every c[d], into g (domains in order). */
+ms_status ms_carry_merge(ms_global *g, const ms_carry *c, const ms_layout *l);
+void ms_carry_free(ms_carry *c);
+
+#endif

@@ -1,0 +1,27 @@
+/* Collision mode over several devices (docs/domains.md): the run split into domains, one
+ * per device, each a simulation of its own that steps its own small particles and every
+ * large particle, meeting the others once an iteration, so that the whole state is bit
+ * for bit the one device's. The caller's simulation (the view) holds the whole state
+ * between advances: outputs, checkpoints, the report and a resume read and write it as
+ * they would a run on one device. */
+#ifndef MS_DOMAINS_DOMAINS_H
+#define MS_DOMAINS_DOMAINS_H
+
+#include "mixsim/sim.h"
+
+typedef struct ms_domains ms_domains;
+
+/* One domain per device of `devices` (comma-separated gpu | cpu | P:D, or all: every GPU),
+ * for the scene `view` was created from. A scene the split does not carry yet is refused
+ * with a message that says what. */
+ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const char *devices,
+                            ms_sim *view, ms_domains **out);
+/* Advances the view by `iterations` over the domains; a stop request on the view ends it
+ * at the next iteration. On a failure the view keeps the state it had. */
+ms_status ms_domains_advance(ms_domains *d, long iterations);
+int ms_domains_count(const ms_domains *d);
+/* Domain k's device, as OpenCL names it. */
+const char *ms_domains_device(const ms_domains *d, int k);
+void ms_domains_destroy(ms_domains *d);
+
+#endif

@@ -1,0 +1,38 @@
+/* Where each particle of a split collision run lives (docs/domains.md): the box cut into
+ * slabs of whole cell columns along the grid's longer axis, by the small particles' count;
+ * each domain owns the small particles of its columns and the large particles whose centre
+ * lies there, and holds besides, read only, the particles of one column each side and of
+ * every column its large particles reach. Host arithmetic on the gathered state alone. */
+#ifndef MS_DOMAINS_LAYOUT_H
+#define MS_DOMAINS_LAYOUT_H
+
+#include "mixsim/sim.h"
+
+typedef struct ms_grid_cut {
+  int axis;             /* 0: x, 1: y (the grid's longer) */
+  int ncol;             /* cell columns along it */
+  double inv_cell;
+  int periodic;         /* the axis wraps: the first and last domains are neighbours */
+  double r_small_max;   /* a large particle reaches its radius and this further */
+} ms_grid_cut;
+
+typedef struct ms_layout {
+  int P;
+  int *start;           /* P + 1: domain d owns columns [start[d], start[d + 1]) */
+  int *owner_small;     /* per small slot: its domain */
+  int *owner_large;     /* per large particle */
+  int **list;           /* per domain: the global slots it holds, its own first */
+  int *held, *own;      /* per domain: how many it holds, how many are its own */
+  size_t *cap;          /* per domain: list's room */
+  int *column;          /* per small slot (scratch) */
+  unsigned char *mark;  /* ncol (scratch): the columns one domain holds */
+  long *count;          /* ncol + 1 (scratch) */
+} ms_layout;
+
+ms_status ms_layout_init(ms_layout *l, int P, const ms_grid_cut *g);
+void ms_layout_free(ms_layout *l);
+
+/* The cut, the owners and every domain's list for the state st. */
+ms_status ms_layout_make(ms_layout *l, const ms_grid_cut *g, const ms_state *st);
+
+#endif
