@@ -619,7 +619,9 @@ static int run_main(int argc, char **argv)
   ms_sim_options opt = {c.devices ? (strcmp(first, "all") ? first : "gpu") : c.device, NULL,
                         so.dir && so.diagnostics};
   ms_sim *sim = NULL;
-  st = ms_sim_create(&scene, &opt, &sim);
+  st = c.devices ? ms_domains_check(&scene, &opt, c.devices) : MS_OK;
+  if (!st)
+    st = ms_sim_create(&scene, &opt, &sim);
   long steps = scene.steps;
   if (st) {
     ms_scene_free(&scene);

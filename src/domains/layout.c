@@ -108,7 +108,7 @@ static void mark_large(const ms_layout *l, const ms_grid_cut *g, const ms_state 
 static ms_status hold(ms_layout *l, const ms_grid_cut *g, const ms_state *st, int d)
 {
   memset(l->mark, 0, (size_t)g->ncol);
-  mark_range(l, g, (long)l->start[d] - 1, (long)l->start[d + 1]);
+  mark_range(l, g, (long)l->start[d] - g->halo, (long)l->start[d + 1] - 1 + g->halo);
   for (int j = 0; j < st->n_large; j++)
     if (l->owner_large[j] == d && st->large_shape[2 * j + 1] > 0.0f)
       mark_large(l, g, st, j);

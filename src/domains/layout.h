@@ -14,6 +14,7 @@ typedef struct ms_grid_cut {
   double inv_cell;
   int periodic;         /* the axis wraps: the first and last domains are neighbours */
   double r_small_max;   /* a large particle reaches its radius and this further */
+  int halo;             /* columns held each side: 1 (0 only for the tests' control) */
 } ms_grid_cut;
 
 typedef struct ms_layout {
