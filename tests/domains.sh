@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Collision mode over several devices (docs/domains.md) on pocl: `--devices cpu,cpu` and
 # `cpu,cpu,cpu` end in the one device's state hash on mixed.ini, a frictional bed, a
-# periodic chute flow and a rotating drum (particles crossing the cuts all the time), in
+# periodic chute flow, a rotating drum (particles crossing the cuts all the time) and open
+# systems (inflows, outflows, an open side), in
 # both pipelines, both exchanges and with the large particles on the device; without the
 # halo (the test hook MIXSIM_DOMAINS_NO_HALO) the hash moves, so the check sees a missing
 # one; a checkpoint written under one decomposition resumes under another (and from one
@@ -43,6 +44,11 @@ periodic_flow_same_hash() { same_hash tests/scenes/periodic_bed.ini 200; }
 # A drum of [wall.NAME]s turning: the discs cross the cuts, its walls hold histories.
 drum_same_hash() { same_hash tests/scenes/walls_drum.ini 200; }
 
+# Inflows, an outflow and an open side: the view makes the exchanges on the whole state.
+open_system_same_hash() {
+  same_hash tests/scenes/open_flow.ini 300 && same_hash scenes/hopper.ini 300
+}
+
 # The control: a domain without its halo computes its edge particles' sums short.
 no_halo_differs() {
   local one cut
@@ -82,7 +88,7 @@ refused() { # words, then the command's arguments
 
 bad_launches_refused() {
   local s=$root/scenes/mixed.ini
-  refused "does not carry an open system" --devices cpu,cpu "$root/tests/scenes/open_flow.ini" &&
+  refused "does not carry a force-driven wall" --devices cpu,cpu "$root/tests/scenes/walls_piston.ini" &&
     refused "does not carry a choice given as auto" --devices cpu,cpu --buffers auto "$s" &&
     refused "a comma-separated list" --devices cpu,,cpu "$s" &&
     refused "a trailing comma" --devices cpu, "$s" &&
@@ -95,6 +101,7 @@ check mixed_same_hash
 check frictional_bed_same_hash
 check periodic_flow_same_hash
 check drum_same_hash
+check open_system_same_hash
 check no_halo_differs
 check checkpoints_cross_decompositions
 check bad_launches_refused

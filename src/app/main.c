@@ -495,6 +495,8 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
   /* The state at the end or where a signal stopped the run. */
   if (!st && c->checkpoint)
     note_output(ms_checkpoint_save(c->checkpoint, *sim, &id), "--checkpoint");
+  if (plan.domains)
+    ms_domains_describe(plan.domains, info->domains, sizeof info->domains);
   ms_domains_destroy(plan.domains);
   ms_scene_id_free(&id);
   return st;

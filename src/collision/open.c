@@ -354,6 +354,16 @@ ms_status ms_open_advance(ms_sim *s, long iterations)
   return st;
 }
 
+ms_status ms_open_exchange_due(ms_sim *s, int starting, int *made)
+{
+  ms_open *o = &s->open;
+  int due = o->on && (starting ? !o->started && s->run.step == 0 : s->run.step % o->every == 0);
+  if (starting)
+    o->started |= o->on;
+  *made = due;
+  return due ? exchange(s) : MS_OK;
+}
+
 int ms_sim_flow_count(const ms_sim *s)
 {
   const ms_open *o = &s->open;

@@ -21,4 +21,10 @@ void ms_open_free(ms_open *o);
 /* Advances `iterations`, stopping at each multiple of o->every for an exchange. */
 ms_status ms_open_advance(struct ms_sim *s, long iterations);
 
+/* For a run whose iterations are stepped elsewhere (domains/: s holds the whole state
+ * between them): the exchange ms_open_advance would make now, if one is due: with
+ * `starting`, the one at step 0 before the first iteration; else the one at a multiple of
+ * o->every. *made: whether it made one. */
+ms_status ms_open_exchange_due(struct ms_sim *s, int starting, int *made);
+
 #endif

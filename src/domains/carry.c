@@ -35,6 +35,12 @@ ms_status ms_global_take(ms_sim *view, ms_global *g)
     st = no_memory("the large particles' state");
   if (!st)
     large4_of(g);
+  g->open = view->open.on;
+  if (!st && g->open &&
+      !(g->large_static = malloc(((size_t)g->st.n_large + 1) * sizeof(int32_t))))
+    st = no_memory("the large particles' state");
+  for (int j = 0; !st && g->open && j < g->st.n_large; j++)
+    g->large_static[j] = g->st.large_static[j];
   if (!st && !g->st.small_img && !(g->st.small_img = calloc(2 * (size_t)g->st.slots + 1, sizeof(int))))
     st = no_memory("the images");
   if (!st && !g->st.large_img && !(g->st.large_img = calloc(2 * (size_t)g->st.n_large + 1, sizeof(int))))
@@ -63,6 +69,7 @@ void ms_global_free(ms_global *g)
   ms_friction_state_free(&g->f);
   ms_walls_state_free(&g->w);
   free(g->large4);
+  free(g->large_static);
   memset(g, 0, sizeof *g);
 }
 
@@ -103,8 +110,11 @@ static ms_status size_slots(ms_sim *ds, ms_carry *c, int held, int n_global)
     c->key = malloc(k * sizeof(int));
     c->slots = n;
   }
-  if (!c->local)
+  if (!c->local || c->n_local < n_global) {
+    free(c->local);
     c->local = malloc(((size_t)n_global + 1) * sizeof(int));
+    c->n_local = n_global;
+  }
   if (!c->pos || !c->vel || !c->shape || !c->img || !c->key || !c->local)
     return no_memory("a domain's particles");
   return MS_OK;
@@ -219,6 +229,8 @@ ms_status ms_carry_lay(ms_sim *ds, ms_carry *c, const ms_global *g, const ms_lay
   if (st)
     return st;
   fill_slots(c, g, l->list[d], l->held[d]);
+  if (g->open && (st = ms_sim_set_large_shapes(ds, g->st.large_shape, g->large_static)))
+    return st;
   if ((st = ms_sim_set_shapes(ds, c->shape)) ||
       (st = ms_sim_restore(ds, g->st.step, (size_t)ms_sim_get_stats(ds)->grid_capacity, c->pos,
                            c->vel, g->large4)) ||

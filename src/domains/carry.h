@@ -17,6 +17,8 @@ typedef struct ms_global {
   int friction;
   ms_walls_state w;    /* the [wall.NAME]s' histories */
   double *large4;      /* x, y, vx, vy per large particle: as ms_sim_restore takes them */
+  int open;            /* an open system: slots empty and fill, large ones too */
+  int32_t *large_static; /* (open) per large particle, as ms_sim_set_large_shapes takes it */
 } ms_global;
 
 /* One domain's scratch: the arrays laid into its simulation, and what it gave back. */
@@ -26,6 +28,7 @@ typedef struct ms_carry {
   float *shape;
   int *img, *key;
   int *local;          /* per global slot: its slot here, or -1 */
+  int n_local;         /* global slots `local` has room for */
   ms_state out;        /* its state after the step */
   ms_friction_state fout;
   ms_walls_state wout;

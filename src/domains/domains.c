@@ -9,12 +9,24 @@
 #include <string.h>
 
 #include "cl/runtime.h"
+#include "core/clock.h"
+#include "collision/open.h"
 #include "collision/sim_internal.h"
 #include "domains/carry.h"
 #include "domains/layout.h"
 
+/* Where a domain's iterations went (seconds, summed): laying its share in, its step,
+ * reading its results back; and its own particles, summed over the iterations. */
+typedef struct domain_time {
+  double lay_s, step_s, read_s;
+  double own;
+} domain_time;
+
 struct ms_domains {
   int P;
+  domain_time *time;
+  double merge_s, exchange_s, wall_s; /* the driver's share, and the advances' wall */
+  long iterations;
   ms_sim *view;
   ms_sim **sim;
   ms_carry *carry;
@@ -31,9 +43,6 @@ const char *ms_domains_device(const ms_domains *D, int k) { return ms_sim_device
 /* What the split does not carry yet, named; NULL when it carries the scene. */
 static const char *not_carried(const ms_scene *sc, const ms_sim_options *opt)
 {
-  if (sc->inflow_count || sc->outflow_count || sc->box_open[0] || sc->box_open[1] ||
-      sc->box_open[2] || sc->box_open[3])
-    return "an open system (inflows, outflows, open sides)";
   for (int k = 0; k < sc->wall_count; k++)
     if (sc->walls[k].force_driven)
       return "a force-driven wall";
@@ -117,7 +126,8 @@ ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const
     return st;
   ms_domains *D = calloc(1, sizeof *D);
   if (!D || !(D->sim = calloc((size_t)P, sizeof *D->sim)) ||
-      !(D->carry = calloc((size_t)P, sizeof *D->carry))) {
+      !(D->carry = calloc((size_t)P, sizeof *D->carry)) ||
+      !(D->time = calloc((size_t)P, sizeof *D->time))) {
     ms_domains_destroy(D);
     return ms_fail(MS_ERR_RUNTIME, "out of memory for %d domains", P);
   }
@@ -135,6 +145,8 @@ ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const
     ms_sim_options o = opt ? *opt : (ms_sim_options){0};
     o.device = specs[d];
     st = ms_sim_create(sc, &o, &D->sim[d]);
+    if (!st) /* the view makes the exchanges with the outside, on the whole state */
+      D->sim[d]->open.on = 0;
   }
   if (st) {
     ms_domains_destroy(D);
@@ -157,6 +169,7 @@ void ms_domains_destroy(ms_domains *D)
   }
   free(D->sim);
   free(D->carry);
+  free(D->time);
   ms_layout_free(&D->layout);
   ms_global_free(&D->g);
   free(D);
@@ -176,11 +189,19 @@ static void *step_one(void *arg)
   job *j = arg;
   ms_domains *D = j->D;
   ms_sim *s = D->sim[j->d];
+  domain_time *t = &D->time[j->d];
+  double t0 = ms_now();
   ms_status st = ms_carry_lay(s, &D->carry[j->d], &D->g, &D->layout, j->d);
+  double t1 = ms_now();
   if (!st)
     st = ms_sim_advance(s, 1);
+  double t2 = ms_now();
   if (!st)
     st = ms_carry_read(s, &D->carry[j->d]);
+  t->lay_s += t1 - t0;
+  t->step_s += t2 - t1;
+  t->read_s += ms_now() - t2;
+  t->own += D->layout.own[j->d];
   if (st)
     snprintf(j->msg, sizeof j->msg, "%s", ms_error_message());
   j->st = st;
@@ -209,21 +230,85 @@ static ms_status step_all(ms_domains *D)
   return MS_OK;
 }
 
+/* An open system's exchange with the outside, due after the iteration that reached the
+ * gathered step (or at the start): made by the view on the whole state, which is then
+ * gathered again. */
+static ms_status exchange_due(ms_domains *D, int starting)
+{
+  const ms_open *o = &D->view->open;
+  if (!o->on || (starting ? o->started : D->g.st.step % o->every != 0))
+    return MS_OK;
+  int made = 0;
+  ms_status st = ms_global_put(D->view, &D->g);
+  if (!st)
+    st = ms_open_exchange_due(D->view, starting, &made);
+  if (!st && made) {
+    ms_global_free(&D->g);
+    st = ms_global_take(D->view, &D->g);
+  }
+  return st;
+}
+
+static void report_on_view(ms_domains *D);
+
 ms_status ms_domains_advance(ms_domains *D, long iterations)
 {
+  double w0 = ms_now();
   ms_global_free(&D->g);
   ms_status st = ms_global_take(D->view, &D->g);
+  if (!st && iterations > 0)
+    st = exchange_due(D, 1);
   long done = 0;
   for (; !st && done < iterations && !ms_sim_stop_requested(D->view); done++) {
     st = ms_layout_make(&D->layout, &D->cut, &D->g.st);
     if (!st)
       st = step_all(D);
+    double t0 = ms_now();
     if (!st)
       st = ms_carry_merge(&D->g, D->carry, &D->layout);
+    double t1 = ms_now();
+    if (!st)
+      st = exchange_due(D, 0);
+    D->merge_s += t1 - t0;
+    D->exchange_s += ms_now() - t1;
   }
   if (!st && done > 0)
     st = ms_global_put(D->view, &D->g);
+  D->iterations += done;
+  D->wall_s += ms_now() - w0;
   if (!st)
-    D->view->run.stats.iterations += done;
+    report_on_view(D);
   return st;
+}
+
+/* The view's report reads its trace: domain 0's phases, the split's iterations and wall. */
+static void report_on_view(ms_domains *D)
+{
+  ms_trace *t = &D->view->run.trace;
+  *t = D->sim[0]->run.trace;
+  t->iterations = D->iterations;
+  t->wall_s = D->wall_s;
+  D->view->run.stats.iterations = D->iterations;
+}
+
+static double per_it(double s, long n) { return n > 0 ? 1e3 * s / (double)n : 0.0; }
+
+int ms_domains_describe(const ms_domains *D, char *out, size_t size)
+{
+  long n = D->iterations;
+  int k = snprintf(out, size, "domains   %d, slabs of cell columns along %s cut by the small "
+                              "particles' count; the phases below are domain 0's\n",
+                   D->P, D->cut.axis ? "y" : "x");
+  for (int d = 0; d < D->P && k >= 0 && (size_t)k < size; d++) {
+    const domain_time *t = &D->time[d];
+    k += snprintf(out + k, size - (size_t)k, "  domain %d on %s: %.0f own small particles, "
+                  "step %.4f ms/it, lay %.4f, read %.4f\n", d, ms_sim_device_name(D->sim[d]),
+                  n > 0 ? t->own / (double)n : 0.0, per_it(t->step_s, n), per_it(t->lay_s, n),
+                  per_it(t->read_s, n));
+  }
+  if (k >= 0 && (size_t)k < size)
+    k += snprintf(out + k, size - (size_t)k, "  meeting: merge %.4f ms/it, exchanges with the "
+                  "outside %.4f ms/it; %s\n", per_it(D->merge_s, n), per_it(D->exchange_s, n),
+                  D->in_turn ? "domains sharing a device step in turn" : "domains step at once");
+  return k;
 }

@@ -7,6 +7,8 @@
 #ifndef MS_DOMAINS_DOMAINS_H
 #define MS_DOMAINS_DOMAINS_H
 
+#include <stddef.h>
+
 #include "mixsim/sim.h"
 
 typedef struct ms_domains ms_domains;
@@ -25,6 +27,9 @@ ms_status ms_domains_advance(ms_domains *d, long iterations);
 int ms_domains_count(const ms_domains *d);
 /* Domain k's device, as OpenCL names it. */
 const char *ms_domains_device(const ms_domains *d, int k);
+/* The report's lines on the domains: each one's device, own particles and time per
+ * iteration, and the meeting's. Returns what snprintf would. */
+int ms_domains_describe(const ms_domains *d, char *out, size_t size);
 void ms_domains_destroy(ms_domains *d);
 
 #endif

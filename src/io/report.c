@@ -227,6 +227,7 @@ void ms_report_breakdown(FILE *out, const ms_sim *s, const ms_run_info *info)
     print_auto(out, s, info->tuner);
   fprintf(out, "speed     %.1f iterations/s, %.4f ms/iteration\n",
           t->wall_s > 0 ? (double)it / t->wall_s : 0.0, per_iter_ms(t->wall_s, it));
+  fputs(info->domains, out);
   fprintf(out, "time per phase (wall clock, %% of run time)\n");
   print_thread(out, s, MS_THREAD_GPU, "GPU manager thread", gpu_phases, COUNT(gpu_phases));
   print_thread(out, s, MS_THREAD_CPU, "CPU worker thread", cpu_phases, COUNT(cpu_phases));
