@@ -6,7 +6,6 @@
 
 #include "collision/sim_internal.h"
 #include "collision/slots.h"
-#include "core/grow.h"
 #include "shared/grid.h"
 
 static ms_status no_memory(const char *what)
@@ -14,7 +13,7 @@ static ms_status no_memory(const char *what)
   return ms_fail(MS_ERR_RUNTIME, "out of memory for %s", what);
 }
 
-static void large4_of(ms_global *g)
+void ms_global_large4(ms_global *g)
 {
   for (int j = 0; j < g->st.n_large; j++) {
     memcpy(&g->large4[4 * j], &g->st.large_pos[2 * j], 2 * sizeof(double));
@@ -34,7 +33,7 @@ ms_status ms_global_take(ms_sim *view, ms_global *g)
   if (!st && !(g->large4 = malloc(((size_t)g->st.n_large * 4 + 1) * sizeof(double))))
     st = no_memory("the large particles' state");
   if (!st)
-    large4_of(g);
+    ms_global_large4(g);
   g->open = view->open.on;
   if (!st && g->open &&
       !(g->large_static = malloc(((size_t)g->st.n_large + 1) * sizeof(int32_t))))
@@ -144,7 +143,7 @@ static void fill_slots(ms_carry *c, const ms_global *g, const int *list, int hel
   }
 }
 
-static int by_pair(const void *x, const void *y)
+int ms_history_cmp(const void *x, const void *y)
 {
   const ms_history_entry *a = x, *b = y;
   return a->a != b->a ? (a->a > b->a) - (a->a < b->a) : (a->b > b->b) - (a->b < b->b);
@@ -180,11 +179,11 @@ static ms_status friction_share(const ms_carry *c, const ms_global *g, ms_fricti
     if (a >= 0 && b >= 0)
       f->ss[f->n_ss++] = (ms_history_entry){a < b ? a : b, a < b ? b : a, G->ss[e].xi};
   }
-  qsort(f->ss, f->n_ss, sizeof *f->ss, by_pair);
+  qsort(f->ss, f->n_ss, sizeof *f->ss, ms_history_cmp);
   for (size_t e = 0; e < G->n_ls; e++)
     if (c->local[G->ls[e].b] >= 0)
       f->ls[f->n_ls++] = (ms_history_entry){G->ls[e].a, c->local[G->ls[e].b], G->ls[e].xi};
-  qsort(f->ls, f->n_ls, sizeof *f->ls, by_pair);
+  qsort(f->ls, f->n_ls, sizeof *f->ls, ms_history_cmp);
   return MS_OK;
 }
 
@@ -196,7 +195,7 @@ static void friction_share_free(ms_friction_state *f)
   free(f->ls);
 }
 
-static int by_wall(const void *x, const void *y)
+int ms_wall_history_cmp(const void *x, const void *y)
 {
   const ms_wall_history *a = x, *b = y;
   if (a->a != b->a)
@@ -219,7 +218,7 @@ static ms_status walls_share(const ms_carry *c, const ms_global *g, ms_walls_sta
     if ((h.b = c->local[h.b]) >= 0)
       w->small[w->n_small++] = h;
   }
-  qsort(w->small, (size_t)w->n_small, sizeof *w->small, by_wall);
+  qsort(w->small, (size_t)w->n_small, sizeof *w->small, ms_wall_history_cmp);
   return MS_OK;
 }
 
@@ -263,130 +262,4 @@ ms_status ms_carry_read(ms_sim *ds, ms_carry *c)
   if (!st && ms_sim_friction_on(ds))
     st = ms_sim_friction_export(ds, &c->fout);
   return st ? st : ms_sim_walls_export(ds, &c->wout);
-}
-
-/* Each domain's own small particles and large particles into g. */
-static void merge_particles(ms_global *g, const ms_carry *c, const ms_layout *l, int d)
-{
-  const ms_state *o = &c->out;
-  const int *list = l->list[d];
-  for (int k = 0; k < l->own[d]; k++) {
-    int i = list[k];
-    memcpy(&g->st.small_pos[2 * i], &o->small_pos[2 * k], 2 * sizeof(double));
-    memcpy(&g->st.small_vel[2 * i], &o->small_vel[2 * k], 2 * sizeof(double));
-    if (o->small_img)
-      memcpy(&g->st.small_img[2 * i], &o->small_img[2 * k], 2 * sizeof(int));
-    if (g->friction) {
-      memcpy(&g->f.small_rot[2 * i], &c->fout.small_rot[2 * k], 2 * sizeof(double));
-      memcpy(&g->f.small_wall_xi[4 * i], &c->fout.small_wall_xi[4 * k], 4 * sizeof(float));
-    }
-  }
-  for (int j = 0; j < g->st.n_large; j++) {
-    if (l->owner_large[j] != d)
-      continue;
-    memcpy(&g->st.large_pos[2 * j], &o->large_pos[2 * j], 2 * sizeof(double));
-    memcpy(&g->st.large_vel[2 * j], &o->large_vel[2 * j], 2 * sizeof(double));
-    if (o->large_img)
-      memcpy(&g->st.large_img[2 * j], &o->large_img[2 * j], 2 * sizeof(int));
-    if (g->friction) {
-      memcpy(&g->f.large_rot[2 * j], &c->fout.large_rot[2 * j], 2 * sizeof(double));
-      memcpy(&g->f.large_wall_xi[4 * j], &c->fout.large_wall_xi[4 * j], 4 * sizeof(float));
-    }
-  }
-}
-
-/* An array of histories gathered from the domains: each pair from the domain that owns
- * it (its lower small slot's, or its large particle's), in global slots. */
-typedef struct gathered {
-  void *items;
-  size_t n, cap;
-} gathered;
-
-static int push(gathered *h, const void *item, size_t size)
-{
-  void *at = ms_grow(h->items, h->n, &h->cap, size, 64);
-  if (!at)
-    return 0;
-  h->items = at;
-  memcpy((char *)at + h->n++ * size, item, size);
-  return 1;
-}
-
-static int gather_pairs(gathered *ss, gathered *ls, gathered *ll, const ms_carry *c,
-                        const ms_layout *l, int d)
-{
-  const ms_friction_state *f = &c->fout;
-  const int *list = l->list[d];
-  for (size_t e = 0; e < f->n_ss; e++) {
-    int a = list[f->ss[e].a], b = list[f->ss[e].b];
-    ms_history_entry h = {a < b ? a : b, a < b ? b : a, f->ss[e].xi};
-    if (l->owner_small[h.a] == d && !push(ss, &h, sizeof h))
-      return 0;
-  }
-  for (size_t e = 0; e < f->n_ls; e++) {
-    ms_history_entry h = {f->ls[e].a, list[f->ls[e].b], f->ls[e].xi};
-    if (l->owner_small[h.b] == d && !push(ls, &h, sizeof h))
-      return 0;
-  }
-  for (size_t e = 0; e < f->n_ll; e++)
-    if (l->owner_large[f->ll[e].a] == d && !push(ll, &f->ll[e], sizeof f->ll[e]))
-      return 0;
-  return 1;
-}
-
-static int gather_walls(gathered *ws, gathered *wl, const ms_carry *c, const ms_layout *l, int d)
-{
-  const ms_walls_state *w = &c->wout;
-  for (int64_t e = 0; e < w->n_small; e++) {
-    ms_wall_history h = w->small[e];
-    h.b = l->list[d][h.b];
-    if (l->owner_small[h.b] == d && !push(ws, &h, sizeof h))
-      return 0;
-  }
-  for (int64_t e = 0; e < w->n_large; e++)
-    if (l->owner_large[w->large[e].a] == d && !push(wl, &w->large[e], sizeof w->large[e]))
-      return 0;
-  return 1;
-}
-
-/* Replaces *items, *n by the gathered array, sorted. */
-static void settle(gathered *h, void *items_p, void *n_p, int wide,
-                   int (*cmp)(const void *, const void *), size_t size)
-{
-  if (!h->items) /* (none: an empty array, not NULL, for whoever copies it) */
-    h->items = calloc(1, size);
-  if (h->n)
-    qsort(h->items, h->n, size, cmp);
-  void **items = items_p;
-  free(*items);
-  *items = h->items;
-  if (wide)
-    *(int64_t *)n_p = (int64_t)h->n;
-  else
-    *(size_t *)n_p = h->n;
-}
-
-ms_status ms_carry_merge(ms_global *g, const ms_carry *c, const ms_layout *l)
-{
-  gathered ss = {0}, ls = {0}, ll = {0}, ws = {0}, wl = {0};
-  int ok = 1;
-  for (int d = 0; d < l->P; d++) {
-    merge_particles(g, &c[d], l, d);
-    ok = ok && (!g->friction || gather_pairs(&ss, &ls, &ll, &c[d], l, d)) &&
-         gather_walls(&ws, &wl, &c[d], l, d);
-  }
-  if (!ok) {
-    free(ss.items), free(ls.items), free(ll.items), free(ws.items), free(wl.items);
-    return no_memory("the gathered histories");
-  }
-  if (g->friction) {
-    settle(&ss, &g->f.ss, &g->f.n_ss, 0, by_pair, sizeof(ms_history_entry));
-    settle(&ls, &g->f.ls, &g->f.n_ls, 0, by_pair, sizeof(ms_history_entry));
-    settle(&ll, &g->f.ll, &g->f.n_ll, 0, by_pair, sizeof(ms_history_entry));
-  }
-  settle(&ws, &g->w.small, &g->w.n_small, 1, by_wall, sizeof(ms_wall_history));
-  settle(&wl, &g->w.large, &g->w.n_large, 1, by_wall, sizeof(ms_wall_history));
-  g->st.step = c[0].out.step;
-  large4_of(g);
-  return MS_OK;
 }

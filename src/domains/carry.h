@@ -38,13 +38,17 @@ ms_status ms_global_take(ms_sim *view, ms_global *g);
 /* Puts the whole state into the view, which outputs, checkpoints and the report read. */
 ms_status ms_global_put(ms_sim *view, const ms_global *g);
 void ms_global_free(ms_global *g);
+/* large4 from the large particles' positions and velocities. */
+void ms_global_large4(ms_global *g);
 
 /* Lays domain d's share of g into its simulation `ds`, keyed by global slot. */
 ms_status ms_carry_lay(ms_sim *ds, ms_carry *c, const ms_global *g, const ms_layout *l, int d);
 /* Reads ds's state after its step into c (no change to g). */
 ms_status ms_carry_read(ms_sim *ds, ms_carry *c);
-/* Takes back what the domains own, from every c[d], into g (domains in order). */
-ms_status ms_carry_merge(ms_global *g, const ms_carry *c, const ms_layout *l);
 void ms_carry_free(ms_carry *c);
+
+/* The orders of the histories' arrays: by (a, b), and walls' by (a, b, feature). */
+int ms_history_cmp(const void *x, const void *y);
+int ms_wall_history_cmp(const void *x, const void *y);
 
 #endif

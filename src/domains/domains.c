@@ -13,6 +13,7 @@
 #include "collision/open.h"
 #include "collision/sim_internal.h"
 #include "domains/carry.h"
+#include "domains/give.h"
 #include "domains/layout.h"
 
 /* Where a domain's iterations went (seconds, summed): laying its share in, its step,
@@ -30,6 +31,7 @@ struct ms_domains {
   ms_sim *view;
   ms_sim **sim;
   ms_carry *carry;
+  ms_bytes *gives; /* per domain: what it gave back after its step (domains/give.h) */
   ms_layout layout;
   ms_grid_cut cut;
   ms_global g;
@@ -127,7 +129,8 @@ ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const
   ms_domains *D = calloc(1, sizeof *D);
   if (!D || !(D->sim = calloc((size_t)P, sizeof *D->sim)) ||
       !(D->carry = calloc((size_t)P, sizeof *D->carry)) ||
-      !(D->time = calloc((size_t)P, sizeof *D->time))) {
+      !(D->time = calloc((size_t)P, sizeof *D->time)) ||
+      !(D->gives = calloc((size_t)P, sizeof *D->gives))) {
     ms_domains_destroy(D);
     return ms_fail(MS_ERR_RUNTIME, "out of memory for %d domains", P);
   }
@@ -166,7 +169,10 @@ void ms_domains_destroy(ms_domains *D)
   for (int d = 0; D->sim && d < D->P; d++) {
     ms_sim_destroy(D->sim[d]);
     ms_carry_free(&D->carry[d]);
+    if (D->gives)
+      ms_bytes_free(&D->gives[d]);
   }
+  free(D->gives);
   free(D->sim);
   free(D->carry);
   free(D->time);
@@ -198,6 +204,9 @@ static void *step_one(void *arg)
   double t2 = ms_now();
   if (!st)
     st = ms_carry_read(s, &D->carry[j->d]);
+  D->gives[j->d].n = 0;
+  if (!st)
+    st = ms_give(&D->carry[j->d], &D->g, &D->layout, j->d, &D->gives[j->d]);
   t->lay_s += t1 - t0;
   t->step_s += t2 - t1;
   t->read_s += ms_now() - t2;
@@ -251,6 +260,22 @@ static ms_status exchange_due(ms_domains *D, int starting)
 
 static void report_on_view(ms_domains *D);
 
+/* Every domain's share into the whole state, domains in order. */
+static ms_status merge(ms_domains *D)
+{
+  ms_gathered h = {0};
+  ms_status st = MS_OK;
+  for (int d = 0; !st && d < D->P; d++) {
+    size_t used = 0;
+    st = ms_take(&D->g, &h, &D->layout, d, D->gives[d].b, D->gives[d].n, &used);
+    if (!st && used != D->gives[d].n)
+      st = ms_fail(MS_ERR_RUNTIME, "domain %d gave %zu bytes, its share is %zu", d,
+                   D->gives[d].n, used);
+  }
+  ms_status end = ms_take_end(&D->g, &h);
+  return st ? st : end;
+}
+
 ms_status ms_domains_advance(ms_domains *D, long iterations)
 {
   double w0 = ms_now();
@@ -265,7 +290,7 @@ ms_status ms_domains_advance(ms_domains *D, long iterations)
       st = step_all(D);
     double t0 = ms_now();
     if (!st)
-      st = ms_carry_merge(&D->g, D->carry, &D->layout);
+      st = merge(D);
     double t1 = ms_now();
     if (!st)
       st = exchange_due(D, 0);
