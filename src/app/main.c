@@ -51,6 +51,7 @@ typedef struct cli {
   const char *output, *output_format; /* --output DIR, --output-format vtk|csv */
   long output_every;                  /* 0: not given */
   int output_clear, diagnostics; /* --output-clear, --diagnostics */
+  const char *domains; /* collision mode's domains' devices (domain_list); NULL: one device */
 } cli;
 
 
@@ -448,6 +449,18 @@ static void say_headless(const cli *c, const char *why)
     fprintf(stderr, "mixsim: %s; running headless\n", why);
 }
 
+/* The devices of a collision run's domains: --devices (local-rank: this rank's GPU); under
+ * several ranks without it, --device, $MIXSIM_DEVICE or this rank's GPU. NULL: one device. */
+static const char *domain_list(const cli *c, char *buf, size_t cap)
+{
+  if (c->devices)
+    return ms_app_rank_devices(c->devices, buf, cap);
+  if (ms_ranks_size() < 2)
+    return NULL;
+  const char *env = getenv("MIXSIM_DEVICE");
+  return c->device ? c->device : env && *env ? env : ms_app_rank_devices("local-rank", buf, cap);
+}
+
 /* The window where a display is available, else the run loop (app/run.c): offscreen
  * frames when asked for, or headless. The window runs until the user quits (or a
  * signal) and may replace *sim (reset); the run loop resumes, checkpoints and tunes
@@ -460,7 +473,7 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
                            c->screenshot, c->script, c->quiet, &ms_app_signal};
   int offscreen = c->frames_dir || c->screenshot;
   char why[256] = "--devices: the window shows a run on one device";
-  if (!offscreen && !c->headless && !c->devices && ms_preview_open_display(why, sizeof why)) {
+  if (!offscreen && !c->headless && !c->domains && ms_preview_open_display(why, sizeof why)) {
     if (scene->buffers_auto || scene->exchange_auto || scene->large_on_auto)
       return ms_app_refuse_auto_in_window(scene);
     double t0 = ms_now();
@@ -475,11 +488,18 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
                       offscreen ? &po : NULL, note_output, NULL, series, NULL};
   ms_scene_id id;
   ms_status st = ms_scene_identity(scene, &id);
-  if (!st && c->devices) /* collision mode over several devices (domains/domains.h) */
-    st = ms_domains_create(scene, opt, c->devices, *sim, &plan.domains);
   plan.scene_id = &id;
   if (!st && c->resume)
     st = resume_from(c->resume, *sim, &id, steps);
+  int ranks = ms_ranks_size() > 1, root = ms_app_is_root();
+  if (ranks) { /* several ranks: every one takes part, rank 0 alone writes */
+    st = ms_ranks_agree(st);
+    plan.checkpoint = root ? plan.checkpoint : NULL;
+    plan.last_good = root ? plan.last_good : NULL;
+  }
+  if (!st && c->domains) /* collision mode over several devices (domains/domains.h) */
+    st = ms_domains_create(scene, opt, c->domains, *sim,
+                           ranks ? ms_ranks_stop_flag(&ms_app_signal) : NULL, &plan.domains);
   if (!st) /* a resumed run tunes again, over what is left of it */
     st = ms_tuner_create(scene, *sim, steps - ms_sim_step(*sim), &plan.tuner);
   if (st) {
@@ -488,12 +508,13 @@ static ms_status run_chosen(const cli *c, ms_sim **sim, const ms_scene *scene,
     return st;
   }
   info->tuner = plan.tuner;
-  /* A signal from here on stops the run at the next iteration. */
-  ms_app_set_running(*sim);
+  /* A signal from here on stops the run at the next iteration (several ranks: the one
+   * they agree on, domains/domains.h). */
+  ms_app_set_running(ranks ? NULL : *sim);
   st = ms_app_run(*sim, &plan, &info->wall_s);
   ms_app_set_running(NULL);
   /* The state at the end or where a signal stopped the run. */
-  if (!st && c->checkpoint)
+  if (!st && c->checkpoint && root)
     note_output(ms_checkpoint_save(c->checkpoint, *sim, &id), "--checkpoint");
   if (plan.domains)
     ms_domains_describe(plan.domains, info->domains, sizeof info->domains);
@@ -586,7 +607,7 @@ static int run_main(int argc, char **argv)
   ms_series_options so;
   if ((rc = apply_overrides(&c, &scene)) >= 0 || (rc = check_mode_options(&c, &scene)) >= 0 ||
       (rc = output_options(&c, &scene, &so)) >= 0 ||
-      (rc = ms_app_launch(&scene, c.scene, c.gravity_kernel, c.burst, c.checkpoint ?
+      (rc = ms_app_launch(&scene, c.gravity_kernel, c.burst, c.checkpoint ?
                           c.checkpoint_every : -1, c.resume != NULL, &so)) >= 0) { /* MPI */
     ms_scene_free(&scene);
     return rc;
@@ -615,15 +636,17 @@ static int run_main(int argc, char **argv)
     return bad_option(c.gravity_kernel ? "--gravity-kernel" : "--burst",
                       "a scene with mode = gravity", c.scene);
   }
-  char first[32]; /* --devices: the whole state lives on the first (domains/domains.h) */
-  snprintf(first, sizeof first, "%.*s", c.devices ? (int)strcspn(c.devices, ",") : 0,
-           c.devices ? c.devices : "");
-  ms_sim_options opt = {c.devices ? (strcmp(first, "all") ? first : "gpu") : c.device, NULL,
+  char mine[64], first[32]; /* domains: the whole state lives on the first device too */
+  c.domains = domain_list(&c, mine, sizeof mine);
+  snprintf(first, sizeof first, "%.*s", c.domains ? (int)strcspn(c.domains, ",") : 0,
+           c.domains ? c.domains : "");
+  ms_sim_options opt = {c.domains ? (strcmp(first, "all") ? first : "gpu") : c.device, NULL,
                         so.dir && so.diagnostics};
   ms_sim *sim = NULL;
-  st = c.devices ? ms_domains_check(&scene, &opt, c.devices) : MS_OK;
+  st = c.domains ? ms_domains_check(&scene, &opt, c.domains) : MS_OK;
   if (!st)
     st = ms_sim_create(&scene, &opt, &sim);
+  st = ms_ranks_agree(st); /* (several ranks: all fail with the lowest failing one's message) */
   long steps = scene.steps;
   if (st) {
     ms_scene_free(&scene);
@@ -632,13 +655,13 @@ static int run_main(int argc, char **argv)
 
   ms_run_info info = {.scene_path = c.scene, .writer_used = so.dir != NULL};
   ms_series *series = NULL;
-  st = so.dir ? ms_series_open(&so, sim, &series) : MS_OK;
+  st = so.dir && ms_app_is_root() ? ms_series_open(&so, sim, &series) : MS_OK;
   if (!st)
     st = run_chosen(&c, &sim, &scene, &opt, steps, &info, series);
   /* every frame handed over; a failure here is a lost frame */
   note_output(ms_series_close(series, &info.writer), "--output");
   ms_scene_free(&scene); /* the window's reset needed it until now */
-  if (!st)
+  if (!st && ms_app_is_root())
     st = write_outputs(&c, sim, &info);
   ms_tuner_destroy(info.tuner);
   rc = st ? fail(st) : 0;

@@ -154,16 +154,11 @@ static uint32_t launch_hash(const ms_scene *sc, const char *options)
   return (uint32_t)crc;
 }
 
-int ms_app_launch(const ms_scene *sc, const char *scene_path, const char *kernel, long burst,
+int ms_app_launch(const ms_scene *sc, const char *kernel, long burst,
                   long checkpoint_every, int resume, const ms_series_options *so)
 {
   if (ms_ranks_size() < 2)
     return -1;
-  if (sc->mode != MS_MODE_GRAVITY) {
-    fprintf(stderr, "mixsim: %s: collision scenes run in one process; run it without mpirun (or "
-                    "with -np 1): only gravity scenes are shared among MPI ranks\n", scene_path);
-    return ms_app_ranks_launch(MS_ERR_INPUT, 0);
-  }
   char text[512]; /* what steers the run's collective steps: the same on every rank */
   snprintf(text, sizeof text, "kernel=%s burst=%ld checkpoint=%ld resume=%d output=%d/%ld/%d/%d",
            kernel ? kernel : "", burst, checkpoint_every, resume, so->dir != NULL, so->every, so->csv,

@@ -33,11 +33,11 @@ const char *ms_app_rank_devices(const char *devices, char *buf, size_t cap);
 /* 1 on rank 0 (and in a single process): the rank that writes every output. */
 int ms_app_is_root(void);
 
-/* The launch agreement after the scene was loaded: several ranks run gravity scenes only
- * (a collision scene is refused, exit 2), and compare a CRC-32 of the parsed scene (the
- * keys that steer a run, and the bodies) and the options that steer its collective steps
+/* The launch agreement after the scene was loaded: several ranks (gravity mode's split of
+ * the bodies, collision mode's domains) compare a CRC-32 of the parsed scene (the keys that
+ * steer a run, and gravity's bodies) and the options that steer its collective steps
  * (checkpoint_every: -1 without --checkpoint). Returns -1 to go on, or an exit code. */
-int ms_app_launch(const ms_scene *sc, const char *scene_path, const char *kernel, long burst,
+int ms_app_launch(const ms_scene *sc, const char *kernel, long burst,
                   long checkpoint_every, int resume, const ms_series_options *so);
 
 #endif

@@ -12,9 +12,11 @@
 #include "core/clock.h"
 #include "collision/open.h"
 #include "collision/sim_internal.h"
+#include "domains/among.h"
 #include "domains/carry.h"
 #include "domains/give.h"
 #include "domains/layout.h"
+#include "gravity/ranks.h"
 
 /* Where a domain's iterations went (seconds, summed): laying its share in, its step,
  * reading its results back; and its own particles, summed over the iterations. */
@@ -24,7 +26,11 @@ typedef struct domain_time {
 } domain_time;
 
 struct ms_domains {
-  int P;
+  int P;                /* domains on every rank together */
+  int first, mine;      /* this rank's: [first, first + mine) */
+  int *per_rank;        /* each rank's count */
+  int ranks;            /* several MPI ranks */
+  const volatile sig_atomic_t *agreed_stop; /* ranks: the stop every rank agreed on */
   domain_time *time;
   double merge_s, exchange_s, wall_s; /* the driver's share, and the advances' wall */
   long iterations;
@@ -40,7 +46,6 @@ struct ms_domains {
 };
 
 int ms_domains_count(const ms_domains *D) { return D->P; }
-const char *ms_domains_device(const ms_domains *D, int k) { return ms_sim_device_name(D->sim[k]); }
 
 /* What the split does not carry yet, named; NULL when it carries the scene. */
 static const char *not_carried(const ms_scene *sc, const ms_sim_options *opt)
@@ -117,47 +122,71 @@ ms_status ms_domains_check(const ms_scene *sc, const ms_sim_options *opt, const 
   return check(sc, opt, devices, specs, &P);
 }
 
+static ms_status alloc_domains(ms_domains *D, int P)
+{
+  D->P = P;
+  if ((D->sim = calloc((size_t)P, sizeof *D->sim)) && (D->carry = calloc((size_t)P, sizeof *D->carry)) &&
+      (D->time = calloc((size_t)P, sizeof *D->time)) && (D->gives = calloc((size_t)P, sizeof *D->gives)))
+    return MS_OK;
+  return ms_fail(MS_ERR_RUNTIME, "out of memory for %d domains", P);
+}
+
+/* This rank's domains' simulations, one per device of its list. */
+static ms_status open_mine(ms_domains *D, const ms_scene *sc, const ms_sim_options *opt,
+                           char specs[][32])
+{
+  ms_status st = MS_OK;
+  for (int k = 0; !st && k < D->mine; k++) {
+    ms_sim_options o = opt ? *opt : (ms_sim_options){0};
+    o.device = specs[k];
+    ms_sim **s = &D->sim[D->first + k];
+    st = ms_sim_create(sc, &o, s);
+    if (!st) /* the view makes the exchanges with the outside, on the whole state */
+      (*s)->open.on = 0;
+  }
+  for (int a = D->first; a < D->first + D->mine; a++)
+    for (int b = a + 1; b < D->first + D->mine; b++)
+      D->in_turn |= D->sim[a]->cl.device == D->sim[b]->cl.device;
+  return st;
+}
+
 ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const char *devices,
-                            ms_sim *view, ms_domains **out)
+                            ms_sim *view, const volatile sig_atomic_t *agreed_stop,
+                            ms_domains **out)
 {
   char specs[MAX_DOMAINS][32];
-  int P = 0;
+  int mine = 0, P = 0, first = 0;
   *out = NULL;
-  ms_status st = check(sc, opt, devices, specs, &P);
-  if (st)
-    return st;
   ms_domains *D = calloc(1, sizeof *D);
-  if (!D || !(D->sim = calloc((size_t)P, sizeof *D->sim)) ||
-      !(D->carry = calloc((size_t)P, sizeof *D->carry)) ||
-      !(D->time = calloc((size_t)P, sizeof *D->time)) ||
-      !(D->gives = calloc((size_t)P, sizeof *D->gives))) {
-    ms_domains_destroy(D);
-    return ms_fail(MS_ERR_RUNTIME, "out of memory for %d domains", P);
+  ms_status st = D ? check(sc, opt, devices, specs, &mine) : ms_fail(MS_ERR_RUNTIME, "out of memory");
+  if (D) {
+    D->ranks = ms_ranks_size() > 1;
+    D->agreed_stop = agreed_stop;
+    D->view = view;
+    D->cut = cut_of(view);
+    /* (collective: every rank counts, whatever its own check said) */
+    ms_status counted = ms_among_count(st ? 0 : mine, &P, &first, &D->per_rank);
+    st = st ? st : counted;
   }
-  D->P = P;
-  D->view = view;
-  D->cut = cut_of(view);
-  if (D->cut.ncol < P) {
-    ms_domains_destroy(D);
-    return ms_fail(MS_ERR_INPUT, "--devices: %d devices, but %s's grid has %d cell columns "
-                                 "along its longer side: at most one device a column",
-                   P, sc->path, D->cut.ncol);
+  if (!st)
+    st = alloc_domains(D, P);
+  if (!st && D->cut.ncol < P)
+    st = ms_fail(MS_ERR_INPUT, "--devices: %d devices%s, but %s's grid has %d cell columns along "
+                               "its longer side: at most one device a column",
+                 P, D->ranks ? " on all ranks" : "", sc->path, D->cut.ncol);
+  if (!st) {
+    D->first = first;
+    D->mine = mine;
+    st = ms_layout_init(&D->layout, P, &D->cut);
   }
-  st = ms_layout_init(&D->layout, P, &D->cut);
-  for (int d = 0; !st && d < P; d++) {
-    ms_sim_options o = opt ? *opt : (ms_sim_options){0};
-    o.device = specs[d];
-    st = ms_sim_create(sc, &o, &D->sim[d]);
-    if (!st) /* the view makes the exchanges with the outside, on the whole state */
-      D->sim[d]->open.on = 0;
-  }
+  if (!st)
+    st = open_mine(D, sc, opt, specs);
+  if (D && D->ranks)
+    st = ms_ranks_agree(st);
   if (st) {
     ms_domains_destroy(D);
     return st;
   }
-  for (int a = 0; a < P; a++)
-    for (int b = a + 1; b < P; b++)
-      D->in_turn |= D->sim[a]->cl.device == D->sim[b]->cl.device;
   *out = D;
   return MS_OK;
 }
@@ -173,6 +202,7 @@ void ms_domains_destroy(ms_domains *D)
       ms_bytes_free(&D->gives[d]);
   }
   free(D->gives);
+  free(D->per_rank);
   free(D->sim);
   free(D->carry);
   free(D->time);
@@ -220,20 +250,22 @@ static void *step_one(void *arg)
 /* Every domain's step, each on a thread; the lowest failing domain's error is the run's. */
 static ms_status step_all(ms_domains *D)
 {
-  job jobs[64];
-  pthread_t tid[64];
-  int started[64] = {0};
-  for (int d = 0; d < D->P; d++) {
+  job jobs[MAX_DOMAINS];
+  pthread_t tid[MAX_DOMAINS];
+  int started[MAX_DOMAINS] = {0};
+  int a = D->first, b = D->first + D->mine;
+  for (int d = a; d < b; d++) {
     jobs[d] = (job){D, d, MS_OK, ""};
-    started[d] = d > 0 && !D->in_turn && pthread_create(&tid[d], NULL, step_one, &jobs[d]) == 0;
-    if (d > 0 && !started[d])
+    started[d] = d > a && !D->in_turn && pthread_create(&tid[d], NULL, step_one, &jobs[d]) == 0;
+    if (d > a && !started[d])
       step_one(&jobs[d]); /* (no thread to be had: in turn) */
   }
-  step_one(&jobs[0]);
-  for (int d = 1; d < D->P; d++)
+  if (b > a)
+    step_one(&jobs[a]);
+  for (int d = a + 1; d < b; d++)
     if (started[d])
       pthread_join(tid[d], NULL);
-  for (int d = 0; d < D->P; d++)
+  for (int d = a; d < b; d++)
     if (jobs[d].st)
       return ms_fail(jobs[d].st, "%s", jobs[d].msg);
   return MS_OK;
@@ -260,6 +292,16 @@ static ms_status exchange_due(ms_domains *D, int starting)
 
 static void report_on_view(ms_domains *D);
 
+/* Whether the run stops before the next iteration: on every rank at once. */
+static int stop_agreed(ms_domains *D)
+{
+  if (!D->ranks)
+    return ms_sim_stop_requested(D->view);
+  if (D->agreed_stop && *D->agreed_stop)
+    ms_sim_request_stop(D->view); /* (the run loop reads the view's) */
+  return ms_sim_stop_requested(D->view);
+}
+
 /* Every domain's share into the whole state, domains in order. */
 static ms_status merge(ms_domains *D)
 {
@@ -284,10 +326,14 @@ ms_status ms_domains_advance(ms_domains *D, long iterations)
   if (!st && iterations > 0)
     st = exchange_due(D, 1);
   long done = 0;
-  for (; !st && done < iterations && !ms_sim_stop_requested(D->view); done++) {
+  for (; !st && done < iterations && !stop_agreed(D); done++) {
     st = ms_layout_make(&D->layout, &D->cut, &D->g.st);
     if (!st)
       st = step_all(D);
+    if (D->ranks) /* every rank fails with the lowest failing rank's message */
+      st = ms_ranks_agree(st);
+    if (!st)
+      st = ms_among_share(D->gives, D->first, D->mine, D->per_rank);
     double t0 = ms_now();
     if (!st)
       st = merge(D);
@@ -310,7 +356,9 @@ ms_status ms_domains_advance(ms_domains *D, long iterations)
 static void report_on_view(ms_domains *D)
 {
   ms_trace *t = &D->view->run.trace;
-  *t = D->sim[0]->run.trace;
+  if (D->mine == 0)
+    return;
+  *t = D->sim[D->first]->run.trace;
   t->iterations = D->iterations;
   t->wall_s = D->wall_s;
   D->view->run.stats.iterations = D->iterations;
@@ -321,11 +369,15 @@ static double per_it(double s, long n) { return n > 0 ? 1e3 * s / (double)n : 0.
 int ms_domains_describe(const ms_domains *D, char *out, size_t size)
 {
   long n = D->iterations;
-  int k = snprintf(out, size, "domains   %d, slabs of cell columns along %s cut by the small "
-                              "particles' count; the phases below are domain 0's\n",
-                   D->P, D->cut.axis ? "y" : "x");
+  int k = snprintf(out, size, "domains   %d%s, slabs of cell columns along %s cut by the small "
+                              "particles' count; the phases below are domain %d's\n",
+                   D->P, D->ranks ? " on all ranks" : "", D->cut.axis ? "y" : "x", D->first);
   for (int d = 0; d < D->P && k >= 0 && (size_t)k < size; d++) {
     const domain_time *t = &D->time[d];
+    if (!D->sim[d]) {
+      k += snprintf(out + k, size - (size_t)k, "  domain %d on another rank\n", d);
+      continue;
+    }
     k += snprintf(out + k, size - (size_t)k, "  domain %d on %s: %.0f own small particles, "
                   "step %.4f ms/it, lay %.4f, read %.4f\n", d, ms_sim_device_name(D->sim[d]),
                   n > 0 ? t->own / (double)n : 0.0, per_it(t->step_s, n), per_it(t->lay_s, n),

@@ -7,6 +7,7 @@
 #ifndef MS_DOMAINS_DOMAINS_H
 #define MS_DOMAINS_DOMAINS_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "mixsim/sim.h"
@@ -15,9 +16,13 @@ typedef struct ms_domains ms_domains;
 
 /* One domain per device of `devices` (comma-separated gpu | cpu | P:D, or all: every GPU),
  * for the scene `view` was created from. A scene the split does not carry yet is refused
- * with a message that says what. */
+ * with a message that says what. Under MPI (collective) each rank gives its own devices,
+ * every rank holds the whole state in its view, and `agreed_stop` is the stop flag the
+ * ranks agree on (gravity/ranks.h, ms_ranks_stop_flag); NULL in one process, where a stop
+ * request on the view stops the run. */
 ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const char *devices,
-                            ms_sim *view, ms_domains **out);
+                            ms_sim *view, const volatile sig_atomic_t *agreed_stop,
+                            ms_domains **out);
 /* The refusals of ms_domains_create that need no device: the list, and what the split
  * does not carry yet. */
 ms_status ms_domains_check(const ms_scene *sc, const ms_sim_options *opt, const char *devices);
@@ -25,8 +30,6 @@ ms_status ms_domains_check(const ms_scene *sc, const ms_sim_options *opt, const 
  * at the next iteration. On a failure the view keeps the state it had. */
 ms_status ms_domains_advance(ms_domains *d, long iterations);
 int ms_domains_count(const ms_domains *d);
-/* Domain k's device, as OpenCL names it. */
-const char *ms_domains_device(const ms_domains *d, int k);
 /* The report's lines on the domains: each one's device, own particles and time per
  * iteration, and the meeting's. Returns what snprintf would. */
 int ms_domains_describe(const ms_domains *d, char *out, size_t size);

@@ -12,7 +12,7 @@ void ms_bytes_free(ms_bytes *b)
   memset(b, 0, sizeof *b);
 }
 
-static int put(ms_bytes *o, const void *p, size_t size)
+int ms_bytes_put(ms_bytes *o, const void *p, size_t size)
 {
   if (o->n + size > o->cap) {
     size_t cap = o->cap ? o->cap : 4096;
@@ -42,24 +42,24 @@ static int give_histories(const ms_carry *c, const ms_layout *l, int d, ms_bytes
   for (size_t e = 0; friction && ok && e < f->n_ss; e++) {
     int a = list[f->ss[e].a], b = list[f->ss[e].b];
     ms_history_entry h = {a < b ? a : b, a < b ? b : a, f->ss[e].xi};
-    ok = l->owner_small[h.a] != d || put(&ss, &h, sizeof h);
+    ok = l->owner_small[h.a] != d || ms_bytes_put(&ss, &h, sizeof h);
   }
   for (size_t e = 0; friction && ok && e < f->n_ls; e++) {
     ms_history_entry h = {f->ls[e].a, list[f->ls[e].b], f->ls[e].xi};
-    ok = l->owner_small[h.b] != d || put(&ls, &h, sizeof h);
+    ok = l->owner_small[h.b] != d || ms_bytes_put(&ls, &h, sizeof h);
   }
   for (size_t e = 0; friction && ok && e < f->n_ll; e++)
-    ok = l->owner_large[f->ll[e].a] != d || put(&ll, &f->ll[e], sizeof f->ll[e]);
+    ok = l->owner_large[f->ll[e].a] != d || ms_bytes_put(&ll, &f->ll[e], sizeof f->ll[e]);
   for (int64_t e = 0; ok && e < w->n_small; e++) {
     ms_wall_history h = w->small[e];
     h.b = list[h.b];
-    ok = l->owner_small[h.b] != d || put(&ws, &h, sizeof h);
+    ok = l->owner_small[h.b] != d || ms_bytes_put(&ws, &h, sizeof h);
   }
   for (int64_t e = 0; ok && e < w->n_large; e++)
-    ok = l->owner_large[w->large[e].a] != d || put(&wl, &w->large[e], sizeof w->large[e]);
+    ok = l->owner_large[w->large[e].a] != d || ms_bytes_put(&wl, &w->large[e], sizeof w->large[e]);
   uint64_t n[5] = {ss.n, ls.n, ll.n, ws.n, wl.n};
-  ok = ok && put(o, n, sizeof n) && put(o, ss.b, ss.n) && put(o, ls.b, ls.n) &&
-       put(o, ll.b, ll.n) && put(o, ws.b, ws.n) && put(o, wl.b, wl.n);
+  ok = ok && ms_bytes_put(o, n, sizeof n) && ms_bytes_put(o, ss.b, ss.n) && ms_bytes_put(o, ls.b, ls.n) &&
+       ms_bytes_put(o, ll.b, ll.n) && ms_bytes_put(o, ws.b, ws.n) && ms_bytes_put(o, wl.b, wl.n);
   ms_bytes_free(&ss), ms_bytes_free(&ls), ms_bytes_free(&ll), ms_bytes_free(&ws),
       ms_bytes_free(&wl);
   return ok;
@@ -69,24 +69,24 @@ ms_status ms_give(const ms_carry *c, const ms_global *g, const ms_layout *l, int
 {
   const ms_state *s = &c->out;
   int64_t head[2] = {s->step, l->own[d]};
-  int ok = put(o, head, sizeof head);
+  int ok = ms_bytes_put(o, head, sizeof head);
   for (int k = 0; ok && k < l->own[d]; k++) {
     static const int zero[2] = {0, 0};
-    ok = put(o, &s->small_pos[2 * k], 2 * sizeof(double)) &&
-         put(o, &s->small_vel[2 * k], 2 * sizeof(double)) &&
-         put(o, s->small_img ? &s->small_img[2 * k] : zero, 2 * sizeof(int)) &&
-         (!g->friction || (put(o, &c->fout.small_rot[2 * k], 2 * sizeof(double)) &&
-                           put(o, &c->fout.small_wall_xi[4 * k], 4 * sizeof(float))));
+    ok = ms_bytes_put(o, &s->small_pos[2 * k], 2 * sizeof(double)) &&
+         ms_bytes_put(o, &s->small_vel[2 * k], 2 * sizeof(double)) &&
+         ms_bytes_put(o, s->small_img ? &s->small_img[2 * k] : zero, 2 * sizeof(int)) &&
+         (!g->friction || (ms_bytes_put(o, &c->fout.small_rot[2 * k], 2 * sizeof(double)) &&
+                           ms_bytes_put(o, &c->fout.small_wall_xi[4 * k], 4 * sizeof(float))));
   }
   for (int j = 0; ok && j < s->n_large; j++) {
     static const int zero[2] = {0, 0};
     if (l->owner_large[j] != d)
       continue;
-    ok = put(o, &s->large_pos[2 * j], 2 * sizeof(double)) &&
-         put(o, &s->large_vel[2 * j], 2 * sizeof(double)) &&
-         put(o, s->large_img ? &s->large_img[2 * j] : zero, 2 * sizeof(int)) &&
-         (!g->friction || (put(o, &c->fout.large_rot[2 * j], 2 * sizeof(double)) &&
-                           put(o, &c->fout.large_wall_xi[4 * j], 4 * sizeof(float))));
+    ok = ms_bytes_put(o, &s->large_pos[2 * j], 2 * sizeof(double)) &&
+         ms_bytes_put(o, &s->large_vel[2 * j], 2 * sizeof(double)) &&
+         ms_bytes_put(o, s->large_img ? &s->large_img[2 * j] : zero, 2 * sizeof(int)) &&
+         (!g->friction || (ms_bytes_put(o, &c->fout.large_rot[2 * j], 2 * sizeof(double)) &&
+                           ms_bytes_put(o, &c->fout.large_wall_xi[4 * j], 4 * sizeof(float))));
   }
   ok = ok && give_histories(c, l, d, o, g->friction);
   return ok ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory for domain %d's results", d);
@@ -139,7 +139,7 @@ ms_status ms_take(ms_global *g, ms_gathered *h, const ms_layout *l, int d, const
   ms_bytes *into[5] = {&h->ss, &h->ls, &h->ll, &h->ws, &h->wl};
   ok = ok && get(&r, count, sizeof count);
   for (int k = 0; ok && k < 5; k++)
-    ok = (size_t)(r.end - r.p) >= count[k] && put(into[k], r.p, count[k]) &&
+    ok = (size_t)(r.end - r.p) >= count[k] && ms_bytes_put(into[k], r.p, count[k]) &&
          (r.p += count[k], 1);
   if (!ok)
     return ms_fail(MS_ERR_RUNTIME, "domain %d's results are cut short or do not fit the layout "

@@ -29,5 +29,7 @@ ms_status ms_take(ms_global *g, ms_gathered *h, const ms_layout *l, int d, const
 /* Every domain taken: the histories replace g's, sorted. Frees h's arrays either way. */
 ms_status ms_take_end(ms_global *g, ms_gathered *h);
 void ms_bytes_free(ms_bytes *b);
+/* Appends `size` bytes; 0 when out of memory. */
+int ms_bytes_put(ms_bytes *o, const void *p, size_t size);
 
 #endif

@@ -63,6 +63,11 @@ int ms_ranks_differs(uint32_t value, uint32_t *theirs);
 /* Collective: rank 0's `bytes` bytes at `buf` to every rank. */
 ms_status ms_ranks_bcast(void *buf, size_t bytes);
 
+/* Collective: every rank's n bytes at `mine`, in rank order, into *all (malloc'd: free it),
+ * each rank's length in sizes[rank] (ms_ranks_size() of them). (Collision mode's domains
+ * give their results through it: domains/domains.c.) */
+ms_status ms_ranks_allgather_bytes(const void *mine, size_t n, unsigned char **all, size_t *sizes);
+
 /* The last resort, where a rank can no longer meet the others at their next collective
  * (an OpenCL error inside a step, whose exchange the others are waiting in): prints the
  * message once, from this rank, and aborts the job (MPI_Abort). Returns only in one rank,

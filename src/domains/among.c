@@ -1,0 +1,68 @@
+/* The domains among MPI ranks (among.h), over gravity/ranks.c's collectives, where every
+ * MPI call of the program is. */
+#include "domains/among.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gravity/ranks.h"
+
+ms_status ms_among_count(int mine, int *total, int *first, int **per_rank)
+{
+  int size = ms_ranks_size(), rank = ms_ranks_rank();
+  size_t *sizes = malloc((size_t)size * sizeof *sizes);
+  *per_rank = malloc((size_t)size * sizeof **per_rank);
+  unsigned char *all = NULL;
+  ms_status st = sizes && *per_rank ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory");
+  int32_t m = mine;
+  if (!st)
+    st = ms_ranks_allgather_bytes(&m, sizeof m, &all, sizes);
+  *total = *first = 0;
+  for (int r = 0; !st && r < size; r++) {
+    memcpy(&m, all + (size_t)r * sizeof m, sizeof m);
+    (*per_rank)[r] = m;
+    *first += r < rank ? m : 0;
+    *total += m;
+  }
+  free(all);
+  free(sizes);
+  return st;
+}
+
+ms_status ms_among_share(ms_bytes *gives, int first, int mine, const int *per_rank)
+{
+  int size = ms_ranks_size();
+  if (size == 1)
+    return MS_OK;
+  ms_bytes out = {0};
+  int ok = 1;
+  for (int d = first; ok && d < first + mine; d++) {
+    uint64_t n = gives[d].n;
+    ok = ms_bytes_put(&out, &n, sizeof n) && ms_bytes_put(&out, gives[d].b, gives[d].n);
+  }
+  size_t *sizes = malloc((size_t)size * sizeof *sizes);
+  unsigned char *all = NULL;
+  ms_status st = ok && sizes ? ms_ranks_allgather_bytes(out.b, out.n, &all, sizes)
+                             : ms_fail(MS_ERR_RUNTIME, "out of memory for the domains' results");
+  size_t at = 0;
+  for (int r = 0, d = 0; !st && r < size; r++) {
+    size_t end = at + sizes[r];
+    for (int k = 0; !st && k < per_rank[r]; k++, d++) {
+      uint64_t n = 0;
+      if (end - at < sizeof n || (memcpy(&n, all + at, sizeof n), end - at - sizeof n < n))
+        st = ms_fail(MS_ERR_RUNTIME, "rank %d's results are cut short", r);
+      else if (d < first || d >= first + mine) {
+        gives[d].n = 0;
+        if (!ms_bytes_put(&gives[d], all + at + sizeof n, (size_t)n))
+          st = ms_fail(MS_ERR_RUNTIME, "out of memory for the domains' results");
+      }
+      at += sizeof n + (size_t)n;
+    }
+    at = end;
+  }
+  free(all);
+  free(sizes);
+  ms_bytes_free(&out);
+  return st;
+}

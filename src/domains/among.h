@@ -1,0 +1,20 @@
+/* The domains among MPI ranks (docs/domains.md, "Processes and devices"): each rank
+ * steps the domains of its own devices, numbered after the lower ranks' ones; every rank
+ * holds the whole state and computes the same layout, so what crosses is each domain's
+ * share after its step (domains/give.h), gathered by every rank. In one process these
+ * are the identity. */
+#ifndef MS_DOMAINS_AMONG_H
+#define MS_DOMAINS_AMONG_H
+
+#include "domains/give.h"
+
+/* Collective: this rank's `mine` domains among all; *total of them, *first: this rank's
+ * first (its global index); per_rank[r]: rank r's count (ms_ranks_size() of them,
+ * malloc'd). */
+ms_status ms_among_count(int mine, int *total, int *first, int **per_rank);
+
+/* Collective: domains [first, first + mine) of gives[] sent, every other rank's received
+ * into their gives[], per_rank as ms_among_count gave it. */
+ms_status ms_among_share(ms_bytes *gives, int first, int mine, const int *per_rank);
+
+#endif
