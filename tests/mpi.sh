@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Gravity mode over several MPI ranks (mpirun --oversubscribe on pocl, one CPU OpenCL
-# device per rank with one pocl thread): 2 and 3 ranks give the single process's hash
-# with the same kernel variant, checkpoints cross between MPI and single-process runs,
-# only rank 0 writes, and bad launches (ranks given different scenes, a rank without a
-# device, a collision scene) fail on every rank with one message and a non-zero exit,
-# within a bounded time; SIGTERM to mpirun ends the run with rank 0's report. Two devices
+# Gravity mode and collision mode's domains over several MPI ranks (mpirun --oversubscribe
+# on pocl, one CPU OpenCL device per rank with one pocl thread): 2 and 3 ranks give the
+# single process's hash (gravity: with the same kernel variant; collision: on mixed.ini, a
+# frictional bed, a drum and an open system), checkpoints cross between MPI and
+# single-process runs, only rank 0 writes, and bad launches (ranks given different scenes,
+# a rank without a device, a collision scene the split does not carry) fail on every rank
+# with one message and a non-zero exit, within a bounded time; SIGTERM to mpirun ends the
+# run with rank 0's report (collision: every rank stops after the same step). Two devices
 # per rank (the devices' controller within each rank's range, one of them dropped) keep
 # the hash, and a burst that ends non-finite is rerun step by step on every rank alike.
 # usage: mpi.sh MIXSIM SOURCE_ROOT MPIRUN [filter]
@@ -160,11 +162,83 @@ test_rank_without_a_device_fails_together() {
   [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 2 && one_message "rank 1: .*9:0"
 }
 
-test_collision_mode_refused() {
-  ranks 2 -d cpu -q "$root/tests/scenes/tiny.ini"
+# Collision mode's domains over ranks (docs/domains.md): 2 and 3 ranks, and 2 ranks of two
+# devices each, give one process's hash on mixed.ini, a frictional bed, a drum of walls and
+# an open system; rank 0 alone writes the checkpoint, which one process resumes, and 3
+# ranks resume one process's.
+collision_hash() { # NAME SCENE STEPS: one process's hash of SCENE into ref_NAME
+  "$exe" -d cpu -q -n "$3" --headless "$2" >"$tmp/one" 2>&1
+  printf -v "ref_$1" '%s' "$(hash_of "$tmp/one")"
+}
+collision_hash mixed "$root/scenes/mixed.ini" 100
+collision_hash bed "$root/tests/scenes/friction_bed.ini" 150
+collision_hash bed300 "$root/tests/scenes/friction_bed.ini" 300
+collision_hash drum "$root/tests/scenes/walls_drum.ini" 150
+collision_hash open "$root/tests/scenes/open_flow.ini" 300
+echo "one process, collision: mixed $ref_mixed, bed $ref_bed/$ref_bed300, drum $ref_drum, open $ref_open"
+
+test_collision_ranks_keep_the_hash() {
+  local np scene want got
+  for case in "2 mixed scenes/mixed.ini 100" "3 mixed scenes/mixed.ini 100" \
+      "2 bed tests/scenes/friction_bed.ini 150" "3 bed tests/scenes/friction_bed.ini 150" \
+      "3 drum tests/scenes/walls_drum.ini 150" "2 open tests/scenes/open_flow.ini 300"; do
+    set -- $case
+    ranks "$1" --devices cpu -q -n "$4" "$root/$3" || { cat "$tmp/out"; return 1; }
+    want=ref_$2
+    got=$(hash_of "$tmp/out")
+    echo "    $3, $1 ranks: $got (one process: ${!want})"
+    [ -n "${!want}" ] && [ "$got" = "${!want}" ] && [ "$(grep -c '^state hash' "$tmp/out")" = 1 ] ||
+      return 1
+  done
+  ranks 2 --devices cpu,cpu -q -n 150 "$root/tests/scenes/friction_bed.ini" || return 1
+  echo "    friction_bed, 2 ranks x 2 devices: $(hash_of "$tmp/out") (one process: $ref_bed)"
+  [ "$(hash_of "$tmp/out")" = "$ref_bed" ] && grep -q '^domains   4 on all ranks' "$tmp/out"
+}
+
+test_collision_checkpoints_cross_ranks() {
+  local scene=$root/tests/scenes/friction_bed.ini
+  ranks 2 --devices cpu -q -n 150 --checkpoint c.ck --stats s.json "$scene" || { cat "$tmp/out"; return 1; }
+  [ -s "$tmp/in.0/c.ck" ] && [ -s "$tmp/in.0/s.json" ] && [ -z "$(ls -A "$tmp/in.1")" ] || return 1
+  cp "$tmp/in.0/c.ck" "$tmp/two.ck"
+  "$exe" -d cpu -q -n 300 --headless --resume "$tmp/two.ck" "$scene" >"$tmp/one" 2>&1
+  echo "    2 ranks' checkpoint -> one process: $(hash_of "$tmp/one") (uninterrupted: $ref_bed300)"
+  [ -n "$ref_bed300" ] && [ "$(hash_of "$tmp/one")" = "$ref_bed300" ] || return 1
+  "$exe" -d cpu -q -n 150 --headless --checkpoint "$tmp/one.ck" "$scene" >/dev/null 2>&1 &&
+    ranks 3 --devices cpu -q -n 300 --resume "$tmp/one.ck" "$scene" || { cat "$tmp/out"; return 1; }
+  echo "    one process's checkpoint -> 3 ranks: $(hash_of "$tmp/out")"
+  [ "$(hash_of "$tmp/out")" = "$ref_bed300" ]
+}
+
+test_collision_bad_launch_fails_together() {
+  RANK1_DEVICES=9:0 ranks 2 --devices cpu -q "$root/tests/scenes/tiny.ini"
   local rc=$?
-  [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 2 &&
-    one_message "collision scenes run in one process" && [ "$(cat "$tmp/rc.1")" = 2 ]
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 2 && one_message "rank 1: .*9:0" || return 1
+  ranks 3 --devices cpu -q "$root/tests/scenes/walls_piston.ini"
+  rc=$?
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 3 &&
+    one_message "does not carry a force-driven wall" && [ "$(cat "$tmp/rc.2")" = 2 ]
+}
+
+# SIGTERM to mpirun during a collision run: every rank stops after the same iteration, rank
+# 0 writes the checkpoint of that step, which resumes to the hash its stats name.
+test_collision_sigterm_stops_every_rank() {
+  rm -rf "$tmp"/in.* "$tmp"/rc.*
+  timeout --foreground "$limit" "$mpirun" --oversubscribe -np 2 "$tmp/wrap.sh" "$exe" --devices cpu -q \
+    -n 100000000 --checkpoint "$tmp/cs.ck" --checkpoint-every 20 --stats "$tmp/cstop.json" \
+    "$root/tests/scenes/friction_bed.ini" >"$tmp/out" 2>&1 &
+  local pid=$! i=0
+  while [ ! -s "$tmp/cs.ck" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -TERM "$pid"
+  wait "$pid"
+  echo "    exit codes: $(cat "$tmp"/rc.* 2>/dev/null | tr '\n' ' ')"
+  [ "$(cat "$tmp/rc.0" 2>/dev/null)" = 143 ] && [ "$(cat "$tmp/rc.1" 2>/dev/null)" = 143 ] || return 1
+  local step hash
+  step=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step'])" "$tmp/cstop.json") &&
+    hash=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['state_hash'])" "$tmp/cstop.json") ||
+    return 1
+  "$exe" -d cpu -q --headless --resume "$tmp/cs.ck" -n "$step" "$root/tests/scenes/friction_bed.ini" >"$tmp/r" 2>&1
+  echo "    stopped at step $step ($hash), checkpoint: $(grep '^state hash' "$tmp/r")"
+  [ "$step" -gt 0 ] && grep -q "^state hash $hash (step $step)" "$tmp/r"
 }
 
 # One file for two outputs (here --trace a spelling of the checkpoint's path) under mpirun:
@@ -250,7 +324,10 @@ check test_three_ranks_taylor
 check test_ranks_with_different_scenes_fail_together
 check test_rank_that_cannot_read_its_scene
 check test_rank_without_a_device_fails_together
-check test_collision_mode_refused
+check test_collision_ranks_keep_the_hash
+check test_collision_checkpoints_cross_ranks
+check test_collision_bad_launch_fails_together
+check test_collision_sigterm_stops_every_rank
 check test_one_file_for_two_outputs_refused_on_every_rank
 check test_sigterm_to_mpirun_reports
 finish
