@@ -6,8 +6,10 @@
 # both pipelines, both exchanges and with the large particles on the device; without the
 # halo (the test hook MIXSIM_DOMAINS_NO_HALO) the hash moves, so the check sees a missing
 # one; a checkpoint written under one decomposition resumes under another (and from one
-# device) to the same hash; what the split does not carry yet, and bad lists, are refused
-# with one message and exit 2.
+# device) to the same hash; the cut follows measured time (a domain made slow by the test
+# hook MIXSIM_DOMAINS_SLOW sheds particles, MIXSIM_BALANCE_LOG prints the decisions); what
+# the split does not carry yet, bad lists and bad hook values are refused with one message
+# and exit 2.
 # usage: domains.sh MIXSIM SOURCE_ROOT [FILTER]
 set -u
 exe=$1
@@ -59,6 +61,36 @@ no_halo_differs() {
   [ -n "$one" ] && [ -n "$cut" ] && [ "$one" != "$cut" ]
 }
 
+# The cut follows measured time: a domain counted 4 times slow (MIXSIM_DOMAINS_SLOW) ends
+# with fewer own particles than at the start and than either other, decisions logged
+# every 50 iterations (MIXSIM_BALANCE_LOG), the hash the one device's.
+balance_moves_the_cut() {
+  local one got first last
+  one=$(hash_run "$root/scenes/mixed.ini" 300 --headless -d cpu) || return 1
+  MIXSIM_BALANCE_LOG=1 MIXSIM_DOMAINS_SLOW=1:4 "$exe" -n 300 --headless --devices cpu,cpu,cpu \
+    "$root/scenes/mixed.ini" >"$tmp/bal.out" 2>"$tmp/bal.err" || return 1
+  got=$(hash_of "$tmp/bal.out")
+  grep 'domains balance' "$tmp/bal.err" | cut -c1-300
+  [ "$(grep -c '^mixsim: domains balance at step [0-9]*: 0: ' "$tmp/bal.err")" = 6 ] || return 1
+  first=$(grep -m1 'domains balance' "$tmp/bal.err" | sed 's/.* 1: [0-9.]* ms\/it, \([0-9]*\) own.*/\1/')
+  last=$(grep 'domains balance' "$tmp/bal.err" | tail -1)
+  echo "    hash $got (one device $one); domain 1 owned $first at first"
+  [ "$got" = "$one" ] && python3 - "$last" "$first" <<'PY'
+import re, sys
+own = [float(x) for x in re.findall(r'\d+: [0-9.]+ ms/it, ([0-9]+) own', sys.argv[1])]
+print('    last window: own', own)
+assert own[1] < 0.5 * float(sys.argv[2]) and own[1] < min(own[0], own[2]), own
+PY
+}
+
+bad_hook_refused() {
+  MIXSIM_DOMAINS_SLOW=5:2 "$exe" -q -n 5 --headless --devices cpu,cpu "$root/scenes/mixed.ini" \
+    >/dev/null 2>"$tmp/err"
+  local rc=$?
+  cat "$tmp/err"
+  [ $rc = 2 ] && grep -q "MIXSIM_DOMAINS_SLOW '5:2': expected D:F" "$tmp/err"
+}
+
 checkpoints_cross_decompositions() {
   local scene=$root/tests/scenes/friction_bed.ini want got
   want=$(hash_run "$scene" 200 --headless -d cpu) || return 1
@@ -103,6 +135,8 @@ check periodic_flow_same_hash
 check drum_same_hash
 check open_system_same_hash
 check no_halo_differs
+check balance_moves_the_cut
+check bad_hook_refused
 check checkpoints_cross_decompositions
 check bad_launches_refused
 finish

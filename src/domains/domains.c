@@ -13,6 +13,7 @@
 #include "collision/open.h"
 #include "collision/sim_internal.h"
 #include "domains/among.h"
+#include "domains/cut_balance.h"
 #include "domains/carry.h"
 #include "domains/give.h"
 #include "domains/layout.h"
@@ -41,6 +42,7 @@ struct ms_domains {
   ms_layout layout;
   ms_grid_cut cut;
   ms_global g;
+  ms_cutbal balance;
   int in_turn; /* two domains share a device: they step in turn (pocl's CPU device is not
                   safe to drive from two contexts at once, and one device gains nothing) */
 };
@@ -180,6 +182,8 @@ ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const
     st = ms_layout_init(&D->layout, P, &D->cut);
   }
   if (!st)
+    st = ms_cutbal_init(&D->balance, P);
+  if (!st)
     st = open_mine(D, sc, opt, specs);
   if (D && D->ranks)
     st = ms_ranks_agree(st);
@@ -207,6 +211,7 @@ void ms_domains_destroy(ms_domains *D)
   free(D->carry);
   free(D->time);
   ms_layout_free(&D->layout);
+  ms_cutbal_free(&D->balance);
   ms_global_free(&D->g);
   free(D);
 }
@@ -237,10 +242,12 @@ static void *step_one(void *arg)
   D->gives[j->d].n = 0;
   if (!st)
     st = ms_give(&D->carry[j->d], &D->g, &D->layout, j->d, &D->gives[j->d]);
+  double t3 = ms_now();
   t->lay_s += t1 - t0;
   t->step_s += t2 - t1;
-  t->read_s += ms_now() - t2;
+  t->read_s += t3 - t2;
   t->own += D->layout.own[j->d];
+  ms_cutbal_note(&D->balance, j->d, t3 - t0, D->layout.own[j->d]);
   if (st)
     snprintf(j->msg, sizeof j->msg, "%s", ms_error_message());
   j->st = st;
@@ -340,6 +347,8 @@ ms_status ms_domains_advance(ms_domains *D, long iterations)
     double t1 = ms_now();
     if (!st)
       st = exchange_due(D, 0);
+    if (!st)
+      st = ms_cutbal_after(&D->balance, &D->layout, D->g.st.step);
     D->merge_s += t1 - t0;
     D->exchange_s += ms_now() - t1;
   }
@@ -370,7 +379,7 @@ int ms_domains_describe(const ms_domains *D, char *out, size_t size)
 {
   long n = D->iterations;
   int k = snprintf(out, size, "domains   %d%s, slabs of cell columns along %s cut by the small "
-                              "particles' count; the phases below are domain %d's\n",
+                              "particles' measured cost; the phases below are domain %d's\n",
                    D->P, D->ranks ? " on all ranks" : "", D->cut.axis ? "y" : "x", D->first);
   for (int d = 0; d < D->P && k >= 0 && (size_t)k < size; d++) {
     const domain_time *t = &D->time[d];

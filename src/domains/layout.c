@@ -19,7 +19,10 @@ ms_status ms_layout_init(ms_layout *l, int P, const ms_grid_cut *g)
   l->cap = calloc((size_t)P, sizeof *l->cap);
   l->mark = calloc((size_t)g->ncol + 1, 1);
   l->count = calloc((size_t)g->ncol + 1, sizeof *l->count);
-  if (l->start && l->list && l->held && l->own && l->cap && l->mark && l->count)
+  l->weight = malloc(((size_t)g->ncol + 1) * sizeof *l->weight);
+  for (int c = 0; l->weight && c < g->ncol; c++)
+    l->weight[c] = 1.0;
+  if (l->start && l->list && l->held && l->own && l->cap && l->mark && l->count && l->weight)
     return MS_OK;
   ms_layout_free(l);
   return ms_fail(MS_ERR_RUNTIME, "out of memory for the domains' layout");
@@ -39,6 +42,7 @@ void ms_layout_free(ms_layout *l)
   free(l->column);
   free(l->mark);
   free(l->count);
+  free(l->weight);
   memset(l, 0, sizeof *l);
 }
 
@@ -47,20 +51,22 @@ static int column_of(const ms_grid_cut *g, const double *pos)
   return ms_grid_axis(pos[g->axis], g->inv_cell, g->ncol);
 }
 
-/* Cuts by count: domain d starts at the column where the d/P-th particle lies, every
- * domain at least one column wide. */
-static void cut(ms_layout *l, const ms_grid_cut *g, const ms_state *st, long live)
+/* Cuts by weighted count: domain d starts at the column where the d/P-th of the weighted
+ * particles lies, every domain at least one column wide. */
+static void cut(ms_layout *l, const ms_grid_cut *g, const ms_state *st)
 {
   int P = l->P, n = g->ncol;
   memset(l->count, 0, ((size_t)n + 1) * sizeof *l->count);
   for (int i = 0; i < st->slots; i++)
     if (l->column[i] >= 0)
-      l->count[l->column[i]]++;
-  long seen = 0;
+      l->count[l->column[i]] += 1.0;
+  double live = 0.0, seen = 0.0;
+  for (int c = 0; c < n; c++) /* (whole counts times weights: the same sum on every rank) */
+    live += (l->count[c] *= l->weight[c]);
   int c = 0;
   l->start[0] = 0;
   for (int d = 1; d < P; d++) {
-    long want = live * d / P;
+    double want = live * d / P;
     while (c < n && seen + l->count[c] <= want)
       seen += l->count[c++];
     int at = c > l->start[d - 1] ? c : l->start[d - 1] + 1;
@@ -140,13 +146,11 @@ ms_status ms_layout_make(ms_layout *l, const ms_grid_cut *g, const ms_state *st)
   l->owner_large = ol ? ol : l->owner_large;
   if (!col || !os || !ol)
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the domains' layout");
-  long live = 0;
   for (int i = 0; i < st->slots; i++) {
     int empty = st->small_shape[2 * i + 1] == 0.0f;
     col[i] = empty ? -1 : column_of(g, &st->small_pos[2 * i]);
-    live += !empty;
   }
-  cut(l, g, st, live);
+  cut(l, g, st);
   for (int i = 0; i < st->slots; i++)
     os[i] = col[i] >= 0 ? domain_of_column(l, col[i]) : -1;
   for (int j = 0; j < st->n_large; j++)

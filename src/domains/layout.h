@@ -27,13 +27,16 @@ typedef struct ms_layout {
   size_t *cap;          /* per domain: list's room */
   int *column;          /* per small slot (scratch) */
   unsigned char *mark;  /* ncol (scratch): the columns one domain holds */
-  long *count;          /* ncol + 1 (scratch) */
+  double *count;        /* ncol + 1 (scratch): each column's particles, weighted */
+  double *weight;       /* ncol: what a particle of each column costs, relative (cut_balance.c;
+                           1 until measured) */
 } ms_layout;
 
 ms_status ms_layout_init(ms_layout *l, int P, const ms_grid_cut *g);
 void ms_layout_free(ms_layout *l);
 
-/* The cut, the owners and every domain's list for the state st. */
+/* The cut (by the particles' count, each weighted by its column's weight), the owners and
+ * every domain's list for the state st. */
 ms_status ms_layout_make(ms_layout *l, const ms_grid_cut *g, const ms_state *st);
 
 #endif
