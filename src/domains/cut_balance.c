@@ -36,10 +36,15 @@ void ms_cutbal_free(ms_cutbal *b)
   memset(b, 0, sizeof *b);
 }
 
-void ms_cutbal_note(ms_cutbal *b, int d, double time_s, int own)
+void ms_cutbal_note(ms_cutbal *b, int d, double time_s)
 {
   b->time_s[d] += d == b->slow_domain ? time_s * b->slow : time_s;
-  b->own[d] += own;
+}
+
+void ms_cutbal_count(ms_cutbal *b, const ms_layout *l)
+{
+  for (int d = 0; d < b->P; d++)
+    b->own[d] += l->own[d];
 }
 
 /* Every rank's measurements to every rank: each domain's are its own rank's, the others 0. */

@@ -24,8 +24,10 @@ typedef struct ms_cutbal {
 /* MS_ERR_INPUT for a malformed MIXSIM_DOMAINS_SLOW. */
 ms_status ms_cutbal_init(ms_cutbal *b, int P);
 void ms_cutbal_free(ms_cutbal *b);
-/* Domain d's share of one iteration: `time_s` for `own` own particles. */
-void ms_cutbal_note(ms_cutbal *b, int d, double time_s, int own);
+/* Domain d's share of one iteration took time_s (this rank's domains). */
+void ms_cutbal_note(ms_cutbal *b, int d, double time_s);
+/* Every domain's own particles of the iteration's layout (the same on every rank). */
+void ms_cutbal_count(ms_cutbal *b, const ms_layout *l);
 /* After each iteration (collective under MPI at a window's end): at a window's end, the
  * columns' weights from the measured costs. */
 ms_status ms_cutbal_after(ms_cutbal *b, ms_layout *l, long step);

@@ -247,7 +247,7 @@ static void *step_one(void *arg)
   t->step_s += t2 - t1;
   t->read_s += t3 - t2;
   t->own += D->layout.own[j->d];
-  ms_cutbal_note(&D->balance, j->d, t3 - t0, D->layout.own[j->d]);
+  ms_cutbal_note(&D->balance, j->d, t3 - t0);
   if (st)
     snprintf(j->msg, sizeof j->msg, "%s", ms_error_message());
   j->st = st;
@@ -344,6 +344,9 @@ ms_status ms_domains_advance(ms_domains *D, long iterations)
     double t0 = ms_now();
     if (!st)
       st = merge(D);
+    if (D->ranks) /* (a rank whose merge failed must not leave the others waiting) */
+      st = ms_ranks_agree(st);
+    ms_cutbal_count(&D->balance, &D->layout);
     double t1 = ms_now();
     if (!st)
       st = exchange_due(D, 0);
