@@ -6,7 +6,8 @@
 # both pipelines, both exchanges and with the large particles on the device; without the
 # halo (the test hook MIXSIM_DOMAINS_NO_HALO) the hash moves, so the check sees a missing
 # one; a checkpoint written under one decomposition resumes under another (and from one
-# device) to the same hash; the cut follows measured time (a domain made slow by the test
+# device) to the same hash; a blow-up fails with the one device's message and last good
+# state; the cut follows measured time (a domain made slow by the test
 # hook MIXSIM_DOMAINS_SLOW sheds particles, MIXSIM_BALANCE_LOG prints the decisions); what
 # the split does not carry yet, bad lists and bad hook values are refused with one message
 # and exit 2.
@@ -108,6 +109,24 @@ checkpoints_cross_decompositions() {
   done
 }
 
+# A blow-up: every decomposition fails at the one device's step with its message (the
+# chunk is replayed on one device, which names the particles as it does) and leaves the
+# same last good state.
+failure_named_as_on_one_device() {
+  local scene=$root/tests/scenes/overflow_nan.ini want
+  "$exe" -q --headless -d cpu --checkpoint "$tmp/f1.ck" "$scene" >/dev/null 2>"$tmp/f1.err"
+  [ $? = 4 ] || return 1
+  want=$(tail -1 "$tmp/f1.err")
+  for d in cpu,cpu cpu,cpu,cpu; do
+    "$exe" -q --headless --devices $d --checkpoint "$tmp/f.ck" "$scene" >/dev/null 2>"$tmp/f.err"
+    local rc=$?
+    echo "    $d: rc $rc: $(tail -1 "$tmp/f.err")"
+    [ $rc = 4 ] && [ "$(tail -1 "$tmp/f.err")" = "$want" ] &&
+      [ "$(hash_run "$scene" 14 --headless -d cpu --resume "$tmp/f.ck")" = \
+        "$(hash_run "$scene" 14 --headless -d cpu --resume "$tmp/f1.ck")" ] || return 1
+  done
+}
+
 refused() { # words, then the command's arguments
   local words=$1
   shift
@@ -138,5 +157,6 @@ check no_halo_differs
 check balance_moves_the_cut
 check bad_hook_refused
 check checkpoints_cross_decompositions
+check failure_named_as_on_one_device
 check bad_launches_refused
 finish

@@ -156,6 +156,12 @@ static void write_last_good(ms_sim *sim, ms_snapshot *snap, long end, const ms_r
     ms_warn("the snapshot before the failure could not be restored; no last good state written");
     return;
   }
+  /* The replay's own message names the failure: a run over domains (domains/domains.h)
+   * failed on one of them, which numbers its particles its own way; the replay is the one
+   * device's. */
+  char first[2048];
+  snprintf(first, sizeof first, "%s", ms_error_message());
+  ms_error_clear();
   int stopped = 0, failed = 0;
   while (!stopped && !failed && ms_sim_step(sim) < end) {
     ms_snapshot *next = NULL;
@@ -180,6 +186,8 @@ static void write_last_good(ms_sim *sim, ms_snapshot *snap, long end, const ms_r
   } else if (!failed && !stopped) {
     ms_warn("the replay did not fail again before step %ld; no last good state written", end);
   }
+  if (!failed) /* (the failure's message stays the run's) */
+    ms_fail(MS_ERR_NUMERIC, "%s", first);
   ms_snapshot_free(good);
 }
 
