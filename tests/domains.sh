@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Collision mode over several devices (docs/domains.md) on pocl: `--devices cpu,cpu` and
 # `cpu,cpu,cpu` end in the one device's state hash on mixed.ini, a frictional bed, a
-# periodic chute flow, a rotating drum (particles crossing the cuts all the time) and open
-# systems (inflows, outflows, an open side), in
+# periodic chute flow, a rotating drum (particles crossing the cuts all the time), open
+# systems (inflows, outflows, an open side) and a force-driven piston (its report lines
+# too), in
 # both pipelines, both exchanges and with the large particles on the device; without the
 # halo (the test hook MIXSIM_DOMAINS_NO_HALO) the hash moves, so the check sees a missing
 # one; a checkpoint written under one decomposition resumes under another (and from one
@@ -46,6 +47,18 @@ periodic_flow_same_hash() { same_hash tests/scenes/periodic_bed.ini 200; }
 
 # A drum of [wall.NAME]s turning: the discs cross the cuts, its walls hold histories.
 drum_same_hash() { same_hash tests/scenes/walls_drum.ini 200; }
+
+# A force-driven piston pressing a bed: domain 0 holds every wall's band and sums its
+# reaction as one device does; the report's wall lines (contacts, force, torque) agree too.
+piston_same_hash_and_walls() {
+  local scene=$root/tests/scenes/walls_piston.ini
+  "$exe" -q -n 1500 --headless -d cpu "$scene" >"$tmp/p1" &&
+    "$exe" -q -n 1500 --headless --devices cpu,cpu,cpu "$scene" >"$tmp/p3" || return 1
+  grep '^wall\|^state hash' "$tmp/p1" "$tmp/p3"
+  [ -n "$(hash_of "$tmp/p1")" ] && [ "$(hash_of "$tmp/p1")" = "$(hash_of "$tmp/p3")" ] &&
+    grep -q '^wall .*piston: [1-9][0-9]* contact' "$tmp/p1" &&
+    [ "$(grep '^wall' "$tmp/p1")" = "$(grep '^wall' "$tmp/p3")" ]
+}
 
 # Inflows, an outflow and an open side: the view makes the exchanges on the whole state.
 open_system_same_hash() {
@@ -139,7 +152,7 @@ refused() { # words, then the command's arguments
 
 bad_launches_refused() {
   local s=$root/scenes/mixed.ini
-  refused "does not carry a force-driven wall" --devices cpu,cpu "$root/tests/scenes/walls_piston.ini" &&
+  refused "does not carry --output's diagnostics" --devices cpu,cpu --output "$tmp/o" --diagnostics "$s" &&
     refused "does not carry a choice given as auto" --devices cpu,cpu --buffers auto "$s" &&
     refused "a comma-separated list" --devices cpu,,cpu "$s" &&
     refused "a trailing comma" --devices cpu, "$s" &&
@@ -153,6 +166,7 @@ check frictional_bed_same_hash
 check periodic_flow_same_hash
 check drum_same_hash
 check open_system_same_hash
+check piston_same_hash_and_walls
 check no_halo_differs
 check balance_moves_the_cut
 check bad_hook_refused

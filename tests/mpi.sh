@@ -215,10 +215,10 @@ test_collision_bad_launch_fails_together() {
   RANK1_DEVICES=9:0 ranks 2 --devices cpu -q "$root/tests/scenes/tiny.ini"
   local rc=$?
   [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 2 && one_message "rank 1: .*9:0" || return 1
-  ranks 3 --devices cpu -q "$root/tests/scenes/walls_piston.ini"
+  ranks 3 --devices cpu -q --buffers auto "$root/tests/scenes/tiny.ini"
   rc=$?
   [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 3 &&
-    one_message "does not carry a force-driven wall" && [ "$(cat "$tmp/rc.2")" = 2 ]
+    one_message "does not carry a choice given as auto" && [ "$(cat "$tmp/rc.2")" = 2 ]
 }
 
 # SIGTERM to mpirun during a collision run: every rank stops after the same iteration, rank

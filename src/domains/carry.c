@@ -40,6 +40,8 @@ ms_status ms_global_take(ms_sim *view, ms_global *g)
     st = no_memory("the large particles' state");
   for (int j = 0; !st && g->open && j < g->st.n_large; j++)
     g->large_static[j] = g->st.large_static[j];
+  if (!st && !(g->wall4 = calloc(4 * (size_t)g->w.n_walls + 1, sizeof(double))))
+    st = no_memory("the walls' reactions");
   if (!st && !g->st.small_img && !(g->st.small_img = calloc(2 * (size_t)g->st.slots + 1, sizeof(int))))
     st = no_memory("the images");
   if (!st && !g->st.large_img && !(g->st.large_img = calloc(2 * (size_t)g->st.n_large + 1, sizeof(int))))
@@ -59,6 +61,13 @@ ms_status ms_global_put(ms_sim *view, const ms_global *g)
     st = ms_sim_walls_import(view, &g->w);
   if (!st)
     st = ms_sim_set_images(view, g->st.small_img, g->st.large_img);
+  for (int k = 0; !st && k < g->w.n_walls; k++) { /* (what the report and --output show) */
+    ms_wall_now *now = &view->wk.wall[k];
+    now->fx = g->wall4[4 * k];
+    now->fy = g->wall4[4 * k + 1];
+    now->torque = g->wall4[4 * k + 2];
+    now->contacts = (int)g->wall4[4 * k + 3];
+  }
   return st;
 }
 
@@ -69,6 +78,7 @@ void ms_global_free(ms_global *g)
   ms_walls_state_free(&g->w);
   free(g->large4);
   free(g->large_static);
+  free(g->wall4);
   memset(g, 0, sizeof *g);
 }
 
@@ -83,6 +93,7 @@ void ms_carry_free(ms_carry *c)
   ms_state_free(&c->out);
   ms_friction_state_free(&c->fout);
   ms_walls_state_free(&c->wout);
+  free(c->wall4);
   memset(c, 0, sizeof *c);
 }
 
@@ -261,5 +272,16 @@ ms_status ms_carry_read(ms_sim *ds, ms_carry *c)
   ms_status st = ms_sim_read_state(ds, &c->out);
   if (!st && ms_sim_friction_on(ds))
     st = ms_sim_friction_export(ds, &c->fout);
-  return st ? st : ms_sim_walls_export(ds, &c->wout);
+  if (!st)
+    st = ms_sim_walls_export(ds, &c->wout);
+  int n = ms_sim_wall_count(ds);
+  if (!st && !c->wall4 && !(c->wall4 = calloc(4 * (size_t)n + 1, sizeof(double))))
+    st = no_memory("the walls' reactions");
+  for (int k = 0; !st && k < n; k++) {
+    ms_wall_info w;
+    ms_sim_wall(ds, k, &w);
+    double r[4] = {w.fx, w.fy, w.torque, (double)w.contacts};
+    memcpy(&c->wall4[4 * k], r, sizeof r);
+  }
+  return st;
 }

@@ -19,6 +19,8 @@ typedef struct ms_global {
   double *large4;      /* x, y, vx, vy per large particle: as ms_sim_restore takes them */
   int open;            /* an open system: slots empty and fill, large ones too */
   int32_t *large_static; /* (open) per large particle, as ms_sim_set_large_shapes takes it */
+  double *wall4;       /* per [wall.NAME]: fx, fy, torque, contacts of the last iteration,
+                          from domain 0, which holds every wall's band */
 } ms_global;
 
 /* One domain's scratch: the arrays laid into its simulation, and what it gave back. */
@@ -32,6 +34,7 @@ typedef struct ms_carry {
   ms_state out;        /* its state after the step */
   ms_friction_state fout;
   ms_walls_state wout;
+  double *wall4;       /* its walls' fx, fy, torque, contacts after the step */
 } ms_carry;
 
 ms_status ms_global_take(ms_sim *view, ms_global *g);

@@ -3,6 +3,7 @@
  * threads of their own, and takes back what each owns (domains/carry.h). */
 #include "domains/domains.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include "core/clock.h"
 #include "collision/open.h"
 #include "collision/sim_internal.h"
+#include "collision/worker/walls.h"
 #include "domains/among.h"
 #include "domains/cut_balance.h"
 #include "domains/carry.h"
@@ -52,9 +54,6 @@ int ms_domains_count(const ms_domains *D) { return D->P; }
 /* What the split does not carry yet, named; NULL when it carries the scene. */
 static const char *not_carried(const ms_scene *sc, const ms_sim_options *opt)
 {
-  for (int k = 0; k < sc->wall_count; k++)
-    if (sc->walls[k].force_driven)
-      return "a force-driven wall";
   if (opt && opt->diagnostics)
     return "--output's diagnostics";
   if (sc->buffers_auto || sc->exchange_auto || sc->large_on_auto)
@@ -299,6 +298,38 @@ static ms_status exchange_due(ms_domains *D, int starting)
 
 static void report_on_view(ms_domains *D);
 
+/* The [wall.NAME]s' extents along the cut's axis now (layout.h): a force-driven one's
+ * points (or circle) at t = 0 moved along its line, another's as its motion puts it. */
+static ms_status wall_bands(ms_domains *D)
+{
+  const ms_params *p = &D->view->p;
+  ms_layout *l = &D->layout;
+  int a = D->cut.axis;
+  if (p->n_walls && !l->band && !(l->band = malloc(2 * (size_t)p->n_walls * sizeof *l->band)))
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the walls' bands");
+  l->n_band = p->n_walls;
+  for (int k = 0; k < p->n_walls; k++) {
+    const ms_wall_def *w = &p->walls[k];
+    ms_wall_info now;
+    ms_walls_info(p, &D->view->wk, k, D->g.st.step, &now); /* (a pose, nothing changed) */
+    double t = w->force_driven ? D->g.w.motion[2 * k] * w->dir[a] : 0.0, lo = HUGE_VAL,
+           hi = -HUGE_VAL;
+    const double *pts = w->force_driven ? w->points : now.points;
+    double c = w->force_driven ? w->center[a] : now.center[a];
+    if (w->kind == MS_WALL_CIRCLE) {
+      lo = c - w->radius;
+      hi = c + w->radius;
+    }
+    for (int i = 0; w->kind != MS_WALL_CIRCLE && i < w->n_points; i++) {
+      lo = fmin(lo, pts[2 * i + a]);
+      hi = fmax(hi, pts[2 * i + a]);
+    }
+    l->band[2 * k] = lo + t;
+    l->band[2 * k + 1] = hi + t;
+  }
+  return MS_OK;
+}
+
 /* Whether the run stops before the next iteration: on every rank at once. */
 static int stop_agreed(ms_domains *D)
 {
@@ -334,7 +365,9 @@ ms_status ms_domains_advance(ms_domains *D, long iterations)
     st = exchange_due(D, 1);
   long done = 0;
   for (; !st && done < iterations && !stop_agreed(D); done++) {
-    st = ms_layout_make(&D->layout, &D->cut, &D->g.st);
+    st = wall_bands(D);
+    if (!st)
+      st = ms_layout_make(&D->layout, &D->cut, &D->g.st);
     if (!st)
       st = step_all(D);
     if (D->ranks) /* every rank fails with the lowest failing rank's message */

@@ -89,6 +89,9 @@ ms_status ms_give(const ms_carry *c, const ms_global *g, const ms_layout *l, int
                            ms_bytes_put(o, &c->fout.large_wall_xi[4 * j], 4 * sizeof(float))));
   }
   ok = ok && give_histories(c, l, d, o, g->friction);
+  /* the walls' motion: domain 0's is the run's (it holds every force-driven wall's band) */
+  ok = ok && ms_bytes_put(o, c->wout.motion, 2 * (size_t)g->w.n_walls * sizeof(double)) &&
+       ms_bytes_put(o, c->wall4, 4 * (size_t)g->w.n_walls * sizeof(double));
   return ok ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory for domain %d's results", d);
 }
 
@@ -141,6 +144,11 @@ ms_status ms_take(ms_global *g, ms_gathered *h, const ms_layout *l, int d, const
   for (int k = 0; ok && k < 5; k++)
     ok = (size_t)(r.end - r.p) >= count[k] && ms_bytes_put(into[k], r.p, count[k]) &&
          (r.p += count[k], 1);
+  double scratch[4];
+  for (int k = 0; ok && k < g->w.n_walls; k++)
+    ok = get(&r, d == 0 ? &g->w.motion[2 * k] : scratch, 2 * sizeof(double));
+  for (int k = 0; ok && k < g->w.n_walls; k++) /* domain 0's: it holds every wall's band */
+    ok = get(&r, d == 0 ? &g->wall4[4 * k] : scratch, sizeof scratch);
   if (!ok)
     return ms_fail(MS_ERR_RUNTIME, "domain %d's results are cut short or do not fit the layout "
                                    "(%zu bytes)", d, n);

@@ -43,6 +43,7 @@ void ms_layout_free(ms_layout *l)
   free(l->mark);
   free(l->count);
   free(l->weight);
+  free(l->band);
   memset(l, 0, sizeof *l);
 }
 
@@ -118,6 +119,12 @@ static ms_status hold(ms_layout *l, const ms_grid_cut *g, const ms_state *st, in
   for (int j = 0; j < st->n_large; j++)
     if (l->owner_large[j] == d && st->large_shape[2 * j + 1] > 0.0f)
       mark_large(l, g, st, j);
+  for (int k = 0; d == 0 && k < l->n_band; k++) { /* (the band: a small radius; one more) */
+    double a = floor((l->band[2 * k] - 2.0 * g->r_small_max) * g->inv_cell);
+    double b = floor((l->band[2 * k + 1] + 2.0 * g->r_small_max) * g->inv_cell);
+    int far = !(a >= -1e9) || !(b <= 1e9);
+    mark_range(l, g, far ? 0 : (long)a - 1, far ? g->ncol - 1 : (long)b + 1);
+  }
   int m = 0;
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < st->slots; i++) {

@@ -30,6 +30,12 @@ typedef struct ms_layout {
   double *count;        /* ncol + 1 (scratch): each column's particles, weighted */
   double *weight;       /* ncol: what a particle of each column costs, relative (cut_balance.c;
                            1 until measured) */
+  /* Along the axis, the extents [lo, hi] (m) of the [wall.NAME]s now: domain 0 owns them
+   * and holds every column within reach of them, so that it sums their reactions (which
+   * move a force-driven wall) from every contact in one device's order (the caller sets
+   * them before ms_layout_make). */
+  int n_band;
+  double *band;         /* lo, hi per wall */
 } ms_layout;
 
 ms_status ms_layout_init(ms_layout *l, int P, const ms_grid_cut *g);
