@@ -397,7 +397,8 @@ ms_status ms_domains_advance(ms_domains *D, long iterations)
   return st;
 }
 
-/* The view's report reads its trace: domain 0's phases, the split's iterations and wall. */
+/* The view's report reads its trace and counters: this rank's first domain's phases and
+ * counters, the split's iterations and wall. */
 static void report_on_view(ms_domains *D)
 {
   ms_trace *t = &D->view->run.trace;
@@ -406,6 +407,7 @@ static void report_on_view(ms_domains *D)
   *t = D->sim[D->first]->run.trace;
   t->iterations = D->iterations;
   t->wall_s = D->wall_s;
+  D->view->run.stats = D->sim[D->first]->run.stats; /* (its grid, lists, exchange) */
   D->view->run.stats.iterations = D->iterations;
 }
 
@@ -415,7 +417,8 @@ int ms_domains_describe(const ms_domains *D, char *out, size_t size)
 {
   long n = D->iterations;
   int k = snprintf(out, size, "domains   %d%s, slabs of cell columns along %s cut by the small "
-                              "particles' measured cost; the phases below are domain %d's\n",
+                              "particles' measured cost; the phases and counters below are domain "
+                              "%d's\n",
                    D->P, D->ranks ? " on all ranks" : "", D->cut.axis ? "y" : "x", D->first);
   for (int d = 0; d < D->P && k >= 0 && (size_t)k < size; d++) {
     const domain_time *t = &D->time[d];
