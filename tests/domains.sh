@@ -3,7 +3,7 @@
 # `cpu,cpu,cpu` end in the one device's state hash on mixed.ini, a frictional bed, a
 # periodic chute flow, a rotating drum (particles crossing the cuts all the time), open
 # systems (inflows, outflows, an open side) and a force-driven piston (its report lines
-# too), in
+# too), and --output's frames, walls and diagnostics are its too, in
 # both pipelines, both exchanges and with the large particles on the device; without the
 # halo (the test hook MIXSIM_DOMAINS_NO_HALO) the hash moves, so the check sees a missing
 # one; a checkpoint written under one decomposition resumes under another (and from one
@@ -63,6 +63,36 @@ piston_same_hash_and_walls() {
 # Inflows, an outflow and an open side: the view makes the exchanges on the whole state.
 open_system_same_hash() {
   same_hash tests/scenes/open_flow.ini 300 && same_hash scenes/hopper.ini 300
+}
+
+# --output with --diagnostics: every frame, the walls' files and the diagnostics are the
+# one device's byte for byte, but the grid's counters (the domains' grids are not its).
+outputs_as_on_one_device() {
+  local scene=$root/tests/scenes/open_flow.ini f d
+  "$exe" -q -n 2000 --headless -d cpu --output "$tmp/o1" --output-every 250 --diagnostics \
+    "$scene" >/dev/null || return 1
+  for d in cpu,cpu,cpu; do
+    rm -rf "$tmp/o2"
+    "$exe" -q -n 2000 --headless --devices $d --output "$tmp/o2" --output-every 250 \
+      --diagnostics "$scene" >/dev/null || return 1
+    for f in "$tmp"/o1/*; do
+      [ "${f##*/}" = diagnostics.csv ] && continue
+      cmp "$f" "$tmp/o2/${f##*/}" || return 1
+    done
+    python3 - "$tmp/o1/diagnostics.csv" "$tmp/o2/diagnostics.csv" <<'PY' || return 1
+import csv, sys
+a, b = (list(csv.DictReader(open(p))) for p in sys.argv[1:])
+assert len(a) == len(b) == 9, (len(a), len(b))
+for ra, rb in zip(a, b):
+    for k in ra:
+        if not k.startswith('grid_'):
+            assert ra[k] == rb[k], (ra['step'], k, ra[k], rb[k])
+flows = {k: v for k, v in a[-1].items() if k.endswith('_count')}
+print('    diagnostics: %d frames alike, dissipated %s, %s' % (len(a), a[-1]['dissipated'], flows))
+assert float(a[-1]['dissipated']) > 0 and any(int(v) > 0 for v in flows.values()), flows
+PY
+    echo "    $d: $(ls "$tmp/o1" | wc -l) files alike"
+  done
 }
 
 # The control: a domain without its halo computes its edge particles' sums short.
@@ -152,7 +182,6 @@ refused() { # words, then the command's arguments
 
 bad_launches_refused() {
   local s=$root/scenes/mixed.ini
-  refused "does not carry --output's diagnostics" --devices cpu,cpu --output "$tmp/o" --diagnostics "$s" &&
     refused "does not carry a choice given as auto" --devices cpu,cpu --buffers auto "$s" &&
     refused "a comma-separated list" --devices cpu,,cpu "$s" &&
     refused "a trailing comma" --devices cpu, "$s" &&
@@ -167,6 +196,7 @@ check periodic_flow_same_hash
 check drum_same_hash
 check open_system_same_hash
 check piston_same_hash_and_walls
+check outputs_as_on_one_device
 check no_halo_differs
 check balance_moves_the_cut
 check bad_hook_refused

@@ -91,6 +91,31 @@ ms_status ms_diss_resize_small(ms_sim *s, const double *old, int n_old)
   return st;
 }
 
+size_t ms_diss_entries(const ms_sim *s) { return device_entries(s); }
+
+ms_status ms_diss_export(ms_sim *s, double *dev, double *large, double *worker, double *walls)
+{
+  memcpy(large, s->wk.diss_large, (size_t)s->p.n_large * sizeof *large);
+  *worker = s->wk.diss_worker;
+  for (int k = 0; k < s->p.n_walls; k++) {
+    walls[2 * k] = s->wk.wall[k].lost;
+    walls[2 * k + 1] = s->wk.wall[k].work;
+  }
+  return ms_buffers_download(&s->cl, s->dev.diss, dev, device_entries(s) * sizeof *dev);
+}
+
+ms_status ms_diss_import(ms_sim *s, const double *dev, const double *large, double worker,
+                         const double *walls)
+{
+  memcpy(s->wk.diss_large, large, (size_t)s->p.n_large * sizeof *large);
+  s->wk.diss_worker = worker;
+  for (int k = 0; k < s->p.n_walls; k++) {
+    s->wk.wall[k].lost = walls[2 * k];
+    s->wk.wall[k].work = walls[2 * k + 1];
+  }
+  return ms_buffers_upload(&s->cl, s->dev.diss, dev, device_entries(s) * sizeof *dev);
+}
+
 void ms_diss_release(ms_sim *s)
 {
   if (s->dev.diss)

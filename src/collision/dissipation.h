@@ -16,4 +16,13 @@ void ms_diss_release(ms_sim *s);
 ms_status ms_diss_take_small(ms_sim *s, double **out);
 ms_status ms_diss_resize_small(ms_sim *s, const double *old, int n_old);
 
+/* For a run over domains (domains/carry.c), between advances: every accumulator out and
+ * in. `dev`: the device's entries (ms_diss_entries: small slots, the device-only path's
+ * large particles, its own slot); `large`: the worker's per large particle; `worker` its
+ * own; `walls`: lost and work per [wall.NAME]. */
+size_t ms_diss_entries(const ms_sim *s);
+ms_status ms_diss_export(ms_sim *s, double *dev, double *large, double *worker, double *walls);
+ms_status ms_diss_import(ms_sim *s, const double *dev, const double *large, double worker,
+                         const double *walls);
+
 #endif

@@ -13,6 +13,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collision/sim_internal.h"
 
@@ -79,6 +80,30 @@ ms_status ms_forces_read(ms_sim *s, float *small, float *large)
     large[2 * i + 1] = k->large_device ? h[2 * ns + 2 * i + 1] : L->fy;
   }
   free(h);
+  return st;
+}
+
+ms_status ms_forces_put(ms_sim *s, const float *small, const float *large)
+{
+  ms_kept_forces *k = &s->dev.forces;
+  size_t ns = (size_t)s->p.n_small * 2, nl = (size_t)s->p.n_large * 2;
+  float *h = malloc((2 * ns + nl + 2) * sizeof(float));
+  if (!h)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the forces");
+  memcpy(h, small, ns * sizeof *h);
+  for (size_t i = 0; i < ns; i++) /* F_ls: -0, which ms_forces_read's sum keeps every bit of */
+    h[ns + i] = -0.0f;
+  memcpy(h + 2 * ns, large, nl * sizeof *h);
+  cl_int err = CL_SUCCESS;
+  if (!k->buf)
+    k->buf = clCreateBuffer(s->cl.context, CL_MEM_READ_WRITE, (2 * ns + nl) * sizeof(float) + 8,
+                            NULL, &err);
+  ms_status st = ms_cl_check(err, "clCreateBuffer", "the forces for --output");
+  if (!st)
+    st = ms_buffers_upload(&s->cl, k->buf, h, (2 * ns + nl) * sizeof(float));
+  free(h);
+  k->step = st ? -1 : s->run.step;
+  k->large_device = 1;
   return st;
 }
 

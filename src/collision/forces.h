@@ -21,6 +21,10 @@ int ms_forces_due(struct ms_sim *s, int more);
  * (2 per large one); NaN where no step of this run produced the state. */
 ms_status ms_forces_read(struct ms_sim *s, float *small, float *large);
 
+/* For a run over domains (domains/carry.c), between advances: the forces that produced the
+ * current state, as ms_forces_read gives them, made the kept ones. */
+ms_status ms_forces_put(struct ms_sim *s, const float *small, const float *large);
+
 void ms_forces_release(ms_kept_forces *k);
 
 #endif

@@ -5,12 +5,24 @@
 #include <string.h>
 
 #include "collision/sim_internal.h"
+#include "collision/dissipation.h"
+#include "collision/forces.h"
 #include "collision/slots.h"
 #include "shared/grid.h"
 
 static ms_status no_memory(const char *what)
 {
   return ms_fail(MS_ERR_RUNTIME, "out of memory for %s", what);
+}
+
+/* The dissipation's arrays for sim's sizes; 1 when out of memory. */
+static int diss_arrays(double **dev, double **large, double **walls, const ms_sim *s)
+{
+  free(*dev), free(*large), free(*walls);
+  *dev = malloc((ms_diss_entries(s) + 1) * sizeof **dev);
+  *large = malloc(((size_t)s->p.n_large + 1) * sizeof **large);
+  *walls = malloc((2 * (size_t)s->p.n_walls + 1) * sizeof **walls);
+  return !*dev || !*large || !*walls;
 }
 
 void ms_global_large4(ms_global *g)
@@ -42,6 +54,24 @@ ms_status ms_global_take(ms_sim *view, ms_global *g)
     g->large_static[j] = g->st.large_static[j];
   if (!st && !(g->wall4 = calloc(4 * (size_t)g->w.n_walls + 1, sizeof(double))))
     st = no_memory("the walls' reactions");
+  for (int k = 0; !st && k < g->w.n_walls; k++) { /* (as the last put left them) */
+    ms_wall_info w;
+    ms_sim_wall(view, k, &w);
+    double r[4] = {w.fx, w.fy, w.torque, (double)w.contacts};
+    memcpy(&g->wall4[4 * k], r, sizeof r);
+  }
+  g->diag = view->p.diag;
+  if (!st && g->diag && diss_arrays(&g->diss_dev, &g->diss_large, &g->diss_walls, view))
+    st = no_memory("the dissipation's accumulators");
+  if (!st && g->diag)
+    st = ms_diss_export(view, g->diss_dev, g->diss_large, &g->diss_worker, g->diss_walls);
+  g->forces = view->dev.forces.on;
+  if (!st && g->forces &&
+      (!(g->force_small = calloc(2 * (size_t)g->st.slots + 1, sizeof(float))) ||
+       !(g->force_large = calloc(2 * (size_t)g->st.n_large + 1, sizeof(float)))))
+    st = no_memory("the forces");
+  if (!st && g->forces) /* (empty slots keep what the view read: NaN where nothing ran) */
+    st = ms_forces_read(view, g->force_small, g->force_large);
   if (!st && !g->st.small_img && !(g->st.small_img = calloc(2 * (size_t)g->st.slots + 1, sizeof(int))))
     st = no_memory("the images");
   if (!st && !g->st.large_img && !(g->st.large_img = calloc(2 * (size_t)g->st.n_large + 1, sizeof(int))))
@@ -61,6 +91,10 @@ ms_status ms_global_put(ms_sim *view, const ms_global *g)
     st = ms_sim_walls_import(view, &g->w);
   if (!st)
     st = ms_sim_set_images(view, g->st.small_img, g->st.large_img);
+  if (!st && g->diag)
+    st = ms_diss_import(view, g->diss_dev, g->diss_large, g->diss_worker, g->diss_walls);
+  if (!st && g->forces && !g->forces_stale)
+    st = ms_forces_put(view, g->force_small, g->force_large);
   for (int k = 0; !st && k < g->w.n_walls; k++) { /* (what the report and --output show) */
     ms_wall_now *now = &view->wk.wall[k];
     now->fx = g->wall4[4 * k];
@@ -79,6 +113,8 @@ void ms_global_free(ms_global *g)
   free(g->large4);
   free(g->large_static);
   free(g->wall4);
+  free(g->diss_dev), free(g->diss_large), free(g->diss_walls);
+  free(g->force_small), free(g->force_large);
   memset(g, 0, sizeof *g);
 }
 
@@ -94,6 +130,8 @@ void ms_carry_free(ms_carry *c)
   ms_friction_state_free(&c->fout);
   ms_walls_state_free(&c->wout);
   free(c->wall4);
+  free(c->diss_dev), free(c->diss_large), free(c->diss_walls);
+  free(c->force_small), free(c->force_large);
   memset(c, 0, sizeof *c);
 }
 
@@ -233,6 +271,19 @@ static ms_status walls_share(const ms_carry *c, const ms_global *g, ms_walls_sta
   return MS_OK;
 }
 
+/* --diagnostics: the accumulators of what the domain holds, in its slots (the rest 0), the
+ * large particles' and the walls' as the whole state has them. */
+static ms_status lay_dissipation(ms_sim *ds, ms_carry *c, const ms_global *g, int held)
+{
+  if (diss_arrays(&c->diss_dev, &c->diss_large, &c->diss_walls, ds))
+    return no_memory("the dissipation's accumulators");
+  size_t n = (size_t)c->slots, gn = (size_t)g->st.slots, rest = (size_t)g->st.n_large + 1;
+  for (size_t k = 0; k < n; k++)
+    c->diss_dev[k] = (int)k < held ? g->diss_dev[c->key[k]] : 0.0;
+  memcpy(c->diss_dev + n, g->diss_dev + gn, rest * sizeof(double));
+  return ms_diss_import(ds, c->diss_dev, g->diss_large, g->diss_worker, g->diss_walls);
+}
+
 ms_status ms_carry_lay(ms_sim *ds, ms_carry *c, const ms_global *g, const ms_layout *l, int d)
 {
   ms_status st = size_slots(ds, c, l->held[d], g->st.slots);
@@ -259,7 +310,9 @@ ms_status ms_carry_lay(ms_sim *ds, ms_carry *c, const ms_global *g, const ms_lay
   if (!st)
     st = ms_sim_walls_import(ds, &w);
   free(w.small);
-  return st ? st : ms_sim_set_images(ds, c->img, g->st.large_img);
+  if (!st)
+    st = ms_sim_set_images(ds, c->img, g->st.large_img);
+  return st || !g->diag ? st : lay_dissipation(ds, c, g, l->held[d]);
 }
 
 /* ---- back from the domains ---------------------------------------------------------- */
@@ -274,6 +327,15 @@ ms_status ms_carry_read(ms_sim *ds, ms_carry *c)
     st = ms_sim_friction_export(ds, &c->fout);
   if (!st)
     st = ms_sim_walls_export(ds, &c->wout);
+  if (!st && ds->p.diag)
+    st = ms_diss_export(ds, c->diss_dev, c->diss_large, &c->diss_worker, c->diss_walls);
+  if (!st && ds->dev.forces.on) {
+    free(c->force_small), free(c->force_large);
+    c->force_small = malloc((2 * (size_t)ds->p.n_small + 1) * sizeof(float));
+    c->force_large = malloc((2 * (size_t)ds->p.n_large + 1) * sizeof(float));
+    st = c->force_small && c->force_large ? ms_forces_read(ds, c->force_small, c->force_large)
+                                          : no_memory("the forces");
+  }
   int n = ms_sim_wall_count(ds);
   if (!st && !c->wall4 && !(c->wall4 = calloc(4 * (size_t)n + 1, sizeof(double))))
     st = no_memory("the walls' reactions");

@@ -21,6 +21,17 @@ typedef struct ms_global {
   int32_t *large_static; /* (open) per large particle, as ms_sim_set_large_shapes takes it */
   double *wall4;       /* per [wall.NAME]: fx, fy, torque, contacts of the last iteration,
                           from domain 0, which holds every wall's band */
+  /* --diagnostics: the dissipation's accumulators (collision/dissipation.h): the device's
+   * (global slots, then the device-only path's large particles, then its own), the
+   * worker's per large particle and its own, lost and work per wall. */
+  int diag;
+  double *diss_dev, *diss_large, *diss_walls, diss_worker;
+  /* --output: the forces of the step that produced the state (collision/forces.h), (fx,
+   * fy) per small slot and per large particle, each from its owner */
+  int forces;
+  float *force_small, *force_large;
+  int forces_stale;    /* an exchange with the outside changed the state since its step, as
+                          it leaves one device's forces unknown (collision/open.c) */
 } ms_global;
 
 /* One domain's scratch: the arrays laid into its simulation, and what it gave back. */
@@ -35,6 +46,8 @@ typedef struct ms_carry {
   ms_friction_state fout;
   ms_walls_state wout;
   double *wall4;       /* its walls' fx, fy, torque, contacts after the step */
+  double *diss_dev, *diss_large, *diss_walls, diss_worker; /* --diagnostics (ms_global) */
+  float *force_small, *force_large; /* --output: its step's forces */
 } ms_carry;
 
 ms_status ms_global_take(ms_sim *view, ms_global *g);

@@ -52,10 +52,8 @@ struct ms_domains {
 int ms_domains_count(const ms_domains *D) { return D->P; }
 
 /* What the split does not carry yet, named; NULL when it carries the scene. */
-static const char *not_carried(const ms_scene *sc, const ms_sim_options *opt)
+static const char *not_carried(const ms_scene *sc)
 {
-  if (opt && opt->diagnostics)
-    return "--output's diagnostics";
   if (sc->buffers_auto || sc->exchange_auto || sc->large_on_auto)
     return "a choice given as auto (the tuner times one simulation)";
   return NULL;
@@ -106,21 +104,20 @@ static ms_grid_cut cut_of(const ms_sim *view)
 
 enum { MAX_DOMAINS = 64 };
 
-static ms_status check(const ms_scene *sc, const ms_sim_options *opt, const char *devices,
-                       char specs[][32], int *P)
+static ms_status check(const ms_scene *sc, const char *devices, char specs[][32], int *P)
 {
-  const char *why = not_carried(sc, opt);
+  const char *why = not_carried(sc);
   if (why)
     return ms_fail(MS_ERR_INPUT, "--devices: %s: the split across devices does not carry %s yet "
                                  "(docs/domains.md); run it on one device", sc->path, why);
   return parse_list(devices, specs, MAX_DOMAINS, P);
 }
 
-ms_status ms_domains_check(const ms_scene *sc, const ms_sim_options *opt, const char *devices)
+ms_status ms_domains_check(const ms_scene *sc, const char *devices)
 {
   char specs[MAX_DOMAINS][32];
   int P = 0;
-  return check(sc, opt, devices, specs, &P);
+  return check(sc, devices, specs, &P);
 }
 
 static ms_status alloc_domains(ms_domains *D, int P)
@@ -142,8 +139,10 @@ static ms_status open_mine(ms_domains *D, const ms_scene *sc, const ms_sim_optio
     o.device = specs[k];
     ms_sim **s = &D->sim[D->first + k];
     st = ms_sim_create(sc, &o, s);
-    if (!st) /* the view makes the exchanges with the outside, on the whole state */
+    if (!st) { /* the view makes the exchanges with the outside, on the whole state */
       (*s)->open.on = 0;
+      (*s)->dev.forces.on = D->view->dev.forces.on;
+    }
   }
   for (int a = D->first; a < D->first + D->mine; a++)
     for (int b = a + 1; b < D->first + D->mine; b++)
@@ -159,7 +158,7 @@ ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const
   int mine = 0, P = 0, first = 0;
   *out = NULL;
   ms_domains *D = calloc(1, sizeof *D);
-  ms_status st = D ? check(sc, opt, devices, specs, &mine) : ms_fail(MS_ERR_RUNTIME, "out of memory");
+  ms_status st = D ? check(sc, devices, specs, &mine) : ms_fail(MS_ERR_RUNTIME, "out of memory");
   if (D) {
     D->ranks = ms_ranks_size() > 1;
     D->agreed_stop = agreed_stop;
@@ -182,6 +181,11 @@ ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const
   }
   if (!st)
     st = ms_cutbal_init(&D->balance, P);
+  if (!st) { /* --output's forces: asked for on rank 0, kept by every rank's domains */
+    int forces = view->dev.forces.on;
+    st = ms_ranks_bcast(&forces, sizeof forces);
+    view->dev.forces.on = forces;
+  }
   if (!st)
     st = open_mine(D, sc, opt, specs);
   if (D && D->ranks)
@@ -290,8 +294,11 @@ static ms_status exchange_due(ms_domains *D, int starting)
   if (!st)
     st = ms_open_exchange_due(D->view, starting, &made);
   if (!st && made) {
+    /* a change of slots leaves the step's forces unknown, as on one device (open.c) */
+    int stale = D->view->dev.forces.step != D->view->run.step;
     ms_global_free(&D->g);
     st = ms_global_take(D->view, &D->g);
+    D->g.forces_stale = stale; /* (until the next step's) */
   }
   return st;
 }
@@ -377,6 +384,7 @@ ms_status ms_domains_advance(ms_domains *D, long iterations)
     double t0 = ms_now();
     if (!st)
       st = merge(D);
+    D->g.forces_stale = 0;
     if (D->ranks) /* (a rank whose merge failed must not leave the others waiting) */
       st = ms_ranks_agree(st);
     ms_cutbal_count(&D->balance, &D->layout);

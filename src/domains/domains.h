@@ -25,7 +25,7 @@ ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const
                             ms_domains **out);
 /* The refusals of ms_domains_create that need no device: the list, and what the split
  * does not carry yet. */
-ms_status ms_domains_check(const ms_scene *sc, const ms_sim_options *opt, const char *devices);
+ms_status ms_domains_check(const ms_scene *sc, const char *devices);
 /* Advances the view by `iterations` over the domains; a stop request on the view ends it
  * at the next iteration. On a failure the view keeps the state it had. */
 ms_status ms_domains_advance(ms_domains *d, long iterations);

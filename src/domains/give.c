@@ -65,6 +65,21 @@ static int give_histories(const ms_carry *c, const ms_layout *l, int d, ms_bytes
   return ok;
 }
 
+/* --diagnostics: its own small particles' accumulators, its large particles' (the
+ * device-only path's and the worker's), the device's and the worker's own, the walls'. */
+static int give_dissipation(const ms_carry *c, const ms_global *g, const ms_layout *l, int d,
+                            ms_bytes *o)
+{
+  size_t n = (size_t)c->slots, nl = (size_t)g->st.n_large;
+  int ok = ms_bytes_put(o, c->diss_dev, (size_t)l->own[d] * sizeof(double));
+  for (size_t j = 0; ok && j < nl; j++)
+    ok = l->owner_large[j] != d || (ms_bytes_put(o, &c->diss_dev[n + j], sizeof(double)) &&
+                                    ms_bytes_put(o, &c->diss_large[j], sizeof(double)));
+  return ok && ms_bytes_put(o, &c->diss_dev[n + nl], sizeof(double)) &&
+         ms_bytes_put(o, &c->diss_worker, sizeof(double)) &&
+         ms_bytes_put(o, c->diss_walls, 2 * (size_t)g->w.n_walls * sizeof(double));
+}
+
 ms_status ms_give(const ms_carry *c, const ms_global *g, const ms_layout *l, int d, ms_bytes *o)
 {
   const ms_state *s = &c->out;
@@ -92,6 +107,10 @@ ms_status ms_give(const ms_carry *c, const ms_global *g, const ms_layout *l, int
   /* the walls' motion: domain 0's is the run's (it holds every force-driven wall's band) */
   ok = ok && ms_bytes_put(o, c->wout.motion, 2 * (size_t)g->w.n_walls * sizeof(double)) &&
        ms_bytes_put(o, c->wall4, 4 * (size_t)g->w.n_walls * sizeof(double));
+  ok = ok && (!g->diag || give_dissipation(c, g, l, d, o));
+  ok = ok && (!g->forces || ms_bytes_put(o, c->force_small, 2 * (size_t)l->own[d] * sizeof(float)));
+  for (int j = 0; ok && g->forces && j < s->n_large; j++)
+    ok = l->owner_large[j] != d || ms_bytes_put(o, &c->force_large[2 * j], 2 * sizeof(float));
   return ok ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory for domain %d's results", d);
 }
 
@@ -117,6 +136,28 @@ static int take_particle(reader *r, int friction, double *pos, double *vel, int 
   return get(r, pos, 2 * sizeof(double)) && get(r, vel, 2 * sizeof(double)) &&
          get(r, img, 2 * sizeof(int)) &&
          (!friction || (get(r, rot, 2 * sizeof(double)) && get(r, wxi, 4 * sizeof(float))));
+}
+
+/* give_dissipation's, into g: the device's, the worker's and the walls' own from domain 0
+ * (every domain holds every large pair and domain 0 every wall's band). */
+static int take_dissipation(reader *r, ms_global *g, const ms_layout *l, int d)
+{
+  size_t gn = (size_t)g->st.slots, nl = (size_t)g->st.n_large;
+  int ok = 1;
+  for (int k = 0; ok && k < l->own[d]; k++)
+    ok = get(r, &g->diss_dev[l->list[d][k]], sizeof(double));
+  for (size_t j = 0; ok && j < nl; j++)
+    ok = l->owner_large[j] != d ||
+         (get(r, &g->diss_dev[gn + j], sizeof(double)) && get(r, &g->diss_large[j], sizeof(double)));
+  double own[2], *walls = d == 0 ? g->diss_walls : NULL;
+  ok = ok && get(r, own, sizeof own);
+  if (ok && d == 0) {
+    g->diss_dev[gn + nl] = own[0];
+    g->diss_worker = own[1];
+  }
+  for (int k = 0; ok && k < g->w.n_walls; k++)
+    ok = get(r, walls ? &walls[2 * k] : own, 2 * sizeof(double));
+  return ok;
 }
 
 ms_status ms_take(ms_global *g, ms_gathered *h, const ms_layout *l, int d, const unsigned char *in,
@@ -149,6 +190,11 @@ ms_status ms_take(ms_global *g, ms_gathered *h, const ms_layout *l, int d, const
     ok = get(&r, d == 0 ? &g->w.motion[2 * k] : scratch, 2 * sizeof(double));
   for (int k = 0; ok && k < g->w.n_walls; k++) /* domain 0's: it holds every wall's band */
     ok = get(&r, d == 0 ? &g->wall4[4 * k] : scratch, sizeof scratch);
+  ok = ok && (!g->diag || take_dissipation(&r, g, l, d));
+  for (int k = 0; ok && g->forces && k < l->own[d]; k++)
+    ok = get(&r, &g->force_small[2 * l->list[d][k]], 2 * sizeof(float));
+  for (int j = 0; ok && g->forces && j < g->st.n_large; j++)
+    ok = l->owner_large[j] != d || get(&r, &g->force_large[2 * j], 2 * sizeof(float));
   if (!ok)
     return ms_fail(MS_ERR_RUNTIME, "domain %d's results are cut short or do not fit the layout "
                                    "(%zu bytes)", d, n);
