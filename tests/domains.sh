@@ -7,7 +7,8 @@
 # both pipelines, both exchanges and with the large particles on the device; without the
 # halo (the test hook MIXSIM_DOMAINS_NO_HALO) the hash moves, so the check sees a missing
 # one; a checkpoint written under one decomposition resumes under another (and from one
-# device) to the same hash; a blow-up fails with the one device's message and last good
+# device) to the same hash; SIGINT stops the run with the report and a checkpoint of its
+# step; a blow-up fails with the one device's message and last good
 # state; the cut follows measured time (a domain made slow by the test
 # hook MIXSIM_DOMAINS_SLOW sheds particles, MIXSIM_BALANCE_LOG prints the decisions); what
 # the split does not carry yet, bad lists and bad hook values are refused with one message
@@ -170,6 +171,27 @@ failure_named_as_on_one_device() {
   done
 }
 
+# SIGINT during a run over domains: it stops after an iteration with the report and the
+# checkpoint of that step, which one device resumes to the same hash.
+sigint_stops_with_checkpoint() {
+  local scene=$root/tests/scenes/friction_bed.ini step got
+  rm -f "$tmp/sig.ck"
+  "$exe" -n 100000000 --headless --devices cpu,cpu --checkpoint "$tmp/sig.ck" \
+    --checkpoint-every 100 "$scene" >"$tmp/sig.out" 2>"$tmp/sig.err" &
+  local pid=$! i=0
+  while [ ! -s "$tmp/sig.ck" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -INT $pid
+  wait $pid
+  local rc=$?
+  step=$(sed -n 's/^state hash [0-9a-f]* (step \([0-9]*\))$/\1/p' "$tmp/sig.out")
+  tail -1 "$tmp/sig.err"
+  [ $rc = 130 ] && [ -n "$step" ] && [ "$step" -gt 0 ] || { echo "    rc $rc, step '$step'"; return 1; }
+  got=$(hash_run "$scene" "$step" --headless -d cpu --resume "$tmp/sig.ck")
+  echo "    stopped at step $step: $(hash_of "$tmp/sig.out"), its checkpoint on one device: $got"
+  [ "$got" = "$(hash_of "$tmp/sig.out")" ] &&
+    grep -q "^mixsim: stopped by signal 2 at step $step; checkpoint written$" "$tmp/sig.err"
+}
+
 refused() { # words, then the command's arguments
   local words=$1
   shift
@@ -202,5 +224,6 @@ check balance_moves_the_cut
 check bad_hook_refused
 check checkpoints_cross_decompositions
 check failure_named_as_on_one_device
+check sigint_stops_with_checkpoint
 check bad_launches_refused
 finish
