@@ -3,16 +3,15 @@
 # `cpu,cpu,cpu` end in the one device's state hash on mixed.ini, a frictional bed, a
 # periodic chute flow, a rotating drum (particles crossing the cuts all the time), open
 # systems (inflows, outflows, an open side) and a force-driven piston (its report lines
-# too), and --output's frames, walls and diagnostics are its too, in
-# both pipelines, both exchanges and with the large particles on the device; without the
-# halo (the test hook MIXSIM_DOMAINS_NO_HALO) the hash moves, so the check sees a missing
-# one; a checkpoint written under one decomposition resumes under another (and from one
-# device) to the same hash; SIGINT stops the run with the report and a checkpoint of its
-# step; a blow-up fails with the one device's message and last good
-# state; the cut follows measured time (a domain made slow by the test
-# hook MIXSIM_DOMAINS_SLOW sheds particles, MIXSIM_BALANCE_LOG prints the decisions); what
-# the split does not carry yet, bad lists and bad hook values are refused with one message
-# and exit 2.
+# too), in both pipelines, both exchanges and with the large particles on the device; and
+# --output's frames, walls and diagnostics are the one device's. Without the halo (the
+# test hook MIXSIM_DOMAINS_NO_HALO) the hash moves, so the check sees a missing one. A
+# checkpoint written under one decomposition resumes under another (and on one device) to
+# the same hash; SIGINT stops the run with the report and a checkpoint of its step; a
+# blow-up fails with the one device's message and last good state; the cut follows
+# measured time (a domain made slow by the test hook MIXSIM_DOMAINS_SLOW sheds particles,
+# MIXSIM_BALANCE_LOG prints the decisions). What the split does not carry yet, bad lists
+# and bad hook values are refused with one message and exit 2.
 # usage: domains.sh MIXSIM SOURCE_ROOT [FILTER]
 set -u
 exe=$1
