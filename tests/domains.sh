@@ -10,8 +10,8 @@
 # the same hash; SIGINT stops the run with the report and a checkpoint of its step; a
 # blow-up fails with the one device's message and last good state; the cut follows
 # measured time (a domain made slow by the test hook MIXSIM_DOMAINS_SLOW sheds particles,
-# MIXSIM_BALANCE_LOG prints the decisions). What the split does not carry yet, bad lists
-# and bad hook values are refused with one message and exit 2.
+# MIXSIM_BALANCE_LOG prints the decisions); auto tunes the domains' advances. Bad lists and
+# bad hook values are refused with one message and exit 2.
 # usage: domains.sh MIXSIM SOURCE_ROOT [FILTER]
 set -u
 exe=$1
@@ -93,6 +93,18 @@ assert float(a[-1]['dissipated']) > 0 and any(int(v) > 0 for v in flows.values()
 PY
     echo "    $d: $(ls "$tmp/o1" | wc -l) files alike"
   done
+}
+
+# auto: the tuner times the domains' advances, which follow its choices; the hash stays.
+auto_over_domains() {
+  local one got
+  one=$(hash_run "$root/scenes/mixed.ini" 2500 --headless -d cpu) || return 1
+  "$exe" -q -n 2500 --headless --devices cpu,cpu -b auto --exchange auto \
+    "$root/scenes/mixed.ini" >"$tmp/auto.out" || return 1
+  got=$(hash_of "$tmp/auto.out")
+  grep '^auto' "$tmp/auto.out" | cut -c1-160
+  echo "    auto over two domains: $got (one device: $one)"
+  [ -n "$one" ] && [ "$got" = "$one" ] && grep -q '^auto      buffers/exchange .* -> ' "$tmp/auto.out"
 }
 
 # The control: a domain without its halo computes its edge particles' sums short.
@@ -203,7 +215,6 @@ refused() { # words, then the command's arguments
 
 bad_launches_refused() {
   local s=$root/scenes/mixed.ini
-    refused "does not carry a choice given as auto" --devices cpu,cpu --buffers auto "$s" &&
     refused "a comma-separated list" --devices cpu,,cpu "$s" &&
     refused "a trailing comma" --devices cpu, "$s" &&
     refused "no sub-devices in collision mode" --devices 0:0/2 "$s" &&
@@ -217,6 +228,7 @@ check periodic_flow_same_hash
 check drum_same_hash
 check open_system_same_hash
 check piston_same_hash_and_walls
+check auto_over_domains
 check outputs_as_on_one_device
 check no_halo_differs
 check balance_moves_the_cut

@@ -4,7 +4,7 @@
 # single process's hash (gravity: with the same kernel variant; collision: on mixed.ini, a
 # frictional bed, a drum and an open system), checkpoints cross between MPI and
 # single-process runs, only rank 0 writes, and bad launches (ranks given different scenes,
-# a rank without a device, a collision scene the split does not carry) fail on every rank
+# a rank without a device, a rank given a bad list of devices) fail on every rank
 # with one message and a non-zero exit, within a bounded time; SIGTERM to mpirun ends the
 # run with rank 0's report (collision: every rank stops after the same step). Two devices
 # per rank (the devices' controller within each rank's range, one of them dropped) keep
@@ -215,10 +215,11 @@ test_collision_bad_launch_fails_together() {
   RANK1_DEVICES=9:0 ranks 2 --devices cpu -q "$root/tests/scenes/tiny.ini"
   local rc=$?
   [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 2 && one_message "rank 1: .*9:0" || return 1
-  ranks 3 --devices cpu -q --buffers auto "$root/tests/scenes/tiny.ini"
+  RANK1_DEVICES=cpu,,cpu ranks 3 --devices cpu -q "$root/tests/scenes/tiny.ini"
   rc=$?
   [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 3 &&
-    one_message "does not carry a choice given as auto" && [ "$(cat "$tmp/rc.2")" = 2 ]
+    one_message "rank 1: --devices 'cpu,,cpu': expected all, or a comma-separated list" &&
+    [ "$(cat "$tmp/rc.2")" = 2 ]
 }
 
 # SIGTERM to mpirun during a collision run: every rank stops after the same iteration, rank

@@ -643,7 +643,7 @@ static int run_main(int argc, char **argv)
   ms_sim_options opt = {c.domains ? (strcmp(first, "all") ? first : "gpu") : c.device, NULL,
                         so.dir && so.diagnostics};
   ms_sim *sim = NULL;
-  st = c.domains ? ms_domains_check(&scene, c.domains) : MS_OK;
+  st = c.domains ? ms_domains_check(c.domains) : MS_OK;
   if (!st)
     st = ms_sim_create(&scene, &opt, &sim);
   st = ms_ranks_agree(st); /* (several ranks: all fail with the lowest failing one's message) */

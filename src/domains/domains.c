@@ -51,13 +51,6 @@ struct ms_domains {
 
 int ms_domains_count(const ms_domains *D) { return D->P; }
 
-/* What the split does not carry yet, named; NULL when it carries the scene. */
-static const char *not_carried(const ms_scene *sc)
-{
-  if (sc->buffers_auto || sc->exchange_auto || sc->large_on_auto)
-    return "a choice given as auto (the tuner times one simulation)";
-  return NULL;
-}
 
 /* The device specs of the list, into specs[*n] (at most max). */
 static ms_status parse_list(const char *devices, char specs[][32], int max, int *n)
@@ -104,20 +97,12 @@ static ms_grid_cut cut_of(const ms_sim *view)
 
 enum { MAX_DOMAINS = 64 };
 
-static ms_status check(const ms_scene *sc, const char *devices, char specs[][32], int *P)
-{
-  const char *why = not_carried(sc);
-  if (why)
-    return ms_fail(MS_ERR_INPUT, "--devices: %s: the split across devices does not carry %s yet "
-                                 "(docs/domains.md); run it on one device", sc->path, why);
-  return parse_list(devices, specs, MAX_DOMAINS, P);
-}
 
-ms_status ms_domains_check(const ms_scene *sc, const char *devices)
+ms_status ms_domains_check(const char *devices)
 {
   char specs[MAX_DOMAINS][32];
   int P = 0;
-  return check(sc, devices, specs, &P);
+  return parse_list(devices, specs, MAX_DOMAINS, &P);
 }
 
 static ms_status alloc_domains(ms_domains *D, int P)
@@ -158,7 +143,7 @@ ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const
   int mine = 0, P = 0, first = 0;
   *out = NULL;
   ms_domains *D = calloc(1, sizeof *D);
-  ms_status st = D ? check(sc, devices, specs, &mine) : ms_fail(MS_ERR_RUNTIME, "out of memory");
+  ms_status st = D ? parse_list(devices, specs, MAX_DOMAINS, &mine) : ms_fail(MS_ERR_RUNTIME, "out of memory");
   if (D) {
     D->ranks = ms_ranks_size() > 1;
     D->agreed_stop = agreed_stop;
@@ -305,6 +290,22 @@ static ms_status exchange_due(ms_domains *D, int starting)
 
 static void report_on_view(ms_domains *D);
 
+/* The view's choices (the scene's, or the tuner's between its batches) onto this rank's
+ * domains: none changes the state. */
+static ms_status follow_choices(ms_domains *D)
+{
+  ms_status st = MS_OK;
+  for (int d = D->first; !st && d < D->first + D->mine; d++) {
+    ms_sim *s = D->sim[d];
+    ms_sim_set_pipeline(s, ms_sim_pipeline(D->view));
+    ms_sim_set_exchange(s, ms_sim_exchange(D->view));
+    ms_sim_set_large_on(s, ms_sim_large_on(D->view));
+    if (ms_sim_buffers(s) != ms_sim_buffers(D->view))
+      st = ms_sim_set_buffers(s, ms_sim_buffers(D->view));
+  }
+  return st;
+}
+
 /* The [wall.NAME]s' extents along the cut's axis now (layout.h): a force-driven one's
  * points (or circle) at t = 0 moved along its line, another's as its motion puts it. */
 static ms_status wall_bands(ms_domains *D)
@@ -367,7 +368,9 @@ ms_status ms_domains_advance(ms_domains *D, long iterations)
 {
   double w0 = ms_now();
   ms_global_free(&D->g);
-  ms_status st = ms_global_take(D->view, &D->g);
+  ms_status st = follow_choices(D);
+  if (!st)
+    st = ms_global_take(D->view, &D->g);
   if (!st && iterations > 0)
     st = exchange_due(D, 1);
   long done = 0;

@@ -15,17 +15,16 @@
 typedef struct ms_domains ms_domains;
 
 /* One domain per device of `devices` (comma-separated gpu | cpu | P:D, or all: every GPU),
- * for the scene `view` was created from. A scene the split does not carry yet is refused
- * with a message that says what. Under MPI (collective) each rank gives its own devices,
+ * for the scene `view` was created from; each follows the view's choices (pipeline,
+ * buffers, exchange, large_on: the scene's, or the tuner's). Under MPI (collective) each rank gives its own devices,
  * every rank holds the whole state in its view, and `agreed_stop` is the stop flag the
  * ranks agree on (gravity/ranks.h, ms_ranks_stop_flag); NULL in one process, where a stop
  * request on the view stops the run. */
 ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const char *devices,
                             ms_sim *view, const volatile sig_atomic_t *agreed_stop,
                             ms_domains **out);
-/* The refusals of ms_domains_create that need no device: the list, and what the split
- * does not carry yet. */
-ms_status ms_domains_check(const ms_scene *sc, const char *devices);
+/* The refusals of ms_domains_create that need no device: the list's. */
+ms_status ms_domains_check(const char *devices);
 /* Advances the view by `iterations` over the domains; a stop request on the view ends it
  * at the next iteration. On a failure the view keeps the state it had. */
 ms_status ms_domains_advance(ms_domains *d, long iterations);
