@@ -180,8 +180,7 @@ echo "one process, collision: mixed $ref_mixed, bed $ref_bed/$ref_bed300, drum $
 
 test_collision_ranks_keep_the_hash() {
   local np scene want got
-  for case in "2 mixed scenes/mixed.ini 100" "3 mixed scenes/mixed.ini 100" \
-      "2 bed tests/scenes/friction_bed.ini 150" "3 bed tests/scenes/friction_bed.ini 150" \
+  for case in "2 mixed scenes/mixed.ini 100" "3 bed tests/scenes/friction_bed.ini 150" \
       "3 drum tests/scenes/walls_drum.ini 150" "2 open tests/scenes/open_flow.ini 300"; do
     set -- $case
     ranks "$1" --devices cpu -q -n "$4" "$root/$3" || { cat "$tmp/out"; return 1; }
