@@ -18,7 +18,7 @@ typedef struct ms_run_info {
   ms_tuner *tuner; /* what was auto and how it was chosen; NULL: nothing was */
   int writer_used;      /* --output: the writer thread's figures below */
   ms_writer_stats writer;
-  char domains[4096]; /* --devices in collision mode: the domains' lines (else empty) */
+  char domains[16384]; /* --devices in collision mode: the domains' lines (else empty) */
 } ms_run_info;
 
 void ms_report_breakdown(FILE *out, const ms_sim *sim, const ms_run_info *info);
