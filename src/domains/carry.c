@@ -319,10 +319,10 @@ ms_status ms_carry_lay(ms_sim *ds, ms_carry *c, const ms_global *g, const ms_lay
 
 ms_status ms_carry_read(ms_sim *ds, ms_carry *c)
 {
-  ms_state_free(&c->out);
   ms_friction_state_free(&c->fout);
   ms_walls_state_free(&c->wout);
-  ms_status st = ms_sim_read_state(ds, &c->out);
+  /* (into the arrays of the last iteration's: made again only when the slots changed) */
+  ms_status st = ms_sim_snapshot(ds, &c->out);
   if (!st && ms_sim_friction_on(ds))
     st = ms_sim_friction_export(ds, &c->fout);
   if (!st)
