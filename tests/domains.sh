@@ -144,7 +144,13 @@ bad_hook_refused() {
     >/dev/null 2>"$tmp/err"
   local rc=$?
   cat "$tmp/err"
-  [ $rc = 2 ] && grep -q "MIXSIM_DOMAINS_SLOW '5:2': expected D:F" "$tmp/err"
+  [ $rc = 2 ] && grep -q "MIXSIM_DOMAINS_SLOW '5:2': expected D:F" "$tmp/err" || return 1
+  MIXSIM_DOMAINS_NO_HALO=yes "$exe" -q -n 5 --headless --devices cpu,cpu "$root/scenes/mixed.ini" \
+    >/dev/null 2>"$tmp/err"
+  rc=$?
+  cat "$tmp/err"
+  [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+    grep -q "MIXSIM_DOMAINS_NO_HALO 'yes': expected 0 or 1" "$tmp/err"
 }
 
 checkpoints_cross_decompositions() {

@@ -84,15 +84,18 @@ static ms_status parse_list(const char *devices, char specs[][32], int max, int 
   return *n ? MS_OK : ms_fail(MS_ERR_INPUT, "--devices: an empty list");
 }
 
-static ms_grid_cut cut_of(const ms_sim *view)
+/* The cut's grid; MIXSIM_DOMAINS_NO_HALO=1 (testing) holds no halo, for tests/domains.sh to
+ * show it sees one missing (0 or unset: the halo). */
+static ms_status cut_of(const ms_sim *view, ms_grid_cut *out)
 {
   const ms_grid *gr = &view->p.grid;
   int axis = gr->ny > gr->nx;
-  /* MIXSIM_DOMAINS_NO_HALO=1 (testing): no halo, for tests/domains.sh to show it sees one
-   * missing */
   const char *no_halo = getenv("MIXSIM_DOMAINS_NO_HALO");
-  return (ms_grid_cut){axis, axis ? gr->ny : gr->nx, gr->inv_cell, view->p.period[axis] > 0.0,
+  if (no_halo && *no_halo && strcmp(no_halo, "0") && strcmp(no_halo, "1"))
+    return ms_fail(MS_ERR_INPUT, "MIXSIM_DOMAINS_NO_HALO '%s': expected 0 or 1", no_halo);
+  *out = (ms_grid_cut){axis, axis ? gr->ny : gr->nx, gr->inv_cell, view->p.period[axis] > 0.0,
                        (double)view->p.r_small_max, no_halo && !strcmp(no_halo, "1") ? 0 : 1};
+  return MS_OK;
 }
 
 enum { MAX_DOMAINS = 64 };
@@ -148,7 +151,8 @@ ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const
     D->ranks = ms_ranks_size() > 1;
     D->agreed_stop = agreed_stop;
     D->view = view;
-    D->cut = cut_of(view);
+    if (!st)
+      st = cut_of(view, &D->cut);
     /* (collective: every rank counts, whatever its own check said) */
     ms_status counted = ms_among_count(st ? 0 : mine, &P, &first, &D->per_rank);
     st = st ? st : counted;
