@@ -162,6 +162,26 @@ test_rank_without_a_device_fails_together() {
   [ $rc -ne 0 ] && [ $rc -ne 124 ] && every_rank_failed 2 && one_message "rank 1: .*9:0"
 }
 
+# SIGTERM to mpirun alone once rank 0 wrote its first checkpoint CKPT (the kernels are
+# built, steps run), on 2 ranks running ARGS...; waits for it (timeout --foreground: plain
+# timeout would also signal its whole process group, the ranks included, racing mpirun's
+# own shutdown of them). The output is in $tmp/out, each rank's exit code in $tmp/rc.R.
+term_after_checkpoint() { # CKPT ARGS...
+  local ck=$1 i=0
+  shift
+  rm -rf "$tmp"/in.* "$tmp"/rc.* "$ck"
+  timeout --foreground "$limit" "$mpirun" --oversubscribe -np 2 "$tmp/wrap.sh" "$exe" "$@" \
+    >"$tmp/out" 2>&1 &
+  local pid=$!
+  while [ ! -s "$ck" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -TERM "$pid"
+  wait "$pid"
+}
+
+stat_of() { # JSON KEY: a field of a --stats file
+  python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"
+}
+
 # Collision mode's domains over ranks (docs/domains.md): 2 and 3 ranks, and 2 ranks of two
 # devices each, give one process's hash on mixed.ini, a frictional bed, a drum of walls and
 # an open system; rank 0 alone writes the checkpoint, which one process resumes, and 3
@@ -224,20 +244,12 @@ test_collision_bad_launch_fails_together() {
 # SIGTERM to mpirun during a collision run: every rank stops after the same iteration, rank
 # 0 writes the checkpoint of that step, which resumes to the hash its stats name.
 test_collision_sigterm_stops_every_rank() {
-  rm -rf "$tmp"/in.* "$tmp"/rc.*
-  timeout --foreground "$limit" "$mpirun" --oversubscribe -np 2 "$tmp/wrap.sh" "$exe" --devices cpu -q \
-    -n 100000000 --checkpoint "$tmp/cs.ck" --checkpoint-every 20 --stats "$tmp/cstop.json" \
-    "$root/tests/scenes/friction_bed.ini" >"$tmp/out" 2>&1 &
-  local pid=$! i=0
-  while [ ! -s "$tmp/cs.ck" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-  kill -TERM "$pid"
-  wait "$pid"
+  term_after_checkpoint "$tmp/cs.ck" --devices cpu -q -n 100000000 --checkpoint "$tmp/cs.ck" \
+    --checkpoint-every 20 --stats "$tmp/cstop.json" "$root/tests/scenes/friction_bed.ini"
   echo "    exit codes: $(cat "$tmp"/rc.* 2>/dev/null | tr '\n' ' ')"
   [ "$(cat "$tmp/rc.0" 2>/dev/null)" = 143 ] && [ "$(cat "$tmp/rc.1" 2>/dev/null)" = 143 ] || return 1
   local step hash
-  step=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step'])" "$tmp/cstop.json") &&
-    hash=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['state_hash'])" "$tmp/cstop.json") ||
-    return 1
+  step=$(stat_of "$tmp/cstop.json" step) && hash=$(stat_of "$tmp/cstop.json" state_hash) || return 1
   "$exe" -d cpu -q --headless --resume "$tmp/cs.ck" -n "$step" "$root/tests/scenes/friction_bed.ini" >"$tmp/r" 2>&1
   echo "    stopped at step $step ($hash), checkpoint: $(grep '^state hash' "$tmp/r")"
   [ "$step" -gt 0 ] && grep -q "^state hash $hash (step $step)" "$tmp/r"
@@ -253,18 +265,11 @@ test_one_file_for_two_outputs_refused_on_every_rank() {
     [ "$(cat "$tmp/rc.0")" = 2 ] && [ ! -e "$tmp/in.0/c.ckpt" ]
 }
 
-# SIGTERM to mpirun alone (timeout --foreground: plain timeout would also signal its whole
-# process group, the ranks included, racing mpirun's own shutdown of them).
+# SIGTERM to mpirun alone.
 test_sigterm_to_mpirun_reports() {
-  rm -rf "$tmp"/in.* "$tmp"/rc.* "$tmp/s.ckpt" "$tmp/stop.json"
-  timeout --foreground "$limit" "$mpirun" --oversubscribe -np 2 "$tmp/wrap.sh" "$exe" --devices cpu -q \
-    -n 100000000 --checkpoint "$tmp/s.ckpt" --checkpoint-every 50 --stats "$tmp/stop.json" \
-    "$tmp/p.ini" >"$tmp/out" 2>&1 &
-  local pid=$! i=0
-  # into the run: rank 0 wrote its first checkpoint (the kernels are built, steps run)
-  while [ ! -s "$tmp/s.ckpt" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-  kill -TERM "$pid"
-  wait "$pid"
+  rm -f "$tmp/stop.json"
+  term_after_checkpoint "$tmp/s.ckpt" --devices cpu -q -n 100000000 --checkpoint "$tmp/s.ckpt" \
+    --checkpoint-every 50 --stats "$tmp/stop.json" "$tmp/p.ini"
   cat "$tmp/out"
   # What rank 0 writes to files, not its stdout: mpirun, once signalled, may drop what
   # the ranks print while it shuts down (seen here under load: an empty output). Every
@@ -274,7 +279,7 @@ test_sigterm_to_mpirun_reports() {
     [ -s "$tmp/s.ckpt" ] && python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
 assert d['step'] > 0 and d['state_hash'], d" "$tmp/stop.json" || return 1
   local step
-  step=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['step'])" "$tmp/stop.json")
+  step=$(stat_of "$tmp/stop.json" step)
   # rank 0's stop line, where mpirun passed it on, names the step as a single process's does
   if grep -q "stopped by signal" "$tmp/out"; then
     grep -q "^mixsim: stopped by signal 15 at step $step; checkpoint written$" "$tmp/out" || return 1
