@@ -221,6 +221,13 @@ static ms_status tuned_chunk(const ms_run_plan *p, ms_sim *sim, long chunk, long
   return st;
 }
 
+/* Whether something reads the view between chunks: a run over domains brings it up to
+ * the domains' state then (domains/domains.h), else only at the end. */
+static int reads_view(const ms_run_plan *p)
+{
+  return p->last_good || p->checkpoint_every || p->offscreen || p->series;
+}
+
 ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
 {
   long chunk = 1, start = ms_sim_step(sim);
@@ -245,6 +252,8 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
     double c0 = ms_now();
     st = p->domains ? ms_domains_advance(p->domains, n) : ms_sim_advance(sim, n);
     double dt = ms_now() - c0;
+    if (!st && p->domains && reads_view(p)) /* (the view is read before the next chunk) */
+      st = ms_domains_settle(p->domains);
     if (!st && p->tuner)
       ms_tuner_after(p->tuner, ms_sim_step(sim) - step, dt);
     if (st == MS_ERR_NUMERIC && p->last_good)
@@ -265,6 +274,8 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
       progress(ms_sim_step(sim) - start, p->total - start, ms_now() - t0);
   }
   ms_snapshot_free(snap);
+  if (!st && p->domains)
+    st = ms_domains_settle(p->domains);
   if (!st) /* the last state, also where a signal stopped the run */
     st = series_frame(p, sim, 1, &halt);
   st = frames_close(&f, sim, st, p);

@@ -581,6 +581,7 @@ ms_status ms_sim_move_large(ms_sim *s, int index, double x, double y)
   /* The case study rebuilds the grid after a user moves a particle. Our grid holds only
    * small particles, so a moved large one leaves it valid; the rebuild keeps to the
    * prescription and costs one grid build. */
+  s->run.changes++;
   s->dev.grid_current = 0;
   invalidate_worker_list(s);
   return MS_OK;
@@ -670,6 +671,7 @@ ms_status ms_sim_restore(ms_sim *s, long step, size_t capacity, const double *sm
     L->vy = L->is_static ? 0.0 : large_state[4 * i + 3];
   }
   s->run.step = step;
+  s->run.changes++;
   ms_walls_reset(&s->p, &s->wk); /* ms_sim_walls_import puts the saved state back */
   s->dev.forces.step = -1; /* no step of this run made this state */
   s->dev.grid_current = 0;

@@ -46,6 +46,8 @@ typedef struct ms_run {
   ms_trace trace;   /* each thread books its own phases and ring */
   ms_sim_stats stats; /* each counter written by one thread: the one its comment names */
   ms_fault fault;   /* testing only; see above */
+  unsigned long changes; /* restores and moves from outside the run: a split run's view
+                            tells by it that its state is no longer the domains' */
 } ms_run;
 
 /* Each thread's part starts a cache line of its own, so that what one thread writes never

@@ -2,6 +2,7 @@
  * lays every domain's share of the whole state into its simulation, steps all of them on
  * threads of their own, and takes back what each owns (domains/carry.h). */
 #include "domains/domains.h"
+#include "domains/domains_internal.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -19,35 +20,8 @@
 #include "domains/carry.h"
 #include "domains/give.h"
 #include "domains/layout.h"
+#include "domains/live.h"
 #include "gravity/ranks.h"
-
-/* Where a domain's iterations went (seconds, summed): laying its share in, its step,
- * reading its results back; and its own particles, summed over the iterations. */
-typedef struct domain_time {
-  double lay_s, step_s, read_s;
-  double own;
-} domain_time;
-
-struct ms_domains {
-  int P;                /* domains on every rank together */
-  int first, mine;      /* this rank's: [first, first + mine) */
-  int *per_rank;        /* each rank's count */
-  int ranks;            /* several MPI ranks */
-  const volatile sig_atomic_t *agreed_stop; /* ranks: the stop every rank agreed on */
-  domain_time *time;
-  double merge_s, exchange_s, wall_s; /* the driver's share, and the advances' wall */
-  long iterations;
-  ms_sim *view;
-  ms_sim **sim;
-  ms_carry *carry;
-  ms_bytes *gives; /* per domain: what it gave back after its step (domains/give.h) */
-  ms_layout layout;
-  ms_grid_cut cut;
-  ms_global g;
-  ms_cutbal balance;
-  int in_turn; /* two domains share a device: they step in turn (pocl's CPU device is not
-                  safe to drive from two contexts at once, and one device gains nothing) */
-};
 
 int ms_domains_count(const ms_domains *D) { return D->P; }
 
@@ -98,7 +72,6 @@ static ms_status cut_of(const ms_sim *view, ms_grid_cut *out)
   return MS_OK;
 }
 
-enum { MAX_DOMAINS = 64 };
 
 
 ms_status ms_domains_check(const char *devices)
@@ -205,62 +178,43 @@ void ms_domains_destroy(ms_domains *D)
   ms_layout_free(&D->layout);
   ms_cutbal_free(&D->balance);
   ms_global_free(&D->g);
+  ms_live_free(&D->live, D->P);
   free(D);
 }
 
-/* ---- one iteration ------------------------------------------------------------------ */
+/* ---- every domain at once ------------------------------------------------------------ */
 
-typedef struct job {
+typedef struct each_job {
   ms_domains *D;
   int d;
+  ms_status (*fn)(ms_domains *D, int d);
   ms_status st;
   char msg[2048]; /* (a thread's message stays on its thread: carried here) */
-} job;
+} each_job;
 
-static void *step_one(void *arg)
+static void *each_main(void *arg)
 {
-  job *j = arg;
-  ms_domains *D = j->D;
-  ms_sim *s = D->sim[j->d];
-  domain_time *t = &D->time[j->d];
-  double t0 = ms_now();
-  ms_status st = ms_carry_lay(s, &D->carry[j->d], &D->g, &D->layout, j->d);
-  double t1 = ms_now();
-  if (!st)
-    st = ms_sim_advance(s, 1);
-  double t2 = ms_now();
-  if (!st)
-    st = ms_carry_read(s, &D->carry[j->d]);
-  D->gives[j->d].n = 0;
-  if (!st)
-    st = ms_give(&D->carry[j->d], &D->g, &D->layout, j->d, &D->gives[j->d]);
-  double t3 = ms_now();
-  t->lay_s += t1 - t0;
-  t->step_s += t2 - t1;
-  t->read_s += t3 - t2;
-  t->own += D->layout.own[j->d];
-  ms_cutbal_note(&D->balance, j->d, t3 - t0);
-  if (st)
+  each_job *j = arg;
+  j->st = j->fn(j->D, j->d);
+  if (j->st)
     snprintf(j->msg, sizeof j->msg, "%s", ms_error_message());
-  j->st = st;
   return NULL;
 }
 
-/* Every domain's step, each on a thread; the lowest failing domain's error is the run's. */
-static ms_status step_all(ms_domains *D)
+ms_status ms_domains_each(ms_domains *D, ms_status (*fn)(ms_domains *D, int d))
 {
-  job jobs[MAX_DOMAINS];
+  each_job jobs[MAX_DOMAINS];
   pthread_t tid[MAX_DOMAINS];
   int started[MAX_DOMAINS] = {0};
   int a = D->first, b = D->first + D->mine;
   for (int d = a; d < b; d++) {
-    jobs[d] = (job){D, d, MS_OK, ""};
-    started[d] = d > a && !D->in_turn && pthread_create(&tid[d], NULL, step_one, &jobs[d]) == 0;
+    jobs[d] = (each_job){D, d, fn, MS_OK, ""};
+    started[d] = d > a && !D->in_turn && pthread_create(&tid[d], NULL, each_main, &jobs[d]) == 0;
     if (d > a && !started[d])
-      step_one(&jobs[d]); /* (no thread to be had: in turn) */
+      each_main(&jobs[d]); /* (no thread to be had: in turn) */
   }
   if (b > a)
-    step_one(&jobs[a]);
+    each_main(&jobs[a]);
   for (int d = a + 1; d < b; d++)
     if (started[d])
       pthread_join(tid[d], NULL);
@@ -268,6 +222,33 @@ static ms_status step_all(ms_domains *D)
     if (jobs[d].st)
       return ms_fail(jobs[d].st, "%s", jobs[d].msg);
   return MS_OK;
+}
+
+/* ---- one iteration ------------------------------------------------------------------ */
+
+/* Domain d's iteration of the whole state's meeting: laid, stepped, read back, given. */
+static ms_status step_one(ms_domains *D, int d)
+{
+  ms_sim *s = D->sim[d];
+  domain_time *t = &D->time[d];
+  double t0 = ms_now();
+  ms_status st = ms_carry_lay(s, &D->carry[d], &D->g, &D->layout, d);
+  double t1 = ms_now();
+  if (!st)
+    st = ms_sim_advance(s, 1);
+  double t2 = ms_now();
+  if (!st)
+    st = ms_carry_read(s, &D->carry[d]);
+  D->gives[d].n = 0;
+  if (!st)
+    st = ms_give(&D->carry[d], &D->g, &D->layout, d, &D->gives[d]);
+  double t3 = ms_now();
+  t->lay_s += t1 - t0;
+  t->step_s += t2 - t1;
+  t->read_s += t3 - t2;
+  t->own += D->layout.own[d];
+  ms_cutbal_note(&D->balance, d, t3 - t0);
+  return st;
 }
 
 /* An open system's exchange with the outside, due after the iteration that reached the
@@ -292,11 +273,10 @@ static ms_status exchange_due(ms_domains *D, int starting)
   return st;
 }
 
-static void report_on_view(ms_domains *D);
 
 /* The view's choices (the scene's, or the tuner's between its batches) onto this rank's
  * domains: none changes the state. */
-static ms_status follow_choices(ms_domains *D)
+ms_status ms_domains_follow(ms_domains *D)
 {
   ms_status st = MS_OK;
   for (int d = D->first; !st && d < D->first + D->mine; d++) {
@@ -343,7 +323,7 @@ static ms_status wall_bands(ms_domains *D)
 }
 
 /* Whether the run stops before the next iteration: on every rank at once. */
-static int stop_agreed(ms_domains *D)
+int ms_domains_stop_agreed(ms_domains *D)
 {
   if (!D->ranks)
     return ms_sim_stop_requested(D->view);
@@ -370,20 +350,27 @@ static ms_status merge(ms_domains *D)
 
 ms_status ms_domains_advance(ms_domains *D, long iterations)
 {
+  if (ms_live_fits(D))
+    return ms_live_advance(D, iterations);
+  /* (the other meeting starts from the view: brought up to the domains' state) */
+  ms_status st = ms_live_settle(D);
+  ms_live_drop(D);
+  if (st)
+    return st;
   double w0 = ms_now();
   ms_global_free(&D->g);
-  ms_status st = follow_choices(D);
+  st = ms_domains_follow(D);
   if (!st)
     st = ms_global_take(D->view, &D->g);
   if (!st && iterations > 0)
     st = exchange_due(D, 1);
   long done = 0;
-  for (; !st && done < iterations && !stop_agreed(D); done++) {
+  for (; !st && done < iterations && !ms_domains_stop_agreed(D); done++) {
     st = wall_bands(D);
     if (!st)
       st = ms_layout_make(&D->layout, &D->cut, &D->g.st);
     if (!st)
-      st = step_all(D);
+      st = ms_domains_each(D, step_one);
     if (D->ranks) /* every rank fails with the lowest failing rank's message */
       st = ms_ranks_agree(st);
     if (!st)
@@ -408,13 +395,13 @@ ms_status ms_domains_advance(ms_domains *D, long iterations)
   D->iterations += done;
   D->wall_s += ms_now() - w0;
   if (!st)
-    report_on_view(D);
+    ms_domains_report_on_view(D);
   return st;
 }
 
 /* The view's report reads its trace and counters: this rank's first domain's phases and
  * counters, the split's iterations and wall. */
-static void report_on_view(ms_domains *D)
+void ms_domains_report_on_view(ms_domains *D)
 {
   ms_trace *t = &D->view->run.trace;
   if (D->mine == 0)
@@ -452,3 +439,5 @@ int ms_domains_describe(const ms_domains *D, char *out, size_t size)
                   D->in_turn ? "domains sharing a device step in turn" : "domains step at once");
   return k;
 }
+
+ms_status ms_domains_settle(ms_domains *D) { return ms_live_settle(D); }

@@ -2,8 +2,8 @@
  * per device, each a simulation of its own that steps its own small particles and every
  * large particle, meeting the others once an iteration, so that the whole state is bit
  * for bit the one device's. The caller's simulation (the view) holds the whole state
- * between advances: outputs, checkpoints, the report and a resume read and write it as
- * they would a run on one device. */
+ * once settled (ms_domains_settle): outputs, checkpoints, the report and a resume read and
+ * write it as they would a run on one device. */
 #ifndef MS_DOMAINS_DOMAINS_H
 #define MS_DOMAINS_DOMAINS_H
 
@@ -26,8 +26,11 @@ ms_status ms_domains_create(const ms_scene *sc, const ms_sim_options *opt, const
 /* The refusals of ms_domains_create that need no device: the list's. */
 ms_status ms_domains_check(const char *devices);
 /* Advances the view by `iterations` over the domains; a stop request on the view ends it
- * at the next iteration. On a failure the view keeps the state it had. */
+ * at the next iteration. The view's step moves on, its state may stay behind until
+ * ms_domains_settle. On a failure the view keeps the state of its last settle. */
 ms_status ms_domains_advance(ms_domains *d, long iterations);
+/* The domains' state into the view, before anything reads it (collective under MPI). */
+ms_status ms_domains_settle(ms_domains *d);
 int ms_domains_count(const ms_domains *d);
 /* The report's lines on the domains: each one's device, own particles and time per
  * iteration, and the meeting's. Returns what snprintf would. */

@@ -1,5 +1,5 @@
 /* The collision mode's OpenCL program: kernels/grid.cl, collide.cl, integrate.cl, zone.cl,
- * large.cl, friction.cl and large_friction.cl,
+ * large.cl, friction.cl, large_friction.cl, walls.cl, open.cl and domains.cl,
  * built from the copy embedded at build time or from MIXSIM_KERNEL_DIR, and the
  * kernels the GPU manager enqueues. */
 #ifndef MS_KERNELS_H
@@ -45,6 +45,11 @@ enum ms_kernel_id {
   MS_K_WALLS_TOTAL,
   MS_K_WALLS_DROPPED,          /* --diagnostics with friction: the walls' ended contacts */
   MS_K_OPEN_SCAN,              /* an open system's exchange (kernels/open.cl), manager's queue */
+  /* a split run's meeting (kernels/domains.cl, collision/split.h), manager's queue */
+  MS_K_SPLIT_PACK,
+  MS_K_SPLIT_COMMIT,
+  MS_K_SPLIT_UNPACK,
+  MS_K_SPLIT_OWN,
   MS_KERNEL_COUNT
 };
 

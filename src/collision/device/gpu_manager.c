@@ -156,7 +156,7 @@ ms_status ms_gpu_set_keys(const ms_ctx *c, ms_device *d, const int *key)
     if (!d->key_host)
       return ms_fail(MS_ERR_RUNTIME, "out of memory for the grid keys");
     memcpy(d->key_host, key, bytes);
-    d->key = clCreateBuffer(c->cl->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
+    d->key = clCreateBuffer(c->cl->context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
                             d->key_host, &err);
     ms_status st = ms_cl_check(err, "clCreateBuffer", "grid keys");
     if (st) {

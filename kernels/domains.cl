@@ -1,0 +1,147 @@
+/* A split run's meeting between iterations (collision/halo.c, docs/domains.md): each slot
+ * of a domain has a role (0 empty, 1 own, 2 halo). After a step only the own particles'
+ * states are right; every one of them goes to each domain that needs it now (its new
+ * owner, and every domain whose window of columns holds it), as a record the host passes
+ * on, and the halo is dropped. Records are 8 doubles: position, velocity, then (radius,
+ * mass), the periods crossed, and (global slot, destination * 4 + role) in one double each. */
+#pragma OPENCL FP_CONTRACT OFF
+
+#include "shared/grid.h"
+
+/* The domain owning column c under the cut start[0..P]. */
+static int ms_split_owner(int c, int P, __global const int *start)
+{
+  int d = 0;
+  while (d + 1 < P && c >= start[d + 1])
+    d++;
+  return d;
+}
+
+/* Whether domain e's window (its columns and w more each side, wrapped on a periodic
+ * axis) holds column c. */
+static int ms_split_window(int c, int e, int w, int ncol, int periodic,
+                           __global const int *start)
+{
+  int lo = start[e] - w, hi = start[e + 1] + w;
+  if (!periodic)
+    return c >= lo && c < hi;
+  if (hi - lo >= ncol)
+    return 1;
+  return ((c - lo) % ncol + ncol) % ncol < hi - lo;
+}
+
+/* A slot's role in domain e for a particle at column c: 1 own, 2 held, 0 none. */
+static int ms_split_role(int c, int e, int owner, int w, int ncol, int periodic,
+                         __global const int *start)
+{
+  return owner == e ? 1 : ms_split_window(c, e, w, ncol, periodic, start) ? 2 : 0;
+}
+
+/* One work-item per slot of domain d: its next role, its records for the other domains,
+ * and the slots it leaves (count[0] records, count[1] left slots; records past `room` are
+ * counted, not written: the host grows the room and packs again, nothing has changed). */
+__kernel void ms_split_pack(int n, int d, int P, int axis, int w, int ncol, int periodic,
+                            double inv_cell, __global const int *start,
+                            __global const double2 *pos, __global const double2 *vel,
+                            __global const float2 *shape, __global const int2 *img,
+                            __global const int *key, __global const uchar *role,
+                            __global uchar *role_next, int room, __global int *count,
+                            __global double8 *out, __global int *left)
+{
+  int i = get_global_id(0);
+  if (i >= n)
+    return;
+  int r = role[i];
+  if (r != 1) { /* empty stays empty; the halo is given afresh */
+    role_next[i] = 0;
+    if (r == 2)
+      left[atomic_inc(&count[1])] = i;
+    return;
+  }
+  double2 p = pos[i];
+  int c = ms_grid_axis(axis ? p.y : p.x, inv_cell, ncol);
+  if (c >= start[d] + w && c < start[d + 1] - w) { /* deep inside: no one else needs it */
+    role_next[i] = 1;
+    return;
+  }
+  int owner = ms_split_owner(c, P, start);
+  int mine = ms_split_role(c, d, owner, w, ncol, periodic, start);
+  role_next[i] = (uchar)mine;
+  if (!mine)
+    left[atomic_inc(&count[1])] = i;
+  for (int e = 0; e < P; e++) {
+    int re = e == d ? 0 : ms_split_role(c, e, owner, w, ncol, periodic, start);
+    if (!re)
+      continue;
+    int at = atomic_inc(&count[0]);
+    if (at < room) {
+      double2 v = vel[i];
+      out[at] = (double8)(p.x, p.y, v.x, v.y, as_double(shape[i]), as_double(img[i]),
+                          as_double((int2)(key[i], e * 4 + re)), 0.0);
+    }
+  }
+}
+
+/* After a pack that fitted: every slot takes its next role; a slot left is emptied
+ * (kernels/shared/grid.h), keyed past every global slot (g_slots). */
+__kernel void ms_split_commit(int n, int g_slots, __global uchar *role,
+                              __global const uchar *role_next, __global double2 *pos,
+                              __global double2 *vel, __global float2 *shape,
+                              __global int2 *img, __global int *key)
+{
+  int i = get_global_id(0);
+  if (i >= n)
+    return;
+  int was = role[i], now = role_next[i];
+  role[i] = (uchar)now;
+  if (was && !now) {
+    pos[i] = (double2)(MS_SLOT_EMPTY_AT, MS_SLOT_EMPTY_AT);
+    vel[i] = (double2)(0.0, 0.0);
+    shape[i] = (float2)(0.0f, 0.0f);
+    img[i] = (int2)(0, 0);
+    key[i] = g_slots + i;
+  }
+}
+
+/* The records given to this domain, each into the slot the host chose for it. */
+__kernel void ms_split_unpack(int m, __global const double8 *in, __global const int *slot,
+                              __global uchar *role, __global double2 *pos,
+                              __global double2 *vel, __global float2 *shape,
+                              __global int2 *img, __global int *key)
+{
+  int k = get_global_id(0);
+  if (k >= m)
+    return;
+  double8 e = in[k];
+  int i = slot[k];
+  int2 kd = as_int2(e.s6);
+  pos[i] = (double2)(e.s0, e.s1);
+  vel[i] = (double2)(e.s2, e.s3);
+  shape[i] = as_float2(e.s4);
+  img[i] = as_int2(e.s5);
+  key[i] = kd.x;
+  role[i] = (uchar)(kd.y & 3);
+}
+
+/* The own particles' records (the whole state's gathering), and each column's count of
+ * them (the balance's cut): count[0] records. */
+__kernel void ms_split_own(int n, int axis, int ncol, double inv_cell,
+                           __global const double2 *pos, __global const double2 *vel,
+                           __global const float2 *shape, __global const int2 *img,
+                           __global const int *key, __global const uchar *role, int room,
+                           __global int *count, __global double8 *out, __global int *column)
+{
+  int i = get_global_id(0);
+  if (i >= n || role[i] != 1)
+    return;
+  double2 p = pos[i];
+  atomic_inc(&column[ms_grid_axis(axis ? p.y : p.x, inv_cell, ncol)]);
+  if (room == 0)
+    return;
+  int at = atomic_inc(&count[0]);
+  if (at < room) {
+    double2 v = vel[i];
+    out[at] = (double8)(p.x, p.y, v.x, v.y, as_double(shape[i]), as_double(img[i]),
+                        as_double((int2)(key[i], 1)), 0.0);
+  }
+}

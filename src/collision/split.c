@@ -1,0 +1,331 @@
+/* A split run's slots between iterations (collision/split.h, kernels/domains.cl). */
+#include "collision/split.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/sim_internal.h"
+
+#define FIRST_ROOM 4096 /* records; a pack that finds more grows it and packs again */
+
+static void release(cl_mem *m)
+{
+  if (*m)
+    clReleaseMemObject(*m);
+  *m = NULL;
+}
+
+static ms_status make(const ms_cl *cl, size_t bytes, const char *what, cl_mem *out)
+{
+  cl_int err;
+  release(out);
+  *out = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes < 64 ? 64 : bytes, NULL, &err);
+  return ms_cl_check(err, "clCreateBuffer", what);
+}
+
+static ms_status no_memory(void)
+{
+  return ms_fail(MS_ERR_RUNTIME, "out of memory for a domain's meeting");
+}
+
+void ms_split_free(ms_split *x)
+{
+  cl_mem *m[] = {&x->role, &x->role_next, &x->count, &x->out, &x->left_mem,
+                 &x->start, &x->in, &x->in_slot, &x->column_mem};
+  for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
+    release(m[k]);
+  free(x->rec);
+  free(x->left);
+  free(x->free_slot);
+  free(x->column);
+  free(x->slot_scratch);
+  memset(x, 0, sizeof *x);
+}
+
+/* Room for `room` records, on the device and the host. */
+static ms_status set_room(ms_sim *s, ms_split *x, int room)
+{
+  x->room = room;
+  if (x->rec_cap < room) {
+    free(x->rec);
+    x->rec = malloc((size_t)room * sizeof *x->rec);
+    x->rec_cap = x->rec ? room : 0;
+    if (!x->rec)
+      return no_memory();
+  }
+  return make(&s->cl, (size_t)room * sizeof(ms_split_record), "a domain's records", &x->out);
+}
+
+static ms_status make_all(ms_sim *s, ms_split *x, int n)
+{
+  x->slots = n;
+  x->left = malloc(((size_t)n + 1) * sizeof *x->left);
+  x->free_slot = malloc(((size_t)n + 1) * sizeof *x->free_slot);
+  x->slot_scratch = malloc(((size_t)n + 1) * sizeof *x->slot_scratch);
+  if (!x->left || !x->free_slot || !x->slot_scratch)
+    return no_memory();
+  size_t b = (size_t)n + 1;
+  ms_status st;
+  if ((st = make(&s->cl, b, "a domain's roles", &x->role)) ||
+      (st = make(&s->cl, b, "a domain's roles", &x->role_next)) ||
+      (st = make(&s->cl, 2 * sizeof(cl_int), "a domain's counters", &x->count)) ||
+      (st = make(&s->cl, b * sizeof(cl_int), "a domain's left slots", &x->left_mem)) ||
+      (st = make(&s->cl, (MS_SPLIT_MAX + 1) * sizeof(cl_int), "the cut", &x->start)))
+    return st;
+  return set_room(s, x, FIRST_ROOM);
+}
+
+ms_status ms_split_begin(ms_sim *s, ms_split *x, const unsigned char *role, int g_slots)
+{
+  int n = s->p.n_small;
+  ms_status st = MS_OK;
+  if (x->slots != n || !x->role) {
+    ms_split_free(x);
+    if ((st = make_all(s, x, n)))
+      return st;
+  }
+  x->g_slots = g_slots;
+  x->n_free = x->n_left = x->n_rec = 0;
+  for (int i = n - 1; i >= 0; i--) /* (a stack: the lowest slot on top) */
+    if (role[i] == MS_ROLE_EMPTY)
+      x->free_slot[x->n_free++] = i;
+  return ms_buffers_upload(&s->cl, x->role, role, (size_t)n);
+}
+
+/* ---- the pack ----------------------------------------------------------------------- */
+
+static ms_status pack_args(ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
+{
+  cl_kernel k = s->kern.kernel[MS_K_SPLIT_PACK];
+  cl_int n = s->p.n_small, room = x->room;
+  const ms_buffers *b = &s->x.buf;
+  cl_int err = clSetKernelArg(k, 0, sizeof n, &n);
+  err |= clSetKernelArg(k, 1, sizeof d, &d);
+  err |= clSetKernelArg(k, 2, sizeof c->P, &c->P);
+  err |= clSetKernelArg(k, 3, sizeof c->axis, &c->axis);
+  err |= clSetKernelArg(k, 4, sizeof c->w, &c->w);
+  err |= clSetKernelArg(k, 5, sizeof c->ncol, &c->ncol);
+  err |= clSetKernelArg(k, 6, sizeof c->periodic, &c->periodic);
+  err |= clSetKernelArg(k, 7, sizeof c->inv_cell, &c->inv_cell);
+  err |= clSetKernelArg(k, 8, sizeof(cl_mem), &x->start);
+  err |= clSetKernelArg(k, 9, sizeof(cl_mem), &b->pos);
+  err |= clSetKernelArg(k, 10, sizeof(cl_mem), &b->vel);
+  err |= clSetKernelArg(k, 11, sizeof(cl_mem), &b->shape);
+  err |= clSetKernelArg(k, 12, sizeof(cl_mem), &b->img);
+  err |= clSetKernelArg(k, 13, sizeof(cl_mem), &s->dev.key);
+  err |= clSetKernelArg(k, 14, sizeof(cl_mem), &x->role);
+  err |= clSetKernelArg(k, 15, sizeof(cl_mem), &x->role_next);
+  err |= clSetKernelArg(k, 16, sizeof room, &room);
+  err |= clSetKernelArg(k, 17, sizeof(cl_mem), &x->count);
+  err |= clSetKernelArg(k, 18, sizeof(cl_mem), &x->out);
+  err |= clSetKernelArg(k, 19, sizeof(cl_mem), &x->left_mem);
+  return ms_cl_check(err, "clSetKernelArg", "ms_split_pack");
+}
+
+static ms_status pack_once(ms_sim *s, ms_split *x, const ms_split_cut *c, int d, cl_int count[2])
+{
+  count[0] = count[1] = 0;
+  ms_status st = ms_buffers_upload(&s->cl, x->count, count, 2 * sizeof(cl_int));
+  if (!st)
+    st = pack_args(s, x, c, d);
+  if (!st)
+    st = ms_kernels_run_1d(&s->kern, &s->cl, MS_K_SPLIT_PACK, (size_t)s->p.n_small, NULL);
+  if (!st)
+    st = ms_buffers_download(&s->cl, x->count, count, 2 * sizeof(cl_int));
+  return st;
+}
+
+ms_status ms_split_pack(ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
+{
+  if (!s->dev.key)
+    return ms_fail(MS_ERR_RUNTIME, "domain %d: a split simulation without keys", d);
+  ms_status st = ms_buffers_upload(&s->cl, x->start, c->start, ((size_t)c->P + 1) * sizeof(int));
+  cl_int count[2] = {0, 0};
+  if (!st)
+    st = pack_once(s, x, c, d, count);
+  if (!st && count[0] > x->room) { /* (nothing changed: again with room for them) */
+    st = set_room(s, x, count[0] + count[0] / 2);
+    if (!st)
+      st = pack_once(s, x, c, d, count);
+  }
+  x->n_rec = count[0];
+  x->n_left = count[1];
+  if (!st)
+    st = ms_buffers_download(&s->cl, x->out, x->rec, (size_t)count[0] * sizeof *x->rec);
+  if (!st)
+    st = ms_buffers_download(&s->cl, x->left_mem, x->left, (size_t)count[1] * sizeof(int));
+  return st;
+}
+
+static int ascending(const void *a, const void *b)
+{
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+ms_status ms_split_commit(ms_sim *s, ms_split *x)
+{
+  cl_kernel k = s->kern.kernel[MS_K_SPLIT_COMMIT];
+  cl_int n = s->p.n_small, g = x->g_slots;
+  const ms_buffers *b = &s->x.buf;
+  cl_int err = clSetKernelArg(k, 0, sizeof n, &n);
+  err |= clSetKernelArg(k, 1, sizeof g, &g);
+  err |= clSetKernelArg(k, 2, sizeof(cl_mem), &x->role);
+  err |= clSetKernelArg(k, 3, sizeof(cl_mem), &x->role_next);
+  err |= clSetKernelArg(k, 4, sizeof(cl_mem), &b->pos);
+  err |= clSetKernelArg(k, 5, sizeof(cl_mem), &b->vel);
+  err |= clSetKernelArg(k, 6, sizeof(cl_mem), &b->shape);
+  err |= clSetKernelArg(k, 7, sizeof(cl_mem), &b->img);
+  err |= clSetKernelArg(k, 8, sizeof(cl_mem), &s->dev.key);
+  ms_status st = ms_cl_check(err, "clSetKernelArg", "ms_split_commit");
+  if (!st)
+    st = ms_kernels_run_1d(&s->kern, &s->cl, MS_K_SPLIT_COMMIT, (size_t)n, NULL);
+  /* The slots left, highest first onto the stack, so that the lowest is taken first:
+   * where a record lands does not change the state (every order is by key), but a
+   * fixed choice keeps a domain's arrays the same from run to run. */
+  qsort(x->left, (size_t)x->n_left, sizeof *x->left, ascending);
+  for (int e = x->n_left - 1; e >= 0; e--) {
+    int i = x->left[e];
+    s->p.shape[2 * i] = s->p.shape[2 * i + 1] = 0.0f;
+    if (s->dev.key_host)
+      s->dev.key_host[i] = x->g_slots + i;
+    x->free_slot[x->n_free++] = i;
+  }
+  x->n_left = 0;
+  ms_sim_state_changed(s);
+  return st;
+}
+
+/* ---- the records given ---------------------------------------------------------------- */
+
+static ms_status in_room(ms_sim *s, ms_split *x, int n)
+{
+  if (n <= x->in_room)
+    return MS_OK;
+  int room = n + n / 2;
+  ms_status st = make(&s->cl, (size_t)room * sizeof(ms_split_record), "a domain's records", &x->in);
+  if (!st)
+    st = make(&s->cl, (size_t)room * sizeof(cl_int), "a domain's records", &x->in_slot);
+  x->in_room = st ? 0 : room;
+  return st;
+}
+
+ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_record *r, int n)
+{
+  if (n == 0)
+    return MS_OK;
+  if (n > x->n_free)
+    return ms_fail(MS_ERR_RUNTIME, "a domain given %d particles has %d free slots", n, x->n_free);
+  ms_status st = in_room(s, x, n);
+  for (int e = 0; !st && e < n; e++) {
+    int i = x->free_slot[--x->n_free];
+    x->slot_scratch[e] = i;
+    s->p.shape[2 * i] = r[e].shape[0];
+    s->p.shape[2 * i + 1] = r[e].shape[1];
+    if (s->dev.key_host)
+      s->dev.key_host[i] = r[e].key;
+  }
+  if (!st)
+    st = ms_buffers_upload(&s->cl, x->in, r, (size_t)n * sizeof *r);
+  if (!st)
+    st = ms_buffers_upload(&s->cl, x->in_slot, x->slot_scratch, (size_t)n * sizeof(int));
+  cl_kernel k = s->kern.kernel[MS_K_SPLIT_UNPACK];
+  const ms_buffers *b = &s->x.buf;
+  cl_int m = n;
+  cl_int err = clSetKernelArg(k, 0, sizeof m, &m);
+  err |= clSetKernelArg(k, 1, sizeof(cl_mem), &x->in);
+  err |= clSetKernelArg(k, 2, sizeof(cl_mem), &x->in_slot);
+  err |= clSetKernelArg(k, 3, sizeof(cl_mem), &x->role);
+  err |= clSetKernelArg(k, 4, sizeof(cl_mem), &b->pos);
+  err |= clSetKernelArg(k, 5, sizeof(cl_mem), &b->vel);
+  err |= clSetKernelArg(k, 6, sizeof(cl_mem), &b->shape);
+  err |= clSetKernelArg(k, 7, sizeof(cl_mem), &b->img);
+  err |= clSetKernelArg(k, 8, sizeof(cl_mem), &s->dev.key);
+  if (!st)
+    st = ms_cl_check(err, "clSetKernelArg", "ms_split_unpack");
+  if (!st)
+    st = ms_kernels_run_1d(&s->kern, &s->cl, MS_K_SPLIT_UNPACK, (size_t)n, NULL);
+  ms_sim_state_changed(s);
+  return st;
+}
+
+/* ---- the own particles ---------------------------------------------------------------- */
+
+static ms_status own_once(ms_sim *s, ms_split *x, const ms_split_cut *c, int room, cl_int *count)
+{
+  *count = 0;
+  ms_status st = ms_buffers_upload(&s->cl, x->count, count, sizeof(cl_int));
+  int *zero = calloc((size_t)c->ncol + 1, sizeof(int));
+  if (!st && !zero)
+    st = no_memory();
+  if (!st)
+    st = ms_buffers_upload(&s->cl, x->column_mem, zero, (size_t)c->ncol * sizeof(int));
+  free(zero);
+  cl_kernel k = s->kern.kernel[MS_K_SPLIT_OWN];
+  const ms_buffers *b = &s->x.buf;
+  cl_int n = s->p.n_small;
+  cl_int err = clSetKernelArg(k, 0, sizeof n, &n);
+  err |= clSetKernelArg(k, 1, sizeof c->axis, &c->axis);
+  err |= clSetKernelArg(k, 2, sizeof c->ncol, &c->ncol);
+  err |= clSetKernelArg(k, 3, sizeof c->inv_cell, &c->inv_cell);
+  err |= clSetKernelArg(k, 4, sizeof(cl_mem), &b->pos);
+  err |= clSetKernelArg(k, 5, sizeof(cl_mem), &b->vel);
+  err |= clSetKernelArg(k, 6, sizeof(cl_mem), &b->shape);
+  err |= clSetKernelArg(k, 7, sizeof(cl_mem), &b->img);
+  err |= clSetKernelArg(k, 8, sizeof(cl_mem), &s->dev.key);
+  err |= clSetKernelArg(k, 9, sizeof(cl_mem), &x->role);
+  err |= clSetKernelArg(k, 10, sizeof room, &room);
+  err |= clSetKernelArg(k, 11, sizeof(cl_mem), &x->count);
+  err |= clSetKernelArg(k, 12, sizeof(cl_mem), &x->out);
+  err |= clSetKernelArg(k, 13, sizeof(cl_mem), &x->column_mem);
+  if (!st)
+    st = ms_cl_check(err, "clSetKernelArg", "ms_split_own");
+  if (!st)
+    st = ms_kernels_run_1d(&s->kern, &s->cl, MS_K_SPLIT_OWN, (size_t)n, NULL);
+  if (!st)
+    st = ms_buffers_download(&s->cl, x->count, count, sizeof(cl_int));
+  return st;
+}
+
+ms_status ms_split_own(ms_sim *s, ms_split *x, const ms_split_cut *c, int records)
+{
+  ms_status st = MS_OK;
+  if (x->ncol != c->ncol) {
+    free(x->column);
+    x->ncol = 0;
+    if (!(x->column = malloc(((size_t)c->ncol + 1) * sizeof *x->column)))
+      return no_memory();
+    if ((st = make(&s->cl, ((size_t)c->ncol + 1) * sizeof(cl_int), "the columns", &x->column_mem)))
+      return st;
+    x->ncol = c->ncol;
+  }
+  cl_int count = 0;
+  st = own_once(s, x, c, records ? x->room : 0, &count);
+  if (!st && records && count > x->room) {
+    st = set_room(s, x, count + count / 8 + 16);
+    if (!st)
+      st = own_once(s, x, c, x->room, &count);
+  }
+  x->n_rec = records ? count : 0;
+  if (!st)
+    st = ms_buffers_download(&s->cl, x->column_mem, x->column, (size_t)c->ncol * sizeof(int));
+  if (!st && records)
+    st = ms_buffers_download(&s->cl, x->out, x->rec, (size_t)count * sizeof *x->rec);
+  return st;
+}
+
+/* ---- the large particles -------------------------------------------------------------- */
+
+void ms_split_large_get(const ms_sim *s, int j, double xv[4], int img[2])
+{
+  const ms_body *L = &s->wk.large[j];
+  xv[0] = L->x, xv[1] = L->y, xv[2] = L->vx, xv[3] = L->vy;
+  img[0] = L->img[0], img[1] = L->img[1];
+}
+
+void ms_split_large_set(ms_sim *s, int j, const double xv[4], const int img[2])
+{
+  ms_body *L = &s->wk.large[j];
+  L->x = xv[0], L->y = xv[1], L->vx = xv[2], L->vy = xv[3];
+  L->img[0] = img[0], L->img[1] = img[1];
+}

@@ -1,0 +1,69 @@
+/* A split run's domain meeting its neighbours between iterations, on its own device
+ * (kernels/domains.cl, docs/domains.md "The incremental meeting"): each slot has a role (own,
+ * halo, empty); after a step the own particles go, as records, to every domain that needs
+ * them (their owner now, and every domain whose window holds them), the halo is dropped,
+ * and the records given to this domain are laid into its empty slots. Only the records
+ * cross the bus: a few columns' particles, whatever the domain's size. Between advances
+ * only, on the caller's thread. */
+#ifndef MS_COLLISION_SPLIT_H
+#define MS_COLLISION_SPLIT_H
+
+#include "cl/runtime.h"
+#include "mixsim/sim.h"
+
+#define MS_SPLIT_MAX 64 /* domains */
+
+enum { MS_ROLE_EMPTY = 0, MS_ROLE_OWN = 1, MS_ROLE_HALO = 2 };
+
+/* The cut as the kernels take it: P domains, domain d owning columns [start[d],
+ * start[d + 1]) along `axis`, each holding `w` columns more each side. */
+typedef struct ms_split_cut {
+  int P, axis, w, ncol, periodic;
+  double inv_cell;
+  int start[MS_SPLIT_MAX + 1];
+} ms_split_cut;
+
+/* One particle on its way (kernels/domains.cl's 8 doubles): its state, its global slot,
+ * and to whom: dest = domain * 4 + role there. */
+typedef struct ms_split_record {
+  double pos[2], vel[2];
+  float shape[2];
+  int img[2];
+  int key, dest;
+  double unused;
+} ms_split_record;
+
+typedef struct ms_split {
+  int slots;                  /* the simulation's slots the buffers were made for */
+  int g_slots;                /* the whole state's slots: a key past them is empty */
+  cl_mem role, role_next, count, out, left_mem, start, in, in_slot, column_mem;
+  int room, in_room, ncol;
+  ms_split_record *rec;       /* the last pack's (or ms_split_own's) records */
+  int n_rec, rec_cap;
+  int n_left;                 /* the last pack's slots left, not yet free */
+  int *left;                  /* (slots) */
+  int *free_slot, n_free;     /* the empty slots, as a stack */
+  int *column;                /* ms_split_own: own particles per column */
+  int *slot_scratch;          /* ms_split_unpack's */
+} ms_split;
+
+/* After a lay: each slot's role (MS_ROLE_*), the whole state's slot count. */
+ms_status ms_split_begin(ms_sim *s, ms_split *x, const unsigned char *role, int g_slots);
+/* After a step: the records for the other domains into x->rec, and the slots this one
+ * leaves; the slots keep their roles until ms_split_commit. */
+ms_status ms_split_pack(ms_sim *s, ms_split *x, const ms_split_cut *c, int d);
+/* The pack's roles taken, the slots left emptied and free. */
+ms_status ms_split_commit(ms_sim *s, ms_split *x);
+/* The records r[0..n) (given to this domain, ascending key) into free slots (the caller
+ * checked n <= x->n_free + x->n_left). */
+ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_record *r, int n);
+/* The own particles' counts per column into x->column, and with `records` their records
+ * into x->rec. */
+ms_status ms_split_own(ms_sim *s, ms_split *x, const ms_split_cut *c, int records);
+void ms_split_free(ms_split *x);
+
+/* Large particle j's evolving state (x, y, vx, vy; periods crossed), between advances. */
+void ms_split_large_get(const ms_sim *s, int j, double xv[4], int img[2]);
+void ms_split_large_set(ms_sim *s, int j, const double xv[4], const int img[2]);
+
+#endif

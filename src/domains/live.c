@@ -1,0 +1,443 @@
+/* The incremental meeting (live.h). Each iteration: every domain steps, packs its records
+ * (collision/split.h) and its own large particles' states into its give; the gives are
+ * shared (all-gathered across ranks); each domain then takes its roles, and lays the
+ * records given to it in ascending global slot and the large particles' states. Only
+ * where a domain is short of slots is the whole state gathered and laid again. */
+#include "domains/live.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collision/sim_internal.h"
+#include "core/clock.h"
+#include "domains/among.h"
+#include "domains/domains_internal.h"
+#include "gravity/ranks.h"
+#include "shared/grid.h"
+
+/* A large particle's state in a give. */
+typedef struct large_rec {
+  int j, img[2], unused;
+  double xv[4];
+} large_rec;
+
+/* A give: this header, then n_rec records, then n_large large_recs. */
+typedef struct give_head {
+  int n_rec, room, n_large, unused;
+} give_head;
+
+typedef struct give_view {
+  give_head h;
+  const ms_split_record *rec;
+  const large_rec *large;
+} give_view;
+
+static ms_status no_memory(void)
+{
+  return ms_fail(MS_ERR_RUNTIME, "out of memory for the domains' meeting");
+}
+
+int ms_live_fits(const ms_domains *D)
+{
+  const ms_sim *v = D->view;
+  return !v->p.friction_on && v->p.n_walls == 0 && !v->open.on &&
+         v->p.large_on == MS_LARGE_ON_CPU && !v->p.diag && !v->dev.forces.on;
+}
+
+void ms_live_drop(ms_domains *D) { D->live.on = 0; }
+
+void ms_live_free(ms_live *v, int P)
+{
+  for (int d = 0; d < P; d++) {
+    if (v->split)
+      ms_split_free(&v->split[d]);
+    if (v->inbox)
+      free(v->inbox[d]);
+  }
+  free(v->split);
+  free(v->inbox);
+  free(v->inbox_cap);
+  free(v->large_owner);
+  free(v->column);
+  memset(v, 0, sizeof *v);
+}
+
+static ms_status alloc_live(ms_domains *D)
+{
+  ms_live *v = &D->live;
+  if (v->split)
+    return MS_OK;
+  v->split = calloc((size_t)D->P, sizeof *v->split);
+  v->inbox = calloc((size_t)D->P, sizeof *v->inbox);
+  v->inbox_cap = calloc((size_t)D->P, sizeof *v->inbox_cap);
+  v->large_owner = malloc(((size_t)D->view->p.n_large + 1) * sizeof *v->large_owner);
+  v->column = calloc((size_t)D->cut.ncol + 1, sizeof *v->column);
+  return v->split && v->inbox && v->inbox_cap && v->large_owner && v->column ? MS_OK
+                                                                              : no_memory();
+}
+
+/* Columns a domain holds each side of its own: the halo's one, or as far as its large
+ * particles reach (layout.c's mark_large: the reach, one column more, and the centre's
+ * column's rounding). */
+static int window(const ms_domains *D)
+{
+  if (!D->cut.halo)
+    return 0;
+  const ms_state *s = &D->g.st;
+  double r = -1.0;
+  for (int j = 0; j < s->n_large; j++)
+    if (s->large_shape[2 * j + 1] > 0.0f && s->large_shape[2 * j] > r)
+      r = s->large_shape[2 * j];
+  if (r < 0.0)
+    return D->cut.halo;
+  double w = floor((r + D->cut.r_small_max) * D->cut.inv_cell) + 2.0;
+  return w < D->cut.ncol ? (int)w : D->cut.ncol;
+}
+
+/* ---- the lay from the whole state ------------------------------------------------------ */
+
+static ms_status lay_one(ms_domains *D, int d)
+{
+  ms_carry *c = &D->carry[d];
+  const ms_layout *l = &D->layout;
+  ms_status st = ms_carry_lay(D->sim[d], c, &D->g, l, d);
+  unsigned char *role = st ? NULL : malloc((size_t)c->slots + 1);
+  if (!st && !role)
+    st = no_memory();
+  for (int k = 0; !st && k < c->slots; k++)
+    role[k] = k < l->own[d] ? MS_ROLE_OWN : k < l->held[d] ? MS_ROLE_HALO : MS_ROLE_EMPTY;
+  if (!st)
+    st = ms_split_begin(D->sim[d], &D->live.split[d], role, D->g.st.slots);
+  free(role);
+  return st;
+}
+
+static void note_view(ms_domains *D)
+{
+  D->live.view_step = D->view->run.step;
+  D->live.view_changes = D->view->run.changes;
+}
+
+static void set_cut(ms_domains *D)
+{
+  ms_split_cut *c = &D->live.cut;
+  c->P = D->P;
+  c->axis = D->cut.axis;
+  c->ncol = D->cut.ncol;
+  c->periodic = D->cut.periodic;
+  c->inv_cell = D->cut.inv_cell;
+  memcpy(c->start, D->layout.start, ((size_t)D->P + 1) * sizeof(int));
+}
+
+static ms_status lay(ms_domains *D)
+{
+  ms_live *v = &D->live;
+  double t0 = ms_now();
+  ms_global_free(&D->g);
+  ms_status st = ms_global_take(D->view, &D->g);
+  D->layout.n_band = 0; /* (no [wall.NAME] here) */
+  if (!st)
+    st = ms_layout_make(&D->layout, &D->cut, &D->g.st);
+  if (!st) {
+    set_cut(D);
+    v->cut.w = window(D);
+    st = ms_domains_each(D, lay_one);
+  }
+  if (D->ranks)
+    st = ms_ranks_agree(st);
+  v->on = !st;
+  v->behind = 0;
+  v->room_short = 0;
+  v->step = D->g.st.step;
+  v->lays++;
+  note_view(D);
+  D->exchange_s += ms_now() - t0;
+  return st;
+}
+
+/* ---- one iteration ---------------------------------------------------------------------- */
+
+static int domain_of(const ms_split_cut *c, double at)
+{
+  int col = ms_grid_axis(at, c->inv_cell, c->ncol), d = 0;
+  while (d + 1 < c->P && col >= c->start[d + 1])
+    d++;
+  return d;
+}
+
+/* Every large particle's owner for the step about to be made: the domain of its centre
+ * (every domain holds the same large state, so every rank finds the same). */
+static void large_owners(ms_domains *D)
+{
+  const ms_sim *s = D->sim[D->first];
+  for (int j = 0; j < s->p.n_large; j++) {
+    const ms_body *L = &s->wk.large[j];
+    D->live.large_owner[j] = domain_of(&D->live.cut, D->live.cut.axis ? L->y : L->x);
+  }
+}
+
+/* Domain d's give: its records (or, settling, its own particles' records) and its own
+ * large particles' states. */
+static ms_status give(ms_domains *D, int d, int room)
+{
+  const ms_split *x = &D->live.split[d];
+  ms_sim *s = D->sim[d];
+  ms_bytes *o = &D->gives[d];
+  give_head h = {x->n_rec, room, 0, 0};
+  for (int j = 0; j < s->p.n_large; j++)
+    h.n_large += D->live.large_owner[j] == d;
+  o->n = 0;
+  int ok = ms_bytes_put(o, &h, sizeof h) &&
+           ms_bytes_put(o, x->rec, (size_t)x->n_rec * sizeof *x->rec);
+  for (int j = 0; ok && j < s->p.n_large; j++) {
+    if (D->live.large_owner[j] != d)
+      continue;
+    large_rec r = {j, {0, 0}, 0, {0, 0, 0, 0}};
+    ms_split_large_get(s, j, r.xv, r.img);
+    ok = ms_bytes_put(o, &r, sizeof r);
+  }
+  return ok ? MS_OK : no_memory();
+}
+
+static ms_status read_give(const ms_bytes *b, int d, give_view *g)
+{
+  memset(g, 0, sizeof *g);
+  if (b->n < sizeof g->h)
+    return ms_fail(MS_ERR_RUNTIME, "domain %d gave %zu bytes, no header", d, b->n);
+  memcpy(&g->h, b->b, sizeof g->h);
+  size_t want = sizeof g->h + (size_t)g->h.n_rec * sizeof(ms_split_record) +
+                (size_t)g->h.n_large * sizeof(large_rec);
+  if (g->h.n_rec < 0 || g->h.n_large < 0 || b->n != want)
+    return ms_fail(MS_ERR_RUNTIME, "domain %d gave %zu bytes, its header says %zu", d, b->n, want);
+  g->rec = (const ms_split_record *)(b->b + sizeof g->h);
+  g->large = (const large_rec *)(b->b + sizeof g->h + (size_t)g->h.n_rec * sizeof(ms_split_record));
+  return MS_OK;
+}
+
+static ms_status step_pack(ms_domains *D, int d)
+{
+  ms_sim *s = D->sim[d];
+  ms_split *x = &D->live.split[d];
+  double t0 = ms_now();
+  ms_status st = ms_sim_advance(s, 1);
+  double t1 = ms_now();
+  if (!st)
+    st = ms_split_pack(s, x, &D->live.cut, d);
+  if (!st)
+    st = give(D, d, x->n_free + x->n_left);
+  double t2 = ms_now();
+  D->time[d].step_s += t1 - t0;
+  D->time[d].read_s += t2 - t1;
+  D->time[d].own += D->layout.own[d];
+  ms_cutbal_note(&D->balance, d, t2 - t0);
+  return st;
+}
+
+static int by_key(const void *a, const void *b)
+{
+  int x = ((const ms_split_record *)a)->key, y = ((const ms_split_record *)b)->key;
+  return (x > y) - (x < y);
+}
+
+/* The records given to domain d, in ascending global slot, into v->inbox[d]; their number. */
+static ms_status collect(ms_domains *D, int d, int *m)
+{
+  ms_live *v = &D->live;
+  *m = 0;
+  for (int e = 0; e < D->P; e++) {
+    give_view g;
+    ms_status st = read_give(&D->gives[e], e, &g);
+    if (st)
+      return st;
+    for (int k = 0; k < g.h.n_rec; k++) {
+      if (g.rec[k].dest / 4 != d)
+        continue;
+      if ((size_t)*m == v->inbox_cap[d]) {
+        size_t cap = v->inbox_cap[d] * 2 + 1024;
+        ms_split_record *grown = realloc(v->inbox[d], cap * sizeof *grown);
+        if (!grown)
+          return no_memory();
+        v->inbox[d] = grown;
+        v->inbox_cap[d] = cap;
+      }
+      v->inbox[d][(*m)++] = g.rec[k];
+    }
+  }
+  qsort(v->inbox[d], (size_t)*m, sizeof *v->inbox[d], by_key);
+  return MS_OK;
+}
+
+static ms_status take_large(ms_domains *D, ms_sim *s)
+{
+  for (int e = 0; e < D->P; e++) {
+    give_view g;
+    ms_status st = read_give(&D->gives[e], e, &g);
+    if (st)
+      return st;
+    for (int k = 0; k < g.h.n_large; k++)
+      ms_split_large_set(s, g.large[k].j, g.large[k].xv, g.large[k].img);
+  }
+  return MS_OK;
+}
+
+static ms_status commit_unpack(ms_domains *D, int d)
+{
+  ms_sim *s = D->sim[d];
+  double t0 = ms_now();
+  int m = 0;
+  ms_status st = ms_split_commit(s, &D->live.split[d]);
+  if (!st)
+    st = collect(D, d, &m);
+  if (!st)
+    st = ms_split_unpack(s, &D->live.split[d], D->live.inbox[d], m);
+  if (!st)
+    st = take_large(D, s);
+  D->time[d].lay_s += ms_now() - t0;
+  return st;
+}
+
+/* Whether a domain is given more than it has slots free (every rank decides alike from
+ * the shared gives). */
+static ms_status short_of_room(ms_domains *D, int *short_room)
+{
+  int *given = calloc((size_t)D->P, sizeof *given), *room = calloc((size_t)D->P, sizeof *room);
+  ms_status st = given && room ? MS_OK : no_memory();
+  for (int e = 0; !st && e < D->P; e++) {
+    give_view g;
+    st = read_give(&D->gives[e], e, &g);
+    room[e] = st ? 0 : g.h.room;
+    for (int k = 0; !st && k < g.h.n_rec; k++) {
+      int to = g.rec[k].dest / 4;
+      if (to < 0 || to >= D->P)
+        st = ms_fail(MS_ERR_RUNTIME, "domain %d gave a record for domain %d", e, to);
+      else
+        given[to]++;
+    }
+  }
+  *short_room = 0;
+  for (int e = 0; !st && e < D->P; e++)
+    *short_room |= given[e] > room[e];
+  free(given);
+  free(room);
+  return st;
+}
+
+/* ---- the whole state for the view ------------------------------------------------------ */
+
+static ms_status own_records(ms_domains *D, int d)
+{
+  ms_status st = ms_split_own(D->sim[d], &D->live.split[d], &D->live.cut, 1);
+  return st ? st : give(D, d, 0);
+}
+
+static ms_status settle_from_gives(ms_domains *D)
+{
+  ms_state *s = &D->g.st;
+  for (int e = 0; e < D->P; e++) {
+    give_view g;
+    ms_status st = read_give(&D->gives[e], e, &g);
+    if (st)
+      return st;
+    for (int k = 0; k < g.h.n_rec; k++) {
+      const ms_split_record *r = &g.rec[k];
+      if (r->key < 0 || r->key >= s->slots)
+        return ms_fail(MS_ERR_RUNTIME, "domain %d gave global slot %d of %d", e, r->key, s->slots);
+      memcpy(&s->small_pos[2 * r->key], r->pos, sizeof r->pos);
+      memcpy(&s->small_vel[2 * r->key], r->vel, sizeof r->vel);
+      memcpy(&s->small_img[2 * r->key], r->img, sizeof r->img);
+    }
+    for (int k = 0; k < g.h.n_large; k++) {
+      const large_rec *r = &g.large[k];
+      memcpy(&s->large_pos[2 * r->j], r->xv, 2 * sizeof(double));
+      memcpy(&s->large_vel[2 * r->j], r->xv + 2, 2 * sizeof(double));
+      memcpy(&s->large_img[2 * r->j], r->img, sizeof r->img);
+    }
+  }
+  s->step = D->live.step;
+  ms_global_large4(&D->g);
+  return MS_OK;
+}
+
+ms_status ms_live_settle(ms_domains *D)
+{
+  ms_live *v = &D->live;
+  if (!v->on || !v->behind)
+    return MS_OK;
+  double t0 = ms_now();
+  ms_status st = ms_domains_each(D, own_records);
+  if (D->ranks)
+    st = ms_ranks_agree(st);
+  if (!st)
+    st = ms_among_share(D->gives, D->first, D->mine, D->per_rank);
+  if (!st)
+    st = settle_from_gives(D);
+  if (!st)
+    st = ms_global_put(D->view, &D->g);
+  if (D->ranks)
+    st = ms_ranks_agree(st);
+  v->behind = 0;
+  v->on = !st;
+  note_view(D);
+  D->exchange_s += ms_now() - t0;
+  return st;
+}
+
+/* ---- the advance ------------------------------------------------------------------------ */
+
+static ms_status one_iteration(ms_domains *D)
+{
+  ms_live *v = &D->live;
+  large_owners(D);
+  ms_status st = ms_domains_each(D, step_pack);
+  if (D->ranks)
+    st = ms_ranks_agree(st);
+  if (!st)
+    st = ms_among_share(D->gives, D->first, D->mine, D->per_rank);
+  double t0 = ms_now();
+  int short_room = 0;
+  if (!st)
+    st = short_of_room(D, &short_room);
+  if (!st && short_room) { /* the step's results into the view, and laid again with room */
+    v->step++;
+    v->behind = 1;
+    st = ms_live_settle(D);
+    if (!st)
+      st = lay(D);
+  } else if (!st) {
+    st = ms_domains_each(D, commit_unpack);
+    v->step++;
+    v->behind = 1;
+  }
+  if (D->ranks)
+    st = ms_ranks_agree(st);
+  D->merge_s += ms_now() - t0;
+  return st;
+}
+
+ms_status ms_live_advance(ms_domains *D, long iterations)
+{
+  double w0 = ms_now();
+  ms_live *v = &D->live;
+  ms_status st = alloc_live(D);
+  if (!st)
+    st = ms_domains_follow(D);
+  int moved = D->view->run.step != v->view_step || D->view->run.changes != v->view_changes;
+  if (!st && iterations > 0 && (!v->on || moved))
+    st = lay(D);
+  long done = 0;
+  for (; !st && done < iterations && !ms_domains_stop_agreed(D); done++)
+    st = one_iteration(D);
+  if (st)
+    ms_live_drop(D);
+  if (!st && v->behind) { /* the view's step moves on; its arrays follow at a settle */
+    D->view->run.step = v->step;
+    note_view(D);
+  }
+  D->iterations += done;
+  D->wall_s += ms_now() - w0;
+  if (!st)
+    ms_domains_report_on_view(D);
+  return st;
+}

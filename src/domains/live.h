@@ -1,0 +1,40 @@
+/* The incremental meeting of a split run (docs/domains.md, "The incremental meeting"): the
+ * domains keep their particles on their devices from one iteration to the next, and meet
+ * by records of the particles that cross into another domain's window (collision/split.h)
+ * and the large particles' states from their owners. The whole state is gathered into the
+ * view only when something reads it (ms_domains_settle). Scenes it does not cover yet take
+ * the whole state's meeting (domains.c). */
+#ifndef MS_DOMAINS_LIVE_H
+#define MS_DOMAINS_LIVE_H
+
+#include "collision/split.h"
+
+typedef struct ms_domains ms_domains;
+
+typedef struct ms_live {
+  int on;               /* the domains hold the state, laid from the view */
+  int behind;           /* the view is behind the domains */
+  long step;            /* the domains' step */
+  long view_step;       /* the view's step and changes as the last lay or settle left them */
+  unsigned long view_changes;
+  int room_short;       /* a lay again (a domain short of slots) is due */
+  long lays;            /* lays from the whole state (the first, and where slots ran short) */
+  ms_split *split;      /* per domain of this rank */
+  ms_split_cut cut;
+  int *large_owner;     /* per large particle: the domain of its centre at the step's start */
+  ms_split_record **inbox; /* per domain: the records given to it */
+  size_t *inbox_cap;
+  double *column;       /* per column: own particles (the balance's cut) */
+} ms_live;
+
+/* Whether the run's scene and choices are the incremental meeting's: no friction, no
+ * [wall.NAME], a closed system, large particles on the CPU, no --diagnostics or forces. */
+int ms_live_fits(const ms_domains *D);
+ms_status ms_live_advance(ms_domains *D, long iterations);
+/* The domains' state into the view, if it is behind (collective under MPI). */
+ms_status ms_live_settle(ms_domains *D);
+/* The domains no longer hold the state (after a failure, or for the other meeting). */
+void ms_live_drop(ms_domains *D);
+void ms_live_free(ms_live *v, int P);
+
+#endif
