@@ -221,11 +221,24 @@ static ms_status tuned_chunk(const ms_run_plan *p, ms_sim *sim, long chunk, long
   return st;
 }
 
+/* After a run over domains failed: the snapshot of the view, which holds the chunk's
+ * start (domains/domains.h), for the replay; the failure's status (and message) kept. */
+static ms_status domains_last_good(ms_sim *sim, ms_snapshot **snap, ms_status failed)
+{
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", ms_error_message());
+  ms_snapshot_free(*snap);
+  *snap = NULL;
+  if (ms_snapshot_take(sim, snap))
+    *snap = NULL; /* (no last good state to write: the failure's message stands) */
+  return ms_fail(failed, "%s", msg);
+}
+
 /* Whether something reads the view between chunks: a run over domains brings it up to
  * the domains' state then (domains/domains.h), else only at the end. */
 static int reads_view(const ms_run_plan *p)
 {
-  return p->last_good || p->checkpoint_every || p->offscreen || p->series;
+  return p->checkpoint_every || p->offscreen || p->series;
 }
 
 ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
@@ -244,7 +257,8 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
     if ((st = tuned_chunk(p, sim, chunk, &want)))
       break;
     long n = next_chunk(p, &f, step, want);
-    if (p->last_good) {
+    if (p->last_good && !p->domains) { /* (domains: the view is the chunk's start after a
+                                           failure, domains/domains.h) */
       ms_snapshot_free(snap);
       if ((st = ms_snapshot_take(sim, &snap)))
         break;
@@ -256,6 +270,8 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
       st = ms_domains_settle(p->domains);
     if (!st && p->tuner)
       ms_tuner_after(p->tuner, ms_sim_step(sim) - step, dt);
+    if (st == MS_ERR_NUMERIC && p->last_good && p->domains)
+      st = domains_last_good(sim, &snap, st);
     if (st == MS_ERR_NUMERIC && p->last_good)
       write_last_good(sim, snap, step + n, p);
     if (!st && p->checkpoint && p->checkpoint_every &&

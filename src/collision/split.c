@@ -34,6 +34,9 @@ void ms_split_free(ms_split *x)
                  &x->start, &x->in, &x->in_slot, &x->column_mem};
   for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
     release(m[k]);
+  for (int k = 0; k < 6; k++)
+    release(&x->keep[k]);
+  free(x->keep_large);
   free(x->rec);
   free(x->left);
   free(x->free_slot);
@@ -328,4 +331,86 @@ void ms_split_large_set(ms_sim *s, int j, const double xv[4], const int img[2])
   ms_body *L = &s->wk.large[j];
   L->x = xv[0], L->y = xv[1], L->vx = xv[2], L->vy = xv[3];
   L->img[0] = img[0], L->img[1] = img[1];
+}
+
+/* ---- a kept state ------------------------------------------------------------------------ */
+
+/* The arrays a rewind puts back, and their sizes. */
+static void kept_arrays(ms_sim *s, ms_split *x, cl_mem m[6], size_t bytes[6])
+{
+  size_t n = (size_t)s->p.n_small;
+  const ms_buffers *b = &s->x.buf;
+  cl_mem a[6] = {b->pos, b->vel, b->shape, b->img, s->dev.key, x->role};
+  size_t z[6] = {16 * n, 16 * n, 8 * n, 8 * n, 4 * n, n};
+  memcpy(m, a, sizeof a);
+  memcpy(bytes, z, sizeof z);
+}
+
+static ms_status copy(ms_sim *s, cl_mem from, cl_mem to, size_t bytes)
+{
+  if (bytes == 0)
+    return MS_OK;
+  cl_int err = clEnqueueCopyBuffer(s->cl.gpu_queue, from, to, 0, 0, bytes, 0, NULL, NULL);
+  return ms_cl_check(err, "clEnqueueCopyBuffer", "a domain's kept state");
+}
+
+ms_status ms_split_mark(ms_sim *s, ms_split *x)
+{
+  cl_mem m[6];
+  size_t bytes[6];
+  kept_arrays(s, x, m, bytes);
+  ms_status st = MS_OK;
+  for (int k = 0; !st && k < 6; k++) {
+    if (!x->keep[k] || x->keep_bytes[k] != bytes[k]) {
+      st = make(&s->cl, bytes[k], "a domain's kept state", &x->keep[k]);
+      x->keep_bytes[k] = st ? 0 : bytes[k];
+    }
+    if (!st)
+      st = copy(s, m[k], x->keep[k], bytes[k]);
+  }
+  size_t lb = ((size_t)s->p.n_large + 1) * sizeof(ms_body);
+  free(x->keep_large);
+  if (!st && !(x->keep_large = malloc(lb)))
+    st = no_memory();
+  if (!st)
+    memcpy(x->keep_large, s->wk.large, (size_t)s->p.n_large * sizeof(ms_body));
+  if (!st)
+    st = ms_cl_check(clFinish(s->cl.gpu_queue), "clFinish", "a domain's kept state");
+  x->keep_step = s->run.step;
+  x->kept = !st;
+  return st;
+}
+
+ms_status ms_split_rewind(ms_sim *s, ms_split *x)
+{
+  cl_mem m[6];
+  size_t bytes[6];
+  kept_arrays(s, x, m, bytes);
+  if (!x->kept || x->keep_bytes[0] != bytes[0])
+    return ms_fail(MS_ERR_RUNTIME, "a domain's kept state is not its slots'");
+  ms_status st = MS_OK;
+  for (int k = 0; !st && k < 6; k++)
+    st = copy(s, x->keep[k], m[k], bytes[k]);
+  unsigned char *role = malloc((size_t)s->p.n_small + 1);
+  if (!st && !role)
+    st = no_memory();
+  /* the host's copies of what the device holds: shapes, keys, the free slots */
+  if (!st)
+    st = ms_buffers_download(&s->cl, s->x.buf.shape, s->p.shape, bytes[2]);
+  if (!st && s->dev.key_host)
+    st = ms_buffers_download(&s->cl, s->dev.key, s->dev.key_host, bytes[4]);
+  if (!st)
+    st = ms_buffers_download(&s->cl, x->role, role, bytes[5]);
+  x->n_free = x->n_left = x->n_rec = 0;
+  for (int i = s->p.n_small - 1; !st && i >= 0; i--)
+    if (role[i] == MS_ROLE_EMPTY)
+      x->free_slot[x->n_free++] = i;
+  free(role);
+  if (!st) {
+    memcpy(s->wk.large, x->keep_large, (size_t)s->p.n_large * sizeof(ms_body));
+    s->run.step = x->keep_step;
+    st = ms_buffers_clear_forces(&s->x.buf, &s->cl);
+  }
+  ms_sim_state_changed(s);
+  return st;
 }

@@ -45,6 +45,13 @@ typedef struct ms_split {
   int *free_slot, n_free;     /* the empty slots, as a stack */
   int *column;                /* ms_split_own: own particles per column */
   int *slot_scratch;          /* ms_split_unpack's */
+  /* ms_split_mark's copy: the small particles' arrays and roles on the device, the large
+   * particles and the step on the host */
+  cl_mem keep[6];
+  size_t keep_bytes[6];
+  void *keep_large;
+  long keep_step;
+  int kept;
 } ms_split;
 
 /* After a lay: each slot's role (MS_ROLE_*), the whole state's slot count. */
@@ -61,6 +68,10 @@ ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_record *r, int 
  * into x->rec. */
 ms_status ms_split_own(ms_sim *s, ms_split *x, const ms_split_cut *c, int records);
 void ms_split_free(ms_split *x);
+/* Keeps the domain's state (device to device, and its large particles), for a rewind. */
+ms_status ms_split_mark(ms_sim *s, ms_split *x);
+/* Back to the state ms_split_mark kept, its roles and free slots with it. */
+ms_status ms_split_rewind(ms_sim *s, ms_split *x);
 
 /* Large particle j's evolving state (x, y, vx, vy; periods crossed), between advances. */
 void ms_split_large_get(const ms_sim *s, int j, double xv[4], int img[2]);

@@ -141,9 +141,9 @@ void ms_carry_free(ms_carry *c)
  * every iteration as its count moves; the rest empty (kernels/shared/grid.h). */
 static ms_status size_slots(ms_sim *ds, ms_carry *c, int held, int n_global)
 {
-  int n = ds->p.n_small;
-  if (n < held || n > 2 * held + 64) {
-    n = held + held / 8 + 16;
+  int n = ds->p.n_small, want = held + (c->roomy ? held / 4 + 256 : 0);
+  if (n < want || n > 2 * want + 64) {
+    n = want + held / 8 + 16;
     ms_status st = ms_slots_resize(ds, n);
     if (st)
       return st;

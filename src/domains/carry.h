@@ -37,6 +37,8 @@ typedef struct ms_global {
 /* One domain's scratch: the arrays laid into its simulation, and what it gave back. */
 typedef struct ms_carry {
   int slots;           /* its simulation's slots (at least what it holds; the rest empty) */
+  int roomy;           /* keep a quarter more slots free: particles arrive in them between
+                          lays (the incremental meeting, live.h) */
   double *pos, *vel;
   float *shape;
   int *img, *key;

@@ -230,6 +230,7 @@ ms_status ms_domains_each(ms_domains *D, ms_status (*fn)(ms_domains *D, int d))
 static ms_status step_one(ms_domains *D, int d)
 {
   ms_sim *s = D->sim[d];
+  D->carry[d].roomy = 0;
   domain_time *t = &D->time[d];
   double t0 = ms_now();
   ms_status st = ms_carry_lay(s, &D->carry[d], &D->g, &D->layout, d);
@@ -437,6 +438,8 @@ int ms_domains_describe(const ms_domains *D, char *out, size_t size)
     k += snprintf(out + k, size - (size_t)k, "  meeting: merge %.4f ms/it, exchanges with the "
                   "outside %.4f ms/it; %s\n", per_it(D->merge_s, n), per_it(D->exchange_s, n),
                   D->in_turn ? "domains sharing a device step in turn" : "domains step at once");
+  if (k >= 0 && (size_t)k < size)
+    k += ms_live_describe(D, out + k, size - (size_t)k);
   return k;
 }
 

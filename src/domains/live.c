@@ -102,6 +102,7 @@ static ms_status lay_one(ms_domains *D, int d)
 {
   ms_carry *c = &D->carry[d];
   const ms_layout *l = &D->layout;
+  c->roomy = 1;
   ms_status st = ms_carry_lay(D->sim[d], c, &D->g, l, d);
   unsigned char *role = st ? NULL : malloc((size_t)c->slots + 1);
   if (!st && !role)
@@ -153,7 +154,7 @@ static ms_status lay(ms_domains *D)
   v->step = D->g.st.step;
   v->lays++;
   note_view(D);
-  D->exchange_s += ms_now() - t0;
+  v->lay_s += ms_now() - t0;
   return st;
 }
 
@@ -380,7 +381,8 @@ ms_status ms_live_settle(ms_domains *D)
   v->behind = 0;
   v->on = !st;
   note_view(D);
-  D->exchange_s += ms_now() - t0;
+  v->settles++;
+  v->settle_s += ms_now() - t0;
   return st;
 }
 
@@ -416,6 +418,35 @@ static ms_status one_iteration(ms_domains *D)
   return st;
 }
 
+static ms_status mark(ms_domains *D, int d)
+{
+  return ms_split_mark(D->sim[d], &D->live.split[d]);
+}
+
+static ms_status rewind_one(ms_domains *D, int d)
+{
+  return ms_split_rewind(D->sim[d], &D->live.split[d]);
+}
+
+/* After the failure `why`: the domains back at the advance's start, the view settled
+ * there (ms_domains_advance's promise), the failure's message kept. */
+static void rewind_to(ms_domains *D, long start, ms_status why)
+{
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", ms_error_message());
+  ms_live *v = &D->live;
+  ms_status st = ms_domains_each(D, rewind_one);
+  if (D->ranks)
+    st = ms_ranks_agree(st);
+  v->step = start;
+  v->behind = 1;
+  if (!st)
+    st = ms_live_settle(D);
+  if (st)
+    ms_live_drop(D); /* (the view keeps its last settled state) */
+  ms_fail(why, "%s", msg);
+}
+
 ms_status ms_live_advance(ms_domains *D, long iterations)
 {
   double w0 = ms_now();
@@ -426,10 +457,14 @@ ms_status ms_live_advance(ms_domains *D, long iterations)
   int moved = D->view->run.step != v->view_step || D->view->run.changes != v->view_changes;
   if (!st && iterations > 0 && (!v->on || moved))
     st = lay(D);
-  long done = 0;
+  if (!st && iterations > 0)
+    st = ms_domains_each(D, mark);
+  long start = v->step, done = 0;
   for (; !st && done < iterations && !ms_domains_stop_agreed(D); done++)
     st = one_iteration(D);
-  if (st)
+  if (st && v->on && done > 0)
+    rewind_to(D, start, st);
+  else if (st)
     ms_live_drop(D);
   if (!st && v->behind) { /* the view's step moves on; its arrays follow at a settle */
     D->view->run.step = v->step;
@@ -440,4 +475,15 @@ ms_status ms_live_advance(ms_domains *D, long iterations)
   if (!st)
     ms_domains_report_on_view(D);
   return st;
+}
+
+int ms_live_describe(const ms_domains *D, char *out, size_t size)
+{
+  const ms_live *v = &D->live;
+  if (v->lays == 0)
+    return 0;
+  return snprintf(out, size, "  incremental meeting: a window of %d columns each side; %ld lay(s) "
+                  "from the whole state (%.1f ms), %ld settle(s) of the view (%.1f ms); per "
+                  "domain, lay is the records taken in, read the step's records out\n",
+                  v->cut.w, v->lays, 1e3 * v->lay_s, v->settles, 1e3 * v->settle_s);
 }

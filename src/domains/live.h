@@ -19,6 +19,8 @@ typedef struct ms_live {
   unsigned long view_changes;
   int room_short;       /* a lay again (a domain short of slots) is due */
   long lays;            /* lays from the whole state (the first, and where slots ran short) */
+  long settles;         /* the view brought up to the domains' state */
+  double lay_s, settle_s;
   ms_split *split;      /* per domain of this rank */
   ms_split_cut cut;
   int *large_owner;     /* per large particle: the domain of its centre at the step's start */
@@ -36,5 +38,7 @@ ms_status ms_live_settle(ms_domains *D);
 /* The domains no longer hold the state (after a failure, or for the other meeting). */
 void ms_live_drop(ms_domains *D);
 void ms_live_free(ms_live *v, int P);
+/* The report's line on the meeting, if it ran; what snprintf returns. */
+int ms_live_describe(const ms_domains *D, char *out, size_t size);
 
 #endif
