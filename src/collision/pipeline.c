@@ -162,7 +162,7 @@ static ms_status gpu_iteration(ms_sim *s, ms_pipeline p, long step, int more)
   if (ms_forces_due(s, more)) /* --output: before the integration clears F_ls */
     TRY(ms_forces_keep(s, step));
   TRY(ms_gpu_integrate(&s->ctx, &s->dev));
-  if (p == MS_PIPELINE_REORDERED) {
+  if (p == MS_PIPELINE_REORDERED && (more || !s->run.end_unchecked)) {
     mark(step + 1); /* the next iteration's grid */
     TRY(ms_gpu_build_grid(&s->ctx, &s->dev, step + 1));
     if (more)
@@ -225,7 +225,7 @@ static void *gpu_manager_main(void *arg)
                                 job->done + 1 < job->iterations);
   }
   /* Naive: check the final state now (see the top of this file). */
-  if (!job->status && job->done > 0 && !s->dev.grid_current) {
+  if (!job->status && job->done > 0 && !s->dev.grid_current && !s->run.end_unchecked) {
     mark(s->run.step + job->done);
     job->status = ms_gpu_build_grid(&s->ctx, &s->dev, s->run.step + job->done);
   }

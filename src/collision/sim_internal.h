@@ -46,6 +46,9 @@ typedef struct ms_run {
   ms_trace trace;   /* each thread books its own phases and ring */
   ms_sim_stats stats; /* each counter written by one thread: the one its comment names */
   ms_fault fault;   /* testing only; see above */
+  int end_unchecked; /* set between advances by a split run (domains/live.c), which changes
+                        the state after this advance: its final grid is not built, and the
+                        next advance's first build checks the state */
   unsigned long changes; /* restores and moves from outside the run: a split run's view
                             tells by it that its state is no longer the domains' */
 } ms_run;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cl/runtime.h"
 #include "core/clock.h"
@@ -91,15 +92,29 @@ static ms_status alloc_domains(ms_domains *D, int P)
 }
 
 /* This rank's domains' simulations, one per device of its list. */
+/* The CPU worker's threads of each domain: unless the scene sets them, this node's cores
+ * shared among the domains on it (every rank's on the node), less each one's manager and
+ * worker: pools that each took all the cores would poll over one another. */
+static int worker_threads(const ms_scene *sc, int mine)
+{
+  if (sc->cpu_threads > 0)
+    return sc->cpu_threads;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  long share = cores / ((long)mine * (ms_ranks_local_size() > 0 ? ms_ranks_local_size() : 1)) - 2;
+  return share < 1 ? 1 : share > MS_CPU_THREADS_MAX ? MS_CPU_THREADS_MAX : (int)share;
+}
+
 static ms_status open_mine(ms_domains *D, const ms_scene *sc, const ms_sim_options *opt,
                            char specs[][32])
 {
   ms_status st = MS_OK;
+  ms_scene shared = *sc; /* (a copy of the fields: the arrays stay the scene's) */
+  shared.cpu_threads = worker_threads(sc, D->mine);
   for (int k = 0; !st && k < D->mine; k++) {
     ms_sim_options o = opt ? *opt : (ms_sim_options){0};
     o.device = specs[k];
     ms_sim **s = &D->sim[D->first + k];
-    st = ms_sim_create(sc, &o, s);
+    st = ms_sim_create(&shared, &o, s);
     if (!st) { /* the view makes the exchanges with the outside, on the whole state */
       (*s)->open.on = 0;
       (*s)->dev.forces.on = D->view->dev.forces.on;

@@ -150,7 +150,6 @@ static ms_status lay(ms_domains *D)
     st = ms_ranks_agree(st);
   v->on = !st;
   v->behind = 0;
-  v->room_short = 0;
   v->step = D->g.st.step;
   v->lays++;
   note_view(D);
@@ -222,7 +221,11 @@ static ms_status step_pack(ms_domains *D, int d)
   ms_sim *s = D->sim[d];
   ms_split *x = &D->live.split[d];
   double t0 = ms_now();
+  /* (the records change the state at once: only the advance's last state is checked
+   * where it ends, the others by the next iteration's grid) */
+  s->run.end_unchecked = !D->live.last;
   ms_status st = ms_sim_advance(s, 1);
+  s->run.end_unchecked = 0;
   double t1 = ms_now();
   if (!st)
     st = ms_split_pack(s, x, &D->live.cut, d);
@@ -460,8 +463,10 @@ ms_status ms_live_advance(ms_domains *D, long iterations)
   if (!st && iterations > 0)
     st = ms_domains_each(D, mark);
   long start = v->step, done = 0;
-  for (; !st && done < iterations && !ms_domains_stop_agreed(D); done++)
+  for (; !st && done < iterations && !ms_domains_stop_agreed(D); done++) {
+    v->last = done + 1 == iterations;
     st = one_iteration(D);
+  }
   if (st && v->on && done > 0)
     rewind_to(D, start, st);
   else if (st)

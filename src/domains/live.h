@@ -17,7 +17,7 @@ typedef struct ms_live {
   long step;            /* the domains' step */
   long view_step;       /* the view's step and changes as the last lay or settle left them */
   unsigned long view_changes;
-  int room_short;       /* a lay again (a domain short of slots) is due */
+  int last;             /* this iteration ends the advance: its state is checked there */
   long lays;            /* lays from the whole state (the first, and where slots ran short) */
   long settles;         /* the view brought up to the domains' state */
   double lay_s, settle_s;
