@@ -60,6 +60,8 @@ void ms_live_free(ms_live *v, int P)
   free(v->inbox);
   free(v->inbox_cap);
   free(v->large_owner);
+  free(v->large_xv), free(v->keep_xv), free(v->large_img), free(v->keep_img);
+  free(v->large_r), free(v->large_m), free(v->large_static);
   free(v->column);
   memset(v, 0, sizeof *v);
 }
@@ -72,10 +74,28 @@ static ms_status alloc_live(ms_domains *D)
   v->split = calloc((size_t)D->P, sizeof *v->split);
   v->inbox = calloc((size_t)D->P, sizeof *v->inbox);
   v->inbox_cap = calloc((size_t)D->P, sizeof *v->inbox_cap);
-  v->large_owner = malloc(((size_t)D->view->p.n_large + 1) * sizeof *v->large_owner);
+  size_t nl = (size_t)D->view->p.n_large + 1;
+  v->large_owner = malloc(nl * sizeof *v->large_owner);
+  v->large_xv = malloc(4 * nl * sizeof *v->large_xv);
+  v->keep_xv = malloc(4 * nl * sizeof *v->keep_xv);
+  v->large_img = malloc(2 * nl * sizeof *v->large_img);
+  v->keep_img = malloc(2 * nl * sizeof *v->keep_img);
+  v->large_r = malloc(nl * sizeof *v->large_r);
+  v->large_m = malloc(nl * sizeof *v->large_m);
+  v->large_static = malloc(nl * sizeof *v->large_static);
   v->column = calloc((size_t)D->cut.ncol + 1, sizeof *v->column);
-  return v->split && v->inbox && v->inbox_cap && v->large_owner && v->column ? MS_OK
-                                                                              : no_memory();
+  if (!v->split || !v->inbox || !v->inbox_cap || !v->large_owner ||
+      !v->large_xv || !v->keep_xv || !v->large_img || !v->keep_img || !v->large_r ||
+      !v->large_m || !v->large_static || !v->column)
+    return no_memory();
+  /* (a closed system: the large particles' shapes are the scene's for the whole run) */
+  for (int j = 0; D->mine > 0 && j < D->view->p.n_large; j++) {
+    const ms_body *L = &D->sim[D->first]->wk.large[j];
+    v->large_r[j] = L->r;
+    v->large_m[j] = L->m;
+    v->large_static[j] = L->is_static;
+  }
+  return MS_OK;
 }
 
 /* Columns a domain holds each side of its own: the halo's one, or as far as its large
@@ -93,6 +113,19 @@ static int window(const ms_domains *D)
   if (r < 0.0)
     return D->cut.halo;
   double w = floor((r + D->cut.r_small_max) * D->cut.inv_cell) + 2.0;
+  return w < D->cut.ncol ? (int)w : D->cut.ncol;
+}
+
+/* Columns each side of a domain's own within which it keeps a large particle: every one
+ * that touches one of its own small or large particles (two large radii and a small one). */
+static int window_large(const ms_domains *D)
+{
+  const ms_state *s = &D->g.st;
+  double r = 0.0;
+  for (int j = 0; j < s->n_large; j++)
+    if (s->large_shape[2 * j + 1] > 0.0f && s->large_shape[2 * j] > r)
+      r = s->large_shape[2 * j];
+  double w = floor((2.0 * r + D->cut.r_small_max) * D->cut.inv_cell) + 2.0;
   return w < D->cut.ncol ? (int)w : D->cut.ncol;
 }
 
@@ -144,6 +177,11 @@ static ms_status lay(ms_domains *D)
   if (!st) {
     set_cut(D);
     v->cut.w = window(D);
+    v->w_large = D->cut.halo ? window_large(D) : D->cut.ncol;
+    for (int j = 0; j < D->g.st.n_large; j++) {
+      memcpy(&v->large_xv[4 * j], &D->g.large4[4 * j], 4 * sizeof(double));
+      memcpy(&v->large_img[2 * j], &D->g.st.large_img[2 * j], 2 * sizeof(int));
+    }
     st = ms_domains_each(D, lay_one);
   }
   if (D->ranks)
@@ -171,27 +209,57 @@ static int domain_of(const ms_split_cut *c, double at)
  * (every domain holds the same large state, so every rank finds the same). */
 static void large_owners(ms_domains *D)
 {
-  const ms_sim *s = D->sim[D->first];
+  ms_live *v = &D->live;
+  for (int j = 0; j < D->view->p.n_large; j++)
+    v->large_owner[j] = domain_of(&v->cut, v->large_xv[4 * j + v->cut.axis]);
+}
+
+/* Whether column c lies within `w` columns of domain d's own (wrapped on a periodic axis). */
+static int near_domain(const ms_split_cut *c, int d, int w, int col)
+{
+  long lo = (long)c->start[d] - w, hi = (long)c->start[d + 1] + w, n = c->ncol;
+  if (!c->periodic)
+    return col >= lo && col < hi;
+  return hi - lo >= n || ((col - lo) % n + n) % n < hi - lo;
+}
+
+/* Domain d's large particles for its next step: each near it as the owners gave it, the
+ * others parked (their results come from their owners). */
+static void place_large(ms_domains *D, int d)
+{
+  ms_live *v = &D->live;
+  ms_sim *s = D->sim[d];
   for (int j = 0; j < s->p.n_large; j++) {
-    const ms_body *L = &s->wk.large[j];
-    D->live.large_owner[j] = domain_of(&D->live.cut, D->live.cut.axis ? L->y : L->x);
+    ms_body *L = &s->wk.large[j];
+    int col = ms_grid_axis(v->large_xv[4 * j + v->cut.axis], v->cut.inv_cell, v->cut.ncol);
+    if (v->large_m[j] == 0.0f || !near_domain(&v->cut, d, v->w_large, col)) {
+      ms_body_park(L);
+      continue;
+    }
+    ms_body b = {0};
+    b.r = v->large_r[j];
+    b.m = v->large_m[j];
+    b.is_static = v->large_static[j];
+    *L = b;
+    ms_split_large_set(s, j, &v->large_xv[4 * j], &v->large_img[2 * j]);
   }
+  ms_sim_state_changed(s);
 }
 
 /* Domain d's give: its records (or, settling, its own particles' records) and its own
  * large particles' states. */
-static ms_status give(ms_domains *D, int d, int room)
+static ms_status give(ms_domains *D, int d, int room, int large)
 {
   const ms_split *x = &D->live.split[d];
   ms_sim *s = D->sim[d];
   ms_bytes *o = &D->gives[d];
   give_head h = {x->n_rec, room, 0, 0};
-  for (int j = 0; j < s->p.n_large; j++)
+  for (int j = 0; large && j < s->p.n_large; j++)
     h.n_large += D->live.large_owner[j] == d;
   o->n = 0;
   int ok = ms_bytes_put(o, &h, sizeof h) &&
            ms_bytes_put(o, x->rec, (size_t)x->n_rec * sizeof *x->rec);
-  for (int j = 0; ok && j < s->p.n_large; j++) {
+  for (int j = 0; ok && large && j < s->p.n_large; j++) {
     if (D->live.large_owner[j] != d)
       continue;
     large_rec r = {j, {0, 0}, 0, {0, 0, 0, 0}};
@@ -224,13 +292,14 @@ static ms_status step_pack(ms_domains *D, int d)
   /* (the records change the state at once: only the advance's last state is checked
    * where it ends, the others by the next iteration's grid) */
   s->run.end_unchecked = !D->live.last;
+  place_large(D, d);
   ms_status st = ms_sim_advance(s, 1);
   s->run.end_unchecked = 0;
   double t1 = ms_now();
   if (!st)
     st = ms_split_pack(s, x, &D->live.cut, d);
   if (!st)
-    st = give(D, d, x->n_free + x->n_left);
+    st = give(D, d, x->n_free + x->n_left, 1);
   double t2 = ms_now();
   D->time[d].step_s += t1 - t0;
   D->time[d].read_s += t2 - t1;
@@ -273,15 +342,22 @@ static ms_status collect(ms_domains *D, int d, int *m)
   return MS_OK;
 }
 
-static ms_status take_large(ms_domains *D, ms_sim *s)
+/* The large particles' states the owners gave, for every domain's next step. */
+static ms_status take_large(ms_domains *D)
 {
+  ms_live *v = &D->live;
   for (int e = 0; e < D->P; e++) {
     give_view g;
     ms_status st = read_give(&D->gives[e], e, &g);
     if (st)
       return st;
-    for (int k = 0; k < g.h.n_large; k++)
-      ms_split_large_set(s, g.large[k].j, g.large[k].xv, g.large[k].img);
+    for (int k = 0; k < g.h.n_large; k++) {
+      int j = g.large[k].j;
+      if (j < 0 || j >= D->view->p.n_large)
+        return ms_fail(MS_ERR_RUNTIME, "domain %d gave large particle %d", e, j);
+      memcpy(&v->large_xv[4 * j], g.large[k].xv, 4 * sizeof(double));
+      memcpy(&v->large_img[2 * j], g.large[k].img, 2 * sizeof(int));
+    }
   }
   return MS_OK;
 }
@@ -296,8 +372,6 @@ static ms_status commit_unpack(ms_domains *D, int d)
     st = collect(D, d, &m);
   if (!st)
     st = ms_split_unpack(s, &D->live.split[d], D->live.inbox[d], m);
-  if (!st)
-    st = take_large(D, s);
   D->time[d].lay_s += ms_now() - t0;
   return st;
 }
@@ -333,7 +407,7 @@ static ms_status short_of_room(ms_domains *D, int *short_room)
 static ms_status own_records(ms_domains *D, int d)
 {
   ms_status st = ms_split_own(D->sim[d], &D->live.split[d], &D->live.cut, 1);
-  return st ? st : give(D, d, 0);
+  return st ? st : give(D, d, 0, 0);
 }
 
 static ms_status settle_from_gives(ms_domains *D)
@@ -352,12 +426,12 @@ static ms_status settle_from_gives(ms_domains *D)
       memcpy(&s->small_vel[2 * r->key], r->vel, sizeof r->vel);
       memcpy(&s->small_img[2 * r->key], r->img, sizeof r->img);
     }
-    for (int k = 0; k < g.h.n_large; k++) {
-      const large_rec *r = &g.large[k];
-      memcpy(&s->large_pos[2 * r->j], r->xv, 2 * sizeof(double));
-      memcpy(&s->large_vel[2 * r->j], r->xv + 2, 2 * sizeof(double));
-      memcpy(&s->large_img[2 * r->j], r->img, sizeof r->img);
-    }
+  }
+  const ms_live *v = &D->live; /* (the large particles: as every rank has them) */
+  for (int j = 0; j < s->n_large; j++) {
+    memcpy(&s->large_pos[2 * j], &v->large_xv[4 * j], 2 * sizeof(double));
+    memcpy(&s->large_vel[2 * j], &v->large_xv[4 * j + 2], 2 * sizeof(double));
+    memcpy(&s->large_img[2 * j], &v->large_img[2 * j], 2 * sizeof(int));
   }
   s->step = D->live.step;
   ms_global_large4(&D->g);
@@ -405,13 +479,17 @@ static ms_status one_iteration(ms_domains *D)
   if (!st)
     st = short_of_room(D, &short_room);
   if (!st && short_room) { /* the step's results into the view, and laid again with room */
+    st = take_large(D);
     v->step++;
     v->behind = 1;
-    st = ms_live_settle(D);
+    if (!st)
+      st = ms_live_settle(D);
     if (!st)
       st = lay(D);
   } else if (!st) {
     st = ms_domains_each(D, commit_unpack);
+    if (!st)
+      st = take_large(D);
     v->step++;
     v->behind = 1;
   }
@@ -424,6 +502,14 @@ static ms_status one_iteration(ms_domains *D)
 static ms_status mark(ms_domains *D, int d)
 {
   return ms_split_mark(D->sim[d], &D->live.split[d]);
+}
+
+/* The large particles' shared state: kept at the mark, back at a rewind. */
+static void keep_large(ms_live *v, int n, int back)
+{
+  size_t xv = 4 * (size_t)n * sizeof(double), img = 2 * (size_t)n * sizeof(int);
+  memcpy(back ? v->large_xv : v->keep_xv, back ? v->keep_xv : v->large_xv, xv);
+  memcpy(back ? v->large_img : v->keep_img, back ? v->keep_img : v->large_img, img);
 }
 
 static ms_status rewind_one(ms_domains *D, int d)
@@ -441,6 +527,8 @@ static void rewind_to(ms_domains *D, long start, ms_status why)
   ms_status st = ms_domains_each(D, rewind_one);
   if (D->ranks)
     st = ms_ranks_agree(st);
+  keep_large(v, D->view->p.n_large, 1);
+  large_owners(D); /* (each owner's copy of its large particles is the mark's) */
   v->step = start;
   v->behind = 1;
   if (!st)
@@ -462,6 +550,8 @@ ms_status ms_live_advance(ms_domains *D, long iterations)
     st = lay(D);
   if (!st && iterations > 0)
     st = ms_domains_each(D, mark);
+  if (!st)
+    keep_large(v, D->view->p.n_large, 0);
   long start = v->step, done = 0;
   for (; !st && done < iterations && !ms_domains_stop_agreed(D); done++) {
     v->last = done + 1 == iterations;

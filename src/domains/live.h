@@ -24,6 +24,16 @@ typedef struct ms_live {
   ms_split *split;      /* per domain of this rank */
   ms_split_cut cut;
   int *large_owner;     /* per large particle: the domain of its centre at the step's start */
+  /* Per large particle: its state as the owners gave it (x, y, vx, vy; periods crossed),
+   * and its shape (r, m, static), which a domain's copy keeps only where it is near: one
+   * far from a domain's window is parked there, so each domain's worker steps its own
+   * large particles and their neighbours, not every one (their results come from the
+   * owners). The mark's copies too. */
+  double *large_xv, *keep_xv;
+  int *large_img, *keep_img;
+  float *large_r, *large_m;
+  int *large_static;
+  int w_large;          /* columns each side of a domain's own within which it keeps them */
   ms_split_record **inbox; /* per domain: the records given to it */
   size_t *inbox_cap;
   double *column;       /* per column: own particles (the balance's cut) */
