@@ -160,12 +160,6 @@ ms_status ms_split_pack(ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
   return st;
 }
 
-static int ascending(const void *a, const void *b)
-{
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 ms_status ms_split_commit(ms_sim *s, ms_split *x)
 {
   cl_kernel k = s->kern.kernel[MS_K_SPLIT_COMMIT];
@@ -183,10 +177,8 @@ ms_status ms_split_commit(ms_sim *s, ms_split *x)
   ms_status st = ms_cl_check(err, "clSetKernelArg", "ms_split_commit");
   if (!st)
     st = ms_kernels_run_1d(&s->kern, &s->cl, MS_K_SPLIT_COMMIT, (size_t)n, NULL);
-  /* The slots left, highest first onto the stack, so that the lowest is taken first:
-   * where a record lands does not change the state (every order is by key), but a
-   * fixed choice keeps a domain's arrays the same from run to run. */
-  qsort(x->left, (size_t)x->n_left, sizeof *x->left, ascending);
+  /* The slots left, free again (in the kernel's order: where a record lands does not
+   * change the state, every order on the device being by key). */
   for (int e = x->n_left - 1; e >= 0; e--) {
     int i = x->left[e];
     s->p.shape[2 * i] = s->p.shape[2 * i + 1] = 0.0f;

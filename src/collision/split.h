@@ -61,8 +61,8 @@ ms_status ms_split_begin(ms_sim *s, ms_split *x, const unsigned char *role, int 
 ms_status ms_split_pack(ms_sim *s, ms_split *x, const ms_split_cut *c, int d);
 /* The pack's roles taken, the slots left emptied and free. */
 ms_status ms_split_commit(ms_sim *s, ms_split *x);
-/* The records r[0..n) (given to this domain, ascending key) into free slots (the caller
- * checked n <= x->n_free + x->n_left). */
+/* The records r[0..n) given to this domain into free slots (the caller checked that there
+ * are enough: n <= x->n_free after the commit). */
 ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_record *r, int n);
 /* The own particles' counts per column into x->column, and with `records` their records
  * into x->rec. */

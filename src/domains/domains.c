@@ -93,14 +93,15 @@ static ms_status alloc_domains(ms_domains *D, int P)
 
 /* This rank's domains' simulations, one per device of its list. */
 /* The CPU worker's threads of each domain: unless the scene sets them, this node's cores
- * shared among the domains on it (every rank's on the node), less each one's manager and
- * worker: pools that each took all the cores would poll over one another. */
+ * shared among the domains on it (every rank's on the node), less four each for its manager,
+ * its worker, its driving thread and its OpenCL runtime: pools that each took all the
+ * cores would poll over one another. */
 static int worker_threads(const ms_scene *sc, int mine)
 {
   if (sc->cpu_threads > 0)
     return sc->cpu_threads;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  long share = cores / ((long)mine * (ms_ranks_local_size() > 0 ? ms_ranks_local_size() : 1)) - 2;
+  long share = cores / ((long)mine * (ms_ranks_local_size() > 0 ? ms_ranks_local_size() : 1)) - 4;
   return share < 1 ? 1 : share > MS_CPU_THREADS_MAX ? MS_CPU_THREADS_MAX : (int)share;
 }
 
