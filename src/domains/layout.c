@@ -54,13 +54,9 @@ static int column_of(const ms_grid_cut *g, const double *pos)
 
 /* Cuts by weighted count: domain d starts at the column where the d/P-th of the weighted
  * particles lies, every domain at least one column wide. */
-static void cut(ms_layout *l, const ms_grid_cut *g, const ms_state *st)
+static void cut_weighted(ms_layout *l, const ms_grid_cut *g)
 {
   int P = l->P, n = g->ncol;
-  memset(l->count, 0, ((size_t)n + 1) * sizeof *l->count);
-  for (int i = 0; i < st->slots; i++)
-    if (l->column[i] >= 0)
-      l->count[l->column[i]] += 1.0;
   double live = 0.0, seen = 0.0;
   for (int c = 0; c < n; c++) /* (whole counts times weights: the same sum on every rank) */
     live += (l->count[c] *= l->weight[c]);
@@ -74,6 +70,26 @@ static void cut(ms_layout *l, const ms_grid_cut *g, const ms_state *st)
     l->start[d] = at < n - (P - d) ? at : n - (P - d);
   }
   l->start[P] = n;
+}
+
+static void cut(ms_layout *l, const ms_grid_cut *g, const ms_state *st)
+{
+  memset(l->count, 0, ((size_t)g->ncol + 1) * sizeof *l->count);
+  for (int i = 0; i < st->slots; i++)
+    if (l->column[i] >= 0)
+      l->count[l->column[i]] += 1.0;
+  cut_weighted(l, g);
+}
+
+void ms_layout_cut_counts(ms_layout *l, const ms_grid_cut *g, const double *count)
+{
+  memcpy(l->count, count, (size_t)g->ncol * sizeof *l->count);
+  cut_weighted(l, g);
+  for (int d = 0; d < l->P; d++) {
+    l->own[d] = 0;
+    for (int c = l->start[d]; c < l->start[d + 1]; c++)
+      l->own[d] += (int)count[c];
+  }
 }
 
 static int domain_of_column(const ms_layout *l, int c)

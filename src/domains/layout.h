@@ -44,5 +44,8 @@ void ms_layout_free(ms_layout *l);
 /* The cut (by the particles' count, each weighted by its column's weight), the owners and
  * every domain's list for the state st. */
 ms_status ms_layout_make(ms_layout *l, const ms_grid_cut *g, const ms_state *st);
+/* The cut alone, from each column's particles `count` (ncol of them, unweighted), and
+ * every domain's own count under it (the incremental meeting's: live.h). */
+void ms_layout_cut_counts(ms_layout *l, const ms_grid_cut *g, const double *count);
 
 #endif

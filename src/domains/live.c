@@ -172,11 +172,14 @@ static ms_status lay(ms_domains *D)
   ms_global_free(&D->g);
   ms_status st = ms_global_take(D->view, &D->g);
   D->layout.n_band = 0; /* (no [wall.NAME] here) */
+  ms_grid_cut held = D->cut; /* (each domain holds its whole window from the start) */
+  held.halo = st ? 0 : window(D);
   if (!st)
-    st = ms_layout_make(&D->layout, &D->cut, &D->g.st);
+    st = ms_layout_make(&D->layout, &held, &D->g.st);
   if (!st) {
     set_cut(D);
-    v->cut.w = window(D);
+    v->cut.w = held.halo;
+    v->cut_next = v->cut;
     v->w_large = D->cut.halo ? window_large(D) : D->cut.ncol;
     for (int j = 0; j < D->g.st.n_large; j++) {
       memcpy(&v->large_xv[4 * j], &D->g.large4[4 * j], 4 * sizeof(double));
@@ -297,7 +300,7 @@ static ms_status step_pack(ms_domains *D, int d)
   s->run.end_unchecked = 0;
   double t1 = ms_now();
   if (!st)
-    st = ms_split_pack(s, x, &D->live.cut, d);
+    st = ms_split_pack(s, x, &D->live.cut_next, d);
   if (!st)
     st = give(D, d, x->n_free + x->n_left, 1);
   double t2 = ms_now();
@@ -457,6 +460,52 @@ ms_status ms_live_settle(ms_domains *D)
   return st;
 }
 
+/* ---- the balance ------------------------------------------------------------------------ */
+
+/* Domain d's own particles per column, as its give. */
+static ms_status own_columns(ms_domains *D, int d)
+{
+  ms_split *x = &D->live.split[d];
+  ms_status st = ms_split_own(D->sim[d], x, &D->live.cut, 0);
+  D->gives[d].n = 0;
+  if (!st && !ms_bytes_put(&D->gives[d], x->column, (size_t)D->cut.ncol * sizeof(int)))
+    st = no_memory();
+  return st;
+}
+
+/* cut_balance.h's decision every window; where it is made, the next cut from every
+ * column's own particles under the new weights (the records then move what it moves). */
+static ms_status rebalance(ms_domains *D)
+{
+  ms_live *v = &D->live;
+  ms_cutbal_count(&D->balance, &D->layout);
+  ms_status st = ms_cutbal_after(&D->balance, &D->layout, v->step);
+  if (st || D->P < 2 || D->balance.seen != 0) /* (no decision this iteration) */
+    return st;
+  st = ms_domains_each(D, own_columns);
+  if (D->ranks)
+    st = ms_ranks_agree(st);
+  if (!st)
+    st = ms_among_share(D->gives, D->first, D->mine, D->per_rank);
+  int n = D->cut.ncol;
+  for (int c = 0; !st && c < n; c++)
+    v->column[c] = 0.0;
+  for (int e = 0; !st && e < D->P; e++) {
+    if (D->gives[e].n != (size_t)n * sizeof(int))
+      return ms_fail(MS_ERR_RUNTIME, "domain %d gave %zu bytes of columns", e, D->gives[e].n);
+    for (int c = 0; c < n; c++) {
+      int k;
+      memcpy(&k, D->gives[e].b + (size_t)c * sizeof k, sizeof k);
+      v->column[c] += k;
+    }
+  }
+  if (!st) {
+    ms_layout_cut_counts(&D->layout, &D->cut, v->column);
+    memcpy(v->cut_next.start, D->layout.start, ((size_t)D->P + 1) * sizeof(int));
+  }
+  return st;
+}
+
 /* ---- the advance ------------------------------------------------------------------------ */
 
 static ms_status one_iteration(ms_domains *D)
@@ -484,11 +533,14 @@ static ms_status one_iteration(ms_domains *D)
     st = ms_domains_each(D, commit_unpack);
     if (!st)
       st = take_large(D);
+    v->cut = v->cut_next;
     v->step++;
     v->behind = 1;
   }
   if (D->ranks)
     st = ms_ranks_agree(st);
+  if (!st && !short_room)
+    st = rebalance(D);
   D->merge_s += ms_now() - t0;
   return st;
 }
@@ -527,8 +579,7 @@ static void rewind_to(ms_domains *D, long start, ms_status why)
   v->behind = 1;
   if (!st)
     st = ms_live_settle(D);
-  if (st)
-    ms_live_drop(D); /* (the view keeps its last settled state) */
+  ms_live_drop(D); /* (the next advance lays afresh, from the view) */
   ms_fail(why, "%s", msg);
 }
 

@@ -22,7 +22,8 @@ typedef struct ms_live {
   long settles;         /* the view brought up to the domains' state */
   double lay_s, settle_s;
   ms_split *split;      /* per domain of this rank */
-  ms_split_cut cut;
+  ms_split_cut cut;      /* the cut the domains' holdings were made by */
+  ms_split_cut cut_next; /* the cut the next records are made by (the balance moves it) */
   int *large_owner;     /* per large particle: the domain of its centre at the step's start */
   /* Per large particle: its state as the owners gave it (x, y, vx, vy; periods crossed),
    * and its shape (r, m, static), which a domain's copy keeps only where it is near: one
