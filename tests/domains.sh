@@ -3,7 +3,9 @@
 # `cpu,cpu,cpu` end in the one device's state hash on mixed.ini, a frictional bed, a
 # periodic chute flow, a rotating drum (particles crossing the cuts all the time), open
 # systems (inflows, outflows, an open side) and a force-driven piston (its report lines
-# too), in both pipelines, both exchanges and with the large particles on the device; and
+# too), in both pipelines, both exchanges and with the large particles on the device, and
+# through the incremental meeting (frictionless mixtures, a periodic gas, many large
+# particles; its view settled for checkpoints, its cut moved by the balance); and
 # --output's frames, walls and diagnostics are the one device's. Without the halo (the
 # test hook MIXSIM_DOMAINS_NO_HALO) the hash moves, so the check sees a missing one. A
 # checkpoint written under one decomposition resumes under another (and on one device) to
@@ -21,11 +23,12 @@ filter=${3:-}
 
 # scene steps [options...]: one device's hash, then cpu,cpu's and cpu,cpu,cpu's, all equal.
 same_hash() {
-  local scene=$1 steps=$2 one two three
+  local scene=$1 steps=$2 path=$root/$1 one two three
+  [[ $scene == /* ]] && path=$scene
   shift 2
-  one=$(hash_run "$root/$scene" "$steps" --headless -d cpu "$@") &&
-    two=$(hash_run "$root/$scene" "$steps" --headless --devices cpu,cpu "$@") &&
-    three=$(hash_run "$root/$scene" "$steps" --headless --devices cpu,cpu,cpu "$@") || return 1
+  one=$(hash_run "$path" "$steps" --headless -d cpu "$@") &&
+    two=$(hash_run "$path" "$steps" --headless --devices cpu,cpu "$@") &&
+    three=$(hash_run "$path" "$steps" --headless --devices cpu,cpu,cpu "$@") || return 1
   echo "    $scene $*: one device $one, two $two, three $three"
   [ "$one" = "$two" ] && [ "$one" = "$three" ]
 }
@@ -107,6 +110,43 @@ auto_over_domains() {
   [ -n "$one" ] && [ "$got" = "$one" ] && grep -q '^auto      exchange .* -> ' "$tmp/auto.out"
 }
 
+# The incremental meeting (frictionless scenes without [wall.NAME]s, closed): the domains
+# keep their particles between iterations and meet by records; the hash is the one
+# device's in both pipelines, both exchanges and buffer modes, with many large particles
+# (most parked in the domains far from them), and through a periodic seam; it runs with
+# one lay from the whole state (no domain short of slots) and one settle of the view.
+incremental_same_hash() {
+  local f=$tmp/periodic_frictionless.ini
+  sed -e 's/^friction = .*/friction = 0/' -e 's/^rolling_friction = .*/rolling_friction = 0/' \
+    "$root/tests/scenes/periodic_gas.ini" >"$f"
+  same_hash tests/scenes/mixed_frictionless.ini 200 &&
+    same_hash tests/scenes/mixed_frictionless.ini 100 --pipeline naive --exchange full \
+      --buffers shared &&
+    same_hash tests/scenes/many_large.ini 150 &&
+    same_hash "$f" 300 || return 1
+  "$exe" -n 200 --headless --devices cpu,cpu,cpu "$root/tests/scenes/mixed_frictionless.ini" \
+    >"$tmp/inc.out" || return 1
+  grep '^  incremental' "$tmp/inc.out" | cut -c1-160
+  grep -q '^  incremental meeting: .* 1 lay(s) from the whole state (.*), 1 settle(s)' "$tmp/inc.out"
+}
+
+# --checkpoint-every reads the view every chunk: it is settled each time, the hash stays,
+# and a checkpoint of the way resumes on one device to the uninterrupted hash.
+incremental_settles_for_checkpoints() {
+  local scene=$root/tests/scenes/mixed_frictionless.ini want got
+  want=$(hash_run "$scene" 300 --headless -d cpu) || return 1
+  "$exe" -n 300 --headless --devices cpu,cpu --checkpoint "$tmp/inc.ck" --checkpoint-every 100 \
+    "$scene" >"$tmp/inc.out" || return 1
+  [ "$(hash_of "$tmp/inc.out")" = "$want" ] || return 1
+  "$exe" -q -n 200 --headless --devices cpu,cpu --checkpoint "$tmp/inc200.ck" "$scene" \
+    >/dev/null || return 1
+  got=$(hash_run "$scene" 300 --headless -d cpu --resume "$tmp/inc200.ck")
+  echo "    $(grep '^  incremental' "$tmp/inc.out" | cut -c1-140)"
+  echo "    hash $(hash_of "$tmp/inc.out"), step 200's checkpoint resumed on one device: $got ($want)"
+  [ "$got" = "$want" ] &&
+    grep -q '^  incremental meeting: .* \([3-9]\|[1-9][0-9]\) settle(s)' "$tmp/inc.out"
+}
+
 # The control: a domain without its halo computes its edge particles' sums short.
 no_halo_differs() {
   local one cut
@@ -120,11 +160,15 @@ no_halo_differs() {
 # The cut follows measured time: a domain counted 4 times slow (MIXSIM_DOMAINS_SLOW) ends
 # with fewer own particles than at the start and than either other, decisions logged
 # every 50 iterations (MIXSIM_BALANCE_LOG), the hash the one device's.
-balance_moves_the_cut() {
+balance_moves_the_cut() { cut_follows_time scenes/mixed.ini; }
+# (the incremental meeting's: its records move the particles the cut moves)
+incremental_balance_moves_the_cut() { cut_follows_time tests/scenes/mixed_frictionless.ini; }
+
+cut_follows_time() {
   local one got first last
-  one=$(hash_run "$root/scenes/mixed.ini" 300 --headless -d cpu) || return 1
+  one=$(hash_run "$root/$1" 300 --headless -d cpu) || return 1
   MIXSIM_BALANCE_LOG=1 MIXSIM_DOMAINS_SLOW=1:4 "$exe" -n 300 --headless --devices cpu,cpu,cpu \
-    "$root/scenes/mixed.ini" >"$tmp/bal.out" 2>"$tmp/bal.err" || return 1
+    "$root/$1" >"$tmp/bal.out" 2>"$tmp/bal.err" || return 1
   got=$(hash_of "$tmp/bal.out")
   grep 'domains balance' "$tmp/bal.err" | cut -c1-300
   [ "$(grep -c '^mixsim: domains balance at step [0-9]*: 0: ' "$tmp/bal.err")" = 6 ] || return 1
@@ -236,8 +280,11 @@ check open_system_same_hash
 check piston_same_hash_and_walls
 check auto_over_domains
 check outputs_as_on_one_device
+check incremental_same_hash
+check incremental_settles_for_checkpoints
 check no_halo_differs
 check balance_moves_the_cut
+check incremental_balance_moves_the_cut
 check bad_hook_refused
 check checkpoints_cross_decompositions
 check failure_named_as_on_one_device

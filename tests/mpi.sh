@@ -2,7 +2,8 @@
 # Gravity mode and collision mode's domains over several MPI ranks (mpirun --oversubscribe
 # on pocl, one CPU OpenCL device per rank with one pocl thread): 2 and 3 ranks give the
 # single process's hash (gravity: with the same kernel variant; collision: on mixed.ini, a
-# frictional bed, a drum and an open system), checkpoints cross between MPI and
+# frictional bed, a drum and an open system, and a frictionless mixture through the
+# incremental meeting), checkpoints cross between MPI and
 # single-process runs, only rank 0 writes, and bad launches (ranks given different scenes,
 # a rank without a device, a rank given a bad list of devices) fail on every rank
 # with one message and a non-zero exit, within a bounded time; SIGTERM to mpirun ends the
@@ -191,6 +192,8 @@ collision_hash() { # NAME SCENE STEPS: one process's hash of SCENE into ref_NAME
   printf -v "ref_$1" '%s' "$(hash_of "$tmp/one")"
 }
 collision_hash mixed "$root/scenes/mixed.ini" 100
+collision_hash mixedf "$root/tests/scenes/mixed_frictionless.ini" 100
+collision_hash mixedf60 "$root/tests/scenes/mixed_frictionless.ini" 60
 collision_hash bed "$root/tests/scenes/friction_bed.ini" 150
 collision_hash bed60 "$root/tests/scenes/friction_bed.ini" 60
 collision_hash bed300 "$root/tests/scenes/friction_bed.ini" 300
@@ -200,7 +203,9 @@ echo "one process, collision: mixed $ref_mixed, bed $ref_bed/$ref_bed300, drum $
 
 test_collision_ranks_keep_the_hash() {
   local np scene want got
-  for case in "2 mixed scenes/mixed.ini 100" "3 bed tests/scenes/friction_bed.ini 150" \
+  # (mixed_frictionless: the incremental meeting, its records all-gathered among the ranks)
+  for case in "2 mixed scenes/mixed.ini 100" "3 mixedf tests/scenes/mixed_frictionless.ini 100" \
+      "3 bed tests/scenes/friction_bed.ini 150" \
       "3 drum tests/scenes/walls_drum.ini 150" "2 open tests/scenes/open_flow.ini 300"; do
     set -- $case
     ranks "$1" --devices cpu -q -n "$4" "$root/$3" || { cat "$tmp/out"; return 1; }
@@ -213,7 +218,12 @@ test_collision_ranks_keep_the_hash() {
   # (past the cut's first balance decision, at step 50: every rank weighs alike)
   ranks 2 --devices cpu,cpu -n 60 --headless "$root/tests/scenes/friction_bed.ini" || { cat "$tmp/out"; return 1; }
   echo "    friction_bed, 2 ranks x 2 devices: $(hash_of "$tmp/out") (one process: $ref_bed60)"
-  [ "$(hash_of "$tmp/out")" = "$ref_bed60" ] && grep -q '^domains   4 on all ranks' "$tmp/out"
+  [ "$(hash_of "$tmp/out")" = "$ref_bed60" ] && grep -q '^domains   4 on all ranks' "$tmp/out" ||
+    return 1
+  ranks 2 --devices cpu,cpu -n 60 --headless "$root/tests/scenes/mixed_frictionless.ini" ||
+    { cat "$tmp/out"; return 1; }
+  echo "    mixed_frictionless, 2 ranks x 2 devices: $(hash_of "$tmp/out") (one process: $ref_mixedf60)"
+  [ "$(hash_of "$tmp/out")" = "$ref_mixedf60" ] && grep -q '^  incremental meeting: .* 1 lay(s)' "$tmp/out"
 }
 
 test_collision_checkpoints_cross_ranks() {
