@@ -10,7 +10,7 @@
 #include "domains/cut_balance.h"
 #include "domains/give.h"
 #include "domains/layout.h"
-#include "domains/live.h"
+#include "domains/live_state.h"
 
 /* Where a domain's iterations went (seconds, summed): laying its share in, its step,
  * reading its results back; and its own particles, summed over the iterations. */

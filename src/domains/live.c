@@ -622,8 +622,10 @@ int ms_live_describe(const ms_domains *D, char *out, size_t size)
   const ms_live *v = &D->live;
   if (v->lays == 0)
     return 0;
+  double beside = D->iterations > 0 ? 1e3 * (D->wall_s - v->lay_s) / (double)D->iterations : 0.0;
   return snprintf(out, size, "  incremental meeting: a window of %d columns each side; %ld lay(s) "
-                  "from the whole state (%.1f ms), %ld settle(s) of the view (%.1f ms); per "
-                  "domain, lay is the records taken in, read the step's records out\n",
-                  v->cut.w, v->lays, 1e3 * v->lay_s, v->settles, 1e3 * v->settle_s);
+                  "from the whole state (%.1f ms), %ld settle(s) of the view (%.1f ms); %.4f "
+                  "ms/iteration beside the lays; per domain, lay is the records taken in, read "
+                  "the step's records out\n",
+                  v->cut.w, v->lays, 1e3 * v->lay_s, v->settles, 1e3 * v->settle_s, beside);
 }
