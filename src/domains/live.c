@@ -17,23 +17,6 @@
 #include "gravity/ranks.h"
 #include "shared/grid.h"
 
-/* A large particle's state in a give. */
-typedef struct large_rec {
-  int j, img[2], unused;
-  double xv[4];
-} large_rec;
-
-/* A give: this header, then n_rec records, then n_large large_recs. */
-typedef struct give_head {
-  int n_rec, room, n_large, unused;
-} give_head;
-
-typedef struct give_view {
-  give_head h;
-  const ms_split_record *rec;
-  const large_rec *large;
-} give_view;
-
 static ms_status no_memory(void)
 {
   return ms_fail(MS_ERR_RUNTIME, "out of memory for the domains' meeting");
@@ -287,6 +270,15 @@ static ms_status read_give(const ms_bytes *b, int d, give_view *g)
   return MS_OK;
 }
 
+/* Every domain's give, shared: read into gv[0..P) (checked once, then walked freely). */
+static ms_status read_gives(ms_domains *D, give_view *gv)
+{
+  ms_status st = MS_OK;
+  for (int e = 0; !st && e < D->P; e++)
+    st = read_give(&D->gives[e], e, &gv[e]);
+  return st;
+}
+
 static ms_status step_pack(ms_domains *D, int d)
 {
   ms_sim *s = D->sim[d];
@@ -318,10 +310,7 @@ static ms_status collect(ms_domains *D, int d, int *m)
   ms_live *v = &D->live;
   *m = 0;
   for (int e = 0; e < D->P; e++) {
-    give_view g;
-    ms_status st = read_give(&D->gives[e], e, &g);
-    if (st)
-      return st;
+    const give_view g = v->gv[e];
     for (int k = 0; k < g.h.n_rec; k++) {
       if (g.rec[k].dest / 4 != d)
         continue;
@@ -344,10 +333,7 @@ static ms_status take_large(ms_domains *D)
 {
   ms_live *v = &D->live;
   for (int e = 0; e < D->P; e++) {
-    give_view g;
-    ms_status st = read_give(&D->gives[e], e, &g);
-    if (st)
-      return st;
+    const give_view g = v->gv[e];
     for (int k = 0; k < g.h.n_large; k++) {
       int j = g.large[k].j;
       if (j < 0 || j >= D->view->p.n_large)
@@ -378,11 +364,10 @@ static ms_status commit_unpack(ms_domains *D, int d)
 static ms_status short_of_room(ms_domains *D, int *short_room)
 {
   int *given = calloc((size_t)D->P, sizeof *given), *room = calloc((size_t)D->P, sizeof *room);
-  ms_status st = given && room ? MS_OK : no_memory();
+  ms_status st = given && room ? read_gives(D, D->live.gv) : no_memory();
   for (int e = 0; !st && e < D->P; e++) {
-    give_view g;
-    st = read_give(&D->gives[e], e, &g);
-    room[e] = st ? 0 : g.h.room;
+    const give_view g = D->live.gv[e];
+    room[e] = g.h.room;
     for (int k = 0; !st && k < g.h.n_rec; k++) {
       int to = g.rec[k].dest / 4;
       if (to < 0 || to >= D->P)
@@ -410,11 +395,9 @@ static ms_status own_records(ms_domains *D, int d)
 static ms_status settle_from_gives(ms_domains *D)
 {
   ms_state *s = &D->g.st;
-  for (int e = 0; e < D->P; e++) {
-    give_view g;
-    ms_status st = read_give(&D->gives[e], e, &g);
-    if (st)
-      return st;
+  ms_status st = read_gives(D, D->live.gv);
+  for (int e = 0; !st && e < D->P; e++) {
+    const give_view g = D->live.gv[e];
     for (int k = 0; k < g.h.n_rec; k++) {
       const ms_split_record *r = &g.rec[k];
       if (r->key < 0 || r->key >= s->slots)
@@ -424,6 +407,8 @@ static ms_status settle_from_gives(ms_domains *D)
       memcpy(&s->small_img[2 * r->key], r->img, sizeof r->img);
     }
   }
+  if (st)
+    return st;
   const ms_live *v = &D->live; /* (the large particles: as every rank has them) */
   for (int j = 0; j < s->n_large; j++) {
     memcpy(&s->large_pos[2 * j], &v->large_xv[4 * j], 2 * sizeof(double));

@@ -4,6 +4,23 @@
 
 #include "collision/split.h"
 
+/* A large particle's state in a give. */
+typedef struct large_rec {
+  int j, img[2], unused;
+  double xv[4];
+} large_rec;
+
+/* A give: this header, then n_rec records, then n_large large_recs. */
+typedef struct give_head {
+  int n_rec, room, n_large, unused;
+} give_head;
+
+typedef struct give_view {
+  give_head h;
+  const ms_split_record *rec;
+  const large_rec *large;
+} give_view;
+
 typedef struct ms_live {
   int on;               /* the domains hold the state, laid from the view */
   int behind;           /* the view is behind the domains */
@@ -31,6 +48,7 @@ typedef struct ms_live {
   ms_split_record **inbox; /* per domain: the records given to it */
   size_t *inbox_cap;
   double *column;       /* per column: own particles (the balance's cut) */
+  give_view gv[MS_SPLIT_MAX]; /* the shared gives, read (live.c) */
 } ms_live;
 
 #endif
