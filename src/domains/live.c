@@ -218,15 +218,19 @@ static void place_large(ms_domains *D, int d)
   for (int j = 0; j < s->p.n_large; j++) {
     ms_body *L = &s->wk.large[j];
     int col = ms_grid_axis(v->large_xv[4 * j + v->cut.axis], v->cut.inv_cell, v->cut.ncol);
-    if (v->large_m[j] == 0.0f || !near_domain(&v->cut, d, v->w_large, col)) {
-      ms_body_park(L);
+    int near = v->large_m[j] != 0.0f && near_domain(&v->cut, d, v->w_large, col);
+    if (!near) {
+      if (!ms_body_empty(L)) /* (one parked stays as it is) */
+        ms_body_park(L);
       continue;
     }
-    ms_body b = {0};
-    b.r = v->large_r[j];
-    b.m = v->large_m[j];
-    b.is_static = v->large_static[j];
-    *L = b;
+    if (ms_body_empty(L)) { /* back from parked: its shape, at rest until its state */
+      ms_body b = {0};
+      b.r = v->large_r[j];
+      b.m = v->large_m[j];
+      b.is_static = v->large_static[j];
+      *L = b;
+    }
     ms_split_large_set(s, j, &v->large_xv[4 * j], &v->large_img[2 * j]);
   }
   ms_sim_state_changed(s);
