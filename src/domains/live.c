@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collision/device/gpu_manager.h"
 #include "collision/sim_internal.h"
 #include "core/clock.h"
 #include "domains/among.h"
@@ -534,6 +535,13 @@ static ms_status one_iteration(ms_domains *D)
   return st;
 }
 
+/* A domain's state checked as an advance's end checks it: its grid built (collision/device). */
+static ms_status check_state(ms_domains *D, int d)
+{
+  ms_sim *s = D->sim[d];
+  return ms_gpu_build_grid(&s->ctx, &s->dev, s->run.step);
+}
+
 static ms_status mark(ms_domains *D, int d)
 {
   return ms_split_mark(D->sim[d], &D->live.split[d]);
@@ -590,6 +598,11 @@ ms_status ms_live_advance(ms_domains *D, long iterations)
   for (; !st && done < iterations && !ms_domains_stop_agreed(D); done++) {
     v->last = done + 1 == iterations;
     st = one_iteration(D);
+  }
+  if (!st && done > 0 && !v->last) { /* stopped inside the advance: its state checked here */
+    st = ms_domains_each(D, check_state);
+    if (D->ranks)
+      st = ms_ranks_agree(st);
   }
   if (st && v->on && done > 0)
     rewind_to(D, start, st);
