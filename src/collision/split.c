@@ -23,6 +23,23 @@ static ms_status make(const ms_cl *cl, size_t bytes, const char *what, cl_mem *o
   return ms_cl_check(err, "clCreateBuffer", what);
 }
 
+/* A write the host does not wait for: `src` stays as it is until the queue's next blocking
+ * read (every pack ends in one) or ms_split_finish. */
+static ms_status write_async(ms_sim *s, cl_mem m, const void *src, size_t bytes)
+{
+  if (bytes == 0)
+    return MS_OK;
+  cl_int err = clEnqueueWriteBuffer(s->cl.gpu_queue, m, CL_FALSE, 0, bytes, src, 0, NULL, NULL);
+  return ms_cl_check(err, "clEnqueueWriteBuffer", "a domain's meeting");
+}
+
+static ms_status zero_async(ms_sim *s, cl_mem m, size_t bytes)
+{
+  const cl_int zero = 0;
+  cl_int err = clEnqueueFillBuffer(s->cl.gpu_queue, m, &zero, sizeof zero, 0, bytes, 0, NULL, NULL);
+  return ms_cl_check(err, "clEnqueueFillBuffer", "a domain's counters");
+}
+
 static ms_status no_memory(void)
 {
   return ms_fail(MS_ERR_RUNTIME, "out of memory for a domain's meeting");
@@ -128,7 +145,7 @@ static ms_status pack_args(ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
 static ms_status pack_once(ms_sim *s, ms_split *x, const ms_split_cut *c, int d, cl_int count[2])
 {
   count[0] = count[1] = 0;
-  ms_status st = ms_buffers_upload(&s->cl, x->count, count, 2 * sizeof(cl_int));
+  ms_status st = zero_async(s, x->count, 2 * sizeof(cl_int));
   if (!st)
     st = pack_args(s, x, c, d);
   if (!st)
@@ -142,7 +159,7 @@ ms_status ms_split_pack(ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
 {
   if (!s->dev.key)
     return ms_fail(MS_ERR_RUNTIME, "domain %d: a split simulation without keys", d);
-  ms_status st = ms_buffers_upload(&s->cl, x->start, c->start, ((size_t)c->P + 1) * sizeof(int));
+  ms_status st = write_async(s, x->start, c->start, ((size_t)c->P + 1) * sizeof(int));
   cl_int count[2] = {0, 0};
   if (!st)
     st = pack_once(s, x, c, d, count);
@@ -220,10 +237,10 @@ ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_record *r, int 
     if (s->dev.key_host)
       s->dev.key_host[i] = r[e].key;
   }
+  if (!st) /* (r and the slots stay until the next pack's reads: see write_async) */
+    st = write_async(s, x->in, r, (size_t)n * sizeof *r);
   if (!st)
-    st = ms_buffers_upload(&s->cl, x->in, r, (size_t)n * sizeof *r);
-  if (!st)
-    st = ms_buffers_upload(&s->cl, x->in_slot, x->slot_scratch, (size_t)n * sizeof(int));
+    st = write_async(s, x->in_slot, x->slot_scratch, (size_t)n * sizeof(int));
   cl_kernel k = s->kern.kernel[MS_K_SPLIT_UNPACK];
   const ms_buffers *b = &s->x.buf;
   cl_int m = n;
@@ -249,13 +266,9 @@ ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_record *r, int 
 static ms_status own_once(ms_sim *s, ms_split *x, const ms_split_cut *c, int room, cl_int *count)
 {
   *count = 0;
-  ms_status st = ms_buffers_upload(&s->cl, x->count, count, sizeof(cl_int));
-  int *zero = calloc((size_t)c->ncol + 1, sizeof(int));
-  if (!st && !zero)
-    st = no_memory();
+  ms_status st = zero_async(s, x->count, sizeof(cl_int));
   if (!st)
-    st = ms_buffers_upload(&s->cl, x->column_mem, zero, (size_t)c->ncol * sizeof(int));
-  free(zero);
+    st = zero_async(s, x->column_mem, (size_t)c->ncol * sizeof(int));
   cl_kernel k = s->kern.kernel[MS_K_SPLIT_OWN];
   const ms_buffers *b = &s->x.buf;
   cl_int n = s->p.n_small;
@@ -405,4 +418,9 @@ ms_status ms_split_rewind(ms_sim *s, ms_split *x)
   }
   ms_sim_state_changed(s);
   return st;
+}
+
+ms_status ms_split_finish(ms_sim *s)
+{
+  return ms_cl_check(clFinish(s->cl.gpu_queue), "clFinish", "a domain's meeting");
 }

@@ -62,12 +62,15 @@ ms_status ms_split_pack(ms_sim *s, ms_split *x, const ms_split_cut *c, int d);
 /* The pack's roles taken, the slots left emptied and free. */
 ms_status ms_split_commit(ms_sim *s, ms_split *x);
 /* The records r[0..n) given to this domain into free slots (the caller checked that there
- * are enough: n <= x->n_free after the commit). */
+ * are enough: n <= x->n_free after the commit). The host does not wait for their writes: r
+ * stays as it is until the next ms_split_pack or ms_split_finish. */
 ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_record *r, int n);
 /* The own particles' counts per column into x->column, and with `records` their records
  * into x->rec. */
 ms_status ms_split_own(ms_sim *s, ms_split *x, const ms_split_cut *c, int records);
 void ms_split_free(ms_split *x);
+/* Waits for the domain's writes (before its records' memory goes). */
+ms_status ms_split_finish(ms_sim *s);
 /* Keeps the domain's state (device to device, and its large particles), for a rewind. */
 ms_status ms_split_mark(ms_sim *s, ms_split *x);
 /* Back to the state ms_split_mark kept, its roles and free slots with it. */

@@ -535,6 +535,8 @@ static ms_status one_iteration(ms_domains *D)
   return st;
 }
 
+static ms_status finish_one(ms_domains *D, int d) { return ms_split_finish(D->sim[d]); }
+
 /* A domain's state checked as an advance's end checks it: its grid built (collision/device). */
 static ms_status check_state(ms_domains *D, int d)
 {
@@ -604,6 +606,8 @@ ms_status ms_live_advance(ms_domains *D, long iterations)
     if (D->ranks)
       st = ms_ranks_agree(st);
   }
+  ms_status done_writing = ms_domains_each(D, finish_one); /* (the inboxes may change now) */
+  st = st ? st : done_writing;
   if (st && v->on && done > 0)
     rewind_to(D, start, st);
   else if (st)
