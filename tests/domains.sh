@@ -110,7 +110,8 @@ auto_over_domains() {
   [ -n "$one" ] && [ "$got" = "$one" ] && grep -q '^auto      exchange .* -> ' "$tmp/auto.out"
 }
 
-# The incremental meeting (frictionless scenes without [wall.NAME]s, closed): the domains
+# The incremental meeting (frictionless scenes without [wall.NAME]s, closed, exchange =
+# zone; on pocl the default exchange is full, so the checks name zone): the domains
 # keep their particles between iterations and meet by records; the hash is the one
 # device's in both pipelines, both exchanges and buffer modes, with many large particles
 # (most parked in the domains far from them), and through a periodic seam; it runs with
@@ -119,13 +120,13 @@ incremental_same_hash() {
   local f=$tmp/periodic_frictionless.ini
   sed -e 's/^friction = .*/friction = 0/' -e 's/^rolling_friction = .*/rolling_friction = 0/' \
     "$root/tests/scenes/periodic_gas.ini" >"$f"
-  same_hash tests/scenes/mixed_frictionless.ini 200 &&
-    same_hash tests/scenes/mixed_frictionless.ini 100 --pipeline naive --exchange full \
+  same_hash tests/scenes/mixed_frictionless.ini 200 --exchange zone &&
+    same_hash tests/scenes/mixed_frictionless.ini 100 --pipeline naive --exchange zone \
       --buffers shared &&
-    same_hash tests/scenes/many_large.ini 150 &&
-    same_hash "$f" 300 || return 1
-  "$exe" -n 200 --headless --devices cpu,cpu,cpu "$root/tests/scenes/mixed_frictionless.ini" \
-    >"$tmp/inc.out" || return 1
+    same_hash tests/scenes/many_large.ini 150 --exchange zone &&
+    same_hash "$f" 300 --exchange zone || return 1
+  "$exe" -n 200 --headless --devices cpu,cpu,cpu --exchange zone \
+    "$root/tests/scenes/mixed_frictionless.ini" >"$tmp/inc.out" || return 1
   grep '^  incremental' "$tmp/inc.out" | cut -c1-160
   grep -q '^  incremental meeting: .* 1 lay(s) from the whole state (.*), 1 settle(s)' "$tmp/inc.out"
 }
@@ -135,11 +136,11 @@ incremental_same_hash() {
 incremental_settles_for_checkpoints() {
   local scene=$root/tests/scenes/mixed_frictionless.ini want got
   want=$(hash_run "$scene" 300 --headless -d cpu) || return 1
-  "$exe" -n 300 --headless --devices cpu,cpu --checkpoint "$tmp/inc.ck" --checkpoint-every 100 \
-    "$scene" >"$tmp/inc.out" || return 1
+  "$exe" -n 300 --headless --devices cpu,cpu --exchange zone --checkpoint "$tmp/inc.ck" \
+    --checkpoint-every 100 "$scene" >"$tmp/inc.out" || return 1
   [ "$(hash_of "$tmp/inc.out")" = "$want" ] || return 1
-  "$exe" -q -n 200 --headless --devices cpu,cpu --checkpoint "$tmp/inc200.ck" "$scene" \
-    >/dev/null || return 1
+  "$exe" -q -n 200 --headless --devices cpu,cpu --exchange zone --checkpoint "$tmp/inc200.ck" \
+    "$scene" >/dev/null || return 1
   got=$(hash_run "$scene" 300 --headless -d cpu --resume "$tmp/inc200.ck")
   echo "    $(grep '^  incremental' "$tmp/inc.out" | cut -c1-140)"
   echo "    hash $(hash_of "$tmp/inc.out"), step 200's checkpoint resumed on one device: $got ($want)"
@@ -162,13 +163,16 @@ no_halo_differs() {
 # every 50 iterations (MIXSIM_BALANCE_LOG), the hash the one device's.
 balance_moves_the_cut() { cut_follows_time scenes/mixed.ini; }
 # (the incremental meeting's: its records move the particles the cut moves)
-incremental_balance_moves_the_cut() { cut_follows_time tests/scenes/mixed_frictionless.ini; }
+incremental_balance_moves_the_cut() {
+  cut_follows_time tests/scenes/mixed_frictionless.ini --exchange zone
+}
 
-cut_follows_time() {
-  local one got first last
-  one=$(hash_run "$root/$1" 300 --headless -d cpu) || return 1
+cut_follows_time() { # scene, options
+  local scene=$1 one got first last
+  shift
+  one=$(hash_run "$root/$scene" 300 --headless -d cpu) || return 1
   MIXSIM_BALANCE_LOG=1 MIXSIM_DOMAINS_SLOW=1:4 "$exe" -n 300 --headless --devices cpu,cpu,cpu \
-    "$root/$1" >"$tmp/bal.out" 2>"$tmp/bal.err" || return 1
+    "$@" "$root/$scene" >"$tmp/bal.out" 2>"$tmp/bal.err" || return 1
   got=$(hash_of "$tmp/bal.out")
   grep 'domains balance' "$tmp/bal.err" | cut -c1-300
   [ "$(grep -c '^mixsim: domains balance at step [0-9]*: 0: ' "$tmp/bal.err")" = 6 ] || return 1
@@ -222,7 +226,8 @@ failure_named_as_on_one_device() {
   "$exe" -q --headless -d cpu --checkpoint "$tmp/f1.ck" "$scene" >/dev/null 2>"$tmp/f1.err"
   [ $? = 4 ] || return 1
   want=$(tail -1 "$tmp/f1.err")
-  for d in cpu,cpu cpu,cpu,cpu; do
+  # (cpu,cpu,cpu with exchange = zone: the incremental meeting, which rewinds its domains)
+  for d in cpu,cpu "cpu,cpu,cpu --exchange zone"; do
     "$exe" -q --headless --devices $d --checkpoint "$tmp/f.ck" "$scene" >/dev/null 2>"$tmp/f.err"
     local rc=$?
     echo "    $d: rc $rc: $(tail -1 "$tmp/f.err")"
@@ -239,7 +244,7 @@ sigint_stops_with_checkpoint() {
   # tests/mpi.sh signals the whole state's)
   local scene=$root/tests/scenes/mixed_frictionless.ini step got
   rm -f "$tmp/sig.ck"
-  "$exe" -n 100000000 --headless --devices cpu,cpu --checkpoint "$tmp/sig.ck" \
+  "$exe" -n 100000000 --headless --devices cpu,cpu --exchange zone --checkpoint "$tmp/sig.ck" \
     --checkpoint-every 100 "$scene" >"$tmp/sig.out" 2>"$tmp/sig.err" &
   local pid=$! i=0
   while [ ! -s "$tmp/sig.ck" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done

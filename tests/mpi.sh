@@ -204,11 +204,11 @@ echo "one process, collision: mixed $ref_mixed, bed $ref_bed/$ref_bed300, drum $
 test_collision_ranks_keep_the_hash() {
   local np scene want got
   # (mixed_frictionless: the incremental meeting, its records all-gathered among the ranks)
-  for case in "2 mixed scenes/mixed.ini 100" "3 mixedf tests/scenes/mixed_frictionless.ini 100" \
+  for case in "2 mixed scenes/mixed.ini 100" "3 mixedf tests/scenes/mixed_frictionless.ini 100 zone" \
       "3 bed tests/scenes/friction_bed.ini 150" \
       "3 drum tests/scenes/walls_drum.ini 150" "2 open tests/scenes/open_flow.ini 300"; do
     set -- $case
-    ranks "$1" --devices cpu -q -n "$4" "$root/$3" || { cat "$tmp/out"; return 1; }
+    ranks "$1" --devices cpu -q -n "$4" ${5:+--exchange "$5"} "$root/$3" || { cat "$tmp/out"; return 1; }
     want=ref_$2
     got=$(hash_of "$tmp/out")
     echo "    $3, $1 ranks: $got (one process: ${!want})"
@@ -220,7 +220,7 @@ test_collision_ranks_keep_the_hash() {
   echo "    friction_bed, 2 ranks x 2 devices: $(hash_of "$tmp/out") (one process: $ref_bed60)"
   [ "$(hash_of "$tmp/out")" = "$ref_bed60" ] && grep -q '^domains   4 on all ranks' "$tmp/out" ||
     return 1
-  ranks 2 --devices cpu,cpu -n 60 --headless "$root/tests/scenes/mixed_frictionless.ini" ||
+  ranks 2 --devices cpu,cpu -n 60 --headless --exchange zone "$root/tests/scenes/mixed_frictionless.ini" ||
     { cat "$tmp/out"; return 1; }
   echo "    mixed_frictionless, 2 ranks x 2 devices: $(hash_of "$tmp/out") (one process: $ref_mixedf60)"
   [ "$(hash_of "$tmp/out")" = "$ref_mixedf60" ] && grep -q '^  incremental meeting: .* 1 lay(s)' "$tmp/out"
