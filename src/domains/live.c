@@ -31,7 +31,27 @@ int ms_live_fits(const ms_domains *D)
          !v->dev.forces.on;
 }
 
-void ms_live_drop(ms_domains *D) { D->live.on = 0; }
+/* The domains no longer hold the state: every parked large particle takes its shape back
+ * (the whole state's meeting lays positions only). */
+void ms_live_drop(ms_domains *D)
+{
+  ms_live *v = &D->live;
+  v->on = 0;
+  for (int d = D->first; v->large_r && d < D->first + D->mine; d++) {
+    ms_sim *s = D->sim[d];
+    for (int j = 0; j < s->p.n_large; j++) {
+      ms_body *L = &s->wk.large[j];
+      if (!ms_body_empty(L) || v->large_m[j] == 0.0f)
+        continue;
+      ms_body b = {0};
+      b.r = v->large_r[j];
+      b.m = v->large_m[j];
+      b.is_static = v->large_static[j];
+      *L = b;
+    }
+    ms_sim_state_changed(s);
+  }
+}
 
 void ms_live_free(ms_live *v, int P)
 {
