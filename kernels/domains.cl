@@ -30,6 +30,16 @@ static int ms_split_window(int c, int e, int w, int ncol, int periodic,
   return ((c - lo) % ncol + ncol) % ncol < hi - lo;
 }
 
+/* Slot i's record: its state, its global slot and `dest` (domain * 4 + role). */
+static double8 ms_split_record(int i, int dest, __global const double2 *pos,
+                               __global const double2 *vel, __global const float2 *shape,
+                               __global const int2 *img, __global const int *key)
+{
+  double2 p = pos[i], v = vel[i];
+  return (double8)(p.x, p.y, v.x, v.y, as_double(shape[i]), as_double(img[i]),
+                   as_double((int2)(key[i], dest)), 0.0);
+}
+
 /* A slot's role in domain e for a particle at column c: 1 own, 2 held, 0 none. */
 static int ms_split_role(int c, int e, int owner, int w, int ncol, int periodic,
                          __global const int *start)
@@ -74,11 +84,8 @@ __kernel void ms_split_pack(int n, int d, int P, int axis, int w, int ncol, int 
     if (!re)
       continue;
     int at = atomic_inc(&count[0]);
-    if (at < room) {
-      double2 v = vel[i];
-      out[at] = (double8)(p.x, p.y, v.x, v.y, as_double(shape[i]), as_double(img[i]),
-                          as_double((int2)(key[i], e * 4 + re)), 0.0);
-    }
+    if (at < room)
+      out[at] = ms_split_record(i, e * 4 + re, pos, vel, shape, img, key);
   }
 }
 
@@ -139,9 +146,6 @@ __kernel void ms_split_own(int n, int axis, int ncol, double inv_cell,
   if (room == 0)
     return;
   int at = atomic_inc(&count[0]);
-  if (at < room) {
-    double2 v = vel[i];
-    out[at] = (double8)(p.x, p.y, v.x, v.y, as_double(shape[i]), as_double(img[i]),
-                        as_double((int2)(key[i], 1)), 0.0);
-  }
+  if (at < room)
+    out[at] = ms_split_record(i, 1, pos, vel, shape, img, key);
 }

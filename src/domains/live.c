@@ -31,6 +31,16 @@ int ms_live_fits(const ms_domains *D)
          !v->dev.forces.on;
 }
 
+/* Large particle j back from parked in a domain: its shape, at rest until its state. */
+static void unpark(const ms_live *v, int j, ms_body *L)
+{
+  ms_body b = {0};
+  b.r = v->large_r[j];
+  b.m = v->large_m[j];
+  b.is_static = v->large_static[j];
+  *L = b;
+}
+
 /* The domains no longer hold the state: every parked large particle takes its shape back
  * (the whole state's meeting lays positions only). */
 void ms_live_drop(ms_domains *D)
@@ -41,13 +51,8 @@ void ms_live_drop(ms_domains *D)
     ms_sim *s = D->sim[d];
     for (int j = 0; j < s->p.n_large; j++) {
       ms_body *L = &s->wk.large[j];
-      if (!ms_body_empty(L) || v->large_m[j] == 0.0f)
-        continue;
-      ms_body b = {0};
-      b.r = v->large_r[j];
-      b.m = v->large_m[j];
-      b.is_static = v->large_static[j];
-      *L = b;
+      if (ms_body_empty(L) && v->large_m[j] != 0.0f)
+        unpark(v, j, L);
     }
     ms_sim_state_changed(s);
   }
@@ -246,13 +251,8 @@ static void place_large(ms_domains *D, int d)
         ms_body_park(L);
       continue;
     }
-    if (ms_body_empty(L)) { /* back from parked: its shape, at rest until its state */
-      ms_body b = {0};
-      b.r = v->large_r[j];
-      b.m = v->large_m[j];
-      b.is_static = v->large_static[j];
-      *L = b;
-    }
+    if (ms_body_empty(L)) /* back from parked */
+      unpark(v, j, L);
     ms_split_large_set(s, j, &v->large_xv[4 * j], &v->large_img[2 * j]);
   }
   ms_sim_state_changed(s);
