@@ -30,13 +30,15 @@ static int ms_split_window(int c, int e, int w, int ncol, int periodic,
   return ((c - lo) % ncol + ncol) % ncol < hi - lo;
 }
 
-/* Slot i's record: its state, its global slot and `dest` (domain * 4 + role). */
-static double8 ms_split_record(int i, int dest, __global const double2 *pos,
-                               __global const double2 *vel, __global const float2 *shape,
-                               __global const int2 *img, __global const int *key)
+/* Slot i's record into *out: its state, its global slot and `dest` (domain * 4 + role).
+ * Written through a pointer: a double8 return value changes pocl's x86 ABI (a warning). */
+static void ms_split_record(__global double8 *out, int i, int dest,
+                            __global const double2 *pos, __global const double2 *vel,
+                            __global const float2 *shape, __global const int2 *img,
+                            __global const int *key)
 {
   double2 p = pos[i], v = vel[i];
-  return (double8)(p.x, p.y, v.x, v.y, as_double(shape[i]), as_double(img[i]),
+  *out = (double8)(p.x, p.y, v.x, v.y, as_double(shape[i]), as_double(img[i]),
                    as_double((int2)(key[i], dest)), 0.0);
 }
 
@@ -85,7 +87,7 @@ __kernel void ms_split_pack(int n, int d, int P, int axis, int w, int ncol, int 
       continue;
     int at = atomic_inc(&count[0]);
     if (at < room)
-      out[at] = ms_split_record(i, e * 4 + re, pos, vel, shape, img, key);
+      ms_split_record(&out[at], i, e * 4 + re, pos, vel, shape, img, key);
   }
 }
 
@@ -147,5 +149,5 @@ __kernel void ms_split_own(int n, int axis, int ncol, double inv_cell,
     return;
   int at = atomic_inc(&count[0]);
   if (at < room)
-    out[at] = ms_split_record(i, 1, pos, vel, shape, img, key);
+    ms_split_record(&out[at], i, 1, pos, vel, shape, img, key);
 }
