@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collision/device/gpu_manager.h"
 #include "collision/sim_internal.h"
 
 #define FIRST_ROOM 4096 /* records; a pack that finds more grows it and packs again */
@@ -336,6 +337,14 @@ void ms_split_large_set(ms_sim *s, int j, const double xv[4], const int img[2])
   ms_body *L = &s->wk.large[j];
   L->x = xv[0], L->y = xv[1], L->vx = xv[2], L->vy = xv[3];
   L->img[0] = img[0], L->img[1] = img[1];
+}
+
+ms_status ms_split_speed_limit(ms_sim *s, double max_speed2)
+{
+  if (s->p.max_speed2 == max_speed2)
+    return MS_OK;
+  s->p.max_speed2 = max_speed2;
+  return ms_gpu_bind(&s->ctx, &s->dev); /* (the grid's insert checks it) */
 }
 
 /* ---- a kept state ------------------------------------------------------------------------ */

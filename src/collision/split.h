@@ -80,4 +80,8 @@ ms_status ms_split_rewind(ms_sim *s, ms_split *x);
 void ms_split_large_get(const ms_sim *s, int j, double xv[4], int img[2]);
 void ms_split_large_set(ms_sim *s, int j, const double xv[4], const int img[2]);
 
+/* The speed past which a domain's step fails (squared; 0: none): the scene's, or a
+ * meeting's tighter bound, on which its windows rely (domains/live.c). */
+ms_status ms_split_speed_limit(ms_sim *s, double max_speed2);
+
 #endif

@@ -371,7 +371,8 @@ ms_status ms_domains_advance(ms_domains *D, long iterations)
     return ms_live_advance(D, iterations);
   /* (the other meeting starts from the view: brought up to the domains' state) */
   ms_status st = ms_live_settle(D);
-  ms_live_drop(D);
+  ms_status dropped = ms_live_drop(D);
+  st = st ? st : dropped;
   if (st)
     return st;
   double w0 = ms_now();

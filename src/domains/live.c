@@ -31,6 +31,25 @@ int ms_live_fits(const ms_domains *D)
          !v->dev.forces.on;
 }
 
+/* The speed a domain's step may not pass meeting every k > 1 iterations: the scene's
+ * max_speed, or where that is higher or unset, half a cell in k steps, which no contact
+ * resolved by its dt comes near. A step past it fails, and is made again meeting every
+ * iteration (ms_live_advance). */
+static double block_speed(const ms_domains *D, int k)
+{
+  double cell = 0.5 / (D->cut.inv_cell * (double)k * D->view->p.dt);
+  double scene = sqrt(D->view->p.max_speed2);
+  return scene > 0.0 && scene < cell ? scene : cell;
+}
+
+/* Domain d's speed check: the scene's, or the bound its windows need. */
+static ms_status limit_speed(ms_domains *D, int d)
+{
+  int k = D->live.k;
+  double u = k > 1 ? block_speed(D, k) : 0.0;
+  return ms_split_speed_limit(D->sim[d], k > 1 ? u * u : D->view->p.max_speed2);
+}
+
 /* Large particle j back from parked in a domain: its shape, at rest until its state. */
 static void unpark(const ms_live *v, int j, ms_body *L)
 {
@@ -43,10 +62,14 @@ static void unpark(const ms_live *v, int j, ms_body *L)
 
 /* The domains no longer hold the state: every parked large particle takes its shape back
  * (the whole state's meeting lays positions only). */
-void ms_live_drop(ms_domains *D)
+ms_status ms_live_drop(ms_domains *D)
 {
   ms_live *v = &D->live;
   v->on = 0;
+  v->k = 1; /* (the scene's speed check back) */
+  ms_status st = MS_OK;
+  for (int d = D->first; v->split && d < D->first + D->mine; d++)
+    st = st ? st : limit_speed(D, d);
   for (int d = D->first; v->large_r && d < D->first + D->mine; d++) {
     ms_sim *s = D->sim[d];
     for (int j = 0; j < s->p.n_large; j++) {
@@ -56,6 +79,7 @@ void ms_live_drop(ms_domains *D)
     }
     ms_sim_state_changed(s);
   }
+  return st;
 }
 
 void ms_live_free(ms_live *v, int P)
@@ -108,35 +132,79 @@ static ms_status alloc_live(ms_domains *D)
   return MS_OK;
 }
 
-/* Columns a domain holds each side of its own: the halo's one, or as far as its large
- * particles reach (layout.c's mark_large: the reach, one column more, and the centre's
- * column's rounding). */
-static int window(const ms_domains *D)
+/* The largest large radius (-1: none). */
+static double r_large_max(const ms_domains *D)
 {
-  if (!D->cut.halo)
-    return 0;
   const ms_state *s = &D->g.st;
   double r = -1.0;
   for (int j = 0; j < s->n_large; j++)
     if (s->large_shape[2 * j + 1] > 0.0f && s->large_shape[2 * j] > r)
       r = s->large_shape[2 * j];
-  if (r < 0.0)
-    return D->cut.halo;
-  double w = floor((r + D->cut.r_small_max) * D->cut.inv_cell) + 2.0;
-  return w < D->cut.ncol ? (int)w : D->cut.ncol;
+  return r;
+}
+
+/* Columns a meeting every k iterations adds to a window of one iteration's: each further
+ * iteration, what reaches an own particle comes from one contact further (two of the
+ * largest radii, centre to centre), and both ends may have moved k steps at max_speed.
+ * Within the window, every particle an own one depends on is held, so the own particles
+ * step exactly; the halo's outer columns go wrong, and the meeting gives them afresh. */
+static int deeper(const ms_domains *D, int k)
+{
+  if (k <= 1)
+    return 0;
+  double r = fmax(r_large_max(D), D->cut.r_small_max);
+  double move = (double)k * D->view->p.dt * block_speed(D, k);
+  return (int)ceil((double)(k - 1) * (2.0 * r + 2.0 * move) * D->cut.inv_cell);
+}
+
+static int capped(const ms_domains *D, double w) { return w < D->cut.ncol ? (int)w : D->cut.ncol; }
+
+/* Columns a domain holds each side of its own, meeting every k iterations: for one, the
+ * halo's, or as far as its large particles reach (layout.c's mark_large: the reach, one
+ * column more, and the centre's column's rounding). */
+static int window(const ms_domains *D, int k)
+{
+  if (!D->cut.halo)
+    return 0;
+  double r = r_large_max(D);
+  double w = r < 0.0 ? D->cut.halo : floor((r + D->cut.r_small_max) * D->cut.inv_cell) + 2.0;
+  return capped(D, w + deeper(D, k));
 }
 
 /* Columns each side of a domain's own within which it keeps a large particle: every one
- * that touches one of its own small or large particles (two large radii and a small one). */
-static int window_large(const ms_domains *D)
+ * that touches one of its own small or large particles (two large radii and a small one),
+ * and, meeting every k iterations, every one those depend on. */
+static int window_large(const ms_domains *D, int k)
 {
-  const ms_state *s = &D->g.st;
-  double r = 0.0;
-  for (int j = 0; j < s->n_large; j++)
-    if (s->large_shape[2 * j + 1] > 0.0f && s->large_shape[2 * j] > r)
-      r = s->large_shape[2 * j];
+  double r = fmax(r_large_max(D), 0.0);
   double w = floor((2.0 * r + D->cut.r_small_max) * D->cut.inv_cell) + 2.0;
-  return w < D->cut.ncol ? (int)w : D->cut.ncol;
+  return capped(D, w + deeper(D, k));
+}
+
+/* Iterations between meetings: MIXSIM_MEET_EVERY, else the most up to 8 whose windows, both
+ * sides, are at most an eighth of a domain's own columns (what it steps twice, beside its
+ * neighbours). */
+static ms_status meet_every(const ms_domains *D, int *k)
+{
+  const char *env = getenv("MIXSIM_MEET_EVERY");
+  if (env && *env && !D->live.one_by_one) {
+    char *end = NULL;
+    long e = strtol(env, &end, 10);
+    if (*end || e < 1 || e > 64)
+      return ms_fail(MS_ERR_INPUT, "MIXSIM_MEET_EVERY '%s': expected 1..64 iterations", env);
+    *k = (int)e;
+    return MS_OK;
+  }
+  *k = 1;
+  if (D->live.one_by_one)
+    return MS_OK;
+  int own = D->cut.ncol / D->P;
+  for (int e = 8; e > 1 && D->cut.halo; e--)
+    if (16 * window(D, e) <= own) {
+      *k = e;
+      break;
+    }
+  return MS_OK;
 }
 
 /* ---- the lay from the whole state ------------------------------------------------------ */
@@ -154,6 +222,8 @@ static ms_status lay_one(ms_domains *D, int d)
     role[k] = k < l->own[d] ? MS_ROLE_OWN : k < l->held[d] ? MS_ROLE_HALO : MS_ROLE_EMPTY;
   if (!st)
     st = ms_split_begin(D->sim[d], &D->live.split[d], role, D->g.st.slots);
+  if (!st)
+    st = limit_speed(D, d);
   free(role);
   return st;
 }
@@ -182,15 +252,17 @@ static ms_status lay(ms_domains *D)
   ms_global_free(&D->g);
   ms_status st = ms_global_take(D->view, &D->g);
   D->layout.n_band = 0; /* (no [wall.NAME] here) */
+  if (!st)
+    st = meet_every(D, &v->k);
   ms_grid_cut held = D->cut; /* (each domain holds its whole window from the start) */
-  held.halo = st ? 0 : window(D);
+  held.halo = st ? 0 : window(D, v->k);
   if (!st)
     st = ms_layout_make(&D->layout, &held, &D->g.st);
   if (!st) {
     set_cut(D);
     v->cut.w = held.halo;
     v->cut_next = v->cut;
-    v->w_large = D->cut.halo ? window_large(D) : D->cut.ncol;
+    v->w_large = D->cut.halo ? window_large(D, v->k) : D->cut.ncol;
     for (int j = 0; j < D->g.st.n_large; j++) {
       memcpy(&v->large_xv[4 * j], &D->g.large4[4 * j], 4 * sizeof(double));
       memcpy(&v->large_img[2 * j], &D->g.st.large_img[2 * j], 2 * sizeof(int));
@@ -208,7 +280,7 @@ static ms_status lay(ms_domains *D)
   return st;
 }
 
-/* ---- one iteration ---------------------------------------------------------------------- */
+/* ---- one meeting ------------------------------------------------------------------------ */
 
 static int domain_of(const ms_split_cut *c, double at)
 {
@@ -314,7 +386,7 @@ static ms_status step_pack(ms_domains *D, int d)
    * where it ends, the others by the next iteration's grid) */
   s->run.end_unchecked = !D->live.last;
   place_large(D, d);
-  ms_status st = ms_sim_advance(s, 1);
+  ms_status st = ms_sim_advance(s, D->live.block);
   s->run.end_unchecked = 0;
   double t1 = ms_now();
   if (!st)
@@ -324,8 +396,8 @@ static ms_status step_pack(ms_domains *D, int d)
   double t2 = ms_now();
   D->time[d].step_s += t1 - t0;
   D->time[d].read_s += t2 - t1;
-  D->time[d].own += D->layout.own[d];
-  ms_cutbal_note(&D->balance, d, t2 - t0);
+  D->time[d].own += (double)D->layout.own[d] * D->live.block;
+  ms_cutbal_note(&D->balance, d, (t2 - t0) / D->live.block);
   return st;
 }
 
@@ -519,7 +591,8 @@ static ms_status rebalance(ms_domains *D)
 
 /* ---- the advance ------------------------------------------------------------------------ */
 
-static ms_status one_iteration(ms_domains *D)
+/* The domains step v->block iterations each, then meet. */
+static ms_status one_meeting(ms_domains *D)
 {
   ms_live *v = &D->live;
   large_owners(D);
@@ -534,7 +607,7 @@ static ms_status one_iteration(ms_domains *D)
     st = short_of_room(D, &short_room);
   if (!st && short_room) { /* the step's results into the view, and laid again with room */
     st = take_large(D);
-    v->step++;
+    v->step += v->block;
     v->behind = 1;
     if (!st)
       st = ms_live_settle(D);
@@ -545,7 +618,7 @@ static ms_status one_iteration(ms_domains *D)
     if (!st)
       st = take_large(D);
     v->cut = v->cut_next;
-    v->step++;
+    v->step += v->block;
     v->behind = 1;
   }
   if (D->ranks)
@@ -584,8 +657,8 @@ static ms_status rewind_one(ms_domains *D, int d)
 }
 
 /* After the failure `why`: the domains back at the advance's start, the view settled
- * there (ms_domains_advance's promise), the failure's message kept. */
-static void rewind_to(ms_domains *D, long start, ms_status why)
+ * there (ms_domains_advance's promise), the failure's message kept. Whether that held. */
+static int rewind_to(ms_domains *D, long start, ms_status why)
 {
   char msg[2048];
   snprintf(msg, sizeof msg, "%s", ms_error_message());
@@ -599,8 +672,22 @@ static void rewind_to(ms_domains *D, long start, ms_status why)
   v->behind = 1;
   if (!st)
     st = ms_live_settle(D);
-  ms_live_drop(D); /* (the next advance lays afresh, from the view) */
+  ms_status dropped = ms_live_drop(D); /* (the next advance lays afresh, from the view) */
   ms_fail(why, "%s", msg);
+  return !st && !dropped;
+}
+
+/* A failure meeting every k > 1 iterations may be a halo's outer columns going wrong
+ * (which the windows let them): the advance again from its start, meeting every iteration,
+ * where only a failure of the one device's state stops the run. */
+static ms_status again_one_by_one(ms_domains *D, long iterations, double w0)
+{
+  D->wall_s += ms_now() - w0;
+  ms_error_clear();
+  D->live.one_by_one = 1;
+  ms_status st = ms_live_advance(D, iterations);
+  D->live.one_by_one = 0;
+  return st;
 }
 
 ms_status ms_live_advance(ms_domains *D, long iterations)
@@ -618,9 +705,11 @@ ms_status ms_live_advance(ms_domains *D, long iterations)
   if (!st)
     keep_large(v, D->view->p.n_large, 0);
   long start = v->step, done = 0;
-  for (; !st && done < iterations && !ms_domains_stop_agreed(D); done++) {
-    v->last = done + 1 == iterations;
-    st = one_iteration(D);
+  while (!st && done < iterations && !ms_domains_stop_agreed(D)) {
+    v->block = (int)(iterations - done < v->k ? iterations - done : v->k);
+    v->last = done + v->block == iterations;
+    st = one_meeting(D);
+    done += v->block;
   }
   if (!st && done > 0 && !v->last) { /* stopped inside the advance: its state checked here */
     st = ms_domains_each(D, check_state);
@@ -629,10 +718,13 @@ ms_status ms_live_advance(ms_domains *D, long iterations)
   }
   ms_status done_writing = ms_domains_each(D, finish_one); /* (the inboxes may change now) */
   st = st ? st : done_writing;
+  int deep = v->k > 1, rewound = 0;
   if (st && v->on && done > 0)
-    rewind_to(D, start, st);
+    rewound = rewind_to(D, start, st);
   else if (st)
-    ms_live_drop(D);
+    (void)ms_live_drop(D); /* (st says what failed first) */
+  if (st && deep && rewound)
+    return again_one_by_one(D, iterations, w0);
   if (!st && v->behind) { /* the view's step moves on; its arrays follow at a settle */
     D->view->run.step = v->step;
     note_view(D);
@@ -650,9 +742,10 @@ int ms_live_describe(const ms_domains *D, char *out, size_t size)
   if (v->lays == 0)
     return 0;
   double beside = D->iterations > 0 ? 1e3 * (D->wall_s - v->lay_s) / (double)D->iterations : 0.0;
-  return snprintf(out, size, "  incremental meeting: a window of %d columns each side; %ld lay(s) "
+  return snprintf(out, size, "  incremental meeting: every %d iteration(s), a window of %d columns "
+                  "each side; %ld lay(s) "
                   "from the whole state (%.1f ms), %ld settle(s) of the view (%.1f ms); %.4f "
                   "ms/iteration beside the lays; per domain, lay is the records taken in, read "
                   "the step's records out\n",
-                  v->cut.w, v->lays, 1e3 * v->lay_s, v->settles, 1e3 * v->settle_s, beside);
+                  v->k, v->cut.w, v->lays, 1e3 * v->lay_s, v->settles, 1e3 * v->settle_s, beside);
 }

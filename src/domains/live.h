@@ -24,7 +24,7 @@ ms_status ms_live_advance(ms_domains *D, long iterations);
 /* The domains' state into the view, if it is behind (collective under MPI). */
 ms_status ms_live_settle(ms_domains *D);
 /* The domains no longer hold the state (after a failure, or for the other meeting). */
-void ms_live_drop(ms_domains *D);
+ms_status ms_live_drop(ms_domains *D);
 void ms_live_free(ms_live *v, int P);
 /* The report's line on the meeting, if it ran; what snprintf returns. */
 int ms_live_describe(const ms_domains *D, char *out, size_t size);

@@ -27,7 +27,10 @@ typedef struct ms_live {
   long step;            /* the domains' step */
   long view_step;       /* the view's step and changes as the last lay or settle left them */
   unsigned long view_changes;
-  int last;             /* this iteration ends the advance: its state is checked there */
+  int k;                /* iterations between meetings (the windows are deep enough) */
+  int one_by_one;       /* meeting every iteration: the advance again after a failure */
+  int block;            /* iterations the domains step before this meeting: k or fewer */
+  int last;             /* this meeting ends the advance: its state is checked there */
   long lays;            /* lays from the whole state (the first, and where slots ran short) */
   long settles;         /* the view brought up to the domains' state */
   double lay_s, settle_s;
