@@ -131,6 +131,28 @@ incremental_same_hash() {
   grep -q '^  incremental meeting: .* 1 lay(s) from the whole state (.*), 1 settle(s)' "$tmp/inc.out"
 }
 
+# Meeting every k iterations: the windows are deep enough that every own particle steps
+# as on one device. Forced (MIXSIM_MEET_EVERY) on the periodic gas, whose hash moves when
+# the windows are not deepened, and on the mixture; chosen on its own on the long bed
+# (two domains of 300 columns: k = 2, three: k = 1). A blow-up inside a block of 4 is made
+# again meeting every iteration, and fails as on one device (failure_named_as_on_one_device).
+incremental_meets_every_k() {
+  local f=$tmp/periodic_frictionless.ini
+  sed -e 's/^friction = .*/friction = 0/' -e 's/^rolling_friction = .*/rolling_friction = 0/' \
+    "$root/tests/scenes/periodic_gas.ini" >"$f"
+  MIXSIM_MEET_EVERY=4 same_hash "$f" 300 --exchange zone &&
+    MIXSIM_MEET_EVERY=3 same_hash tests/scenes/mixed_frictionless.ini 150 --exchange zone &&
+    same_hash tests/scenes/wide_bed.ini 300 --exchange zone || return 1
+  local d k
+  for d in cpu,cpu:2 cpu,cpu,cpu:1; do
+    "$exe" -n 20 --headless --devices "${d%:*}" --exchange zone "$root/tests/scenes/wide_bed.ini" \
+      >"$tmp/k.out" || return 1
+    k=$(sed -n 's/^  incremental meeting: every \([0-9]*\) iteration(s).*/\1/p' "$tmp/k.out")
+    echo "    wide bed on ${d%:*}: a meeting every $k iteration(s)"
+    [ "$k" = "${d#*:}" ] || return 1
+  done
+}
+
 # --checkpoint-every reads the view every chunk: it is settled each time, the hash stays,
 # and a checkpoint of the way resumes on one device to the uninterrupted hash.
 incremental_settles_for_checkpoints() {
@@ -198,7 +220,13 @@ bad_hook_refused() {
   rc=$?
   cat "$tmp/err"
   [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
-    grep -q "MIXSIM_DOMAINS_NO_HALO 'yes': expected 0 or 1" "$tmp/err"
+    grep -q "MIXSIM_DOMAINS_NO_HALO 'yes': expected 0 or 1" "$tmp/err" || return 1
+  MIXSIM_MEET_EVERY=0 "$exe" -q -n 5 --headless --devices cpu,cpu --exchange zone \
+    "$root/tests/scenes/mixed_frictionless.ini" >/dev/null 2>"$tmp/err"
+  rc=$?
+  cat "$tmp/err"
+  [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+    grep -q "MIXSIM_MEET_EVERY '0': expected 1..64 iterations" "$tmp/err"
 }
 
 checkpoints_cross_decompositions() {
@@ -227,8 +255,10 @@ failure_named_as_on_one_device() {
   [ $? = 4 ] || return 1
   want=$(tail -1 "$tmp/f1.err")
   # (cpu,cpu,cpu with exchange = zone: the incremental meeting, which rewinds its domains)
-  for d in cpu,cpu "cpu,cpu,cpu --exchange zone"; do
-    "$exe" -q --headless --devices $d --checkpoint "$tmp/f.ck" "$scene" >/dev/null 2>"$tmp/f.err"
+  for d in cpu,cpu "cpu,cpu,cpu --exchange zone" "cpu,cpu --exchange zone 4"; do
+    set -- $d
+    MIXSIM_MEET_EVERY=${4:-} "$exe" -q --headless --devices $1 ${2:-} ${3:-} \
+      --checkpoint "$tmp/f.ck" "$scene" >/dev/null 2>"$tmp/f.err"
     local rc=$?
     echo "    $d: rc $rc: $(tail -1 "$tmp/f.err")"
     [ $rc = 4 ] && [ "$(tail -1 "$tmp/f.err")" = "$want" ] &&
@@ -288,6 +318,7 @@ check piston_same_hash_and_walls
 check auto_over_domains
 check outputs_as_on_one_device
 check incremental_same_hash
+check incremental_meets_every_k
 check incremental_settles_for_checkpoints
 check no_halo_differs
 check balance_moves_the_cut
