@@ -12,7 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
 mkdir -p "$out"
-. tools/device/build.sh --target mixsim bd
+. tools/device/build.sh --target mixsim:executable bd
 nvidia-smi -L
 mapfile -t gpus < <(bd/mixsim --list-devices | sed -n 's/^ *\([0-9]*:[0-9]*\)  *gpu .*/\1/p')
 echo "GPUs: ${gpus[*]}"
