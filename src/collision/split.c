@@ -55,7 +55,6 @@ void ms_split_free(ms_split *x)
   for (int k = 0; k < 6; k++)
     release(&x->keep[k]);
   free(x->keep_large);
-  free(x->rec);
   free(x->left);
   free(x->free_slot);
   free(x->column);
@@ -63,17 +62,10 @@ void ms_split_free(ms_split *x)
   memset(x, 0, sizeof *x);
 }
 
-/* Room for `room` records, on the device and the host. */
+/* Room for `room` records on the device. */
 static ms_status set_room(ms_sim *s, ms_split *x, int room)
 {
   x->room = room;
-  if (x->rec_cap < room) {
-    free(x->rec);
-    x->rec = malloc((size_t)room * sizeof *x->rec);
-    x->rec_cap = x->rec ? room : 0;
-    if (!x->rec)
-      return no_memory();
-  }
   return make(&s->cl, (size_t)room * sizeof(ms_split_record), "a domain's records", &x->out);
 }
 
@@ -171,8 +163,6 @@ ms_status ms_split_pack(ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
   }
   x->n_rec = count[0];
   x->n_left = count[1];
-  if (!st)
-    st = ms_buffers_download(&s->cl, x->out, x->rec, (size_t)count[0] * sizeof *x->rec);
   if (!st)
     st = ms_buffers_download(&s->cl, x->left_mem, x->left, (size_t)count[1] * sizeof(int));
   return st;
@@ -318,9 +308,12 @@ ms_status ms_split_own(ms_sim *s, ms_split *x, const ms_split_cut *c, int record
   x->n_rec = records ? count : 0;
   if (!st)
     st = ms_buffers_download(&s->cl, x->column_mem, x->column, (size_t)c->ncol * sizeof(int));
-  if (!st && records)
-    st = ms_buffers_download(&s->cl, x->out, x->rec, (size_t)count * sizeof *x->rec);
   return st;
+}
+
+ms_status ms_split_records(ms_sim *s, const ms_split *x, ms_split_record *to)
+{
+  return x->n_rec ? ms_buffers_download(&s->cl, x->out, to, (size_t)x->n_rec * sizeof *to) : MS_OK;
 }
 
 /* ---- the large particles -------------------------------------------------------------- */

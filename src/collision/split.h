@@ -38,8 +38,7 @@ typedef struct ms_split {
   int g_slots;                /* the whole state's slots: a key past them is empty */
   cl_mem role, role_next, count, out, left_mem, start, in, in_slot, column_mem;
   int room, in_room, ncol;
-  ms_split_record *rec;       /* the last pack's (or ms_split_own's) records */
-  int n_rec, rec_cap;
+  int n_rec;                  /* the last pack's (or ms_split_own's) records, on the device */
   int n_left;                 /* the last pack's slots left, not yet free */
   int *left;                  /* (slots) */
   int *free_slot, n_free;     /* the empty slots, as a stack */
@@ -53,6 +52,9 @@ typedef struct ms_split {
   long keep_step;
   int kept;
 } ms_split;
+
+/* The last pack's (or ms_split_own's) n_rec records, read into `to`. */
+ms_status ms_split_records(ms_sim *s, const ms_split *x, ms_split_record *to);
 
 /* After a lay: each slot's role (MS_ROLE_*), the whole state's slot count. */
 ms_status ms_split_begin(ms_sim *s, ms_split *x, const unsigned char *role, int g_slots);

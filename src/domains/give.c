@@ -12,22 +12,29 @@ void ms_bytes_free(ms_bytes *b)
   memset(b, 0, sizeof *b);
 }
 
-int ms_bytes_put(ms_bytes *o, const void *p, size_t size)
+void *ms_bytes_room(ms_bytes *o, size_t size)
 {
-  if (o->n + size > o->cap) {
+  if (o->n + size > o->cap || !o->b) { /* (never NULL for room of none) */
     size_t cap = o->cap ? o->cap : 4096;
     while (cap < o->n + size)
       cap *= 2;
     unsigned char *b = realloc(o->b, cap);
     if (!b)
-      return 0;
+      return NULL;
     o->b = b;
     o->cap = cap;
   }
-  if (size)
-    memcpy(o->b + o->n, p, size);
+  void *at = o->b + o->n;
   o->n += size;
-  return 1;
+  return at;
+}
+
+int ms_bytes_put(ms_bytes *o, const void *p, size_t size)
+{
+  void *at = ms_bytes_room(o, size);
+  if (at && size)
+    memcpy(at, p, size);
+  return at != NULL;
 }
 
 /* The histories domain d owns, in global slots: a pair is its lower small slot's owner's,

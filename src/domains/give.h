@@ -31,5 +31,7 @@ ms_status ms_take_end(ms_global *g, ms_gathered *h);
 void ms_bytes_free(ms_bytes *b);
 /* Appends `size` bytes; 0 when out of memory. */
 int ms_bytes_put(ms_bytes *o, const void *p, size_t size);
+/* `size` more bytes at o's end, to be written there (NULL: out of memory). */
+void *ms_bytes_room(ms_bytes *o, size_t size);
 
 #endif

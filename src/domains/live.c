@@ -341,8 +341,13 @@ static ms_status give(ms_domains *D, int d, int room, int large)
   for (int j = 0; large && j < s->p.n_large; j++)
     h.n_large += D->live.large_owner[j] == d;
   o->n = 0;
-  int ok = ms_bytes_put(o, &h, sizeof h) &&
-           ms_bytes_put(o, x->rec, (size_t)x->n_rec * sizeof *x->rec);
+  int ok = ms_bytes_put(o, &h, sizeof h);
+  ms_split_record *rec = ok ? ms_bytes_room(o, (size_t)x->n_rec * sizeof *rec) : NULL;
+  if (!rec)
+    return no_memory();
+  ms_status st = ms_split_records(s, x, rec); /* (straight from the device into the give) */
+  if (st)
+    return st;
   for (int j = 0; ok && large && j < s->p.n_large; j++) {
     if (D->live.large_owner[j] != d)
       continue;
@@ -391,9 +396,13 @@ static ms_status step_pack(ms_domains *D, int d)
   double t1 = ms_now();
   if (!st)
     st = ms_split_pack(s, x, &D->live.cut_next, d);
+  double tp = ms_now();
   if (!st)
     st = give(D, d, x->n_free + x->n_left, 1);
   double t2 = ms_now();
+  D->live.pack_s[d] += tp - t1;
+  D->live.out_s[d] += t2 - tp;
+  D->live.rec_out[d] += x->n_rec;
   D->time[d].step_s += t1 - t0;
   D->time[d].read_s += t2 - t1;
   D->time[d].own += (double)D->layout.own[d] * D->live.block;
@@ -446,14 +455,22 @@ static ms_status take_large(ms_domains *D)
 static ms_status commit_unpack(ms_domains *D, int d)
 {
   ms_sim *s = D->sim[d];
+  ms_live *v = &D->live;
   double t0 = ms_now();
   int m = 0;
-  ms_status st = ms_split_commit(s, &D->live.split[d]);
+  ms_status st = ms_split_commit(s, &v->split[d]);
+  double t1 = ms_now();
   if (!st)
     st = collect(D, d, &m);
+  double t2 = ms_now();
   if (!st)
-    st = ms_split_unpack(s, &D->live.split[d], D->live.inbox[d], m);
-  D->time[d].lay_s += ms_now() - t0;
+    st = ms_split_unpack(s, &v->split[d], v->inbox[d], m);
+  double t3 = ms_now();
+  v->commit_s[d] += t1 - t0;
+  v->gather_s[d] += t2 - t1;
+  v->in_s[d] += t3 - t2;
+  v->rec_in[d] += m;
+  D->time[d].lay_s += t3 - t0;
   return st;
 }
 
@@ -619,6 +636,7 @@ static ms_status one_meeting(ms_domains *D)
       st = take_large(D);
     v->cut = v->cut_next;
     v->step += v->block;
+    v->meetings++;
     v->behind = 1;
   }
   if (D->ranks)
@@ -742,10 +760,19 @@ int ms_live_describe(const ms_domains *D, char *out, size_t size)
   if (v->lays == 0)
     return 0;
   double beside = D->iterations > 0 ? 1e3 * (D->wall_s - v->lay_s) / (double)D->iterations : 0.0;
-  return snprintf(out, size, "  incremental meeting: every %d iteration(s), a window of %d columns "
-                  "each side; %ld lay(s) "
-                  "from the whole state (%.1f ms), %ld settle(s) of the view (%.1f ms); %.4f "
-                  "ms/iteration beside the lays; per domain, lay is the records taken in, read "
-                  "the step's records out\n",
-                  v->k, v->cut.w, v->lays, 1e3 * v->lay_s, v->settles, 1e3 * v->settle_s, beside);
+  int k = snprintf(out, size, "  incremental meeting: every %d iteration(s), a window of %d columns "
+                   "each side; %ld lay(s) from the whole state (%.1f ms), %ld settle(s) of the "
+                   "view (%.1f ms); %.4f ms/iteration beside the lays; per domain, lay is the "
+                   "records taken in, read the step's records out\n",
+                   v->k, v->cut.w, v->lays, 1e3 * v->lay_s, v->settles, 1e3 * v->settle_s, beside);
+  int d = D->first;
+  double n = v->meetings > 0 ? (double)v->meetings : 1.0;
+  if (v->meetings > 0 && D->mine > 0 && k >= 0 && (size_t)k < size)
+    k += snprintf(out + k, size - (size_t)k, "  a meeting, domain %d: %ld of them; pack %.3f ms, "
+                  "%.0f records out %.3f ms; roles %.3f ms, %.0f records in gathered %.3f ms, "
+                  "laid %.3f ms\n",
+                  d, v->meetings, 1e3 * v->pack_s[d] / n, (double)v->rec_out[d] / n,
+                  1e3 * v->out_s[d] / n, 1e3 * v->commit_s[d] / n, (double)v->rec_in[d] / n,
+                  1e3 * v->gather_s[d] / n, 1e3 * v->in_s[d] / n);
+  return k;
 }

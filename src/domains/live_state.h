@@ -52,6 +52,12 @@ typedef struct ms_live {
   size_t *inbox_cap;
   double *column;       /* per column: own particles (the balance's cut) */
   give_view gv[MS_SPLIT_MAX]; /* the shared gives, read (live.c) */
+  /* Where a meeting's time goes, per domain (s): the pack's kernel, its records read into
+   * the give; the roles taken, the records given gathered, laid; and the records' counts. */
+  double pack_s[MS_SPLIT_MAX], out_s[MS_SPLIT_MAX], commit_s[MS_SPLIT_MAX];
+  double gather_s[MS_SPLIT_MAX], in_s[MS_SPLIT_MAX];
+  long rec_out[MS_SPLIT_MAX], rec_in[MS_SPLIT_MAX];
+  long meetings;
 } ms_live;
 
 #endif
