@@ -15,6 +15,7 @@
 #include "core/clock.h"
 #include "domains/among.h"
 #include "domains/domains_internal.h"
+#include "domains/meet.h"
 #include "gravity/ranks.h"
 #include "shared/grid.h"
 
@@ -31,22 +32,11 @@ int ms_live_fits(const ms_domains *D)
          !v->dev.forces.on;
 }
 
-/* The speed a domain's step may not pass meeting every k > 1 iterations: the scene's
- * max_speed, or where that is higher or unset, half a cell in k steps, which no contact
- * resolved by its dt comes near. A step past it fails, and is made again meeting every
- * iteration (ms_live_advance). */
-static double block_speed(const ms_domains *D, int k)
-{
-  double cell = 0.5 / (D->cut.inv_cell * (double)k * D->view->p.dt);
-  double scene = sqrt(D->view->p.max_speed2);
-  return scene > 0.0 && scene < cell ? scene : cell;
-}
-
 /* Domain d's speed check: the scene's, or the bound its windows need. */
 static ms_status limit_speed(ms_domains *D, int d)
 {
   int k = D->live.k;
-  double u = k > 1 ? block_speed(D, k) : 0.0;
+  double u = k > 1 ? ms_meet_speed(D, k) : 0.0;
   return ms_split_speed_limit(D->sim[d], k > 1 ? u * u : D->view->p.max_speed2);
 }
 
@@ -132,81 +122,6 @@ static ms_status alloc_live(ms_domains *D)
   return MS_OK;
 }
 
-/* The largest large radius (-1: none). */
-static double r_large_max(const ms_domains *D)
-{
-  const ms_state *s = &D->g.st;
-  double r = -1.0;
-  for (int j = 0; j < s->n_large; j++)
-    if (s->large_shape[2 * j + 1] > 0.0f && s->large_shape[2 * j] > r)
-      r = s->large_shape[2 * j];
-  return r;
-}
-
-/* Columns a meeting every k iterations adds to a window of one iteration's: each further
- * iteration, what reaches an own particle comes from one contact further (two of the
- * largest radii, centre to centre), and both ends may have moved k steps at max_speed.
- * Within the window, every particle an own one depends on is held, so the own particles
- * step exactly; the halo's outer columns go wrong, and the meeting gives them afresh. */
-static int deeper(const ms_domains *D, int k)
-{
-  if (k <= 1)
-    return 0;
-  double r = fmax(r_large_max(D), D->cut.r_small_max);
-  double move = (double)k * D->view->p.dt * block_speed(D, k);
-  return (int)ceil((double)(k - 1) * (2.0 * r + 2.0 * move) * D->cut.inv_cell);
-}
-
-static int capped(const ms_domains *D, double w) { return w < D->cut.ncol ? (int)w : D->cut.ncol; }
-
-/* Columns a domain holds each side of its own, meeting every k iterations: for one, the
- * halo's, or as far as its large particles reach (layout.c's mark_large: the reach, one
- * column more, and the centre's column's rounding). */
-static int window(const ms_domains *D, int k)
-{
-  if (!D->cut.halo)
-    return 0;
-  double r = r_large_max(D);
-  double w = r < 0.0 ? D->cut.halo : floor((r + D->cut.r_small_max) * D->cut.inv_cell) + 2.0;
-  return capped(D, w + deeper(D, k));
-}
-
-/* Columns each side of a domain's own within which it keeps a large particle: every one
- * that touches one of its own small or large particles (two large radii and a small one),
- * and, meeting every k iterations, every one those depend on. */
-static int window_large(const ms_domains *D, int k)
-{
-  double r = fmax(r_large_max(D), 0.0);
-  double w = floor((2.0 * r + D->cut.r_small_max) * D->cut.inv_cell) + 2.0;
-  return capped(D, w + deeper(D, k));
-}
-
-/* Iterations between meetings: MIXSIM_MEET_EVERY, else the most up to 8 whose windows, both
- * sides, are at most an eighth of a domain's own columns (what it steps twice, beside its
- * neighbours). */
-static ms_status meet_every(const ms_domains *D, int *k)
-{
-  const char *env = getenv("MIXSIM_MEET_EVERY");
-  if (env && *env && !D->live.one_by_one) {
-    char *end = NULL;
-    long e = strtol(env, &end, 10);
-    if (*end || e < 1 || e > 64)
-      return ms_fail(MS_ERR_INPUT, "MIXSIM_MEET_EVERY '%s': expected 1..64 iterations", env);
-    *k = (int)e;
-    return MS_OK;
-  }
-  *k = 1;
-  if (D->live.one_by_one)
-    return MS_OK;
-  int own = D->cut.ncol / D->P;
-  for (int e = 8; e > 1 && D->cut.halo; e--)
-    if (16 * window(D, e) <= own) {
-      *k = e;
-      break;
-    }
-  return MS_OK;
-}
-
 /* ---- the lay from the whole state ------------------------------------------------------ */
 
 static ms_status lay_one(ms_domains *D, int d)
@@ -253,16 +168,16 @@ static ms_status lay(ms_domains *D)
   ms_status st = ms_global_take(D->view, &D->g);
   D->layout.n_band = 0; /* (no [wall.NAME] here) */
   if (!st)
-    st = meet_every(D, &v->k);
+    st = ms_meet_every(D, v->one_by_one, &v->k);
   ms_grid_cut held = D->cut; /* (each domain holds its whole window from the start) */
-  held.halo = st ? 0 : window(D, v->k);
+  held.halo = st ? 0 : ms_meet_window(D, v->k);
   if (!st)
     st = ms_layout_make(&D->layout, &held, &D->g.st);
   if (!st) {
     set_cut(D);
     v->cut.w = held.halo;
     v->cut_next = v->cut;
-    v->w_large = D->cut.halo ? window_large(D, v->k) : D->cut.ncol;
+    v->w_large = D->cut.halo ? ms_meet_window_large(D, v->k) : D->cut.ncol;
     for (int j = 0; j < D->g.st.n_large; j++) {
       memcpy(&v->large_xv[4 * j], &D->g.large4[4 * j], 4 * sizeof(double));
       memcpy(&v->large_img[2 * j], &D->g.st.large_img[2 * j], 2 * sizeof(int));
