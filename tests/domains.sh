@@ -110,12 +110,13 @@ auto_over_domains() {
   [ -n "$one" ] && [ "$got" = "$one" ] && grep -q '^auto      exchange .* -> ' "$tmp/auto.out"
 }
 
-# The incremental meeting (frictionless scenes without [wall.NAME]s, closed, exchange =
-# zone; on pocl the default exchange is full, so the checks name zone): the domains
+# The incremental meeting (frictionless closed scenes without [wall.NAME]s): the domains
 # keep their particles between iterations and meet by records; the hash is the one
-# device's in both pipelines, both exchanges and buffer modes, with many large particles
-# (most parked in the domains far from them), and through a periodic seam; it runs with
-# one lay from the whole state (no domain short of slots) and one settle of the view.
+# device's in both pipelines, both exchanges (full walks the worker's list, which orders a
+# cell's particles by global slot) and buffer modes, with the records laid into shuffled
+# free slots (MIXSIM_SPLIT_SHUFFLE: where a record lands must not matter), with many large
+# particles (most parked in the domains far from them), and through a periodic seam; it
+# runs with one lay from the whole state (no domain short of slots) and one settle.
 incremental_same_hash() {
   local f=$tmp/periodic_frictionless.ini
   sed -e 's/^friction = .*/friction = 0/' -e 's/^rolling_friction = .*/rolling_friction = 0/' \
@@ -123,7 +124,9 @@ incremental_same_hash() {
   same_hash tests/scenes/mixed_frictionless.ini 200 --exchange zone &&
     same_hash tests/scenes/mixed_frictionless.ini 100 --pipeline naive --exchange zone \
       --buffers shared &&
+    MIXSIM_SPLIT_SHUFFLE=7 same_hash tests/scenes/mixed_frictionless.ini 100 --exchange full &&
     same_hash tests/scenes/many_large.ini 150 --exchange zone &&
+    MIXSIM_SPLIT_SHUFFLE=3 same_hash tests/scenes/many_large.ini 150 --exchange full &&
     same_hash "$f" 300 --exchange zone || return 1
   "$exe" -n 200 --headless --devices cpu,cpu,cpu --exchange zone \
     "$root/tests/scenes/mixed_frictionless.ini" >"$tmp/inc.out" || return 1
@@ -226,7 +229,13 @@ bad_hook_refused() {
   rc=$?
   cat "$tmp/err"
   [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
-    grep -q "MIXSIM_MEET_EVERY '0': expected 1..64 iterations" "$tmp/err"
+    grep -q "MIXSIM_MEET_EVERY '0': expected 1..64 iterations" "$tmp/err" || return 1
+  MIXSIM_SPLIT_SHUFFLE=-1 "$exe" -q -n 5 --headless --devices cpu,cpu \
+    "$root/tests/scenes/mixed_frictionless.ini" >/dev/null 2>"$tmp/err"
+  rc=$?
+  cat "$tmp/err"
+  [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+    grep -q "MIXSIM_SPLIT_SHUFFLE '-1': expected a seed 1..1e9" "$tmp/err"
 }
 
 checkpoints_cross_decompositions() {
@@ -250,17 +259,21 @@ checkpoints_cross_decompositions() {
 # chunk is replayed on one device, which names the particles as it does) and leaves the
 # same last good state.
 failure_named_as_on_one_device() {
-  local scene=$root/tests/scenes/overflow_nan.ini want
-  "$exe" -q --headless -d cpu --checkpoint "$tmp/f1.ck" "$scene" >/dev/null 2>"$tmp/f1.err"
-  [ $? = 4 ] || return 1
-  want=$(tail -1 "$tmp/f1.err")
-  # (cpu,cpu,cpu with exchange = zone: the incremental meeting, which rewinds its domains)
-  for d in cpu,cpu "cpu,cpu,cpu --exchange zone" "cpu,cpu --exchange zone 4"; do
-    set -- $d
-    MIXSIM_MEET_EVERY=${4:-} "$exe" -q --headless --devices $1 ${2:-} ${3:-} \
-      --checkpoint "$tmp/f.ck" "$scene" >/dev/null 2>"$tmp/f.err"
+  local plain=$root/tests/scenes/overflow_nan.ini fr=$tmp/overflow_friction.ini
+  sed 's/^\[material\]$/[material]\nfriction = 0.3/' "$plain" >"$fr"
+  # (with friction: the whole state's meeting; without: the incremental one, which rewinds
+  # its domains, there also meeting every 4 iterations)
+  local case scene want
+  for case in "$fr cpu,cpu" "$plain cpu,cpu,cpu" "$plain cpu,cpu 4"; do
+    set -- $case
+    scene=$1
+    "$exe" -q --headless -d cpu --checkpoint "$tmp/f1.ck" "$scene" >/dev/null 2>"$tmp/f1.err"
+    [ $? = 4 ] || return 1
+    want=$(tail -1 "$tmp/f1.err")
+    MIXSIM_MEET_EVERY=${3:-} "$exe" -q --headless --devices "$2" --checkpoint "$tmp/f.ck" \
+      "$scene" >/dev/null 2>"$tmp/f.err"
     local rc=$?
-    echo "    $d: rc $rc: $(tail -1 "$tmp/f.err")"
+    echo "    ${scene##*/} on $2${3:+, meeting every $3}: rc $rc: $(tail -1 "$tmp/f.err")"
     [ $rc = 4 ] && [ "$(tail -1 "$tmp/f.err")" = "$want" ] &&
       [ "$(hash_run "$scene" 14 --headless -d cpu --resume "$tmp/f.ck")" = \
         "$(hash_run "$scene" 14 --headless -d cpu --resume "$tmp/f1.ck")" ] || return 1

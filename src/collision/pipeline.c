@@ -325,6 +325,7 @@ static ms_status run_device(ms_sim *s, long iterations)
 
 ms_status ms_pipeline_run(ms_sim *s, long iterations)
 {
+  s->wk.slot_key = s->dev.key_host; /* (the list's order: the grid's) */
   if (s->p.large_on == MS_LARGE_ON_DEVICE)
     return run_device(s, iterations);
 

@@ -464,7 +464,7 @@ void ms_sim_destroy(ms_sim *s)
   for (int t = 0; s->wk.chunk && t < s->wk.cpu_threads; t++) {
     free(s->wk.chunk[t].ls);
     free(s->wk.chunk[t].ll);
-    free(s->wk.chunk[t].key);
+    free(s->wk.chunk[t].cand);
     free(s->wk.chunk[t].wr);
     free(s->wk.chunk[t].hit);
     free(s->wk.chunk[t].feature);

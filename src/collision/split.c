@@ -88,6 +88,35 @@ static ms_status make_all(ms_sim *s, ms_split *x, int n)
   return set_room(s, x, FIRST_ROOM);
 }
 
+/* MIXSIM_SPLIT_SHUFFLE=SEED (a test hook): the records land in the free slots in a shuffled
+ * order, so that the tests see every sum ordered by global slot, never by where a record
+ * landed (on pocl the slots otherwise come back nearly in order). */
+static ms_status shuffle_hook(ms_split *x)
+{
+  const char *v = getenv("MIXSIM_SPLIT_SHUFFLE");
+  x->shuffle = 0;
+  if (!v || !*v)
+    return MS_OK;
+  char *end = NULL;
+  unsigned long seed = strtoul(v, &end, 10);
+  if (*end || *v == '-' || seed == 0 || seed > 1000000000ul)
+    return ms_fail(MS_ERR_INPUT, "MIXSIM_SPLIT_SHUFFLE '%s': expected a seed 1..1e9", v);
+  x->shuffle = seed;
+  return MS_OK;
+}
+
+/* The free slots in a shuffled order (the hook's), by a linear congruential generator. */
+static void shuffle_free(ms_split *x)
+{
+  for (int a = x->n_free - 1; a > 0; a--) {
+    x->shuffle = x->shuffle * 6364136223846793005ull + 1442695040888963407ull;
+    int b = (int)((x->shuffle >> 33) % (unsigned long long)(a + 1));
+    int t = x->free_slot[a];
+    x->free_slot[a] = x->free_slot[b];
+    x->free_slot[b] = t;
+  }
+}
+
 ms_status ms_split_begin(ms_sim *s, ms_split *x, const unsigned char *role, int g_slots)
 {
   int n = s->p.n_small;
@@ -99,6 +128,9 @@ ms_status ms_split_begin(ms_sim *s, ms_split *x, const unsigned char *role, int 
   }
   x->g_slots = g_slots;
   x->n_free = x->n_left = x->n_rec = 0;
+  ms_status hook = shuffle_hook(x);
+  if (hook)
+    return hook;
   for (int i = n - 1; i >= 0; i--) /* (a stack: the lowest slot on top) */
     if (role[i] == MS_ROLE_EMPTY)
       x->free_slot[x->n_free++] = i;
@@ -220,6 +252,8 @@ ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_record *r, int 
   if (n > x->n_free)
     return ms_fail(MS_ERR_RUNTIME, "a domain given %d particles has %d free slots", n, x->n_free);
   ms_status st = in_room(s, x, n);
+  if (x->shuffle)
+    shuffle_free(x);
   for (int e = 0; !st && e < n; e++) {
     int i = x->free_slot[--x->n_free];
     x->slot_scratch[e] = i;

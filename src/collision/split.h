@@ -44,6 +44,7 @@ typedef struct ms_split {
   int *free_slot, n_free;     /* the empty slots, as a stack */
   int *column;                /* ms_split_own: own particles per column */
   int *slot_scratch;          /* ms_split_unpack's */
+  unsigned long long shuffle; /* MIXSIM_SPLIT_SHUFFLE's generator (0: off) */
   /* ms_split_mark's copy: the small particles' arrays and roles on the device, the large
    * particles and the step on the host */
   cl_mem keep[6];

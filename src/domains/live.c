@@ -28,7 +28,7 @@ int ms_live_fits(const ms_domains *D)
 {
   const ms_sim *v = D->view;
   return !v->p.friction_on && v->p.n_walls == 0 && !v->open.on &&
-         v->p.large_on == MS_LARGE_ON_CPU && v->p.exchange == MS_EXCHANGE_ZONE && !v->p.diag &&
+         v->p.large_on == MS_LARGE_ON_CPU && !v->p.diag &&
          !v->dev.forces.on;
 }
 

@@ -15,10 +15,9 @@ typedef struct ms_domains ms_domains;
 
 
 /* Whether the run's scene and choices are the incremental meeting's: no friction, no
- * [wall.NAME], a closed system, large particles on the CPU with exchange = zone, no
- * --diagnostics or forces. (exchange = full walks the worker's large-small list, which
- * orders a cell's particles by their slot here, not by global slot: a domain's slots are
- * not in global order, so its sums would not be the one device's.) */
+ * [wall.NAME], a closed system, large particles on the CPU, no --diagnostics or forces.
+ * (With exchange = full the worker's large-small list orders a cell's particles by their
+ * keys, the global slots, as the grid does: a domain's slots are in no global order.) */
 int ms_live_fits(const ms_domains *D);
 ms_status ms_live_advance(ms_domains *D, long iterations);
 /* The domains' state into the view, if it is behind (collective under MPI). */

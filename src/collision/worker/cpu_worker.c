@@ -115,7 +115,7 @@ static int visit(const ms_params *pm, const ms_worker *w, int i, ms_body *L, int
 }
 
 /* The same contacts through the worker's list (collision/worker/ls_list.h): its candidates
- * sorted by (cell, index), the order the walk below visits them; the walk's other
+ * sorted by (cell, key), the order the walk below visits them; the walk's other
  * candidates do not touch, and visit() does nothing for those. */
 static int large_small_listed(const ms_params *pm, const ms_worker *w, int i, const ls_source *src,
                               ms_worker_chunk *out)
@@ -125,7 +125,7 @@ static int large_small_listed(const ms_params *pm, const ms_worker *w, int i, co
   if (n < 0)
     return 0;
   for (long e = 0; e < n; e++) {
-    int j = (int)(out->key[e] & 0xffffffffu);
+    int j = out->cand[e].j;
     if (!visit(pm, w, i, L, j, (size_t)j, src, out))
       return 0;
   }

@@ -164,12 +164,12 @@ double ms_ls_list_mean(const ms_sim_stats *st, int n_large)
 
 /* Insertion sort, near linear here: the build lists in walk order and the cells change
  * little before the next build. Gives up past `budget` moves (0: then qsort). */
-static int insertion_sort(uint64_t *k, long n, long budget)
+static int insertion_sort(ms_ls_cand *k, long n, long budget)
 {
   for (long a = 1; a < n; a++) {
-    uint64_t v = k[a];
+    ms_ls_cand v = k[a];
     long b = a - 1;
-    while (b >= 0 && k[b] > v) {
+    while (b >= 0 && k[b].order > v.order) {
       k[b + 1] = k[b];
       b--;
     }
@@ -181,9 +181,9 @@ static int insertion_sort(uint64_t *k, long n, long budget)
   return 1;
 }
 
-static int by_key(const void *a, const void *b)
+static int by_order(const void *a, const void *b)
 {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  uint64_t x = ((const ms_ls_cand *)a)->order, y = ((const ms_ls_cand *)b)->order;
   return (x > y) - (x < y);
 }
 
@@ -197,13 +197,13 @@ long ms_ls_list_candidates(const ms_params *pm, const ms_worker *w, int i, const
    * where rounding lets it touch. */
   ms_cell_rect q = ms_params_rect(pm, L->x, L->y, (double)L->r + pm->r_small_max);
   int px = pm->period[0] > 0.0, py = pm->period[1] > 0.0;
-  if ((size_t)r->n > out->key_cap) {
+  if ((size_t)r->n > out->cand_cap) {
     size_t cap = (size_t)r->n + (size_t)r->n / 2 + 64;
-    uint64_t *p = realloc(out->key, cap * sizeof *p);
+    ms_ls_cand *p = realloc(out->cand, cap * sizeof *p);
     if (!p)
       return -1;
-    out->key = p;
-    out->key_cap = cap;
+    out->cand = p;
+    out->cand_cap = cap;
   }
   long n = 0;
   for (int e = 0; e < r->n; e++) {
@@ -213,16 +213,17 @@ long ms_ls_list_candidates(const ms_params *pm, const ms_worker *w, int i, const
     float dy = (float)ms_image(L->y - xj[1], pm->period[1]);
     if (!ms_touching(dx, dy, L->r + pm->r_small_max))
       continue;
-    /* The key orders as the walk does: rows, then cells in a row, from the rectangle's
-     * corner round the seams. */
+    /* The order is the walk's: rows, then cells in a row, from the rectangle's corner
+     * round the seams, then a cell's particles as the grid sorts them (by key). */
     int rx = ms_grid_walk_offset(ms_grid_axis(xj[0], g->inv_cell, g->nx), q.x0, g->nx, px);
     int ry = ms_grid_walk_offset(ms_grid_axis(xj[1], g->inv_cell, g->ny), q.y0, g->ny, py);
     if (rx < 0 || rx > q.x1 - q.x0 || ry < 0 || ry > q.y1 - q.y0)
       continue;
     uint64_t cell = (uint64_t)(uint32_t)(ry * g->nx + rx);
-    out->key[n++] = cell << 32 | (uint64_t)(uint32_t)j;
+    int key = w->slot_key ? w->slot_key[j] : j;
+    out->cand[n++] = (ms_ls_cand){cell << 32 | (uint64_t)(uint32_t)key, j};
   }
-  if (!insertion_sort(out->key, n, 4 * n + 64))
-    qsort(out->key, (size_t)n, sizeof *out->key, by_key);
+  if (!insertion_sort(out->cand, n, 4 * n + 64))
+    qsort(out->cand, (size_t)n, sizeof *out->cand, by_order);
   return n;
 }

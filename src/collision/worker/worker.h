@@ -65,6 +65,13 @@ typedef struct ms_wall_run {
 
 struct ms_wall_xi_at; /* walls.c: a wall's new history entry, kept by the chunk */
 
+/* A large particle's candidate from its list, with the walk's order: (cell, the slot's
+ * key), the key being the global slot in a split run and the slot itself otherwise. */
+typedef struct ms_ls_cand {
+  uint64_t order;
+  int j;
+} ms_ls_cand;
+
 typedef struct ms_worker_chunk {
   ms_ls_contact *ls;
   size_t n_ls, ls_cap;
@@ -73,8 +80,8 @@ typedef struct ms_worker_chunk {
   int begin, end;    /* integration: the chunk's particles */
   int failed;        /* ... its first failing particle, -1: none */
   int failed_finite; /* ... and whether its state was finite (too fast) */
-  uint64_t *key;     /* large-small with the list: one large particle's candidates */
-  size_t key_cap;
+  ms_ls_cand *cand;  /* large-small with the list: one large particle's candidates */
+  size_t cand_cap;
   ms_wall_reaction *wr; /* the walls' reactions to its large particles' contacts */
   size_t n_wr, wr_cap;
   ms_wall_hit *hit;     /* one disc's contacts with one wall, gathered before their forces */
@@ -143,6 +150,8 @@ typedef struct ms_worker {
   ms_worker_chunk *chunk;      /* cpu_threads */
   ms_worker_history hist;      /* friction on: the contact histories */
   ms_ls_list wl;               /* the large-small list (exchange = full) */
+  const int *slot_key;         /* per slot, the grid's order (the device's host copy of its
+                                  keys, set each advance); NULL: the slot's own */
   /* --diagnostics: the energy dissipated per large particle (its large-small,
    * large-large and wall contacts), and what the large-large springs stored, taken off
    * (friction; dissipation.c). */
