@@ -656,6 +656,12 @@ ms_status ms_live_advance(ms_domains *D, long iterations)
     rewound = rewind_to(D, start, st);
   else if (st)
     (void)ms_live_drop(D); /* (st says what failed first) */
+  if (st && deep && D->ranks) { /* (every rank tries again, or none: the advance is collective) */
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", ms_error_message());
+    rewound = !ms_ranks_agree(rewound ? MS_OK : MS_ERR_RUNTIME);
+    ms_fail(st, "%s", msg);
+  }
   if (st && deep && rewound)
     return again_one_by_one(D, iterations, w0);
   if (!st && v->behind) { /* the view's step moves on; its arrays follow at a settle */
