@@ -253,6 +253,27 @@ test_collision_bad_launch_fails_together() {
     [ "$(cat "$tmp/rc.2")" = 2 ]
 }
 
+# A collision blow-up over 2 ranks meeting every 4 iterations: the block fails, every rank
+# makes the advance again meeting every iteration, fails with the one process's message,
+# and rank 0 writes the same last good state (resumed, the one process's hash).
+test_collision_blow_up_fails_together() {
+  local scene=$root/tests/scenes/overflow_nan.ini
+  single --checkpoint "$tmp/b1.ck" "$scene"
+  [ $? = 4 ] || { cat "$tmp/one"; return 1; }
+  MIXSIM_MEET_EVERY=4 ranks 2 --devices cpu -q --checkpoint b.ck "$scene"
+  local rc=$?
+  cat "$tmp/out"
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ "$(cat "$tmp/rc.0")" = 4 ] && [ "$(cat "$tmp/rc.1")" = 4 ] ||
+    return 1
+  [ "$(grep 'non-finite' "$tmp/out" | sort -u)" = "$(grep 'non-finite' "$tmp/one")" ] &&
+    grep -q "^mixsim: the last good state (step 14) is in 'b.ck'" "$tmp/out" &&
+    [ ! -e "$tmp/in.1/b.ck" ] || return 1
+  "$exe" -d cpu -q -n 14 --headless --resume "$tmp/in.0/b.ck" "$scene" >"$tmp/r0" 2>&1
+  "$exe" -d cpu -q -n 14 --headless --resume "$tmp/b1.ck" "$scene" >"$tmp/r1" 2>&1
+  echo "    rank 0's last good state: $(hash_of "$tmp/r0"), one process's: $(hash_of "$tmp/r1")"
+  [ -n "$(hash_of "$tmp/r1")" ] && [ "$(hash_of "$tmp/r0")" = "$(hash_of "$tmp/r1")" ]
+}
+
 # SIGTERM to mpirun during a collision run: every rank stops after the same iteration, rank
 # 0 writes the checkpoint of that step, which resumes to the hash its stats name.
 test_collision_sigterm_stops_every_rank() {
@@ -348,6 +369,7 @@ check test_rank_without_a_device_fails_together
 check test_collision_ranks_keep_the_hash
 check test_collision_checkpoints_cross_ranks
 check test_collision_bad_launch_fails_together
+check test_collision_blow_up_fails_together
 check test_collision_sigterm_stops_every_rank
 check test_one_file_for_two_outputs_refused_on_every_rank
 check test_sigterm_to_mpirun_reports

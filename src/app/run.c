@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "gravity/ranks.h"
 #include "io/output_file.h"
 #include "mixsim/checkpoint.h"
 
@@ -221,6 +222,28 @@ static ms_status tuned_chunk(const ms_run_plan *p, ms_sim *sim, long chunk, long
   return st;
 }
 
+/* Over MPI ranks, a run over domains advances together: every rank takes rank 0's chunk
+ * length and configuration (each rank's chunk grows by its own clock, and each rank's
+ * tuner times its own batches), so that every collective of the advance meets its peers. */
+static ms_status agree_chunk(const ms_run_plan *p, ms_sim *sim, long *n)
+{
+  if (!p->domains || ms_ranks_size() < 2)
+    return MS_OK;
+  long v[5] = {*n, (long)ms_sim_pipeline(sim), (long)ms_sim_buffers(sim),
+               (long)ms_sim_exchange(sim), (long)ms_sim_large_on(sim)};
+  ms_status st = ms_ranks_bcast(v, sizeof v);
+  if (st)
+    return st;
+  *n = v[0];
+  if (v[1] != (long)ms_sim_pipeline(sim))
+    ms_sim_set_pipeline(sim, (ms_pipeline)v[1]);
+  if (v[3] != (long)ms_sim_exchange(sim))
+    ms_sim_set_exchange(sim, (ms_exchange)v[3]);
+  if (v[4] != (long)ms_sim_large_on(sim))
+    ms_sim_set_large_on(sim, (ms_large_on)v[4]);
+  return v[2] != (long)ms_sim_buffers(sim) ? ms_sim_set_buffers(sim, (ms_buffer_mode)v[2]) : MS_OK;
+}
+
 /* After a run over domains failed: the snapshot of the view, which holds the chunk's
  * start (domains/domains.h), for the replay; the failure's status (and message) kept. */
 static ms_status domains_last_good(ms_sim *sim, ms_snapshot **snap, ms_status failed)
@@ -257,6 +280,8 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
     if ((st = tuned_chunk(p, sim, chunk, &want)))
       break;
     long n = next_chunk(p, &f, step, want);
+    if ((st = agree_chunk(p, sim, &n)))
+      break;
     if (p->last_good && !p->domains) { /* (domains: the view is the chunk's start after a
                                            failure, domains/domains.h) */
       ms_snapshot_free(snap);
