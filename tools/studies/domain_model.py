@@ -3,16 +3,19 @@
 on many GPUs, on paper"): t(P) = a + b N/P + L + bytes (2/B_pcie + 1/B_net), where bytes
 are a domain's window of discs going out and coming in as records, for slabs (a window each
 side of every cut) or a grid of domains (four sides), over a bed of the given density and
-aspect. Solves t(1) / (P t(P)) = efficiency for N by bisection and prints a table row per
+aspect. Meeting every k iterations (docs/domains.md), the window grows by --grow columns an
+iteration of k, and the meeting's fixed cost, its host cost a record (--record-ns) and its
+bytes are paid once in k; the k of the shortest iteration (up to --max-every) is taken.
+Solves t(1) / (P t(P)) = efficiency for N by bisection and prints a table row per
 (P, layout). Standard library only.
 
-  python3 tools/studies/domain_model.py --latency-ms 1.25 --window 6 --record 64
+  python3 tools/studies/domain_model.py --latency-ms 1.15 --record-ns 92 --grow 9
 """
 import argparse
 import math
 
 
-def iteration(n, p, grid, o):
+def window_discs(n, p, grid, o, columns):
     cells = n / o.density
     if grid:
         px = int(round(math.sqrt(p)))
@@ -21,19 +24,28 @@ def iteration(n, p, grid, o):
         py = p // px
         nx = math.sqrt(cells / o.aspect) / px
         ny = math.sqrt(cells * o.aspect) / py
-        window = o.window * (2 * nx + 2 * ny) * o.density + 4 * o.window ** 2 * o.density
-    else:
-        window = 2 * o.window * math.sqrt(cells * o.aspect) * o.density
+        return columns * (2 * nx + 2 * ny) * o.density + 4 * columns ** 2 * o.density
+    return 2 * columns * math.sqrt(cells * o.aspect) * o.density
+
+
+def iteration_every(n, p, grid, o, k):
+    window = window_discs(n, p, grid, o, o.window + (k - 1) * o.grow)
     data = 2 * window * o.record  # out and in
-    meet = o.latency_ms * 1e-3 + data * (2 / (o.pcie_gbs * 1e9) + 1 / (o.net_gbs * 1e9))
-    return o.a_ms * 1e-3 + o.b_ns * 1e-9 * n / p + meet, meet, window
+    meet = (o.latency_ms * 1e-3 + window * o.record_ns * 1e-9 +
+            data * (2 / (o.pcie_gbs * 1e9) + 1 / (o.net_gbs * 1e9))) / k
+    return o.a_ms * 1e-3 + o.b_ns * 1e-9 * n / p + meet, meet, window, k
+
+
+def iteration(n, p, grid, o):
+    return min((iteration_every(n, p, grid, o, k) for k in range(1, o.max_every + 1)),
+               key=lambda r: r[0])
 
 
 def solve(p, grid, o):
     lo, hi = 1e3, 1e15
     for _ in range(300):
         n = math.sqrt(lo * hi)
-        t, _, _ = iteration(n, p, grid, o)
+        t = iteration(n, p, grid, o)[0]
         if (o.a_ms * 1e-3 + o.b_ns * 1e-9 * n) / (p * t) < o.efficiency:
             lo = n
         else:
@@ -48,6 +60,11 @@ def main():
     ap.add_argument("--latency-ms", type=float, default=1.25, help="the meeting's fixed cost")
     ap.add_argument("--window", type=int, default=6, help="columns held each side of a cut")
     ap.add_argument("--record", type=int, default=64, help="bytes a disc's record")
+    ap.add_argument("--record-ns", type=float, default=0.0,
+                    help="the host's time a record, beside the bytes' transfer")
+    ap.add_argument("--grow", type=float, default=9.0,
+                    help="columns the window grows an iteration of k")
+    ap.add_argument("--max-every", type=int, default=1, help="the largest k tried")
     ap.add_argument("--density", type=float, default=0.77, help="discs a cell")
     ap.add_argument("--aspect", type=float, default=35.5 / 61.4, help="box height / width")
     ap.add_argument("--pcie-gbs", type=float, default=25.0)
@@ -55,14 +72,15 @@ def main():
     ap.add_argument("--efficiency", type=float, default=0.8)
     ap.add_argument("--gpus", default="2,4,64,512")
     o = ap.parse_args()
-    print("| GPUs | domains | N | per GPU | window's discs a domain | meeting ms | iteration ms |")
-    print("|---|---|---|---|---|---|---|")
+    print("| GPUs | domains | N | per GPU | k | window's discs a domain | meeting ms an iteration "
+          "| iteration ms |")
+    print("|---|---|---|---|---|---|---|---|")
     for p in (int(x) for x in o.gpus.split(",")):
         for grid in ((0, 1) if p >= 16 else (0,)):
             n = solve(p, grid, o)
-            t, meet, window = iteration(n, p, grid, o)
-            print("| %d | %s | %.2g | %.2g | %d | %.2f | %.2f |" % (
-                p, "grid" if grid else "slabs", n, n / p, window, 1e3 * meet, 1e3 * t))
+            t, meet, window, k = iteration(n, p, grid, o)
+            print("| %d | %s | %.2g | %.2g | %d | %d | %.2f | %.2f |" % (
+                p, "grid" if grid else "slabs", n, n / p, k, window, 1e3 * meet, 1e3 * t))
 
 
 if __name__ == "__main__":
