@@ -230,6 +230,20 @@ ms_status ms_cl_open(const char *spec, ms_cl_profile profile, ms_cl *cl)
   return MS_OK;
 }
 
+ms_status ms_cl_buffer(const ms_cl *cl, size_t bytes, const char *what, cl_mem *out)
+{
+  cl_int err;
+  *out = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes < 64 ? 64 : bytes, NULL, &err);
+  return ms_cl_check(err, "clCreateBuffer", what);
+}
+
+void ms_cl_release_buffer(cl_mem *m)
+{
+  if (*m)
+    clReleaseMemObject(*m);
+  *m = NULL;
+}
+
 void ms_cl_close(ms_cl *cl)
 {
   if (cl->zone_queue)

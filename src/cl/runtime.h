@@ -58,6 +58,12 @@ ms_status ms_cl_open(const char *spec, ms_cl_profile profile, ms_cl *cl);
 ms_status ms_cl_require_fp64(const ms_cl *cl);
 void ms_cl_close(ms_cl *cl);
 
+/* A read-write buffer of `bytes` (at least 64: never of none) into *out; the call's error,
+ * naming `what`, otherwise. */
+ms_status ms_cl_buffer(const ms_cl *cl, size_t bytes, const char *what, cl_mem *out);
+/* Releases *m where there is one, and clears it. */
+void ms_cl_release_buffer(cl_mem *m);
+
 /* Kernel time (s) of a finished event, from the profiling counters. */
 double ms_cl_event_seconds(cl_event ev);
 

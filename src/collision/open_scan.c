@@ -9,20 +9,6 @@
 /* Records each list holds at first; a scan that finds more reruns with room for them. */
 #define FIRST_ROOM 1024
 
-static void release_mem(cl_mem *m)
-{
-  if (*m)
-    clReleaseMemObject(*m);
-  *m = NULL;
-}
-
-static ms_status make_mem(const ms_cl *cl, size_t bytes, const char *what, cl_mem *out)
-{
-  cl_int err;
-  *out = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes < 32 ? 32 : bytes, NULL, &err);
-  return ms_cl_check(err, "clCreateBuffer", what);
-}
-
 static ms_status no_memory(void)
 {
   return ms_fail(MS_ERR_RUNTIME, "out of memory for the scene's flows");
@@ -45,11 +31,12 @@ static ms_status upload_regions(ms_sim *s, ms_open_scan *sc)
     reach[k] = ((double)o->in[k].radius_max + (double)s->p.r_small_max) * (1.0 + 1e-6);
   }
   if (!st)
-    st = make_mem(&s->cl, 4 * (size_t)o->n_out * sizeof(double), "outflow regions", &sc->out_rect);
+    st = ms_cl_buffer(&s->cl, 4 * (size_t)o->n_out * sizeof(double), "outflow regions",
+                      &sc->out_rect);
   if (!st)
-    st = make_mem(&s->cl, 4 * (size_t)o->n_in * sizeof(double), "inflow regions", &sc->in_rect);
+    st = ms_cl_buffer(&s->cl, 4 * (size_t)o->n_in * sizeof(double), "inflow regions", &sc->in_rect);
   if (!st)
-    st = make_mem(&s->cl, (size_t)o->n_in * sizeof(double), "inflow reaches", &sc->in_reach);
+    st = ms_cl_buffer(&s->cl, (size_t)o->n_in * sizeof(double), "inflow reaches", &sc->in_reach);
   if (!st && o->n_out)
     st = ms_buffers_upload(&s->cl, sc->out_rect, out, 4 * (size_t)o->n_out * sizeof(double));
   if (!st && o->n_in)
@@ -74,27 +61,27 @@ static int list_room(ms_scan_list *l, int room)
 /* Room for `room` records in each list, on the device and the host. */
 static ms_status set_room(ms_sim *s, ms_open_scan *sc, int room)
 {
-  release_mem(&sc->leave_idx);
-  release_mem(&sc->leave_pos);
-  release_mem(&sc->near_idx);
-  release_mem(&sc->near_pos);
+  ms_cl_release_buffer(&sc->leave_idx);
+  ms_cl_release_buffer(&sc->leave_pos);
+  ms_cl_release_buffer(&sc->near_idx);
+  ms_cl_release_buffer(&sc->near_pos);
   sc->room = room;
   size_t n = (size_t)room;
   ms_status st = list_room(&sc->leave, room) && list_room(&sc->near, room) ? MS_OK : no_memory();
   if (!st)
-    st = make_mem(&s->cl, n * sizeof(cl_int), "exchange records", &sc->leave_idx);
+    st = ms_cl_buffer(&s->cl, n * sizeof(cl_int), "exchange records", &sc->leave_idx);
   if (!st)
-    st = make_mem(&s->cl, n * 2 * sizeof(double), "exchange records", &sc->leave_pos);
+    st = ms_cl_buffer(&s->cl, n * 2 * sizeof(double), "exchange records", &sc->leave_pos);
   if (!st)
-    st = make_mem(&s->cl, n * sizeof(cl_int), "exchange records", &sc->near_idx);
+    st = ms_cl_buffer(&s->cl, n * sizeof(cl_int), "exchange records", &sc->near_idx);
   if (!st)
-    st = make_mem(&s->cl, n * 2 * sizeof(double), "exchange records", &sc->near_pos);
+    st = ms_cl_buffer(&s->cl, n * 2 * sizeof(double), "exchange records", &sc->near_pos);
   return st;
 }
 
 static ms_status make(ms_sim *s, ms_open_scan *sc)
 {
-  ms_status st = make_mem(&s->cl, 2 * sizeof(cl_int), "exchange counters", &sc->count);
+  ms_status st = ms_cl_buffer(&s->cl, 2 * sizeof(cl_int), "exchange counters", &sc->count);
   if (!st)
     st = upload_regions(s, sc);
   if (!st)
@@ -209,7 +196,7 @@ void ms_open_scan_release(ms_open_scan *sc)
   cl_mem *m[] = {&sc->out_rect, &sc->in_rect,  &sc->in_reach, &sc->count,
                  &sc->leave_idx, &sc->leave_pos, &sc->near_idx, &sc->near_pos};
   for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
-    release_mem(m[k]);
+    ms_cl_release_buffer(m[k]);
   free(sc->leave.slot);
   free(sc->leave.xy);
   free(sc->near.slot);

@@ -9,19 +9,11 @@
 
 #define FIRST_ROOM 4096 /* records; a pack that finds more grows it and packs again */
 
-static void release(cl_mem *m)
-{
-  if (*m)
-    clReleaseMemObject(*m);
-  *m = NULL;
-}
-
+/* A buffer made afresh (the old one, if any, released). */
 static ms_status make(const ms_cl *cl, size_t bytes, const char *what, cl_mem *out)
 {
-  cl_int err;
-  release(out);
-  *out = clCreateBuffer(cl->context, CL_MEM_READ_WRITE, bytes < 64 ? 64 : bytes, NULL, &err);
-  return ms_cl_check(err, "clCreateBuffer", what);
+  ms_cl_release_buffer(out);
+  return ms_cl_buffer(cl, bytes, what, out);
 }
 
 /* A write the host does not wait for: `src` stays as it is until the queue's next blocking
@@ -51,9 +43,9 @@ void ms_split_free(ms_split *x)
   cl_mem *m[] = {&x->role, &x->role_next, &x->count, &x->out, &x->left_mem,
                  &x->start, &x->in, &x->in_slot, &x->column_mem};
   for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
-    release(m[k]);
+    ms_cl_release_buffer(m[k]);
   for (int k = 0; k < 6; k++)
-    release(&x->keep[k]);
+    ms_cl_release_buffer(&x->keep[k]);
   free(x->keep_large);
   free(x->left);
   free(x->free_slot);
