@@ -59,8 +59,8 @@ ms_status ms_split_records(ms_sim *s, const ms_split *x, ms_split_record *to);
 
 /* After a lay: each slot's role (MS_ROLE_*), the whole state's slot count. */
 ms_status ms_split_begin(ms_sim *s, ms_split *x, const unsigned char *role, int g_slots);
-/* After a step: the records for the other domains into x->rec, and the slots this one
- * leaves; the slots keep their roles until ms_split_commit. */
+/* After a step: the records for the other domains (on the device: ms_split_records), and
+ * the slots this one leaves; the slots keep their roles until ms_split_commit. */
 ms_status ms_split_pack(ms_sim *s, ms_split *x, const ms_split_cut *c, int d);
 /* The pack's roles taken, the slots left emptied and free. */
 ms_status ms_split_commit(ms_sim *s, ms_split *x);
@@ -69,7 +69,7 @@ ms_status ms_split_commit(ms_sim *s, ms_split *x);
  * stays as it is until the next ms_split_pack or ms_split_finish. */
 ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_record *r, int n);
 /* The own particles' counts per column into x->column, and with `records` their records
- * into x->rec. */
+ * (on the device: ms_split_records). */
 ms_status ms_split_own(ms_sim *s, ms_split *x, const ms_split_cut *c, int records);
 void ms_split_free(ms_split *x);
 /* Waits for the domain's writes (before its records' memory goes). */

@@ -255,22 +255,24 @@ static ms_status give(ms_domains *D, int d, int room, int large)
   give_head h = {x->n_rec, room, 0, 0};
   for (int j = 0; large && j < s->p.n_large; j++)
     h.n_large += D->live.large_owner[j] == d;
+  size_t rec_bytes = (size_t)x->n_rec * sizeof(ms_split_record);
   o->n = 0;
-  int ok = ms_bytes_put(o, &h, sizeof h);
-  ms_split_record *rec = ok ? ms_bytes_room(o, (size_t)x->n_rec * sizeof *rec) : NULL;
-  if (!rec)
+  size_t large_bytes = (size_t)h.n_large * sizeof(large_rec);
+  unsigned char *at = ms_bytes_room(o, sizeof h + rec_bytes + large_bytes);
+  if (!at)
     return no_memory();
-  ms_status st = ms_split_records(s, x, rec); /* (straight from the device into the give) */
-  if (st)
-    return st;
-  for (int j = 0; ok && large && j < s->p.n_large; j++) {
+  memcpy(at, &h, sizeof h);
+  /* (the records straight from the device into the give) */
+  ms_status st = ms_split_records(s, x, (ms_split_record *)(at + sizeof h));
+  large_rec *lr = (large_rec *)(at + sizeof h + rec_bytes);
+  for (int j = 0, k = 0; !st && large && j < s->p.n_large; j++) {
     if (D->live.large_owner[j] != d)
       continue;
-    large_rec r = {j, {0, 0}, 0, {0, 0, 0, 0}};
-    ms_split_large_get(s, j, r.xv, r.img);
-    ok = ms_bytes_put(o, &r, sizeof r);
+    lr[k] = (large_rec){j, {0, 0}, 0, {0, 0, 0, 0}};
+    ms_split_large_get(s, j, lr[k].xv, lr[k].img);
+    k++;
   }
-  return ok ? MS_OK : no_memory();
+  return st;
 }
 
 static ms_status read_give(const ms_bytes *b, int d, give_view *g)
@@ -681,10 +683,10 @@ int ms_live_describe(const ms_domains *D, char *out, size_t size)
   if (v->lays == 0)
     return 0;
   double beside = D->iterations > 0 ? 1e3 * (D->wall_s - v->lay_s) / (double)D->iterations : 0.0;
-  int k = snprintf(out, size, "  incremental meeting: every %d iteration(s), a window of %d columns "
-                   "each side; %ld lay(s) from the whole state (%.1f ms), %ld settle(s) of the "
-                   "view (%.1f ms); %.4f ms/iteration beside the lays; per domain, lay is the "
-                   "records taken in, read the step's records out\n",
+  int k = snprintf(out, size, "  incremental meeting: every %d iteration(s), a window of %d "
+                   "columns each side; %ld lay(s) from the whole state (%.1f ms), %ld settle(s) "
+                   "of the view (%.1f ms); %.4f ms/iteration beside the lays; per domain, lay is "
+                   "the records taken in, read the step's records out\n",
                    v->k, v->cut.w, v->lays, 1e3 * v->lay_s, v->settles, 1e3 * v->settle_s, beside);
   int d = D->first;
   double n = v->meetings > 0 ? (double)v->meetings : 1.0;
