@@ -1,4 +1,4 @@
-/* A split run's meeting between iterations (collision/halo.c, docs/domains.md): each slot
+/* A split run's meeting between iterations (collision/split.c, docs/domains.md): each slot
  * of a domain has a role (0 empty, 1 own, 2 halo). After a step only the own particles'
  * states are right; every one of them goes to each domain that needs it now (its new
  * owner, and every domain whose window of columns holds it), as a record the host passes
@@ -49,16 +49,47 @@ static int ms_split_role(int c, int e, int owner, int w, int ncol, int periodic,
   return owner == e ? 1 : ms_split_window(c, e, w, ncol, periodic, start) ? 2 : 0;
 }
 
+/* Where own slot i's particle stands after the step: its column, its owner, and whether it
+ * lies deep inside domain d (no one else needs it). */
+static int ms_split_where(int i, int d, int P, int axis, int w, int ncol, double inv_cell,
+                          __global const int *start, __global const double2 *pos, int *owner)
+{
+  double2 p = pos[i];
+  int c = ms_grid_axis(axis ? p.y : p.x, inv_cell, ncol);
+  *owner = c >= start[d] + w && c < start[d + 1] - w ? d : ms_split_owner(c, P, start);
+  return c;
+}
+
+/* One work-item per slot of domain d: how many records each other domain e is given
+ * (to[e]), so that the pack lays them out grouped by destination. */
+__kernel void ms_split_count(int n, int d, int P, int axis, int w, int ncol, int periodic,
+                             double inv_cell, __global const int *start,
+                             __global const double2 *pos, __global const uchar *role,
+                             __global int *to)
+{
+  int i = get_global_id(0);
+  if (i >= n || role[i] != 1)
+    return;
+  int owner;
+  int c = ms_split_where(i, d, P, axis, w, ncol, inv_cell, start, pos, &owner);
+  if (c >= start[d] + w && c < start[d + 1] - w)
+    return;
+  for (int e = 0; e < P; e++)
+    if (e != d && ms_split_role(c, e, owner, w, ncol, periodic, start))
+      atomic_inc(&to[e]);
+}
+
 /* One work-item per slot of domain d: its next role, its records for the other domains,
- * and the slots it leaves (count[0] records, count[1] left slots; records past `room` are
- * counted, not written: the host grows the room and packs again, nothing has changed). */
+ * and the slots it leaves (count[0] left slots). The records for domain e go from at[e] on
+ * (the host set at[] to the running sums of ms_split_count's to[]), so each domain's are
+ * one run of the buffer; a record past `room` is dropped, which the count rules out. */
 __kernel void ms_split_pack(int n, int d, int P, int axis, int w, int ncol, int periodic,
                             double inv_cell, __global const int *start,
                             __global const double2 *pos, __global const double2 *vel,
                             __global const float2 *shape, __global const int2 *img,
                             __global const int *key, __global const uchar *role,
                             __global uchar *role_next, int room, __global int *count,
-                            __global double8 *out, __global int *left)
+                            __global int *at, __global double8 *out, __global int *left)
 {
   int i = get_global_id(0);
   if (i >= n)
@@ -67,27 +98,26 @@ __kernel void ms_split_pack(int n, int d, int P, int axis, int w, int ncol, int 
   if (r != 1) { /* empty stays empty; the halo is given afresh */
     role_next[i] = 0;
     if (r == 2)
-      left[atomic_inc(&count[1])] = i;
+      left[atomic_inc(&count[0])] = i;
     return;
   }
-  double2 p = pos[i];
-  int c = ms_grid_axis(axis ? p.y : p.x, inv_cell, ncol);
+  int owner;
+  int c = ms_split_where(i, d, P, axis, w, ncol, inv_cell, start, pos, &owner);
   if (c >= start[d] + w && c < start[d + 1] - w) { /* deep inside: no one else needs it */
     role_next[i] = 1;
     return;
   }
-  int owner = ms_split_owner(c, P, start);
   int mine = ms_split_role(c, d, owner, w, ncol, periodic, start);
   role_next[i] = (uchar)mine;
   if (!mine)
-    left[atomic_inc(&count[1])] = i;
+    left[atomic_inc(&count[0])] = i;
   for (int e = 0; e < P; e++) {
     int re = e == d ? 0 : ms_split_role(c, e, owner, w, ncol, periodic, start);
     if (!re)
       continue;
-    int at = atomic_inc(&count[0]);
-    if (at < room)
-      ms_split_record(&out[at], i, e * 4 + re, pos, vel, shape, img, key);
+    int k = atomic_inc(&at[e]);
+    if (k < room)
+      ms_split_record(&out[k], i, e * 4 + re, pos, vel, shape, img, key);
   }
 }
 

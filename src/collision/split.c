@@ -7,7 +7,7 @@
 #include "collision/device/gpu_manager.h"
 #include "collision/sim_internal.h"
 
-#define FIRST_ROOM 4096 /* records; a pack that finds more grows it and packs again */
+#define FIRST_ROOM 4096 /* records; grown when a pack's count finds more */
 
 /* A buffer made afresh (the old one, if any, released). */
 static ms_status make(const ms_cl *cl, size_t bytes, const char *what, cl_mem *out)
@@ -18,11 +18,11 @@ static ms_status make(const ms_cl *cl, size_t bytes, const char *what, cl_mem *o
 
 /* A write the host does not wait for: `src` stays as it is until the queue's next blocking
  * read (every pack ends in one) or ms_split_finish. */
-static ms_status write_async(ms_sim *s, cl_mem m, const void *src, size_t bytes)
+static ms_status write_async(ms_sim *s, cl_mem m, size_t at, const void *src, size_t bytes)
 {
   if (bytes == 0)
     return MS_OK;
-  cl_int err = clEnqueueWriteBuffer(s->cl.gpu_queue, m, CL_FALSE, 0, bytes, src, 0, NULL, NULL);
+  cl_int err = clEnqueueWriteBuffer(s->cl.gpu_queue, m, CL_FALSE, at, bytes, src, 0, NULL, NULL);
   return ms_cl_check(err, "clEnqueueWriteBuffer", "a domain's meeting");
 }
 
@@ -40,8 +40,8 @@ static ms_status no_memory(void)
 
 void ms_split_free(ms_split *x)
 {
-  cl_mem *m[] = {&x->role, &x->role_next, &x->count, &x->out, &x->left_mem,
-                 &x->start, &x->in, &x->in_slot, &x->column_mem};
+  cl_mem *m[] = {&x->role, &x->role_next, &x->count, &x->to_mem, &x->at_mem, &x->out,
+                 &x->left_mem, &x->start, &x->in, &x->in_slot, &x->column_mem};
   for (size_t k = 0; k < sizeof m / sizeof m[0]; k++)
     ms_cl_release_buffer(m[k]);
   for (int k = 0; k < 6; k++)
@@ -74,6 +74,8 @@ static ms_status make_all(ms_sim *s, ms_split *x, int n)
   if ((st = make(&s->cl, b, "a domain's roles", &x->role)) ||
       (st = make(&s->cl, b, "a domain's roles", &x->role_next)) ||
       (st = make(&s->cl, 2 * sizeof(cl_int), "a domain's counters", &x->count)) ||
+      (st = make(&s->cl, MS_SPLIT_MAX * sizeof(cl_int), "a domain's counters", &x->to_mem)) ||
+      (st = make(&s->cl, MS_SPLIT_MAX * sizeof(cl_int), "a domain's counters", &x->at_mem)) ||
       (st = make(&s->cl, b * sizeof(cl_int), "a domain's left slots", &x->left_mem)) ||
       (st = make(&s->cl, (MS_SPLIT_MAX + 1) * sizeof(cl_int), "the cut", &x->start)))
     return st;
@@ -131,11 +133,10 @@ ms_status ms_split_begin(ms_sim *s, ms_split *x, const unsigned char *role, int 
 
 /* ---- the pack ----------------------------------------------------------------------- */
 
-static ms_status pack_args(ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
+/* The cut's arguments 0..8, which the count and the pack share. */
+static cl_int cut_args(cl_kernel k, ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
 {
-  cl_kernel k = s->kern.kernel[MS_K_SPLIT_PACK];
-  cl_int n = s->p.n_small, room = x->room;
-  const ms_buffers *b = &s->x.buf;
+  cl_int n = s->p.n_small;
   cl_int err = clSetKernelArg(k, 0, sizeof n, &n);
   err |= clSetKernelArg(k, 1, sizeof d, &d);
   err |= clSetKernelArg(k, 2, sizeof c->P, &c->P);
@@ -145,6 +146,40 @@ static ms_status pack_args(ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
   err |= clSetKernelArg(k, 6, sizeof c->periodic, &c->periodic);
   err |= clSetKernelArg(k, 7, sizeof c->inv_cell, &c->inv_cell);
   err |= clSetKernelArg(k, 8, sizeof(cl_mem), &x->start);
+  return err;
+}
+
+/* How many records each domain is given, into x->to[], and their sum. */
+static ms_status count_records(ms_sim *s, ms_split *x, const ms_split_cut *c, int d, int *total)
+{
+  cl_kernel k = s->kern.kernel[MS_K_SPLIT_COUNT];
+  cl_int err = cut_args(k, s, x, c, d);
+  err |= clSetKernelArg(k, 9, sizeof(cl_mem), &s->x.buf.pos);
+  err |= clSetKernelArg(k, 10, sizeof(cl_mem), &x->role);
+  err |= clSetKernelArg(k, 11, sizeof(cl_mem), &x->to_mem);
+  ms_status st = ms_cl_check(err, "clSetKernelArg", "ms_split_count");
+  if (!st)
+    st = zero_async(s, x->to_mem, (size_t)c->P * sizeof(cl_int));
+  if (!st)
+    st = ms_kernels_run_1d(&s->kern, &s->cl, MS_K_SPLIT_COUNT, (size_t)s->p.n_small, NULL);
+  memset(x->to, 0, sizeof x->to);
+  if (!st)
+    st = ms_buffers_download(&s->cl, x->to_mem, x->to, (size_t)c->P * sizeof(cl_int));
+  long sum = 0;
+  for (int e = 0; e < c->P; e++)
+    sum += x->to[e];
+  if (!st && sum > 0x7fffffff)
+    st = ms_fail(MS_ERR_RUNTIME, "domain %d gives %ld records", d, sum);
+  *total = (int)sum;
+  return st;
+}
+
+static ms_status pack_args(ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
+{
+  cl_kernel k = s->kern.kernel[MS_K_SPLIT_PACK];
+  cl_int room = x->room;
+  const ms_buffers *b = &s->x.buf;
+  cl_int err = cut_args(k, s, x, c, d);
   err |= clSetKernelArg(k, 9, sizeof(cl_mem), &b->pos);
   err |= clSetKernelArg(k, 10, sizeof(cl_mem), &b->vel);
   err |= clSetKernelArg(k, 11, sizeof(cl_mem), &b->shape);
@@ -154,41 +189,39 @@ static ms_status pack_args(ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
   err |= clSetKernelArg(k, 15, sizeof(cl_mem), &x->role_next);
   err |= clSetKernelArg(k, 16, sizeof room, &room);
   err |= clSetKernelArg(k, 17, sizeof(cl_mem), &x->count);
-  err |= clSetKernelArg(k, 18, sizeof(cl_mem), &x->out);
-  err |= clSetKernelArg(k, 19, sizeof(cl_mem), &x->left_mem);
+  err |= clSetKernelArg(k, 18, sizeof(cl_mem), &x->at_mem);
+  err |= clSetKernelArg(k, 19, sizeof(cl_mem), &x->out);
+  err |= clSetKernelArg(k, 20, sizeof(cl_mem), &x->left_mem);
   return ms_cl_check(err, "clSetKernelArg", "ms_split_pack");
-}
-
-static ms_status pack_once(ms_sim *s, ms_split *x, const ms_split_cut *c, int d, cl_int count[2])
-{
-  count[0] = count[1] = 0;
-  ms_status st = zero_async(s, x->count, 2 * sizeof(cl_int));
-  if (!st)
-    st = pack_args(s, x, c, d);
-  if (!st)
-    st = ms_kernels_run_1d(&s->kern, &s->cl, MS_K_SPLIT_PACK, (size_t)s->p.n_small, NULL);
-  if (!st)
-    st = ms_buffers_download(&s->cl, x->count, count, 2 * sizeof(cl_int));
-  return st;
 }
 
 ms_status ms_split_pack(ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
 {
   if (!s->dev.key)
     return ms_fail(MS_ERR_RUNTIME, "domain %d: a split simulation without keys", d);
-  ms_status st = write_async(s, x->start, c->start, ((size_t)c->P + 1) * sizeof(int));
-  cl_int count[2] = {0, 0};
+  ms_status st = write_async(s, x->start, 0, c->start, ((size_t)c->P + 1) * sizeof(int));
+  int total = 0;
   if (!st)
-    st = pack_once(s, x, c, d, count);
-  if (!st && count[0] > x->room) { /* (nothing changed: again with room for them) */
-    st = set_room(s, x, count[0] + count[0] / 2);
-    if (!st)
-      st = pack_once(s, x, c, d, count);
-  }
-  x->n_rec = count[0];
-  x->n_left = count[1];
+    st = count_records(s, x, c, d, &total);
+  if (!st && total > x->room)
+    st = set_room(s, x, total + total / 2);
+  cl_int at[MS_SPLIT_MAX], left = 0;
+  for (int e = 0, sum = 0; e < c->P; sum += x->to[e], e++)
+    at[e] = sum;
+  if (!st) /* (at stays until the blocking read below) */
+    st = write_async(s, x->at_mem, 0, at, (size_t)c->P * sizeof(cl_int));
   if (!st)
-    st = ms_buffers_download(&s->cl, x->left_mem, x->left, (size_t)count[1] * sizeof(int));
+    st = zero_async(s, x->count, sizeof(cl_int));
+  if (!st)
+    st = pack_args(s, x, c, d);
+  if (!st)
+    st = ms_kernels_run_1d(&s->kern, &s->cl, MS_K_SPLIT_PACK, (size_t)s->p.n_small, NULL);
+  if (!st)
+    st = ms_buffers_download(&s->cl, x->count, &left, sizeof left);
+  x->n_rec = st ? 0 : total;
+  x->n_left = st ? 0 : left;
+  if (!st)
+    st = ms_buffers_download(&s->cl, x->left_mem, x->left, (size_t)left * sizeof(int));
   return st;
 }
 
@@ -237,30 +270,38 @@ static ms_status in_room(ms_sim *s, ms_split *x, int n)
   return st;
 }
 
-ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_record *r, int n)
+ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_part *part, int parts)
 {
+  long n = 0;
+  for (int p = 0; p < parts; p++)
+    n += part[p].n;
   if (n == 0)
     return MS_OK;
   if (n > x->n_free)
-    return ms_fail(MS_ERR_RUNTIME, "a domain given %d particles has %d free slots", n, x->n_free);
-  ms_status st = in_room(s, x, n);
+    return ms_fail(MS_ERR_RUNTIME, "a domain given %ld particles has %d free slots", n, x->n_free);
+  ms_status st = in_room(s, x, (int)n);
   if (x->shuffle)
     shuffle_free(x);
-  for (int e = 0; !st && e < n; e++) {
-    int i = x->free_slot[--x->n_free];
-    x->slot_scratch[e] = i;
-    s->p.shape[2 * i] = r[e].shape[0];
-    s->p.shape[2 * i + 1] = r[e].shape[1];
-    if (s->dev.key_host)
-      s->dev.key_host[i] = r[e].key;
+  size_t at = 0;
+  for (int p = 0; !st && p < parts; p++) {
+    const ms_split_record *r = part[p].r;
+    for (int e = 0; e < part[p].n; e++, at++) {
+      int i = x->free_slot[--x->n_free];
+      x->slot_scratch[at] = i;
+      s->p.shape[2 * i] = r[e].shape[0];
+      s->p.shape[2 * i + 1] = r[e].shape[1];
+      if (s->dev.key_host)
+        s->dev.key_host[i] = r[e].key;
+    }
+    /* (straight from the part, which stays until the next pack's reads: see write_async) */
+    size_t bytes = (size_t)part[p].n * sizeof *r;
+    st = write_async(s, x->in, (at - (size_t)part[p].n) * sizeof *r, r, bytes);
   }
-  if (!st) /* (r and the slots stay until the next pack's reads: see write_async) */
-    st = write_async(s, x->in, r, (size_t)n * sizeof *r);
   if (!st)
-    st = write_async(s, x->in_slot, x->slot_scratch, (size_t)n * sizeof(int));
+    st = write_async(s, x->in_slot, 0, x->slot_scratch, (size_t)n * sizeof(int));
   cl_kernel k = s->kern.kernel[MS_K_SPLIT_UNPACK];
   const ms_buffers *b = &s->x.buf;
-  cl_int m = n;
+  cl_int m = (cl_int)n;
   cl_int err = clSetKernelArg(k, 0, sizeof m, &m);
   err |= clSetKernelArg(k, 1, sizeof(cl_mem), &x->in);
   err |= clSetKernelArg(k, 2, sizeof(cl_mem), &x->in_slot);
@@ -332,6 +373,8 @@ ms_status ms_split_own(ms_sim *s, ms_split *x, const ms_split_cut *c, int record
       st = own_once(s, x, c, x->room, &count);
   }
   x->n_rec = records ? count : 0;
+  memset(x->to, 0, sizeof x->to);
+  x->to[0] = x->n_rec; /* (a gathering's records, for no domain in particular) */
   if (!st)
     st = ms_buffers_download(&s->cl, x->column_mem, x->column, (size_t)c->ncol * sizeof(int));
   return st;

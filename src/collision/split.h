@@ -1,8 +1,8 @@
 /* A split run's domain meeting its neighbours between iterations, on its own device
  * (kernels/domains.cl, docs/domains.md "The incremental meeting"): each slot has a role (own,
  * halo, empty); after a step the own particles go, as records, to every domain that needs
- * them (their owner now, and every domain whose window holds them), the halo is dropped,
- * and the records given to this domain are laid into its empty slots. Only the records
+ * them (their owner now, and every domain whose window holds them), grouped by destination,
+ * the halo is dropped, and the records given to this domain are laid into its empty slots. Only the records
  * cross the bus: a few columns' particles, whatever the domain's size. Between advances
  * only, on the caller's thread. */
 #ifndef MS_COLLISION_SPLIT_H
@@ -36,9 +36,10 @@ typedef struct ms_split_record {
 typedef struct ms_split {
   int slots;                  /* the simulation's slots the buffers were made for */
   int g_slots;                /* the whole state's slots: a key past them is empty */
-  cl_mem role, role_next, count, out, left_mem, start, in, in_slot, column_mem;
+  cl_mem role, role_next, count, to_mem, at_mem, out, left_mem, start, in, in_slot, column_mem;
   int room, in_room, ncol;
   int n_rec;                  /* the last pack's (or ms_split_own's) records, on the device */
+  int to[MS_SPLIT_MAX];       /* of them, for each domain in turn (ms_split_own's: all in [0]) */
   int n_left;                 /* the last pack's slots left, not yet free */
   int *left;                  /* (slots) */
   int *free_slot, n_free;     /* the empty slots, as a stack */
@@ -59,15 +60,23 @@ ms_status ms_split_records(ms_sim *s, const ms_split *x, ms_split_record *to);
 
 /* After a lay: each slot's role (MS_ROLE_*), the whole state's slot count. */
 ms_status ms_split_begin(ms_sim *s, ms_split *x, const unsigned char *role, int g_slots);
-/* After a step: the records for the other domains (on the device: ms_split_records), and
- * the slots this one leaves; the slots keep their roles until ms_split_commit. */
+/* After a step: the records for the other domains (on the device: ms_split_records), those
+ * for domain 0 first, then domain 1's..., x->to[] of each; and the slots this one leaves;
+ * the slots keep their roles until ms_split_commit. */
 ms_status ms_split_pack(ms_sim *s, ms_split *x, const ms_split_cut *c, int d);
 /* The pack's roles taken, the slots left emptied and free. */
 ms_status ms_split_commit(ms_sim *s, ms_split *x);
-/* The records r[0..n) given to this domain into free slots (the caller checked that there
- * are enough: n <= x->n_free after the commit). The host does not wait for their writes: r
- * stays as it is until the next ms_split_pack or ms_split_finish. */
-ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_record *r, int n);
+/* Records given to this domain: n of them from r on. */
+typedef struct ms_split_part {
+  const ms_split_record *r;
+  int n;
+} ms_split_part;
+
+/* The parts' records into free slots (the caller checked that there are enough: no more
+ * than x->n_free after the commit), written straight from where they are. The host does
+ * not wait for their writes: the parts stay as they are until the next ms_split_pack or
+ * ms_split_finish. */
+ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_part *part, int parts);
 /* The own particles' counts per column into x->column, and with `records` their records
  * (on the device: ms_split_records). */
 ms_status ms_split_own(ms_sim *s, ms_split *x, const ms_split_cut *c, int records);

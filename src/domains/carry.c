@@ -138,12 +138,14 @@ void ms_carry_free(ms_carry *c)
 /* ---- into a domain ------------------------------------------------------------------ */
 
 /* The domain's slots: room for what it holds, a little more so that it is not rebuilt
- * every iteration as its count moves; the rest empty (kernels/shared/grid.h). */
+ * every iteration as its count moves (the whole state's meeting), or so that the records
+ * a meeting brings fit (roomy: the incremental meeting's, whose every kernel visits the
+ * slack: a sixteenth); the rest empty (kernels/shared/grid.h). */
 static ms_status size_slots(ms_sim *ds, ms_carry *c, int held, int n_global)
 {
-  int n = ds->p.n_small, want = held + (c->roomy ? held / 4 + 256 : 0);
+  int n = ds->p.n_small, want = held + (c->roomy ? held / 16 + 4096 : 0);
   if (n < want || n > 2 * want + 64) {
-    n = want + held / 8 + 16;
+    n = want + (c->roomy ? 0 : held / 8 + 16);
     ms_status st = ms_slots_resize(ds, n);
     if (st)
       return st;

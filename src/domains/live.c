@@ -77,12 +77,11 @@ void ms_live_free(ms_live *v, int P)
   for (int d = 0; d < P; d++) {
     if (v->split)
       ms_split_free(&v->split[d]);
-    if (v->inbox)
-      free(v->inbox[d]);
+    if (v->spare)
+      ms_bytes_free(&v->spare[d]);
   }
   free(v->split);
-  free(v->inbox);
-  free(v->inbox_cap);
+  free(v->spare);
   free(v->large_owner);
   free(v->large_xv), free(v->keep_xv), free(v->large_img), free(v->keep_img);
   free(v->large_r), free(v->large_m), free(v->large_static);
@@ -96,8 +95,7 @@ static ms_status alloc_live(ms_domains *D)
   if (v->split)
     return MS_OK;
   v->split = calloc((size_t)D->P, sizeof *v->split);
-  v->inbox = calloc((size_t)D->P, sizeof *v->inbox);
-  v->inbox_cap = calloc((size_t)D->P, sizeof *v->inbox_cap);
+  v->spare = calloc((size_t)D->P, sizeof *v->spare);
   size_t nl = (size_t)D->view->p.n_large + 1;
   v->large_owner = malloc(nl * sizeof *v->large_owner);
   v->large_xv = malloc(4 * nl * sizeof *v->large_xv);
@@ -108,7 +106,7 @@ static ms_status alloc_live(ms_domains *D)
   v->large_m = malloc(nl * sizeof *v->large_m);
   v->large_static = malloc(nl * sizeof *v->large_static);
   v->column = calloc((size_t)D->cut.ncol + 1, sizeof *v->column);
-  if (!v->split || !v->inbox || !v->inbox_cap || !v->large_owner ||
+  if (!v->split || !v->spare || !v->large_owner ||
       !v->large_xv || !v->keep_xv || !v->large_img || !v->keep_img || !v->large_r ||
       !v->large_m || !v->large_static || !v->column)
     return no_memory();
@@ -252,7 +250,8 @@ static ms_status give(ms_domains *D, int d, int room, int large)
   const ms_split *x = &D->live.split[d];
   ms_sim *s = D->sim[d];
   ms_bytes *o = &D->gives[d];
-  give_head h = {x->n_rec, room, 0, 0};
+  give_head h = {x->n_rec, room, 0, 0, {0}};
+  memcpy(h.to, x->to, sizeof h.to);
   for (int j = 0; large && j < s->p.n_large; j++)
     h.n_large += D->live.large_owner[j] == d;
   size_t rec_bytes = (size_t)x->n_rec * sizeof(ms_split_record);
@@ -285,6 +284,15 @@ static ms_status read_give(const ms_bytes *b, int d, give_view *g)
                 (size_t)g->h.n_large * sizeof(large_rec);
   if (g->h.n_rec < 0 || g->h.n_large < 0 || b->n != want)
     return ms_fail(MS_ERR_RUNTIME, "domain %d gave %zu bytes, its header says %zu", d, b->n, want);
+  long sum = 0;
+  int negative = 0;
+  for (int e = 0; e < MS_SPLIT_MAX; e++) {
+    negative |= g->h.to[e] < 0;
+    sum += g->h.to[e];
+  }
+  if (negative || sum != g->h.n_rec)
+    return ms_fail(MS_ERR_RUNTIME, "domain %d gave %d records, its parts say %ld", d,
+                   g->h.n_rec, sum);
   g->rec = (const ms_split_record *)(b->b + sizeof g->h);
   g->large = (const large_rec *)(b->b + sizeof g->h + (size_t)g->h.n_rec * sizeof(ms_split_record));
   return MS_OK;
@@ -327,29 +335,20 @@ static ms_status step_pack(ms_domains *D, int d)
   return st;
 }
 
-/* The records given to domain d, into v->inbox[d] (in the givers' order: where a record
- * lands does not change the state, every sum being ordered by global slot); their number. */
-static ms_status collect(ms_domains *D, int d, int *m)
+/* The records given to domain d: each giver's run of them, where the giver's give has it
+ * (in the givers' order: where a record lands does not change the state, every sum being
+ * ordered by global slot). */
+static void collect(ms_domains *D, int d, ms_split_part part[MS_SPLIT_MAX], int *parts)
 {
-  ms_live *v = &D->live;
-  *m = 0;
+  *parts = 0;
   for (int e = 0; e < D->P; e++) {
-    const give_view g = v->gv[e];
-    for (int k = 0; k < g.h.n_rec; k++) {
-      if (g.rec[k].dest / 4 != d)
-        continue;
-      if ((size_t)*m == v->inbox_cap[d]) {
-        size_t cap = v->inbox_cap[d] * 2 + 1024;
-        ms_split_record *grown = realloc(v->inbox[d], cap * sizeof *grown);
-        if (!grown)
-          return no_memory();
-        v->inbox[d] = grown;
-        v->inbox_cap[d] = cap;
-      }
-      v->inbox[d][(*m)++] = g.rec[k];
-    }
+    const give_view *g = &D->live.gv[e];
+    int from = 0;
+    for (int f = 0; f < d; f++)
+      from += g->h.to[f];
+    if (g->h.to[d] > 0)
+      part[(*parts)++] = (ms_split_part){g->rec + from, g->h.to[d]};
   }
-  return MS_OK;
 }
 
 /* The large particles' states the owners gave, for every domain's next step. */
@@ -374,14 +373,16 @@ static ms_status commit_unpack(ms_domains *D, int d)
   ms_sim *s = D->sim[d];
   ms_live *v = &D->live;
   double t0 = ms_now();
-  int m = 0;
+  ms_split_part part[MS_SPLIT_MAX];
+  int parts = 0, m = 0;
   ms_status st = ms_split_commit(s, &v->split[d]);
   double t1 = ms_now();
-  if (!st)
-    st = collect(D, d, &m);
+  collect(D, d, part, &parts);
+  for (int p = 0; p < parts; p++)
+    m += part[p].n;
   double t2 = ms_now();
   if (!st)
-    st = ms_split_unpack(s, &v->split[d], v->inbox[d], m);
+    st = ms_split_unpack(s, &v->split[d], part, parts);
   double t3 = ms_now();
   v->commit_s[d] += t1 - t0;
   v->gather_s[d] += t2 - t1;
@@ -395,25 +396,28 @@ static ms_status commit_unpack(ms_domains *D, int d)
  * the shared gives). */
 static ms_status short_of_room(ms_domains *D, int *short_room)
 {
-  int *given = calloc((size_t)D->P, sizeof *given), *room = calloc((size_t)D->P, sizeof *room);
-  ms_status st = given && room ? read_gives(D, D->live.gv) : no_memory();
-  for (int e = 0; !st && e < D->P; e++) {
-    const give_view g = D->live.gv[e];
-    room[e] = g.h.room;
-    for (int k = 0; !st && k < g.h.n_rec; k++) {
-      int to = g.rec[k].dest / 4;
-      if (to < 0 || to >= D->P)
-        st = ms_fail(MS_ERR_RUNTIME, "domain %d gave a record for domain %d", e, to);
-      else
-        given[to]++;
-    }
-  }
+  ms_status st = read_gives(D, D->live.gv);
   *short_room = 0;
+  for (int d = 0; !st && d < D->P; d++) {
+    long given = 0;
+    for (int e = 0; e < D->P; e++)
+      given += D->live.gv[e].h.to[d];
+    *short_room |= given > D->live.gv[d].h.room;
+  }
   for (int e = 0; !st && e < D->P; e++)
-    *short_room |= given[e] > room[e];
-  free(given);
-  free(room);
+    for (int d = 0; !st && d < MS_SPLIT_MAX; d++)
+      if ((d == e || d >= D->P) && D->live.gv[e].h.to[d] != 0)
+        st = ms_fail(MS_ERR_RUNTIME, "domain %d gave records for domain %d", e, d);
   return st;
+}
+
+/* The gives laid from are kept as they are until every domain has read from them (the next
+ * meeting's pack): the next gives go into the spare ones. */
+static void swap_gives(ms_domains *D)
+{
+  ms_bytes *t = D->gives;
+  D->gives = D->live.spare;
+  D->live.spare = t;
 }
 
 /* ---- the whole state for the view ------------------------------------------------------ */
@@ -539,6 +543,7 @@ static ms_status one_meeting(ms_domains *D)
   int short_room = 0;
   if (!st)
     st = short_of_room(D, &short_room);
+  v->check_s += ms_now() - t0;
   if (!st && short_room) { /* the step's results into the view, and laid again with room */
     st = take_large(D);
     v->step += v->block;
@@ -551,6 +556,7 @@ static ms_status one_meeting(ms_domains *D)
     st = ms_domains_each(D, commit_unpack);
     if (!st)
       st = take_large(D);
+    swap_gives(D);
     v->cut = v->cut_next;
     v->step += v->block;
     v->meetings++;
@@ -558,8 +564,10 @@ static ms_status one_meeting(ms_domains *D)
   }
   if (D->ranks)
     st = ms_ranks_agree(st);
+  double t1 = ms_now();
   if (!st && !short_room)
     st = rebalance(D);
+  v->balance_s += ms_now() - t1;
   D->merge_s += ms_now() - t0;
   return st;
 }
@@ -651,7 +659,7 @@ ms_status ms_live_advance(ms_domains *D, long iterations)
     if (D->ranks)
       st = ms_ranks_agree(st);
   }
-  ms_status done_writing = ms_domains_each(D, finish_one); /* (the inboxes may change now) */
+  ms_status done_writing = ms_domains_each(D, finish_one); /* (the gives may change now) */
   st = st ? st : done_writing;
   int deep = v->k > 1, rewound = 0;
   if (st && v->on && done > 0)
@@ -693,9 +701,10 @@ int ms_live_describe(const ms_domains *D, char *out, size_t size)
   if (v->meetings > 0 && D->mine > 0 && k >= 0 && (size_t)k < size)
     k += snprintf(out + k, size - (size_t)k, "  a meeting, domain %d: %ld of them; pack %.3f ms, "
                   "%.0f records out %.3f ms; roles %.3f ms, %.0f records in gathered %.3f ms, "
-                  "laid %.3f ms\n",
+                  "laid %.3f ms; this rank's checks of the gives %.3f ms, balance %.3f ms\n",
                   d, v->meetings, 1e3 * v->pack_s[d] / n, (double)v->rec_out[d] / n,
                   1e3 * v->out_s[d] / n, 1e3 * v->commit_s[d] / n, (double)v->rec_in[d] / n,
-                  1e3 * v->gather_s[d] / n, 1e3 * v->in_s[d] / n);
+                  1e3 * v->gather_s[d] / n, 1e3 * v->in_s[d] / n, 1e3 * v->check_s / n,
+                  1e3 * v->balance_s / n);
   return k;
 }

@@ -3,6 +3,7 @@
 #define MS_DOMAINS_LIVE_STATE_H
 
 #include "collision/split.h"
+#include "domains/give.h"
 
 /* A large particle's state in a give. */
 typedef struct large_rec {
@@ -10,9 +11,11 @@ typedef struct large_rec {
   double xv[4];
 } large_rec;
 
-/* A give: this header, then n_rec records, then n_large large_recs. */
+/* A give: this header, then n_rec records (to[0] of them for domain 0, then domain 1's...),
+ * then n_large large_recs. */
 typedef struct give_head {
   int n_rec, room, n_large, unused;
+  int to[MS_SPLIT_MAX];
 } give_head;
 
 typedef struct give_view {
@@ -48,8 +51,10 @@ typedef struct ms_live {
   float *large_r, *large_m;
   int *large_static;
   int w_large;          /* columns each side of a domain's own within which it keeps them */
-  ms_split_record **inbox; /* per domain: the records given to it */
-  size_t *inbox_cap;
+  /* The gives of the meeting before (per domain): the records laid from a meeting's gives
+   * are written from where they are while the domains go on, so the next meeting gives
+   * into these, and the two swap. */
+  ms_bytes *spare;
   double *column;       /* per column: own particles (the balance's cut) */
   give_view gv[MS_SPLIT_MAX]; /* the shared gives, read (live.c) */
   /* Where a meeting's time goes, per domain (s): the pack's kernel, its records read into
@@ -57,6 +62,7 @@ typedef struct ms_live {
   double pack_s[MS_SPLIT_MAX], out_s[MS_SPLIT_MAX], commit_s[MS_SPLIT_MAX];
   double gather_s[MS_SPLIT_MAX], in_s[MS_SPLIT_MAX];
   long rec_out[MS_SPLIT_MAX], rec_in[MS_SPLIT_MAX];
+  double check_s, balance_s; /* the rank's: the gives read and checked, the balance */
   long meetings;
 } ms_live;
 

@@ -45,6 +45,7 @@ static const char *const kernel_functions[MS_KERNEL_COUNT] = {
     [MS_K_WALLS_DROPPED] = "ms_walls_dropped",
     [MS_K_OPEN_SCAN] = "ms_open_scan",
     [MS_K_INTEGRATE_LARGE_FRIC] = "ms_integrate_large_fric",
+    [MS_K_SPLIT_COUNT] = "ms_split_count",
     [MS_K_SPLIT_PACK] = "ms_split_pack",
     [MS_K_SPLIT_COMMIT] = "ms_split_commit",
     [MS_K_SPLIT_UNPACK] = "ms_split_unpack",

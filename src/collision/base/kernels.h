@@ -46,6 +46,7 @@ enum ms_kernel_id {
   MS_K_WALLS_DROPPED,          /* --diagnostics with friction: the walls' ended contacts */
   MS_K_OPEN_SCAN,              /* an open system's exchange (kernels/open.cl), manager's queue */
   /* a split run's meeting (kernels/domains.cl, collision/split.h), manager's queue */
+  MS_K_SPLIT_COUNT,
   MS_K_SPLIT_PACK,
   MS_K_SPLIT_COMMIT,
   MS_K_SPLIT_UNPACK,
