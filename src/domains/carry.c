@@ -144,7 +144,9 @@ void ms_carry_free(ms_carry *c)
 static ms_status size_slots(ms_sim *ds, ms_carry *c, int held, int n_global)
 {
   int n = ds->p.n_small, want = held + (c->roomy ? held / 16 + 4096 : 0);
-  if (n < want || n > 2 * want + 64) {
+  /* (a domain's simulation starts with the whole scene's slots: roomy, it sheds them) */
+  int most = c->roomy ? want + held / 16 + 4096 : 2 * want + 64;
+  if (n < want || n > most) {
     n = want + (c->roomy ? 0 : held / 8 + 16);
     ms_status st = ms_slots_resize(ds, n);
     if (st)
