@@ -13,6 +13,7 @@ if [[ $installed == *"tools/deps.sh: installing"* ]] && [ -f "$dir/build.ninja" 
   meson setup --reconfigure "$dir"
 fi
 tools/build.sh
+bash tools/dev/pocl_seed.sh "$dir" # (each kernel program compiled once, not in every test)
 meson test -C "$dir" --print-errorlogs "$@"
 if [ "${CI:-}" = true ]; then
   skipped=$(sed -n 's/^{"name": "\([^"]*\)".*"result": "SKIP".*/\1/p' "$dir/meson-logs/testlog.json")

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Runs the test suite built with AddressSanitizer + UndefinedBehaviorSanitizer once, and the
 # threaded suites built with ThreadSanitizer (TSAN_REPEAT rounds, default 1; the long
-# repetition is tools/dev/soak.sh's). Both must be clean.
+# repetition is tools/dev/soak.sh's). Both must be clean. Inside CI's budget both leave out
+# the 'validation' suite (long runs against analytic results and peers, over paths the other
+# tests take) and 'determinism-long' (the device-side large particles over every pipeline,
+# buffer mode and pocl thread count: a matrix of the paths 'determinism' takes);
+# SANITIZE_ALL=1 runs them too.
 # Suppressions (tools/dev/lsan.supp, tools/dev/tsan.supp) cover only the OpenCL runtime's
 # own libraries.
 set -euo pipefail
@@ -52,6 +56,9 @@ sanitized_build() { # DIR SANITIZERS: configures (once) and builds, on the share
   meson compile -C "$1"
 }
 
+skip=(--no-suite validation --no-suite determinism-long)
+[ "${SANITIZE_ALL:-0}" = 1 ] && skip=()
+
 # SANITIZE_ONLY=tsan skips the ASan pass (tools/dev/soak.sh).
 if [ "${SANITIZE_ONLY:-}" != tsan ]; then
   sanitized_build build-asan address,undefined
@@ -61,7 +68,8 @@ if [ "${SANITIZE_ONLY:-}" != tsan ]; then
   fi
   before=$(cache_state)
   ASAN_OPTIONS=detect_leaks=1 \
-    LSAN_OPTIONS="suppressions=$PWD/tools/dev/lsan.supp" meson test -C build-asan --print-errorlogs
+    LSAN_OPTIONS="suppressions=$PWD/tools/dev/lsan.supp" meson test -C build-asan --print-errorlogs \
+    "${skip[@]}"
   check_cache "$before" ASan
 fi
 
@@ -77,8 +85,9 @@ before=$(cache_state)
 # One meson test for all, so that its two test slots stay busy to the end.
 repeat=${TSAN_REPEAT:-1}
 meson test -C build-tsan --print-errorlogs --repeat "$repeat" --suite determinism \
-  --suite pool-threads --suite friction-threads --suite threads
+  --suite pool-threads --suite friction-threads --suite threads "${skip[@]}"
 check_cache "$before" TSan
 asan="ASan+UBSan suite and "
+[ ${#skip[@]} -gt 0 ] && asan="ASan+UBSan suite (but validation, determinism-long) and "
 [ "${SANITIZE_ONLY:-}" = tsan ] && asan=""
 echo "tools/dev/sanitize.sh: $asan$repeat ThreadSanitizer round(s) of the threaded suites clean"

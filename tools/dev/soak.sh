@@ -14,7 +14,7 @@ rounds=${1:-20}
 few=$((rounds / 5 > 3 ? rounds / 5 : 3))
 plain=${MIXSIM_BUILD_DIR:-build}
 [ -f "$plain/build.ninja" ] || tools/test.sh # the plain build and its kernel caches
-SANITIZE_ONLY=tsan TSAN_REPEAT=$few tools/dev/sanitize.sh
+SANITIZE_ALL=1 SANITIZE_ONLY=tsan TSAN_REPEAT=$few tools/dev/sanitize.sh
 if [ "$rounds" -gt "$few" ]; then
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tools/dev/tsan.supp" \
     meson test -C build-tsan --print-errorlogs --suite determinism --repeat $((rounds - few))
