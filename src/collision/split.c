@@ -38,6 +38,17 @@ static ms_status no_memory(void)
   return ms_fail(MS_ERR_RUNTIME, "out of memory for a domain's meeting");
 }
 
+static void unpin(ms_split *x, int k)
+{
+  if (x->pin_at[k])
+    clEnqueueUnmapMemObject(x->pin_queue, x->pin[k], x->pin_at[k], 0, NULL, NULL);
+  if (x->pin[k])
+    clFinish(x->pin_queue);
+  ms_cl_release_buffer(&x->pin[k]);
+  x->pin_at[k] = NULL;
+  x->pin_room[k] = 0;
+}
+
 void ms_split_free(ms_split *x)
 {
   cl_mem *m[] = {&x->role, &x->role_next, &x->count, &x->to_mem, &x->at_mem, &x->out,
@@ -46,6 +57,8 @@ void ms_split_free(ms_split *x)
     ms_cl_release_buffer(m[k]);
   for (int k = 0; k < 6; k++)
     ms_cl_release_buffer(&x->keep[k]);
+  for (int k = 0; k < 2; k++)
+    unpin(x, k);
   free(x->keep_large);
   free(x->left);
   free(x->free_slot);
@@ -383,6 +396,27 @@ ms_status ms_split_own(ms_sim *s, ms_split *x, const ms_split_cut *c, int record
 ms_status ms_split_records(ms_sim *s, const ms_split *x, ms_split_record *to)
 {
   return x->n_rec ? ms_buffers_download(&s->cl, x->out, to, (size_t)x->n_rec * sizeof *to) : MS_OK;
+}
+
+ms_status ms_split_records_pinned(ms_sim *s, ms_split *x, const ms_split_record **out)
+{
+  int k = x->pin_next;
+  x->pin_next ^= 1;
+  size_t bytes = (size_t)x->n_rec * sizeof(ms_split_record);
+  if (!x->pin_at[k] || x->pin_room[k] < bytes) {
+    unpin(x, k);
+    size_t room = bytes + bytes / 2 + 4096 * sizeof(ms_split_record);
+    ms_staging st = {0};
+    ms_status rc = ms_buffers_staging_alloc(&s->cl, s->cl.gpu_queue, room, "a domain's records", &st);
+    x->pin[k] = st.mem;
+    x->pin_at[k] = st.ptr;
+    x->pin_queue = s->cl.gpu_queue;
+    if (rc)
+      return rc;
+    x->pin_room[k] = room;
+  }
+  *out = x->pin_at[k];
+  return ms_split_records(s, x, x->pin_at[k]);
 }
 
 /* ---- the large particles -------------------------------------------------------------- */

@@ -46,6 +46,12 @@ typedef struct ms_split {
   int *column;                /* ms_split_own: own particles per column */
   int *slot_scratch;          /* ms_split_unpack's */
   unsigned long long shuffle; /* MIXSIM_SPLIT_SHUFFLE's generator (0: off) */
+  /* ms_split_records_pinned's two page-locked buffers, used in turn, mapped on `pin_queue` */
+  cl_mem pin[2];
+  void *pin_at[2];
+  size_t pin_room[2];
+  int pin_next;
+  cl_command_queue pin_queue;
   /* ms_split_mark's copy: the small particles' arrays and roles on the device, the large
    * particles and the step on the host */
   cl_mem keep[6];
@@ -57,6 +63,9 @@ typedef struct ms_split {
 
 /* The last pack's (or ms_split_own's) n_rec records, read into `to`. */
 ms_status ms_split_records(ms_sim *s, const ms_split *x, ms_split_record *to);
+/* The same read into the next of two page-locked buffers (a read there runs at the bus's
+ * speed), *out pointing at them: they stay until the next call but one. */
+ms_status ms_split_records_pinned(ms_sim *s, ms_split *x, const ms_split_record **out);
 
 /* After a lay: each slot's role (MS_ROLE_*), the whole state's slot count. */
 ms_status ms_split_begin(ms_sim *s, ms_split *x, const unsigned char *role, int g_slots);

@@ -180,6 +180,7 @@ void ms_domains_destroy(ms_domains *D)
 {
   if (!D)
     return;
+  ms_live_free(&D->live, D->P); /* (its page-locked buffers unmapped on the domains' queues) */
   for (int d = 0; D->sim && d < D->P; d++) {
     ms_sim_destroy(D->sim[d]);
     ms_carry_free(&D->carry[d]);
@@ -194,7 +195,6 @@ void ms_domains_destroy(ms_domains *D)
   ms_layout_free(&D->layout);
   ms_cutbal_free(&D->balance);
   ms_global_free(&D->g);
-  ms_live_free(&D->live, D->P);
   free(D);
 }
 

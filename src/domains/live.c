@@ -250,19 +250,21 @@ static ms_status give(ms_domains *D, int d, int room, int large)
   const ms_split *x = &D->live.split[d];
   ms_sim *s = D->sim[d];
   ms_bytes *o = &D->gives[d];
-  give_head h = {x->n_rec, room, 0, 0, {0}};
+  /* (in one process the records stay in the domain's page-locked buffer, read from there) */
+  give_head h = {x->n_rec, room, 0, D->ranks, {0}};
   memcpy(h.to, x->to, sizeof h.to);
   for (int j = 0; large && j < s->p.n_large; j++)
     h.n_large += D->live.large_owner[j] == d;
-  size_t rec_bytes = (size_t)x->n_rec * sizeof(ms_split_record);
+  size_t rec_bytes = h.inline_rec ? (size_t)x->n_rec * sizeof(ms_split_record) : 0;
   o->n = 0;
   size_t large_bytes = (size_t)h.n_large * sizeof(large_rec);
   unsigned char *at = ms_bytes_room(o, sizeof h + rec_bytes + large_bytes);
   if (!at)
     return no_memory();
   memcpy(at, &h, sizeof h);
-  /* (the records straight from the device into the give) */
-  ms_status st = ms_split_records(s, x, (ms_split_record *)(at + sizeof h));
+  /* (the records straight from the device into the give, or the page-locked buffer) */
+  ms_status st = h.inline_rec ? ms_split_records(s, x, (ms_split_record *)(at + sizeof h))
+                              : ms_split_records_pinned(s, &D->live.split[d], &D->live.rec_at[d]);
   large_rec *lr = (large_rec *)(at + sizeof h + rec_bytes);
   for (int j = 0, k = 0; !st && large && j < s->p.n_large; j++) {
     if (D->live.large_owner[j] != d)
@@ -274,16 +276,19 @@ static ms_status give(ms_domains *D, int d, int room, int large)
   return st;
 }
 
-static ms_status read_give(const ms_bytes *b, int d, give_view *g)
+/* Domain d's give b (its records at `pinned` where they are not inline) into g. */
+static ms_status read_give(const ms_bytes *b, int d, const ms_split_record *pinned, give_view *g)
 {
   memset(g, 0, sizeof *g);
   if (b->n < sizeof g->h)
     return ms_fail(MS_ERR_RUNTIME, "domain %d gave %zu bytes, no header", d, b->n);
   memcpy(&g->h, b->b, sizeof g->h);
-  size_t want = sizeof g->h + (size_t)g->h.n_rec * sizeof(ms_split_record) +
-                (size_t)g->h.n_large * sizeof(large_rec);
+  size_t rec_bytes = g->h.inline_rec ? (size_t)g->h.n_rec * sizeof(ms_split_record) : 0;
+  size_t want = sizeof g->h + rec_bytes + (size_t)g->h.n_large * sizeof(large_rec);
   if (g->h.n_rec < 0 || g->h.n_large < 0 || b->n != want)
     return ms_fail(MS_ERR_RUNTIME, "domain %d gave %zu bytes, its header says %zu", d, b->n, want);
+  if (!g->h.inline_rec && g->h.n_rec > 0 && !pinned)
+    return ms_fail(MS_ERR_RUNTIME, "domain %d's records are not in this process", d);
   long sum = 0;
   int negative = 0;
   for (int e = 0; e < MS_SPLIT_MAX; e++) {
@@ -293,8 +298,8 @@ static ms_status read_give(const ms_bytes *b, int d, give_view *g)
   if (negative || sum != g->h.n_rec)
     return ms_fail(MS_ERR_RUNTIME, "domain %d gave %d records, its parts say %ld", d,
                    g->h.n_rec, sum);
-  g->rec = (const ms_split_record *)(b->b + sizeof g->h);
-  g->large = (const large_rec *)(b->b + sizeof g->h + (size_t)g->h.n_rec * sizeof(ms_split_record));
+  g->rec = g->h.inline_rec ? (const ms_split_record *)(b->b + sizeof g->h) : pinned;
+  g->large = (const large_rec *)(b->b + sizeof g->h + rec_bytes);
   return MS_OK;
 }
 
@@ -303,7 +308,7 @@ static ms_status read_gives(ms_domains *D, give_view *gv)
 {
   ms_status st = MS_OK;
   for (int e = 0; !st && e < D->P; e++)
-    st = read_give(&D->gives[e], e, &gv[e]);
+    st = read_give(&D->gives[e], e, D->ranks ? NULL : D->live.rec_at[e], &gv[e]);
   return st;
 }
 

@@ -11,10 +11,11 @@ typedef struct large_rec {
   double xv[4];
 } large_rec;
 
-/* A give: this header, then n_rec records (to[0] of them for domain 0, then domain 1's...),
- * then n_large large_recs. */
+/* A give: this header, then n_rec records (to[0] of them for domain 0, then domain 1's...)
+ * where `inline_rec` (across ranks; in one process they stay in the domain's page-locked
+ * buffer, ms_live.rec_at), then n_large large_recs. */
 typedef struct give_head {
-  int n_rec, room, n_large, unused;
+  int n_rec, room, n_large, inline_rec;
   int to[MS_SPLIT_MAX];
 } give_head;
 
@@ -57,6 +58,7 @@ typedef struct ms_live {
   ms_bytes *spare;
   double *column;       /* per column: own particles (the balance's cut) */
   give_view gv[MS_SPLIT_MAX]; /* the shared gives, read (live.c) */
+  const ms_split_record *rec_at[MS_SPLIT_MAX]; /* one process: each domain's last records */
   /* Where a meeting's time goes, per domain (s): the pack's kernel, its records read into
    * the give; the roles taken, the records given gathered, laid; and the records' counts. */
   double pack_s[MS_SPLIT_MAX], out_s[MS_SPLIT_MAX], commit_s[MS_SPLIT_MAX];
