@@ -13,6 +13,8 @@ exe=$1
 root=$2
 filter=${3:-}
 . "$(dirname "$0")/lib.sh"
+device_only="test_device_balance_frictionless test_device_balance_friction
+  test_device_rows_equal_cpu test_device_friction_runs"
 checker=$root/tests/check_diagnostics.py
 box=$root/tests/scenes/diag_box.ini
 fbox=$root/tests/scenes/diag_box_friction.ini

@@ -11,6 +11,7 @@ exe=$1
 root=$2
 filter=${3:-}
 . "$(dirname "$0")/lib.sh"
+device_only="test_device_only_same_hash test_device_only_wall_forces test_device_only_diagnostics"
 
 scene=$root/tests/scenes/walls_every.ini
 frictionless=$root/tests/scenes/walls_every_frictionless.ini

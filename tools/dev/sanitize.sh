@@ -4,8 +4,10 @@
 # repetition is tools/dev/soak.sh's). Both must be clean. Inside CI's budget both leave out
 # the 'validation' suite (long runs against analytic results and peers, over paths the other
 # tests take) and 'determinism-long' (the device-side large particles over every pipeline,
-# buffer mode and pocl thread count: a matrix of the paths 'determinism' takes);
-# SANITIZE_ALL=1 runs them too.
+# buffer mode and pocl thread count: a matrix of the paths 'determinism' takes); the ASan
+# pass leaves the 'threads' suite (command-line matrices) to TSan, and TSan leaves out their
+# tests of the device-only path, which runs no thread of ours beside the manager
+# (tests/lib.sh). SANITIZE_ALL=1 runs everything under both.
 # Suppressions (tools/dev/lsan.supp, tools/dev/tsan.supp) cover only the OpenCL runtime's
 # own libraries.
 set -euo pipefail
@@ -57,7 +59,9 @@ sanitized_build() { # DIR SANITIZERS: configures (once) and builds, on the share
 }
 
 skip=(--no-suite validation --no-suite determinism-long)
-[ "${SANITIZE_ALL:-0}" = 1 ] && skip=()
+asan_skip=(--no-suite threads) # (the threads suite's command-line matrices: under TSan below)
+tsan_scope=thread              # (tests/lib.sh: the device-only path's tests left out under TSan)
+[ "${SANITIZE_ALL:-0}" = 1 ] && skip=() && asan_skip=() && tsan_scope=""
 
 # SANITIZE_ONLY=tsan skips the ASan pass (tools/dev/soak.sh).
 if [ "${SANITIZE_ONLY:-}" != tsan ]; then
@@ -69,7 +73,7 @@ if [ "${SANITIZE_ONLY:-}" != tsan ]; then
   before=$(cache_state)
   ASAN_OPTIONS=detect_leaks=1 \
     LSAN_OPTIONS="suppressions=$PWD/tools/dev/lsan.supp" meson test -C build-asan --print-errorlogs \
-    "${skip[@]}"
+    "${skip[@]}" "${asan_skip[@]}"
   check_cache "$before" ASan
 fi
 
@@ -84,10 +88,11 @@ before=$(cache_state)
 # now and then: tools/dev/soak.sh repeats them (20 rounds) before the threads are touched.
 # One meson test for all, so that its two test slots stay busy to the end.
 repeat=${TSAN_REPEAT:-1}
-meson test -C build-tsan --print-errorlogs --repeat "$repeat" --suite determinism \
-  --suite pool-threads --suite friction-threads --suite threads "${skip[@]}"
+MIXSIM_SANITIZER=$tsan_scope \
+  meson test -C build-tsan --print-errorlogs --repeat "$repeat" --suite determinism \
+    --suite pool-threads --suite friction-threads --suite threads "${skip[@]}"
 check_cache "$before" TSan
 asan="ASan+UBSan suite and "
-[ ${#skip[@]} -gt 0 ] && asan="ASan+UBSan suite (but validation, determinism-long) and "
+[ ${#skip[@]} -gt 0 ] && asan="ASan+UBSan suite (but validation, determinism-long, threads) and "
 [ "${SANITIZE_ONLY:-}" = tsan ] && asan=""
 echo "tools/dev/sanitize.sh: $asan$repeat ThreadSanitizer round(s) of the threaded suites clean"
