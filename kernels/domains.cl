@@ -49,15 +49,18 @@ static int ms_split_role(int c, int e, int owner, int w, int ncol, int periodic,
   return owner == e ? 1 : ms_split_window(c, e, w, ncol, periodic, start) ? 2 : 0;
 }
 
-/* Where own slot i's particle stands after the step: its column, its owner, and whether it
- * lies deep inside domain d (no one else needs it). */
-static int ms_split_where(int i, int d, int P, int axis, int w, int ncol, double inv_cell,
-                          __global const int *start, __global const double2 *pos, int *owner)
+/* The column of slot i's particle along the cut's axis. */
+static int ms_split_column(int i, int axis, double inv_cell, int ncol,
+                           __global const double2 *pos)
 {
   double2 p = pos[i];
-  int c = ms_grid_axis(axis ? p.y : p.x, inv_cell, ncol);
-  *owner = c >= start[d] + w && c < start[d + 1] - w ? d : ms_split_owner(c, P, start);
-  return c;
+  return ms_grid_axis(axis ? p.y : p.x, inv_cell, ncol);
+}
+
+/* Whether column c lies deep inside domain d's own: no other domain needs a particle there. */
+static int ms_split_deep(int c, int d, int w, __global const int *start)
+{
+  return c >= start[d] + w && c < start[d + 1] - w;
 }
 
 /* One work-item per slot of domain d: how many records each other domain e is given
@@ -70,10 +73,10 @@ __kernel void ms_split_count(int n, int d, int P, int axis, int w, int ncol, int
   int i = get_global_id(0);
   if (i >= n || role[i] != 1)
     return;
-  int owner;
-  int c = ms_split_where(i, d, P, axis, w, ncol, inv_cell, start, pos, &owner);
-  if (c >= start[d] + w && c < start[d + 1] - w)
+  int c = ms_split_column(i, axis, inv_cell, ncol, pos);
+  if (ms_split_deep(c, d, w, start))
     return;
+  int owner = ms_split_owner(c, P, start);
   for (int e = 0; e < P; e++)
     if (e != d && ms_split_role(c, e, owner, w, ncol, periodic, start))
       atomic_inc(&to[e]);
@@ -101,12 +104,12 @@ __kernel void ms_split_pack(int n, int d, int P, int axis, int w, int ncol, int 
       left[atomic_inc(&count[0])] = i;
     return;
   }
-  int owner;
-  int c = ms_split_where(i, d, P, axis, w, ncol, inv_cell, start, pos, &owner);
-  if (c >= start[d] + w && c < start[d + 1] - w) { /* deep inside: no one else needs it */
+  int c = ms_split_column(i, axis, inv_cell, ncol, pos);
+  if (ms_split_deep(c, d, w, start)) {
     role_next[i] = 1;
     return;
   }
+  int owner = ms_split_owner(c, P, start);
   int mine = ms_split_role(c, d, owner, w, ncol, periodic, start);
   role_next[i] = (uchar)mine;
   if (!mine)
@@ -173,8 +176,7 @@ __kernel void ms_split_own(int n, int axis, int ncol, double inv_cell,
   int i = get_global_id(0);
   if (i >= n || role[i] != 1)
     return;
-  double2 p = pos[i];
-  atomic_inc(&column[ms_grid_axis(axis ? p.y : p.x, inv_cell, ncol)]);
+  atomic_inc(&column[ms_split_column(i, axis, inv_cell, ncol, pos)]);
   if (room == 0)
     return;
   int at = atomic_inc(&count[0]);

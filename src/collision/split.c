@@ -407,7 +407,8 @@ ms_status ms_split_records_pinned(ms_sim *s, ms_split *x, const ms_split_record 
     unpin(x, k);
     size_t room = bytes + bytes / 2 + 4096 * sizeof(ms_split_record);
     ms_staging st = {0};
-    ms_status rc = ms_buffers_staging_alloc(&s->cl, s->cl.gpu_queue, room, "a domain's records", &st);
+    ms_status rc =
+        ms_buffers_staging_alloc(&s->cl, s->cl.gpu_queue, room, "a domain's records", &st);
     x->pin[k] = st.mem;
     x->pin_at[k] = st.ptr;
     x->pin_queue = s->cl.gpu_queue;

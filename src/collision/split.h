@@ -2,9 +2,9 @@
  * (kernels/domains.cl, docs/domains.md "The incremental meeting"): each slot has a role (own,
  * halo, empty); after a step the own particles go, as records, to every domain that needs
  * them (their owner now, and every domain whose window holds them), grouped by destination,
- * the halo is dropped, and the records given to this domain are laid into its empty slots. Only the records
- * cross the bus: a few columns' particles, whatever the domain's size. Between advances
- * only, on the caller's thread. */
+ * the halo is dropped, and the records given to this domain are laid into its empty slots.
+ * Only the records cross the bus: a few columns' particles, whatever the domain's size.
+ * Between advances only, on the caller's thread. */
 #ifndef MS_COLLISION_SPLIT_H
 #define MS_COLLISION_SPLIT_H
 

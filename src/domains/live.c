@@ -385,15 +385,13 @@ static ms_status commit_unpack(ms_domains *D, int d)
   collect(D, d, part, &parts);
   for (int p = 0; p < parts; p++)
     m += part[p].n;
-  double t2 = ms_now();
   if (!st)
     st = ms_split_unpack(s, &v->split[d], part, parts);
-  double t3 = ms_now();
+  double t2 = ms_now();
   v->commit_s[d] += t1 - t0;
-  v->gather_s[d] += t2 - t1;
-  v->in_s[d] += t3 - t2;
+  v->in_s[d] += t2 - t1;
   v->rec_in[d] += m;
-  D->time[d].lay_s += t3 - t0;
+  D->time[d].lay_s += t2 - t0;
   return st;
 }
 
@@ -705,11 +703,10 @@ int ms_live_describe(const ms_domains *D, char *out, size_t size)
   double n = v->meetings > 0 ? (double)v->meetings : 1.0;
   if (v->meetings > 0 && D->mine > 0 && k >= 0 && (size_t)k < size)
     k += snprintf(out + k, size - (size_t)k, "  a meeting, domain %d: %ld of them; pack %.3f ms, "
-                  "%.0f records out %.3f ms; roles %.3f ms, %.0f records in gathered %.3f ms, "
-                  "laid %.3f ms; this rank's checks of the gives %.3f ms, balance %.3f ms\n",
+                  "%.0f records out %.3f ms; roles %.3f ms, %.0f records in, laid %.3f ms; "
+                  "this rank's checks of the gives %.3f ms, balance %.3f ms\n",
                   d, v->meetings, 1e3 * v->pack_s[d] / n, (double)v->rec_out[d] / n,
                   1e3 * v->out_s[d] / n, 1e3 * v->commit_s[d] / n, (double)v->rec_in[d] / n,
-                  1e3 * v->gather_s[d] / n, 1e3 * v->in_s[d] / n, 1e3 * v->check_s / n,
-                  1e3 * v->balance_s / n);
+                  1e3 * v->in_s[d] / n, 1e3 * v->check_s / n, 1e3 * v->balance_s / n);
   return k;
 }

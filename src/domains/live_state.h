@@ -59,10 +59,10 @@ typedef struct ms_live {
   double *column;       /* per column: own particles (the balance's cut) */
   give_view gv[MS_SPLIT_MAX]; /* the shared gives, read (live.c) */
   const ms_split_record *rec_at[MS_SPLIT_MAX]; /* one process: each domain's last records */
-  /* Where a meeting's time goes, per domain (s): the pack's kernel, its records read into
-   * the give; the roles taken, the records given gathered, laid; and the records' counts. */
+  /* Where a meeting's time goes, per domain (s): the pack's kernel, its records read out;
+   * the roles taken, the records given laid (straight from the gives); and their counts. */
   double pack_s[MS_SPLIT_MAX], out_s[MS_SPLIT_MAX], commit_s[MS_SPLIT_MAX];
-  double gather_s[MS_SPLIT_MAX], in_s[MS_SPLIT_MAX];
+  double in_s[MS_SPLIT_MAX];
   long rec_out[MS_SPLIT_MAX], rec_in[MS_SPLIT_MAX];
   double check_s, balance_s; /* the rank's: the gives read and checked, the balance */
   long meetings;
