@@ -28,19 +28,34 @@
 #include "preview/render.h"
 #include "preview/window.h"
 
-/* What the window asks of the driver. Counters are consumed by the driver. */
+/* The keys that change the simulation, as orders the driver applies in the order they
+ * were pressed: a slow advance may span several frames, and pause, two steps and resume
+ * pressed meanwhile must still run as pause, step, step, resume. */
+typedef enum order { ORDER_BUFFERS, ORDER_PIPELINE, ORDER_RESET, ORDER_PAUSE, ORDER_STEP,
+                     ORDER_RESUME } order;
+#define ORDERS_MAX 64
+
+typedef struct orders {
+  order o[ORDERS_MAX];
+  int n;
+} orders;
+
+/* What the window asks of the driver: the orders, and the state it reads each tick. */
 typedef struct commands {
-  int paused, ipf;
-  int toggle_buffers, toggle_pipeline, reset, steps;
+  orders queue; /* consumed by the driver */
+  int ipf;
   int drag; /* large particle held by the mouse, -1: none */
   float drag_x, drag_y;
 } commands;
+
+/* Q quits after the orders pressed before it; a signal at once. */
+enum quit_how { QUIT_NO, QUIT_AFTER_ORDERS, QUIT_NOW };
 
 typedef struct handoff {
   pthread_mutex_t lock;
   pthread_cond_t wake;
   long ticks; /* frames the window has asked for */
-  int quit;
+  int quit; /* a quit_how */
   commands cmd;
   ms_frame *ready; /* the latest captured frame ... */
   int fresh;       /* ... not yet taken by the window */
@@ -81,7 +96,7 @@ static ms_status publish(driver *d, const commands *c)
   if (st)
     return st;
   d->work->iterations_per_frame = c->ipf;
-  d->work->paused = c->paused;
+  d->work->paused = d->paused;
   d->work->shown_rate = d->rate;
   pthread_mutex_lock(&d->k->lock);
   ms_frame *t = d->k->ready;
@@ -98,7 +113,7 @@ static void set_live(handoff *k, ms_sim *sim)
 {
   pthread_mutex_lock(&k->lock);
   k->live = sim;
-  if (sim && k->quit)
+  if (sim && k->quit == QUIT_NOW)
     ms_sim_request_stop(sim);
   pthread_mutex_unlock(&k->lock);
 }
@@ -132,51 +147,66 @@ static ms_status advance(driver *d, long iterations)
   return st;
 }
 
-static ms_status apply(driver *d, const commands *c)
+/* One order; sets *changed when the picture or its labels change. */
+static ms_status obey(driver *d, order o, int *changed)
 {
   ms_status st = MS_OK;
-  int changed = 0;
-  if (c->reset) {
+  *changed = 1;
+  switch (o) {
+  case ORDER_RESET:
     st = reset(d);
-    if (st)
-      return st;
-    note(d, "reset");
-    changed = 1;
-  }
-  for (int i = 0; i < c->toggle_buffers % 2 && !st; i++) {
+    if (!st)
+      note(d, "reset");
+    break;
+  case ORDER_BUFFERS: {
     ms_buffer_mode b = ms_sim_buffers(d->sim) == MS_BUFFERS_SHARED ? MS_BUFFERS_COPIED
                                                                   : MS_BUFFERS_SHARED;
     st = ms_sim_set_buffers(d->sim, b);
     note(d, b == MS_BUFFERS_SHARED ? "buffers shared" : "buffers copied");
+    break;
   }
-  for (int i = 0; i < c->toggle_pipeline % 2; i++) {
+  case ORDER_PIPELINE: {
     ms_pipeline p = ms_sim_pipeline(d->sim) == MS_PIPELINE_NAIVE ? MS_PIPELINE_REORDERED
                                                                  : MS_PIPELINE_NAIVE;
     ms_sim_set_pipeline(d->sim, p);
     note(d, p == MS_PIPELINE_NAIVE ? "pipeline naive" : "pipeline reordered");
+    break;
   }
-  changed |= c->toggle_buffers % 2 || c->toggle_pipeline % 2;
+  case ORDER_PAUSE:
+    *changed = !d->paused;
+    if (!d->paused)
+      note(d, "paused");
+    d->paused = 1;
+    break;
+  case ORDER_STEP:
+    st = advance(d, 1);
+    note(d, "stepped");
+    break;
+  case ORDER_RESUME:
+    *changed = d->paused;
+    if (d->paused)
+      note(d, "running");
+    d->paused = 0;
+    break;
+  }
+  return st;
+}
+
+/* Applies the orders, then advances a frame's iterations unless told not to (quitting). */
+static ms_status apply(driver *d, const commands *c, int frame)
+{
+  ms_status st = MS_OK;
+  int changed = 0;
+  for (int i = 0; i < c->queue.n && !st; i++) {
+    int one = 0;
+    st = obey(d, c->queue.o[i], &one);
+    changed |= one;
+  }
   if (!st && c->drag >= 0) {
     st = ms_sim_move_large(d->sim, c->drag, c->drag_x, c->drag_y);
     changed = 1;
   }
-  /* Pause, the single steps, resume: in this order, should one tick carry them all. */
-  if (c->paused && !d->paused) {
-    d->paused = 1;
-    note(d, "paused");
-    changed = 1;
-  }
-  if (!st && c->steps > 0) {
-    st = advance(d, c->steps);
-    note(d, "stepped");
-    changed = 1;
-  }
-  if (!c->paused && d->paused) {
-    d->paused = 0;
-    note(d, "running");
-    changed = 1;
-  }
-  if (!st && !c->paused && c->ipf > 0) {
+  if (!st && frame && !d->paused && c->ipf > 0) {
     st = advance(d, c->ipf);
     changed = 1;
   }
@@ -203,16 +233,17 @@ static void *driver_main(void *arg)
     pthread_mutex_lock(&k->lock);
     while (!k->quit && k->ticks == served)
       pthread_cond_wait(&k->wake, &k->lock);
-    if (k->quit) {
+    if (k->quit == QUIT_NOW) {
       pthread_mutex_unlock(&k->lock);
       break;
     }
     served = k->ticks; /* a slow frame absorbs the ticks that came meanwhile */
     commands c = k->cmd;
-    k->cmd.toggle_buffers = k->cmd.toggle_pipeline = k->cmd.reset = k->cmd.steps = 0;
+    k->cmd.queue.n = 0;
+    int quit = k->quit;
     pthread_mutex_unlock(&k->lock);
-    st = apply(d, &c);
-    if (st)
+    st = apply(d, &c, !quit);
+    if (st || quit)
       break;
   }
   pthread_mutex_lock(&k->lock);
@@ -228,6 +259,7 @@ typedef struct window {
   ms_window w;
   ms_frame *shown;
   commands cmd; /* the window's copy; sent with each tick */
+  int paused;   /* as the window last asked */
   int help, quit, shot, log;
   int spin; /* W: small particles coloured by their spin */
   int average; /* A: the timing bar shows the average of the last second */
@@ -296,6 +328,22 @@ static void toggle_average(window *w)
             w->average ? "average of the last second" : "last frame");
 }
 
+/* Queues an order for the driver. A key pressed while ORDERS_MAX orders wait for a
+ * busy simulation is refused with a note, never dropped unseen. Returns 1 if queued. */
+static int give(window *w, order o)
+{
+  orders *q = &w->cmd.queue;
+  if (q->n < ORDERS_MAX) {
+    q->o[q->n++] = o;
+    return 1;
+  }
+  snprintf(w->w.note, sizeof w->w.note, "busy: %d keys wait for the simulation", ORDERS_MAX);
+  w->w.note_until = ms_now() + 2.5;
+  if (w->log)
+    fprintf(stderr, "mixsim: preview: step %ld: %s\n", w->shown->step, w->w.note);
+  return 0;
+}
+
 static void on_key(window *w, const SDL_KeyboardEvent *k)
 {
   SDL_Keycode key = k->keysym.sym;
@@ -303,15 +351,17 @@ static void on_key(window *w, const SDL_KeyboardEvent *k)
       key != SDLK_MINUS && key != SDLK_KP_MINUS)
     return;
   switch (key) {
-  case SDLK_b: w->cmd.toggle_buffers++; break;
-  case SDLK_p: w->cmd.toggle_pipeline++; break;
-  case SDLK_SPACE: w->cmd.paused = !w->cmd.paused; break;
-  case SDLK_n: /* pauses first when running */
-    if (w->cmd.paused)
-      w->cmd.steps++;
-    w->cmd.paused = 1;
+  case SDLK_b: give(w, ORDER_BUFFERS); break;
+  case SDLK_p: give(w, ORDER_PIPELINE); break;
+  case SDLK_SPACE:
+    if (give(w, w->paused ? ORDER_RESUME : ORDER_PAUSE))
+      w->paused = !w->paused;
     break;
-  case SDLK_r: w->cmd.reset = 1; break;
+  case SDLK_n: /* pauses first when running */
+    if (give(w, w->paused ? ORDER_STEP : ORDER_PAUSE))
+      w->paused = 1;
+    break;
+  case SDLK_r: give(w, ORDER_RESET); break;
   case SDLK_PLUS:
   case SDLK_EQUALS:
   case SDLK_KP_PLUS: change_ipf(w, 1); break;
@@ -369,6 +419,18 @@ static void take_fresh(window *w, handoff *k)
   ms_bar_history_add(&w->history, w->shown);
 }
 
+/* Moves the window's orders to the driver's queue, as many as it has room for; the rest
+ * wait for the next frame, in order. */
+static void send_orders(orders *from, orders *to)
+{
+  int n = ORDERS_MAX - to->n < from->n ? ORDERS_MAX - to->n : from->n;
+  for (int i = 0; i < n; i++)
+    to->o[to->n++] = from->o[i];
+  for (int i = n; i < from->n; i++)
+    from->o[i - n] = from->o[i];
+  from->n -= n;
+}
+
 /* One window frame: events, a tick for the driver, the latest picture. Returns 0 to go
  * on, 1 when the user quit or the driver stopped. */
 static int window_frame(window *w, handoff *k, ms_status *status)
@@ -378,11 +440,7 @@ static int window_frame(window *w, handoff *k, ms_status *status)
     on_event(w, &e);
   pthread_mutex_lock(&k->lock);
   commands *c = &k->cmd;
-  c->toggle_buffers += w->cmd.toggle_buffers;
-  c->toggle_pipeline += w->cmd.toggle_pipeline;
-  c->reset |= w->cmd.reset;
-  c->steps += w->cmd.steps;
-  c->paused = w->cmd.paused;
+  send_orders(&w->cmd.queue, &c->queue);
   c->ipf = w->cmd.ipf;
   c->drag = w->cmd.drag;
   c->drag_x = w->cmd.drag_x;
@@ -393,7 +451,6 @@ static int window_frame(window *w, handoff *k, ms_status *status)
   int stopped = k->stopped;
   *status = k->status;
   pthread_mutex_unlock(&k->lock);
-  w->cmd.toggle_buffers = w->cmd.toggle_pipeline = w->cmd.reset = w->cmd.steps = 0;
   if (stopped || w->quit)
     return 1;
   /* A particle index from an older frame stays valid: reset keeps the particle count. */
@@ -487,7 +544,7 @@ ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_op
   }
   if (running) {
     pthread_mutex_lock(&k.lock);
-    k.quit = 1;
+    k.quit = signalled ? QUIT_NOW : QUIT_AFTER_ORDERS;
     if (signalled && k.live)
       ms_sim_request_stop(k.live);
     pthread_cond_signal(&k.wake);
