@@ -13,6 +13,10 @@ passes=0
 # plain and ASan passes run them; tools/dev/soak.sh does under TSan too (SANITIZE_ALL=1).
 device_only=""
 
+elapsed() { # seconds since $1 (an $EPOCHREALTIME), to a tenth: where a test's time goes
+  awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'
+}
+
 check() { # name of a test function, which must succeed
   local name=$1
   [ -n "${filter:-}" ] && [[ $name != *"$filter"* ]] && return
@@ -20,11 +24,14 @@ check() { # name of a test function, which must succeed
     echo "--   $name (the device-only path: left out under ThreadSanitizer)"
     return
   fi
+  local t0=$EPOCHREALTIME t
   if "$name"; then
-    echo "ok   $name"
+    t=$(elapsed "$t0")
+    echo "ok   $name ($t s)"
     passes=$((passes + 1))
   else
-    echo "FAIL $name"
+    t=$(elapsed "$t0")
+    echo "FAIL $name ($t s)"
     fails=$((fails + 1))
   fi
 }

@@ -20,12 +20,13 @@ filter=${4:-}
 
 # Open MPI refuses root unless told; the tests run as whoever runs meson test.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# On SIGTERM mpirun (Open MPI 4) passes it on to the ranks after this many seconds and kills
-# them as many seconds later (default 1: too short a grace on a loaded machine).
-export OMPI_MCA_odls_base_sigkill_timeout=5
 # One pocl thread per rank: POCL_MAX_PTHREAD_COUNT (pocl 3), POCL_CPU_MAX_CU_NUM (pocl 4+).
 export POCL_MAX_PTHREAD_COUNT=1 POCL_CPU_MAX_CU_NUM=1
 limit=90 # seconds any launch may take before it counts as a hang
+# A job that a rank's failure aborts: mpirun (Open MPI 4) signals the ranks left, kills them
+# this many seconds later and waits as long again, ranks gone or not (the default, 1, is a
+# short grace for a loaded machine's ranks to write their exit codes; 5 cost 10 s a case).
+export OMPI_MCA_odls_base_sigkill_timeout=2
 
 # The wrapper mpirun starts: each rank its own pocl kernel cache and working folder
 # ($tmp/rank.R, so that outputs named relative to it show who wrote them), rank 1 the
@@ -171,7 +172,10 @@ term_after_checkpoint() { # CKPT ARGS...
   local ck=$1 i=0
   shift
   rm -rf "$tmp"/in.* "$tmp"/rc.* "$ck"
-  timeout --foreground "$limit" "$mpirun" --oversubscribe -np 2 "$tmp/wrap.sh" "$exe" "$@" \
+  # On SIGTERM mpirun (Open MPI 4) passes it on to the ranks after this many seconds and
+  # kills them as many seconds later (default 1: too short a grace on a loaded machine).
+  OMPI_MCA_odls_base_sigkill_timeout=5 \
+    timeout --foreground "$limit" "$mpirun" --oversubscribe -np 2 "$tmp/wrap.sh" "$exe" "$@" \
     >"$tmp/out" 2>&1 &
   local pid=$!
   while [ ! -s "$ck" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
