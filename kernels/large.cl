@@ -25,8 +25,8 @@
 #define MS_LFLAG_WALL_HITS 4  /* a disc had more wall contacts than its reaction records */
 
 /* The box's periods (0: the axis does not wrap) and the largest large radius, constants
- * of the run given at the program's build (collision/sim.c), as the worker's ms_params
- * has them. */
+ * of the run given at the build of the device-only path's own program (collision/sim.c),
+ * as the worker's ms_params has them; the other kernels' program has none of them. */
 #ifndef MS_PERIOD_X
 #define MS_PERIOD_X 0.0
 #define MS_PERIOD_Y 0.0

@@ -22,12 +22,21 @@ filter=${3:-}
 . "$root/tests/lib.sh"
 
 # scene steps [options...]: one device's hash, then cpu,cpu's and cpu,cpu,cpu's, all equal.
+# Under a sanitizer (MIXSIM_SANITIZER, tools/dev/sanitize.sh's CI pass) two domains' hash
+# stands for the one device's, whose run the rest of that pass checks: what it is there for
+# is the domains' code, and the plain pass compares with the one device.
 same_hash() {
   local scene=$1 steps=$2 path=$root/$1 one two three
   [[ $scene == /* ]] && path=$scene
   shift 2
-  one=$(hash_run "$path" "$steps" --headless -d cpu "$@") &&
-    two=$(hash_run "$path" "$steps" --headless --devices cpu,cpu "$@") &&
+  two=$(hash_run "$path" "$steps" --headless --devices cpu,cpu "$@") || return 1
+  if [ -n "${MIXSIM_SANITIZER:-}" ]; then
+    one=$two
+    echo "    (under $MIXSIM_SANITIZER: no one-device run)"
+  else
+    one=$(hash_run "$path" "$steps" --headless -d cpu "$@") || return 1
+  fi
+  [ -n "$one" ] &&
     three=$(hash_run "$path" "$steps" --headless --devices cpu,cpu,cpu "$@") || return 1
   echo "    $scene $*: one device $one, two $two, three $three"
   [ "$one" = "$two" ] && [ "$one" = "$three" ]

@@ -57,9 +57,9 @@ static ms_status create(const spec *r, ms_scene *sc, ms_sim **sim)
 
 static void flip(ms_sim *sim, long done, long every, ms_status *st)
 {
-  ms_sim_set_large_on(sim, ms_sim_large_on(sim) == MS_LARGE_ON_CPU ? MS_LARGE_ON_DEVICE
-                                                                  : MS_LARGE_ON_CPU);
-  if (done % (2 * every) == 0)
+  *st = ms_sim_set_large_on(sim, ms_sim_large_on(sim) == MS_LARGE_ON_CPU ? MS_LARGE_ON_DEVICE
+                                                                        : MS_LARGE_ON_CPU);
+  if (!*st && done % (2 * every) == 0)
     *st = ms_sim_set_buffers(sim, ms_sim_buffers(sim) == MS_BUFFERS_SHARED ? MS_BUFFERS_COPIED
                                                                            : MS_BUFFERS_SHARED);
 }

@@ -44,9 +44,10 @@ static ms_status run(const run_spec *r, uint32_t *hash, char *message, size_t me
     if (!st && done == r->move_at)
       st = ms_sim_move_large(sim, 0, 0.02, 0.085);
     if (!st && r->switch_every && done % chunk == 0) {
-      ms_sim_set_large_on(sim, ms_sim_large_on(sim) == MS_LARGE_ON_CPU ? MS_LARGE_ON_DEVICE
-                                                                      : MS_LARGE_ON_CPU);
-      if (done % (2 * chunk) == 0)
+      st = ms_sim_set_large_on(sim, ms_sim_large_on(sim) == MS_LARGE_ON_CPU
+                                        ? MS_LARGE_ON_DEVICE
+                                        : MS_LARGE_ON_CPU);
+      if (!st && done % (2 * chunk) == 0)
         st = ms_sim_set_buffers(sim, ms_sim_buffers(sim) == MS_BUFFERS_SHARED
                                          ? MS_BUFFERS_COPIED
                                          : MS_BUFFERS_SHARED);

@@ -134,8 +134,9 @@ ms_buffer_mode ms_sim_buffers(const ms_sim *sim);
 void ms_sim_set_exchange(ms_sim *sim, ms_exchange exchange);
 ms_exchange ms_sim_exchange(const ms_sim *sim);
 /* Where the large particles are stepped: the CPU worker, or kernels on the device (the
- * device-only baseline); switching between advances keeps the trajectory. */
-void ms_sim_set_large_on(ms_sim *sim, ms_large_on where);
+ * device-only baseline); switching between advances keeps the trajectory. The first
+ * switch to the device builds its kernels, which can fail (the mode is then unchanged). */
+ms_status ms_sim_set_large_on(ms_sim *sim, ms_large_on where);
 ms_large_on ms_sim_large_on(const ms_sim *sim);
 
 long ms_sim_step(const ms_sim *sim);

@@ -240,7 +240,9 @@ static ms_status agree_chunk(const ms_run_plan *p, ms_sim *sim, long *n)
   if (v[3] != (long)ms_sim_exchange(sim))
     ms_sim_set_exchange(sim, (ms_exchange)v[3]);
   if (v[4] != (long)ms_sim_large_on(sim))
-    ms_sim_set_large_on(sim, (ms_large_on)v[4]);
+    st = ms_sim_set_large_on(sim, (ms_large_on)v[4]);
+  if (st)
+    return st;
   return v[2] != (long)ms_sim_buffers(sim) ? ms_sim_set_buffers(sim, (ms_buffer_mode)v[2]) : MS_OK;
 }
 

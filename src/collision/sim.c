@@ -374,14 +374,21 @@ static ms_status import_scene_histories(ms_sim *s, const ms_scene_histories *h)
   return st;
 }
 
-/* The program, with the box's periods and the largest large radius as constants (the
- * device-only kernels' seams: kernels/large.cl), exact in hexadecimal. */
-static ms_status build_kernels(ms_sim *s, const char *kdir)
+/* The device-only path's kernels, with the box's periods and the largest large radius as
+ * constants (their seams: kernels/large.cl), exact in hexadecimal. */
+static ms_status build_seams(ms_sim *s)
 {
   char defines[256];
   snprintf(defines, sizeof defines, "-D MS_PERIOD_X=%a -D MS_PERIOD_Y=%a -D MS_R_LARGE_MAX=%a",
            s->p.period[0], s->p.period[1], (double)s->p.r_large_max);
-  return ms_kernels_build(&s->kern, &s->cl, kdir, s->p.diag, defines);
+  return ms_kernels_build_seams(&s->kern, &s->cl, defines);
+}
+
+/* The program every scene shares; the device-only path's if the run starts on it. */
+static ms_status build_kernels(ms_sim *s, const char *kdir)
+{
+  ms_status st = ms_kernels_build(&s->kern, &s->cl, kdir, s->p.diag);
+  return !st && s->p.large_on == MS_LARGE_ON_DEVICE ? build_seams(s) : st;
 }
 
 ms_status ms_sim_create(const ms_scene *sc, const ms_sim_options *opt, ms_sim **out)
@@ -508,11 +515,16 @@ void ms_sim_set_exchange(ms_sim *s, ms_exchange e)
   invalidate_worker_list(s);
 }
 ms_exchange ms_sim_exchange(const ms_sim *s) { return s->p.exchange; }
-/* Either path starts each advance from the host's large particles (device_large.h). */
-void ms_sim_set_large_on(ms_sim *s, ms_large_on where)
+/* Either path starts each advance from the host's large particles (device_large.h). The
+ * device-only path's kernels are built at the first switch to it, between advances. */
+ms_status ms_sim_set_large_on(ms_sim *s, ms_large_on where)
 {
+  ms_status st = where == MS_LARGE_ON_DEVICE ? build_seams(s) : MS_OK;
+  if (st)
+    return st;
   s->p.large_on = where;
   invalidate_worker_list(s);
+  return MS_OK;
 }
 ms_large_on ms_sim_large_on(const ms_sim *s) { return s->p.large_on; }
 void ms_sim_request_stop(ms_sim *s) { atomic_store(&s->run.stop_requested, 1); }

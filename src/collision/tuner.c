@@ -27,8 +27,7 @@ static int large_on_auto(const ms_scene *sc) { return sc->large_on_auto != 0; }
 static int large_on_get(const ms_sim *s) { return (int)ms_sim_large_on(s); }
 static ms_status large_on_set(ms_sim *s, int v)
 {
-  ms_sim_set_large_on(s, (ms_large_on)v);
-  return MS_OK;
+  return ms_sim_set_large_on(s, (ms_large_on)v);
 }
 static const char *large_on_name(int v) { return ms_large_on_name((ms_large_on)v); }
 

@@ -300,8 +300,8 @@ ms_status ms_domains_follow(ms_domains *D)
     ms_sim *s = D->sim[d];
     ms_sim_set_pipeline(s, ms_sim_pipeline(D->view));
     ms_sim_set_exchange(s, ms_sim_exchange(D->view));
-    ms_sim_set_large_on(s, ms_sim_large_on(D->view));
-    if (ms_sim_buffers(s) != ms_sim_buffers(D->view))
+    st = ms_sim_set_large_on(s, ms_sim_large_on(D->view));
+    if (!st && ms_sim_buffers(s) != ms_sim_buffers(D->view))
       st = ms_sim_set_buffers(s, ms_sim_buffers(D->view));
   }
   return st;

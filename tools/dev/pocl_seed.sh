@@ -29,10 +29,11 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0 # (every test's cache is there already: a second run of the suite)
 fi
 
-# The scenes that two test files or more name (a program is the scene's: its periods and
-# largest radius are constants; one that a single test uses is compiled there, once), three
-# steps on the CPU device; the collision scenes also in every way of running them (each way
-# compiles kernels the others do not).
+# The scenes that two test files or more name, three steps on the CPU device; the collision
+# scenes also in every way of running them (each way, and each scene's features, launch
+# kernels the others do not). The collision program is every scene's, but the device-only
+# path's (--large-on device) is the scene's: its periods and largest radius are constants;
+# one that a single test uses is compiled there, once.
 scenes=()
 for s in scenes/*.ini tests/scenes/*.ini; do
   [ "$(grep -l "${s##*/}" tests/*.sh tests/*.c | wc -l)" -ge 2 ] && scenes+=("$s")
@@ -40,7 +41,7 @@ done
 ways=("" "--large-on device" "--exchange full" "--exchange zone --buffers shared"
   "--pipeline naive" "--devices cpu,cpu")
 fill() { # SEED PART: the scenes whose number is PART modulo 2, each in every way (a scene's
-  # program is the same in every way: its constants are the scene's)
+  # programs are the same in every way)
   local n=0 s w
   for s in "${scenes[@]}"; do
     n=$((n + 1))

@@ -61,7 +61,8 @@ sanitized_build() { # DIR SANITIZERS: configures (once) and builds, on the share
 skip=(--no-suite validation --no-suite determinism-long)
 asan_skip=(--no-suite threads) # (the threads suite's command-line matrices: under TSan below)
 tsan_scope=thread              # (tests/lib.sh: the device-only path's tests left out under TSan)
-[ "${SANITIZE_ALL:-0}" = 1 ] && skip=() && asan_skip=() && tsan_scope=""
+asan_scope=address             # (tests/domains.sh: two domains' hash stands for one device's)
+[ "${SANITIZE_ALL:-0}" = 1 ] && skip=() && asan_skip=() && tsan_scope="" && asan_scope=""
 
 # SANITIZE_ONLY=tsan skips the ASan pass (tools/dev/soak.sh).
 if [ "${SANITIZE_ONLY:-}" != tsan ]; then
@@ -71,7 +72,7 @@ if [ "${SANITIZE_ONLY:-}" != tsan ]; then
     ASAN_OPTIONS=detect_leaks=0 meson test -C build-asan >/dev/null || true
   fi
   before=$(cache_state)
-  ASAN_OPTIONS=detect_leaks=1 \
+  MIXSIM_SANITIZER=$asan_scope ASAN_OPTIONS=detect_leaks=1 \
     LSAN_OPTIONS="suppressions=$PWD/tools/dev/lsan.supp" meson test -C build-asan --print-errorlogs \
     "${skip[@]}" "${asan_skip[@]}"
   check_cache "$before" ASan

@@ -89,34 +89,27 @@ static ms_status load_kernel_dir(const char *dir, char **out)
   return MS_OK;
 }
 
-ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_dir,
-                           int diagnostics, const char *defines)
+/* The kernels of kernels/large.cl and large_friction.cl: the device-only path's, whose
+ * constants are the run's (ms_kernels_build_seams). */
+static const unsigned char in_seams[MS_KERNEL_COUNT] = {
+    [MS_K_LARGE_LIST_CLEAR] = 1,       [MS_K_LARGE_LIST_INSERT] = 1,
+    [MS_K_LARGE_LIST_SORT] = 1,        [MS_K_LARGE_SMALL_REACT] = 1,
+    [MS_K_LARGE_SMALL_APPLY] = 1,      [MS_K_LARGE_LARGE] = 1,
+    [MS_K_LARGE_WALLS] = 1,            [MS_K_INTEGRATE_LARGE] = 1,
+    [MS_K_WALLS_SMALL_APPLY] = 1,      [MS_K_WALLS_SMALL_APPLY_FRIC] = 1,
+    [MS_K_LARGE_SMALL_REACT_FRIC] = 1, [MS_K_LARGE_SMALL_APPLY_FRIC] = 1,
+    [MS_K_LARGE_LARGE_FRIC] = 1,       [MS_K_LARGE_WALLS_FRIC] = 1,
+    [MS_K_INTEGRATE_LARGE_FRIC] = 1,
+};
+
+/* Creates the kernels of `program` that `seams` selects (1: the seams', 0: the others). */
+static ms_status create_kernels(ms_kernels *k, const ms_cl *cl, cl_program program, int seams)
 {
-  memset(k, 0, sizeof *k);
-  char *from_disk = NULL;
-  const char *src = ms_kernel_source;
-  char options[1200] = "-cl-std=CL1.2";
-  if (diagnostics)
-    strcat(options, " -D MS_DIAG");
-  if (defines && strlen(defines) < 400)
-    snprintf(options + strlen(options), sizeof options - strlen(options), " %s", defines);
-  if (kernel_dir) {
-    ms_status st = load_kernel_dir(kernel_dir, &from_disk);
-    if (st)
-      return st;
-    src = from_disk;
-    snprintf(options + strlen(options), sizeof options - strlen(options), " -I %s", kernel_dir);
-  }
-  /* Correctly rounded / and sqrt make the kernels' contacts match the host's bit for bit. */
-  cl_device_fp_config fp = 0;
-  clGetDeviceInfo(cl->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
-  if (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
-    strcat(options, " -cl-fp32-correctly-rounded-divide-sqrt");
-  ms_status st = ms_cl_build(cl->context, cl->device, src, options, &k->program);
-  free(from_disk);
-  for (int i = 0; !st && i < MS_KERNEL_COUNT; i++) {
+  for (int i = 0; i < MS_KERNEL_COUNT; i++) {
+    if (in_seams[i] != seams)
+      continue;
     cl_int err;
-    k->kernel[i] = clCreateKernel(k->program, kernel_functions[i], &err);
+    k->kernel[i] = clCreateKernel(program, kernel_functions[i], &err);
     if (err != CL_SUCCESS)
       return ms_cl_check(err, "clCreateKernel", kernel_functions[i]);
     size_t wg = 64;
@@ -126,7 +119,43 @@ ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_di
     k->local_size[i] = wg < 64 ? wg : 64;
     k->max_group[i] = wg;
   }
-  return st;
+  return MS_OK;
+}
+
+ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_dir,
+                           int diagnostics)
+{
+  memset(k, 0, sizeof *k);
+  char *options = k->options;
+  strcpy(options, "-cl-std=CL1.2");
+  if (diagnostics)
+    strcat(options, " -D MS_DIAG");
+  if (kernel_dir) {
+    ms_status st = load_kernel_dir(kernel_dir, &k->source);
+    if (st)
+      return st;
+    snprintf(options + strlen(options), sizeof k->options - strlen(options), " -I %s",
+             kernel_dir);
+  }
+  /* Correctly rounded / and sqrt make the kernels' contacts match the host's bit for bit. */
+  cl_device_fp_config fp = 0;
+  clGetDeviceInfo(cl->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
+  if (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)
+    strcat(options, " -cl-fp32-correctly-rounded-divide-sqrt");
+  const char *src = k->source ? k->source : ms_kernel_source;
+  ms_status st = ms_cl_build(cl->context, cl->device, src, options, &k->program);
+  return st ? st : create_kernels(k, cl, k->program, 0);
+}
+
+ms_status ms_kernels_build_seams(ms_kernels *k, const ms_cl *cl, const char *defines)
+{
+  if (k->seams)
+    return MS_OK;
+  char options[sizeof k->options + 400];
+  snprintf(options, sizeof options, "%s %s", k->options, defines);
+  const char *src = k->source ? k->source : ms_kernel_source;
+  ms_status st = ms_cl_build(cl->context, cl->device, src, options, &k->seams);
+  return st ? st : create_kernels(k, cl, k->seams, 1);
 }
 
 void ms_kernels_release(ms_kernels *k)
@@ -136,6 +165,9 @@ void ms_kernels_release(ms_kernels *k)
       clReleaseKernel(k->kernel[i]);
   if (k->program)
     clReleaseProgram(k->program);
+  if (k->seams)
+    clReleaseProgram(k->seams);
+  free(k->source);
   memset(k, 0, sizeof *k);
 }
 

@@ -55,20 +55,29 @@ enum ms_kernel_id {
 };
 
 typedef struct ms_kernels {
-  cl_program program;
+  cl_program program; /* every kernel but the seams' (the same for every scene) */
+  cl_program seams;   /* the device-only path's, with the run's constants; NULL until built */
   cl_kernel kernel[MS_KERNEL_COUNT];
   size_t local_size[MS_KERNEL_COUNT];
   size_t max_group[MS_KERNEL_COUNT]; /* the device's largest work-group for the kernel */
+  char options[1200];                /* the build's, for the seams' program */
+  char *source;                      /* kernel_dir's, for the same (else the embedded one) */
 } ms_kernels;
 
 /* Builds the program for cl's device (from `kernel_dir` when not NULL) and creates
- * every kernel. `diagnostics` defines MS_DIAG: the kernels that have one get their
- * dissipation accumulator (collide.cl); without it the program is the usual one.
- * `defines` (or NULL) are added to the build options: the run's constants some kernels
- * take so (kernels/large.cl's MS_PERIOD_X, MS_PERIOD_Y, MS_R_LARGE_MAX). On
- * failure the message carries the build log; release either way. */
+ * every kernel but the device-only path's (kernels/large.cl, large_friction.cl), which
+ * take the run's constants. `diagnostics` defines MS_DIAG: the kernels that have one get
+ * their dissipation accumulator (collide.cl); without it the program is the usual one.
+ * The program depends on neither the scene nor the run, so a kernel cache compiled for
+ * one scene serves them all. On failure the message carries the build log; release
+ * either way. */
 ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_dir,
-                           int diagnostics, const char *defines);
+                           int diagnostics);
+
+/* Builds the device-only path's kernels (once; again is a no-op) with `defines` added to
+ * the options: the run's constants they take so (kernels/large.cl's MS_PERIOD_X,
+ * MS_PERIOD_Y, MS_R_LARGE_MAX), a program of their own per scene. */
+ms_status ms_kernels_build_seams(ms_kernels *k, const ms_cl *cl, const char *defines);
 void ms_kernels_release(ms_kernels *k);
 
 /* Enqueues `kernel` on the manager's queue over `n` items (rounded up to the
