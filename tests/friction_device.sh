@@ -12,7 +12,7 @@ filter=${3:-}
 scene=$root/tests/scenes/friction_pour.ini
 
 test_pocl_threads_same_hash() {
-  "$exe" -q -n 600 "$scene" >"$tmp/d" || return 1
+  POCL_MAX_PTHREAD_COUNT=2 "$exe" -q -n 600 "$scene" >"$tmp/d" || return 1
   POCL_MAX_PTHREAD_COUNT=1 "$exe" -q -n 600 -p naive "$scene" >"$tmp/one" || return 1
   POCL_MAX_PTHREAD_COUNT=1 "$exe" -q -n 600 -b copied --exchange zone "$scene" >"$tmp/onec" ||
     return 1
@@ -20,7 +20,7 @@ test_pocl_threads_same_hash() {
   d=$(hash_of "$tmp/d")
   one=$(hash_of "$tmp/one")
   onec=$(hash_of "$tmp/onec")
-  echo "    default $d, 1 pocl thread naive $one, 1 pocl thread copied/zone $onec"
+  echo "    2 pocl threads $d, 1 pocl thread naive $one, 1 pocl thread copied/zone $onec"
   [ -n "$d" ] && [ "$d" = "$one" ] && [ "$d" = "$onec" ]
 }
 

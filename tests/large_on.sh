@@ -110,7 +110,7 @@ assert l['growths'] >= 1 and l['capacity'] > 4" "$tmp/crowd.json"
 test_large_pile_same_as_cpu() {
   local scene=$root/tests/scenes/large_pile.ini plain=$tmp/large_pile_frictionless.ini
   grep -v friction "$scene" >"$plain"
-  same_as_cpu "$scene" 600 "-p,reordered,-b,shared" "-p,naive,-b,copied,POCL=1" || return 1
+  same_as_cpu "$scene" 600 "-p,reordered,-b,shared,POCL=2" "-p,naive,-b,copied,POCL=1" || return 1
   same_as_cpu "$plain" 600 "-p,reordered,-b,shared" || return 1
   MIXSIM_DL_WIDTH=5 same_as_cpu "$scene" 600 "-p,reordered" || return 1
   rm -rf "$tmp/kernels"
@@ -249,7 +249,7 @@ friction_scene() {
 
 # With friction on, the device-only path gives the CPU worker's hash: the key and the
 # option; a frictional pour (peg, rocks, walls) on both of the worker's pipelines against
-# the device on pocl 1 thread and pocl's default; a bed of pegs and rocks (large-small,
+# the device on 1 and 2 pocl threads; a bed of pegs and rocks (large-small,
 # large-large, walls) the same way.
 test_friction_device_same_as_cpu() {
   friction_scene device
@@ -263,9 +263,9 @@ test_friction_device_same_as_cpu() {
   local naive
   naive=$(hash_run "$root/tests/scenes/friction_pour.ini" 1000 --large-on cpu -p naive) || return 1
   echo "    pour: cpu naive $naive"
-  same_as_cpu "$root/tests/scenes/friction_pour.ini" 1000 "-p,reordered,POCL=1" "-p,naive" || return 1
+  same_as_cpu "$root/tests/scenes/friction_pour.ini" 1000 "-p,reordered,POCL=1" "-p,naive,POCL=2" || return 1
   [ "$(hash_run "$root/tests/scenes/friction_pour.ini" 1000 --large-on device)" = "$naive" ] || return 1
-  same_as_cpu "$root/tests/scenes/friction_bed.ini" 250 "POCL=1" "-b,copied"
+  same_as_cpu "$root/tests/scenes/friction_bed.ini" 250 "POCL=1" "-b,copied,POCL=2"
 }
 
 # With friction on, checkpoints carry the rotation and the histories across the two
