@@ -62,7 +62,6 @@ fill() { # SEED PART: the scenes whose number is PART modulo 2, each in every wa
 t0=$SECONDS
 rm -rf "$seed"
 mkdir -p "$seed/0" "$seed/1"
-export POCL_MAX_PTHREAD_COUNT=1 # (two fills side by side, as the tests run: tests/meson.build)
 fill "$seed/0" 0 &
 fill "$seed/1" 1
 wait
