@@ -147,6 +147,18 @@ ms_status ms_kernels_build(ms_kernels *k, const ms_cl *cl, const char *kernel_di
   return st ? st : create_kernels(k, cl, k->program, 0);
 }
 
+static void release_seams(ms_kernels *k)
+{
+  for (int i = 0; i < MS_KERNEL_COUNT; i++)
+    if (in_seams[i] && k->kernel[i]) {
+      clReleaseKernel(k->kernel[i]);
+      k->kernel[i] = NULL;
+    }
+  if (k->seams)
+    clReleaseProgram(k->seams);
+  k->seams = NULL;
+}
+
 ms_status ms_kernels_build_seams(ms_kernels *k, const ms_cl *cl, const char *defines)
 {
   if (k->seams)
@@ -155,7 +167,11 @@ ms_status ms_kernels_build_seams(ms_kernels *k, const ms_cl *cl, const char *def
   snprintf(options, sizeof options, "%s %s", k->options, defines);
   const char *src = k->source ? k->source : ms_kernel_source;
   ms_status st = ms_cl_build(cl->context, cl->device, src, options, &k->seams);
-  return st ? st : create_kernels(k, cl, k->seams, 1);
+  if (!st)
+    st = create_kernels(k, cl, k->seams, 1);
+  if (st) /* (a failed build leaves a program behind: none kept, so a later call tries again) */
+    release_seams(k);
+  return st;
 }
 
 void ms_kernels_release(ms_kernels *k)
