@@ -3,13 +3,14 @@
 #pragma OPENCL FP_CONTRACT OFF
 #include "shared/grid.h"
 
-/* Clears the first n_cells counts (0 where a fill clears them: collision/device/grid.c) and
- * resets the flags the build fills. */
-__kernel void ms_grid_clear(__global int *count, int n_cells, __global int *flags)
+/* Clears the counts of the first n_cells cells of the span (x0, wx, y0) (0 where a fill
+ * clears them: collision/device/grid.c) and resets the flags the build fills. */
+__kernel void ms_grid_clear(__global int *count, int n_cells, __global int *flags, int x0,
+                            int wx, int y0, int nx, int ny)
 {
   int i = get_global_id(0);
   if (i < n_cells)
-    count[i] = 0;
+    count[ms_span_cell(i, x0, wx, y0, nx, ny)] = 0;
   if (i < MS_FLAG_COUNT)
     flags[i] = (i == MS_FLAG_FIRST_BAD || i == MS_FLAG_FIRST_OUT || i == MS_FLAG_FIRST_FAST)
                    ? MS_NO_PARTICLE
@@ -19,7 +20,8 @@ __kernel void ms_grid_clear(__global int *count, int n_cells, __global int *flag
 __kernel void ms_grid_insert(__global const double2 *pos, int n, __global int *count,
                              __global int *idx, int cap, double inv_cell, int nx, int ny,
                              __global int *flags, __global const double2 *vel,
-                             double max_speed2, __global const float2 *shape)
+                             double max_speed2, __global const float2 *shape, int x0, int wx,
+                             int y0, int wy)
 {
   int i = get_global_id(0);
   if (i >= n || ms_slot_empty(shape[i]))
@@ -41,7 +43,10 @@ __kernel void ms_grid_insert(__global const double2 *pos, int n, __global int *c
     atomic_inc(&flags[MS_FLAG_OUTSIDE]);
     atomic_min(&flags[MS_FLAG_FIRST_OUT], i);
   }
-  int cell = ms_grid_axis(p.y, inv_cell, ny) * nx + ms_grid_axis(p.x, inv_cell, nx);
+  int cx = ms_grid_axis(p.x, inv_cell, nx), cy = ms_grid_axis(p.y, inv_cell, ny);
+  if (!ms_span_holds(cx, x0, wx, nx) || !ms_span_holds(cy, y0, wy, ny))
+    atomic_inc(&flags[MS_FLAG_OFF_SPAN]); /* the host builds again over the whole grid */
+  int cell = cy * nx + cx;
   int slot = atomic_inc(&count[cell]);
   if (slot < cap) {
     idx[ms_grid_slot(cell, cap, slot)] = i;
@@ -53,14 +58,17 @@ __kernel void ms_grid_insert(__global const double2 *pos, int n, __global int *c
   }
 }
 
-/* Insertion sort of one cell's indices: cells hold a handful of entries. `keyed`: by key[i],
- * the global slot of local particle i, where the device holds its particles in an order of
- * its own (docs/domains.md); else by index, which is the global slot. */
+/* Insertion sort of one cell's indices, for each of the n_cells cells of the span (x0, wx,
+ * y0): cells hold a handful of entries. `keyed`: by key[i], the global slot of local
+ * particle i, where the device holds its particles in an order of its own
+ * (docs/domains.md); else by index, which is the global slot. */
 __kernel void ms_grid_sort(__global const int *count, __global int *idx, int cap, int n_cells,
-                           __global const int *key, int keyed)
+                           __global const int *key, int keyed, int x0, int wx, int y0, int nx,
+                           int ny)
 {
-  int c = get_global_id(0);
-  if (c >= n_cells)
+  int i = get_global_id(0);
+  if (i >= n_cells)
     return;
+  int c = ms_span_cell(i, x0, wx, y0, nx, ny);
   ms_grid_sort_cell_by(idx + ms_grid_slot(c, cap, 0), min(count[c], cap), key, keyed);
 }

@@ -8,9 +8,11 @@
  *   scan    one work-group: each block's first slot, and the totals;
  *   gather  per block: its marked cells' particles to consecutive slots, in cell order;
  *   spans   per row of each rectangle: the run of slots of that row's cells.
- * Slots follow the grid's cell order and each cell's sorted slots, so a row of a
- * rectangle (cells cy*nx + x0 .. x1, all marked) is one run of slots holding exactly
- * those cells' particles in the order the worker's cell walk visits them.
+ * Blocks and gather sweep the grid's span (the whole grid, or a domain's columns and
+ * windows), which holds every rectangle (else the host sweeps the whole grid). Slots follow
+ * the sweep's cell order, row by row, and each cell's sorted slots, so a row of a rectangle
+ * (cells cy*nx + x0 .. x1, all marked, on one side of a seam) is one run of slots holding
+ * exactly those cells' particles in the order the worker's cell walk visits them.
  *
  * What crosses to the host is packed so that each direction is one transfer: the owners'
  * first spans (n ints), then their rectangles (x0, x1, y0, y1: 4 n ints); the totals are the span
@@ -94,12 +96,18 @@ __kernel void ms_zone_mark(int n_rows, int n_large, __global const int *own, int
     mark[cell] = stamp;
 }
 
+/* The cells the sweeps visit: the first n_cells of the grid's span (x0, wx, y0), every
+ * cell that may hold a particle (kernels/shared/grid.h). */
+#define MS_ZONE_SWEEP int n_cells, int x0, int wx, int y0, int nx, int ny
+#define MS_ZONE_CELL(i) ms_span_cell(i, x0, wx, y0, nx, ny)
+
 /* A lane's marked cells: (particles, cells). */
-static int2 ms_zone_lane_sum(int c0, int per_lane, int n_cells, int cap, int stamp,
+static int2 ms_zone_lane_sum(int c0, int per_lane, MS_ZONE_SWEEP, int cap, int stamp,
                              __global const int *mark, __global const int *count)
 {
   int2 sum = (int2)(0, 0);
-  for (int c = c0; c < min(c0 + per_lane, n_cells); c++) {
+  for (int i = c0; i < min(c0 + per_lane, n_cells); i++) {
+    int c = MS_ZONE_CELL(i);
     if (mark[c] == stamp) {
       sum.x += min(count[c], cap);
       sum.y += 1;
@@ -111,12 +119,13 @@ static int2 ms_zone_lane_sum(int c0, int per_lane, int n_cells, int cap, int sta
 /* One work-group per block: its marked cells' (particles, cells). */
 __kernel void ms_zone_blocks(int n_cells, int per_lane, int cap, int stamp,
                              __global const int *mark, __global const int *count,
-                             __global int2 *block)
+                             __global int2 *block, int x0, int wx, int y0, int nx, int ny)
 {
   __local int2 part[MS_ZONE_LANES];
   int lane = get_local_id(0), lanes = get_local_size(0);
   int c0 = (get_group_id(0) * lanes + lane) * per_lane;
-  part[lane] = ms_zone_lane_sum(c0, per_lane, n_cells, cap, stamp, mark, count);
+  part[lane] = ms_zone_lane_sum(c0, per_lane, n_cells, x0, wx, y0, nx, ny, cap, stamp, mark,
+                                count);
   ms_zone_scan_local(part, lane, lanes);
   if (lane == lanes - 1)
     block[get_group_id(0)] = part[lane];
@@ -153,16 +162,19 @@ __kernel void ms_zone_gather(int n_cells, int per_lane, int cap, int stamp, int 
                              __global const int *count, __global const int *idx,
                              __global const double2 *pos, __global const double2 *vel,
                              __global const int *block_start, __global int *first,
-                             __global double *zrec, int rec, __global const double2 *rot)
+                             __global double *zrec, int rec, __global const double2 *rot,
+                             int x0, int wx, int y0, int nx, int ny)
 {
   __local int2 part[MS_ZONE_LANES];
   int lane = get_local_id(0), lanes = get_local_size(0);
   int c0 = (get_group_id(0) * lanes + lane) * per_lane;
-  int2 own = ms_zone_lane_sum(c0, per_lane, n_cells, cap, stamp, mark, count);
+  int2 own = ms_zone_lane_sum(c0, per_lane, n_cells, x0, wx, y0, nx, ny, cap, stamp, mark,
+                               count);
   part[lane] = own;
   ms_zone_scan_local(part, lane, lanes);
   int at = block_start[get_group_id(0)] + part[lane].x - own.x;
-  for (int c = c0; c < min(c0 + per_lane, n_cells); c++) {
+  for (int i = c0; i < min(c0 + per_lane, n_cells); i++) {
+    int c = MS_ZONE_CELL(i);
     if (mark[c] != stamp)
       continue;
     first[c] = at;

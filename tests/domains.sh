@@ -165,6 +165,33 @@ incremental_meets_every_k() {
   done
 }
 
+# A domain's grid spans its own columns and its windows only (collision/split.h): its clear,
+# sort and zone sweeps visit those, here through the periodic seam of a gas four times as wide
+# as periodic_gas.ini (three domains: every domain's span wraps or borders the seam), with no
+# build finding a particle outside; the one device's hash. Spans too narrow to hold the
+# windows (MIXSIM_GRID_SPAN=0) make every domain build over the whole grid, the hash the same.
+incremental_grids_over_their_columns() {
+  local f=$tmp/periodic_strip.ini one three narrow
+  sed -e 's/^friction = .*/friction = 0/' -e 's/^rolling_friction = .*/rolling_friction = 0/' \
+    -e 's/^max = 1.4, -1.6/max = 2.6, -1.6/' -e 's/^count = 700/count = 2800/' \
+    -e 's/^region = 1, -2, 1.4, -1.6/region = 1, -2, 2.6, -1.6/' \
+    -e 's/^position = 1.39, -1.81/position = 2.59, -1.81/' \
+    "$root/tests/scenes/periodic_gas.ini" >"$f"
+  one=$(hash_run "$f" 200 --headless -d cpu --exchange zone) || return 1
+  "$exe" -n 200 --headless --devices cpu,cpu,cpu --exchange zone "$f" >"$tmp/span.out" || return 1
+  MIXSIM_GRID_SPAN=0 "$exe" -n 200 --headless --devices cpu,cpu --exchange zone "$f" \
+    >"$tmp/narrow.out" || return 1
+  three=$(hash_of "$tmp/span.out")
+  narrow=$(hash_of "$tmp/narrow.out")
+  grep -h '^  incremental' "$tmp/span.out" "$tmp/narrow.out" | sed 's/;.*//'
+  echo "    periodic strip: one device $one, three domains $three, spans of 0 columns $narrow"
+  [ "$one" = "$three" ] && [ "$one" = "$narrow" ] &&
+    grep -q '^  incremental meeting: .*, grids over 15 (0 build(s) over the whole grid)' \
+      "$tmp/span.out" &&
+    grep -q '^  incremental meeting: .*, grids over 0 ([1-9][0-9]* build(s) over the whole grid)' \
+      "$tmp/narrow.out"
+}
+
 # --checkpoint-every reads the view every chunk: it is settled each time, the hash stays,
 # and a checkpoint of the way resumes on one device to the uninterrupted hash.
 incremental_settles_for_checkpoints() {
@@ -244,7 +271,13 @@ bad_hook_refused() {
   rc=$?
   cat "$tmp/err"
   [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
-    grep -q "MIXSIM_SPLIT_SHUFFLE '-1': expected a seed 1..1e9" "$tmp/err"
+    grep -q "MIXSIM_SPLIT_SHUFFLE '-1': expected a seed 1..1e9" "$tmp/err" || return 1
+  MIXSIM_GRID_SPAN=wide "$exe" -q -n 5 --headless --devices cpu,cpu --exchange zone \
+    "$root/tests/scenes/mixed_frictionless.ini" >/dev/null 2>"$tmp/err"
+  rc=$?
+  cat "$tmp/err"
+  [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+    grep -q "MIXSIM_GRID_SPAN 'wide': expected 0..1000000 columns" "$tmp/err"
 }
 
 checkpoints_cross_decompositions() {
@@ -341,6 +374,7 @@ check auto_over_domains
 check outputs_as_on_one_device
 check incremental_same_hash
 check incremental_meets_every_k
+check incremental_grids_over_their_columns
 check incremental_settles_for_checkpoints
 check no_halo_differs
 check balance_moves_the_cut

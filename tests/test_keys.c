@@ -11,6 +11,7 @@
 
 #include "collision/base/friction_state.h"
 #include "collision/sim_internal.h"
+#include "collision/split.h"
 #include "harness.h"
 #include "mixsim/mixsim.h"
 
@@ -347,8 +348,8 @@ static int subset_friction(const ms_friction_state *g, const int *list, int m,
 /* Runs the scene `at` iterations, then one more; each of P slabs, set up from the state at
  * `at` in a simulation of its own (keyed by global slot), runs that one more: *bad counts
  * its own particles that did not end where the whole run put them, *owned all of them. */
-static int slabs_one_iteration(const variant *v, int P, long at, long *bad, long *owned,
-                               long *total)
+static int slabs_one_iteration(const variant *v, int P, long at, int span, long *bad,
+                               long *owned, long *total, long *missed)
 {
   ms_scene sc;
   if (load(v, &sc))
@@ -364,7 +365,7 @@ static int slabs_one_iteration(const variant *v, int P, long at, long *bad, long
   int axis = !rc && g->p.grid.ny > g->p.grid.nx;
   int *list = rc ? NULL : malloc((size_t)s0.n_small * sizeof(int) + 1);
   double *large = rc ? NULL : large_state(&s0);
-  *bad = *owned = 0;
+  *bad = *owned = *missed = 0;
   *total = rc ? 0 : s0.n_small;
   for (int d = 0; !rc && d < P; d++) {
     int own = 0, m = slab_list(g, &s0, axis, d, P, list, &own);
@@ -375,7 +376,11 @@ static int slabs_one_iteration(const variant *v, int P, long at, long *bad, long
       break;
     subset_scene(&part, &s0, list, m);
     ms_friction_state f = {0};
-    rc = ms_sim_create(&part, NULL, &ds) ||
+    int lo = slab_start(g, &s0, axis, d, P), hi = slab_start(g, &s0, axis, d + 1, P);
+    rc = ms_sim_create(&part, NULL, &ds) ? -1 : 0;
+    if (!rc && span) /* its grid over what it holds (span 1), or only its own cells (2) */
+      ms_split_grid_span(ds, axis, span == 1 ? lo - 1 : lo, span == 1 ? hi + 1 : hi);
+    rc = rc ||
                  ms_sim_restore(ds, at, (size_t)g->x.buf.cap, part.small_pos, part.small_vel,
                                 large) ||
                  (gf.small_rot && (subset_friction(&gf, list, m, &f) ||
@@ -393,6 +398,7 @@ static int slabs_one_iteration(const variant *v, int P, long at, long *bad, long
                memcmp(&out.small_rot[2 * k], &s1.small_rot[2 * i], 2 * sizeof(double)));
     }
     *owned += own;
+    *missed += rc ? 0 : ds->run.stats.span_misses;
     ms_state_free(&out);
     ms_sim_destroy(ds);
     ms_scene_free(&part);
@@ -412,7 +418,9 @@ static int slabs_one_iteration(const variant *v, int P, long at, long *bad, long
 /* docs/domains.md: a slab that holds its own particles and one column of cells each side,
  * keyed by their global slots, with friction the histories of the pairs it holds (local
  * slots) and every large pair's, computes one iteration of its own particles exactly as
- * the whole run does. Every particle is some slab's own once. */
+ * the whole run does. Every particle is some slab's own once. Its grid spans only the
+ * columns it holds (collision/split.h: clear, sort and the zone's sweeps visit those), and
+ * no build finds a particle outside them. */
 static void test_slab_one_iteration_is_the_whole_runs(void)
 {
   /* (without its halo a slab gets particles at its edges wrong: many_large's 6 and 12,
@@ -430,13 +438,32 @@ static void test_slab_one_iteration_is_the_whole_runs(void)
   static const long at[] = {1500, 200, 200, 200, 200, 200, 1500};
   for (size_t k = 0; k < sizeof slabs / sizeof slabs[0]; k++)
     for (int P = 2; P <= 3; P++) {
-      long bad = 0, owned = 0, total = 0;
-      ENSURE(slabs_one_iteration(&slabs[k], P, at[k], &bad, &owned, &total) == 0);
-      printf("    %s, %s, large on %s, %d slabs: %ld of %ld own particles off the whole run\n",
+      long bad = 0, owned = 0, total = 0, missed = 0;
+      ENSURE(slabs_one_iteration(&slabs[k], P, at[k], 1, &bad, &owned, &total, &missed) == 0);
+      printf("    %s, %s, large on %s, %d slabs: %ld of %ld own particles off the whole run, "
+             "%ld build(s) outside the span\n",
              slabs[k].scene, ms_exchange_name(slabs[k].exchange),
-             ms_large_on_name(slabs[k].large_on), P, bad, owned);
-      ENSURE(bad == 0 && owned == total && total > 0);
+             ms_large_on_name(slabs[k].large_on), P, bad, owned, missed);
+      ENSURE(bad == 0 && owned == total && total > 0 && missed == 0);
     }
+}
+
+/* A slab's grid spanning its own columns only, not its halo's: the build finds the halo
+ * outside and is made again over the whole grid, so the iteration is still the whole run's. */
+static void test_slab_span_too_narrow_is_built_whole(void)
+{
+  static const variant slabs[] = {
+    {"tests/scenes/many_large.ini", MS_EXCHANGE_ZONE, MS_PIPELINE_REORDERED, MS_LARGE_ON_CPU},
+    {"tests/scenes/friction_bed.ini", MS_EXCHANGE_ZONE, MS_PIPELINE_NAIVE, MS_LARGE_ON_DEVICE},
+  };
+  for (size_t k = 0; k < sizeof slabs / sizeof slabs[0]; k++) {
+    long bad = 0, owned = 0, total = 0, missed = 0;
+    ENSURE(slabs_one_iteration(&slabs[k], 3, 200, 2, &bad, &owned, &total, &missed) == 0);
+    printf("    %s, 3 slabs, grids over their own columns: %ld of %ld own particles off the "
+           "whole run, %ld build(s) outside the span\n",
+           slabs[k].scene, bad, owned, missed);
+    ENSURE(bad == 0 && owned == total && total > 0 && missed >= 3);
+  }
 }
 
 int main(int argc, char **argv)
@@ -447,5 +474,6 @@ int main(int argc, char **argv)
   RUN_TEST(test_shuffled_and_keyed_same_state, filter);
   RUN_TEST(test_shuffled_without_keys_differs, filter);
   RUN_TEST(test_slab_one_iteration_is_the_whole_runs, filter);
+  RUN_TEST(test_slab_span_too_narrow_is_built_whole, filter);
   return TEST_EXIT();
 }

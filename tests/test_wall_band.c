@@ -21,7 +21,7 @@ static double uniform(void)
 
 static ms_grid grid_of(double cell, int nx, int ny)
 {
-  ms_grid g = {1.0 / cell, nx, ny, (size_t)nx * (size_t)ny};
+  ms_grid g = {1.0 / cell, nx, ny, (size_t)nx * (size_t)ny, {0, 0, 0, 0}};
   return g;
 }
 

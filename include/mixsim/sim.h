@@ -27,6 +27,8 @@ typedef struct ms_sim_stats {
   int grid_capacity;     /* slots per cell now */
   int max_cell_count;    /* most particles an overflowing cell held (0: never overflowed) */
   long outside_events;   /* particle-iterations with a centre outside the grid */
+  long span_misses;      /* builds that found a particle outside the grid's span a domain
+                            asked (docs/domains.md), made again over the whole grid */
   int grid_nx, grid_ny;
 
   /* The CPU worker's exchange with the device (mixsim/scene.h, ms_exchange). */

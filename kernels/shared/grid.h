@@ -23,7 +23,8 @@ typedef uint64_t ms_slot_index;
 #define MS_FLAG_FIRST_OUT 5  /* lowest index among those outside */
 #define MS_FLAG_FAST 6       /* particles faster than the scene's max_speed */
 #define MS_FLAG_FIRST_FAST 7 /* lowest index among the fast ones */
-#define MS_FLAG_COUNT 8
+#define MS_FLAG_OFF_SPAN 8   /* particles in a cell outside the grid's span (below) */
+#define MS_FLAG_COUNT 9
 #define MS_NO_PARTICLE 0x7fffffff
 
 /* Cell coordinate along one axis, clamped into [0, n-1]: a particle outside the grid
@@ -42,6 +43,31 @@ MS_FN int ms_grid_axis_outside(double p, double inv_cell, int n)
 {
   double f = floor(p * inv_cell);
   return !(f >= 0.0) || f >= (double)n;
+}
+
+/* The grid's span: the cells that may hold small particles, columns x0 .. x0 + wx - 1 and
+ * rows y0 .. y0 + wy - 1, each taken round its axis (x0 < nx, wx <= nx; the same for y). The
+ * whole grid is (0, nx, 0, ny); a domain narrows it to its columns and windows, and the
+ * grid's clear and sort and the zone's sweeps then visit its cells only
+ * (collision/device/grid.c: a particle found outside it widens it to the whole grid). */
+
+/* Cell i (0 .. wx * wy - 1) of a span, row by row and each row from x0: within a row of
+ * the span, the grid's own order but for the wrap at the seam. */
+MS_FN int ms_span_cell(int i, int x0, int wx, int y0, int nx, int ny)
+{
+  if (wx == nx) { /* whole rows (the whole grid too): no division per cell */
+    int c = y0 * nx + i;
+    return c < nx * ny ? c : c - nx * ny;
+  }
+  int y = y0 + i / wx, x = x0 + i % wx;
+  return (y < ny ? y : y - ny) * nx + (x < nx ? x : x - nx);
+}
+
+/* Whether c (in [0, n)) lies within the w cells from c0 along an axis of n, round it. */
+MS_FN int ms_span_holds(int c, int c0, int w, int n)
+{
+  int d = c - c0;
+  return (d < 0 ? d + n : d) < w;
 }
 
 /* An empty slot of the small particles' arrays (docs/open-systems.md): a particle removed

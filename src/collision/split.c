@@ -429,6 +429,23 @@ void ms_split_large_get(const ms_sim *s, int j, double xv[4], int img[2])
   img[0] = L->img[0], img[1] = L->img[1];
 }
 
+void ms_split_grid_span(ms_sim *s, int axis, long lo, long hi)
+{
+  ms_grid *g = &s->p.grid;
+  long n = axis ? g->ny : g->nx;
+  int periodic = s->p.period[axis] > 0.0;
+  if (!periodic) {
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > n ? n : hi;
+  }
+  if (hi - lo >= n || (lo <= 0 && hi >= n)) {
+    g->asked = (ms_grid_span){0, 0, 0, 0};
+    return;
+  }
+  int first = (int)(((lo % n) + n) % n), width = (int)(hi - lo);
+  g->asked = axis ? (ms_grid_span){0, g->nx, first, width} : (ms_grid_span){first, width, 0, g->ny};
+}
+
 void ms_split_large_set(ms_sim *s, int j, const double xv[4], const int img[2])
 {
   ms_body *L = &s->wk.large[j];

@@ -101,6 +101,13 @@ ms_status ms_split_rewind(ms_sim *s, ms_split *x);
 void ms_split_large_get(const ms_sim *s, int j, double xv[4], int img[2]);
 void ms_split_large_set(ms_sim *s, int j, const double xv[4], const int img[2]);
 
+/* The cells the domain's particles lie in through its next steps: columns lo .. hi - 1
+ * along the cut's axis (taken round it where it wraps), every cell across; lo <= 0 and
+ * hi >= the axis's columns together: the whole grid. Its grid's clear and sort and its
+ * zone's sweeps then visit those cells only; a particle found outside them makes the build
+ * again over the whole grid (kernels/shared/grid.h), so the state never depends on them. */
+void ms_split_grid_span(ms_sim *s, int axis, long lo, long hi);
+
 /* The speed past which a domain's step fails (squared; 0: none): the scene's, or a
  * meeting's tighter bound, on which its windows rely (domains/live.c). */
 ms_status ms_split_speed_limit(ms_sim *s, double max_speed2);

@@ -5,6 +5,7 @@
  * where a domain is short of slots is the whole state gathered and laid again. */
 #include "domains/live.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,8 +59,10 @@ ms_status ms_live_drop(ms_domains *D)
   v->on = 0;
   v->k = 1; /* (the scene's speed check back) */
   ms_status st = MS_OK;
-  for (int d = D->first; v->split && d < D->first + D->mine; d++)
+  for (int d = D->first; v->split && d < D->first + D->mine; d++) {
     st = st ? st : limit_speed(D, d);
+    ms_split_grid_span(D->sim[d], 0, 0, LONG_MAX); /* (the whole grid) */
+  }
   for (int d = D->first; v->large_r && d < D->first + D->mine; d++) {
     ms_sim *s = D->sim[d];
     for (int j = 0; j < s->p.n_large; j++) {
@@ -167,6 +170,8 @@ static ms_status lay(ms_domains *D)
   D->layout.n_band = 0; /* (no [wall.NAME] here) */
   if (!st)
     st = ms_meet_every(D, v->one_by_one, &v->k);
+  if (!st)
+    st = ms_meet_span(D, v->k, &v->w_span);
   ms_grid_cut held = D->cut; /* (each domain holds its whole window from the start) */
   held.halo = st ? 0 : ms_meet_window(D, v->k);
   if (!st)
@@ -321,6 +326,9 @@ static ms_status step_pack(ms_domains *D, int d)
    * where it ends, the others by the next iteration's grid) */
   s->run.end_unchecked = !D->live.last;
   place_large(D, d);
+  const ms_split_cut *c = &D->live.cut;
+  ms_split_grid_span(s, c->axis, (long)c->start[d] - D->live.w_span,
+                     (long)c->start[d + 1] + D->live.w_span);
   ms_status st = ms_sim_advance(s, D->live.block);
   s->run.end_unchecked = 0;
   double t1 = ms_now();
@@ -694,11 +702,16 @@ int ms_live_describe(const ms_domains *D, char *out, size_t size)
   if (v->lays == 0)
     return 0;
   double beside = D->iterations > 0 ? 1e3 * (D->wall_s - v->lay_s) / (double)D->iterations : 0.0;
+  long missed = 0;
+  for (int e = D->first; e < D->first + D->mine; e++)
+    missed += D->sim[e]->run.stats.span_misses;
   int k = snprintf(out, size, "  incremental meeting: every %d iteration(s), a window of %d "
-                   "columns each side; %ld lay(s) from the whole state (%.1f ms), %ld settle(s) "
+                   "columns each side, grids over %d (%ld build(s) over the whole grid); "
+                   "%ld lay(s) from the whole state (%.1f ms), %ld settle(s) "
                    "of the view (%.1f ms); %.4f ms/iteration beside the lays; per domain, lay is "
                    "the records taken in, read the step's records out\n",
-                   v->k, v->cut.w, v->lays, 1e3 * v->lay_s, v->settles, 1e3 * v->settle_s, beside);
+                   v->k, v->cut.w, v->w_span, missed, v->lays, 1e3 * v->lay_s, v->settles,
+                   1e3 * v->settle_s, beside);
   int d = D->first;
   double n = v->meetings > 0 ? (double)v->meetings : 1.0;
   if (v->meetings > 0 && D->mine > 0 && k >= 0 && (size_t)k < size)

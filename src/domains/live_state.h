@@ -52,6 +52,7 @@ typedef struct ms_live {
   float *large_r, *large_m;
   int *large_static;
   int w_large;          /* columns each side of a domain's own within which it keeps them */
+  int w_span;           /* columns each side of its own that a domain's grid visits */
   /* The gives of the meeting before (per domain): the records laid from a meeting's gives
    * are written from where they are while the domains go on, so the next meeting gives
    * into these, and the two swap. */

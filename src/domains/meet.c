@@ -67,6 +67,29 @@ int ms_meet_window_large(const ms_domains *D, int k)
   return capped(D, w + deeper(D, k));
 }
 
+/* Columns each side of a domain's own that its grid's span covers (collision/split.h): its
+ * window, the rectangles of the large particles it keeps (their reach, a column more, the
+ * centre's rounding), and two columns for what moves in a block (under half a cell at the
+ * speed its step checks) and rounding. A particle past them costs a build over the whole
+ * grid, never the state: MIXSIM_GRID_SPAN=N (testing) sets N, to show it. */
+ms_status ms_meet_span(const ms_domains *D, int k, int *span)
+{
+  const char *env = getenv("MIXSIM_GRID_SPAN");
+  if (env && *env) {
+    char *end = NULL;
+    long e = strtol(env, &end, 10);
+    if (*end || e < 0 || e > 1000000)
+      return ms_fail(MS_ERR_INPUT, "MIXSIM_GRID_SPAN '%s': expected 0..1000000 columns", env);
+    *span = (int)e;
+    return MS_OK;
+  }
+  double r = fmax(r_large_max(D), 0.0);
+  int reach = (int)floor((r + D->cut.r_small_max) * D->cut.inv_cell) + 2;
+  int w = ms_meet_window(D, k), wl = ms_meet_window_large(D, k) + reach;
+  *span = (w > wl ? w : wl) + 2;
+  return MS_OK;
+}
+
 /* Iterations between meetings: MIXSIM_MEET_EVERY, else the most up to 8 whose windows, both
  * sides, are at most an eighth of a domain's own columns (what it steps twice, beside its
  * neighbours). */

@@ -12,13 +12,31 @@
 #include "shared/grid.h"
 #include "shared/wall.h"
 
+/* A span of the grid (kernels/shared/grid.h): columns x0 .. x0 + wx - 1 and rows
+ * y0 .. y0 + wy - 1, each round its axis. */
+typedef struct ms_grid_span {
+  int x0, wx, y0, wy;
+} ms_grid_span;
+
 /* Grid geometry: cells of one largest small diameter covering the box from the
  * frame's origin. */
 typedef struct ms_grid {
   double inv_cell;
   int nx, ny;
   size_t n_cells;
+  ms_grid_span asked; /* the span a domain holds its particles in (ms_sim_set_grid_span);
+                         wx = 0: the whole grid */
 } ms_grid;
+
+static inline ms_grid_span ms_grid_whole(const ms_grid *g)
+{
+  return (ms_grid_span){0, g->nx, 0, g->ny};
+}
+
+static inline int ms_grid_span_same(ms_grid_span a, ms_grid_span b)
+{
+  return a.x0 == b.x0 && a.wx == b.wx && a.y0 == b.y0 && a.wy == b.wy;
+}
 
 /* A large particle as the CPU worker keeps it (simulation frame). */
 typedef struct ms_body {

@@ -6,6 +6,7 @@
 #define MS_COLLISION_DEVICE_H
 
 #include "cl/runtime.h"
+#include "collision/base/params.h"
 
 /* The skin as a fraction of the largest small radius (docs/friction.md: measured). */
 #define MS_NLIST_SKIN_RATIO 0.3
@@ -54,6 +55,11 @@ typedef struct ms_device {
   int *key_host;         /* the same on the host (the list's import orders by it) */
   ms_list_check wlc;     /* friction off: the check for the worker's list */
   int grid_current;      /* the device grid matches the current small positions */
+  /* The grid's span (collision/device/grid.c): the one the last build filled, whether every
+   * cell outside it is known empty, and a request a particle fell outside of (the whole
+   * grid is used until the next request). */
+  ms_grid_span span_built, span_missed;
+  int span_clean, span_miss;
   ms_kept_forces forces; /* --output: the forces of an advance's last iteration */
   /* Kernel events not yet booked: read once a blocking call shows them complete. */
   cl_event pending_event[MS_PENDING_MAX];

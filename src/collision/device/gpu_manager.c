@@ -35,14 +35,16 @@ ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d)
 {
   ms_buffers *b = &c->x->buf;
   const ms_grid *g = &c->p->grid;
-  int n_cells = (int)g->n_cells, cap = (int)b->cap;
+  int cap = (int)b->cap;
   cl_double4 box = ms_params_sides(c->p);
   cl_double2 period = ms_params_period(c->p);
 
-  int clear_cells = ms_gpu_fill_clears(c) ? 0 : n_cells;
+  /* (the cells each build clears and sorts, its span's, are set by the build: grid.c) */
+  d->span_clean = 0; /* new buffers: the whole grid's counts are cleared at the next build */
   ARG(MS_K_GRID_CLEAR, 0, b->count);
-  ARG(MS_K_GRID_CLEAR, 1, clear_cells);
   ARG(MS_K_GRID_CLEAR, 2, b->flags);
+  ARG(MS_K_GRID_CLEAR, 6, g->nx);
+  ARG(MS_K_GRID_CLEAR, 7, g->ny);
 
   ARG(MS_K_GRID_INSERT, 0, b->pos);
   ARG(MS_K_GRID_INSERT, 1, c->p->n_small);
@@ -60,11 +62,12 @@ ms_status ms_gpu_bind(const ms_ctx *c, ms_device *d)
   ARG(MS_K_GRID_SORT, 0, b->count);
   ARG(MS_K_GRID_SORT, 1, b->idx);
   ARG(MS_K_GRID_SORT, 2, cap);
-  ARG(MS_K_GRID_SORT, 3, n_cells);
   int keyed = d->key != NULL;
   cl_mem key = keyed ? d->key : b->idx; /* (unread without keys) */
   ARG(MS_K_GRID_SORT, 4, key);
   ARG(MS_K_GRID_SORT, 5, keyed);
+  ARG(MS_K_GRID_SORT, 9, g->nx);
+  ARG(MS_K_GRID_SORT, 10, g->ny);
 
   ARG(MS_K_COLLIDE_SMALL, 0, b->pos);
   ARG(MS_K_COLLIDE_SMALL, 1, b->vel);

@@ -23,18 +23,60 @@ static ms_status keep_grid_event(const ms_ctx *c, ms_device *d, int kernel, cl_e
   return ms_gpu_keep_event(c, d, kernel, ev);
 }
 
-static ms_status clear_counts(const ms_ctx *c, ms_device *d, cl_event *first)
+/* The span this build fills: the one asked, unless a particle was found outside it since it
+ * was asked (then the whole grid). */
+static ms_grid_span build_span(const ms_ctx *c, const ms_device *d)
 {
-  if (!ms_gpu_fill_clears(c))
+  const ms_grid *g = &c->p->grid;
+  ms_grid_span a = g->asked;
+  if (a.wx <= 0 || (d->span_miss && ms_grid_span_same(a, d->span_missed)))
+    return ms_grid_whole(g);
+  return a;
+}
+
+/* Clears the counts of `span`'s cells, or of the whole grid where cells outside the span
+ * may hold counts (a first build, new buffers, another span, a particle outside it): on a
+ * CPU device the whole grid by a fill, the kernel clearing only the flags (grid.c's top
+ * says why); else by the kernel, whose arguments this sets. */
+static ms_status clear_counts(const ms_ctx *c, ms_device *d, ms_grid_span span, size_t *items,
+                              cl_event *first)
+{
+  const ms_grid *g = &c->p->grid;
+  if (!d->span_clean || !ms_grid_span_same(span, d->span_built))
+    span = ms_grid_whole(g);
+  int fill = ms_gpu_fill_clears(c) && ms_grid_span_same(span, ms_grid_whole(g));
+  int n = fill ? 0 : span.wx * span.wy;
+  *items = n < MS_FLAG_COUNT ? MS_FLAG_COUNT : (size_t)n;
+  MS_KERNEL_ARG(c->kern, MS_K_GRID_CLEAR, 1, n);
+  MS_KERNEL_ARG(c->kern, MS_K_GRID_CLEAR, 3, span.x0);
+  MS_KERNEL_ARG(c->kern, MS_K_GRID_CLEAR, 4, span.wx);
+  MS_KERNEL_ARG(c->kern, MS_K_GRID_CLEAR, 5, span.y0);
+  if (!fill)
     return MS_OK;
   static const int zero = 0;
   cl_event ev = 0;
   ms_status st = ms_cl_check(clEnqueueFillBuffer(c->cl->gpu_queue, c->x->buf.count, &zero,
-                                                 sizeof zero, 0, c->p->grid.n_cells * sizeof(int),
+                                                 sizeof zero, 0, g->n_cells * sizeof(int),
                                                  0, NULL, ms_trace_timed(c->trace, &ev)),
                              "clEnqueueFillBuffer", "grid count");
   ms_status kept = keep_grid_event(c, d, MS_K_GRID_CLEAR, ev, first);
   return st ? st : kept;
+}
+
+/* The insert's and the sort's view of `span` (the sort visits its cells only). */
+static ms_status bind_span(const ms_ctx *c, ms_grid_span span, size_t *sort_items)
+{
+  MS_KERNEL_ARG(c->kern, MS_K_GRID_INSERT, 12, span.x0);
+  MS_KERNEL_ARG(c->kern, MS_K_GRID_INSERT, 13, span.wx);
+  MS_KERNEL_ARG(c->kern, MS_K_GRID_INSERT, 14, span.y0);
+  MS_KERNEL_ARG(c->kern, MS_K_GRID_INSERT, 15, span.wy);
+  int n = span.wx * span.wy;
+  MS_KERNEL_ARG(c->kern, MS_K_GRID_SORT, 3, n);
+  MS_KERNEL_ARG(c->kern, MS_K_GRID_SORT, 6, span.x0);
+  MS_KERNEL_ARG(c->kern, MS_K_GRID_SORT, 7, span.wx);
+  MS_KERNEL_ARG(c->kern, MS_K_GRID_SORT, 8, span.y0);
+  *sort_items = (size_t)n;
+  return MS_OK;
 }
 
 /* The device's time from the grid's first command to the flags' read, in seconds; INFINITY
@@ -56,16 +98,18 @@ static double grid_device_s(cl_event first, cl_event read)
  * splits that wait after the fact, adding no wait: the device's time from the grid's first
  * command to the read is the grid's own, the rest is 'wait device' (with large_on = device,
  * the iteration's whole work). */
-static ms_status build_once(const ms_ctx *c, ms_device *d, int flags[MS_FLAG_COUNT])
+static ms_status build_once(const ms_ctx *c, ms_device *d, ms_grid_span span,
+                            int flags[MS_FLAG_COUNT])
 {
   ms_cl *cl = c->cl;
   static const int kernels[3] = {MS_K_GRID_CLEAR, MS_K_GRID_INSERT, MS_K_GRID_SORT};
-  size_t clear = ms_gpu_fill_clears(c) || c->p->grid.n_cells < MS_FLAG_COUNT ? MS_FLAG_COUNT
-                                                                          : c->p->grid.n_cells;
-  size_t sizes[3] = {clear, (size_t)c->p->n_small, c->p->grid.n_cells};
+  size_t sizes[3] = {0, (size_t)c->p->n_small, 0};
   double t0 = ms_now();
   cl_event first = 0, read = 0;
-  ms_status st = clear_counts(c, d, &first);
+  ms_status st = clear_counts(c, d, span, &sizes[0], &first);
+  if (!st)
+    st = bind_span(c, span, &sizes[2]);
+  d->span_clean = 0; /* (until this build's flags say where the particles went) */
   for (int k = 0; k < 3 && !st; k++) {
     cl_event ev = 0;
     st = ms_kernels_run_1d(c->kern, cl, kernels[k], sizes[k], ms_trace_timed(c->trace, &ev));
@@ -126,11 +170,30 @@ static void note_outside(const ms_ctx *c, ms_device *d, const int flags[MS_FLAG_
   }
 }
 
+/* After a build over `span`: whether a particle fell outside it (then the build is made
+ * again over the whole grid, until the span is asked anew); else the span the worker's
+ * zone sweeps. */
+static int span_missed(const ms_ctx *c, ms_device *d, ms_grid_span span,
+                       const int flags[MS_FLAG_COUNT])
+{
+  if (flags[MS_FLAG_OFF_SPAN] > 0 && !ms_grid_span_same(span, ms_grid_whole(&c->p->grid))) {
+    d->span_miss = 1;
+    d->span_missed = c->p->grid.asked;
+    c->stats->span_misses++;
+    return 1;
+  }
+  d->span_built = span;
+  d->span_clean = 1;
+  c->x->span = span;
+  return 0;
+}
+
 ms_status ms_gpu_build_grid(const ms_ctx *c, ms_device *d, long step)
 {
   int flags[MS_FLAG_COUNT];
   for (;;) {
-    ms_status st = build_once(c, d, flags);
+    ms_grid_span span = build_span(c, d);
+    ms_status st = build_once(c, d, span, flags);
     if (st)
       return st;
     c->stats->grid_builds++;
@@ -147,6 +210,8 @@ ms_status ms_gpu_build_grid(const ms_ctx *c, ms_device *d, long step)
                      step, flags[MS_FLAG_FIRST_FAST], sqrt(c->p->max_speed2), flags[MS_FLAG_FAST]);
     if (flags[MS_FLAG_OUTSIDE])
       note_outside(c, d, flags, step);
+    if (span_missed(c, d, span, flags))
+      continue;
     if (!flags[MS_FLAG_OVERFLOW])
       break;
     c->stats->overflow_builds++;

@@ -29,6 +29,8 @@ typedef struct ms_list_signal {
 
 typedef struct ms_crossing {
   ms_buffers buf;
+  ms_grid_span span; /* manager, with each grid build (before sync 1): the cells that may
+                        hold a particle (params.h); the worker's zone sweeps them after */
   ms_zone zone;
   ms_list_signal list;
 } ms_crossing;

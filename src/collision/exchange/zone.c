@@ -307,10 +307,40 @@ static cl_event *timed(const ms_ctx *c, zone_events *e, int kernel)
   return ms_trace_timed(c->trace, &e->ev[kernel]);
 }
 
+/* Whether cells c0 .. c0 + w (c0 unclamped along a periodic axis) lie in the span's s0 ..
+ * s0 + sw - 1 along an axis of n. */
+static int in_span(int c0, int w, int s0, int sw, int n)
+{
+  if (sw >= n) /* (the whole axis: a rectangle across its seam too) */
+    return 1;
+  int a = c0 % n;
+  a = a < 0 ? a + n : a;
+  int off = a - s0;
+  return (off < 0 ? off + n : off) + w < sw;
+}
+
+/* The cells this iteration's sweeps visit: the grid's span (the cells that may hold a
+ * particle, crossing.h) when it holds every rectangle, else the whole grid; and the blocks
+ * of lanes x per_lane cells that cover them. */
+static void choose_sweep(const ms_ctx *c, ms_zone *z)
+{
+  const ms_grid *g = &c->p->grid;
+  ms_grid_span s = c->x->span.wx > 0 ? c->x->span : ms_grid_whole(g);
+  const int *r = (const int *)z->up_own.ptr + z->n_owners; /* the rectangles */
+  for (size_t i = 0; i < z->n_owners; i++, r += 4)
+    if (r[3] >= r[2] && !(in_span(r[0], r[1] - r[0], s.x0, s.wx, g->nx) &&
+                          in_span(r[2], r[3] - r[2], s.y0, s.wy, g->ny)))
+      s = ms_grid_whole(g);
+  z->sweep = s;
+  size_t cells = (size_t)s.wx * (size_t)s.wy, per_block = z->lanes * z->per_lane;
+  z->n_sweep = cells;
+  z->n_sweep_blocks = (cells + per_block - 1) / per_block;
+}
+
 static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
 {
-  int rows = (int)z->n_spans, nl = (int)z->n_owners, nx = c->p->grid.nx, cells = (int)z->n_cells;
-  int cap = (int)c->x->buf.cap, blocks = (int)z->n_blocks, per_lane = (int)z->per_lane;
+  int rows = (int)z->n_spans, nl = (int)z->n_owners, nx = c->p->grid.nx, cells = (int)z->n_sweep;
+  int cap = (int)c->x->buf.cap, blocks = (int)z->n_sweep_blocks, per_lane = (int)z->per_lane;
   ARG(MS_K_ZONE_MARK, 0, rows);
   ARG(MS_K_ZONE_MARK, 1, nl);
   ARG(MS_K_ZONE_MARK, 2, z->m_own);
@@ -325,6 +355,11 @@ static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_BLOCKS, 4, z->m_mark);
   ARG(MS_K_ZONE_BLOCKS, 5, c->x->buf.count);
   ARG(MS_K_ZONE_BLOCKS, 6, z->m_block);
+  ARG(MS_K_ZONE_BLOCKS, 7, z->sweep.x0);
+  ARG(MS_K_ZONE_BLOCKS, 8, z->sweep.wx);
+  ARG(MS_K_ZONE_BLOCKS, 9, z->sweep.y0);
+  ARG(MS_K_ZONE_BLOCKS, 10, nx);
+  ARG(MS_K_ZONE_BLOCKS, 11, c->p->grid.ny);
   ARG(MS_K_ZONE_SCAN, 0, blocks);
   ARG(MS_K_ZONE_SCAN, 1, z->m_block);
   ARG(MS_K_ZONE_SCAN, 2, z->m_block_start);
@@ -332,7 +367,7 @@ static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
   cl_command_queue q = c->cl->zone_queue;
   ms_status st = run(c, MS_K_ZONE_MARK, z->n_spans, timed(c, e, MS_K_ZONE_MARK));
   if (!st)
-    st = ms_kernels_run_groups_on(c->kern, q, MS_K_ZONE_BLOCKS, z->n_blocks, z->lanes,
+    st = ms_kernels_run_groups_on(c->kern, q, MS_K_ZONE_BLOCKS, z->n_sweep_blocks, z->lanes,
                                   timed(c, e, MS_K_ZONE_BLOCKS));
   if (!st)
     st = ms_kernels_run_groups_on(c->kern, q, MS_K_ZONE_SCAN, 1, z->lanes,
@@ -344,8 +379,8 @@ static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
 static ms_status gather(const ms_ctx *c, ms_zone *z, zone_events *e)
 {
   const ms_buffers *b = &c->x->buf;
-  int cells = (int)z->n_cells, cap = (int)b->cap, room = (int)z->room;
-  int per_lane = (int)z->per_lane, rec = (int)z->rec;
+  int cells = (int)z->n_sweep, cap = (int)b->cap, room = (int)z->room;
+  int per_lane = (int)z->per_lane, rec = (int)z->rec, nx = c->p->grid.nx;
   ARG(MS_K_ZONE_GATHER, 0, cells);
   ARG(MS_K_ZONE_GATHER, 1, per_lane);
   ARG(MS_K_ZONE_GATHER, 2, cap);
@@ -362,12 +397,18 @@ static ms_status gather(const ms_ctx *c, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_GATHER, 13, rec);
   cl_mem rot = b->rot ? b->rot : b->pos;
   ARG(MS_K_ZONE_GATHER, 14, rot);
+  ARG(MS_K_ZONE_GATHER, 15, z->sweep.x0);
+  ARG(MS_K_ZONE_GATHER, 16, z->sweep.wx);
+  ARG(MS_K_ZONE_GATHER, 17, z->sweep.y0);
+  ARG(MS_K_ZONE_GATHER, 18, nx);
+  ARG(MS_K_ZONE_GATHER, 19, c->p->grid.ny);
   if (e->ev[MS_K_ZONE_GATHER]) { /* a second gather after growing: keep the first's time */
     ms_trace_kernel(c->trace, MS_K_ZONE_GATHER, e->ev[MS_K_ZONE_GATHER]);
     e->ev[MS_K_ZONE_GATHER] = 0;
   }
   ms_status st = ms_kernels_run_groups_on(c->kern, c->cl->zone_queue, MS_K_ZONE_GATHER,
-                                         z->n_blocks, z->lanes, timed(c, e, MS_K_ZONE_GATHER));
+                                         z->n_sweep_blocks, z->lanes,
+                                         timed(c, e, MS_K_ZONE_GATHER));
   ms_trace_device("queue: zone", MS_K_ZONE_GATHER, st ? NULL : e->ev[MS_K_ZONE_GATHER]);
   return st;
 }
@@ -575,6 +616,7 @@ ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large, const int *extra,
   /* The rectangles are written in both modes: a few bytes per large particle, where a
    * map would cost a round trip of its own. */
   z->n_spans = rectangles(c, z, large, extra, n_extra);
+  choose_sweep(c, z);
   if (!z->m_rec)
     z->expect = first_room(c, z);
   if ((st = fit_spans(c, z, z->n_spans)) || (st = fit_slots(c, z, z->expect)))

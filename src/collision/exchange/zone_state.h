@@ -3,6 +3,7 @@
 #ifndef MS_ZONE_STATE_H
 #define MS_ZONE_STATE_H
 
+#include "collision/base/params.h"
 #include "collision/exchange/buffers.h"
 
 typedef struct ms_zone {
@@ -14,7 +15,9 @@ typedef struct ms_zone {
   size_t n_cells;      /* of the grid: the mark and first-slot buffers */
   size_t lanes;        /* work-items per work-group of the block kernels */
   size_t per_lane;     /* cells per work-item there */
-  size_t n_blocks;     /* blocks of lanes x per_lane cells */
+  size_t n_blocks;     /* blocks of lanes x per_lane cells: the whole grid's */
+  ms_grid_span sweep;  /* the cells this iteration's sweeps visit (zone.c: choose_sweep) */
+  size_t n_sweep, n_sweep_blocks; /* its cells, and the blocks that cover them */
   int stamp;           /* this iteration's mark; cells marked earlier hold older ones */
   size_t n_spans;      /* rows of all rectangles this iteration */
   size_t n_slots;      /* particles in the zone this iteration */
