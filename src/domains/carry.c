@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "collision/sim_internal.h"
+#include "collision/device/gpu_manager.h"
 #include "collision/dissipation.h"
 #include "collision/forces.h"
 #include "collision/slots.h"
@@ -299,8 +300,10 @@ ms_status ms_carry_lay(ms_sim *ds, ms_carry *c, const ms_global *g, const ms_lay
   if ((st = ms_sim_set_shapes(ds, c->shape)) ||
       (st = ms_sim_restore(ds, g->st.step, (size_t)ms_sim_get_stats(ds)->grid_capacity, c->pos,
                            c->vel, g->large4)) ||
-      (st = ms_sim_set_small_keys(ds, c->key)))
+      (st = ms_gpu_set_keys(&ds->ctx, &ds->dev, c->key)))
     return st;
+  /* (the keys alone, not ms_sim_set_small_keys: its histories are the last lay's, which may
+   * name slots a domain shed since; the share below replaces them, ordered by these keys) */
   if (g->friction) {
     ms_friction_state f;
     st = friction_share(c, g, &f);
