@@ -148,9 +148,37 @@ test_gravity_window_stops_on_sigterm() {
   window_stops_on_sigterm "$root/scenes/kepler.ini" gwin
 }
 
+# Q applies the keys pressed before it, here 40 resets: a SIGTERM once the first is done
+# stops the window after the one under way (preview.c checks the signal between orders),
+# with the report, not after all 40.
+test_window_signal_cuts_q_short() {
+  command -v xvfb-run >/dev/null 2>&1 || { echo "    xvfb-run is missing"; [ -z "${CI:-}" ]; return; }
+  local keys="5:F12" i
+  for i in $(seq 40); do keys="$keys,6:R"; done
+  mkdir -p drain && cd drain || return 1
+  timeout -s KILL 300 xvfb-run -a -s "-screen 0 1280x1024x24" \
+    sh -c '"$@" & echo $! >pid; wait $!; echo $? >code' sh "$exe" --script "$keys,6:Q" "$scene" \
+    >out 2>err &
+  local pid=$! n
+  for i in $(seq 1200); do
+    grep -q 'preview: step [0-9]*: reset' err 2>/dev/null && break
+    sleep 0.05
+  done
+  [ -s pid ] && kill -TERM "$(cat pid)"
+  await_exit $pid 120 "$(cat pid 2>/dev/null)"
+  local ok=$?
+  n=$(grep -c 'preview: step [0-9]*: reset' err)
+  code=$(cat code 2>/dev/null || echo none)
+  echo "    $n of 40 resets applied before the signal stopped the window; exit $code"
+  cd "$tmp" || return 1
+  [ $ok -eq 0 ] && [ "$code" = 143 ] && [ "$n" -ge 1 ] && [ "$n" -le 3 ] &&
+    grep -q "^state hash [0-9a-f]* (step [0-9]*)" drain/out
+}
+
 check test_frames_run_stops_on_sigterm
 check test_screenshot_run_stops_on_sigint
 check test_frames_resume_and_checkpoint
 check test_window_stops_on_sigterm
 check test_gravity_window_stops_on_sigterm
+check test_window_signal_cuts_q_short
 finish

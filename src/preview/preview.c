@@ -74,6 +74,7 @@ typedef struct driver {
   double rate, rate_t0; /* displayed iterations/s, measured over half a second */
   long rate_step0;
   ms_session session; /* by pipeline and buffers, across switches and resets */
+  const volatile sig_atomic_t *stop; /* the run's signal flag (NULL: none) */
 } driver;
 
 /* The window's report by pipeline and buffers, written as outputs are (a pipe nobody reads
@@ -198,6 +199,8 @@ static ms_status apply(driver *d, const commands *c, int frame)
   ms_status st = MS_OK;
   int changed = 0;
   for (int i = 0; i < c->queue.n && !st; i++) {
+    if (d->stop && *d->stop) /* a signal: no further order (Q's drain included) */
+      return MS_OK;
     int one = 0;
     st = obey(d, c->queue.o[i], &one);
     changed |= one;
@@ -516,7 +519,8 @@ ms_status ms_preview_window(ms_sim **sim, const ms_scene *scene, const ms_sim_op
                      .drag = -1};
   k.live = *sim;
   d = (driver){.k = &k, .sim = *sim, .scene = scene, .opt = *opt, .ipf = w.cmd.ipf,
-               .log = po->script != NULL, .rate_t0 = ms_now(), .rate_step0 = ms_sim_step(*sim)};
+               .log = po->script != NULL, .rate_t0 = ms_now(), .rate_step0 = ms_sim_step(*sim),
+               .stop = po->stop};
   int running = 0;
   pthread_t thread;
   if (!st) {
