@@ -176,13 +176,17 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   ms_trace *t = &s->run.trace;
   mark(step);
   TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BEFORE_SYNC1, step));
-  TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
   double t0 = ms_now();
   int zone = s->p.exchange == MS_EXCHANGE_ZONE;
   if (s->p.n_walls > 0) /* where the walls are this iteration: before the zone, which walks
                            their bands too */
     TRY(ms_walls_place(&s->p, &s->wk, step));
-  TRY(zone ? ms_zone_begin(&s->ctx, s->wk.large, s->wk.wall_rects, s->wk.n_wall_rects) : ms_buffers_host_begin(&s->x.buf, &s->cl));
+  if (zone) /* (the rectangles are the worker's own: sent and marked while the grid builds) */
+    TRY(ms_zone_prepare(&s->ctx, s->wk.large, s->wk.wall_rects, s->wk.n_wall_rects));
+  ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
+  TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
+  t0 = ms_now();
+  TRY(zone ? ms_zone_begin(&s->ctx) : ms_buffers_host_begin(&s->x.buf, &s->cl));
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
   ms_status ls = ms_cpu_large_small(&s->ctx, &s->wk); /* fails only out of memory */
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_SMALL, t0);

@@ -337,10 +337,11 @@ static void choose_sweep(const ms_ctx *c, ms_zone *z)
   z->n_sweep_blocks = (cells + per_block - 1) / per_block;
 }
 
-static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
+/* The rectangles' cells marked with this iteration's stamp (before sync 1: they depend on
+ * the worker's own state alone). */
+static ms_status mark(const ms_ctx *c, ms_zone *z, cl_event *ev)
 {
-  int rows = (int)z->n_spans, nl = (int)z->n_owners, nx = c->p->grid.nx, cells = (int)z->n_sweep;
-  int cap = (int)c->x->buf.cap, blocks = (int)z->n_sweep_blocks, per_lane = (int)z->per_lane;
+  int rows = (int)z->n_spans, nl = (int)z->n_owners, nx = c->p->grid.nx;
   ARG(MS_K_ZONE_MARK, 0, rows);
   ARG(MS_K_ZONE_MARK, 1, nl);
   ARG(MS_K_ZONE_MARK, 2, z->m_own);
@@ -348,6 +349,18 @@ static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_MARK, 4, z->stamp);
   ARG(MS_K_ZONE_MARK, 5, z->m_mark);
   ARG(MS_K_ZONE_MARK, 6, c->p->grid.ny);
+  ms_status st = run(c, MS_K_ZONE_MARK, z->n_spans, ms_trace_timed(c->trace, ev));
+  if (!st)
+    st = ms_cl_check(clFlush(c->cl->zone_queue), "clFlush", "worker queue");
+  return st;
+}
+
+/* The marked cells' particles counted per block, and each block's first slot (after sync 1:
+ * they read the grid). */
+static ms_status count(const ms_ctx *c, ms_zone *z, zone_events *e)
+{
+  int nx = c->p->grid.nx, cells = (int)z->n_sweep;
+  int cap = (int)c->x->buf.cap, blocks = (int)z->n_sweep_blocks, per_lane = (int)z->per_lane;
   ARG(MS_K_ZONE_BLOCKS, 0, cells);
   ARG(MS_K_ZONE_BLOCKS, 1, per_lane);
   ARG(MS_K_ZONE_BLOCKS, 2, cap);
@@ -365,10 +378,8 @@ static ms_status mark_and_count(const ms_ctx *c, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_SCAN, 2, z->m_block_start);
   ARG(MS_K_ZONE_SCAN, 3, z->m_span); /* the totals are its first entry */
   cl_command_queue q = c->cl->zone_queue;
-  ms_status st = run(c, MS_K_ZONE_MARK, z->n_spans, timed(c, e, MS_K_ZONE_MARK));
-  if (!st)
-    st = ms_kernels_run_groups_on(c->kern, q, MS_K_ZONE_BLOCKS, z->n_sweep_blocks, z->lanes,
-                                  timed(c, e, MS_K_ZONE_BLOCKS));
+  ms_status st = ms_kernels_run_groups_on(c->kern, q, MS_K_ZONE_BLOCKS, z->n_sweep_blocks,
+                                          z->lanes, timed(c, e, MS_K_ZONE_BLOCKS));
   if (!st)
     st = ms_kernels_run_groups_on(c->kern, q, MS_K_ZONE_SCAN, 1, z->lanes,
                                   timed(c, e, MS_K_ZONE_SCAN));
@@ -595,17 +606,19 @@ static ms_status rectangles_up(const ms_ctx *c, ms_zone *z)
                        z->n_owners * OWNER * sizeof(int), z->up_own.ptr, "zone owners");
 }
 
-ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large, const int *extra, size_t n_extra)
+ms_status ms_zone_prepare(const ms_ctx *c, const ms_body *large, const int *extra,
+                          size_t n_extra)
 {
   ms_zone *z = &c->x->zone;
-  ms_cl *cl = c->cl;
+  z->prepared = 0;
+  if (z->mark_ev) /* (a prepared iteration that never met: an advance stopped at sync 1) */
+    clReleaseEvent(z->mark_ev);
+  z->mark_ev = NULL;
   z->n_slots = z->n_marked = z->n_spans = 0;
   z->n_owners = (size_t)c->p->n_large + n_extra;
   follow_mode(c, z);
-  if (z->n_owners == 0 || c->p->n_small == 0) {
-    count_stats(c, z, 0.0);
+  if (z->n_owners == 0 || c->p->n_small == 0)
     return MS_OK;
-  }
   ms_status st = fit_fixed(c, z);
   if (!st)
     st = fit_owners(c, z, z->n_owners);
@@ -616,17 +629,33 @@ ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large, const int *extra,
   /* The rectangles are written in both modes: a few bytes per large particle, where a
    * map would cost a round trip of its own. */
   z->n_spans = rectangles(c, z, large, extra, n_extra);
-  choose_sweep(c, z);
   if (!z->m_rec)
     z->expect = first_room(c, z);
   if ((st = fit_spans(c, z, z->n_spans)) || (st = fit_slots(c, z, z->expect)))
     return st;
   if (z->expect == 0 || z->expect > z->room)
     z->expect = z->room;
+  if (!(st = rectangles_up(c, z)))
+    st = mark(c, z, &z->mark_ev);
+  z->prepared = !st;
+  return st;
+}
+
+ms_status ms_zone_begin(const ms_ctx *c)
+{
+  ms_zone *z = &c->x->zone;
+  if (!z->prepared) { /* (nothing to exchange: no large particle, wall or small one) */
+    count_stats(c, z, 0.0);
+    return MS_OK;
+  }
+  z->prepared = 0;
+  choose_sweep(c, z); /* (the grid's span crossed sync 1 with the grid) */
   zone_events e = {{0}};
+  e.ev[MS_K_ZONE_MARK] = z->mark_ev;
+  z->mark_ev = NULL;
   double down = (double)z->expect * SLOT_DOWN(z);
-  if (!(st = rectangles_up(c, z)) && !(st = mark_and_count(c, z, &e)) &&
-      !(st = gather(c, z, &e)) && !(st = spans(c, z, &e)) && !(st = all_down(z, cl)))
+  ms_status st = count(c, z, &e);
+  if (!st && !(st = gather(c, z, &e)) && !(st = spans(c, z, &e)) && !(st = all_down(z, c->cl)))
     st = complete(c, z, &e, &down);
   book(c, &e, !st);
   if (st)
@@ -702,6 +731,8 @@ double ms_zone_full_bytes(const ms_ctx *c)
 
 void ms_zone_release(ms_zone *z, ms_cl *cl)
 {
+  if (z->mark_ev)
+    clReleaseEvent(z->mark_ev);
   if (z->scattered) {
     clWaitForEvents(1, &z->scattered);
     clReleaseEvent(z->scattered);

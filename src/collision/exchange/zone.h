@@ -15,14 +15,18 @@
 #include "collision/exchange/crossing.h"
 
 
-/* The worker's side, between sync 1 and sync 2, on its own queue: send the rectangles,
- * lay out and gather the zone, map or read it, growing the buffers when it outgrew
- * them (never truncating); end publishes the zone's forces (unmap or write) and enqueues
- * their store into F_ls, flushed but not waited for: `scattered` is its event, which the
- * manager's integration waits for on the device. */
+/* The worker's side, on its own queue. Before sync 1, from its own state alone: prepare
+ * sends the rectangles and marks their cells (while the manager builds the grid, so that
+ * neither the host's rectangles nor the mark wait behind the small-small kernel after sync 1).
+ * Between sync 1 and sync 2: begin lays out and gathers the zone, maps or reads it, growing
+ * the buffers when it outgrew them (never truncating); end publishes the zone's forces
+ * (unmap or write) and enqueues their store into F_ls, flushed but not waited for:
+ * `scattered` is its event, which the manager's integration waits for on the device. */
 /* `extra`: n_extra more rectangles (x0, x1, y0, y1 each) after the large particles', the
  * walls' runs of cells (collision/worker/walls.h), walked like a large particle's rows. */
-ms_status ms_zone_begin(const ms_ctx *c, const ms_body *large, const int *extra, size_t n_extra);
+ms_status ms_zone_prepare(const ms_ctx *c, const ms_body *large, const int *extra,
+                          size_t n_extra);
+ms_status ms_zone_begin(const ms_ctx *c);
 ms_status ms_zone_end(const ms_ctx *c);
 /* After the buffer mode changed between advances: the zone's buffers made again in the new
  * mode at the sizes they had, so that the next iteration neither allocates nor grows them

@@ -18,6 +18,8 @@ typedef struct ms_zone {
   size_t n_blocks;     /* blocks of lanes x per_lane cells: the whole grid's */
   ms_grid_span sweep;  /* the cells this iteration's sweeps visit (zone.c: choose_sweep) */
   size_t n_sweep, n_sweep_blocks; /* its cells, and the blocks that cover them */
+  int prepared;        /* ms_zone_prepare sent this iteration's rectangles and marked them */
+  cl_event mark_ev;    /* its mark's event, timed with the rest at ms_zone_begin */
   int stamp;           /* this iteration's mark; cells marked earlier hold older ones */
   size_t n_spans;      /* rows of all rectangles this iteration */
   size_t n_slots;      /* particles in the zone this iteration */
