@@ -183,7 +183,8 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
     TRY(ms_walls_place(&s->p, &s->wk, step));
   if (zone) /* (the rectangles are the worker's own: sent and marked while the grid builds) */
     TRY(ms_zone_prepare(&s->ctx, s->wk.large, s->wk.wall_rects, s->wk.n_wall_rects));
-  ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
+  if (zone || s->p.n_walls > 0) /* (a phase only where there was something to do) */
+    ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
   TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
   t0 = ms_now();
   TRY(zone ? ms_zone_begin(&s->ctx) : ms_buffers_host_begin(&s->x.buf, &s->cl));

@@ -208,10 +208,10 @@ ms_status ms_gpu_build_grid(const ms_ctx *c, ms_device *d, long step)
                                      "%g m/s (%d particle(s)): the system is exploding; dt may "
                                      "be too large",
                      step, flags[MS_FLAG_FIRST_FAST], sqrt(c->p->max_speed2), flags[MS_FLAG_FAST]);
+    if (span_missed(c, d, span, flags)) /* (counted once, in the build made again) */
+      continue;
     if (flags[MS_FLAG_OUTSIDE])
       note_outside(c, d, flags, step);
-    if (span_missed(c, d, span, flags))
-      continue;
     if (!flags[MS_FLAG_OVERFLOW])
       break;
     c->stats->overflow_builds++;
