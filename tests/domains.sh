@@ -285,7 +285,7 @@ bad_hook_refused() {
   rc=$?
   cat "$tmp/err"
   [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
-    grep -q "MIXSIM_GRID_SPAN 'wide': expected 0..1000000 columns" "$tmp/err"
+    grep -q "MIXSIM_GRID_SPAN: expected an integer between 0 and 1000000, got 'wide'" "$tmp/err"
 }
 
 checkpoints_cross_decompositions() {

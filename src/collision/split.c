@@ -438,7 +438,7 @@ void ms_split_grid_span(ms_sim *s, int axis, long lo, long hi)
     lo = lo < 0 ? 0 : lo;
     hi = hi > n ? n : hi;
   }
-  if (hi - lo >= n || (lo <= 0 && hi >= n)) {
+  if (hi - lo >= n) {
     g->asked = (ms_grid_span){0, 0, 0, 0};
     return;
   }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "collision/sim_internal.h"
+#include "core/number.h"
 #include "domains/domains_internal.h"
 
 /* The speed a domain's step may not pass meeting every k > 1 iterations: the scene's
@@ -74,14 +75,11 @@ int ms_meet_window_large(const ms_domains *D, int k)
  * grid, never the state: MIXSIM_GRID_SPAN=N (testing) sets N, to show it. */
 ms_status ms_meet_span(const ms_domains *D, int k, int *span)
 {
-  const char *env = getenv("MIXSIM_GRID_SPAN");
-  if (env && *env) {
-    char *end = NULL;
-    long e = strtol(env, &end, 10);
-    if (*end || e < 0 || e > 1000000)
-      return ms_fail(MS_ERR_INPUT, "MIXSIM_GRID_SPAN '%s': expected 0..1000000 columns", env);
+  long e = -1;
+  ms_status st = ms_number_env("MIXSIM_GRID_SPAN", 0, 1000000, &e);
+  if (st || e >= 0) {
     *span = (int)e;
-    return MS_OK;
+    return st;
   }
   double r = fmax(r_large_max(D), 0.0);
   int reach = (int)floor((r + D->cut.r_small_max) * D->cut.inv_cell) + 2;

@@ -24,7 +24,7 @@ typedef struct ms_grid {
   double inv_cell;
   int nx, ny;
   size_t n_cells;
-  ms_grid_span asked; /* the span a domain holds its particles in (ms_sim_set_grid_span);
+  ms_grid_span asked; /* the span a domain holds its particles in (ms_split_grid_span);
                          wx = 0: the whole grid */
 } ms_grid;
 

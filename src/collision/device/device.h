@@ -56,10 +56,10 @@ typedef struct ms_device {
   ms_list_check wlc;     /* friction off: the check for the worker's list */
   int grid_current;      /* the device grid matches the current small positions */
   /* The grid's span (collision/device/grid.c): the one the last build filled, whether every
-   * cell outside it is known empty, and a request a particle fell outside of (the whole
-   * grid is used until the next request). */
+   * cell outside it is known empty, and the last request a particle fell outside of (the
+   * whole grid is used while it stands; all zero: none). */
   ms_grid_span span_built, span_missed;
-  int span_clean, span_miss;
+  int span_clean;
   ms_kept_forces forces; /* --output: the forces of an advance's last iteration */
   /* Kernel events not yet booked: read once a blocking call shows them complete. */
   cl_event pending_event[MS_PENDING_MAX];

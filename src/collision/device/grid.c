@@ -29,7 +29,7 @@ static ms_grid_span build_span(const ms_ctx *c, const ms_device *d)
 {
   const ms_grid *g = &c->p->grid;
   ms_grid_span a = g->asked;
-  if (a.wx <= 0 || (d->span_miss && ms_grid_span_same(a, d->span_missed)))
+  if (a.wx <= 0 || ms_grid_span_same(a, d->span_missed))
     return ms_grid_whole(g);
   return a;
 }
@@ -177,7 +177,6 @@ static int span_missed(const ms_ctx *c, ms_device *d, ms_grid_span span,
                        const int flags[MS_FLAG_COUNT])
 {
   if (flags[MS_FLAG_OFF_SPAN] > 0 && !ms_grid_span_same(span, ms_grid_whole(&c->p->grid))) {
-    d->span_miss = 1;
     d->span_missed = c->p->grid.asked;
     c->stats->span_misses++;
     return 1;

@@ -311,12 +311,9 @@ static cl_event *timed(const ms_ctx *c, zone_events *e, int kernel)
  * s0 + sw - 1 along an axis of n. */
 static int in_span(int c0, int w, int s0, int sw, int n)
 {
-  if (sw >= n) /* (the whole axis: a rectangle across its seam too) */
-    return 1;
-  int a = c0 % n;
-  a = a < 0 ? a + n : a;
-  int off = a - s0;
-  return (off < 0 ? off + n : off) + w < sw;
+  /* (the whole axis holds a rectangle across its seam too; else its first cell lies within
+   * the span's first sw - w cells) */
+  return sw >= n || ms_span_holds(((c0 % n) + n) % n, s0, sw - w, n);
 }
 
 /* The cells this iteration's sweeps visit: the grid's span (the cells that may hold a
