@@ -94,6 +94,34 @@ static ms_status meet(ms_sim *s, ms_thread_id thread, ms_phase wait_phase)
   return rc ? MS_ERR_ABORTED : MS_OK;
 }
 
+/* Sync 1 led by the worker with the contact zone: once the manager is there with the grid
+ * built, the zone's layout goes on the device ahead of the small-small the manager enqueues
+ * after it (collision/exchange/zone.h). */
+typedef struct lay_job {
+  ms_sim *s;
+  ms_status st;
+  double t0; /* when the layout began: the wait ends there */
+} lay_job;
+
+static int lay_zone(void *arg)
+{
+  lay_job *j = arg;
+  j->t0 = ms_now();
+  j->st = ms_zone_lay(&j->s->ctx);
+  return j->st != MS_OK;
+}
+
+/* Returns the status; *t_lay: when the wait ended and the layout began. */
+static ms_status meet_laying(ms_sim *s, double *t_lay)
+{
+  double t0 = ms_now();
+  lay_job j = {s, MS_OK, 0.0};
+  int rc = ms_sync_meet_leading(&s->run.sync, lay_zone, &j);
+  *t_lay = j.t0 > 0.0 ? j.t0 : ms_now();
+  ms_trace_phase_to(&s->run.trace, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1, t0, *t_lay);
+  return j.st ? j.st : rc ? MS_ERR_ABORTED : MS_OK;
+}
+
 /* --trace: the calling thread's phases from here on belong to iteration `step`. */
 static void mark(long step)
 {
@@ -185,8 +213,12 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
     TRY(ms_zone_prepare(&s->ctx, s->wk.large, s->wk.wall_rects, s->wk.n_wall_rects));
   if (zone || s->p.n_walls > 0) /* (a phase only where there was something to do) */
     ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
-  TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
-  t0 = ms_now();
+  if (zone) {
+    TRY(meet_laying(s, &t0));
+  } else {
+    TRY(meet(s, MS_THREAD_CPU, MS_PHASE_WAIT_SYNC1));
+    t0 = ms_now();
+  }
   TRY(zone ? ms_zone_begin(&s->ctx) : ms_buffers_host_begin(&s->x.buf, &s->cl));
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);
   ms_status ls = ms_cpu_large_small(&s->ctx, &s->wk); /* fails only out of memory */
@@ -196,7 +228,7 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   TRY(ls);
   TRY(end);
   if (!zone)
-    s->run.stats.exchange_bytes += ms_zone_full_bytes(&s->ctx);
+    s->run.stats.exchange_bytes += ms_buffers_full_bytes(&s->x.buf);
   t0 = ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_OUT, t0);
   if (p == MS_PIPELINE_NAIVE) {
     TRY(ms_cpu_large_large(&s->p, &s->wk));

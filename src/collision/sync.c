@@ -38,6 +38,7 @@ int ms_sync_meet(ms_sync *s)
     s->generation++;
     pthread_cond_broadcast(&s->cond);
   } else {
+    pthread_cond_broadcast(&s->cond); /* (a leading partner waits for this arrival) */
     while (gen == s->generation && !s->aborted)
       pthread_cond_wait(&s->cond, &s->lock);
   }
@@ -48,6 +49,23 @@ int ms_sync_meet(ms_sync *s)
     s->arrived--;
   pthread_mutex_unlock(&s->lock);
   return rc;
+}
+
+int ms_sync_meet_leading(ms_sync *s, int (*lead)(void *), void *arg)
+{
+  pthread_mutex_lock(&s->lock);
+  while (s->arrived == 0 && !s->aborted)
+    pthread_cond_wait(&s->cond, &s->lock);
+  int aborted = s->aborted;
+  pthread_mutex_unlock(&s->lock);
+  if (aborted)
+    return -1;
+  /* The partner waits at the meeting meanwhile: what it did before arriving is done. */
+  if (lead(arg)) {
+    ms_sync_abort(s);
+    return -1;
+  }
+  return ms_sync_meet(s);
 }
 
 void ms_sync_abort(ms_sync *s)

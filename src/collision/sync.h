@@ -19,6 +19,12 @@ void ms_sync_destroy(ms_sync *s);
 /* Waits until both threads have arrived. Returns 0, or -1 once aborted: an abort
  * releases a waiting thread and every later meeting, until the next reset. */
 int ms_sync_meet(ms_sync *s);
+/* The meeting where this thread leads: it waits for its partner's arrival, runs
+ * lead(arg) while the partner still waits, then completes the meeting, so that the partner
+ * leaves it after what lead did (sync 1: the worker lays out the contact zone on the
+ * device, and the manager's small-small waits for that there). A lead returning non-zero
+ * aborts the rendezvous. Only one of the two threads may lead a meeting. */
+int ms_sync_meet_leading(ms_sync *s, int (*lead)(void *), void *arg);
 void ms_sync_abort(ms_sync *s);
 
 /* Back to the state of a fresh rendezvous (nobody arrived, not aborted). Call only

@@ -27,6 +27,12 @@ double ms_trace_phase(ms_trace *t, ms_thread_id thread, ms_phase phase, double t
   return now;
 }
 
+double ms_trace_phase_to(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0, double t1)
+{
+  book(t, thread, phase, t0, t1);
+  return t1;
+}
+
 double ms_trace_wait_then(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0,
                           double own_s)
 {

@@ -63,6 +63,8 @@ typedef struct ms_trace {
 
 /* Adds one phase of `thread` that started at `t0`; returns the current time. */
 double ms_trace_phase(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0);
+/* Adds one phase of `thread` from t0 to t1 (<= now); returns t1. */
+double ms_trace_phase_to(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0, double t1);
 /* Books a blocking call that began at t0 and ended now: 'wait device' for the commands
  * queued before its own, then `phase` for the last own_s seconds (all of it if longer). */
 double ms_trace_wait_then(ms_trace *t, ms_thread_id thread, ms_phase phase, double t0,

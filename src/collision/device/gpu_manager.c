@@ -122,7 +122,9 @@ static ms_status run_phase(const ms_ctx *c, ms_device *d, int kernel, ms_phase p
 ms_status ms_gpu_collide(const ms_ctx *c, ms_device *d)
 {
   int kernel = c->p->friction_on ? MS_K_COLLIDE_FRIC : MS_K_COLLIDE_SMALL;
-  return run_phase(c, d, kernel, MS_PHASE_COLLIDE, NULL);
+  /* After the zone's layout on the device: the worker's transfer of the zone then overlaps
+   * this kernel instead of its layout waiting behind it (crossing.h). */
+  return run_phase(c, d, kernel, MS_PHASE_COLLIDE, ms_crossing_zone_laid(c->x, c->p));
 }
 
 ms_status ms_gpu_integrate(const ms_ctx *c, ms_device *d)

@@ -474,3 +474,13 @@ ms_status ms_buffers_clear_forces(ms_buffers *b, ms_cl *cl)
   MS_CL_TRY(clFinish(cl->gpu_queue), "clFinish");
   return MS_OK;
 }
+
+double ms_buffers_full_bytes(const ms_buffers *b)
+{
+  double v2 = (double)b->n_small * 2 * sizeof(float), d2 = (double)b->n_small * 2 * sizeof(double);
+  double cb = (double)b->n_cells * sizeof(int), ib = cb * (double)b->cap;
+  /* pos, vel, the grid down; F_ls down (shared maps it for reading too) and up; with
+   * friction rot down like pos, and t_ls like F_ls but one float */
+  double fr = b->rot ? d2 + (b->mode == MS_BUFFERS_SHARED ? 2 : 1) * v2 / 2 : 0.0;
+  return 2 * d2 + cb + ib + (b->mode == MS_BUFFERS_SHARED ? 2 : 1) * v2 + fr;
+}

@@ -121,4 +121,7 @@ ms_status ms_buffers_clear_forces(ms_buffers *b, ms_cl *cl);
 ms_status ms_buffers_upload(ms_cl *cl, cl_mem m, const void *src, size_t bytes);
 ms_status ms_buffers_download(ms_cl *cl, cl_mem m, void *dst, size_t bytes);
 
+/* Bytes the exchange = full path moves between device and host per iteration. */
+double ms_buffers_full_bytes(const ms_buffers *b);
+
 #endif

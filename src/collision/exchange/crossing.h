@@ -6,8 +6,9 @@
  *         which the manager's integration reads after sync 2, waiting on the device for
  *         `written` (set before sync 2).
  *   zone  exchange = zone: the worker's own gather of the cells under the large
- *         particles, on its queue, between the syncs; `scattered` (set before sync 2) is
- *         the event the manager's integration waits for. */
+ *         particles, on its queue: laid out in sync 1 (`laid`, set there before the
+ *         manager leaves it, is the event its small-small waits for) and read between the
+ *         syncs; `scattered` (set before sync 2) is the event the integration waits for. */
 #ifndef MS_COLLISION_CROSSING_H
 #define MS_COLLISION_CROSSING_H
 
@@ -43,6 +44,15 @@ static inline cl_event ms_crossing_forces_done(const ms_crossing *x, const ms_pa
   if (p->large_on != MS_LARGE_ON_CPU)
     return NULL;
   return p->exchange == MS_EXCHANGE_ZONE ? x->zone.scattered : x->buf.written;
+}
+
+/* The zone's layout, which the manager's small-small waits for on the device (set in
+ * sync 1's hand-over; NULL without a zone this iteration). */
+static inline cl_event ms_crossing_zone_laid(const ms_crossing *x, const ms_params *p)
+{
+  if (p->large_on != MS_LARGE_ON_CPU || p->exchange != MS_EXCHANGE_ZONE)
+    return NULL;
+  return x->zone.laid;
 }
 
 /* What either thread's code is handed during an advance beside its own state: the

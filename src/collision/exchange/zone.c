@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collision/exchange/zone_host.h"
 #include "shared/grid.h"
 
 #define ZONE_MIN_ROOM 64
@@ -296,10 +297,7 @@ static ms_status run(const ms_ctx *c, int kernel, size_t n, cl_event *ev)
   return ms_trace_device("queue: zone", kernel, st || !ev ? NULL : *ev), st;
 }
 
-/* The zone's kernels' events, booked once a blocking call has passed them. */
-typedef struct zone_events {
-  cl_event ev[MS_KERNEL_COUNT];
-} zone_events;
+typedef ms_zone_events zone_events; /* (booked once a blocking call has passed them) */
 
 /* A layout kernel's event: kept only to be timed. */
 static cl_event *timed(const ms_ctx *c, zone_events *e, int kernel)
@@ -433,7 +431,11 @@ static ms_status spans(const ms_ctx *c, ms_zone *z, zone_events *e)
   ARG(MS_K_ZONE_SPANS, 6, z->m_first);
   ARG(MS_K_ZONE_SPANS, 7, z->m_span);
   ARG(MS_K_ZONE_SPANS, 8, c->p->grid.ny);
-  return run(c, MS_K_ZONE_SPANS, z->n_spans, timed(c, e, MS_K_ZONE_SPANS));
+  ms_status st = run(c, MS_K_ZONE_SPANS, z->n_spans, &z->laid);
+  cl_event *t = timed(c, e, MS_K_ZONE_SPANS);
+  if (!st && t && clRetainEvent(z->laid) == CL_SUCCESS)
+    *t = z->laid;
+  return st;
 }
 
 /* Each slot's force into F_ls, and with friction on its torque into t_ls. */
@@ -465,83 +467,6 @@ static void book(const ms_ctx *c, zone_events *e, int ok)
   }
 }
 
-/* Maps and reads are enqueued without blocking but for the last (one round trip for
- * all: the worker's queue is in order). */
-static ms_status map(ms_cl *cl, cl_mem m, cl_map_flags flags, size_t from, size_t bytes,
-                     const char *what, cl_bool block, void **out)
-{
-  return ms_xfer_map(cl->zone_queue, "queue: zone", m, flags, from, bytes, what, block, out);
-}
-
-static ms_status read_into(ms_cl *cl, cl_mem m, size_t from, size_t bytes, void *dst,
-                           const char *what, cl_bool block)
-{
-  return ms_xfer_read(cl->zone_queue, "queue: zone", m, from, bytes, (char *)dst + from, what,
-                      block);
-}
-
-static ms_status unmap(ms_cl *cl, cl_mem m, const void *view, const char *what)
-{
-  if (!view)
-    return MS_OK;
-  return ms_xfer_unmap(cl->zone_queue, "queue: zone", m, view, what);
-}
-
-/* Shared mode: gives the slots' views back (to map a longer range or after growing). */
-static ms_status unmap_slots(ms_zone *z, ms_cl *cl)
-{
-  ms_status st;
-  if ((st = unmap(cl, z->m_rec, z->h_rec, "zone records")) ||
-      (st = unmap(cl, z->m_up, z->h_up, "zone forces")))
-    return st;
-  z->h_rec = NULL;
-  z->h_up = NULL;
-  return MS_OK;
-}
-
-/* Slots [from, to) of the records to the host, blocking when `block`. Shared mode maps
- * [0, to) (the forces' view with them) and ignores `from`. */
-static ms_status slots_down(ms_zone *z, ms_cl *cl, size_t from, size_t to, cl_bool block)
-{
-  size_t rb = z->rec * sizeof(double);
-  ms_status st;
-  if (z->mode == MS_BUFFERS_SHARED) {
-    void *r, *u;
-    if ((st = map(cl, z->m_rec, CL_MAP_READ, 0, to * rb, "zone records", CL_FALSE, &r)) ||
-        (st = map(cl, z->m_up, CL_MAP_WRITE_INVALIDATE_REGION, 0, to * z->up * sizeof(float),
-                  "zone forces", block, &u)))
-      return st;
-    z->h_rec = r;
-    z->h_up = u;
-    return MS_OK;
-  }
-  if ((st = read_into(cl, z->m_rec, from * rb, (to - from) * rb, z->c_rec.ptr, "zone records",
-                      block)))
-    return st;
-  z->h_rec = z->c_rec.ptr;
-  z->h_up = z->c_up.ptr;
-  return MS_OK;
-}
-
-/* The totals with the spans, then the first `expect` slots' records, in one round trip. */
-static ms_status all_down(ms_zone *z, ms_cl *cl)
-{
-  size_t sb = (z->n_spans + 1) * 2 * sizeof(int);
-  ms_status st;
-  if (z->mode == MS_BUFFERS_SHARED) {
-    void *sp;
-    if ((st = map(cl, z->m_span, CL_MAP_READ, 0, sb, "zone spans", CL_FALSE, &sp)))
-      return st;
-    z->h_totals = sp;
-  } else {
-    if ((st = read_into(cl, z->m_span, 0, sb, z->c_span.ptr, "zone spans", CL_FALSE)))
-      return st;
-    z->h_totals = z->c_span.ptr;
-  }
-  z->h_span = z->h_totals + 2;
-  return slots_down(z, cl, 0, z->expect, CL_TRUE);
-}
-
 /* After the round trip: when the zone outgrew its room, grow and gather again; when it
  * holds more than was read, fetch the rest. Never fewer slots than the zone has. */
 static ms_status complete(const ms_ctx *c, ms_zone *z, zone_events *e, double *down)
@@ -551,16 +476,16 @@ static ms_status complete(const ms_ctx *c, ms_zone *z, zone_events *e, double *d
   z->n_marked = (size_t)z->h_totals[1];
   ms_status st = MS_OK;
   if (n > z->room) {
-    if (z->mode == MS_BUFFERS_SHARED && (st = unmap_slots(z, cl)))
+    if (z->mode == MS_BUFFERS_SHARED && (st = ms_zone_unmap_slots(z, cl)))
       return st;
     if ((st = fit_slots(c, z, n)) || (st = gather(c, z, e)))
       return st;
-    st = slots_down(z, cl, 0, n, CL_TRUE);
+    st = ms_zone_slots_down(z, cl, 0, n, CL_TRUE);
     *down += (double)n * SLOT_DOWN(z);
   } else if (n > z->expect) {
-    if (z->mode == MS_BUFFERS_SHARED && (st = unmap_slots(z, cl)))
+    if (z->mode == MS_BUFFERS_SHARED && (st = ms_zone_unmap_slots(z, cl)))
       return st;
-    st = slots_down(z, cl, z->expect, n, CL_TRUE);
+    st = ms_zone_slots_down(z, cl, z->expect, n, CL_TRUE);
     *down += (double)(n - z->expect) * SLOT_DOWN(z);
   }
   z->n_slots = n;
@@ -611,6 +536,10 @@ ms_status ms_zone_prepare(const ms_ctx *c, const ms_body *large, const int *extr
   if (z->mark_ev) /* (a prepared iteration that never met: an advance stopped at sync 1) */
     clReleaseEvent(z->mark_ev);
   z->mark_ev = NULL;
+  if (z->laid) /* (the manager enqueued its small-small, which waited for it, before sync 2) */
+    clReleaseEvent(z->laid);
+  z->laid = NULL;
+  book(c, &z->timed, 0); /* (a layout whose meeting was aborted) */
   z->n_slots = z->n_marked = z->n_spans = 0;
   z->n_owners = (size_t)c->p->n_large + n_extra;
   follow_mode(c, z);
@@ -638,6 +567,25 @@ ms_status ms_zone_prepare(const ms_ctx *c, const ms_body *large, const int *extr
   return st;
 }
 
+ms_status ms_zone_lay(const ms_ctx *c)
+{
+  ms_zone *z = &c->x->zone;
+  if (!z->prepared)
+    return MS_OK;
+  choose_sweep(c, z); /* (the grid's span crossed sync 1 with the grid) */
+  zone_events *e = &z->timed;
+  e->ev[MS_K_ZONE_MARK] = z->mark_ev;
+  z->mark_ev = NULL;
+  ms_status st = count(c, z, e);
+  if (!st && !(st = gather(c, z, e)))
+    st = spans(c, z, e);
+  if (!st) /* (on the device before the manager's small-small, which waits for them) */
+    st = ms_cl_check(clFlush(c->cl->zone_queue), "clFlush", "worker queue");
+  if (st)
+    book(c, e, 0);
+  return st;
+}
+
 ms_status ms_zone_begin(const ms_ctx *c)
 {
   ms_zone *z = &c->x->zone;
@@ -646,15 +594,12 @@ ms_status ms_zone_begin(const ms_ctx *c)
     return MS_OK;
   }
   z->prepared = 0;
-  choose_sweep(c, z); /* (the grid's span crossed sync 1 with the grid) */
-  zone_events e = {{0}};
-  e.ev[MS_K_ZONE_MARK] = z->mark_ev;
-  z->mark_ev = NULL;
+  zone_events *e = &z->timed;
   double down = (double)z->expect * SLOT_DOWN(z);
-  ms_status st = count(c, z, &e);
-  if (!st && !(st = gather(c, z, &e)) && !(st = spans(c, z, &e)) && !(st = all_down(z, c->cl)))
-    st = complete(c, z, &e, &down);
-  book(c, &e, !st);
+  ms_status st = ms_zone_all_down(z, c->cl);
+  if (!st)
+    st = complete(c, z, e, &down);
+  book(c, e, !st);
   if (st)
     return st;
   /* F_ls (and t_ls) start at +0.0f too */
@@ -690,7 +635,7 @@ ms_status ms_zone_end(const ms_ctx *c)
     return MS_OK;
   ms_status st = MS_OK;
   if (z->mode == MS_BUFFERS_SHARED) {
-    if ((st = unmap(cl, z->m_span, z->h_totals, "zone spans")) || (st = unmap_slots(z, cl)))
+    if ((st = ms_zone_unmap(cl, z->m_span, z->h_totals, "zone spans")) || (st = ms_zone_unmap_slots(z, cl)))
       return st;
   } else if (z->n_slots > 0) {
     st = ms_xfer_write(cl->zone_queue, "queue: zone", z->m_up,
@@ -715,21 +660,15 @@ ms_status ms_zone_end(const ms_ctx *c)
   return st;
 }
 
-double ms_zone_full_bytes(const ms_ctx *c)
-{
-  const ms_buffers *b = &c->x->buf;
-  double v2 = (double)b->n_small * 2 * sizeof(float), d2 = (double)b->n_small * 2 * sizeof(double);
-  double cb = (double)b->n_cells * sizeof(int), ib = cb * (double)b->cap;
-  /* pos, vel, the grid down; F_ls down (shared maps it for reading too) and up; with
-   * friction rot down like pos, and t_ls like F_ls but one float */
-  double fr = b->rot ? d2 + (b->mode == MS_BUFFERS_SHARED ? 2 : 1) * v2 / 2 : 0.0;
-  return 2 * d2 + cb + ib + (b->mode == MS_BUFFERS_SHARED ? 2 : 1) * v2 + fr;
-}
-
 void ms_zone_release(ms_zone *z, ms_cl *cl)
 {
-  if (z->mark_ev)
-    clReleaseEvent(z->mark_ev);
+  cl_event *ev[] = {&z->mark_ev, &z->laid};
+  for (int k = 0; k < 2; k++)
+    if (*ev[k])
+      clReleaseEvent(*ev[k]);
+  for (int k = 0; k < MS_KERNEL_COUNT; k++)
+    if (z->timed.ev[k])
+      clReleaseEvent(z->timed.ev[k]);
   if (z->scattered) {
     clWaitForEvents(1, &z->scattered);
     clReleaseEvent(z->scattered);

@@ -18,14 +18,19 @@
 /* The worker's side, on its own queue. Before sync 1, from its own state alone: prepare
  * sends the rectangles and marks their cells (while the manager builds the grid, so that
  * neither the host's rectangles nor the mark wait behind the small-small kernel after sync 1).
- * Between sync 1 and sync 2: begin lays out and gathers the zone, maps or reads it, growing
- * the buffers when it outgrew them (never truncating); end publishes the zone's forces
- * (unmap or write) and enqueues their store into F_ls, flushed but not waited for:
- * `scattered` is its event, which the manager's integration waits for on the device. */
+ * In sync 1, once the manager has arrived with the grid built and while it still waits
+ * (collision/sync.h's leading meeting): lay enqueues the kernels that lay out and gather the
+ * zone; `laid` is the last one's event, which the manager's small-small waits for on the
+ * device, so that the device runs them first and the zone's transfer overlaps small-small.
+ * Between sync 1 and sync 2: begin maps or reads the zone, growing the buffers when it
+ * outgrew them (never truncating); end publishes the zone's forces (unmap or write) and
+ * enqueues their store into F_ls, flushed but not waited for: `scattered` is its event,
+ * which the manager's integration waits for on the device. */
 /* `extra`: n_extra more rectangles (x0, x1, y0, y1 each) after the large particles', the
  * walls' runs of cells (collision/worker/walls.h), walked like a large particle's rows. */
 ms_status ms_zone_prepare(const ms_ctx *c, const ms_body *large, const int *extra,
                           size_t n_extra);
+ms_status ms_zone_lay(const ms_ctx *c);
 ms_status ms_zone_begin(const ms_ctx *c);
 ms_status ms_zone_end(const ms_ctx *c);
 /* After the buffer mode changed between advances: the zone's buffers made again in the new
@@ -39,9 +44,6 @@ ms_status ms_zone_follow_buffers(const ms_ctx *c);
  * a minimum, at most the small particles), now: for tests, a zone with ample room from
  * the start, or with almost none. */
 ms_status ms_zone_reserve(const ms_ctx *c, size_t cells);
-
-/* Bytes the exchange = full path moves between device and host per iteration. */
-double ms_zone_full_bytes(const ms_ctx *c);
 
 void ms_zone_release(ms_zone *z, ms_cl *cl);
 

@@ -3,8 +3,14 @@
 #ifndef MS_ZONE_STATE_H
 #define MS_ZONE_STATE_H
 
+#include "collision/base/kernels.h"
 #include "collision/base/params.h"
 #include "collision/exchange/buffers.h"
+
+/* The zone's kernels' events, kept only to be timed until a blocking call has passed them. */
+typedef struct ms_zone_events {
+  cl_event ev[MS_KERNEL_COUNT];
+} ms_zone_events;
 
 typedef struct ms_zone {
   ms_buffer_mode mode; /* of the per-slot and read-back buffers: the sim's buffer mode */
@@ -20,6 +26,11 @@ typedef struct ms_zone {
   size_t n_sweep, n_sweep_blocks; /* its cells, and the blocks that cover them */
   int prepared;        /* ms_zone_prepare sent this iteration's rectangles and marked them */
   cl_event mark_ev;    /* its mark's event, timed with the rest at ms_zone_begin */
+  /* The layout's last kernel: set in sync 1's hand-over (ms_zone_lay), where the manager
+   * reads it for its small-small to wait for on the device; released by the next prepare
+   * (after sync 2, when the manager has enqueued that kernel). NULL: no zone. */
+  cl_event laid;
+  ms_zone_events timed; /* the layout's, from ms_zone_lay to ms_zone_begin's round trip */
   int stamp;           /* this iteration's mark; cells marked earlier hold older ones */
   size_t n_spans;      /* rows of all rectangles this iteration */
   size_t n_slots;      /* particles in the zone this iteration */
