@@ -131,7 +131,8 @@ auto_over_domains() {
 # keep their particles between iterations and meet by records; the hash is the one
 # device's in both pipelines, both exchanges (full walks the worker's list, which orders a
 # cell's particles by global slot) and buffer modes, with the records laid into shuffled
-# free slots (MIXSIM_SPLIT_SHUFFLE: where a record lands must not matter), with many large
+# free slots (MIXSIM_SPLIT_SHUFFLE: where a record lands must not matter), laid and freed by
+# several pool threads (MIXSIM_SPLIT_GRAIN: chunks of 7 slots), with many large
 # particles (most parked in the domains far from them), and through a periodic seam; it
 # runs with one lay from the whole state (no domain short of slots) and one settle.
 incremental_same_hash() {
@@ -144,6 +145,8 @@ incremental_same_hash() {
     MIXSIM_SPLIT_SHUFFLE=7 same_hash tests/scenes/mixed_frictionless.ini 100 --exchange full &&
     same_hash tests/scenes/many_large.ini 150 --exchange zone &&
     MIXSIM_SPLIT_SHUFFLE=3 same_hash tests/scenes/many_large.ini 150 --exchange full &&
+    MIXSIM_SPLIT_GRAIN=7 same_hash tests/scenes/many_large.ini 150 --exchange zone \
+      --cpu-threads 3 &&
     same_hash "$f" 300 --exchange zone || return 1
   "$exe" -n 200 --headless --devices cpu,cpu,cpu --exchange zone \
     "$root/tests/scenes/mixed_frictionless.ini" >"$tmp/inc.out" || return 1
@@ -280,6 +283,13 @@ bad_hook_refused() {
   cat "$tmp/err"
   [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
     grep -q "MIXSIM_SPLIT_SHUFFLE '-1': expected a seed 1..1e9" "$tmp/err" || return 1
+  MIXSIM_SPLIT_GRAIN=0 "$exe" -q -n 5 --headless --devices cpu,cpu \
+    "$root/tests/scenes/mixed_frictionless.ini" >/dev/null 2>"$tmp/err"
+  rc=$?
+  cat "$tmp/err"
+  [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+    grep -q 'MIXSIM_SPLIT_GRAIN: must be between 1 and 1000000 (got 0)' "$tmp/err" ||
+    return 1
   MIXSIM_GRID_SPAN=wide "$exe" -q -n 5 --headless --devices cpu,cpu --exchange zone \
     "$root/tests/scenes/mixed_frictionless.ini" >/dev/null 2>"$tmp/err"
   rc=$?

@@ -25,7 +25,9 @@
  * maps (shared) or reads (copied) the small particles' whole state and the grid, and
  * unmaps or writes all of F_ls, then a marker. exchange = zone (collision/exchange/zone.h)
  * sends the large particles' cell rectangles, has kernels on the worker's queue lay out and
- * gather the small particles there, maps or reads only that zone (one round trip), and
+ * gather the small particles there (enqueued in sync 1, which the worker then leads, and
+ * waited for by the manager's small-small on the device), maps or reads only that zone (one
+ * round trip), and
  * after large-small unmaps or writes the zone's forces and enqueues their scatter into
  * F_ls. Either way the manager's small integration waits for the worker's last command
  * (the marker, the scatter) on the device, not the worker on the host: F_ls is complete

@@ -46,6 +46,7 @@ typedef struct ms_split {
   int *column;                /* ms_split_own: own particles per column */
   int *slot_scratch;          /* ms_split_unpack's */
   unsigned long long shuffle; /* MIXSIM_SPLIT_SHUFFLE's generator (0: off) */
+  int grain;                  /* slots per chunk of the host's loops over them (split.c) */
   /* ms_split_records_pinned's two page-locked buffers, used in turn, mapped on `pin_queue` */
   cl_mem pin[2];
   void *pin_at[2];

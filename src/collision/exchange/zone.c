@@ -635,7 +635,8 @@ ms_status ms_zone_end(const ms_ctx *c)
     return MS_OK;
   ms_status st = MS_OK;
   if (z->mode == MS_BUFFERS_SHARED) {
-    if ((st = ms_zone_unmap(cl, z->m_span, z->h_totals, "zone spans")) || (st = ms_zone_unmap_slots(z, cl)))
+    if ((st = ms_zone_unmap(cl, z->m_span, z->h_totals, "zone spans")) ||
+        (st = ms_zone_unmap_slots(z, cl)))
       return st;
   } else if (z->n_slots > 0) {
     st = ms_xfer_write(cl->zone_queue, "queue: zone", z->m_up,
