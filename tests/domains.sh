@@ -132,7 +132,8 @@ auto_over_domains() {
 # device's in both pipelines, both exchanges (full walks the worker's list, which orders a
 # cell's particles by global slot) and buffer modes, with the records laid into shuffled
 # free slots (MIXSIM_SPLIT_SHUFFLE: where a record lands must not matter), laid and freed by
-# several pool threads (MIXSIM_SPLIT_GRAIN: chunks of 7 slots), with many large
+# several pool threads (MIXSIM_SPLIT_GRAIN: chunks of 7 slots), with a domain's first
+# large-large pair right past its parked large particles (parked_pair.ini), with many large
 # particles (most parked in the domains far from them), and through a periodic seam; it
 # runs with one lay from the whole state (no domain short of slots) and one settle.
 incremental_same_hash() {
@@ -147,6 +148,7 @@ incremental_same_hash() {
     MIXSIM_SPLIT_SHUFFLE=3 same_hash tests/scenes/many_large.ini 150 --exchange full &&
     MIXSIM_SPLIT_GRAIN=7 same_hash tests/scenes/many_large.ini 150 --exchange zone \
       --cpu-threads 3 &&
+    same_hash tests/scenes/parked_pair.ini 100 --exchange zone &&
     same_hash "$f" 300 --exchange zone || return 1
   "$exe" -n 200 --headless --devices cpu,cpu,cpu --exchange zone \
     "$root/tests/scenes/mixed_frictionless.ini" >"$tmp/inc.out" || return 1

@@ -304,7 +304,7 @@ ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
     c->stats->worker_list_iterations++;
   }
   int grain = large_small_grain(c, w, listed);
-  st = ms_pool_run(w->pool, large_small_chunk, &(ms_worker_job){c->p, w, &src, NULL},
+  st = ms_pool_run(w->pool, large_small_chunk, &(ms_worker_job){c->p, w, &src, NULL, 0},
                    c->p->n_large + w->n_wall_items, grain);
   if (!st && c->p->n_walls > 0 && !ms_walls_small_finish(c->p, w))
     st = ms_fail(MS_ERR_RUNTIME, "out of memory for the walls' contact histories");
@@ -457,7 +457,7 @@ static int ll_pair(const ms_params *pm, const ms_worker *w, ms_ll_pair *p)
 struct ms_sweep_item {
   double left, right, x, y;
   float r;
-  int index;
+  int index, empty;
 };
 
 static ms_status sweep_chunk(void *ctx, int begin, int end, int chunk, char *why,
@@ -470,7 +470,8 @@ static ms_status sweep_chunk(void *ctx, int begin, int end, int chunk, char *why
   for (int a = begin; a < end; a++) {
     int i = w->sweep_order[a];
     const ms_body *B = &w->large[i];
-    w->sweep[a] = (struct ms_sweep_item){left_edge(w->large, i), B->x + B->r, B->x, B->y, B->r, i};
+    w->sweep[a] = (struct ms_sweep_item){left_edge(w->large, i), B->x + B->r, B->x, B->y, B->r, i,
+                                         ms_body_empty(B)};
   }
   return MS_OK;
 }
@@ -480,7 +481,7 @@ static ms_status fill_sweep(const ms_params *pm, ms_worker *w)
   if (!w->sweep && !(w->sweep = malloc(((size_t)pm->n_large + 1) * sizeof *w->sweep)))
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the sweep of %d large particles",
                    pm->n_large);
-  return ms_pool_run(w->pool, sweep_chunk, &(ms_worker_job){pm, w, NULL, NULL}, pm->n_large,
+  return ms_pool_run(w->pool, sweep_chunk, &(ms_worker_job){pm, w, NULL, NULL, 0}, pm->n_large,
                      grain(w, GRAIN_PER_BODY));
 }
 
@@ -516,8 +517,8 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
   ms_worker_chunk *ch = &w->chunk[chunk];
   const struct ms_sweep_item *sw = w->sweep;
   ch->n_ll = 0;
-  for (int a = begin; a < end; a++) {
-    if (ms_body_empty(&w->large[sw[a].index]))
+  for (int a = begin + job->from; a < end + job->from; a++) {
+    if (sw[a].empty)
       continue; /* empty slots sort first (parked far left): no pairs */
     double right = sw[a].right;
     int b = a + 1;
@@ -594,9 +595,12 @@ ms_status ms_cpu_large_large(const ms_params *pm, ms_worker *w)
   for (int t = 0; t < w->cpu_threads; t++)
     w->chunk[t].n_ll = 0;
   ms_status st = pm->n_large > 0 ? fill_sweep(pm, w) : MS_OK;
+  int from = 0; /* (the empty sort first, parked far left: the chunks share the others) */
+  while (!st && from < pm->n_large && w->sweep[from].empty)
+    from++;
   if (!st)
-    st = ms_pool_run(w->pool, large_large_chunk, &(ms_worker_job){pm, w, NULL, NULL}, pm->n_large,
-                     grain(w, GRAIN_LARGE_LARGE));
+    st = ms_pool_run(w->pool, large_large_chunk, &(ms_worker_job){pm, w, NULL, NULL, from},
+                     pm->n_large - from, grain(w, GRAIN_LARGE_LARGE));
   if (st)
     return st;
   /* The pairs in sweep order (chunks are contiguous and ascending), so every body's
@@ -609,7 +613,7 @@ ms_status ms_cpu_large_large(const ms_params *pm, ms_worker *w)
   }
   for (int t = 0; t < w->cpu_threads; t++)
     w->chunk[t].n_wr = 0; /* chunks the job leaves empty add nothing */
-  st = ms_pool_run(w->pool, walls_chunk, &(ms_worker_job){pm, w, NULL, NULL}, pm->n_large,
+  st = ms_pool_run(w->pool, walls_chunk, &(ms_worker_job){pm, w, NULL, NULL, 0}, pm->n_large,
                    grain(w, GRAIN_PER_BODY));
   if (!st && pm->n_walls > 0)
     ms_walls_apply_large(pm, w);
@@ -679,7 +683,7 @@ ms_status ms_cpu_integrate(const ms_params *pm, ms_worker *w, long step)
     w->chunk[t].failed = -1;
     w->chunk[t].begin = w->chunk[t].end = 0; /* chunks the job leaves empty */
   }
-  ms_status st = ms_pool_run(w->pool, integrate_chunk, &(ms_worker_job){pm, w, NULL, NULL},
+  ms_status st = ms_pool_run(w->pool, integrate_chunk, &(ms_worker_job){pm, w, NULL, NULL, 0},
                              pm->n_large, grain(w, GRAIN_PER_BODY));
   int finite = 1, i = st ? -1 : first_failure(w, &finite);
   if (i < 0) {

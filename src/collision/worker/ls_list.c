@@ -138,7 +138,7 @@ ms_status ms_ls_list_prepare(const ms_ctx *c, ms_worker *w, int grain)
   if (!wl->stale && !c->x->list.small_moved && !large_moved(c, w))
     return MS_OK;
   wl->margin = build_margin(c);
-  st = ms_pool_run(w->pool, build_chunk, &(ms_worker_job){c->p, w, NULL, &c->x->buf},
+  st = ms_pool_run(w->pool, build_chunk, &(ms_worker_job){c->p, w, NULL, &c->x->buf, 0},
                    c->p->n_large, grain);
   if (st) {
     wl->stale = 1;

@@ -203,6 +203,7 @@ typedef struct ms_worker_job {
   ms_worker *w;
   const ms_ls_source *src;
   const ms_buffers *buf;
+  int from; /* the first item a job's [0, n) stands for (large-large: past the empty) */
 } ms_worker_job;
 
 #endif
