@@ -27,9 +27,8 @@
  * sends the large particles' cell rectangles, has kernels on the worker's queue lay out and
  * gather the small particles there (enqueued in sync 1, which the worker then leads, and
  * waited for by the manager's small-small on the device), maps or reads only that zone (one
- * round trip), and
- * after large-small unmaps or writes the zone's forces and enqueues their scatter into
- * F_ls. Either way the manager's small integration waits for the worker's last command
+ * round trip), and after large-small unmaps or writes the zone's forces and enqueues their
+ * scatter into F_ls. Either way the manager's small integration waits for the worker's last command
  * (the marker, the scatter) on the device, not the worker on the host: F_ls is complete
  * before the small integration reads it, and each small particle's F_ls sums the same
  * forces in the same order: the same state bit for bit.

@@ -254,8 +254,7 @@ ms_status ms_split_pack(ms_sim *s, ms_split *x, const ms_split_cut *c, int d)
 typedef struct slot_job {
   ms_sim *s;
   ms_split *x;
-  const ms_split_part *part;
-  int parts;
+  const ms_split_part *part; /* (the records given; their sum covers the job) */
 } slot_job;
 
 /* Slots left [begin, end): item k is left[n_left - 1 - k], pushed k-th on the free stack. */
@@ -296,7 +295,7 @@ ms_status ms_split_commit(ms_sim *s, ms_split *x)
   /* The slots left, free again (in the kernel's order: where a record lands does not
    * change the state, every order on the device being by key). */
   ms_status freed =
-      ms_pool_run(s->wk.pool, free_chunk, &(slot_job){s, x, NULL, 0}, x->n_left, x->grain);
+      ms_pool_run(s->wk.pool, free_chunk, &(slot_job){s, x, NULL}, x->n_left, x->grain);
   st = st ? st : freed;
   x->n_free += x->n_left;
   x->n_left = 0;
@@ -357,7 +356,7 @@ ms_status ms_split_unpack(ms_sim *s, ms_split *x, const ms_split_part *part, int
   if (x->shuffle)
     shuffle_free(x);
   if (!st)
-    st = ms_pool_run(s->wk.pool, lay_chunk, &(slot_job){s, x, part, parts}, (int)n, x->grain);
+    st = ms_pool_run(s->wk.pool, lay_chunk, &(slot_job){s, x, part}, (int)n, x->grain);
   if (!st)
     x->n_free -= (int)n;
   /* (straight from the parts, which stay until the next pack's reads: see write_async) */
