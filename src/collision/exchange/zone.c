@@ -528,6 +528,19 @@ static ms_status rectangles_up(const ms_ctx *c, ms_zone *z)
                        z->n_owners * OWNER * sizeof(int), z->up_own.ptr, "zone owners");
 }
 
+/* The last layout's event, which the manager's small-small waited for, is released in the
+ * next sync 1, not here: NVIDIA's runtime blocks a release until it has synchronised the
+ * queue that waited, which here is the manager's integration and grid build still running
+ * (1.6 ms at 16M small particles, with the worker late to sync 1 by as much). In sync 1 the
+ * manager has read the grid's flags, so that queue is synchronised and the release free. */
+static void spend_laid(ms_zone *z)
+{
+  if (z->laid_spent) /* (two prepares without a layout between them) */
+    clReleaseEvent(z->laid_spent);
+  z->laid_spent = z->laid;
+  z->laid = NULL;
+}
+
 ms_status ms_zone_prepare(const ms_ctx *c, const ms_body *large, const int *extra,
                           size_t n_extra)
 {
@@ -537,8 +550,7 @@ ms_status ms_zone_prepare(const ms_ctx *c, const ms_body *large, const int *extr
     clReleaseEvent(z->mark_ev);
   z->mark_ev = NULL;
   if (z->laid) /* (the manager enqueued its small-small, which waited for it, before sync 2) */
-    clReleaseEvent(z->laid);
-  z->laid = NULL;
+    spend_laid(z);
   book(c, &z->timed, 0); /* (a layout whose meeting was aborted) */
   z->n_slots = z->n_marked = z->n_spans = 0;
   z->n_owners = (size_t)c->p->n_large + n_extra;
@@ -573,6 +585,9 @@ ms_status ms_zone_lay(const ms_ctx *c)
   if (!z->prepared)
     return MS_OK;
   choose_sweep(c, z); /* (the grid's span crossed sync 1 with the grid) */
+  if (z->laid_spent) /* (see spend_laid) */
+    clReleaseEvent(z->laid_spent);
+  z->laid_spent = NULL;
   zone_events *e = &z->timed;
   e->ev[MS_K_ZONE_MARK] = z->mark_ev;
   z->mark_ev = NULL;
@@ -663,8 +678,8 @@ ms_status ms_zone_end(const ms_ctx *c)
 
 void ms_zone_release(ms_zone *z, ms_cl *cl)
 {
-  cl_event *ev[] = {&z->mark_ev, &z->laid};
-  for (int k = 0; k < 2; k++)
+  cl_event *ev[] = {&z->mark_ev, &z->laid, &z->laid_spent};
+  for (int k = 0; k < 3; k++)
     if (*ev[k])
       clReleaseEvent(*ev[k]);
   for (int k = 0; k < MS_KERNEL_COUNT; k++)

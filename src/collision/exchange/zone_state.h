@@ -27,9 +27,11 @@ typedef struct ms_zone {
   int prepared;        /* ms_zone_prepare sent this iteration's rectangles and marked them */
   cl_event mark_ev;    /* its mark's event, timed with the rest at ms_zone_begin */
   /* The layout's last kernel: set in sync 1's hand-over (ms_zone_lay), where the manager
-   * reads it for its small-small to wait for on the device; released by the next prepare
-   * (after sync 2, when the manager has enqueued that kernel). NULL: no zone. */
+   * reads it for its small-small to wait for on the device; put aside by the next prepare
+   * (after sync 2, when the manager has enqueued that kernel) as `laid_spent`, released
+   * by the next layout. NULL: no zone. */
   cl_event laid;
+  cl_event laid_spent;
   ms_zone_events timed; /* the layout's, from ms_zone_lay to ms_zone_begin's round trip */
   int stamp;           /* this iteration's mark; cells marked earlier hold older ones */
   size_t n_spans;      /* rows of all rectangles this iteration */
