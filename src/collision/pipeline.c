@@ -210,7 +210,7 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   if (s->p.n_walls > 0) /* where the walls are this iteration: before the zone, which walks
                            their bands too */
     TRY(ms_walls_place(&s->p, &s->wk, step));
-  if (zone) /* (the rectangles are the worker's own: sent and marked while the grid builds) */
+  if (zone) /* (the rectangles are the worker's own: made while the grid builds) */
     TRY(ms_zone_prepare(&s->ctx, s->wk.large, s->wk.wall_rects, s->wk.n_wall_rects));
   if (zone || s->p.n_walls > 0) /* (a phase only where there was something to do) */
     ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_HOST_IN, t0);

@@ -332,9 +332,8 @@ static void choose_sweep(const ms_ctx *c, ms_zone *z)
   z->n_sweep_blocks = (cells + per_block - 1) / per_block;
 }
 
-/* The rectangles' cells marked with this iteration's stamp (before sync 1: they depend on
- * the worker's own state alone). */
-static ms_status mark(const ms_ctx *c, ms_zone *z, cl_event *ev)
+/* The rectangles' cells marked with this iteration's stamp. */
+static ms_status mark(const ms_ctx *c, ms_zone *z, zone_events *e)
 {
   int rows = (int)z->n_spans, nl = (int)z->n_owners, nx = c->p->grid.nx;
   ARG(MS_K_ZONE_MARK, 0, rows);
@@ -344,10 +343,7 @@ static ms_status mark(const ms_ctx *c, ms_zone *z, cl_event *ev)
   ARG(MS_K_ZONE_MARK, 4, z->stamp);
   ARG(MS_K_ZONE_MARK, 5, z->m_mark);
   ARG(MS_K_ZONE_MARK, 6, c->p->grid.ny);
-  ms_status st = run(c, MS_K_ZONE_MARK, z->n_spans, ms_trace_timed(c->trace, ev));
-  if (!st)
-    st = ms_cl_check(clFlush(c->cl->zone_queue), "clFlush", "worker queue");
-  return st;
+  return run(c, MS_K_ZONE_MARK, z->n_spans, timed(c, e, MS_K_ZONE_MARK));
 }
 
 /* The marked cells' particles counted per block, and each block's first slot (after sync 1:
@@ -528,11 +524,13 @@ static ms_status rectangles_up(const ms_ctx *c, ms_zone *z)
                        z->n_owners * OWNER * sizeof(int), z->up_own.ptr, "zone owners");
 }
 
-/* The last layout's event, which the manager's small-small waited for, is released in the
- * next sync 1, not here: NVIDIA's runtime blocks a release until it has synchronised the
- * queue that waited, which here is the manager's integration and grid build still running
- * (1.6 ms at 16M small particles, with the worker late to sync 1 by as much). In sync 1 the
- * manager has read the grid's flags, so that queue is synchronised and the release free. */
+/* The worker's queue is left alone from sync 2 to sync 1: the last layout's event, which
+ * the manager's small-small waited for, is released in the next sync 1, and the rectangles
+ * are sent and marked there. NVIDIA's runtime blocks the first call on this queue after the
+ * manager's queue waited for one of its events until it has synchronised that queue: here
+ * the manager's integration and grid build, still running (at 16M small particles 0.7-1.6
+ * ms, the worker late to sync 1 by as much). In sync 1 the manager has read the grid's
+ * flags, so its queue is synchronised and the calls are free. */
 static void spend_laid(ms_zone *z)
 {
   if (z->laid_spent) /* (two prepares without a layout between them) */
@@ -546,9 +544,6 @@ ms_status ms_zone_prepare(const ms_ctx *c, const ms_body *large, const int *extr
 {
   ms_zone *z = &c->x->zone;
   z->prepared = 0;
-  if (z->mark_ev) /* (a prepared iteration that never met: an advance stopped at sync 1) */
-    clReleaseEvent(z->mark_ev);
-  z->mark_ev = NULL;
   if (z->laid) /* (the manager enqueued its small-small, which waited for it, before sync 2) */
     spend_laid(z);
   book(c, &z->timed, 0); /* (a layout whose meeting was aborted) */
@@ -573,10 +568,8 @@ ms_status ms_zone_prepare(const ms_ctx *c, const ms_body *large, const int *extr
     return st;
   if (z->expect == 0 || z->expect > z->room)
     z->expect = z->room;
-  if (!(st = rectangles_up(c, z)))
-    st = mark(c, z, &z->mark_ev);
-  z->prepared = !st;
-  return st;
+  z->prepared = 1;
+  return MS_OK;
 }
 
 ms_status ms_zone_lay(const ms_ctx *c)
@@ -589,9 +582,11 @@ ms_status ms_zone_lay(const ms_ctx *c)
     clReleaseEvent(z->laid_spent);
   z->laid_spent = NULL;
   zone_events *e = &z->timed;
-  e->ev[MS_K_ZONE_MARK] = z->mark_ev;
-  z->mark_ev = NULL;
-  ms_status st = count(c, z, e);
+  ms_status st = rectangles_up(c, z);
+  if (!st)
+    st = mark(c, z, e);
+  if (!st)
+    st = count(c, z, e);
   if (!st && !(st = gather(c, z, e)))
     st = spans(c, z, e);
   if (!st) /* (on the device before the manager's small-small, which waits for them) */
@@ -678,8 +673,8 @@ ms_status ms_zone_end(const ms_ctx *c)
 
 void ms_zone_release(ms_zone *z, ms_cl *cl)
 {
-  cl_event *ev[] = {&z->mark_ev, &z->laid, &z->laid_spent};
-  for (int k = 0; k < 3; k++)
+  cl_event *ev[] = {&z->laid, &z->laid_spent};
+  for (int k = 0; k < 2; k++)
     if (*ev[k])
       clReleaseEvent(*ev[k]);
   for (int k = 0; k < MS_KERNEL_COUNT; k++)

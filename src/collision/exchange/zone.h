@@ -16,11 +16,11 @@
 
 
 /* The worker's side, on its own queue. Before sync 1, from its own state alone: prepare
- * sends the rectangles and marks their cells (while the manager builds the grid, so that
- * neither the host's rectangles nor the mark wait behind the small-small kernel after sync 1).
- * In sync 1, once the manager has arrived with the grid built and while it still waits
- * (collision/sync.h's leading meeting): lay enqueues the kernels that lay out and gather the
- * zone; `laid` is the last one's event, which the manager's small-small waits for on the
+ * makes the rectangles (while the manager builds the grid), enqueueing nothing (zone.c's
+ * spend_laid says why). In sync 1, once the manager has arrived with the grid built and
+ * while it still waits (collision/sync.h's leading meeting): lay sends the rectangles and
+ * enqueues the kernels that mark their cells and lay out and gather the zone; `laid` is
+ * the last one's event, which the manager's small-small waits for on the
  * device, so that the device runs them first and the zone's transfer overlaps small-small.
  * Between sync 1 and sync 2: begin maps or reads the zone, growing the buffers when it
  * outgrew them (never truncating); end publishes the zone's forces (unmap or write) and

@@ -24,8 +24,7 @@ typedef struct ms_zone {
   size_t n_blocks;     /* blocks of lanes x per_lane cells: the whole grid's */
   ms_grid_span sweep;  /* the cells this iteration's sweeps visit (zone.c: choose_sweep) */
   size_t n_sweep, n_sweep_blocks; /* its cells, and the blocks that cover them */
-  int prepared;        /* ms_zone_prepare sent this iteration's rectangles and marked them */
-  cl_event mark_ev;    /* its mark's event, timed with the rest at ms_zone_begin */
+  int prepared;        /* ms_zone_prepare made this iteration's rectangles (sent in sync 1) */
   /* The layout's last kernel: set in sync 1's hand-over (ms_zone_lay), where the manager
    * reads it for its small-small to wait for on the device; put aside by the next prepare
    * (after sync 2, when the manager has enqueued that kernel) as `laid_spent`, released
