@@ -222,8 +222,8 @@ test_collision_ranks_keep_the_hash() {
   # (past the cut's first balance decision, at step 50: every rank weighs alike)
   ranks 2 --devices cpu,cpu -n 60 --headless "$root/tests/scenes/friction_bed.ini" || { cat "$tmp/out"; return 1; }
   echo "    friction_bed, 2 ranks x 2 devices: $(hash_of "$tmp/out") (one process: $ref_bed60)"
-  [ "$(hash_of "$tmp/out")" = "$ref_bed60" ] && grep -q '^domains   4 on all ranks' "$tmp/out" ||
-    return 1
+  [ "$(hash_of "$tmp/out")" = "$ref_bed60" ] && grep -q '^domains   4 on all ranks' "$tmp/out" &&
+    grep -Eq '^  meeting: .*, shared among the ranks [0-9]+\.[0-9]+ ms/it;' "$tmp/out" || return 1
   # (meeting every 3 iterations: the ranks share records of deeper windows)
   MIXSIM_MEET_EVERY=3 ranks 2 --devices cpu,cpu -n 60 --headless --exchange zone \
     "$root/tests/scenes/mixed_frictionless.ini" || { cat "$tmp/out"; return 1; }

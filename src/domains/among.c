@@ -30,11 +30,40 @@ ms_status ms_among_count(int mine, int *total, int *first, int **per_rank)
   return st;
 }
 
+/* A domain a rank: each give goes straight from its domain's bytes into the others' copies
+ * of them, point to point. */
+static ms_status share_each_one(ms_bytes *gives, int first, int size)
+{
+  size_t *sizes = malloc((size_t)size * sizeof *sizes);
+  void **into = malloc((size_t)size * sizeof *into);
+  ms_status st = sizes && into ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory");
+  if (!st)
+    st = ms_ranks_allgather_sizes(gives[first].n, sizes);
+  for (int r = 0; !st && r < size; r++) {
+    into[r] = NULL;
+    if (r == first)
+      continue;
+    gives[r].n = 0;
+    if (!(into[r] = ms_bytes_room(&gives[r], sizes[r])))
+      st = ms_fail(MS_ERR_RUNTIME, "out of memory for domain %d's results", r);
+  }
+  if (!st)
+    st = ms_ranks_exchange_bytes(gives[first].b, sizes, into);
+  free(sizes);
+  free(into);
+  return st;
+}
+
 ms_status ms_among_share(ms_bytes *gives, int first, int mine, const int *per_rank)
 {
   int size = ms_ranks_size();
   if (size == 1)
     return MS_OK;
+  int one_each = 1;
+  for (int r = 0; r < size; r++)
+    one_each &= per_rank[r] == 1;
+  if (one_each)
+    return share_each_one(gives, first, size);
   ms_bytes out = {0};
   int ok = 1;
   for (int d = first; ok && d < first + mine; d++) {

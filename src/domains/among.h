@@ -14,7 +14,9 @@
 ms_status ms_among_count(int mine, int *total, int *first, int **per_rank);
 
 /* Collective: domains [first, first + mine) of gives[] sent, every other rank's received
- * into their gives[], per_rank as ms_among_count gave it. */
+ * into their gives[], per_rank as ms_among_count gave it: point to point from give to give
+ * where every rank has one domain, else through an all-gather of every rank's gives
+ * packed. */
 ms_status ms_among_share(ms_bytes *gives, int first, int mine, const int *per_rank);
 
 #endif

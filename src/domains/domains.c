@@ -240,6 +240,14 @@ ms_status ms_domains_each(ms_domains *D, ms_status (*fn)(ms_domains *D, int d))
   return MS_OK;
 }
 
+ms_status ms_domains_share(ms_domains *D)
+{
+  double t0 = ms_now();
+  ms_status st = ms_among_share(D->gives, D->first, D->mine, D->per_rank);
+  D->share_s += ms_now() - t0;
+  return st;
+}
+
 /* ---- one iteration ------------------------------------------------------------------ */
 
 /* Domain d's iteration of the whole state's meeting: laid, stepped, read back, given. */
@@ -392,7 +400,7 @@ ms_status ms_domains_advance(ms_domains *D, long iterations)
     if (D->ranks) /* every rank fails with the lowest failing rank's message */
       st = ms_ranks_agree(st);
     if (!st)
-      st = ms_among_share(D->gives, D->first, D->mine, D->per_rank);
+      st = ms_domains_share(D);
     double t0 = ms_now();
     if (!st)
       st = merge(D);
@@ -453,7 +461,8 @@ int ms_domains_describe(const ms_domains *D, char *out, size_t size)
   }
   if (k >= 0 && (size_t)k < size)
     k += snprintf(out + k, size - (size_t)k, "  meeting: merge %.4f ms/it, exchanges with the "
-                  "outside %.4f ms/it; %s\n", per_it(D->merge_s, n), per_it(D->exchange_s, n),
+                  "outside %.4f ms/it, shared among the ranks %.4f ms/it; %s\n",
+                  per_it(D->merge_s, n), per_it(D->exchange_s, n), per_it(D->share_s, n),
                   D->in_turn ? "domains sharing a device step in turn" : "domains step at once");
   if (k >= 0 && (size_t)k < size)
     k += ms_live_describe(D, out + k, size - (size_t)k);

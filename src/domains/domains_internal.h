@@ -27,6 +27,7 @@ struct ms_domains {
   const volatile sig_atomic_t *agreed_stop; /* ranks: the stop every rank agreed on */
   domain_time *time;
   double merge_s, exchange_s, wall_s; /* the driver's share, and the advances' wall */
+  double share_s;       /* ranks: the gives' sharing among them (ms_domains_share) */
   long iterations;
   ms_sim *view;
   ms_sim **sim;
@@ -49,6 +50,8 @@ struct ms_domains {
 ms_status ms_domains_each(ms_domains *D, ms_status (*fn)(ms_domains *D, int d));
 
 ms_status ms_domains_follow(ms_domains *D);
+/* Collective: every domain's give shared among the ranks (domains/among.h), timed. */
+ms_status ms_domains_share(ms_domains *D);
 int ms_domains_stop_agreed(ms_domains *D);
 void ms_domains_report_on_view(ms_domains *D);
 

@@ -477,7 +477,7 @@ ms_status ms_live_settle(ms_domains *D)
   if (D->ranks)
     st = ms_ranks_agree(st);
   if (!st)
-    st = ms_among_share(D->gives, D->first, D->mine, D->per_rank);
+    st = ms_domains_share(D);
   if (!st)
     st = settle_from_gives(D);
   if (!st)
@@ -518,7 +518,7 @@ static ms_status rebalance(ms_domains *D)
   if (D->ranks)
     st = ms_ranks_agree(st);
   if (!st)
-    st = ms_among_share(D->gives, D->first, D->mine, D->per_rank);
+    st = ms_domains_share(D);
   int n = D->cut.ncol;
   for (int c = 0; !st && c < n; c++)
     v->column[c] = 0.0;
@@ -549,7 +549,7 @@ static ms_status one_meeting(ms_domains *D)
   if (D->ranks)
     st = ms_ranks_agree(st);
   if (!st)
-    st = ms_among_share(D->gives, D->first, D->mine, D->per_rank);
+    st = ms_domains_share(D);
   double t0 = ms_now();
   int short_room = 0;
   if (!st)

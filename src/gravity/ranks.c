@@ -174,6 +174,18 @@ ms_status ms_ranks_allgather_bytes(const void *mine, size_t n, unsigned char **a
   return MS_OK;
 }
 
+ms_status ms_ranks_allgather_sizes(size_t n, size_t *sizes)
+{
+  sizes[0] = n;
+  return MS_OK;
+}
+
+ms_status ms_ranks_exchange_bytes(const void *mine, const size_t *sizes, void *const *into)
+{
+  (void)mine, (void)sizes, (void)into; /* one rank: nobody else to send to */
+  return MS_OK;
+}
+
 #else
 
 /* ---- MPI ------------------------------------------------------------------------------ */
@@ -442,5 +454,51 @@ ms_status ms_ranks_allgather_bytes(const void *mine, size_t n, unsigned char **a
   free(count);
   free(displ);
   return st;
+}
+
+ms_status ms_ranks_allgather_sizes(size_t n, size_t *sizes)
+{
+  if (!world.on) {
+    sizes[0] = n;
+    return MS_OK;
+  }
+  unsigned long long own = n, *each = malloc((size_t)world.size * sizeof *each);
+  ms_status st = each ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory");
+  if (!st)
+    st = mpi_check(MPI_Allgather(&own, 1, MPI_UNSIGNED_LONG_LONG, each, 1,
+                                 MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD), "MPI_Allgather");
+  for (int r = 0; !st && r < world.size; r++)
+    sizes[r] = (size_t)each[r];
+  free(each);
+  return st;
+}
+
+#define EXCHANGE_TAG 7101 /* (the only point-to-point bytes of collision mode) */
+
+ms_status ms_ranks_exchange_bytes(const void *mine, const size_t *sizes, void *const *into)
+{
+  if (!world.on)
+    return MS_OK;
+  for (int r = 0; r < world.size; r++) /* (int counts: the ranks' shares are far smaller) */
+    if (sizes[r] > INT_MAX)
+      return ms_fail(MS_ERR_RUNTIME, "rank %d's %zu bytes: more than one message takes", r,
+                     sizes[r]);
+  MPI_Request *req = malloc(2 * (size_t)world.size * sizeof *req);
+  if (!req)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  int n = 0, err = MPI_SUCCESS;
+  for (int r = 0; err == MPI_SUCCESS && r < world.size; r++)
+    if (r != world.rank)
+      err = MPI_Irecv(into[r], (int)sizes[r], MPI_BYTE, r, EXCHANGE_TAG, MPI_COMM_WORLD,
+                      &req[n++]);
+  for (int r = 0; err == MPI_SUCCESS && r < world.size; r++)
+    if (r != world.rank)
+      err = MPI_Isend(mine, (int)sizes[world.rank], MPI_BYTE, r, EXCHANGE_TAG, MPI_COMM_WORLD,
+                      &req[n++]);
+  /* (what was posted completes either way: the buffers are the caller's) */
+  int done = n > 0 ? MPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+  free(req);
+  ms_status st = mpi_check(err, "MPI_Isend/MPI_Irecv");
+  return st ? st : mpi_check(done, "MPI_Waitall");
 }
 #endif
