@@ -459,10 +459,13 @@ int ms_domains_describe(const ms_domains *D, char *out, size_t size)
                   n > 0 ? t->own / (double)n : 0.0, per_it(t->step_s, n), per_it(t->lay_s, n),
                   per_it(t->read_s, n));
   }
+  char share[64] = ""; /* (ranks only: in one process the gives are not copied) */
+  if (D->ranks)
+    snprintf(share, sizeof share, ", shared among the ranks %.4f ms/it", per_it(D->share_s, n));
   if (k >= 0 && (size_t)k < size)
     k += snprintf(out + k, size - (size_t)k, "  meeting: merge %.4f ms/it, exchanges with the "
-                  "outside %.4f ms/it, shared among the ranks %.4f ms/it; %s\n",
-                  per_it(D->merge_s, n), per_it(D->exchange_s, n), per_it(D->share_s, n),
+                  "outside %.4f ms/it%s; %s\n", per_it(D->merge_s, n), per_it(D->exchange_s, n),
+                  share,
                   D->in_turn ? "domains sharing a device step in turn" : "domains step at once");
   if (k >= 0 && (size_t)k < size)
     k += ms_live_describe(D, out + k, size - (size_t)k);

