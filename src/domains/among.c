@@ -51,6 +51,8 @@ static ms_status share_each_one(ms_bytes *gives, int first, int size)
     st = ms_ranks_exchange_bytes(gives[first].b, sizes, into);
   free(sizes);
   free(into);
+  if (st) /* (a rank short of memory would leave the others waiting for its bytes) */
+    ms_ranks_abort(st);
   return st;
 }
 

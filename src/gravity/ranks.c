@@ -418,44 +418,6 @@ void ms_ranks_share_rate(double mine, double *all)
 }
 
 
-ms_status ms_ranks_allgather_bytes(const void *mine, size_t n, unsigned char **all, size_t *sizes)
-{
-  *all = NULL;
-  if (!world.on) {
-    *all = malloc(n + 1);
-    if (*all && n)
-      memcpy(*all, mine, n);
-    sizes[0] = n;
-    return *all ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory gathering %zu bytes", n);
-  }
-  unsigned long long own = n, *each = malloc((size_t)world.size * sizeof *each);
-  int *count = malloc((size_t)world.size * sizeof *count);
-  int *displ = malloc((size_t)world.size * sizeof *displ);
-  ms_status st = each && count && displ ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory");
-  if (!st)
-    st = mpi_check(MPI_Allgather(&own, 1, MPI_UNSIGNED_LONG_LONG, each, 1,
-                                 MPI_UNSIGNED_LONG_LONG, MPI_COMM_WORLD), "MPI_Allgather");
-  unsigned long long total = 0;
-  for (int r = 0; !st && r < world.size; r++) {
-    sizes[r] = (size_t)each[r];
-    count[r] = (int)each[r];
-    displ[r] = (int)total;
-    total += each[r];
-  }
-  if (!st && total > INT_MAX) /* (int counts: the ranks' shares are far smaller) */
-    st = ms_fail(MS_ERR_RUNTIME, "%llu bytes to gather among the ranks: more than MPI_Allgatherv "
-                                 "takes at once", total);
-  if (!st && !(*all = malloc((size_t)total + 1)))
-    st = ms_fail(MS_ERR_RUNTIME, "out of memory gathering %llu bytes", total);
-  if (!st)
-    st = mpi_check(MPI_Allgatherv(mine, (int)n, MPI_BYTE, *all, count, displ, MPI_BYTE,
-                                  MPI_COMM_WORLD), "MPI_Allgatherv");
-  free(each);
-  free(count);
-  free(displ);
-  return st;
-}
-
 ms_status ms_ranks_allgather_sizes(size_t n, size_t *sizes)
 {
   if (!world.on) {
@@ -470,6 +432,40 @@ ms_status ms_ranks_allgather_sizes(size_t n, size_t *sizes)
   for (int r = 0; !st && r < world.size; r++)
     sizes[r] = (size_t)each[r];
   free(each);
+  return st;
+}
+
+ms_status ms_ranks_allgather_bytes(const void *mine, size_t n, unsigned char **all, size_t *sizes)
+{
+  *all = NULL;
+  if (!world.on) {
+    *all = malloc(n + 1);
+    if (*all && n)
+      memcpy(*all, mine, n);
+    sizes[0] = n;
+    return *all ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory gathering %zu bytes", n);
+  }
+  int *count = malloc((size_t)world.size * sizeof *count);
+  int *displ = malloc((size_t)world.size * sizeof *displ);
+  ms_status st = count && displ ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory");
+  if (!st)
+    st = ms_ranks_allgather_sizes(n, sizes);
+  unsigned long long total = 0;
+  for (int r = 0; !st && r < world.size; r++) {
+    count[r] = (int)sizes[r];
+    displ[r] = (int)total;
+    total += sizes[r];
+  }
+  if (!st && total > INT_MAX) /* (int counts: the ranks' shares are far smaller) */
+    st = ms_fail(MS_ERR_RUNTIME, "%llu bytes to gather among the ranks: more than MPI_Allgatherv "
+                                 "takes at once", total);
+  if (!st && !(*all = malloc((size_t)total + 1)))
+    st = ms_fail(MS_ERR_RUNTIME, "out of memory gathering %llu bytes", total);
+  if (!st)
+    st = mpi_check(MPI_Allgatherv(mine, (int)n, MPI_BYTE, *all, count, displ, MPI_BYTE,
+                                  MPI_COMM_WORLD), "MPI_Allgatherv");
+  free(count);
+  free(displ);
   return st;
 }
 
