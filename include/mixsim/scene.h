@@ -13,6 +13,7 @@
 #define MS_STEPS_MAX 1000000000000000L /* 10^15: step counts stay exact in a double (JSON, t) */
 #define MS_BURST_MAX 1000000L          /* gravity steps between read-backs */
 #define MS_CPU_THREADS_MAX 256         /* the CPU worker's threads, pool included */
+#define MS_CPU_THREADS_DEFAULT_MAX 16  /* ... unless set: more poll for nothing (sim.c) */
 #define MS_GRID_MAX_CELLS (1L << 28)   /* collision grid cells (box / small diameter) */
 #define MS_SCENE_MAX_BYTES (16L << 20) /* a scene file, 16 MiB */
 #define MS_SCENE_MAX_LINES 1000000L

@@ -91,20 +91,22 @@ static ms_status alloc_domains(ms_domains *D, int P)
   return ms_fail(MS_ERR_RUNTIME, "out of memory for %d domains", P);
 }
 
-/* This rank's domains' simulations, one per device of its list. */
 /* The CPU worker's threads of each domain: unless the scene sets them, this node's cores
  * shared among the domains on it (every rank's on the node), less four each for its manager,
- * its worker, its driving thread and its OpenCL runtime: pools that each took all the
- * cores would poll over one another. */
+ * its worker, its driving thread and its OpenCL runtime, and no more than one device's default
+ * (MS_CPU_THREADS_DEFAULT_MAX): pools that each took all the cores would poll over one
+ * another. */
 static int worker_threads(const ms_scene *sc, int mine)
 {
   if (sc->cpu_threads > 0)
     return sc->cpu_threads;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   long share = cores / ((long)mine * (ms_ranks_local_size() > 0 ? ms_ranks_local_size() : 1)) - 4;
-  return share < 1 ? 1 : share > MS_CPU_THREADS_MAX ? MS_CPU_THREADS_MAX : (int)share;
+  return share < 1 ? 1 : share > MS_CPU_THREADS_DEFAULT_MAX ? MS_CPU_THREADS_DEFAULT_MAX
+                                                            : (int)share;
 }
 
+/* This rank's domains' simulations, one per device of its list. */
 static ms_status open_mine(ms_domains *D, const ms_scene *sc, const ms_sim_options *opt,
                            char specs[][32])
 {
