@@ -207,7 +207,7 @@ echo "one process, collision: mixed $ref_mixed, bed $ref_bed/$ref_bed300, drum $
 
 test_collision_ranks_keep_the_hash() {
   local np scene want got
-  # (mixed_frictionless: the incremental meeting, its records all-gathered among the ranks)
+  # (mixed_frictionless: the incremental meeting, each give's records sent to their domain's rank)
   for case in "2 mixed scenes/mixed.ini 100" "3 mixedf tests/scenes/mixed_frictionless.ini 100 zone" \
       "3 bed tests/scenes/friction_bed.ini 150" \
       "3 drum tests/scenes/walls_drum.ini 150" "2 open tests/scenes/open_flow.ini 300"; do

@@ -56,6 +56,86 @@ static ms_status share_each_one(ms_bytes *gives, int first, int size)
   return st;
 }
 
+/* Rank `peer`'s pieces of a give of `size` bytes at `at` beyond its `head`: `needs`'
+ * parts, checked to lie inside it. */
+static ms_status add_parts(ms_ranks_piece *piece, int *m, int peer, int out, unsigned char *at,
+                           size_t size, size_t head, int domain, int to, ms_among_needs needs)
+{
+  size_t part[MS_AMONG_PARTS][2];
+  int k = needs(at, size, to, part);
+  for (int i = 0; i < k; i++) {
+    if (part[i][0] < head || part[i][0] > size || part[i][1] > size - part[i][0])
+      return ms_fail(MS_ERR_RUNTIME, "domain %d's give of %zu bytes names %zu bytes at %zu",
+                     domain, size, part[i][1], part[i][0]);
+    piece[(*m)++] = (ms_ranks_piece){peer, out, at + part[i][0], part[i][1]};
+  }
+  return MS_OK;
+}
+
+/* A domain a rank: every give's head (with its length) to every rank, then each rank's
+ * parts of each give point to point. */
+static ms_status share_each_needed(ms_bytes *gives, int first, int size, size_t head,
+                                   ms_among_needs needs)
+{
+  const ms_bytes *own = &gives[first];
+  size_t blob = sizeof(uint64_t) + head;
+  unsigned char *mine = malloc(blob), *all = NULL;
+  size_t *sizes = malloc((size_t)size * sizeof *sizes);
+  ms_ranks_piece *piece = malloc(2 * (size_t)size * MS_AMONG_PARTS * sizeof *piece);
+  ms_status st = mine && sizes && piece ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory");
+  if (!st && own->n < head)
+    st = ms_fail(MS_ERR_RUNTIME, "domain %d gave %zu bytes, no head", first, own->n);
+  if (!st) {
+    uint64_t n = own->n;
+    memcpy(mine, &n, sizeof n);
+    memcpy(mine + sizeof n, own->b, head);
+    st = ms_ranks_allgather_bytes(mine, blob, &all, sizes);
+  }
+  int m = 0;
+  for (int r = 0; !st && r < size; r++) {
+    if (r == first)
+      continue;
+    uint64_t n = 0;
+    if (sizes[r] != blob || (memcpy(&n, all + (size_t)r * blob, sizeof n), n < head)) {
+      st = ms_fail(MS_ERR_RUNTIME, "rank %d's head is cut short", r);
+      break;
+    }
+    gives[r].n = 0;
+    unsigned char *into = ms_bytes_room(&gives[r], (size_t)n);
+    if (!into) {
+      st = ms_fail(MS_ERR_RUNTIME, "out of memory for domain %d's results", r);
+      break;
+    }
+    memcpy(into, all + (size_t)r * blob + sizeof n, head);
+    st = add_parts(piece, &m, r, 0, into, (size_t)n, head, r, first, needs);
+    if (!st)
+      st = add_parts(piece, &m, r, 1, own->b, own->n, head, first, r, needs);
+  }
+  if (!st)
+    st = ms_ranks_exchange_pieces(piece, m);
+  free(mine);
+  free(all);
+  free(sizes);
+  free(piece);
+  if (st) /* (a rank that cannot take its part would leave the others waiting for its bytes) */
+    ms_ranks_abort(st);
+  return st;
+}
+
+ms_status ms_among_share_needed(ms_bytes *gives, int first, int mine, const int *per_rank,
+                                size_t head, ms_among_needs needs)
+{
+  int size = ms_ranks_size();
+  if (size == 1)
+    return MS_OK;
+  int one_each = 1;
+  for (int r = 0; r < size; r++)
+    one_each &= per_rank[r] == 1;
+  if (one_each)
+    return share_each_needed(gives, first, size, head, needs);
+  return ms_among_share(gives, first, mine, per_rank);
+}
+
 ms_status ms_among_share(ms_bytes *gives, int first, int mine, const int *per_rank)
 {
   int size = ms_ranks_size();

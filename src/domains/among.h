@@ -19,4 +19,18 @@ ms_status ms_among_count(int mine, int *total, int *first, int **per_rank);
  * packed. */
 ms_status ms_among_share(ms_bytes *gives, int first, int mine, const int *per_rank);
 
+/* What domain `to` reads of a give beyond its first bytes (its head), found from the head
+ * alone: up to MS_AMONG_PARTS [offset, length) parts of the give's `size` bytes, ascending;
+ * returns how many. */
+#define MS_AMONG_PARTS 2
+typedef int (*ms_among_needs)(const unsigned char *head, size_t size, int to,
+                              size_t part[MS_AMONG_PARTS][2]);
+
+/* As ms_among_share, but where every rank has one domain each give reaches the others as
+ * its first `head` bytes (all-gathered) and the parts `needs` names for each of them, sent
+ * to it alone: the records a domain gives go to their domain, not to every rank. The rest
+ * of a copy keeps whatever bytes it held: only its head and this rank's parts are read. */
+ms_status ms_among_share_needed(ms_bytes *gives, int first, int mine, const int *per_rank,
+                                size_t head, ms_among_needs needs);
+
 #endif

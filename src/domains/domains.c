@@ -242,10 +242,14 @@ ms_status ms_domains_each(ms_domains *D, ms_status (*fn)(ms_domains *D, int d))
   return MS_OK;
 }
 
-ms_status ms_domains_share(ms_domains *D)
+ms_status ms_domains_share(ms_domains *D) { return ms_domains_share_needed(D, 0, NULL); }
+
+ms_status ms_domains_share_needed(ms_domains *D, size_t head, ms_among_needs needs)
 {
   double t0 = ms_now();
-  ms_status st = ms_among_share(D->gives, D->first, D->mine, D->per_rank);
+  ms_status st = needs ? ms_among_share_needed(D->gives, D->first, D->mine, D->per_rank, head,
+                                               needs)
+                       : ms_among_share(D->gives, D->first, D->mine, D->per_rank);
   D->share_s += ms_now() - t0;
   return st;
 }

@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "collision/split.h"
+#include "domains/among.h"
 #include "domains/carry.h"
 #include "domains/cut_balance.h"
 #include "domains/give.h"
@@ -52,6 +53,8 @@ ms_status ms_domains_each(ms_domains *D, ms_status (*fn)(ms_domains *D, int d));
 ms_status ms_domains_follow(ms_domains *D);
 /* Collective: every domain's give shared among the ranks (domains/among.h), timed. */
 ms_status ms_domains_share(ms_domains *D);
+/* The same, each give's parts to the domains that read them (ms_among_share_needed). */
+ms_status ms_domains_share_needed(ms_domains *D, size_t head, ms_among_needs needs);
 int ms_domains_stop_agreed(ms_domains *D);
 void ms_domains_report_on_view(ms_domains *D);
 

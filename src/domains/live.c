@@ -281,6 +281,26 @@ static ms_status give(ms_domains *D, int d, int room, int large)
   return st;
 }
 
+/* What domain `to` reads of a give (ms_among_needs): its run of the records, where they are
+ * inline, and the large particles' states, which every domain takes. */
+static int give_needs(const unsigned char *head, size_t size, int to, size_t part[][2])
+{
+  give_head h;
+  memcpy(&h, head, sizeof h);
+  (void)size; /* (ms_among_share_needed checks the parts against it) */
+  size_t rec = sizeof(ms_split_record), from = 0;
+  for (int f = 0; f < to && f < MS_SPLIT_MAX; f++)
+    from += (size_t)h.to[f];
+  int k = 0;
+  if (h.inline_rec && to < MS_SPLIT_MAX && h.to[to] > 0) {
+    part[k][0] = sizeof h + from * rec;
+    part[k++][1] = (size_t)h.to[to] * rec;
+  }
+  part[k][0] = sizeof h + (h.inline_rec ? (size_t)h.n_rec * rec : 0);
+  part[k++][1] = (size_t)h.n_large * sizeof(large_rec);
+  return k;
+}
+
 /* Domain d's give b (its records at `pinned` where they are not inline) into g. */
 static ms_status read_give(const ms_bytes *b, int d, const ms_split_record *pinned, give_view *g)
 {
@@ -548,8 +568,8 @@ static ms_status one_meeting(ms_domains *D)
   ms_status st = ms_domains_each(D, step_pack);
   if (D->ranks)
     st = ms_ranks_agree(st);
-  if (!st)
-    st = ms_domains_share(D);
+  if (!st) /* (a domain lays only its own run of each give's records: collect) */
+    st = ms_domains_share_needed(D, sizeof(give_head), give_needs);
   double t0 = ms_now();
   int short_room = 0;
   if (!st)

@@ -186,6 +186,12 @@ ms_status ms_ranks_exchange_bytes(const void *mine, const size_t *sizes, void *c
   return MS_OK;
 }
 
+ms_status ms_ranks_exchange_pieces(const ms_ranks_piece *piece, int n)
+{
+  (void)piece, (void)n; /* one rank: nobody else to send to */
+  return MS_OK;
+}
+
 #else
 
 /* ---- MPI ------------------------------------------------------------------------------ */
@@ -471,30 +477,50 @@ ms_status ms_ranks_allgather_bytes(const void *mine, size_t n, unsigned char **a
 
 #define EXCHANGE_TAG 7101 /* (the only point-to-point bytes of collision mode) */
 
+ms_status ms_ranks_exchange_pieces(const ms_ranks_piece *piece, int n)
+{
+  if (!world.on)
+    return MS_OK;
+  for (int k = 0; k < n; k++) /* (int counts: the ranks' shares are far smaller) */
+    if (piece[k].n > INT_MAX)
+      return ms_fail(MS_ERR_RUNTIME, "%zu bytes %s rank %d: more than one message takes",
+                     piece[k].n, piece[k].out ? "to" : "from", piece[k].peer);
+  MPI_Request *req = malloc(((size_t)n + 1) * sizeof *req);
+  if (!req)
+    return ms_fail(MS_ERR_RUNTIME, "out of memory");
+  int m = 0, err = MPI_SUCCESS;
+  for (int out = 0; out < 2; out++) /* (the receives first: a send finds its receive posted) */
+    for (int k = 0; err == MPI_SUCCESS && k < n; k++) {
+      const ms_ranks_piece *p = &piece[k];
+      if (p->out != out || p->n == 0)
+        continue;
+      err = out ? MPI_Isend(p->at, (int)p->n, MPI_BYTE, p->peer, EXCHANGE_TAG, MPI_COMM_WORLD,
+                            &req[m++])
+                : MPI_Irecv(p->at, (int)p->n, MPI_BYTE, p->peer, EXCHANGE_TAG, MPI_COMM_WORLD,
+                            &req[m++]);
+    }
+  /* (what was posted completes either way: the buffers are the caller's) */
+  int done = m > 0 ? MPI_Waitall(m, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+  free(req);
+  ms_status st = mpi_check(err, "MPI_Isend/MPI_Irecv");
+  return st ? st : mpi_check(done, "MPI_Waitall");
+}
+
 ms_status ms_ranks_exchange_bytes(const void *mine, const size_t *sizes, void *const *into)
 {
   if (!world.on)
     return MS_OK;
-  for (int r = 0; r < world.size; r++) /* (int counts: the ranks' shares are far smaller) */
-    if (sizes[r] > INT_MAX)
-      return ms_fail(MS_ERR_RUNTIME, "rank %d's %zu bytes: more than one message takes", r,
-                     sizes[r]);
-  MPI_Request *req = malloc(2 * (size_t)world.size * sizeof *req);
-  if (!req)
+  ms_ranks_piece *piece = malloc(2 * (size_t)world.size * sizeof *piece);
+  if (!piece)
     return ms_fail(MS_ERR_RUNTIME, "out of memory");
-  int n = 0, err = MPI_SUCCESS;
-  for (int r = 0; err == MPI_SUCCESS && r < world.size; r++)
-    if (r != world.rank)
-      err = MPI_Irecv(into[r], (int)sizes[r], MPI_BYTE, r, EXCHANGE_TAG, MPI_COMM_WORLD,
-                      &req[n++]);
-  for (int r = 0; err == MPI_SUCCESS && r < world.size; r++)
-    if (r != world.rank)
-      err = MPI_Isend(mine, (int)sizes[world.rank], MPI_BYTE, r, EXCHANGE_TAG, MPI_COMM_WORLD,
-                      &req[n++]);
-  /* (what was posted completes either way: the buffers are the caller's) */
-  int done = n > 0 ? MPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
-  free(req);
-  ms_status st = mpi_check(err, "MPI_Isend/MPI_Irecv");
-  return st ? st : mpi_check(done, "MPI_Waitall");
+  int n = 0;
+  for (int r = 0; r < world.size; r++)
+    if (r != world.rank) {
+      piece[n++] = (ms_ranks_piece){r, 0, into[r], sizes[r]};
+      piece[n++] = (ms_ranks_piece){r, 1, (void *)mine, sizes[world.rank]};
+    }
+  ms_status st = ms_ranks_exchange_pieces(piece, n);
+  free(piece);
+  return st;
 }
 #endif

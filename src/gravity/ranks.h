@@ -78,6 +78,18 @@ ms_status ms_ranks_allgather_sizes(size_t n, size_t *sizes);
  * another cost some 12 ms a meeting beside the transfer. */
 ms_status ms_ranks_exchange_bytes(const void *mine, const size_t *sizes, void *const *into);
 
+/* One piece of a point-to-point exchange: n bytes at `at` sent to (out) or received from
+ * (!out) rank `peer`. Two ranks' pieces between them pair up in the order each lists them. */
+typedef struct ms_ranks_piece {
+  int peer, out;
+  void *at;
+  size_t n;
+} ms_ranks_piece;
+
+/* Every receiving piece posted, then every sending one, then all waited for (pieces of 0
+ * bytes are skipped, by both ends alike). */
+ms_status ms_ranks_exchange_pieces(const ms_ranks_piece *piece, int n);
+
 /* The last resort, where a rank can no longer meet the others at their next collective
  * (an OpenCL error inside a step, whose exchange the others are waiting in): prints the
  * message once, from this rank, and aborts the job (MPI_Abort). Returns only in one rank,
