@@ -253,9 +253,11 @@ static size_t rectangles(const ms_ctx *c, ms_zone *z, const ms_body *large, cons
   size_t rows = 0;
   for (int i = 0; i < c->p->n_large; i++) {
     const ms_body *L = &large[i];
-    ms_cell_rect q = ms_params_rect(c->p, L->x, L->y, (double)L->r + c->p->r_small_max);
-    if (ms_body_empty(L)) /* an empty slot: no rows (the owner search passes it by) */
-      q = (ms_cell_rect){0, 0, 0, -1};
+    /* An empty slot (a domain's parked ones too: three in four on four GPUs) has no rows,
+     * and the owner search passes it by: no rectangle made for nothing. */
+    ms_cell_rect q = ms_body_empty(L) ? (ms_cell_rect){0, 0, 0, -1}
+                                      : ms_params_rect(c->p, L->x, L->y,
+                                                       (double)L->r + c->p->r_small_max);
     int *r = &own[z->n_owners + 4 * (size_t)i];
     r[0] = q.x0;
     r[1] = q.x1;
