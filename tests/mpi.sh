@@ -229,7 +229,13 @@ test_collision_ranks_keep_the_hash() {
     "$root/tests/scenes/mixed_frictionless.ini" || { cat "$tmp/out"; return 1; }
   echo "    mixed_frictionless, 2 ranks x 2 devices meeting every 3: $(hash_of "$tmp/out") (one process: $ref_mixedf60)"
   [ "$(hash_of "$tmp/out")" = "$ref_mixedf60" ] &&
-    grep -q '^  incremental meeting: every 3 iteration(s), .* 1 lay(s)' "$tmp/out"
+    grep -q '^  incremental meeting: every 3 iteration(s), .* 1 lay(s)' "$tmp/out" || return 1
+  # (3 ranks meeting every 5: windows of 60 columns, each give's runs to their ranks alone)
+  MIXSIM_MEET_EVERY=5 ranks 3 --devices cpu -n 60 --headless --exchange zone \
+    "$root/tests/scenes/mixed_frictionless.ini" || { cat "$tmp/out"; return 1; }
+  echo "    mixed_frictionless, 3 ranks meeting every 5: $(hash_of "$tmp/out") (one process: $ref_mixedf60)"
+  [ "$(hash_of "$tmp/out")" = "$ref_mixedf60" ] &&
+    grep -q '^  incremental meeting: every 5 iteration(s), .* 1 lay(s)' "$tmp/out"
 }
 
 test_collision_checkpoints_cross_ranks() {

@@ -2,7 +2,7 @@
  * ascending, one per `grain` items at most one per thread; jobs run again and again on
  * the same threads; a failing chunk's status and
  * reason come back as a value, the lowest-numbered failing chunk's whichever fails
- * first in time; bad thread counts are refused. */
+ * first in time; bad thread counts are refused; the default sizes follow the host. */
 #include <stdatomic.h>
 #include <time.h>
 #include <stdio.h>
@@ -146,6 +146,22 @@ static void test_bad_thread_counts_refused(void)
   ms_pool_destroy(p);
 }
 
+/* The default sizes: the cores less the manager's with a GPU, half less one with a CPU
+ * device, a share less four for each of several simulations; never 0, never past 16. */
+static void test_default_sizes(void)
+{
+  ENSURE(ms_pool_default_threads(16, 1) == 15); /* the H200's 16-core host */
+  ENSURE(ms_pool_default_threads(17, 1) == 16);
+  ENSURE(ms_pool_default_threads(32, 1) == 16 && ms_pool_default_threads(64, 1) == 16);
+  ENSURE(ms_pool_default_threads(1, 1) == 1 && ms_pool_default_threads(0, 1) == 1);
+  ENSURE(ms_pool_default_threads(2, 0) == 1 && ms_pool_default_threads(4, 0) == 1);
+  ENSURE(ms_pool_default_threads(16, 0) == 7 && ms_pool_default_threads(64, 0) == 16);
+  ENSURE(ms_pool_shared_threads(32, 2) == 12 && ms_pool_shared_threads(64, 4) == 12);
+  ENSURE(ms_pool_shared_threads(64, 2) == 16 && ms_pool_shared_threads(256, 1) == 16);
+  ENSURE(ms_pool_shared_threads(2, 2) == 1 && ms_pool_shared_threads(2, 0) == 1);
+  ENSURE(MS_CPU_THREADS_DEFAULT_MAX == 16);
+}
+
 int main(int argc, char **argv)
 {
   filter = argc > 1 && argv[1][0] ? argv[1] : NULL;
@@ -154,5 +170,6 @@ int main(int argc, char **argv)
   RUN_TEST(test_every_item_once_polling, filter);
   RUN_TEST(test_lowest_failing_chunk_reported, filter);
   RUN_TEST(test_bad_thread_counts_refused, filter);
+  RUN_TEST(test_default_sizes, filter);
   return TEST_EXIT();
 }

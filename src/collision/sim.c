@@ -196,23 +196,12 @@ static ms_status setup_shape(ms_sim *s, const ms_scene *sc)
   return MS_OK;
 }
 
-/* The default thread count of the CPU worker: the host's cores less the manager's, up to
- * MS_CPU_THREADS_DEFAULT_MAX. A GPU's runtime needs next to no host time, but a CPU device
- * (pocl) runs its kernels on its own threads over all cores, and small-small runs on them
- * while the worker does large-small: there the worker takes half the cores, less the
- * manager's (1 on 2 or 4 cores), so the two sides do not fight over cores at the moment they
- * overlap. The cap: past 16 the phases gain nothing and the polling helpers crowd out the
- * manager and the runtime; on a 64-core H200 host at 16M small + 16K large, 63 threads ran
- * 15-17 ms an iteration, 31 3.6-5.0 and 15 3.35 (docs/collision.md). */
+/* The default thread count of the CPU worker (worker_pool.h): the host's cores less the
+ * manager's on a GPU, half less one on a CPU device, at most 16. */
 static int default_cpu_threads(const ms_sim *s)
 {
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  if (cores < 1)
-    cores = 1;
-  long n = (s->cl.device_type & CL_DEVICE_TYPE_GPU) ? cores - 1 : cores / 2 - 1;
-  if (n < 1)
-    n = 1;
-  return n > MS_CPU_THREADS_DEFAULT_MAX ? MS_CPU_THREADS_DEFAULT_MAX : (int)n;
+  return ms_pool_default_threads(sysconf(_SC_NPROCESSORS_ONLN),
+                                 (s->cl.device_type & CL_DEVICE_TYPE_GPU) != 0);
 }
 
 /* MIXSIM_CPU_GRAIN: the large particles per thread below which a phase of the CPU worker

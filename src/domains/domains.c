@@ -16,6 +16,7 @@
 #include "collision/open.h"
 #include "collision/sim_internal.h"
 #include "collision/worker/walls.h"
+#include "collision/worker/worker_pool.h"
 #include "domains/among.h"
 #include "domains/cut_balance.h"
 #include "domains/carry.h"
@@ -92,18 +93,14 @@ static ms_status alloc_domains(ms_domains *D, int P)
 }
 
 /* The CPU worker's threads of each domain: unless the scene sets them, this node's cores
- * shared among the domains on it (every rank's on the node), less four each for its manager,
- * its worker, its driving thread and its OpenCL runtime, and no more than one device's default
- * (MS_CPU_THREADS_DEFAULT_MAX): pools that each took all the cores would poll over one
- * another. */
+ * shared among the domains on it, every rank's (ms_pool_shared_threads): pools that each
+ * took all the cores would poll over one another. */
 static int worker_threads(const ms_scene *sc, int mine)
 {
   if (sc->cpu_threads > 0)
     return sc->cpu_threads;
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  long share = cores / ((long)mine * (ms_ranks_local_size() > 0 ? ms_ranks_local_size() : 1)) - 4;
-  return share < 1 ? 1 : share > MS_CPU_THREADS_DEFAULT_MAX ? MS_CPU_THREADS_DEFAULT_MAX
-                                                            : (int)share;
+  long ranks = ms_ranks_local_size() > 0 ? ms_ranks_local_size() : 1;
+  return ms_pool_shared_threads(sysconf(_SC_NPROCESSORS_ONLN), (long)mine * ranks);
 }
 
 /* This rank's domains' simulations, one per device of its list. */

@@ -128,6 +128,21 @@ static void *helper_main(void *arg)
   return NULL;
 }
 
+static int clamp_threads(long n)
+{
+  return n < 1 ? 1 : n > MS_CPU_THREADS_DEFAULT_MAX ? MS_CPU_THREADS_DEFAULT_MAX : (int)n;
+}
+
+int ms_pool_default_threads(long cores, int gpu)
+{
+  return clamp_threads(gpu ? cores - 1 : cores / 2 - 1);
+}
+
+int ms_pool_shared_threads(long cores, long sharing)
+{
+  return clamp_threads(cores / (sharing > 0 ? sharing : 1) - 4);
+}
+
 ms_status ms_pool_create(int threads, ms_pool **out)
 {
   *out = NULL;

@@ -19,6 +19,20 @@ typedef struct ms_pool ms_pool;
 typedef ms_status (*ms_pool_fn)(void *ctx, int begin, int end, int chunk, char *why,
                                 size_t why_size);
 
+/* The pool's size unless set (docs/collision.md#cpu-worker-pool): with a GPU the host's
+ * cores less the manager's; with a CPU device, whose kernels run on the cores too, half of
+ * them less one. At least 1, at most MS_CPU_THREADS_DEFAULT_MAX: past 16 the phases gain
+ * nothing and the polling helpers crowd out the manager and the device's runtime (on a
+ * 64-core H200 host at 16M small + 16K large, 63 threads ran 15-17 ms an iteration, 31
+ * 3.6-5.0 and 15 3.35). */
+int ms_pool_default_threads(long cores, int gpu);
+
+/* The same where `sharing` simulations share the host (collision mode's domains, every
+ * rank's on a node): an equal share of the cores less four each, for its manager, its
+ * worker, its driving thread and its OpenCL runtime; at least 1, at most
+ * MS_CPU_THREADS_DEFAULT_MAX. */
+int ms_pool_shared_threads(long cores, long sharing);
+
 /* Starts threads - 1 helpers (1 <= threads <= MS_CPU_THREADS_MAX). */
 ms_status ms_pool_create(int threads, ms_pool **out);
 void ms_pool_destroy(ms_pool *p);
