@@ -56,6 +56,15 @@ static ms_status share_each_one(ms_bytes *gives, int first, int size)
   return st;
 }
 
+/* Whether every rank steps one domain. */
+static int one_domain_each(const int *per_rank, int size)
+{
+  int one_each = 1;
+  for (int r = 0; r < size; r++)
+    one_each &= per_rank[r] == 1;
+  return one_each;
+}
+
 /* Rank `peer`'s pieces of a give of `size` bytes at `at` beyond its `head`: `needs`'
  * parts, checked to lie inside it. */
 static ms_status add_parts(ms_ranks_piece *piece, int *m, int peer, int out, unsigned char *at,
@@ -128,10 +137,7 @@ ms_status ms_among_share_needed(ms_bytes *gives, int first, int mine, const int 
   int size = ms_ranks_size();
   if (size == 1)
     return MS_OK;
-  int one_each = 1;
-  for (int r = 0; r < size; r++)
-    one_each &= per_rank[r] == 1;
-  if (one_each)
+  if (one_domain_each(per_rank, size))
     return share_each_needed(gives, first, size, head, needs);
   return ms_among_share(gives, first, mine, per_rank);
 }
@@ -141,10 +147,7 @@ ms_status ms_among_share(ms_bytes *gives, int first, int mine, const int *per_ra
   int size = ms_ranks_size();
   if (size == 1)
     return MS_OK;
-  int one_each = 1;
-  for (int r = 0; r < size; r++)
-    one_each &= per_rank[r] == 1;
-  if (one_each)
+  if (one_domain_each(per_rank, size))
     return share_each_one(gives, first, size);
   ms_bytes out = {0};
   int ok = 1;
