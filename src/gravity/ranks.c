@@ -174,18 +174,6 @@ ms_status ms_ranks_allgather_bytes(const void *mine, size_t n, unsigned char **a
   return MS_OK;
 }
 
-ms_status ms_ranks_allgather_sizes(size_t n, size_t *sizes)
-{
-  sizes[0] = n;
-  return MS_OK;
-}
-
-ms_status ms_ranks_exchange_bytes(const void *mine, const size_t *sizes, void *const *into)
-{
-  (void)mine, (void)sizes, (void)into; /* one rank: nobody else to send to */
-  return MS_OK;
-}
-
 ms_status ms_ranks_exchange_pieces(const ms_ranks_piece *piece, int n)
 {
   (void)piece, (void)n; /* one rank: nobody else to send to */
@@ -424,7 +412,8 @@ void ms_ranks_share_rate(double mine, double *all)
 }
 
 
-ms_status ms_ranks_allgather_sizes(size_t n, size_t *sizes)
+/* Collective: every rank's length n, in sizes[rank] (world.size of them). */
+static ms_status allgather_sizes(size_t n, size_t *sizes)
 {
   if (!world.on) {
     sizes[0] = n;
@@ -455,7 +444,7 @@ ms_status ms_ranks_allgather_bytes(const void *mine, size_t n, unsigned char **a
   int *displ = malloc((size_t)world.size * sizeof *displ);
   ms_status st = count && displ ? MS_OK : ms_fail(MS_ERR_RUNTIME, "out of memory");
   if (!st)
-    st = ms_ranks_allgather_sizes(n, sizes);
+    st = allgather_sizes(n, sizes);
   unsigned long long total = 0;
   for (int r = 0; !st && r < world.size; r++) {
     count[r] = (int)sizes[r];
@@ -506,21 +495,4 @@ ms_status ms_ranks_exchange_pieces(const ms_ranks_piece *piece, int n)
   return st ? st : mpi_check(done, "MPI_Waitall");
 }
 
-ms_status ms_ranks_exchange_bytes(const void *mine, const size_t *sizes, void *const *into)
-{
-  if (!world.on)
-    return MS_OK;
-  ms_ranks_piece *piece = malloc(2 * (size_t)world.size * sizeof *piece);
-  if (!piece)
-    return ms_fail(MS_ERR_RUNTIME, "out of memory");
-  int n = 0;
-  for (int r = 0; r < world.size; r++)
-    if (r != world.rank) {
-      piece[n++] = (ms_ranks_piece){r, 0, into[r], sizes[r]};
-      piece[n++] = (ms_ranks_piece){r, 1, (void *)mine, sizes[world.rank]};
-    }
-  ms_status st = ms_ranks_exchange_pieces(piece, n);
-  free(piece);
-  return st;
-}
 #endif

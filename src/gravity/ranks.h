@@ -68,16 +68,6 @@ ms_status ms_ranks_bcast(void *buf, size_t bytes);
  * give their results through it: domains/domains.c.) */
 ms_status ms_ranks_allgather_bytes(const void *mine, size_t n, unsigned char **all, size_t *sizes);
 
-/* Collective: every rank's length n, in sizes[rank] (ms_ranks_size() of them). */
-ms_status ms_ranks_allgather_sizes(size_t n, size_t *sizes);
-
-/* Collective: rank r's sizes[r] bytes to every rank, point to point between the callers'
- * buffers: this rank's `mine` (sizes[own] bytes) sent to each other rank, rank r's received
- * at into[r] (room for sizes[r]; into[own] is not touched). Nothing is copied on the way:
- * at 16M small discs on two H200s an all-gather through one packed buffer and back out of
- * another cost some 12 ms a meeting beside the transfer. */
-ms_status ms_ranks_exchange_bytes(const void *mine, const size_t *sizes, void *const *into);
-
 /* One piece of a point-to-point exchange: n bytes at `at` sent to (out) or received from
  * (!out) rank `peer`. Two ranks' pieces between them pair up in the order each lists them. */
 typedef struct ms_ranks_piece {
