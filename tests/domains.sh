@@ -5,7 +5,8 @@
 # systems (inflows, outflows, an open side) and a force-driven piston (its report lines
 # too), in both pipelines, both exchanges and with the large particles on the device, and
 # through the incremental meeting (frictionless mixtures, a periodic gas, many large
-# particles; its view settled for checkpoints, its cut moved by the balance); and
+# particles, large discs handed over every iteration across the cuts; its view settled
+# for checkpoints, its cut moved by the balance); and
 # --output's frames, walls and diagnostics are the one device's. Without the halo (the
 # test hook MIXSIM_DOMAINS_NO_HALO) the hash moves, so the check sees a missing one. A
 # checkpoint written under one decomposition resumes under another (and on one device) to
@@ -159,8 +160,10 @@ incremental_same_hash() {
 # Meeting every k iterations: the windows are deep enough that every own particle steps
 # as on one device. Forced (MIXSIM_MEET_EVERY) on the periodic gas, whose hash moves when
 # the windows are not deepened, and on the mixture; chosen on its own on the long bed
-# (two domains of 300 columns: k = 2, three: k = 1). A blow-up inside a block of 4 is made
-# again meeting every iteration, and fails as on one device (failure_named_as_on_one_device).
+# (two domains of 300 columns: k = 7, three: k = 4, the large particles handed over; with
+# the windows grown by the largest radius, MIXSIM_LARGE_HANDOVER=0, k = 2 and 1). A blow-up
+# inside a block of 4 is made again meeting every iteration, and fails as on one device
+# (failure_named_as_on_one_device).
 incremental_meets_every_k() {
   local f=$tmp/periodic_frictionless.ini
   sed -e 's/^friction = .*/friction = 0/' -e 's/^rolling_friction = .*/rolling_friction = 0/' \
@@ -168,14 +171,39 @@ incremental_meets_every_k() {
   MIXSIM_MEET_EVERY=4 same_hash "$f" 300 --exchange zone &&
     MIXSIM_MEET_EVERY=3 same_hash tests/scenes/mixed_frictionless.ini 150 --exchange zone &&
     same_hash tests/scenes/wide_bed.ini 300 --exchange zone || return 1
-  local d k
-  for d in cpu,cpu:2 cpu,cpu,cpu:1; do
-    "$exe" -n 20 --headless --devices "${d%:*}" --exchange zone "$root/tests/scenes/wide_bed.ini" \
-      >"$tmp/k.out" || return 1
+  local d k h
+  for d in 1:cpu,cpu:7 1:cpu,cpu,cpu:4 0:cpu,cpu:2 0:cpu,cpu,cpu:1; do
+    h=${d%%:*} d=${d#*:}
+    MIXSIM_LARGE_HANDOVER=$h "$exe" -n 20 --headless --devices "${d%:*}" --exchange zone \
+      "$root/tests/scenes/wide_bed.ini" >"$tmp/k.out" || return 1
     k=$(sed -n 's/^  incremental meeting: every \([0-9]*\) iteration(s).*/\1/p' "$tmp/k.out")
-    echo "    wide bed on ${d%:*}: a meeting every $k iteration(s)"
+    echo "    wide bed on ${d%:*}, hand-over $h: a meeting every $k iteration(s)"
     [ "$k" = "${d#*:}" ] || return 1
   done
+}
+
+# The large particles handed over every iteration (src/domains/lockstep.h): a domain's
+# windows grow by a small contact an iteration, and its copies of the large discs others own
+# are the owners' at every step. In handover.ini large discs of twenty small radii sunk in a
+# bed reach small discs past the other domain's window within a block of 2 or 3 iterations:
+# with the copies left out, three domains ended in other hashes (bfa1b94b at k = 2, a4b0361b
+# at 3). Here the one device's hash in both pipelines and exchanges, the report's line on the
+# hand-over, and without it (MIXSIM_LARGE_HANDOVER=0) windows as deep as before.
+incremental_hands_large_over() {
+  local scene=$root/tests/scenes/handover.ini w1 w0
+  MIXSIM_MEET_EVERY=2 same_hash tests/scenes/handover.ini 200 --exchange zone &&
+    MIXSIM_MEET_EVERY=3 same_hash tests/scenes/handover.ini 150 --exchange zone \
+      --pipeline naive --buffers shared &&
+    MIXSIM_MEET_EVERY=8 same_hash tests/scenes/handover.ini 100 --exchange full || return 1
+  MIXSIM_MEET_EVERY=3 "$exe" -n 30 --headless --devices cpu,cpu,cpu "$scene" >"$tmp/h1.out" &&
+    MIXSIM_MEET_EVERY=3 MIXSIM_LARGE_HANDOVER=0 "$exe" -n 30 --headless --devices cpu,cpu,cpu \
+      "$scene" >"$tmp/h0.out" || return 1
+  grep -h '^  large particles handed' "$tmp/h1.out" | cut -c1-120
+  w1=$(sed -n 's/^  incremental meeting: .*, a window of \([0-9]*\) columns.*/\1/p' "$tmp/h1.out")
+  w0=$(sed -n 's/^  incremental meeting: .*, a window of \([0-9]*\) columns.*/\1/p' "$tmp/h0.out")
+  echo "    windows meeting every 3 iterations: $w1 columns with the hand-over, $w0 without"
+  grep -q '^  large particles handed over every iteration .* 30 hand-overs$' "$tmp/h1.out" &&
+    ! grep -q '^  large particles handed' "$tmp/h0.out" && [ "$w1" -lt "$w0" ]
 }
 
 # A domain's grid spans its own columns and its windows only (collision/split.h): its clear,
@@ -394,6 +422,7 @@ check auto_over_domains
 check outputs_as_on_one_device
 check incremental_same_hash
 check incremental_meets_every_k
+check incremental_hands_large_over
 check incremental_grids_over_their_columns
 check incremental_settles_for_checkpoints
 check no_halo_differs

@@ -147,7 +147,7 @@ static void test_bad_thread_counts_refused(void)
 }
 
 /* The default sizes: the cores less the manager's with a GPU, half less one with a CPU
- * device, a share less four for each of several simulations; never 0, never past 16. */
+ * device, half a share less two for each of several simulations; never 0, never past 16. */
 static void test_default_sizes(void)
 {
   ENSURE(ms_pool_default_threads(16, 1) == 15); /* the H200's 16-core host */
@@ -156,8 +156,8 @@ static void test_default_sizes(void)
   ENSURE(ms_pool_default_threads(1, 1) == 1 && ms_pool_default_threads(0, 1) == 1);
   ENSURE(ms_pool_default_threads(2, 0) == 1 && ms_pool_default_threads(4, 0) == 1);
   ENSURE(ms_pool_default_threads(16, 0) == 7 && ms_pool_default_threads(64, 0) == 16);
-  ENSURE(ms_pool_shared_threads(32, 2) == 12 && ms_pool_shared_threads(64, 4) == 12);
-  ENSURE(ms_pool_shared_threads(64, 2) == 16 && ms_pool_shared_threads(256, 1) == 16);
+  ENSURE(ms_pool_shared_threads(32, 2) == 6 && ms_pool_shared_threads(64, 4) == 6);
+  ENSURE(ms_pool_shared_threads(64, 2) == 14 && ms_pool_shared_threads(256, 1) == 16);
   ENSURE(ms_pool_shared_threads(2, 2) == 1 && ms_pool_shared_threads(2, 0) == 1);
   ENSURE(MS_CPU_THREADS_DEFAULT_MAX == 16);
 }

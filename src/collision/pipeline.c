@@ -205,6 +205,8 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   ms_trace *t = &s->run.trace;
   mark(step);
   TRY(fault(s, MS_THREAD_CPU, MS_FAULT_BEFORE_SYNC1, step));
+  if (s->run.large_take) /* a domain's: the owners' large particles in place of its own */
+    TRY(s->run.large_take(s->run.large_ctx, s, step));
   double t0 = ms_now();
   int zone = s->p.exchange == MS_EXCHANGE_ZONE;
   if (s->p.n_walls > 0) /* where the walls are this iteration: before the zone, which walks
@@ -244,6 +246,8 @@ static ms_status cpu_iteration(ms_sim *s, ms_pipeline p, long step)
   }
   TRY(ms_cpu_integrate(&s->p, &s->wk, step));
   ms_trace_phase(t, MS_THREAD_CPU, MS_PHASE_LARGE_INTEGRATE, t0);
+  if (s->run.large_give) /* a domain's: its own large particles to the others */
+    TRY(s->run.large_give(s->run.large_ctx, s, step));
   return fault(s, MS_THREAD_CPU, MS_FAULT_AFTER_SYNC2, step);
 }
 
@@ -289,6 +293,8 @@ static void *cpu_worker_main(void *arg)
     job->status = MS_OK;
   if (job->status)
     ms_sync_abort(&s->run.sync);
+  if (s->run.large_leave && (job->status || s->run.halted)) /* (short of the advance's end) */
+    s->run.large_leave(s->run.large_ctx);
   keep_message(job);
   return NULL;
 }

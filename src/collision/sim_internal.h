@@ -51,6 +51,14 @@ typedef struct ms_run {
                         next advance's first build checks the state */
   unsigned long changes; /* restores and moves from outside the run: a split run's view
                             tells by it that its state is no longer the domains' */
+  /* A split run's domains handing their large particles over every iteration
+   * (domains/lockstep.h), set between advances: the worker calls `large_take` as it starts
+   * an iteration, `large_give` once it has integrated them, and `large_leave` when it leaves
+   * an advance short of its end, so that no other domain waits for it. */
+  ms_status (*large_take)(void *ctx, ms_sim *s, long step);
+  ms_status (*large_give)(void *ctx, ms_sim *s, long step);
+  void (*large_leave)(void *ctx);
+  void *large_ctx;
 } ms_run;
 
 /* Each thread's part starts a cache line of its own, so that what one thread writes never

@@ -482,6 +482,15 @@ void ms_split_large_get(const ms_sim *s, int j, double xv[4], int img[2])
   img[0] = L->img[0], img[1] = L->img[1];
 }
 
+void ms_split_large_hook(ms_sim *s, const ms_split_large_hooks *h)
+{
+  int on = h && h->take;
+  s->run.large_take = on ? h->take : NULL;
+  s->run.large_give = on ? h->give : NULL;
+  s->run.large_leave = on ? h->leave : NULL;
+  s->run.large_ctx = on ? h->ctx : NULL;
+}
+
 void ms_split_grid_span(ms_sim *s, int axis, long lo, long hi)
 {
   ms_grid *g = &s->p.grid;

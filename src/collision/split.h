@@ -102,6 +102,17 @@ ms_status ms_split_rewind(ms_sim *s, ms_split *x);
 void ms_split_large_get(const ms_sim *s, int j, double xv[4], int img[2]);
 void ms_split_large_set(ms_sim *s, int j, const double xv[4], const int img[2]);
 
+/* The domain's CPU worker calls `take` as it starts each iteration, `give` after it
+ * integrates its large particles (a failure of either is the advance's), and `leave` when
+ * it leaves an advance short of its end; NULL `take`: none of them. Between advances. */
+typedef struct ms_split_large_hooks {
+  ms_status (*take)(void *ctx, ms_sim *s, long step);
+  ms_status (*give)(void *ctx, ms_sim *s, long step);
+  void (*leave)(void *ctx);
+  void *ctx;
+} ms_split_large_hooks;
+void ms_split_large_hook(ms_sim *s, const ms_split_large_hooks *h);
+
 /* The cells the domain's particles lie in through its next steps: columns lo .. hi - 1
  * along the cut's axis (taken round it where it wraps), every cell across; lo <= 0 and
  * hi >= the axis's columns together: the whole grid. Its grid's clear and sort and its

@@ -23,6 +23,7 @@
 #include "domains/give.h"
 #include "domains/layout.h"
 #include "domains/live.h"
+#include "domains/lockstep.h"
 #include "gravity/ranks.h"
 
 int ms_domains_count(const ms_domains *D) { return D->P; }
@@ -216,7 +217,9 @@ static void *each_main(void *arg)
   return NULL;
 }
 
-ms_status ms_domains_each(ms_domains *D, ms_status (*fn)(ms_domains *D, int d))
+/* `together`: the domains wait for each other inside fn (lockstep.h), so each has a thread
+ * of its own (they share no device then), and one without breaks their barrier. */
+static ms_status each(ms_domains *D, ms_status (*fn)(ms_domains *D, int d), int together)
 {
   each_job jobs[MAX_DOMAINS];
   pthread_t tid[MAX_DOMAINS];
@@ -224,7 +227,10 @@ ms_status ms_domains_each(ms_domains *D, ms_status (*fn)(ms_domains *D, int d))
   int a = D->first, b = D->first + D->mine;
   for (int d = a; d < b; d++) {
     jobs[d] = (each_job){D, d, fn, MS_OK, ""};
-    started[d] = d > a && !D->in_turn && pthread_create(&tid[d], NULL, each_main, &jobs[d]) == 0;
+    started[d] = d > a && (together || !D->in_turn) &&
+                 pthread_create(&tid[d], NULL, each_main, &jobs[d]) == 0;
+    if (d > a && !started[d] && together) /* (none would wait for it in vain) */
+      ms_lockstep_break(D->live.lockstep);
     if (d > a && !started[d])
       each_main(&jobs[d]); /* (no thread to be had: in turn) */
   }
@@ -233,10 +239,23 @@ ms_status ms_domains_each(ms_domains *D, ms_status (*fn)(ms_domains *D, int d))
   for (int d = a + 1; d < b; d++)
     if (started[d])
       pthread_join(tid[d], NULL);
+  for (int d = a; d < b; d++) /* (one that left a hand-over first, before those it left) */
+    if (jobs[d].st && jobs[d].st != MS_ERR_ABORTED)
+      return ms_fail(jobs[d].st, "%s", jobs[d].msg);
   for (int d = a; d < b; d++)
     if (jobs[d].st)
       return ms_fail(jobs[d].st, "%s", jobs[d].msg);
   return MS_OK;
+}
+
+ms_status ms_domains_each(ms_domains *D, ms_status (*fn)(ms_domains *D, int d))
+{
+  return each(D, fn, 0);
+}
+
+ms_status ms_domains_each_together(ms_domains *D, ms_status (*fn)(ms_domains *D, int d))
+{
+  return each(D, fn, 1);
 }
 
 ms_status ms_domains_share(ms_domains *D) { return ms_domains_share_needed(D, 0, NULL); }

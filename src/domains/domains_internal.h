@@ -49,6 +49,9 @@ struct ms_domains {
 /* Every domain of this rank through fn(D, d), each on a thread (in turn where two share a
  * device); the lowest failing domain's error is the run's. */
 ms_status ms_domains_each(ms_domains *D, ms_status (*fn)(ms_domains *D, int d));
+/* The same where fn's domains wait for each other (the large particles' hand-over,
+ * lockstep.h): each on a thread, and where one cannot have one, their barrier breaks. */
+ms_status ms_domains_each_together(ms_domains *D, ms_status (*fn)(ms_domains *D, int d));
 
 ms_status ms_domains_follow(ms_domains *D);
 /* Collective: every domain's give shared among the ranks (domains/among.h), timed. */

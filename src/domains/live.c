@@ -15,7 +15,9 @@
 #include "collision/sim_internal.h"
 #include "core/clock.h"
 #include "domains/among.h"
+#include "core/number.h"
 #include "domains/domains_internal.h"
+#include "domains/lockstep.h"
 #include "domains/meet.h"
 #include "gravity/ranks.h"
 #include "shared/grid.h"
@@ -89,6 +91,7 @@ void ms_live_free(ms_live *v, int P)
   free(v->large_xv), free(v->keep_xv), free(v->large_img), free(v->keep_img);
   free(v->large_r), free(v->large_m), free(v->large_static);
   free(v->column);
+  ms_lockstep_free(v->lockstep);
   memset(v, 0, sizeof *v);
 }
 
@@ -161,6 +164,20 @@ static void set_cut(ms_domains *D)
   memcpy(c->start, D->layout.start, ((size_t)D->P + 1) * sizeof(int));
 }
 
+/* Whether the domains hand their large particles over every iteration: in one process, with
+ * large particles, not meeting every iteration after a failure; MIXSIM_LARGE_HANDOVER=0
+ * (measuring) grows the windows by the largest radius instead. */
+static ms_status hand_over_or_not(ms_domains *D)
+{
+  ms_live *v = &D->live;
+  long on = 1;
+  ms_status st = ms_number_env("MIXSIM_LARGE_HANDOVER", 0, 1, &on);
+  v->together = !st && on && !D->ranks && !v->one_by_one && D->view->p.n_large > 0;
+  if (v->together && !v->lockstep)
+    st = ms_lockstep_make(D->view->p.n_large, D->P, &v->lockstep);
+  return st;
+}
+
 static ms_status lay(ms_domains *D)
 {
   ms_live *v = &D->live;
@@ -169,7 +186,10 @@ static ms_status lay(ms_domains *D)
   ms_status st = ms_global_take(D->view, &D->g);
   D->layout.n_band = 0; /* (no [wall.NAME] here) */
   if (!st)
+    st = hand_over_or_not(D);
+  if (!st)
     st = ms_meet_every(D, v->one_by_one, &v->k);
+  v->together &= v->k > 1; /* (meeting every iteration, the windows are the same) */
   if (!st)
     st = ms_meet_span(D, v->k, &v->w_span);
   ms_grid_cut held = D->cut; /* (each domain holds its whole window from the start) */
@@ -337,21 +357,28 @@ static ms_status read_gives(ms_domains *D, give_view *gv)
   return st;
 }
 
-static ms_status step_pack(ms_domains *D, int d)
+/* Domain d ready for its block: its large particles placed, its grid's span, its part in
+ * the large particles' hand-over (which no domain then waits for if it fails). */
+static ms_status step_ready(ms_domains *D, int d)
 {
   ms_sim *s = D->sim[d];
-  ms_split *x = &D->live.split[d];
-  double t0 = ms_now();
-  /* (the records change the state at once: only the advance's last state is checked
-   * where it ends, the others by the next iteration's grid) */
-  s->run.end_unchecked = !D->live.last;
   place_large(D, d);
   const ms_split_cut *c = &D->live.cut;
   ms_split_grid_span(s, c->axis, (long)c->start[d] - D->live.w_span,
                      (long)c->start[d + 1] + D->live.w_span);
-  ms_status st = ms_sim_advance(s, D->live.block);
-  s->run.end_unchecked = 0;
-  double t1 = ms_now();
+  ms_status st = D->live.together ? ms_lockstep_join(D->live.lockstep, d, s, D->live.large_owner)
+                                  : MS_OK;
+  if (st)
+    ms_lockstep_break(D->live.lockstep);
+  return st;
+}
+
+/* Domain d's records after its block (from t0, stepped until t1) into its give. */
+static ms_status pack_give(ms_domains *D, int d, ms_status st, double t0, double t1)
+{
+  ms_sim *s = D->sim[d];
+  ms_split *x = &D->live.split[d];
+  ms_lockstep_leave(s);
   if (!st)
     st = ms_split_pack(s, x, &D->live.cut_next, d);
   double tp = ms_now();
@@ -365,6 +392,47 @@ static ms_status step_pack(ms_domains *D, int d)
   D->time[d].read_s += t2 - t1;
   D->time[d].own += (double)D->layout.own[d] * D->live.block;
   ms_cutbal_note(&D->balance, d, (t2 - t0) / D->live.block);
+  return st;
+}
+
+/* (the records change the state at once: only the advance's last state is checked where it
+ * ends, the others by the next iteration's grid) */
+static ms_status step_pack(ms_domains *D, int d)
+{
+  ms_sim *s = D->sim[d];
+  double t0 = ms_now();
+  ms_status st = step_ready(D, d);
+  s->run.end_unchecked = !D->live.last;
+  if (!st)
+    st = ms_sim_advance(s, D->live.block);
+  s->run.end_unchecked = 0;
+  return pack_give(D, d, st, t0, ms_now());
+}
+
+/* Domains that share a device and hand their large particles over: every domain's iteration
+ * in turn before any domain's next (which is the hand-over's order), then each's records. */
+static ms_status step_pack_in_turn(ms_domains *D)
+{
+  ms_live *v = &D->live;
+  int a = D->first, b = D->first + D->mine;
+  double step_s[MAX_DOMAINS] = {0};
+  ms_status st = MS_OK;
+  for (int d = a; !st && d < b; d++)
+    st = step_ready(D, d);
+  for (int t = 0; !st && t < v->block; t++)
+    for (int d = a; !st && d < b; d++) {
+      ms_sim *s = D->sim[d];
+      double t0 = ms_now();
+      s->run.end_unchecked = t + 1 < v->block || !v->last;
+      st = ms_sim_advance(s, 1);
+      s->run.end_unchecked = 0;
+      step_s[d] += ms_now() - t0;
+    }
+  for (int d = a; d < b; d++) {
+    double t1 = ms_now();
+    ms_status sd = pack_give(D, d, st, t1 - step_s[d], t1);
+    st = st ? st : sd;
+  }
   return st;
 }
 
@@ -512,52 +580,6 @@ ms_status ms_live_settle(ms_domains *D)
   return st;
 }
 
-/* ---- the balance ------------------------------------------------------------------------ */
-
-/* Domain d's own particles per column, as its give. */
-static ms_status own_columns(ms_domains *D, int d)
-{
-  ms_split *x = &D->live.split[d];
-  ms_status st = ms_split_own(D->sim[d], x, &D->live.cut, 0);
-  D->gives[d].n = 0;
-  if (!st && !ms_bytes_put(&D->gives[d], x->column, (size_t)D->cut.ncol * sizeof(int)))
-    st = no_memory();
-  return st;
-}
-
-/* cut_balance.h's decision every window; where it is made, the next cut from every
- * column's own particles under the new weights (the records then move what it moves). */
-static ms_status rebalance(ms_domains *D)
-{
-  ms_live *v = &D->live;
-  ms_cutbal_count(&D->balance, &D->layout);
-  ms_status st = ms_cutbal_after(&D->balance, &D->layout, v->step);
-  if (st || D->P < 2 || D->balance.seen != 0) /* (no decision this iteration) */
-    return st;
-  st = ms_domains_each(D, own_columns);
-  if (D->ranks)
-    st = ms_ranks_agree(st);
-  if (!st)
-    st = ms_domains_share(D);
-  int n = D->cut.ncol;
-  for (int c = 0; !st && c < n; c++)
-    v->column[c] = 0.0;
-  for (int e = 0; !st && e < D->P; e++) {
-    if (D->gives[e].n != (size_t)n * sizeof(int))
-      return ms_fail(MS_ERR_RUNTIME, "domain %d gave %zu bytes of columns", e, D->gives[e].n);
-    for (int c = 0; c < n; c++) {
-      int k;
-      memcpy(&k, D->gives[e].b + (size_t)c * sizeof k, sizeof k);
-      v->column[c] += k;
-    }
-  }
-  if (!st) {
-    ms_layout_cut_counts(&D->layout, &D->cut, v->column);
-    memcpy(v->cut_next.start, D->layout.start, ((size_t)D->P + 1) * sizeof(int));
-  }
-  return st;
-}
-
 /* ---- the advance ------------------------------------------------------------------------ */
 
 /* The domains step v->block iterations each, then meet. */
@@ -565,7 +587,13 @@ static ms_status one_meeting(ms_domains *D)
 {
   ms_live *v = &D->live;
   large_owners(D);
-  ms_status st = ms_domains_each(D, step_pack);
+  if (v->together) /* (a domain on a GPU waits an iteration's time polling) */
+    ms_lockstep_begin(v->lockstep, D->mine,
+                      D->sim[D->first]->cl.device_type & CL_DEVICE_TYPE_GPU ? 2e-3 : 0.0,
+                      D->in_turn);
+  ms_status st = !v->together ? ms_domains_each(D, step_pack)
+                 : D->in_turn ? step_pack_in_turn(D)
+                              : ms_domains_each_together(D, step_pack);
   if (D->ranks)
     st = ms_ranks_agree(st);
   if (!st) /* (a domain lays only its own run of each give's records: collect) */
@@ -597,7 +625,7 @@ static ms_status one_meeting(ms_domains *D)
     st = ms_ranks_agree(st);
   double t1 = ms_now();
   if (!st && !short_room)
-    st = rebalance(D);
+    st = ms_live_rebalance(D);
   v->balance_s += ms_now() - t1;
   D->merge_s += ms_now() - t0;
   return st;
@@ -714,32 +742,4 @@ ms_status ms_live_advance(ms_domains *D, long iterations)
   if (!st)
     ms_domains_report_on_view(D);
   return st;
-}
-
-int ms_live_describe(const ms_domains *D, char *out, size_t size)
-{
-  const ms_live *v = &D->live;
-  if (v->lays == 0)
-    return 0;
-  double beside = D->iterations > 0 ? 1e3 * (D->wall_s - v->lay_s) / (double)D->iterations : 0.0;
-  long missed = 0;
-  for (int e = D->first; e < D->first + D->mine; e++)
-    missed += D->sim[e]->run.stats.span_misses;
-  int k = snprintf(out, size, "  incremental meeting: every %d iteration(s), a window of %d "
-                   "columns each side, grids over %d (%ld build(s) over the whole grid); "
-                   "%ld lay(s) from the whole state (%.1f ms), %ld settle(s) "
-                   "of the view (%.1f ms); %.4f ms/iteration beside the lays; per domain, lay is "
-                   "the records taken in, read the step's records out\n",
-                   v->k, v->cut.w, v->w_span, missed, v->lays, 1e3 * v->lay_s, v->settles,
-                   1e3 * v->settle_s, beside);
-  int d = D->first;
-  double n = v->meetings > 0 ? (double)v->meetings : 1.0;
-  if (v->meetings > 0 && D->mine > 0 && k >= 0 && (size_t)k < size)
-    k += snprintf(out + k, size - (size_t)k, "  a meeting, domain %d: %ld of them; pack %.3f ms, "
-                  "%.0f records out %.3f ms; roles %.3f ms, %.0f records in, laid %.3f ms; "
-                  "this rank's checks of the gives %.3f ms, balance %.3f ms\n",
-                  d, v->meetings, 1e3 * v->pack_s[d] / n, (double)v->rec_out[d] / n,
-                  1e3 * v->out_s[d] / n, 1e3 * v->commit_s[d] / n, (double)v->rec_in[d] / n,
-                  1e3 * v->in_s[d] / n, 1e3 * v->check_s / n, 1e3 * v->balance_s / n);
-  return k;
 }

@@ -25,6 +25,8 @@ ms_status ms_live_settle(ms_domains *D);
 /* The domains no longer hold the state (after a failure, or for the other meeting). */
 ms_status ms_live_drop(ms_domains *D);
 void ms_live_free(ms_live *v, int P);
+/* Between meetings, where the balance decides: the next cut (live_balance.c). */
+ms_status ms_live_rebalance(ms_domains *D);
 /* The report's line on the meeting, if it ran; what snprintf returns. */
 int ms_live_describe(const ms_domains *D, char *out, size_t size);
 

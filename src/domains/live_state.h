@@ -52,6 +52,10 @@ typedef struct ms_live {
   float *large_r, *large_m;
   int *large_static;
   int w_large;          /* columns each side of a domain's own within which it keeps them */
+  /* In one process, the large particles a domain holds are handed over from their owners
+   * every iteration (lockstep.h), and the windows grow by a small contact an iteration. */
+  int together;
+  struct ms_lockstep *lockstep;
   int w_span;           /* columns each side of its own that a domain's grid visits */
   /* The gives of the meeting before (per domain): the records laid from a meeting's gives
    * are written from where they are while the domains go on, so the next meeting gives

@@ -34,12 +34,15 @@ static double r_large_max(const ms_domains *D)
  * iteration, what reaches an own particle comes from one contact further (two of the
  * largest radii, centre to centre), and both ends may have moved k steps at max_speed.
  * Within the window, every particle an own one depends on is held, so the own particles
- * step exactly; the halo's outer columns go wrong, and the meeting gives them afresh. */
+ * step exactly; the halo's outer columns go wrong, and the meeting gives them afresh. With
+ * the large particles handed over every iteration (lockstep.h) a domain's large particles
+ * are right at every step whatever it holds, so nothing travels through them: one contact
+ * further is two small radii. */
 static int deeper(const ms_domains *D, int k)
 {
   if (k <= 1)
     return 0;
-  double r = fmax(r_large_max(D), D->cut.r_small_max);
+  double r = D->live.together ? D->cut.r_small_max : fmax(r_large_max(D), D->cut.r_small_max);
   double move = (double)k * D->view->p.dt * ms_meet_speed(D, k);
   return (int)ceil((double)(k - 1) * (2.0 * r + 2.0 * move) * D->cut.inv_cell);
 }
@@ -65,6 +68,9 @@ int ms_meet_window_large(const ms_domains *D, int k)
 {
   double r = fmax(r_large_max(D), 0.0);
   double w = floor((2.0 * r + D->cut.r_small_max) * D->cut.inv_cell) + 2.0;
+  if (D->live.together) /* every one that reaches a particle of its window, whose own
+                           large particles' contacts lie in it (ms_meet_window) */
+    w = floor((2.0 * r + 2.0 * D->cut.r_small_max) * D->cut.inv_cell) + 3.0;
   return capped(D, w + deeper(D, k));
 }
 
@@ -88,9 +94,10 @@ ms_status ms_meet_span(const ms_domains *D, int k, int *span)
   return MS_OK;
 }
 
-/* Iterations between meetings: MIXSIM_MEET_EVERY, else the most up to 8 whose windows, both
- * sides, are at most an eighth of a domain's own columns (what it steps twice, beside its
- * neighbours). */
+/* Iterations between meetings: MIXSIM_MEET_EVERY, else the most up to 8 (16 with the large
+ * particles handed over, whose windows grow five times slower on the issue's beds) whose
+ * windows, both sides, are at most an eighth of a domain's own columns (what it steps
+ * twice, beside its neighbours). */
 ms_status ms_meet_every(const ms_domains *D, int one_by_one, int *k)
 {
   const char *env = getenv("MIXSIM_MEET_EVERY");
@@ -106,7 +113,7 @@ ms_status ms_meet_every(const ms_domains *D, int one_by_one, int *k)
   if (one_by_one)
     return MS_OK;
   int own = D->cut.ncol / D->P;
-  for (int e = 8; e > 1 && D->cut.halo; e--)
+  for (int e = D->live.together ? 16 : 8; e > 1 && D->cut.halo; e--)
     if (16 * ms_meet_window(D, e) <= own) {
       *k = e;
       break;

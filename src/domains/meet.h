@@ -18,8 +18,9 @@ int ms_meet_window_large(const ms_domains *D, int k);
 /* Columns each side of its own that a domain's grid's span covers (MIXSIM_GRID_SPAN, a
  * test hook, or enough for everything it holds). */
 ms_status ms_meet_span(const ms_domains *D, int k, int *span);
-/* Iterations between meetings: MIXSIM_MEET_EVERY, or the largest up to 8 whose windows
- * stay within an eighth of a domain; 1 where `one_by_one`. */
+/* Iterations between meetings: MIXSIM_MEET_EVERY, or the largest up to 8 (16 with the
+ * large particles handed over) whose windows stay within an eighth of a domain; 1 where
+ * `one_by_one`. */
 ms_status ms_meet_every(const ms_domains *D, int one_by_one, int *k);
 
 #endif

@@ -140,7 +140,7 @@ int ms_pool_default_threads(long cores, int gpu)
 
 int ms_pool_shared_threads(long cores, long sharing)
 {
-  return clamp_threads(cores / (sharing > 0 ? sharing : 1) - 4);
+  return clamp_threads(cores / (sharing > 0 ? sharing : 1) / 2 - 2);
 }
 
 ms_status ms_pool_create(int threads, ms_pool **out)

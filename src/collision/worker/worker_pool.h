@@ -28,8 +28,10 @@ typedef ms_status (*ms_pool_fn)(void *ctx, int begin, int end, int chunk, char *
 int ms_pool_default_threads(long cores, int gpu);
 
 /* The same where `sharing` simulations share the host (collision mode's domains, every
- * rank's on a node): an equal share of the cores less four each, for its manager, its
- * worker, its driving thread and its OpenCL runtime; at least 1, at most
+ * rank's on a node): half an equal share of the cores, less two, each: beside its manager,
+ * its worker, its driving thread and its OpenCL runtime, pools that filled their shares
+ * polled over one another (four domains on 64 cores, 12 threads each: 2.7-6.8 ms an
+ * iteration, 6 threads: 2.7-2.9, docs/scaling.md); at least 1, at most
  * MS_CPU_THREADS_DEFAULT_MAX. */
 int ms_pool_shared_threads(long cores, long sharing);
 

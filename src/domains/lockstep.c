@@ -1,0 +1,204 @@
+/* The large particles handed over every iteration (lockstep.h). Two copies of the owners'
+ * states, by the step's parity: a domain writes step t's into one while a slower domain may
+ * still read step t - 1's from the other, and none writes step t + 1's before every domain
+ * has passed step t's barrier (or, stepping in turn, before every domain has made step t),
+ * so one barrier an iteration is all the order needed. A domain takes the others' at the
+ * start of its next iteration. */
+#include "domains/lockstep.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "collision/sim_internal.h"
+#include "collision/split.h"
+#include "core/clock.h"
+
+/* One domain's part: what it hands over, what it takes, where its time goes. Written by
+ * its own worker thread during a block, by the driving thread between blocks. */
+typedef struct party {
+  ms_lockstep *ls;
+  int d;
+  int *mine, *theirs; /* held large particles it owns, and those it takes from their owners */
+  int n_mine, n_theirs;
+  int turn; /* hand-overs in this block: the copy its parity names */
+  double wait_s;
+  long handovers;
+} party;
+
+struct ms_lockstep {
+  pthread_mutex_t lock;
+  pthread_cond_t all_in;
+  int parties;
+  int in_turn; /* the domains step an iteration each in turn: no waits */
+  double spin_s;
+  atomic_int arrived;
+  atomic_ulong generation; /* bumped by the last domain to arrive */
+  atomic_int broken;
+  int n_large;
+  double *xv[2]; /* per large particle (x, y, vx, vy), by the step's parity */
+  int *img[2];
+  party *party;
+  int n_party;
+};
+
+ms_status ms_lockstep_make(int n_large, int parties, ms_lockstep **out)
+{
+  ms_lockstep *ls = calloc(1, sizeof *ls);
+  size_t n = (size_t)n_large + 1;
+  int ok = ls != NULL;
+  if (ok) {
+    pthread_mutex_init(&ls->lock, NULL);
+    pthread_cond_init(&ls->all_in, NULL);
+    ls->n_large = n_large;
+    ls->n_party = parties;
+    ls->party = calloc((size_t)parties, sizeof *ls->party);
+    ok = ls->party != NULL;
+    for (int b = 0; ok && b < 2; b++)
+      ok = (ls->xv[b] = malloc(4 * n * sizeof(double))) &&
+           (ls->img[b] = malloc(2 * n * sizeof(int)));
+    for (int d = 0; ok && d < parties; d++) {
+      party *p = &ls->party[d];
+      *p = (party){.ls = ls, .d = d};
+      ok = (p->mine = malloc(n * sizeof(int))) && (p->theirs = malloc(n * sizeof(int)));
+    }
+  }
+  if (!ok) {
+    ms_lockstep_free(ls);
+    return ms_fail(MS_ERR_RUNTIME, "out of memory for the domains' large particles' hand-over");
+  }
+  *out = ls;
+  return MS_OK;
+}
+
+void ms_lockstep_free(ms_lockstep *ls)
+{
+  if (!ls)
+    return;
+  for (int d = 0; ls->party && d < ls->n_party; d++)
+    free(ls->party[d].mine), free(ls->party[d].theirs);
+  for (int b = 0; b < 2; b++)
+    free(ls->xv[b]), free(ls->img[b]);
+  free(ls->party);
+  pthread_cond_destroy(&ls->all_in);
+  pthread_mutex_destroy(&ls->lock);
+  free(ls);
+}
+
+void ms_lockstep_begin(ms_lockstep *ls, int parties, double spin_s, int in_turn)
+{
+  ls->parties = parties;
+  ls->in_turn = in_turn;
+  ls->spin_s = spin_s;
+  atomic_store(&ls->arrived, 0);
+  atomic_store(&ls->broken, 0);
+}
+
+void ms_lockstep_break(ms_lockstep *ls)
+{
+  if (!ls)
+    return;
+  pthread_mutex_lock(&ls->lock);
+  atomic_store(&ls->broken, 1);
+  pthread_cond_broadcast(&ls->all_in);
+  pthread_mutex_unlock(&ls->lock);
+}
+
+/* Every domain here: 1, or 0 where the block's barrier was broken. */
+static int wait_for_all(ms_lockstep *ls)
+{
+  unsigned long seen = atomic_load_explicit(&ls->generation, memory_order_acquire);
+  if (atomic_load(&ls->broken))
+    return 0;
+  if (atomic_fetch_add_explicit(&ls->arrived, 1, memory_order_acq_rel) + 1 == ls->parties) {
+    atomic_store(&ls->arrived, 0);
+    pthread_mutex_lock(&ls->lock);
+    atomic_fetch_add_explicit(&ls->generation, 1, memory_order_release);
+    pthread_cond_broadcast(&ls->all_in);
+    pthread_mutex_unlock(&ls->lock);
+    return 1;
+  }
+  double until = ls->spin_s > 0.0 ? ms_now() + ls->spin_s : 0.0;
+  while (atomic_load_explicit(&ls->generation, memory_order_acquire) == seen &&
+         !atomic_load(&ls->broken) && until > 0.0 && ms_now() < until) {
+  }
+  pthread_mutex_lock(&ls->lock);
+  while (atomic_load_explicit(&ls->generation, memory_order_acquire) == seen &&
+         !atomic_load(&ls->broken))
+    pthread_cond_wait(&ls->all_in, &ls->lock);
+  pthread_mutex_unlock(&ls->lock);
+  return atomic_load_explicit(&ls->generation, memory_order_acquire) != seen;
+}
+
+/* The worker's hook once it has integrated: the owned large particles into this turn's
+ * copy, then (stepping at once) the wait for every domain's. */
+static ms_status give(void *ctx, ms_sim *s, long step)
+{
+  party *p = ctx;
+  ms_lockstep *ls = p->ls;
+  double *xv = ls->xv[p->turn & 1];
+  int *img = ls->img[p->turn & 1];
+  for (int k = 0; k < p->n_mine; k++) {
+    int j = p->mine[k];
+    ms_split_large_get(s, j, &xv[4 * j], &img[2 * j]);
+  }
+  p->turn++;
+  p->handovers++;
+  if (ls->in_turn) /* (the driver steps every domain's iteration before the next's) */
+    return MS_OK;
+  double t0 = ms_now();
+  int all = wait_for_all(ls);
+  p->wait_s += ms_now() - t0;
+  return all ? MS_OK : ms_fail(MS_ERR_ABORTED, "step %ld: another domain left the large "
+                               "particles' hand-over", step);
+}
+
+/* The worker's hook as it starts an iteration: the others' held large particles as their
+ * owners gave them last (the block's first: as the meeting placed them). */
+static ms_status take(void *ctx, ms_sim *s, long step)
+{
+  party *p = ctx;
+  (void)step;
+  if (p->turn == 0)
+    return MS_OK;
+  const double *xv = p->ls->xv[(p->turn - 1) & 1];
+  const int *img = p->ls->img[(p->turn - 1) & 1];
+  for (int k = 0; k < p->n_theirs; k++) {
+    int j = p->theirs[k];
+    ms_split_large_set(s, j, &xv[4 * j], &img[2 * j]);
+  }
+  return MS_OK;
+}
+
+static void left(void *ctx) { ms_lockstep_break(((party *)ctx)->ls); }
+
+ms_status ms_lockstep_join(ms_lockstep *ls, int d, ms_sim *s, const int *owner)
+{
+  if (d < 0 || d >= ls->n_party || s->p.n_large != ls->n_large)
+    return ms_fail(MS_ERR_RUNTIME, "domain %d joins a hand-over of %d domains, %d large "
+                   "particles", d, ls->n_party, ls->n_large);
+  party *p = &ls->party[d];
+  p->n_mine = p->n_theirs = p->turn = 0;
+  for (int j = 0; j < s->p.n_large; j++) {
+    if (ms_body_empty(&s->wk.large[j])) /* parked: the domain does not step it */
+      continue;
+    if (owner[j] == d)
+      p->mine[p->n_mine++] = j;
+    else
+      p->theirs[p->n_theirs++] = j;
+  }
+  ms_split_large_hook(s, &(ms_split_large_hooks){take, give, left, p});
+  return MS_OK;
+}
+
+void ms_lockstep_leave(ms_sim *s) { ms_split_large_hook(s, NULL); }
+
+double ms_lockstep_wait_s(const ms_lockstep *ls, int d)
+{
+  return ls && d >= 0 && d < ls->n_party ? ls->party[d].wait_s : 0.0;
+}
+
+long ms_lockstep_handovers(const ms_lockstep *ls, int d)
+{
+  return ls && d >= 0 && d < ls->n_party ? ls->party[d].handovers : 0;
+}
