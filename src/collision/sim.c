@@ -104,6 +104,7 @@ static ms_status setup_large(ms_sim *s, const ms_scene *sc)
                    sc->large_count, extra);
   s->p.n_large_scene = sc->large_count;
   s->p.n_large = sc->large_count + extra;
+  s->p.n_stepped = s->wk.sweep_n = s->p.n_large;
   s->p.r_large_max = r_in;
   s->wk.large = calloc((size_t)s->p.n_large + 1, sizeof *s->wk.large);
   s->wk.sweep_order = calloc((size_t)s->p.n_large + 1, sizeof *s->wk.sweep_order);

@@ -43,18 +43,8 @@ static ms_status limit_speed(ms_domains *D, int d)
   return ms_split_speed_limit(D->sim[d], k > 1 ? u * u : D->view->p.max_speed2);
 }
 
-/* Large particle j back from parked in a domain: its shape, at rest until its state. */
-static void unpark(const ms_live *v, int j, ms_body *L)
-{
-  ms_body b = {0};
-  b.r = v->large_r[j];
-  b.m = v->large_m[j];
-  b.is_static = v->large_static[j];
-  *L = b;
-}
-
-/* The domains no longer hold the state: every parked large particle takes its shape back
- * (the whole state's meeting lays positions only). */
+/* The domains no longer hold the state: every large particle back in its own slot, with
+ * its shape (the whole state's meeting lays positions only). */
 ms_status ms_live_drop(ms_domains *D)
 {
   ms_live *v = &D->live;
@@ -65,15 +55,8 @@ ms_status ms_live_drop(ms_domains *D)
     st = st ? st : limit_speed(D, d);
     ms_split_grid_span(D->sim[d], 0, 0, LONG_MAX); /* (the whole grid) */
   }
-  for (int d = D->first; v->large_r && d < D->first + D->mine; d++) {
-    ms_sim *s = D->sim[d];
-    for (int j = 0; j < s->p.n_large; j++) {
-      ms_body *L = &s->wk.large[j];
-      if (ms_body_empty(L) && v->large_m[j] != 0.0f)
-        unpark(v, j, L);
-    }
-    ms_sim_state_changed(s);
-  }
+  for (int d = D->first; v->large_r && d < D->first + D->mine; d++)
+    ms_live_unplace_large(D, d);
   return st;
 }
 
@@ -90,6 +73,7 @@ void ms_live_free(ms_live *v, int P)
   free(v->large_owner);
   free(v->large_xv), free(v->keep_xv), free(v->large_img), free(v->keep_img);
   free(v->large_r), free(v->large_m), free(v->large_static);
+  free(v->held), free(v->slot);
   free(v->column);
   ms_lockstep_free(v->lockstep);
   memset(v, 0, sizeof *v);
@@ -112,13 +96,15 @@ static ms_status alloc_live(ms_domains *D)
   v->large_m = malloc(nl * sizeof *v->large_m);
   v->large_static = malloc(nl * sizeof *v->large_static);
   v->column = calloc((size_t)D->cut.ncol + 1, sizeof *v->column);
-  if (!v->split || !v->spare || !v->large_owner ||
+  v->held = malloc((size_t)D->P * nl * sizeof *v->held);
+  v->slot = malloc((size_t)D->P * nl * sizeof *v->slot);
+  if (!v->split || !v->spare || !v->large_owner || !v->held || !v->slot ||
       !v->large_xv || !v->keep_xv || !v->large_img || !v->keep_img || !v->large_r ||
       !v->large_m || !v->large_static || !v->column)
     return no_memory();
   /* (a closed system: the large particles' shapes are the scene's for the whole run) */
   for (int j = 0; D->mine > 0 && j < D->view->p.n_large; j++) {
-    const ms_body *L = &D->sim[D->first]->wk.large[j];
+    const ms_body *L = &D->view->wk.large[j];
     v->large_r[j] = L->r;
     v->large_m[j] = L->m;
     v->large_static[j] = L->is_static;
@@ -220,54 +206,6 @@ static ms_status lay(ms_domains *D)
 
 /* ---- one meeting ------------------------------------------------------------------------ */
 
-static int domain_of(const ms_split_cut *c, double at)
-{
-  int col = ms_grid_axis(at, c->inv_cell, c->ncol), d = 0;
-  while (d + 1 < c->P && col >= c->start[d + 1])
-    d++;
-  return d;
-}
-
-/* Every large particle's owner for the step about to be made: the domain of its centre
- * (every domain holds the same large state, so every rank finds the same). */
-static void large_owners(ms_domains *D)
-{
-  ms_live *v = &D->live;
-  for (int j = 0; j < D->view->p.n_large; j++)
-    v->large_owner[j] = domain_of(&v->cut, v->large_xv[4 * j + v->cut.axis]);
-}
-
-/* Whether column c lies within `w` columns of domain d's own (wrapped on a periodic axis). */
-static int near_domain(const ms_split_cut *c, int d, int w, int col)
-{
-  long lo = (long)c->start[d] - w, hi = (long)c->start[d + 1] + w, n = c->ncol;
-  if (!c->periodic)
-    return col >= lo && col < hi;
-  return hi - lo >= n || ((col - lo) % n + n) % n < hi - lo;
-}
-
-/* Domain d's large particles for its next step: each near it as the owners gave it, the
- * others parked (their results come from their owners). */
-static void place_large(ms_domains *D, int d)
-{
-  ms_live *v = &D->live;
-  ms_sim *s = D->sim[d];
-  for (int j = 0; j < s->p.n_large; j++) {
-    ms_body *L = &s->wk.large[j];
-    int col = ms_grid_axis(v->large_xv[4 * j + v->cut.axis], v->cut.inv_cell, v->cut.ncol);
-    int near = v->large_m[j] != 0.0f && near_domain(&v->cut, d, v->w_large, col);
-    if (!near) {
-      if (!ms_body_empty(L)) /* (one parked stays as it is) */
-        ms_body_park(L);
-      continue;
-    }
-    if (ms_body_empty(L)) /* back from parked */
-      unpark(v, j, L);
-    ms_split_large_set(s, j, &v->large_xv[4 * j], &v->large_img[2 * j]);
-  }
-  ms_sim_state_changed(s);
-}
-
 /* Domain d's give: its records (or, settling, its own particles' records) and its own
  * large particles' states. */
 static ms_status give(ms_domains *D, int d, int room, int large)
@@ -295,7 +233,7 @@ static ms_status give(ms_domains *D, int d, int room, int large)
     if (D->live.large_owner[j] != d)
       continue;
     lr[k] = (large_rec){j, {0, 0}, 0, {0, 0, 0, 0}};
-    ms_split_large_get(s, j, lr[k].xv, lr[k].img);
+    ms_live_large_get(D, d, j, lr[k].xv, lr[k].img);
     k++;
   }
   return st;
@@ -362,12 +300,14 @@ static ms_status read_gives(ms_domains *D, give_view *gv)
 static ms_status step_ready(ms_domains *D, int d)
 {
   ms_sim *s = D->sim[d];
-  place_large(D, d);
+  ms_live_place_large(D, d);
   const ms_split_cut *c = &D->live.cut;
   ms_split_grid_span(s, c->axis, (long)c->start[d] - D->live.w_span,
                      (long)c->start[d + 1] + D->live.w_span);
-  ms_status st = D->live.together ? ms_lockstep_join(D->live.lockstep, d, s, D->live.large_owner)
-                                  : MS_OK;
+  ms_status st = D->live.together
+                    ? ms_lockstep_join(D->live.lockstep, d, s, D->live.large_owner,
+                                       ms_live_held(&D->live, d, s->p.n_large), s->p.n_stepped)
+                    : MS_OK;
   if (st)
     ms_lockstep_break(D->live.lockstep);
   return st;
@@ -586,7 +526,7 @@ ms_status ms_live_settle(ms_domains *D)
 static ms_status one_meeting(ms_domains *D)
 {
   ms_live *v = &D->live;
-  large_owners(D);
+  ms_live_large_owners(D);
   if (v->together) /* (a domain on a GPU waits an iteration's time polling) */
     ms_lockstep_begin(v->lockstep, D->mine,
                       D->sim[D->first]->cl.device_type & CL_DEVICE_TYPE_GPU ? 2e-3 : 0.0,
@@ -669,7 +609,7 @@ static int rewind_to(ms_domains *D, long start, ms_status why)
   if (D->ranks)
     st = ms_ranks_agree(st);
   keep_large(v, D->view->p.n_large, 1);
-  large_owners(D); /* (each owner's copy of its large particles is the mark's) */
+  ms_live_large_owners(D); /* (each owner's copy of its large particles is the mark's) */
   v->step = start;
   v->behind = 1;
   if (!st)

@@ -25,6 +25,16 @@ ms_status ms_live_settle(ms_domains *D);
 /* The domains no longer hold the state (after a failure, or for the other meeting). */
 ms_status ms_live_drop(ms_domains *D);
 void ms_live_free(ms_live *v, int P);
+/* The large particles in a domain (live_large.c): every one's owner for the next block (the
+ * domain of its centre); domain d's for its next block, those near it first in its worker's
+ * slots, in global order, the others parked after them; each back in its own slot (when the
+ * domains no longer hold the state); large particle j's state in domain d (held, or as last
+ * given); domain d's held list. */
+void ms_live_large_owners(ms_domains *D);
+void ms_live_place_large(ms_domains *D, int d);
+void ms_live_unplace_large(ms_domains *D, int d);
+void ms_live_large_get(const ms_domains *D, int d, int j, double xv[4], int img[2]);
+const int *ms_live_held(const ms_live *v, int d, int n_large);
 /* Between meetings, where the balance decides: the next cut (live_balance.c). */
 ms_status ms_live_rebalance(ms_domains *D);
 /* The report's line on the meeting, if it ran; what snprintf returns. */

@@ -52,6 +52,10 @@ typedef struct ms_live {
   float *large_r, *large_m;
   int *large_static;
   int w_large;          /* columns each side of a domain's own within which it keeps them */
+  /* Per domain (n_large + 1 each): the large particles it keeps, first in its worker's slots
+   * in global order (held[m]: the global index in slot m), and each one's slot there (slot[j],
+   * -1 where parked): its worker passes over those it steps only (live_large.c). */
+  int *held, *slot;
   /* In one process, the large particles a domain holds are handed over from their owners
    * every iteration (lockstep.h), and the windows grow by a small contact an iteration. */
   int together;

@@ -19,7 +19,8 @@
 typedef struct party {
   ms_lockstep *ls;
   int d;
-  int *mine, *theirs; /* held large particles it owns, and those it takes from their owners */
+  int *mine, *theirs; /* the slots of the large particles it owns, and of those it takes */
+  const int *held;    /* each slot's large particle (global index) */
   int n_mine, n_theirs;
   int turn; /* hand-overs in this block: the copy its parity names */
   double wait_s;
@@ -139,8 +140,8 @@ static ms_status give(void *ctx, ms_sim *s, long step)
   double *xv = ls->xv[p->turn & 1];
   int *img = ls->img[p->turn & 1];
   for (int k = 0; k < p->n_mine; k++) {
-    int j = p->mine[k];
-    ms_split_large_get(s, j, &xv[4 * j], &img[2 * j]);
+    int m = p->mine[k], j = p->held[m];
+    ms_split_large_get(s, m, &xv[4 * j], &img[2 * j]);
   }
   p->turn++;
   p->handovers++;
@@ -164,28 +165,28 @@ static ms_status take(void *ctx, ms_sim *s, long step)
   const double *xv = p->ls->xv[(p->turn - 1) & 1];
   const int *img = p->ls->img[(p->turn - 1) & 1];
   for (int k = 0; k < p->n_theirs; k++) {
-    int j = p->theirs[k];
-    ms_split_large_set(s, j, &xv[4 * j], &img[2 * j]);
+    int m = p->theirs[k], j = p->held[m];
+    ms_split_large_set(s, m, &xv[4 * j], &img[2 * j]);
   }
   return MS_OK;
 }
 
 static void left(void *ctx) { ms_lockstep_break(((party *)ctx)->ls); }
 
-ms_status ms_lockstep_join(ms_lockstep *ls, int d, ms_sim *s, const int *owner)
+ms_status ms_lockstep_join(ms_lockstep *ls, int d, ms_sim *s, const int *owner, const int *held,
+                           int n_held)
 {
   if (d < 0 || d >= ls->n_party || s->p.n_large != ls->n_large)
     return ms_fail(MS_ERR_RUNTIME, "domain %d joins a hand-over of %d domains, %d large "
                    "particles", d, ls->n_party, ls->n_large);
   party *p = &ls->party[d];
   p->n_mine = p->n_theirs = p->turn = 0;
-  for (int j = 0; j < s->p.n_large; j++) {
-    if (ms_body_empty(&s->wk.large[j])) /* parked: the domain does not step it */
-      continue;
-    if (owner[j] == d)
-      p->mine[p->n_mine++] = j;
+  p->held = held;
+  for (int m = 0; m < n_held; m++) {
+    if (owner[held[m]] == d)
+      p->mine[p->n_mine++] = m;
     else
-      p->theirs[p->n_theirs++] = j;
+      p->theirs[p->n_theirs++] = m;
   }
   ms_split_large_hook(s, &(ms_split_large_hooks){take, give, left, p});
   return MS_OK;

@@ -25,9 +25,11 @@ void ms_lockstep_free(ms_lockstep *ls);
 void ms_lockstep_begin(ms_lockstep *ls, int parties, double spin_s, int in_turn);
 
 /* Domain d's part in the block about to start (on its own thread, before its advance): the
- * large particles its simulation holds (those not parked), each owned by owner[j], and the
- * worker's hook. ms_lockstep_leave takes the hook off after the advance. */
-ms_status ms_lockstep_join(ms_lockstep *ls, int d, ms_sim *s, const int *owner);
+ * large particles its worker steps, held[m] in its slot m for m < n_held (global indices),
+ * each owned by owner[j], and the worker's hooks. ms_lockstep_leave takes the hooks off
+ * after the advance. */
+ms_status ms_lockstep_join(ms_lockstep *ls, int d, ms_sim *s, const int *owner, const int *held,
+                           int n_held);
 void ms_lockstep_leave(ms_sim *s);
 
 /* No domain waits any more: this block's hand-overs fail (a domain that cannot step). */

@@ -94,6 +94,10 @@ typedef struct ms_params {
   float r_large_max;  /* the largest large radius (the large pairs across a seam) */
   float *shape;       /* (radius, mass) of each small particle, as on the device */
   int n_small, n_large;
+  /* The large particles the worker steps: slots [0, n_stepped), n_large but in a domain,
+   * whose large particles near it come first (in global order) and the far ones after,
+   * parked (domains/live.c). Set between advances. */
+  int n_stepped;
   double max_speed2;  /* squared speed limit, 0: none */
   /* Friction (docs/friction.md): on when mu, mu_r or mu_wall > 0; off, every path is the
    * frictionless program's. kt is absolute (the scene's ratio times k); c_t of a pair is

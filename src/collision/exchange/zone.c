@@ -251,7 +251,7 @@ static size_t rectangles(const ms_ctx *c, ms_zone *z, const ms_body *large, cons
   const ms_grid *g = &c->p->grid;
   int *own = z->up_own.ptr;
   size_t rows = 0;
-  for (int i = 0; i < c->p->n_large; i++) {
+  for (int i = 0; i < c->p->n_stepped; i++) {
     const ms_body *L = &large[i];
     /* An empty slot (a domain's parked ones too: three in four on four GPUs) has no rows,
      * and the owner search passes it by: no rectangle made for nothing. */
@@ -269,7 +269,7 @@ static size_t rectangles(const ms_ctx *c, ms_zone *z, const ms_body *large, cons
     rows += (size_t)(r[3] - r[2] + 1) * (size_t)pieces;
   }
   for (size_t e = 0; e < n_extra; e++) { /* the walls' runs, after the large particles */
-    size_t i = (size_t)c->p->n_large + e;
+    size_t i = (size_t)c->p->n_stepped + e;
     memcpy(&own[z->n_owners + 4 * i], &extra[4 * e], 4 * sizeof(int));
     z->base[i] = own[i] = (int)rows;
     rows += (size_t)(extra[4 * e + 3] - extra[4 * e + 2] + 1);
@@ -550,7 +550,7 @@ ms_status ms_zone_prepare(const ms_ctx *c, const ms_body *large, const int *extr
     spend_laid(z);
   book(c, &z->timed, 0); /* (a layout whose meeting was aborted) */
   z->n_slots = z->n_marked = z->n_spans = 0;
-  z->n_owners = (size_t)c->p->n_large + n_extra;
+  z->n_owners = (size_t)c->p->n_stepped + n_extra;
   follow_mode(c, z);
   if (z->n_owners == 0 || c->p->n_small == 0)
     return MS_OK;

@@ -183,10 +183,10 @@ static ms_status large_small_chunk(void *ctx, int begin, int end, int chunk, cha
   ch->n_ls = 0;
   double walls_t0 = -1.0; /* the walls' items' start: their share goes to the report */
   for (int i = begin; i < end; i++) {
-    if (i >= pm->n_large) { /* the walls' items follow the large particles' */
+    if (i >= pm->n_stepped) { /* the walls' items follow the large particles' */
       if (walls_t0 < 0.0)
         walls_t0 = ms_now();
-      if (pm->n_small > 0 && !ms_walls_small(pm, w, i - pm->n_large, src, ch))
+      if (pm->n_small > 0 && !ms_walls_small(pm, w, i - pm->n_stepped, src, ch))
         return out_of_memory(why, why_size, "wall-small");
       continue;
     }
@@ -249,7 +249,7 @@ static double large_visits(const ms_params *pm, const ms_worker *w)
 {
   const ms_grid *g = &pm->grid;
   double cells = 0.0;
-  for (int i = 0; i < pm->n_large; i++) {
+  for (int i = 0; i < pm->n_stepped; i++) {
     const ms_body *L = &w->large[i];
     if (ms_body_empty(L))
       continue;
@@ -277,7 +277,7 @@ static int large_small_grain(const ms_ctx *c, const ms_worker *w, int listed)
   const ms_params *pm = c->p;
   if (w->cpu_grain > 0)
     return w->cpu_grain;
-  int items = pm->n_large + w->n_wall_items;
+  int items = pm->n_stepped + w->n_wall_items;
   if (pm->exchange == MS_EXCHANGE_ZONE)
     return grain_of((double)c->x->zone.n_slots, items);
   double large = listed ? (double)w->wl.entries : large_visits(pm, w);
@@ -298,14 +298,14 @@ ms_status ms_cpu_large_small(const ms_ctx *c, ms_worker *w)
     ms_walls_split(c->p, w, &src);
   int listed = ms_worker_list_in_use(c->p);
   if (listed) { /* the list's rebuild: large particles alone */
-    int grain = w->cpu_grain > 0 ? w->cpu_grain : grain_of(large_visits(c->p, w), c->p->n_large);
+    int grain = w->cpu_grain > 0 ? w->cpu_grain : grain_of(large_visits(c->p, w), c->p->n_stepped);
     if ((st = ms_ls_list_prepare(c, w, grain)))
       return st;
     c->stats->worker_list_iterations++;
   }
   int grain = large_small_grain(c, w, listed);
   st = ms_pool_run(w->pool, large_small_chunk, &(ms_worker_job){c->p, w, &src, NULL, 0},
-                   c->p->n_large + w->n_wall_items, grain);
+                   c->p->n_stepped + w->n_wall_items, grain);
   if (!st && c->p->n_walls > 0 && !ms_walls_small_finish(c->p, w))
     st = ms_fail(MS_ERR_RUNTIME, "out of memory for the walls' contact histories");
   if (!st)
@@ -407,6 +407,11 @@ static int radix_sort(int *o, const ms_body *B, int n)
  * (more than a few places per particle on average), as from the scene's order. */
 void ms_cpu_sort_sweep(ms_worker *w, int n)
 {
+  if (w->sweep_n != n) { /* (a domain steps another number of them: its order afresh) */
+    for (int i = 0; i < n; i++)
+      w->sweep_order[i] = i;
+    w->sweep_n = n;
+  }
   if (n < 2)
     return;
   long budget = 8L * n + 64;
@@ -481,7 +486,7 @@ static ms_status fill_sweep(const ms_params *pm, ms_worker *w)
   if (!w->sweep && !(w->sweep = malloc(((size_t)pm->n_large + 1) * sizeof *w->sweep)))
     return ms_fail(MS_ERR_RUNTIME, "out of memory for the sweep of %d large particles",
                    pm->n_large);
-  return ms_pool_run(w->pool, sweep_chunk, &(ms_worker_job){pm, w, NULL, NULL, 0}, pm->n_large,
+  return ms_pool_run(w->pool, sweep_chunk, &(ms_worker_job){pm, w, NULL, NULL, 0}, pm->n_stepped,
                      grain(w, GRAIN_PER_BODY));
 }
 
@@ -522,17 +527,17 @@ static ms_status large_large_chunk(void *ctx, int begin, int end, int chunk, cha
       continue; /* empty slots sort first (parked far left): no pairs */
     double right = sw[a].right;
     int b = a + 1;
-    for (; b < pm->n_large && sw[b].left <= right; b++)
+    for (; b < pm->n_stepped && sw[b].left <= right; b++)
       if (!ll_candidate(pm, w, ch, a, b))
         return out_of_memory(why, why_size, "large-large");
     /* Periodic in x: the pairs that touch across the seam, B near the right side and its
      * image left of A, in sweep order after the direct ones. */
     if (pm->period[0] > 0.0) {
       double seam = ms_seam_left(sw[a].left, pm->period[0], (double)pm->r_large_max);
-      int lo = pm->n_large;
+      int lo = pm->n_stepped;
       while (lo > b && sw[lo - 1].left > seam)
         lo--;
-      for (int c = lo; c < pm->n_large; c++)
+      for (int c = lo; c < pm->n_stepped; c++)
         if (!ll_candidate(pm, w, ch, a, c))
           return out_of_memory(why, why_size, "large-large");
     }
@@ -591,16 +596,16 @@ static void apply_large_large(const ms_params *pm, ms_worker *w)
 
 ms_status ms_cpu_large_large(const ms_params *pm, ms_worker *w)
 {
-  ms_cpu_sort_sweep(w, pm->n_large);
+  ms_cpu_sort_sweep(w, pm->n_stepped);
   for (int t = 0; t < w->cpu_threads; t++)
     w->chunk[t].n_ll = 0;
-  ms_status st = pm->n_large > 0 ? fill_sweep(pm, w) : MS_OK;
+  ms_status st = pm->n_stepped > 0 ? fill_sweep(pm, w) : MS_OK;
   int from = 0; /* (the empty sort first, parked far left: the chunks share the others) */
-  while (!st && from < pm->n_large && w->sweep[from].empty)
+  while (!st && from < pm->n_stepped && w->sweep[from].empty)
     from++;
   if (!st)
     st = ms_pool_run(w->pool, large_large_chunk, &(ms_worker_job){pm, w, NULL, NULL, from},
-                     pm->n_large - from, grain(w, GRAIN_LARGE_LARGE));
+                     pm->n_stepped - from, grain(w, GRAIN_LARGE_LARGE));
   if (st)
     return st;
   /* The pairs in sweep order (chunks are contiguous and ascending), so every body's
@@ -613,7 +618,7 @@ ms_status ms_cpu_large_large(const ms_params *pm, ms_worker *w)
   }
   for (int t = 0; t < w->cpu_threads; t++)
     w->chunk[t].n_wr = 0; /* chunks the job leaves empty add nothing */
-  st = ms_pool_run(w->pool, walls_chunk, &(ms_worker_job){pm, w, NULL, NULL, 0}, pm->n_large,
+  st = ms_pool_run(w->pool, walls_chunk, &(ms_worker_job){pm, w, NULL, NULL, 0}, pm->n_stepped,
                    grain(w, GRAIN_PER_BODY));
   if (!st && pm->n_walls > 0)
     ms_walls_apply_large(pm, w);
@@ -684,7 +689,7 @@ ms_status ms_cpu_integrate(const ms_params *pm, ms_worker *w, long step)
     w->chunk[t].begin = w->chunk[t].end = 0; /* chunks the job leaves empty */
   }
   ms_status st = ms_pool_run(w->pool, integrate_chunk, &(ms_worker_job){pm, w, NULL, NULL, 0},
-                             pm->n_large, grain(w, GRAIN_PER_BODY));
+                             pm->n_stepped, grain(w, GRAIN_PER_BODY));
   int finite = 1, i = st ? -1 : first_failure(w, &finite);
   if (i < 0) {
     if (!st)

@@ -33,7 +33,7 @@ void ms_ls_list_release(ms_ls_list *wl)
 static int large_moved(const ms_ctx *c, const ms_worker *w)
 {
   double d = REBUILD_SHARE * (double)c->p->list_skin, limit2 = d * d;
-  for (int i = 0; i < c->p->n_large; i++) {
+  for (int i = 0; i < c->p->n_stepped; i++) {
     const ms_body *L = &w->large[i];
     double dx = ms_image(L->x - w->wl.row[i].x, c->p->period[0]);
     double dy = ms_image(L->y - w->wl.row[i].y, c->p->period[1]);
@@ -139,14 +139,14 @@ ms_status ms_ls_list_prepare(const ms_ctx *c, ms_worker *w, int grain)
     return MS_OK;
   wl->margin = build_margin(c);
   st = ms_pool_run(w->pool, build_chunk, &(ms_worker_job){c->p, w, NULL, &c->x->buf, 0},
-                   c->p->n_large, grain);
+                   c->p->n_stepped, grain);
   if (st) {
     wl->stale = 1;
     return st;
   }
   wl->stale = 0;
   wl->entries = 0;
-  for (int i = 0; i < c->p->n_large; i++)
+  for (int i = 0; i < c->p->n_stepped; i++)
     wl->entries += wl->row[i].n;
   if (!c->p->friction_on)
     c->x->list.ref_due = 1; /* the manager copies the positions of this build after sync 2 */

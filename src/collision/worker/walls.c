@@ -118,7 +118,7 @@ static ms_status zone_rects(const ms_params *pm, ms_worker *w)
   w->n_wall_rects = 0;
   for (int k = 0; k < pm->n_walls; k++) {
     ms_wall_now *now = &w->wall[k];
-    now->first_span = pm->n_large + (int)w->n_wall_rects;
+    now->first_span = pm->n_stepped + (int)w->n_wall_rects;
     for (size_t i = 0; i < now->band.n; i++) {
       int *r = ms_grow(w->wall_rects, w->n_wall_rects, &w->wall_rects_cap, 4 * sizeof *r, 64);
       if (!r)

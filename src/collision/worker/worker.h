@@ -143,6 +143,7 @@ typedef struct ms_worker {
   ms_body *large;
   ms_body *large_prev;         /* the large particles before this iteration's integration */
   int *sweep_order;            /* large particles sorted by left edge, for large-large */
+  int sweep_n;                 /* how many sweep_order orders (a permutation of them) */
   struct ms_sweep_item *sweep; /* their extents in that order */
   int cpu_threads;             /* the CPU worker and its pool's helpers */
   int cpu_grain;               /* MIXSIM_CPU_GRAIN; 0: each phase's own */
