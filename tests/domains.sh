@@ -320,6 +320,12 @@ bad_hook_refused() {
   [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
     grep -q 'MIXSIM_SPLIT_GRAIN: must be between 1 and 1000000 (got 0)' "$tmp/err" ||
     return 1
+  MIXSIM_LARGE_HANDOVER=2 "$exe" -q -n 5 --headless --devices cpu,cpu \
+    "$root/tests/scenes/mixed_frictionless.ini" >/dev/null 2>"$tmp/err"
+  rc=$?
+  cat "$tmp/err"
+  [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+    grep -q 'MIXSIM_LARGE_HANDOVER: must be between 0 and 1 (got 2)' "$tmp/err" || return 1
   MIXSIM_GRID_SPAN=wide "$exe" -q -n 5 --headless --devices cpu,cpu --exchange zone \
     "$root/tests/scenes/mixed_frictionless.ini" >/dev/null 2>"$tmp/err"
   rc=$?

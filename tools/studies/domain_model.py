@@ -6,8 +6,8 @@ side of every cut) or a grid of domains (four sides), over a bed of the given de
 aspect. Meeting every k iterations (docs/domains.md), the window grows by --grow columns an
 iteration of k, and the meeting's fixed cost, its host cost a record (--record-ns) and its
 bytes are paid once in k; the k of the shortest iteration (up to --max-every) is taken.
-Solves t(1) / (P t(P)) = efficiency for N by bisection and prints a table row per
-(P, layout). Standard library only.
+--step-ms adds a domain's own fixed cost to every iteration of P > 1. Solves t(1) / (P t(P))
+= efficiency for N by bisection and prints a table row per (P, layout). Standard library only.
 
   python3 tools/studies/domain_model.py --latency-ms 1.15 --record-ns 92 --grow 9
 """
@@ -33,7 +33,8 @@ def iteration_every(n, p, grid, o, k):
     data = 2 * window * o.record  # out and in
     meet = (o.latency_ms * 1e-3 + window * o.record_ns * 1e-9 +
             data * (2 / (o.pcie_gbs * 1e9) + 1 / (o.net_gbs * 1e9))) / k
-    return o.a_ms * 1e-3 + o.b_ns * 1e-9 * n / p + meet, meet, window, k
+    step = o.a_ms * 1e-3 + o.b_ns * 1e-9 * n / p + o.step_ms * 1e-3
+    return step + meet, meet, window, k
 
 
 def iteration(n, p, grid, o):
@@ -58,6 +59,9 @@ def main():
     ap.add_argument("--a-ms", type=float, default=0.085, help="one GPU's fixed time an iteration")
     ap.add_argument("--b-ns", type=float, default=0.233, help="one GPU's time a disc")
     ap.add_argument("--latency-ms", type=float, default=1.25, help="the meeting's fixed cost")
+    ap.add_argument("--step-ms", type=float, default=0.0,
+                    help="a domain's fixed cost every iteration beside one GPU's (the large "
+                         "particles' hand-over: the wait for the slowest domain)")
     ap.add_argument("--window", type=int, default=6, help="columns held each side of a cut")
     ap.add_argument("--record", type=int, default=64, help="bytes a disc's record")
     ap.add_argument("--record-ns", type=float, default=0.0,
