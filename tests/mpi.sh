@@ -201,6 +201,7 @@ collision_hash mixedf60 "$root/tests/scenes/mixed_frictionless.ini" 60
 collision_hash bed "$root/tests/scenes/friction_bed.ini" 150
 collision_hash bed60 "$root/tests/scenes/friction_bed.ini" 60
 collision_hash bed300 "$root/tests/scenes/friction_bed.ini" 300
+collision_hash handover60 "$root/tests/scenes/handover.ini" 60
 collision_hash drum "$root/tests/scenes/walls_drum.ini" 150
 collision_hash open "$root/tests/scenes/open_flow.ini" 300
 echo "one process, collision: mixed $ref_mixed, bed $ref_bed/$ref_bed300, drum $ref_drum, open $ref_open"
@@ -235,7 +236,15 @@ test_collision_ranks_keep_the_hash() {
     "$root/tests/scenes/mixed_frictionless.ini" || { cat "$tmp/out"; return 1; }
   echo "    mixed_frictionless, 3 ranks meeting every 5: $(hash_of "$tmp/out") (one process: $ref_mixedf60)"
   [ "$(hash_of "$tmp/out")" = "$ref_mixedf60" ] &&
-    grep -q '^  incremental meeting: every 5 iteration(s), .* 1 lay(s)' "$tmp/out"
+    grep -q '^  incremental meeting: every 5 iteration(s), .* 1 lay(s)' "$tmp/out" || return 1
+  # (3 ranks meeting every 3, the large particles handed over every iteration among the ranks:
+  # large discs of twenty small radii across the cuts, windows of 16 columns, one lay)
+  MIXSIM_MEET_EVERY=3 ranks 3 --devices cpu -n 60 --headless --exchange zone \
+    "$root/tests/scenes/handover.ini" || { cat "$tmp/out"; return 1; }
+  echo "    handover, 3 ranks meeting every 3: $(hash_of "$tmp/out") (one process: $ref_handover60)"
+  [ "$(hash_of "$tmp/out")" = "$ref_handover60" ] &&
+    grep -q '^  incremental meeting: every 3 iteration(s), a window of 16 columns.* 1 lay(s)' \
+      "$tmp/out" && grep -q '^  large particles handed over every iteration .* 60 hand-overs$' "$tmp/out"
 }
 
 test_collision_checkpoints_cross_ranks() {

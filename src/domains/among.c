@@ -31,7 +31,7 @@ ms_status ms_among_count(int mine, int *total, int *first, int **per_rank)
 }
 
 /* Whether every rank steps one domain. */
-static int one_domain_each(const int *per_rank, int size)
+int ms_among_one_each(const int *per_rank, int size)
 {
   int one_each = 1;
   for (int r = 0; r < size; r++)
@@ -125,7 +125,7 @@ ms_status ms_among_share_needed(ms_bytes *gives, int first, int mine, const int 
   int size = ms_ranks_size();
   if (size == 1)
     return MS_OK;
-  if (one_domain_each(per_rank, size))
+  if (ms_among_one_each(per_rank, size))
     return share_each_needed(gives, first, size, head, needs);
   return ms_among_share(gives, first, mine, per_rank);
 }
@@ -135,7 +135,7 @@ ms_status ms_among_share(ms_bytes *gives, int first, int mine, const int *per_ra
   int size = ms_ranks_size();
   if (size == 1)
     return MS_OK;
-  if (one_domain_each(per_rank, size))
+  if (ms_among_one_each(per_rank, size))
     return share_each_needed(gives, first, size, 0, whole_give);
   ms_bytes out = {0};
   int ok = 1;

@@ -12,6 +12,8 @@
  * first (its global index); per_rank[r]: rank r's count (ms_ranks_size() of them,
  * malloc'd). */
 ms_status ms_among_count(int mine, int *total, int *first, int **per_rank);
+/* Whether every one of `size` ranks steps one domain. */
+int ms_among_one_each(const int *per_rank, int size);
 
 /* Collective: domains [first, first + mine) of gives[] sent, every other rank's received
  * into their gives[], per_rank as ms_among_count gave it: point to point from give to give

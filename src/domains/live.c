@@ -150,15 +150,17 @@ static void set_cut(ms_domains *D)
   memcpy(c->start, D->layout.start, ((size_t)D->P + 1) * sizeof(int));
 }
 
-/* Whether the domains hand their large particles over every iteration: in one process, with
- * large particles, not meeting every iteration after a failure; MIXSIM_LARGE_HANDOVER=0
- * (measuring) grows the windows by the largest radius instead. */
+/* Whether the domains hand their large particles over every iteration: in one process or a
+ * domain a rank, with large particles, not meeting every iteration after a failure;
+ * MIXSIM_LARGE_HANDOVER=0 (measuring) grows the windows by the largest radius instead. */
 static ms_status hand_over_or_not(ms_domains *D)
 {
   ms_live *v = &D->live;
   long on = 1;
   ms_status st = ms_number_env("MIXSIM_LARGE_HANDOVER", 0, 1, &on);
-  v->together = !st && on && !D->ranks && !v->one_by_one && D->view->p.n_large > 0;
+  int ranks_ok = !D->ranks || (ms_among_one_each(D->per_rank, ms_ranks_size()) &&
+                               ms_ranks_serialized());
+  v->together = !st && on && ranks_ok && !v->one_by_one && D->view->p.n_large > 0;
   if (v->together && !v->lockstep)
     st = ms_lockstep_make(D->view->p.n_large, D->P, &v->lockstep);
   return st;
@@ -346,6 +348,8 @@ static ms_status step_pack(ms_domains *D, int d)
   if (!st)
     st = ms_sim_advance(s, D->live.block);
   s->run.end_unchecked = 0;
+  if (D->live.together) /* (across ranks: the hand-overs it did not make) */
+    ms_lockstep_finish(D->live.lockstep, d);
   return pack_give(D, d, st, t0, ms_now());
 }
 
@@ -530,10 +534,13 @@ static ms_status one_meeting(ms_domains *D)
   if (v->together) /* (a domain on a GPU waits an iteration's time polling) */
     ms_lockstep_begin(v->lockstep, D->mine,
                       D->sim[D->first]->cl.device_type & CL_DEVICE_TYPE_GPU ? 2e-3 : 0.0,
-                      D->in_turn);
-  ms_status st = !v->together ? ms_domains_each(D, step_pack)
-                 : D->in_turn ? step_pack_in_turn(D)
-                              : ms_domains_each_together(D, step_pack);
+                      D->ranks     ? MS_LOCKSTEP_RANKS
+                      : D->in_turn ? MS_LOCKSTEP_IN_TURN
+                                   : MS_LOCKSTEP_AT_ONCE,
+                      v->block);
+  ms_status st = !v->together || D->ranks ? ms_domains_each(D, step_pack)
+                 : D->in_turn            ? step_pack_in_turn(D)
+                                         : ms_domains_each_together(D, step_pack);
   if (D->ranks)
     st = ms_ranks_agree(st);
   if (!st) /* (a domain lays only its own run of each give's records: collect) */

@@ -9,10 +9,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collision/sim_internal.h"
 #include "collision/split.h"
 #include "core/clock.h"
+#include "gravity/ranks.h"
 
 /* One domain's part: what it hands over, what it takes, where its time goes. Written by
  * its own worker thread during a block, by the driving thread between blocks. */
@@ -27,11 +29,20 @@ typedef struct party {
   long handovers;
 } party;
 
+/* A large particle's state as a rank hands it to the others. */
+typedef struct handed {
+  int j, img[2], unused;
+  double xv[4];
+} handed;
+
 struct ms_lockstep {
   pthread_mutex_t lock;
   pthread_cond_t all_in;
   int parties;
-  int in_turn; /* the domains step an iteration each in turn: no waits */
+  ms_lockstep_mode mode;
+  int block; /* across ranks: the hand-overs every rank makes in this block */
+  handed *out; /* across ranks: this rank's, after a flag (whether it left) */
+  size_t *sizes;
   double spin_s;
   atomic_int arrived;
   atomic_ulong generation; /* bumped by the last domain to arrive */
@@ -55,6 +66,8 @@ ms_status ms_lockstep_make(int n_large, int parties, ms_lockstep **out)
     ls->n_party = parties;
     ls->party = calloc((size_t)parties, sizeof *ls->party);
     ok = ls->party != NULL;
+    ok = ok && (ls->out = malloc((n + 1) * sizeof *ls->out)) &&
+         (ls->sizes = malloc((size_t)ms_ranks_size() * sizeof *ls->sizes));
     for (int b = 0; ok && b < 2; b++)
       ok = (ls->xv[b] = malloc(4 * n * sizeof(double))) &&
            (ls->img[b] = malloc(2 * n * sizeof(int)));
@@ -81,15 +94,21 @@ void ms_lockstep_free(ms_lockstep *ls)
   for (int b = 0; b < 2; b++)
     free(ls->xv[b]), free(ls->img[b]);
   free(ls->party);
+  free(ls->out);
+  free(ls->sizes);
   pthread_cond_destroy(&ls->all_in);
   pthread_mutex_destroy(&ls->lock);
   free(ls);
 }
 
-void ms_lockstep_begin(ms_lockstep *ls, int parties, double spin_s, int in_turn)
+void ms_lockstep_begin(ms_lockstep *ls, int parties, double spin_s, ms_lockstep_mode mode,
+                       int block)
 {
   ls->parties = parties;
-  ls->in_turn = in_turn;
+  ls->mode = mode;
+  ls->block = block;
+  for (int d = 0; d < ls->n_party; d++)
+    ls->party[d].turn = 0;
   ls->spin_s = spin_s;
   atomic_store(&ls->arrived, 0);
   atomic_store(&ls->broken, 0);
@@ -131,6 +150,45 @@ static int wait_for_all(ms_lockstep *ls)
   return atomic_load_explicit(&ls->generation, memory_order_acquire) != seen;
 }
 
+/* Across ranks (a domain a rank): every rank's owned large particles to every rank, into
+ * the turn's copy, `left` flagging a rank that no longer steps; 1 where none did. Every
+ * rank makes the block's hand-overs to the end, the ones its domain left made by
+ * ms_lockstep_finish, so that no rank waits in a collective the others never make. */
+static int among_ranks(party *p, int left)
+{
+  ms_lockstep *ls = p->ls;
+  double *xv = ls->xv[(p->turn - 1) & 1];
+  int *img = ls->img[(p->turn - 1) & 1];
+  handed *o = ls->out;
+  o[0] = (handed){left, {0, 0}, 0, {0, 0, 0, 0}};
+  for (int k = 0; k < p->n_mine; k++) {
+    int j = p->held[p->mine[k]];
+    o[k + 1] = (handed){j, {img[2 * j], img[2 * j + 1]}, 0,
+                        {xv[4 * j], xv[4 * j + 1], xv[4 * j + 2], xv[4 * j + 3]}};
+  }
+  unsigned char *all = NULL;
+  ms_status st = ms_ranks_allgather_bytes(o, ((size_t)p->n_mine + 1) * sizeof *o, &all,
+                                          ls->sizes);
+  if (st) /* (the other ranks would wait in the next hand-over) */
+    ms_ranks_abort(st);
+  int none_left = 1;
+  size_t at = 0;
+  for (int r = 0; r < ms_ranks_size(); at += ls->sizes[r], r++) {
+    const handed *h = (const handed *)(all + at);
+    size_t n = ls->sizes[r] / sizeof *h;
+    none_left &= n > 0 && h[0].j == 0;
+    for (size_t k = 1; k < n; k++) {
+      int j = h[k].j;
+      if (j < 0 || j >= ls->n_large)
+        continue;
+      memcpy(&xv[4 * j], h[k].xv, sizeof h[k].xv);
+      img[2 * j] = h[k].img[0], img[2 * j + 1] = h[k].img[1];
+    }
+  }
+  free(all);
+  return none_left;
+}
+
 /* The worker's hook once it has integrated: the owned large particles into this turn's
  * copy, then (stepping at once) the wait for every domain's. */
 static ms_status give(void *ctx, ms_sim *s, long step)
@@ -145,10 +203,10 @@ static ms_status give(void *ctx, ms_sim *s, long step)
   }
   p->turn++;
   p->handovers++;
-  if (ls->in_turn) /* (the driver steps every domain's iteration before the next's) */
+  if (ls->mode == MS_LOCKSTEP_IN_TURN) /* (every domain's iteration before any's next) */
     return MS_OK;
   double t0 = ms_now();
-  int all = wait_for_all(ls);
+  int all = ls->mode == MS_LOCKSTEP_RANKS ? among_ranks(p, 0) : wait_for_all(ls);
   p->wait_s += ms_now() - t0;
   return all ? MS_OK : ms_fail(MS_ERR_ABORTED, "step %ld: another domain left the large "
                                "particles' hand-over", step);
@@ -193,6 +251,15 @@ ms_status ms_lockstep_join(ms_lockstep *ls, int d, ms_sim *s, const int *owner, 
 }
 
 void ms_lockstep_leave(ms_sim *s) { ms_split_large_hook(s, NULL); }
+
+void ms_lockstep_finish(ms_lockstep *ls, int d)
+{
+  if (!ls || ls->mode != MS_LOCKSTEP_RANKS || d < 0 || d >= ls->n_party)
+    return;
+  party *p = &ls->party[d];
+  for (; p->turn < ls->block; p->turn++)
+    (void)among_ranks(&(party){.ls = ls, .held = p->held, .turn = p->turn + 1}, 1);
+}
 
 double ms_lockstep_wait_s(const ms_lockstep *ls, int d)
 {

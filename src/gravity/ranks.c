@@ -27,12 +27,14 @@ static struct {
   int err_fd;
   const volatile sig_atomic_t *signal_flag;
   volatile sig_atomic_t agreed_stop;
-} world = {0, 1, 0, 0, 1, 2, NULL, 0};
+  int serialized; /* MPI may be called from any thread, one at a time */
+} world = {0, 1, 0, 0, 1, 2, NULL, 0, 1};
 
 int ms_ranks_size(void) { return world.size; }
 int ms_ranks_rank(void) { return world.rank; }
 int ms_ranks_local_rank(void) { return world.local_rank; }
 int ms_ranks_local_size(void) { return world.local_size; }
+int ms_ranks_serialized(void) { return world.serialized; }
 void ms_ranks_set_error_fd(int fd) { world.err_fd = fd; }
 
 const volatile sig_atomic_t *ms_ranks_stop_flag(const volatile sig_atomic_t *signal_flag)
@@ -217,9 +219,12 @@ ms_status ms_ranks_start(int *argc, char ***argv)
   if (!launched())
     return MS_OK;
   int provided = 0;
-  if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+  /* (serialized: a collision domain's CPU worker hands its large particles over between the
+   * driving thread's calls, domains/lockstep.c) */
+  if (MPI_Init_thread(argc, argv, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS)
     return ms_fail(MS_ERR_RUNTIME, "MPI_Init_thread failed");
   joined = 1;
+  world.serialized = provided >= MPI_THREAD_SERIALIZED;
   /* Errors come back as values: the run reports them (or aborts, as the last resort). */
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_size(MPI_COMM_WORLD, &world.size);

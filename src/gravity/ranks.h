@@ -33,6 +33,8 @@ int ms_ranks_size(void);       /* 1 without MPI */
 int ms_ranks_rank(void);       /* 0 without MPI */
 int ms_ranks_local_rank(void); /* the rank among those on this node (MPI_COMM_TYPE_SHARED) */
 int ms_ranks_local_size(void);
+/* Whether any thread may call the collectives, one at a time (1 without MPI). */
+int ms_ranks_serialized(void);
 
 /* Where a rank's last-resort message goes (a descriptor of the real stderr, when the
  * program silenced a non-root rank's stderr). */
