@@ -169,8 +169,10 @@ static int among_ranks(party *p, int left)
   unsigned char *all = NULL;
   ms_status st = ms_ranks_allgather_bytes(o, ((size_t)p->n_mine + 1) * sizeof *o, &all,
                                           ls->sizes);
-  if (st) /* (the other ranks would wait in the next hand-over) */
+  if (st) { /* (the other ranks would wait in the next hand-over) */
     ms_ranks_abort(st);
+    return 0;
+  }
   int none_left = 1;
   size_t at = 0;
   for (int r = 0; r < ms_ranks_size(); at += ls->sizes[r], r++) {
