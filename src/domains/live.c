@@ -526,21 +526,31 @@ ms_status ms_live_settle(ms_domains *D)
 
 /* ---- the advance ------------------------------------------------------------------------ */
 
+/* Every domain's block; handing the large particles over, as the domains can meet each
+ * iteration (lockstep.h): across ranks, in turn on a shared device, else at once. */
+static ms_status step_all(ms_domains *D)
+{
+  ms_live *v = &D->live;
+  if (!v->together)
+    return ms_domains_each(D, step_pack);
+  ms_lockstep_mode how = D->ranks     ? MS_LOCKSTEP_RANKS
+                         : D->in_turn ? MS_LOCKSTEP_IN_TURN
+                                      : MS_LOCKSTEP_AT_ONCE;
+  /* (a domain on a GPU waits an iteration's time polling) */
+  double spin_s = D->sim[D->first]->cl.device_type & CL_DEVICE_TYPE_GPU ? 2e-3 : 0.0;
+  ms_lockstep_begin(v->lockstep, D->mine, spin_s, how, v->block);
+  if (how == MS_LOCKSTEP_IN_TURN)
+    return step_pack_in_turn(D);
+  return how == MS_LOCKSTEP_AT_ONCE ? ms_domains_each_together(D, step_pack)
+                                    : ms_domains_each(D, step_pack);
+}
+
 /* The domains step v->block iterations each, then meet. */
 static ms_status one_meeting(ms_domains *D)
 {
   ms_live *v = &D->live;
   ms_live_large_owners(D);
-  if (v->together) /* (a domain on a GPU waits an iteration's time polling) */
-    ms_lockstep_begin(v->lockstep, D->mine,
-                      D->sim[D->first]->cl.device_type & CL_DEVICE_TYPE_GPU ? 2e-3 : 0.0,
-                      D->ranks     ? MS_LOCKSTEP_RANKS
-                      : D->in_turn ? MS_LOCKSTEP_IN_TURN
-                                   : MS_LOCKSTEP_AT_ONCE,
-                      v->block);
-  ms_status st = !v->together || D->ranks ? ms_domains_each(D, step_pack)
-                 : D->in_turn            ? step_pack_in_turn(D)
-                                         : ms_domains_each_together(D, step_pack);
+  ms_status st = step_all(D);
   if (D->ranks)
     st = ms_ranks_agree(st);
   if (!st) /* (a domain lays only its own run of each give's records: collect) */

@@ -96,7 +96,7 @@ typedef struct ms_params {
   int n_small, n_large;
   /* The large particles the worker steps: slots [0, n_stepped), n_large but in a domain,
    * whose large particles near it come first (in global order) and the far ones after,
-   * parked (domains/live.c). Set between advances. */
+   * parked (domains/live_large.c). Set between advances. */
   int n_stepped;
   double max_speed2;  /* squared speed limit, 0: none */
   /* Friction (docs/friction.md): on when mu, mu_r or mu_wall > 0; off, every path is the
