@@ -63,6 +63,24 @@ static int ms_split_deep(int c, int d, int w, __global const int *start)
   return c >= start[d] + w && c < start[d + 1] - w;
 }
 
+/* A place in a run of global memory for each work-item that `takes`, in a block the group
+ * reserves with one atomic on `counter` (the items' own atomics on one counter queue
+ * behind each other on a GPU: 100,000 records a meeting). Every item of the group calls it
+ * alike; n and base are the group's scratch. */
+static int ms_split_group_take(int takes, __global int *counter, __local int *n,
+                               __local int *base)
+{
+  if (get_local_id(0) == 0)
+    *n = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  int k = takes ? atomic_inc(n) : 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0)
+    *base = *n > 0 ? atomic_add(counter, *n) : 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return *base + k;
+}
+
 /* One work-item per slot of domain d: how many records each other domain e is given
  * (to[e]), so that the pack lays them out grouped by destination. */
 __kernel void ms_split_count(int n, int d, int P, int axis, int w, int ncol, int periodic,
@@ -70,22 +88,26 @@ __kernel void ms_split_count(int n, int d, int P, int axis, int w, int ncol, int
                              __global const double2 *pos, __global const uchar *role,
                              __global int *to)
 {
+  __local int group_n, group_base;
   int i = get_global_id(0);
-  if (i >= n || role[i] != 1)
-    return;
-  int c = ms_split_column(i, axis, inv_cell, ncol, pos);
-  if (ms_split_deep(c, d, w, start))
-    return;
-  int owner = ms_split_owner(c, P, start);
-  for (int e = 0; e < P; e++)
-    if (e != d && ms_split_role(c, e, owner, w, ncol, periodic, start))
-      atomic_inc(&to[e]);
+  int near = i < n && role[i] == 1, c = 0, owner = 0;
+  if (near) {
+    c = ms_split_column(i, axis, inv_cell, ncol, pos);
+    near = !ms_split_deep(c, d, w, start);
+  }
+  if (near)
+    owner = ms_split_owner(c, P, start);
+  for (int e = 0; e < P; e++) /* (every item alike: the group's barriers) */
+    ms_split_group_take(near && e != d && ms_split_role(c, e, owner, w, ncol, periodic, start),
+                        &to[e], &group_n, &group_base);
 }
 
 /* One work-item per slot of domain d: its next role, its records for the other domains,
  * and the slots it leaves (count[0] left slots). The records for domain e go from at[e] on
  * (the host set at[] to the running sums of ms_split_count's to[]), so each domain's are
- * one run of the buffer; a record past `room` is dropped, which the count rules out. */
+ * one run of the buffer; a record past `room` is dropped, which the count rules out. Where
+ * in its run a record or a left slot lands does not change the state (every sum is ordered
+ * by global slot). */
 __kernel void ms_split_pack(int n, int d, int P, int axis, int w, int ncol, int periodic,
                             double inv_cell, __global const int *start,
                             __global const double2 *pos, __global const double2 *vel,
@@ -94,32 +116,27 @@ __kernel void ms_split_pack(int n, int d, int P, int axis, int w, int ncol, int 
                             __global uchar *role_next, int room, __global int *count,
                             __global int *at, __global double8 *out, __global int *left)
 {
+  __local int group_n, group_base;
   int i = get_global_id(0);
-  if (i >= n)
-    return;
-  int r = role[i];
-  if (r != 1) { /* empty stays empty; the halo is given afresh */
-    role_next[i] = 0;
-    if (r == 2)
-      left[atomic_inc(&count[0])] = i;
-    return;
+  int r = i < n ? role[i] : 0, near = r == 1, leaves = r == 2, c = 0, owner = 0;
+  if (near) {
+    c = ms_split_column(i, axis, inv_cell, ncol, pos);
+    near = !ms_split_deep(c, d, w, start);
   }
-  int c = ms_split_column(i, axis, inv_cell, ncol, pos);
-  if (ms_split_deep(c, d, w, start)) {
-    role_next[i] = 1;
-    return;
+  if (near) {
+    owner = ms_split_owner(c, P, start);
+    leaves = !ms_split_role(c, d, owner, w, ncol, periodic, start);
   }
-  int owner = ms_split_owner(c, P, start);
-  int mine = ms_split_role(c, d, owner, w, ncol, periodic, start);
-  role_next[i] = (uchar)mine;
-  if (!mine)
-    left[atomic_inc(&count[0])] = i;
-  for (int e = 0; e < P; e++) {
-    int re = e == d ? 0 : ms_split_role(c, e, owner, w, ncol, periodic, start);
-    if (!re)
-      continue;
-    int k = atomic_inc(&at[e]);
-    if (k < room)
+  if (i < n) /* (empty stays empty; the halo is given afresh) */
+    role_next[i] = r != 1 ? 0 : near ? (uchar)ms_split_role(c, d, owner, w, ncol, periodic, start)
+                                     : 1;
+  int gone = ms_split_group_take(leaves, &count[0], &group_n, &group_base);
+  if (leaves)
+    left[gone] = i;
+  for (int e = 0; e < P; e++) { /* (every item alike: the group's barriers) */
+    int re = near && e != d ? ms_split_role(c, e, owner, w, ncol, periodic, start) : 0;
+    int k = ms_split_group_take(re != 0, &at[e], &group_n, &group_base);
+    if (re && k < room)
       ms_split_record(&out[k], i, e * 4 + re, pos, vel, shape, img, key);
   }
 }

@@ -451,26 +451,40 @@ ms_status ms_split_records(ms_sim *s, const ms_split *x, ms_split_record *to)
   return x->n_rec ? ms_buffers_download(&s->cl, x->out, to, (size_t)x->n_rec * sizeof *to) : MS_OK;
 }
 
+/* Page-locked buffer k with room for `bytes` of records (and half as many more). */
+static ms_status pin_room(ms_sim *s, ms_split *x, int k, size_t bytes)
+{
+  if (x->pin_at[k] && x->pin_room[k] >= bytes)
+    return MS_OK;
+  unpin(x, k);
+  size_t room = bytes + bytes / 2 + 4096 * sizeof(ms_split_record);
+  ms_staging st = {0};
+  ms_status rc = ms_buffers_staging_alloc(&s->cl, s->cl.gpu_queue, room, "a domain's records", &st);
+  x->pin[k] = st.mem;
+  x->pin_at[k] = st.ptr;
+  x->pin_queue = s->cl.gpu_queue;
+  if (!rc)
+    x->pin_room[k] = room;
+  return rc;
+}
+
 ms_status ms_split_records_pinned(ms_sim *s, ms_split *x, const ms_split_record **out)
 {
   int k = x->pin_next;
   x->pin_next ^= 1;
-  size_t bytes = (size_t)x->n_rec * sizeof(ms_split_record);
-  if (!x->pin_at[k] || x->pin_room[k] < bytes) {
-    unpin(x, k);
-    size_t room = bytes + bytes / 2 + 4096 * sizeof(ms_split_record);
-    ms_staging st = {0};
-    ms_status rc =
-        ms_buffers_staging_alloc(&s->cl, s->cl.gpu_queue, room, "a domain's records", &st);
-    x->pin[k] = st.mem;
-    x->pin_at[k] = st.ptr;
-    x->pin_queue = s->cl.gpu_queue;
-    if (rc)
-      return rc;
-    x->pin_room[k] = room;
-  }
+  ms_status st = pin_room(s, x, k, (size_t)x->n_rec * sizeof(ms_split_record));
   *out = x->pin_at[k];
-  return ms_split_records(s, x, x->pin_at[k]);
+  return st ? st : ms_split_records(s, x, x->pin_at[k]);
+}
+
+ms_status ms_split_reserve(ms_sim *s, ms_split *x, int records, int pinned)
+{
+  ms_status st = records > x->room ? set_room(s, x, records) : MS_OK;
+  if (!st)
+    st = in_room(s, x, records);
+  for (int k = 0; !st && pinned && k < 2; k++)
+    st = pin_room(s, x, k, (size_t)records * sizeof(ms_split_record));
+  return st;
 }
 
 /* ---- the large particles -------------------------------------------------------------- */

@@ -68,6 +68,10 @@ ms_status ms_split_records(ms_sim *s, const ms_split *x, ms_split_record *to);
  * speed), *out pointing at them: they stay until the next call but one. */
 ms_status ms_split_records_pinned(ms_sim *s, ms_split *x, const ms_split_record **out);
 
+/* Room for `records` each way on the device and, `pinned`, in both page-locked buffers:
+ * made once at a lay rather than by the first meetings (page-locking costs milliseconds). */
+ms_status ms_split_reserve(ms_sim *s, ms_split *x, int records, int pinned);
+
 /* After a lay: each slot's role (MS_ROLE_*), the whole state's slot count. */
 ms_status ms_split_begin(ms_sim *s, ms_split *x, const unsigned char *role, int g_slots);
 /* After a step: the records for the other domains (on the device: ms_split_records), those

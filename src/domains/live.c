@@ -127,6 +127,8 @@ static ms_status lay_one(ms_domains *D, int d)
     role[k] = k < l->own[d] ? MS_ROLE_OWN : k < l->held[d] ? MS_ROLE_HALO : MS_ROLE_EMPTY;
   if (!st)
     st = ms_split_begin(D->sim[d], &D->live.split[d], role, D->g.st.slots);
+  if (!st) /* (its records each way are about the halo it holds: its neighbours hold as much) */
+    st = ms_split_reserve(D->sim[d], &D->live.split[d], l->held[d] - l->own[d], !D->ranks);
   if (!st)
     st = limit_speed(D, d);
   free(role);
