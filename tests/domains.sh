@@ -6,7 +6,8 @@
 # too), in both pipelines, both exchanges and with the large particles on the device, and
 # through the incremental meeting (frictionless mixtures, a periodic gas, many large
 # particles, large discs handed over every iteration across the cuts; its view settled
-# for checkpoints, its cut moved by the balance); and
+# for checkpoints and for --output, whose frames are the one device's; its cut moved by the
+# balance); and
 # --output's frames, walls and diagnostics are the one device's. Without the halo (the
 # test hook MIXSIM_DOMAINS_NO_HALO) the hash moves, so the check sees a missing one. A
 # checkpoint written under one decomposition resumes under another (and on one device) to
@@ -233,6 +234,37 @@ incremental_grids_over_their_columns() {
       "$tmp/narrow.out"
 }
 
+# --output over the incremental meeting: each frame's forces, those of the step that made
+# it, are kept from the domains before their meeting moves the slots, and gathered with the
+# state: every file is the one device's byte for byte over two and three domains meeting
+# every 3 and 8 iterations (the large discs handed over), the view is settled for the frames
+# due alone, and the last frame's forces are finite and push small and large particles (so
+# the files are not alike in NaNs).
+incremental_outputs_as_on_one_device() {
+  local scene=$root/tests/scenes/handover.ini f d k
+  "$exe" -q -n 120 --headless -d cpu --output "$tmp/i1" --output-every 40 "$scene" \
+    >/dev/null || return 1
+  for d in cpu,cpu cpu,cpu,cpu; do
+    for k in 3 8; do
+      rm -rf "$tmp/i2"
+      MIXSIM_MEET_EVERY=$k "$exe" -n 120 --headless --devices $d --output "$tmp/i2" \
+        --output-every 40 "$scene" >"$tmp/i2.out" 2>&1 || { cat "$tmp/i2.out"; return 1; }
+      # (settled for the 3 frames due alone, not after every chunk of the run loop)
+      grep -q "^  incremental meeting: every $k iteration(s), .* 3 settle(s)" "$tmp/i2.out" ||
+        return 1
+      for f in "$tmp"/i1/*; do
+        cmp "$f" "$tmp/i2/${f##*/}" || return 1
+      done
+    done
+    echo "    $d, meeting every 3 and 8: $(ls "$tmp/i1" | wc -l) files alike"
+  done
+  # (a subshell: need_python leaves it with 77 where no Python reads VTK, outside CI)
+  (need_python vtkmodules.vtkIOXML numpy && "$py" "$root/tests/read_vtp.py" pushed \
+    "$tmp/i2/frame_000120.vtp")
+  local rc=$?
+  [ $rc = 0 ] || [ $rc = 77 ]
+}
+
 # --checkpoint-every reads the view every chunk: it is settled each time, the hash stays,
 # and a checkpoint of the way resumes on one device to the uninterrupted hash.
 incremental_settles_for_checkpoints() {
@@ -431,6 +463,7 @@ check incremental_meets_every_k
 check incremental_hands_large_over
 check incremental_grids_over_their_columns
 check incremental_settles_for_checkpoints
+check incremental_outputs_as_on_one_device
 check no_halo_differs
 check balance_moves_the_cut
 check incremental_balance_moves_the_cut

@@ -3,7 +3,8 @@
 # on pocl, one CPU OpenCL device per rank with one pocl thread): 2 and 3 ranks give the
 # single process's hash (gravity: with the same kernel variant; collision: on mixed.ini, a
 # frictional bed, a drum and an open system, and a frictionless mixture through the
-# incremental meeting), checkpoints cross between MPI and
+# incremental meeting, whose --output frames are the single process's), checkpoints cross
+# between MPI and
 # single-process runs, only rank 0 writes, and bad launches (ranks given different scenes,
 # a rank without a device, a rank given a bad list of devices) fail on every rank
 # with one message and a non-zero exit, within a bounded time; SIGTERM to mpirun ends the
@@ -247,6 +248,22 @@ test_collision_ranks_keep_the_hash() {
       "$tmp/out" && grep -q '^  large particles handed over every iteration .* 60 hand-overs$' "$tmp/out"
 }
 
+# --output over the incremental meeting across ranks: every rank settles the view when rank
+# 0 writes a frame (the settle is collective), and the frames, forces and all, are the one
+# process's byte for byte (3 ranks meeting every 3, the large particles handed over).
+test_collision_incremental_output_over_ranks() {
+  local scene=$root/tests/scenes/handover.ini f
+  single -n 60 --headless --exchange zone --output "$tmp/hf" --output-every 20 "$scene" ||
+    return 1
+  MIXSIM_MEET_EVERY=3 ranks 3 --devices cpu -n 60 --headless --exchange zone --output hf \
+    --output-every 20 "$scene" || { cat "$tmp/out"; return 1; }
+  echo "    handover, 3 ranks meeting every 3 with --output: $(hash_of "$tmp/out")"
+  [ "$(hash_of "$tmp/out")" = "$ref_handover60" ] &&
+    grep -q '^  incremental meeting: every 3 iteration(s)' "$tmp/out" || return 1
+  [ "$(ls "$tmp/hf" | wc -l)" = 6 ] || return 1
+  for f in "$tmp"/hf/*; do cmp "$f" "$tmp/in.0/hf/${f##*/}" || return 1; done
+}
+
 test_collision_checkpoints_cross_ranks() {
   local scene=$root/tests/scenes/friction_bed.ini
   ranks 2 --devices cpu -q -n 150 --checkpoint c.ck --stats s.json "$scene" || { cat "$tmp/out"; return 1; }
@@ -407,6 +424,7 @@ check test_ranks_with_different_scenes_fail_together
 check test_rank_that_cannot_read_its_scene
 check test_rank_without_a_device_fails_together
 check test_collision_ranks_keep_the_hash
+check test_collision_incremental_output_over_ranks
 check test_collision_checkpoints_cross_ranks
 check test_collision_bad_launch_fails_together
 check test_collision_blow_up_fails_together

@@ -224,17 +224,20 @@ static ms_status tuned_chunk(const ms_run_plan *p, ms_sim *sim, long chunk, long
 
 /* Over MPI ranks, a run over domains advances together: every rank takes rank 0's chunk
  * length and configuration (each rank's chunk grows by its own clock, and each rank's
- * tuner times its own batches), so that every collective of the advance meets its peers. */
-static ms_status agree_chunk(const ms_run_plan *p, ms_sim *sim, long *n)
+ * tuner times its own batches), and what reads the view after it (rank 0 writes the
+ * outputs; the domains' settle is collective), so that every collective meets its peers. */
+static ms_status agree_chunk(const ms_run_plan *p, ms_sim *sim, long *n, int read[2])
 {
   if (!p->domains || ms_ranks_size() < 2)
     return MS_OK;
-  long v[5] = {*n, (long)ms_sim_pipeline(sim), (long)ms_sim_buffers(sim),
-               (long)ms_sim_exchange(sim), (long)ms_sim_large_on(sim)};
+  long v[7] = {*n, (long)ms_sim_pipeline(sim), (long)ms_sim_buffers(sim),
+               (long)ms_sim_exchange(sim), (long)ms_sim_large_on(sim), read[0], read[1]};
   ms_status st = ms_ranks_bcast(v, sizeof v);
   if (st)
     return st;
   *n = v[0];
+  read[0] = (int)v[5];
+  read[1] = (int)v[6];
   if (v[1] != (long)ms_sim_pipeline(sim))
     ms_sim_set_pipeline(sim, (ms_pipeline)v[1]);
   if (v[3] != (long)ms_sim_exchange(sim))
@@ -261,9 +264,13 @@ static ms_status domains_last_good(ms_sim *sim, ms_snapshot **snap, ms_status fa
 
 /* Whether something reads the view between chunks: a run over domains brings it up to
  * the domains' state then (domains/domains.h), else only at the end. */
-static int reads_view(const ms_run_plan *p)
+/* What reads the view after a chunk that ends at `end`, over domains: read[0] the state (a
+ * checkpoint or a frame due there), read[1] its forces too (--output's frame). */
+static void view_read_at(const ms_run_plan *p, long end, int read[2])
 {
-  return p->checkpoint_every || p->offscreen || p->series;
+  int ckpt = p->checkpoint && p->checkpoint_every && end % p->checkpoint_every == 0;
+  read[1] = p->series && (ms_series_due(p->series, end) || end >= p->total);
+  read[0] = ckpt || p->offscreen || read[1];
 }
 
 ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
@@ -282,8 +289,12 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
     if ((st = tuned_chunk(p, sim, chunk, &want)))
       break;
     long n = next_chunk(p, &f, step, want);
-    if ((st = agree_chunk(p, sim, &n)))
+    int read[2]; /* (rank 0's outputs: every rank settles the view with it) */
+    view_read_at(p, step + n, read);
+    if ((st = agree_chunk(p, sim, &n, read)))
       break;
+    if (p->domains)
+      ms_domains_forces_read(p->domains, read[1]);
     if (p->last_good && !p->domains) { /* (domains: the view is the chunk's start after a
                                            failure, domains/domains.h) */
       ms_snapshot_free(snap);
@@ -293,7 +304,7 @@ ms_status ms_app_run(ms_sim *sim, const ms_run_plan *p, double *wall)
     double c0 = ms_now();
     st = p->domains ? ms_domains_advance(p->domains, n) : ms_sim_advance(sim, n);
     double dt = ms_now() - c0;
-    if (!st && p->domains && reads_view(p)) /* (the view is read before the next chunk) */
+    if (!st && p->domains && read[0]) /* (the view is read before the next chunk) */
       st = ms_domains_settle(p->domains);
     if (!st && p->tuner)
       ms_tuner_after(p->tuner, ms_sim_step(sim) - step, dt);

@@ -495,3 +495,5 @@ int ms_domains_describe(const ms_domains *D, char *out, size_t size)
 }
 
 ms_status ms_domains_settle(ms_domains *D) { return ms_live_settle(D); }
+
+void ms_domains_forces_read(ms_domains *D, int read) { D->forces_read = read; }

@@ -29,6 +29,9 @@ ms_status ms_domains_check(const char *devices);
  * at the next iteration. The view's step moves on, its state may stay behind until
  * ms_domains_settle. On a failure the view keeps the state of its last settle. */
 ms_status ms_domains_advance(ms_domains *d, long iterations);
+/* Whether the view's forces (--output's) are read after the next advance: only then do the
+ * domains of the incremental meeting keep them at its end (and where a stop ends it). */
+void ms_domains_forces_read(ms_domains *d, int read);
 /* The domains' state into the view, before anything reads it (collective under MPI). */
 ms_status ms_domains_settle(ms_domains *d);
 int ms_domains_count(const ms_domains *d);

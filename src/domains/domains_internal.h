@@ -41,6 +41,7 @@ struct ms_domains {
   ms_live live; /* the incremental meeting (live.c) */
   int in_turn; /* two domains share a device: they step in turn (pocl's CPU device is not
                   safe to drive from two contexts at once, and one device gains nothing) */
+  int forces_read; /* --output reads the view's forces after this advance (the run loop's) */
 };
 
 

@@ -31,8 +31,7 @@ int ms_live_fits(const ms_domains *D)
 {
   const ms_sim *v = D->view;
   return !v->p.friction_on && v->p.n_walls == 0 && !v->open.on &&
-         v->p.large_on == MS_LARGE_ON_CPU && !v->p.diag &&
-         !v->dev.forces.on;
+         v->p.large_on == MS_LARGE_ON_CPU && !v->p.diag;
 }
 
 /* Domain d's speed check: the scene's, or the bound its windows need. */
@@ -67,9 +66,12 @@ void ms_live_free(ms_live *v, int P)
       ms_split_free(&v->split[d]);
     if (v->spare)
       ms_bytes_free(&v->spare[d]);
+    if (v->forces)
+      ms_bytes_free(&v->forces[d]);
   }
   free(v->split);
   free(v->spare);
+  free(v->forces);
   free(v->large_owner);
   free(v->large_xv), free(v->keep_xv), free(v->large_img), free(v->keep_img);
   free(v->large_r), free(v->large_m), free(v->large_static);
@@ -86,6 +88,7 @@ static ms_status alloc_live(ms_domains *D)
     return MS_OK;
   v->split = calloc((size_t)D->P, sizeof *v->split);
   v->spare = calloc((size_t)D->P, sizeof *v->spare);
+  v->forces = calloc((size_t)D->P, sizeof *v->forces);
   size_t nl = (size_t)D->view->p.n_large + 1;
   v->large_owner = malloc(nl * sizeof *v->large_owner);
   v->large_xv = malloc(4 * nl * sizeof *v->large_xv);
@@ -98,7 +101,7 @@ static ms_status alloc_live(ms_domains *D)
   v->column = calloc((size_t)D->cut.ncol + 1, sizeof *v->column);
   v->held = malloc((size_t)D->P * nl * sizeof *v->held);
   v->slot = malloc((size_t)D->P * nl * sizeof *v->slot);
-  if (!v->split || !v->spare || !v->large_owner || !v->held || !v->slot ||
+  if (!v->split || !v->spare || !v->forces || !v->large_owner || !v->held || !v->slot ||
       !v->large_xv || !v->keep_xv || !v->large_img || !v->keep_img || !v->large_r ||
       !v->large_m || !v->large_static || !v->column)
     return no_memory();
@@ -201,6 +204,7 @@ static ms_status lay(ms_domains *D)
     st = ms_ranks_agree(st);
   v->on = !st;
   v->behind = 0;
+  v->forces_kept = 0;
   v->step = D->g.st.step;
   v->lays++;
   note_view(D);
@@ -210,15 +214,15 @@ static ms_status lay(ms_domains *D)
 
 /* ---- one meeting ------------------------------------------------------------------------ */
 
-/* Domain d's give: its records (or, settling, its own particles' records) and its own
- * large particles' states. */
+/* Domain d's give: its records (or, settling, its own particles' records, with their forces
+ * where --output asked for them) and its own large particles' states. */
 static ms_status give(ms_domains *D, int d, int room, int large)
 {
   const ms_split *x = &D->live.split[d];
   ms_sim *s = D->sim[d];
   ms_bytes *o = &D->gives[d];
   /* (in one process the records stay in the domain's page-locked buffer, read from there) */
-  give_head h = {x->n_rec, room, 0, D->ranks, {0}};
+  give_head h = {x->n_rec, room, 0, D->ranks, 0, 0, 0, {0}};
   memcpy(h.to, x->to, sizeof h.to);
   for (int j = 0; large && j < s->p.n_large; j++)
     h.n_large += D->live.large_owner[j] == d;
@@ -240,6 +244,8 @@ static ms_status give(ms_domains *D, int d, int room, int large)
     ms_live_large_get(D, d, j, lr[k].xv, lr[k].img);
     k++;
   }
+  if (!st && !large && D->g.forces)
+    st = ms_live_give_forces(D, d, o);
   return st;
 }
 
@@ -271,8 +277,11 @@ static ms_status read_give(const ms_bytes *b, int d, const ms_split_record *pinn
     return ms_fail(MS_ERR_RUNTIME, "domain %d gave %zu bytes, no header", d, b->n);
   memcpy(&g->h, b->b, sizeof g->h);
   size_t rec_bytes = g->h.inline_rec ? (size_t)g->h.n_rec * sizeof(ms_split_record) : 0;
-  size_t want = sizeof g->h + rec_bytes + (size_t)g->h.n_large * sizeof(large_rec);
-  if (g->h.n_rec < 0 || g->h.n_large < 0 || b->n != want)
+  size_t large_bytes = (size_t)g->h.n_large * sizeof(large_rec);
+  size_t force_bytes = ((size_t)g->h.n_force + (size_t)g->h.n_force_large) * sizeof(force_rec);
+  size_t want = sizeof g->h + rec_bytes + large_bytes + force_bytes;
+  if (g->h.n_rec < 0 || g->h.n_large < 0 || g->h.n_force < 0 || g->h.n_force_large < 0 ||
+      b->n != want)
     return ms_fail(MS_ERR_RUNTIME, "domain %d gave %zu bytes, its header says %zu", d, b->n, want);
   if (!g->h.inline_rec && g->h.n_rec > 0 && !pinned)
     return ms_fail(MS_ERR_RUNTIME, "domain %d's records are not in this process", d);
@@ -287,6 +296,7 @@ static ms_status read_give(const ms_bytes *b, int d, const ms_split_record *pinn
                    g->h.n_rec, sum);
   g->rec = g->h.inline_rec ? (const ms_split_record *)(b->b + sizeof g->h) : pinned;
   g->large = (const large_rec *)(b->b + sizeof g->h + rec_bytes);
+  g->force = (const force_rec *)(b->b + sizeof g->h + rec_bytes + large_bytes);
   return MS_OK;
 }
 
@@ -487,6 +497,7 @@ static ms_status settle_from_gives(ms_domains *D)
       memcpy(&s->small_vel[2 * r->key], r->vel, sizeof r->vel);
       memcpy(&s->small_img[2 * r->key], r->img, sizeof r->img);
     }
+    st = ms_live_settle_forces(D, e, &g);
   }
   if (st)
     return st;
@@ -555,6 +566,14 @@ static ms_status one_meeting(ms_domains *D)
   ms_status st = step_all(D);
   if (D->ranks)
     st = ms_ranks_agree(st);
+  v->stop_seen = ms_domains_stop_agreed(D); /* (the advance stops after this block) */
+  v->forces_kept = 0;
+  if (!st && D->g.forces && ((v->last && D->forces_read) || v->stop_seen)) {
+    st = ms_domains_each(D, ms_live_keep_forces);
+    v->forces_kept = !st;
+    if (D->ranks)
+      st = ms_ranks_agree(st);
+  }
   if (!st) /* (a domain lays only its own run of each give's records: collect) */
     st = ms_domains_share_needed(D, sizeof(give_head), give_needs);
   double t0 = ms_now();
@@ -629,6 +648,7 @@ static int rewind_to(ms_domains *D, long start, ms_status why)
     st = ms_ranks_agree(st);
   keep_large(v, D->view->p.n_large, 1);
   ms_live_large_owners(D); /* (each owner's copy of its large particles is the mark's) */
+  v->forces_kept = 0;      /* (no step of this run made the mark's state: NaN) */
   v->step = start;
   v->behind = 1;
   if (!st)
@@ -666,7 +686,8 @@ ms_status ms_live_advance(ms_domains *D, long iterations)
   if (!st)
     keep_large(v, D->view->p.n_large, 0);
   long start = v->step, done = 0;
-  while (!st && done < iterations && !ms_domains_stop_agreed(D)) {
+  v->stop_seen = ms_domains_stop_agreed(D);
+  while (!st && done < iterations && !v->stop_seen) {
     v->block = (int)(iterations - done < v->k ? iterations - done : v->k);
     v->last = done + v->block == iterations;
     st = one_meeting(D);

@@ -109,3 +109,8 @@ void ms_live_large_get(const ms_domains *D, int d, int j, double xv[4], int img[
     xv[i] = v->large_xv[4 * j + i];
   img[0] = v->large_img[2 * j], img[1] = v->large_img[2 * j + 1];
 }
+
+int ms_live_large_slot(const ms_domains *D, int d, int j)
+{
+  return slots_of(&D->live, d, D->sim[d]->p.n_large)[j];
+}

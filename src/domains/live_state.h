@@ -11,11 +11,21 @@ typedef struct large_rec {
   double xv[4];
 } large_rec;
 
+/* A particle's force in a gathering's give (--output's): a small one's global slot, or a
+ * large one's index. */
+typedef struct force_rec {
+  int j;
+  float f[2];
+} force_rec;
+
 /* A give: this header, then n_rec records (to[0] of them for domain 0, then domain 1's...)
  * where `inline_rec` (across ranks; in one process they stay in the domain's page-locked
- * buffer, ms_live.rec_at), then n_large large_recs. */
+ * buffer, ms_live.rec_at), then n_large large_recs; a gathering for --output's forces then
+ * n_force small and n_force_large large force_recs, those of the step that made the
+ * domain's state where `forces` (else none were kept: NaN). */
 typedef struct give_head {
   int n_rec, room, n_large, inline_rec;
+  int forces, n_force, n_force_large;
   int to[MS_SPLIT_MAX];
 } give_head;
 
@@ -23,6 +33,7 @@ typedef struct give_view {
   give_head h;
   const ms_split_record *rec;
   const large_rec *large;
+  const force_rec *force; /* n_force small, then n_force_large large */
 } give_view;
 
 typedef struct ms_live {
@@ -65,6 +76,12 @@ typedef struct ms_live {
    * are written from where they are while the domains go on, so the next meeting gives
    * into these, and the two swap. */
   ms_bytes *spare;
+  /* --output's forces, per domain (live_forces.c): kept from the block that made the
+   * domains' state (forces_kept), before its meeting moved their slots: an advance's last
+   * block where the run loop reads them after it (ms_domains_forces_read), or one that a
+   * stop seen there ends (stop_seen). */
+  ms_bytes *forces;
+  int forces_kept, stop_seen;
   double *column;       /* per column: own particles (the balance's cut) */
   give_view gv[MS_SPLIT_MAX]; /* the shared gives, read (live.c) */
   const ms_split_record *rec_at[MS_SPLIT_MAX]; /* one process: each domain's last records */

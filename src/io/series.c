@@ -540,6 +540,8 @@ long ms_series_room(const ms_series *s, long step)
   return s ? s->o.every - step % s->o.every : -1;
 }
 
+int ms_series_due(const ms_series *s, long step) { return s && step % s->o.every == 0; }
+
 /* A free slot for the frame of `step`, or NULL when none is due; *st says why not. A
  * writer that failed (and said so once) takes no more frames. */
 static slot *frame_slot(ms_series *s, long step, int force, ms_status *st)

@@ -39,6 +39,8 @@ ms_status ms_series_open_gravity(const ms_series_options *o, ms_gravity *g, ms_s
 
 /* Steps to go from `step` to the next frame (at least 1). */
 long ms_series_room(const ms_series *s, long step);
+/* Whether a frame is due at `step` (a multiple of K). */
+int ms_series_due(const ms_series *s, long step);
 
 /* Writes a frame of the current state if one is due at this step (a multiple of K) or
  * `force` is set (the run's first and last state), unless this step has one already.
