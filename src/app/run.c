@@ -262,10 +262,9 @@ static ms_status domains_last_good(ms_sim *sim, ms_snapshot **snap, ms_status fa
   return ms_fail(failed, "%s", msg);
 }
 
-/* Whether something reads the view between chunks: a run over domains brings it up to
- * the domains' state then (domains/domains.h), else only at the end. */
-/* What reads the view after a chunk that ends at `end`, over domains: read[0] the state (a
- * checkpoint or a frame due there), read[1] its forces too (--output's frame). */
+/* What reads the view after a chunk that ends at `end`: read[0] the state (a checkpoint or
+ * a frame due there), read[1] its forces too (--output's frame). A run over domains brings
+ * the view up to the domains' state then (domains/domains.h), else only at the end. */
 static void view_read_at(const ms_run_plan *p, long end, int read[2])
 {
   int ckpt = p->checkpoint && p->checkpoint_every && end % p->checkpoint_every == 0;

@@ -12,7 +12,9 @@
 # (tools/device/openmpi.sh), and every point also runs as one MPI rank a GPU
 # (`mpirun -np P ... --devices local-rank`, "P ranks" in the table), beside one process on
 # the same GPUs. GPUS="cpu cpu" takes those devices instead of the GPUs found (locally:
-# pocl's CPU device, a rank each).
+# pocl's CPU device, a rank each). CONTENTION=1 first times OpenCL commands on the first
+# GPU alone, then on every GPU at once from one process (tools/studies/command_cost: whether
+# one process's devices slow each other's round trips and reads), into $OUT/contention.txt.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 out=${OUT:-device-results}
@@ -31,6 +33,13 @@ else
 fi
 echo "GPUs: ${gpus[*]}"
 [ ${#gpus[@]} -ge 1 ] || { echo "no GPU (GPUS=\"P:D ...\" names devices)"; exit 1; }
+if [ "${CONTENTION:-0}" = 1 ]; then
+  ninja -C bd tools/studies/command_cost >/dev/null || exit 1
+  all=$(IFS=,; echo "${gpus[*]}")
+  for list in "${gpus[0]}" "$all"; do
+    bd/tools/studies/command_cost --device "$list" --repeat 500 --bytes 6400000
+  done | tee "$out/contention.txt"
+fi
 lists=("${gpus[0]}")
 [ ${#gpus[@]} -ge 2 ] && lists+=("${gpus[0]},${gpus[1]}")
 [ ${#gpus[@]} -ge 4 ] && lists+=("${gpus[0]},${gpus[1]},${gpus[2]},${gpus[3]}")
