@@ -222,7 +222,7 @@ static ms_status give(ms_domains *D, int d, int room, int large)
   ms_sim *s = D->sim[d];
   ms_bytes *o = &D->gives[d];
   /* (in one process the records stay in the domain's page-locked buffer, read from there) */
-  give_head h = {x->n_rec, room, 0, D->ranks, 0, 0, 0, {0}};
+  give_head h = {x->n_rec, room, 0, D->ranks, 0, 0, 0, 0, {0}};
   memcpy(h.to, x->to, sizeof h.to);
   for (int j = 0; large && j < s->p.n_large; j++)
     h.n_large += D->live.large_owner[j] == d;

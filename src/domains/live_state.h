@@ -26,8 +26,10 @@ typedef struct force_rec {
 typedef struct give_head {
   int n_rec, room, n_large, inline_rec;
   int forces, n_force, n_force_large;
+  int unused; /* (the records after it are doubles) */
   int to[MS_SPLIT_MAX];
 } give_head;
+_Static_assert(sizeof(give_head) % sizeof(double) == 0, "a give's records follow its head");
 
 typedef struct give_view {
   give_head h;
