@@ -118,18 +118,18 @@ __kernel void ms_split_pack(int n, int d, int P, int axis, int w, int ncol, int 
 {
   __local int group_n, group_base;
   int i = get_global_id(0);
-  int r = i < n ? role[i] : 0, near = r == 1, leaves = r == 2, c = 0, owner = 0;
+  int r = i < n ? role[i] : 0, near = r == 1, c = 0, owner = 0;
   if (near) {
     c = ms_split_column(i, axis, inv_cell, ncol, pos);
     near = !ms_split_deep(c, d, w, start);
   }
-  if (near) {
+  if (near)
     owner = ms_split_owner(c, P, start);
-    leaves = !ms_split_role(c, d, owner, w, ncol, periodic, start);
-  }
-  if (i < n) /* (empty stays empty; the halo is given afresh) */
-    role_next[i] = r != 1 ? 0 : near ? (uchar)ms_split_role(c, d, owner, w, ncol, periodic, start)
-                                     : 1;
+  /* (empty stays empty; the halo is given afresh; deep inside, own stays own) */
+  int mine = near ? ms_split_role(c, d, owner, w, ncol, periodic, start) : r == 1;
+  int leaves = r == 2 || (r == 1 && !mine);
+  if (i < n)
+    role_next[i] = (uchar)mine;
   int gone = ms_split_group_take(leaves, &count[0], &group_n, &group_base);
   if (leaves)
     left[gone] = i;

@@ -547,7 +547,7 @@ int ms_series_due(const ms_series *s, long step) { return s && step % s->o.every
 static slot *frame_slot(ms_series *s, long step, int force, ms_status *st)
 {
   *st = MS_OK;
-  if (!s || !s->w || step == s->last_step || (!force && step % s->o.every != 0))
+  if (!s || !s->w || step == s->last_step || (!force && !ms_series_due(s, step)))
     return NULL;
   slot *k = ms_writer_acquire(s->w);
   if (!k) { /* a write failed: its message names the file */
