@@ -30,15 +30,14 @@ ms_status ms_live_keep_forces(ms_domains *D, int d)
   ms_status st = fs && fl && role ? ms_forces_read(s, fs, fl) : no_memory();
   if (!st) /* (the block's roles: the meeting's commit takes the next ones) */
     st = ms_buffers_download(&s->cl, D->live.split[d].role, role, ns);
-  int counts[2] = {0, 0};
+  int *small = &D->live.kept_small[d], *large = &D->live.kept_large[d];
   o->n = 0;
-  if (!st && !ms_bytes_put(o, counts, sizeof counts))
-    st = no_memory();
+  *small = *large = 0;
   for (size_t i = 0; !st && i < ns; i++) {
     if (role[i] != MS_ROLE_OWN)
       continue;
     force_rec r = {s->dev.key_host[i], {fs[2 * i], fs[2 * i + 1]}};
-    counts[0]++;
+    (*small)++;
     st = ms_bytes_put(o, &r, sizeof r) ? MS_OK : no_memory();
   }
   for (int j = 0; !st && j < s->p.n_large; j++) {
@@ -46,11 +45,9 @@ ms_status ms_live_keep_forces(ms_domains *D, int d)
       continue;
     int m = ms_live_large_slot(D, d, j); /* (an owner steps its own: -1 were it empty) */
     force_rec r = {j, {m >= 0 ? fl[2 * m] : NAN, m >= 0 ? fl[2 * m + 1] : NAN}};
-    counts[1]++;
+    (*large)++;
     st = ms_bytes_put(o, &r, sizeof r) ? MS_OK : no_memory();
   }
-  if (!st)
-    memcpy(o->b, counts, sizeof counts);
   free(fs), free(fl), free(role);
   return st;
 }
@@ -59,20 +56,15 @@ ms_status ms_live_keep_forces(ms_domains *D, int d)
  * has where no step made its state). */
 ms_status ms_live_give_forces(ms_domains *D, int d, ms_bytes *o)
 {
-  const ms_bytes *k = &D->live.forces[d];
-  int counts[2] = {0, 0};
-  if (D->live.forces_kept && k->n >= sizeof counts)
-    memcpy(counts, k->b, sizeof counts);
-  size_t bytes = ((size_t)counts[0] + (size_t)counts[1]) * sizeof(force_rec);
-  if (D->live.forces_kept && k->n != sizeof counts + bytes)
-    return ms_fail(MS_ERR_RUNTIME, "domain %d kept %zu bytes of forces", d, k->n);
-  if (bytes && !ms_bytes_put(o, k->b + sizeof counts, bytes))
+  const ms_live *v = &D->live;
+  int kept = v->forces_kept;
+  if (kept && !ms_bytes_put(o, v->forces[d].b, v->forces[d].n))
     return no_memory();
   give_head h;
   memcpy(&h, o->b, sizeof h);
-  h.forces = D->live.forces_kept;
-  h.n_force = counts[0];
-  h.n_force_large = counts[1];
+  h.forces = kept;
+  h.n_force = kept ? v->kept_small[d] : 0;
+  h.n_force_large = kept ? v->kept_large[d] : 0;
   memcpy(o->b, &h, sizeof h);
   return MS_OK;
 }

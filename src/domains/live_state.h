@@ -82,7 +82,8 @@ typedef struct ms_live {
    * domains' state (forces_kept), before its meeting moved their slots: an advance's last
    * block where the run loop reads them after it (ms_domains_forces_read), or one that a
    * stop seen there ends (stop_seen). */
-  ms_bytes *forces;
+  ms_bytes *forces;                    /* force_recs: small, then large */
+  int kept_small[MS_SPLIT_MAX], kept_large[MS_SPLIT_MAX];
   int forces_kept, stop_seen;
   double *column;       /* per column: own particles (the balance's cut) */
   give_view gv[MS_SPLIT_MAX]; /* the shared gives, read (live.c) */
